@@ -1,0 +1,1 @@
+//! Sub-agents (Agent tool, built-in agent types) — see the sub-agents issue.

@@ -1,0 +1,1 @@
+//! Plan mode: plan files, transitions, EnterPlanMode/ExitPlanMode, attachments, workflow prompts.

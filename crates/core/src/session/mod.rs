@@ -1,0 +1,1 @@
+//! Sessions: transcripts on disk, resume, fork.

@@ -1,0 +1,98 @@
+//! What a running tool can see of its session.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use tokio_util::sync::CancellationToken;
+
+/// What a file looked like when the model last read it, for the stale-write
+/// guard of Write and Edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    pub mtime: Option<SystemTime>,
+    pub size: u64,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path` now, if it exists.
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        Some(FileStamp { mtime: meta.modified().ok(), size: meta.len() })
+    }
+}
+
+/// Session-wide state shared by every tool call of one conversation (and
+/// cloned cheaply into concurrent calls).
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The session's working directory; Bash's `cd` updates it.
+    pub cwd: Arc<Mutex<PathBuf>>,
+    /// The project root (where catui was started).
+    pub project_root: PathBuf,
+    /// Files read in this session, by canonical path.
+    pub read_files: Arc<Mutex<HashMap<PathBuf, FileStamp>>>,
+    /// Extra environment for commands (settings `env`).
+    pub env: Arc<HashMap<String, String>>,
+    /// Cancelled when the user interrupts the turn.
+    pub cancel: CancellationToken,
+    /// Set inside a sub-agent.
+    pub agent_id: Option<String>,
+}
+
+impl ToolContext {
+    pub fn new(project_root: PathBuf) -> Self {
+        Self {
+            cwd: Arc::new(Mutex::new(project_root.clone())),
+            project_root,
+            read_files: Arc::default(),
+            env: Arc::default(),
+            cancel: CancellationToken::new(),
+            agent_id: None,
+        }
+    }
+
+    /// The current working directory.
+    pub fn cwd(&self) -> PathBuf {
+        match self.cwd.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_cwd(&self, dir: PathBuf) {
+        match self.cwd.lock() {
+            Ok(mut g) => *g = dir,
+            Err(poisoned) => *poisoned.into_inner() = dir,
+        }
+    }
+
+    /// Resolves a path from the model against the working directory.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() { p.to_path_buf() } else { self.cwd().join(p) }
+    }
+
+    /// Records that `path` was read (stale-write guard).
+    pub fn record_read(&self, path: &Path) {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if let Some(stamp) = FileStamp::of(path) {
+            let mut map = match self.read_files.lock() {
+                Ok(g) => g,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            map.insert(key, stamp);
+        }
+    }
+
+    /// The stamp recorded when `path` was last read, if it was.
+    pub fn read_stamp(&self, path: &Path) -> Option<FileStamp> {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let map = match self.read_files.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.get(&key).copied()
+    }
+}

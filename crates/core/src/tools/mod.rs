@@ -1,0 +1,211 @@
+//! Tools the model can call. Each tool is one file implementing
+//! [`TypedTool`] (a typed input struct with a strict schema); the blanket
+//! impl turns it into the object-safe [`Tool`] the engine and registry use.
+//!
+//! A tool never decides whether it may run: it describes what it would touch
+//! through [`Tool::access`], and the permission layer decides.
+
+pub mod context;
+pub mod glob;
+pub mod grep;
+pub mod read;
+pub mod registry;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use context::{FileStamp, ToolContext};
+pub use registry::ToolRegistry;
+
+use crate::permissions::Access;
+
+/// What a tool call produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The text the model receives in the tool_result.
+    pub content: String,
+    /// An optional richer rendering for the user (a diff, a summary line).
+    pub display: Option<String>,
+    /// The call completed but reports a failure the model should see as an
+    /// error (e.g. a non-zero exit code is *not* this; a refused write is).
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn text(content: impl Into<String>) -> Self {
+        Self { content: content.into(), display: None, is_error: false }
+    }
+
+    pub fn with_display(mut self, display: impl Into<String>) -> Self {
+        self.display = Some(display.into());
+        self
+    }
+}
+
+/// Why a tool call failed. The message goes to the model as an error
+/// tool_result, so it says what was wrong and what to do instead.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// The input does not match the schema or fails validation.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The call ran and failed.
+    #[error("{0}")]
+    Failed(String),
+    /// The call was interrupted.
+    #[error("interrupted by the user")]
+    Cancelled,
+}
+
+impl ToolError {
+    pub fn failed(msg: impl Into<String>) -> Self {
+        ToolError::Failed(msg.into())
+    }
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        ToolError::InvalidInput(msg.into())
+    }
+}
+
+/// A tool with a typed input. Implement this; the engine sees [`Tool`].
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    /// Input struct: `#[derive(Deserialize, JsonSchema)]` with
+    /// `#[serde(deny_unknown_fields)]` so the schema is strict.
+    type Input: DeserializeOwned + JsonSchema + Send + Sync;
+
+    /// The model-facing name (`Read`, `Grep`, ...).
+    fn name(&self) -> &'static str;
+    /// The model-facing description.
+    fn description(&self) -> String;
+    /// Whether this call only reads.
+    fn is_read_only(&self, input: &Self::Input) -> bool;
+    /// Whether this call may run at the same time as other safe calls.
+    fn is_concurrency_safe(&self, input: &Self::Input) -> bool;
+    /// Checks beyond the schema (ranges, mutually exclusive fields, paths).
+    async fn validate_input(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+    /// What this call would touch, for the permission layer.
+    fn access(&self, input: &Self::Input, ctx: &ToolContext) -> Access;
+    /// Runs the call.
+    async fn call(&self, input: Self::Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+    /// A one-line summary for the user, e.g. `Read(src/main.rs)`.
+    fn summary(&self, _input: &Self::Input) -> String {
+        self.name().to_string()
+    }
+}
+
+/// The object-safe view of a tool, over JSON input.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> String;
+    /// Strict JSON schema of the input (`additionalProperties: false`).
+    fn input_schema(&self) -> Value;
+    /// Parses the input against the schema; the error says what is wrong.
+    fn parse(&self, input: &Value) -> Result<ParsedCall, ToolError>;
+}
+
+/// A call whose input parsed: everything the engine needs to ask, check and
+/// run it.
+#[async_trait]
+pub trait PreparedCall: Send + Sync {
+    fn is_read_only(&self) -> bool;
+    fn is_concurrency_safe(&self) -> bool;
+    fn access(&self, ctx: &ToolContext) -> Access;
+    fn summary(&self) -> String;
+    async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError>;
+    async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+pub type ParsedCall = Box<dyn PreparedCall>;
+
+struct Typed<T: TypedTool> {
+    tool: std::sync::Arc<T>,
+    input: T::Input,
+}
+
+#[async_trait]
+impl<T: TypedTool> PreparedCall for Typed<T> {
+    fn is_read_only(&self) -> bool {
+        self.tool.is_read_only(&self.input)
+    }
+    fn is_concurrency_safe(&self) -> bool {
+        self.tool.is_concurrency_safe(&self.input)
+    }
+    fn access(&self, ctx: &ToolContext) -> Access {
+        self.tool.access(&self.input, ctx)
+    }
+    fn summary(&self) -> String {
+        self.tool.summary(&self.input)
+    }
+    async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError> {
+        self.tool.validate_input(&self.input, ctx).await
+    }
+    async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let this = *self;
+        this.tool.call(this.input, ctx).await
+    }
+}
+
+/// Adapts a [`TypedTool`] to [`Tool`].
+pub struct Adapter<T: TypedTool>(pub std::sync::Arc<T>);
+
+#[async_trait]
+impl<T: TypedTool> Tool for Adapter<T> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn description(&self) -> String {
+        self.0.description()
+    }
+    fn input_schema(&self) -> Value {
+        strict_schema::<T::Input>()
+    }
+    fn parse(&self, input: &Value) -> Result<ParsedCall, ToolError> {
+        if !input.is_object() {
+            let shown = match input {
+                Value::String(raw) => raw.clone(),
+                other => other.to_string(),
+            };
+            return Err(ToolError::invalid(format!(
+                "The input for {} must be a JSON object, but it was not valid JSON object text: {}",
+                self.0.name(),
+                truncate_for_error(&shown)
+            )));
+        }
+        let parsed: T::Input = serde_json::from_value(input.clone()).map_err(|e| {
+            ToolError::invalid(format!("Invalid input for {}: {e}. Check the tool's input schema.", self.0.name()))
+        })?;
+        Ok(Box::new(Typed { tool: self.0.clone(), input: parsed }))
+    }
+}
+
+/// The JSON schema of `T` as a plain object schema with no `$schema` or
+/// `title` noise and `additionalProperties: false`.
+pub fn strict_schema<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let schema = generator.into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("$schema");
+        obj.remove("title");
+        obj.entry("additionalProperties").or_insert(Value::Bool(false));
+        obj.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+    }
+    value
+}
+
+fn truncate_for_error(s: &str) -> String {
+    const MAX: usize = 300;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &s[..end], s.len())
+}

@@ -1,0 +1,69 @@
+//! Attachments: context the engine injects before a model request as
+//! `<system-reminder>` user content (seed guide G§11). Each injected
+//! attachment is also emitted on the event stream and stored in the
+//! transcript.
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a plan-mode reminder carries the full workflow or a short nudge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReminderType {
+    Full,
+    Sparse,
+}
+
+/// One attachment. The `type` tag is the wire name used in stream-json
+/// `system`/`attachment` events and in transcripts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Attachment {
+    PlanMode {
+        #[serde(rename = "reminderType")]
+        reminder_type: ReminderType,
+        #[serde(rename = "isSubAgent")]
+        is_sub_agent: bool,
+        #[serde(rename = "planFilePath")]
+        plan_file_path: String,
+        #[serde(rename = "planExists")]
+        plan_exists: bool,
+    },
+    PlanModeReentry {
+        #[serde(rename = "planFilePath")]
+        plan_file_path: String,
+    },
+    PlanModeExit {
+        #[serde(rename = "planFilePath")]
+        plan_file_path: String,
+        #[serde(rename = "planExists")]
+        plan_exists: bool,
+    },
+    PlanFileReference {
+        #[serde(rename = "planFilePath")]
+        plan_file_path: String,
+        #[serde(rename = "planContent")]
+        plan_content: String,
+    },
+    AutoModeExit,
+    /// Free text from a component that has no dedicated type yet.
+    Reminder { text: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_the_seed_names() {
+        let a = Attachment::PlanMode {
+            reminder_type: ReminderType::Full,
+            is_sub_agent: false,
+            plan_file_path: "/p.md".into(),
+            plan_exists: false,
+        };
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::json!({"type":"plan_mode","reminderType":"full","isSubAgent":false,"planFilePath":"/p.md","planExists":false})
+        );
+    }
+}

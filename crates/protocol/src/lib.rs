@@ -1,0 +1,18 @@
+//! catui's shared vocabulary: plain data types with no IO.
+//!
+//! Everything that crosses a crate boundary lives here: conversation
+//! messages and their content blocks ([`message`]), the model request and
+//! streaming events that providers produce ([`model`]), permission modes
+//! ([`mode`]), attachments injected before model requests ([`attachment`]),
+//! and the headless stream-json wire format ([`stream_json`]).
+
+pub mod attachment;
+pub mod message;
+pub mod mode;
+pub mod model;
+pub mod stream_json;
+
+pub use attachment::Attachment;
+pub use message::{ContentBlock, Message, Role, ToolResultContent};
+pub use mode::PermissionMode;
+pub use model::{ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec, Usage};

@@ -1,0 +1,200 @@
+//! The headless stream-json protocol (SPEC §2.1): one JSON object per line
+//! on stdout, and with `--input-format stream-json` on stdin. Field names
+//! follow the Claude Code SDK conventions so existing clients work.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::attachment::Attachment;
+use crate::message::Message;
+use crate::mode::PermissionMode;
+use crate::model::Usage;
+
+/// A line written to stdout.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum OutputEvent {
+    System(SystemEvent),
+    Assistant {
+        message: Message,
+        session_id: String,
+        parent_tool_use_id: Option<String>,
+    },
+    User {
+        message: Message,
+        session_id: String,
+        parent_tool_use_id: Option<String>,
+    },
+    Result(ResultEvent),
+    ControlRequest {
+        request_id: String,
+        request: ControlRequest,
+    },
+    ControlResponse {
+        response: ControlResponse,
+    },
+}
+
+/// `{"type":"system","subtype":...}` events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum SystemEvent {
+    Init {
+        session_id: String,
+        cwd: String,
+        model: String,
+        permission_mode: PermissionMode,
+        tools: Vec<String>,
+        plan_file: Option<String>,
+        /// `landlock` or `unavailable`.
+        sandbox: String,
+    },
+    PermissionMode {
+        mode: PermissionMode,
+        pre_plan_mode: Option<PermissionMode>,
+    },
+    Attachment {
+        attachment: Attachment,
+    },
+    /// Something the user should see that is not part of the conversation
+    /// (a retry, a fallback, a warning).
+    Notification {
+        key: String,
+        text: String,
+    },
+}
+
+/// How a user input ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSubtype {
+    Success,
+    ErrorMaxTurns,
+    ErrorDuringExecution,
+    PlanReady,
+}
+
+/// The one `result` event that ends the handling of each user input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultEvent {
+    pub subtype: ResultSubtype,
+    pub is_error: bool,
+    pub result: String,
+    pub session_id: String,
+    pub num_turns: u32,
+    pub duration_ms: u64,
+    pub usage: Usage,
+    pub permission_mode: PermissionMode,
+    pub plan_file: Option<String>,
+}
+
+/// A control request, in either direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlRequest {
+    /// Agent → client: may this tool run?
+    CanUseTool {
+        tool_name: String,
+        input: Value,
+        tool_use_id: String,
+        /// Set when the call comes from a sub-agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent_id: Option<String>,
+    },
+    /// Client → agent.
+    SetPermissionMode { mode: String },
+    /// Client → agent: stop the running turn.
+    Interrupt,
+}
+
+/// A control response, in either direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlResponse {
+    Success {
+        request_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response: Option<Value>,
+    },
+    Error {
+        request_id: String,
+        error: String,
+    },
+}
+
+impl ControlResponse {
+    pub fn request_id(&self) -> &str {
+        match self {
+            ControlResponse::Success { request_id, .. } | ControlResponse::Error { request_id, .. } => request_id,
+        }
+    }
+}
+
+/// The client's answer to `can_use_tool`, found in
+/// `control_response.response.response`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "behavior", rename_all = "snake_case")]
+pub enum PermissionResponse {
+    Allow {
+        #[serde(rename = "updatedInput", default, skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Value>,
+        #[serde(rename = "updatedPermissions", default, skip_serializing_if = "Option::is_none")]
+        updated_permissions: Option<Value>,
+    },
+    Deny {
+        #[serde(default)]
+        message: String,
+    },
+}
+
+/// A line read from stdin with `--input-format stream-json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InputMessage {
+    User { message: Message },
+    ControlRequest { request_id: String, request: ControlRequest },
+    ControlResponse { response: ControlResponse },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn init_event_shape() {
+        let e = OutputEvent::System(SystemEvent::PermissionMode {
+            mode: PermissionMode::Plan,
+            pre_plan_mode: Some(PermissionMode::Default),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type":"system","subtype":"permission_mode","mode":"plan","pre_plan_mode":"default"})
+        );
+    }
+
+    #[test]
+    fn parses_client_lines() {
+        let allow: InputMessage = serde_json::from_value(json!({
+            "type":"control_response",
+            "response":{"subtype":"success","request_id":"r1","response":{"behavior":"allow","updatedInput":{"a":1}}}
+        }))
+        .unwrap();
+        let InputMessage::ControlResponse { response: ControlResponse::Success { request_id, response } } = allow else {
+            panic!("wrong variant")
+        };
+        assert_eq!(request_id, "r1");
+        let decision: PermissionResponse = serde_json::from_value(response.unwrap()).unwrap();
+        assert!(matches!(decision, PermissionResponse::Allow { updated_input: Some(_), .. }));
+
+        let user: InputMessage =
+            serde_json::from_value(json!({"type":"user","message":{"role":"user","content":"/plan"}})).unwrap();
+        assert!(matches!(user, InputMessage::User { message } if message.text() == "/plan"));
+
+        let ctl: InputMessage = serde_json::from_value(
+            json!({"type":"control_request","request_id":"c","request":{"subtype":"interrupt"}}),
+        )
+        .unwrap();
+        assert!(matches!(ctl, InputMessage::ControlRequest { request: ControlRequest::Interrupt, .. }));
+    }
+}

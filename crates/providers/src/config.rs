@@ -1,0 +1,113 @@
+//! Provider configuration: which wire format, where, with which key.
+
+use std::fmt;
+use std::time::Duration;
+
+/// The wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    Anthropic,
+    OpenAi,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+        }
+    }
+
+    /// The environment variable holding this provider's API key.
+    pub fn key_var(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::OpenAi => "OPENAI_API_KEY",
+        }
+    }
+
+    /// The environment variable holding this provider's base URL.
+    pub fn base_url_var(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
+            ProviderKind::OpenAi => "OPENAI_BASE_URL",
+        }
+    }
+
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::OpenAi => "https://api.openai.com/v1",
+        }
+    }
+}
+
+impl std::str::FromStr for ProviderKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "anthropic" => Ok(ProviderKind::Anthropic),
+            "openai" | "openai-compatible" => Ok(ProviderKind::OpenAi),
+            other => Err(format!("unknown provider '{other}': expected anthropic or openai")),
+        }
+    }
+}
+
+/// Everything a client needs. `Debug` never prints the key.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// Base URL without a trailing slash, e.g. `https://api.anthropic.com`
+    /// or `http://localhost:11434/v1`.
+    pub base_url: String,
+    /// May be empty for local servers that need none (OpenAI-compatible only).
+    pub api_key: String,
+    /// A stream with no bytes for this long is treated as dropped.
+    pub idle_timeout: Duration,
+    /// Total attempts, first included (at most 8 by policy).
+    pub max_attempts: u32,
+    /// First retry delay; doubles each retry, with jitter.
+    pub retry_base_delay: Duration,
+    /// Upper bound on one retry delay.
+    pub retry_max_delay: Duration,
+}
+
+impl ProviderConfig {
+    pub fn new(kind: ProviderKind, base_url: impl Into<String>, api_key: impl Into<String>) -> Self {
+        let base_url: String = base_url.into();
+        Self {
+            kind,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key: api_key.into(),
+            idle_timeout: Duration::from_secs(300),
+            max_attempts: 8,
+            retry_base_delay: Duration::from_millis(500),
+            retry_max_delay: Duration::from_secs(32),
+        }
+    }
+}
+
+impl fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key", &if self.api_key.is_empty() { "<none>" } else { "<redacted>" })
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_attempts", &self.max_attempts)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let c = ProviderConfig::new(ProviderKind::Anthropic, "http://x/", "sk-secret-123");
+        let s = format!("{c:?}");
+        assert!(!s.contains("sk-secret"));
+        assert_eq!(c.base_url, "http://x");
+    }
+}

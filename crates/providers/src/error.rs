@@ -1,0 +1,59 @@
+//! Provider errors. Messages say what happened and what to do; they never
+//! contain the API key.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ProviderError {
+    /// The server answered with an HTTP error status.
+    #[error("{provider} API error {status}: {message}")]
+    Http { provider: &'static str, status: u16, message: String },
+
+    /// 401/403: the key is missing, wrong or lacks access.
+    #[error("{provider} API rejected the credentials ({status}): {message}. Check {key_var}.")]
+    Auth { provider: &'static str, status: u16, message: String, key_var: &'static str },
+
+    /// The server reported an error inside the stream (Anthropic `error` event).
+    #[error("{provider} stream error ({kind}): {message}")]
+    StreamError { provider: &'static str, kind: String, message: String },
+
+    #[error("could not reach {url}: {message}")]
+    Connection { url: String, message: String },
+
+    #[error("the response stream ended before the final event")]
+    StreamEnded,
+
+    #[error("no data from the model for {secs} s; the stream was abandoned")]
+    IdleTimeout { secs: u64 },
+
+    #[error("the server sent data catui could not understand: {0}")]
+    Malformed(String),
+
+    #[error("the request was cancelled")]
+    Cancelled,
+
+    #[error("{last} (gave up after {attempts} attempts)")]
+    RetriesExhausted { attempts: u32, last: Box<ProviderError> },
+
+    #[error("provider configuration error: {0}")]
+    Config(String),
+}
+
+impl ProviderError {
+    /// Whether another attempt may succeed: rate limits, overload, server
+    /// errors, connection problems and streams that ended early.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::Http { status, .. } => matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529),
+            ProviderError::StreamError { kind, .. } => {
+                matches!(kind.as_str(), "overloaded_error" | "api_error" | "rate_limit_error")
+            }
+            ProviderError::Connection { .. } | ProviderError::StreamEnded | ProviderError::IdleTimeout { .. } => true,
+            ProviderError::Auth { .. }
+            | ProviderError::Malformed(_)
+            | ProviderError::Cancelled
+            | ProviderError::RetriesExhausted { .. }
+            | ProviderError::Config(_) => false,
+        }
+    }
+}

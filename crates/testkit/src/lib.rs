@@ -1,0 +1,1 @@
+//! A scriptable mock model server for catui's tests and demo (placeholder).
