@@ -46,7 +46,9 @@ pub enum Attachment {
     },
     AutoModeExit,
     /// Free text from a component that has no dedicated type yet.
-    Reminder { text: String },
+    Reminder {
+        text: String,
+    },
 }
 
 #[cfg(test)]

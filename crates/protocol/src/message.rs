@@ -25,11 +25,17 @@ pub struct Message {
 
 impl Message {
     pub fn user_text(text: impl Into<String>) -> Self {
-        Self { role: Role::User, content: vec![ContentBlock::text(text)] }
+        Self {
+            role: Role::User,
+            content: vec![ContentBlock::text(text)],
+        }
     }
 
     pub fn assistant_text(text: impl Into<String>) -> Self {
-        Self { role: Role::Assistant, content: vec![ContentBlock::text(text)] }
+        Self {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text(text)],
+        }
     }
 
     /// The concatenated text blocks of this message.
@@ -55,7 +61,10 @@ impl Message {
     /// human turn).
     pub fn is_tool_results_only(&self) -> bool {
         !self.content.is_empty()
-            && self.content.iter().all(|b| matches!(b, ContentBlock::ToolResult { .. }))
+            && self
+                .content
+                .iter()
+                .all(|b| matches!(b, ContentBlock::ToolResult { .. }))
     }
 }
 
@@ -99,7 +108,11 @@ impl ContentBlock {
         ContentBlock::Text { text: text.into() }
     }
 
-    pub fn tool_result(tool_use_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
+    pub fn tool_result(
+        tool_use_id: impl Into<String>,
+        text: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
         ContentBlock::ToolResult {
             tool_use_id: tool_use_id.into(),
             content: ToolResultContent::Text(text.into()),
@@ -158,9 +171,10 @@ mod tests {
     fn content_accepts_string_or_blocks() {
         let m: Message = serde_json::from_str(r#"{"role":"user","content":"hi"}"#).unwrap();
         assert_eq!(m.text(), "hi");
-        let m: Message =
-            serde_json::from_str(r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}"#)
-                .unwrap();
+        let m: Message = serde_json::from_str(
+            r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}"#,
+        )
+        .unwrap();
         assert_eq!(m.text(), "ab");
         assert_eq!(
             serde_json::to_value(&m).unwrap()["content"][1],
@@ -172,7 +186,10 @@ mod tests {
     fn tool_result_round_trips_and_hides_false_is_error() {
         let b = ContentBlock::tool_result("t1", "ok", false);
         let v = serde_json::to_value(&b).unwrap();
-        assert_eq!(v, serde_json::json!({"type":"tool_result","tool_use_id":"t1","content":"ok"}));
+        assert_eq!(
+            v,
+            serde_json::json!({"type":"tool_result","tool_use_id":"t1","content":"ok"})
+        );
         let back: ContentBlock = serde_json::from_value(v).unwrap();
         assert_eq!(back, b);
     }

@@ -97,9 +97,18 @@ mod tests {
     fn names_round_trip() {
         for m in PermissionMode::ALL {
             assert_eq!(m.as_str().parse::<PermissionMode>().unwrap(), m);
-            assert_eq!(serde_json::to_value(m).unwrap(), serde_json::json!(m.as_str()));
+            assert_eq!(
+                serde_json::to_value(m).unwrap(),
+                serde_json::json!(m.as_str())
+            );
         }
-        assert!("planning".parse::<PermissionMode>().unwrap_err().to_string().contains("acceptEdits"));
+        assert!(
+            "planning"
+                .parse::<PermissionMode>()
+                .unwrap_err()
+                .to_string()
+                .contains("acceptEdits")
+        );
     }
 
     #[test]
@@ -112,9 +121,20 @@ mod tests {
         }
         assert_eq!(
             seen,
-            [PermissionMode::Default, PermissionMode::AcceptEdits, PermissionMode::Plan, PermissionMode::Default]
+            [
+                PermissionMode::Default,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Plan,
+                PermissionMode::Default
+            ]
         );
-        assert_eq!(PermissionMode::Plan.next_in_cycle(true), PermissionMode::Auto);
-        assert_eq!(PermissionMode::Auto.next_in_cycle(true), PermissionMode::Default);
+        assert_eq!(
+            PermissionMode::Plan.next_in_cycle(true),
+            PermissionMode::Auto
+        );
+        assert_eq!(
+            PermissionMode::Auto.next_in_cycle(true),
+            PermissionMode::Default
+        );
     }
 }

@@ -64,7 +64,10 @@ impl Usage {
     }
 
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+        self.input_tokens
+            + self.output_tokens
+            + self.cache_read_input_tokens
+            + self.cache_creation_input_tokens
     }
 }
 
@@ -100,13 +103,27 @@ impl StopReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ModelEvent {
-    TextDelta { text: String },
-    ThinkingDelta { thinking: String },
-    ToolUseStart { id: String, name: String },
-    ToolInputDelta { id: String, partial_json: String },
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    ToolUseStart {
+        id: String,
+        name: String,
+    },
+    ToolInputDelta {
+        id: String,
+        partial_json: String,
+    },
     /// The attempt failed and will be retried: front ends discard what this
     /// attempt streamed so far.
-    Retrying { attempt: u32, delay_ms: u64, reason: String },
+    Retrying {
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
 }
 
 /// A complete model answer.
@@ -130,13 +147,24 @@ mod tests {
         assert_eq!(StopReason::from_wire("stop"), StopReason::EndTurn);
         assert_eq!(StopReason::from_wire("tool_calls"), StopReason::ToolUse);
         assert_eq!(StopReason::from_wire("length"), StopReason::MaxTokens);
-        assert_eq!(StopReason::from_wire("pause_turn"), StopReason::Other("pause_turn".into()));
+        assert_eq!(
+            StopReason::from_wire("pause_turn"),
+            StopReason::Other("pause_turn".into())
+        );
     }
 
     #[test]
     fn usage_adds() {
-        let mut u = Usage { input_tokens: 1, output_tokens: 2, ..Default::default() };
-        u.add(&Usage { input_tokens: 3, cache_read_input_tokens: 4, ..Default::default() });
+        let mut u = Usage {
+            input_tokens: 1,
+            output_tokens: 2,
+            ..Default::default()
+        };
+        u.add(&Usage {
+            input_tokens: 3,
+            cache_read_input_tokens: 4,
+            ..Default::default()
+        });
         assert_eq!(u.total(), 10);
     }
 }

@@ -125,7 +125,8 @@ pub enum ControlResponse {
 impl ControlResponse {
     pub fn request_id(&self) -> &str {
         match self {
-            ControlResponse::Success { request_id, .. } | ControlResponse::Error { request_id, .. } => request_id,
+            ControlResponse::Success { request_id, .. }
+            | ControlResponse::Error { request_id, .. } => request_id,
         }
     }
 }
@@ -136,9 +137,17 @@ impl ControlResponse {
 #[serde(tag = "behavior", rename_all = "snake_case")]
 pub enum PermissionResponse {
     Allow {
-        #[serde(rename = "updatedInput", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "updatedInput",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         updated_input: Option<Value>,
-        #[serde(rename = "updatedPermissions", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "updatedPermissions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         updated_permissions: Option<Value>,
     },
     Deny {
@@ -151,9 +160,16 @@ pub enum PermissionResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum InputMessage {
-    User { message: Message },
-    ControlRequest { request_id: String, request: ControlRequest },
-    ControlResponse { response: ControlResponse },
+    User {
+        message: Message,
+    },
+    ControlRequest {
+        request_id: String,
+        request: ControlRequest,
+    },
+    ControlResponse {
+        response: ControlResponse,
+    },
 }
 
 #[cfg(test)]
@@ -180,21 +196,42 @@ mod tests {
             "response":{"subtype":"success","request_id":"r1","response":{"behavior":"allow","updatedInput":{"a":1}}}
         }))
         .unwrap();
-        let InputMessage::ControlResponse { response: ControlResponse::Success { request_id, response } } = allow else {
+        let InputMessage::ControlResponse {
+            response:
+                ControlResponse::Success {
+                    request_id,
+                    response,
+                },
+        } = allow
+        else {
             panic!("wrong variant")
         };
         assert_eq!(request_id, "r1");
         let decision: PermissionResponse = serde_json::from_value(response.unwrap()).unwrap();
-        assert!(matches!(decision, PermissionResponse::Allow { updated_input: Some(_), .. }));
+        assert!(matches!(
+            decision,
+            PermissionResponse::Allow {
+                updated_input: Some(_),
+                ..
+            }
+        ));
 
-        let user: InputMessage =
-            serde_json::from_value(json!({"type":"user","message":{"role":"user","content":"/plan"}})).unwrap();
+        let user: InputMessage = serde_json::from_value(
+            json!({"type":"user","message":{"role":"user","content":"/plan"}}),
+        )
+        .unwrap();
         assert!(matches!(user, InputMessage::User { message } if message.text() == "/plan"));
 
         let ctl: InputMessage = serde_json::from_value(
             json!({"type":"control_request","request_id":"c","request":{"subtype":"interrupt"}}),
         )
         .unwrap();
-        assert!(matches!(ctl, InputMessage::ControlRequest { request: ControlRequest::Interrupt, .. }));
+        assert!(matches!(
+            ctl,
+            InputMessage::ControlRequest {
+                request: ControlRequest::Interrupt,
+                ..
+            }
+        ));
     }
 }

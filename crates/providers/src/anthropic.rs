@@ -21,7 +21,12 @@ impl ModelClient for AnthropicClient {
     fn kind(&self) -> ProviderKind {
         ProviderKind::Anthropic
     }
-    async fn stream(&self, _r: &ModelRequest, _s: EventSink<'_>, _c: &CancellationToken) -> Result<ModelResponse, ProviderError> {
+    async fn stream(
+        &self,
+        _r: &ModelRequest,
+        _s: EventSink<'_>,
+        _c: &CancellationToken,
+    ) -> Result<ModelResponse, ProviderError> {
         Err(ProviderError::Config("not implemented".into()))
     }
 }

@@ -48,7 +48,9 @@ impl std::str::FromStr for ProviderKind {
         match s.trim().to_ascii_lowercase().as_str() {
             "anthropic" => Ok(ProviderKind::Anthropic),
             "openai" | "openai-compatible" => Ok(ProviderKind::OpenAi),
-            other => Err(format!("unknown provider '{other}': expected anthropic or openai")),
+            other => Err(format!(
+                "unknown provider '{other}': expected anthropic or openai"
+            )),
         }
     }
 }
@@ -73,7 +75,11 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
-    pub fn new(kind: ProviderKind, base_url: impl Into<String>, api_key: impl Into<String>) -> Self {
+    pub fn new(
+        kind: ProviderKind,
+        base_url: impl Into<String>,
+        api_key: impl Into<String>,
+    ) -> Self {
         let base_url: String = base_url.into();
         Self {
             kind,
@@ -92,7 +98,14 @@ impl fmt::Debug for ProviderConfig {
         f.debug_struct("ProviderConfig")
             .field("kind", &self.kind)
             .field("base_url", &self.base_url)
-            .field("api_key", &if self.api_key.is_empty() { "<none>" } else { "<redacted>" })
+            .field(
+                "api_key",
+                &if self.api_key.is_empty() {
+                    "<none>"
+                } else {
+                    "<redacted>"
+                },
+            )
             .field("idle_timeout", &self.idle_timeout)
             .field("max_attempts", &self.max_attempts)
             .finish()

@@ -7,15 +7,28 @@ use thiserror::Error;
 pub enum ProviderError {
     /// The server answered with an HTTP error status.
     #[error("{provider} API error {status}: {message}")]
-    Http { provider: &'static str, status: u16, message: String },
+    Http {
+        provider: &'static str,
+        status: u16,
+        message: String,
+    },
 
     /// 401/403: the key is missing, wrong or lacks access.
     #[error("{provider} API rejected the credentials ({status}): {message}. Check {key_var}.")]
-    Auth { provider: &'static str, status: u16, message: String, key_var: &'static str },
+    Auth {
+        provider: &'static str,
+        status: u16,
+        message: String,
+        key_var: &'static str,
+    },
 
     /// The server reported an error inside the stream (Anthropic `error` event).
     #[error("{provider} stream error ({kind}): {message}")]
-    StreamError { provider: &'static str, kind: String, message: String },
+    StreamError {
+        provider: &'static str,
+        kind: String,
+        message: String,
+    },
 
     #[error("could not reach {url}: {message}")]
     Connection { url: String, message: String },
@@ -33,7 +46,10 @@ pub enum ProviderError {
     Cancelled,
 
     #[error("{last} (gave up after {attempts} attempts)")]
-    RetriesExhausted { attempts: u32, last: Box<ProviderError> },
+    RetriesExhausted {
+        attempts: u32,
+        last: Box<ProviderError>,
+    },
 
     #[error("provider configuration error: {0}")]
     Config(String),
@@ -44,11 +60,18 @@ impl ProviderError {
     /// errors, connection problems and streams that ended early.
     pub fn is_retryable(&self) -> bool {
         match self {
-            ProviderError::Http { status, .. } => matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529),
-            ProviderError::StreamError { kind, .. } => {
-                matches!(kind.as_str(), "overloaded_error" | "api_error" | "rate_limit_error")
+            ProviderError::Http { status, .. } => {
+                matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
             }
-            ProviderError::Connection { .. } | ProviderError::StreamEnded | ProviderError::IdleTimeout { .. } => true,
+            ProviderError::StreamError { kind, .. } => {
+                matches!(
+                    kind.as_str(),
+                    "overloaded_error" | "api_error" | "rate_limit_error"
+                )
+            }
+            ProviderError::Connection { .. }
+            | ProviderError::StreamEnded
+            | ProviderError::IdleTimeout { .. } => true,
             ProviderError::Auth { .. }
             | ProviderError::Malformed(_)
             | ProviderError::Cancelled

@@ -43,7 +43,9 @@ pub trait ModelClient: Send + Sync {
 }
 
 /// Builds the client for a configuration.
-pub fn client_for(config: ProviderConfig) -> Result<std::sync::Arc<dyn ModelClient>, ProviderError> {
+pub fn client_for(
+    config: ProviderConfig,
+) -> Result<std::sync::Arc<dyn ModelClient>, ProviderError> {
     Ok(match config.kind {
         ProviderKind::Anthropic => std::sync::Arc::new(anthropic::AnthropicClient::new(config)?),
         ProviderKind::OpenAi => std::sync::Arc::new(openai::OpenAiClient::new(config)?),

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+pub mod shell;
+
 use catui_protocol::PermissionMode;
 
 /// What a tool call would touch.
@@ -31,9 +33,13 @@ pub enum Access {
 pub enum Decision {
     Allow,
     /// Ask the user; the text says what is being asked.
-    Ask { reason: String },
+    Ask {
+        reason: String,
+    },
     /// Refuse; the message reaches the model.
-    Deny { message: String },
+    Deny {
+        message: String,
+    },
 }
 
 /// The permission state of a session (G§5.1).
@@ -44,11 +50,22 @@ pub struct PermissionContext {
 }
 
 /// Decides whether a call may run.
-pub fn decide(ctx: &PermissionContext, tool_name: &str, access: &Access, read_only: bool) -> Decision {
+pub fn decide(
+    ctx: &PermissionContext,
+    tool_name: &str,
+    access: &Access,
+    read_only: bool,
+) -> Decision {
     match access {
         Access::Read { .. } | Access::Session => Decision::Allow,
         _ if read_only => Decision::Allow,
-        _ if ctx.mode == PermissionMode::BypassPermissions && !matches!(access, Access::Interaction) => Decision::Allow,
-        _ => Decision::Ask { reason: format!("{tool_name} needs your permission") },
+        _ if ctx.mode == PermissionMode::BypassPermissions
+            && !matches!(access, Access::Interaction) =>
+        {
+            Decision::Allow
+        }
+        _ => Decision::Ask {
+            reason: format!("{tool_name} needs your permission"),
+        },
     }
 }

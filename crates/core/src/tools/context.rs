@@ -19,7 +19,10 @@ impl FileStamp {
     /// The stamp of the file at `path` now, if it exists.
     pub fn of(path: &Path) -> Option<FileStamp> {
         let meta = std::fs::metadata(path).ok()?;
-        Some(FileStamp { mtime: meta.modified().ok(), size: meta.len() })
+        Some(FileStamp {
+            mtime: meta.modified().ok(),
+            size: meta.len(),
+        })
     }
 }
 
@@ -71,7 +74,11 @@ impl ToolContext {
     /// Resolves a path from the model against the working directory.
     pub fn resolve(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
-        if p.is_absolute() { p.to_path_buf() } else { self.cwd().join(p) }
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd().join(p)
+        }
     }
 
     /// Records that `path` was read (stale-write guard).

@@ -37,11 +37,15 @@ impl TypedTool for GrepTool {
         true
     }
     fn access(&self, input: &GrepInput, ctx: &ToolContext) -> Access {
-        Access::Read { paths: vec![ctx.resolve(&input.file_path)] }
+        Access::Read {
+            paths: vec![ctx.resolve(&input.file_path)],
+        }
     }
     async fn call(&self, input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.file_path);
-        let text = tokio::fs::read_to_string(&path).await.map_err(|e| ToolError::failed(format!("{}: {e}", path.display())))?;
+        let text = tokio::fs::read_to_string(&path)
+            .await
+            .map_err(|e| ToolError::failed(format!("{}: {e}", path.display())))?;
         ctx.record_read(&path);
         Ok(ToolOutput::text(text))
     }

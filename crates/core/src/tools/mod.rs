@@ -35,7 +35,11 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     pub fn text(content: impl Into<String>) -> Self {
-        Self { content: content.into(), display: None, is_error: false }
+        Self {
+            content: content.into(),
+            display: None,
+            is_error: false,
+        }
     }
 
     pub fn with_display(mut self, display: impl Into<String>) -> Self {
@@ -84,7 +88,11 @@ pub trait TypedTool: Send + Sync + 'static {
     /// Whether this call may run at the same time as other safe calls.
     fn is_concurrency_safe(&self, input: &Self::Input) -> bool;
     /// Checks beyond the schema (ranges, mutually exclusive fields, paths).
-    async fn validate_input(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), ToolError> {
+    async fn validate_input(
+        &self,
+        _input: &Self::Input,
+        _ctx: &ToolContext,
+    ) -> Result<(), ToolError> {
         Ok(())
     }
     /// What this call would touch, for the permission layer.
@@ -177,9 +185,15 @@ impl<T: TypedTool> Tool for Adapter<T> {
             )));
         }
         let parsed: T::Input = serde_json::from_value(input.clone()).map_err(|e| {
-            ToolError::invalid(format!("Invalid input for {}: {e}. Check the tool's input schema.", self.0.name()))
+            ToolError::invalid(format!(
+                "Invalid input for {}: {e}. Check the tool's input schema.",
+                self.0.name()
+            ))
         })?;
-        Ok(Box::new(Typed { tool: self.0.clone(), input: parsed }))
+        Ok(Box::new(Typed {
+            tool: self.0.clone(),
+            input: parsed,
+        }))
     }
 }
 
@@ -192,8 +206,10 @@ pub fn strict_schema<T: JsonSchema>() -> Value {
     if let Some(obj) = value.as_object_mut() {
         obj.remove("$schema");
         obj.remove("title");
-        obj.entry("additionalProperties").or_insert(Value::Bool(false));
-        obj.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+        obj.entry("additionalProperties")
+            .or_insert(Value::Bool(false));
+        obj.entry("properties")
+            .or_insert_with(|| Value::Object(Default::default()));
     }
     value
 }

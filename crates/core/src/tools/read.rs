@@ -37,11 +37,15 @@ impl TypedTool for ReadTool {
         true
     }
     fn access(&self, input: &ReadInput, ctx: &ToolContext) -> Access {
-        Access::Read { paths: vec![ctx.resolve(&input.file_path)] }
+        Access::Read {
+            paths: vec![ctx.resolve(&input.file_path)],
+        }
     }
     async fn call(&self, input: ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.file_path);
-        let text = tokio::fs::read_to_string(&path).await.map_err(|e| ToolError::failed(format!("{}: {e}", path.display())))?;
+        let text = tokio::fs::read_to_string(&path)
+            .await
+            .map_err(|e| ToolError::failed(format!("{}: {e}", path.display())))?;
         ctx.record_read(&path);
         Ok(ToolOutput::text(text))
     }

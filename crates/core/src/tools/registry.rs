@@ -48,7 +48,11 @@ impl ToolRegistry {
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools
             .iter()
-            .map(|t| ToolSpec { name: t.name().to_string(), description: t.description(), input_schema: t.input_schema() })
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.description(),
+                input_schema: t.input_schema(),
+            })
             .collect()
     }
 }
