@@ -1,16 +1,16 @@
 //! catui's agent.
 //!
-//! - [`engine`]: the conversation loop — one engine driven by inputs, emitting
+//! - [`engine`] — the conversation loop — one engine driven by inputs, emitting
 //!   [`engine::EngineEvent`]s that the TUI and headless front ends translate.
-//! - [`tools`]: one file per tool behind the one [`tools::Tool`] trait.
-//! - [`permissions`]: modes, rules and the single decision function every
+//! - [`tools`] — one file per tool behind the one [`tools::Tool`] trait.
+//! - [`permissions`] — modes, rules and the single decision function every
 //!   tool call goes through; read-only shell analysis; OS confinement.
-//! - [`plan`]: plan mode — plan files, transitions, Enter/ExitPlanMode,
+//! - [`plan`] — plan mode — plan files, transitions, Enter/ExitPlanMode,
 //!   attachments, workflow prompts.
-//! - [`agents`]: sub-agents.
-//! - [`session`]: transcripts, resume, fork.
-//! - [`settings`]: layered `settings.json`.
-//! - [`prompt`]: the system prompt and memory files.
+//! - [`agents`] — sub-agents.
+//! - [`session`] — transcripts, resume, fork.
+//! - [`settings`] — layered `settings.json`.
+//! - [`prompt`] — the system prompt and memory files.
 
 pub mod agents;
 pub mod config_dir;

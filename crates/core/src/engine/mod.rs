@@ -1,1 +1,457 @@
-//! The conversation engine.
+//! The conversation engine (SPEC §4): one loop per conversation that sends
+//! the messages and tools to the model, streams the answer, runs the tool
+//! calls through the permission layer, appends the results and repeats until
+//! the model ends its turn or the turn limit is reached.
+//!
+//! Front ends drive it with [`Engine::handle_input`] and observe it through
+//! [`EngineEvent`]s; controls that arrive while a turn runs (interrupt, mode
+//! changes) go through the cloneable [`EngineControl`].
+
+pub mod approver;
+pub mod attachments;
+pub mod commands;
+pub mod events;
+mod record;
+mod tool_runner;
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use catui_protocol::stream_json::ResultSubtype;
+use catui_protocol::{
+    ContentBlock, Message, ModelRequest, PermissionMode, Role, StopReason, ToolChoice, Usage,
+};
+use catui_providers::{ModelClient, ProviderError};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
+pub use attachments::{AttachmentContext, AttachmentProvider};
+pub use events::{EngineEvent, TurnOutcome};
+pub use record::{MemoryRecorder, Record, Recorder};
+
+use crate::permissions::PermissionContext;
+use crate::tools::{ToolContext, ToolRegistry};
+
+/// Fixed settings of one conversation.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub session_id: String,
+    pub model: String,
+    pub system_prompt: String,
+    /// Model requests allowed per user input; `None` = unlimited.
+    pub max_turns: Option<u32>,
+    pub max_tokens: u32,
+    /// Set for sub-agents.
+    pub agent_id: Option<String>,
+    /// The Agent tool_use that started this conversation (sub-agents).
+    pub parent_tool_use_id: Option<String>,
+}
+
+/// State shared between the engine and its controls.
+struct Shared {
+    permissions: Mutex<PermissionContext>,
+    events: UnboundedSender<EngineEvent>,
+    recorder: Arc<dyn Recorder>,
+    /// The token of the running turn; replaced at the start of each turn.
+    cancel: Mutex<CancellationToken>,
+}
+
+impl Shared {
+    fn emit(&self, event: EngineEvent) {
+        // A front end that stopped listening is not an engine error.
+        let _ = self.events.send(event);
+    }
+
+    fn permissions(&self) -> std::sync::MutexGuard<'_, PermissionContext> {
+        match self.permissions.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// A cloneable handle for controls that arrive while a turn runs.
+#[derive(Clone)]
+pub struct EngineControl {
+    shared: Arc<Shared>,
+}
+
+impl EngineControl {
+    /// Stops the running turn: the model request and tools are cancelled and
+    /// every started tool call still gets a result.
+    pub fn interrupt(&self) {
+        let token = match self.shared.cancel.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        token.cancel();
+    }
+
+    /// Changes the permission mode through the one transition function.
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+        set_mode(&self.shared, mode)
+    }
+
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.shared.permissions().mode
+    }
+}
+
+fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
+    let (changed, pre_plan_mode) = {
+        let mut perms = shared.permissions();
+        let from = perms.mode;
+        crate::permissions::transition_permission_mode(&mut perms, mode)?;
+        (from != perms.mode, perms.pre_plan_mode)
+    };
+    if changed {
+        shared.recorder.record(Record::PermissionMode {
+            mode,
+            pre_plan_mode,
+        });
+        shared.emit(EngineEvent::PermissionMode {
+            mode,
+            pre_plan_mode,
+        });
+    }
+    Ok(())
+}
+
+/// The collaborators an engine is built from.
+pub struct EngineParts {
+    pub client: Arc<dyn ModelClient>,
+    pub tools: ToolRegistry,
+    pub permissions: PermissionContext,
+    pub tool_ctx: ToolContext,
+    pub approver: Arc<dyn Approver>,
+    pub recorder: Arc<dyn Recorder>,
+    pub events: UnboundedSender<EngineEvent>,
+}
+
+/// One conversation.
+pub struct Engine {
+    config: EngineConfig,
+    client: Arc<dyn ModelClient>,
+    tools: ToolRegistry,
+    messages: Vec<Message>,
+    shared: Arc<Shared>,
+    tool_ctx: ToolContext,
+    approver: Arc<dyn Approver>,
+    attachment_providers: Vec<Arc<dyn AttachmentProvider>>,
+    total_usage: Usage,
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig, parts: EngineParts) -> Self {
+        let EngineParts {
+            client,
+            tools,
+            permissions,
+            tool_ctx,
+            approver,
+            recorder,
+            events,
+        } = parts;
+        let shared = Arc::new(Shared {
+            permissions: Mutex::new(permissions),
+            events,
+            recorder,
+            cancel: Mutex::new(CancellationToken::new()),
+        });
+        Self {
+            config,
+            client,
+            tools,
+            messages: Vec::new(),
+            shared,
+            tool_ctx,
+            approver,
+            attachment_providers: Vec::new(),
+            total_usage: Usage::default(),
+        }
+    }
+
+    pub fn control(&self) -> EngineControl {
+        EngineControl {
+            shared: self.shared.clone(),
+        }
+    }
+
+    pub fn add_attachment_provider(&mut self, provider: Arc<dyn AttachmentProvider>) {
+        self.attachment_providers.push(provider);
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Replaces the conversation (resume).
+    pub fn set_messages(&mut self, messages: Vec<Message>) {
+        self.messages = messages;
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    pub fn total_usage(&self) -> Usage {
+        self.total_usage
+    }
+
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.shared.permissions().mode
+    }
+
+    pub fn plan_file(&self) -> Option<String> {
+        self.shared
+            .permissions()
+            .plan_file
+            .as_ref()
+            .map(|p| p.display().to_string())
+    }
+
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+        set_mode(&self.shared, mode)
+    }
+
+    /// Handles one user input: a slash command, or a message for the model.
+    /// Always ends with exactly one [`EngineEvent::Result`], also returned.
+    pub async fn handle_input(&mut self, content: Vec<ContentBlock>) -> TurnOutcome {
+        let started = Instant::now();
+        let text = Message {
+            role: Role::User,
+            content: content.clone(),
+        }
+        .text();
+        let outcome = if let Some(command) = commands::parse(&text) {
+            let out = commands::run(self, &command);
+            match out {
+                commands::CommandOutput::Local { text, is_error } => self.outcome(
+                    if is_error {
+                        ResultSubtype::ErrorDuringExecution
+                    } else {
+                        ResultSubtype::Success
+                    },
+                    text,
+                    0,
+                    Usage::default(),
+                    started,
+                ),
+                commands::CommandOutput::Query(prompt) => {
+                    self.run_turn(vec![ContentBlock::text(prompt)], started)
+                        .await
+                }
+            }
+        } else {
+            self.run_turn(content, started).await
+        };
+        self.shared.emit(EngineEvent::Result(outcome.clone()));
+        outcome
+    }
+
+    fn outcome(
+        &self,
+        subtype: ResultSubtype,
+        result: String,
+        num_turns: u32,
+        usage: Usage,
+        started: Instant,
+    ) -> TurnOutcome {
+        TurnOutcome {
+            is_error: !matches!(subtype, ResultSubtype::Success | ResultSubtype::PlanReady),
+            subtype,
+            result,
+            num_turns,
+            duration_ms: started.elapsed().as_millis() as u64,
+            usage,
+            permission_mode: self.permission_mode(),
+            plan_file: self.plan_file(),
+        }
+    }
+
+    fn new_turn_token(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        match self.shared.cancel.lock() {
+            Ok(mut g) => *g = token.clone(),
+            Err(poisoned) => *poisoned.into_inner() = token.clone(),
+        }
+        token
+    }
+
+    /// The model loop for one human input.
+    async fn run_turn(&mut self, content: Vec<ContentBlock>, started: Instant) -> TurnOutcome {
+        let cancel = self.new_turn_token();
+        let user = Message {
+            role: Role::User,
+            content,
+        };
+        self.shared.recorder.record(Record::User {
+            message: user.clone(),
+            is_meta: false,
+        });
+        self.messages.push(user);
+
+        let mut usage = Usage::default();
+        let mut num_turns = 0u32;
+        let mut is_human_turn = true;
+        loop {
+            self.inject_attachments(is_human_turn);
+            is_human_turn = false;
+            if cancel.is_cancelled() {
+                return self.outcome(
+                    ResultSubtype::ErrorDuringExecution,
+                    "Interrupted by the user.".into(),
+                    num_turns,
+                    usage,
+                    started,
+                );
+            }
+            num_turns += 1;
+            let response = match self.request(&cancel).await {
+                Ok(r) => r,
+                Err(ProviderError::Cancelled) => {
+                    return self.outcome(
+                        ResultSubtype::ErrorDuringExecution,
+                        "Interrupted by the user.".into(),
+                        num_turns,
+                        usage,
+                        started,
+                    );
+                }
+                Err(e) => {
+                    return self.outcome(
+                        ResultSubtype::ErrorDuringExecution,
+                        format!("Model request failed: {e}"),
+                        num_turns,
+                        usage,
+                        started,
+                    );
+                }
+            };
+            usage.add(&response.usage);
+            self.total_usage.add(&response.usage);
+            let assistant = response.message;
+            self.shared.recorder.record(Record::Assistant {
+                message: assistant.clone(),
+                usage: response.usage,
+                model: response.model.clone(),
+            });
+            self.shared.emit(EngineEvent::Assistant {
+                message: assistant.clone(),
+                parent_tool_use_id: self.config.parent_tool_use_id.clone(),
+            });
+            let has_tools = assistant.tool_uses().next().is_some();
+            self.messages.push(assistant.clone());
+
+            if !has_tools {
+                let subtype = match response.stop_reason {
+                    StopReason::MaxTokens if assistant.text().is_empty() => {
+                        ResultSubtype::ErrorDuringExecution
+                    }
+                    _ => ResultSubtype::Success,
+                };
+                return self.outcome(subtype, assistant.text(), num_turns, usage, started);
+            }
+
+            let results = tool_runner::run_tool_calls(self, &assistant, &cancel).await;
+            let tool_message = Message {
+                role: Role::User,
+                content: results,
+            };
+            self.shared.recorder.record(Record::User {
+                message: tool_message.clone(),
+                is_meta: false,
+            });
+            self.shared.emit(EngineEvent::User {
+                message: tool_message.clone(),
+                parent_tool_use_id: self.config.parent_tool_use_id.clone(),
+            });
+            self.messages.push(tool_message);
+
+            if cancel.is_cancelled() {
+                return self.outcome(
+                    ResultSubtype::ErrorDuringExecution,
+                    "Interrupted by the user.".into(),
+                    num_turns,
+                    usage,
+                    started,
+                );
+            }
+            if let Some(max) = self.config.max_turns
+                && num_turns >= max
+            {
+                return self.outcome(
+                    ResultSubtype::ErrorMaxTurns,
+                    format!(
+                        "Reached the maximum number of turns ({max}) before the task was finished."
+                    ),
+                    num_turns,
+                    usage,
+                    started,
+                );
+            }
+        }
+    }
+
+    /// Asks the attachment providers what to inject and appends it to the
+    /// last (user) message as `<system-reminder>` text.
+    fn inject_attachments(&mut self, is_human_turn: bool) {
+        if self.attachment_providers.is_empty() {
+            return;
+        }
+        let mode = self.permission_mode();
+        let ctx = AttachmentContext {
+            mode,
+            messages: &self.messages,
+            is_human_turn,
+            agent_id: self.config.agent_id.as_deref(),
+        };
+        let found: Vec<_> = self
+            .attachment_providers
+            .iter()
+            .flat_map(|p| p.attachments(&ctx))
+            .collect();
+        for attachment in found {
+            let text = attachments::render_attachment(&attachment);
+            self.shared.recorder.record(Record::Attachment {
+                attachment: attachment.clone(),
+            });
+            self.shared.emit(EngineEvent::Attachment(attachment));
+            match self.messages.last_mut() {
+                Some(last) if last.role == Role::User => {
+                    last.content.push(ContentBlock::text(text))
+                }
+                _ => self.messages.push(Message::user_text(text)),
+            }
+        }
+    }
+
+    async fn request(
+        &self,
+        cancel: &CancellationToken,
+    ) -> Result<catui_protocol::ModelResponse, ProviderError> {
+        let request = ModelRequest {
+            model: self.config.model.clone(),
+            system: self.config.system_prompt.clone(),
+            messages: self.messages.clone(),
+            tools: self.tools.specs(),
+            tool_choice: ToolChoice::Auto,
+            max_tokens: self.config.max_tokens,
+            temperature: None,
+        };
+        let shared = self.shared.clone();
+        let agent_id = self.config.agent_id.clone();
+        let sink = move |event| {
+            shared.emit(EngineEvent::Delta {
+                agent_id: agent_id.clone(),
+                event,
+            })
+        };
+        self.client.stream(&request, &sink, cancel).await
+    }
+}

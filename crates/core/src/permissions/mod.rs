@@ -47,6 +47,23 @@ pub enum Decision {
 pub struct PermissionContext {
     pub mode: PermissionMode,
     pub pre_plan_mode: Option<PermissionMode>,
+    /// The session's plan file (the one file writable in plan mode).
+    pub plan_file: Option<PathBuf>,
+}
+
+/// The one mode transition function (placeholder until the permission
+/// layer lands): records `pre_plan_mode` when entering plan mode.
+pub fn transition_permission_mode(
+    ctx: &mut PermissionContext,
+    to: PermissionMode,
+) -> Result<(), String> {
+    if to == PermissionMode::Plan && ctx.mode != PermissionMode::Plan {
+        ctx.pre_plan_mode = Some(ctx.mode);
+    } else if ctx.mode == PermissionMode::Plan && to != PermissionMode::Plan {
+        ctx.pre_plan_mode = None;
+    }
+    ctx.mode = to;
+    Ok(())
 }
 
 /// Decides whether a call may run.

@@ -1,0 +1,50 @@
+//! Asking the user. The engine calls an [`Approver`] when the permission
+//! layer says "ask"; front ends implement it (stream-json control requests,
+//! TUI dialogs). Anything that fails or is interrupted counts as a denial.
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+/// A question for the user about one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionRequest {
+    pub tool_use_id: String,
+    pub tool_name: String,
+    pub input: Value,
+    /// Why the user is asked.
+    pub reason: String,
+    /// Set when a sub-agent asks.
+    pub agent_id: Option<String>,
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermissionAnswer {
+    /// Run the call, possibly with input edited by the user.
+    Allow {
+        updated_input: Option<Value>,
+        updated_permissions: Option<Value>,
+    },
+    /// Do not run it; `message` reaches the model.
+    Deny { message: String },
+}
+
+#[async_trait]
+pub trait Approver: Send + Sync {
+    async fn ask(&self, request: PermissionRequest) -> PermissionAnswer;
+}
+
+/// The approver of sessions where nobody can answer (plain `-p`).
+pub struct NobodyToAsk;
+
+#[async_trait]
+impl Approver for NobodyToAsk {
+    async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
+        PermissionAnswer::Deny {
+            message: format!(
+                "{} was not run: it needs permission ({}) and nobody can answer prompts in this non-interactive session.",
+                request.tool_name, request.reason
+            ),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The attachment hook (SPEC §4): before each model request, providers of
+//! context are asked what to inject; each attachment becomes
+//! `<system-reminder>` user content, is emitted as an event and stored in
+//! the transcript.
+
+use catui_protocol::{Attachment, Message, PermissionMode};
+
+/// What attachment providers can see when deciding.
+#[derive(Debug, Clone)]
+pub struct AttachmentContext<'a> {
+    pub mode: PermissionMode,
+    pub messages: &'a [Message],
+    /// True when this request starts the handling of a human input (not a
+    /// tool-loop continuation).
+    pub is_human_turn: bool,
+    pub agent_id: Option<&'a str>,
+}
+
+/// A source of attachments.
+pub trait AttachmentProvider: Send + Sync {
+    fn attachments(&self, ctx: &AttachmentContext<'_>) -> Vec<Attachment>;
+}
+
+/// The model-facing text of an attachment.
+pub fn render_attachment(attachment: &Attachment) -> String {
+    let body = match attachment {
+        Attachment::Reminder { text } => text.clone(),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    };
+    format!("<system-reminder>\n{body}\n</system-reminder>")
+}

@@ -1,0 +1,67 @@
+//! What the engine tells its front ends. The TUI and the headless printer
+//! translate these; neither holds behaviour of its own.
+
+use catui_protocol::stream_json::ResultSubtype;
+use catui_protocol::{Attachment, Message, ModelEvent, PermissionMode, Usage};
+
+/// One event of a running session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineEvent {
+    /// A streaming delta of the model's answer (discard on `Retrying`).
+    Delta {
+        agent_id: Option<String>,
+        event: ModelEvent,
+    },
+    /// A complete assistant message, as committed to the conversation.
+    Assistant {
+        message: Message,
+        parent_tool_use_id: Option<String>,
+    },
+    /// A complete user message (tool results) committed to the conversation.
+    User {
+        message: Message,
+        parent_tool_use_id: Option<String>,
+    },
+    /// A tool call starts running.
+    ToolStart {
+        id: String,
+        name: String,
+        summary: String,
+        parent_tool_use_id: Option<String>,
+    },
+    /// A tool call finished; `display` is the user-facing rendering.
+    ToolEnd {
+        id: String,
+        name: String,
+        display: String,
+        is_error: bool,
+        parent_tool_use_id: Option<String>,
+    },
+    /// The permission mode changed.
+    PermissionMode {
+        mode: PermissionMode,
+        pre_plan_mode: Option<PermissionMode>,
+    },
+    /// Context was injected before a model request.
+    Attachment(Attachment),
+    /// Something to show the user outside the conversation.
+    Notification { key: String, text: String },
+    /// The handling of one user input ended.
+    Result(TurnOutcome),
+}
+
+/// How the handling of one user input ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    pub subtype: ResultSubtype,
+    pub is_error: bool,
+    /// The final assistant text, a command's output, or the error.
+    pub result: String,
+    /// Model requests made for this input (0 for local commands).
+    pub num_turns: u32,
+    pub duration_ms: u64,
+    /// Usage of this input's requests.
+    pub usage: Usage,
+    pub permission_mode: PermissionMode,
+    pub plan_file: Option<String>,
+}

@@ -1,0 +1,57 @@
+//! What the engine records about a conversation. The session module turns
+//! records into transcript entries; tests can record into memory.
+
+use std::sync::Mutex;
+
+use catui_protocol::{Attachment, Message, PermissionMode, Usage};
+
+/// One thing worth keeping in the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    User {
+        message: Message,
+        is_meta: bool,
+    },
+    Assistant {
+        message: Message,
+        usage: Usage,
+        model: Option<String>,
+    },
+    Attachment {
+        attachment: Attachment,
+    },
+    PermissionMode {
+        mode: PermissionMode,
+        pre_plan_mode: Option<PermissionMode>,
+    },
+}
+
+/// Where records go. Implementations must not fail the conversation: they
+/// report their own IO errors.
+pub trait Recorder: Send + Sync {
+    fn record(&self, record: Record);
+}
+
+/// Keeps records in memory (tests, sub-agents without transcripts).
+#[derive(Default)]
+pub struct MemoryRecorder {
+    records: Mutex<Vec<Record>>,
+}
+
+impl MemoryRecorder {
+    pub fn records(&self) -> Vec<Record> {
+        match self.records.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+impl Recorder for MemoryRecorder {
+    fn record(&self, record: Record) {
+        match self.records.lock() {
+            Ok(mut g) => g.push(record),
+            Err(poisoned) => poisoned.into_inner().push(record),
+        }
+    }
+}
