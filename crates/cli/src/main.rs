@@ -1,1 +1,125 @@
-fn main() {}
+//! The `catui` binary: parses the command line, builds a session and hands
+//! it to a front end (headless for now; the terminal UI later).
+
+mod args;
+mod headless;
+mod provider;
+mod setup;
+
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use args::{Args, InputFormat};
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_tracing(args.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("catui: could not start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let code = runtime.block_on(run(args));
+    // Do not wait for a blocked stdin reader.
+    runtime.shutdown_background();
+    ExitCode::from(code)
+}
+
+fn init_tracing(verbose: bool) {
+    let default = if verbose {
+        "catui=debug,catui_core=debug,catui_providers=debug,warn"
+    } else {
+        "warn"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CATUI_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+async fn run(args: Args) -> u8 {
+    if let Some(command) = &args.command {
+        eprintln!(
+            "catui: `{}` is not available in this build yet",
+            command_name(command)
+        );
+        return 2;
+    }
+    let headless = args.print || !std::io::stdout().is_terminal();
+    if !headless {
+        eprintln!(
+            "catui: the interactive interface is not available yet; running headless as with -p"
+        );
+    } else if !args.print {
+        eprintln!("catui: stdout is not a terminal; running headless as with -p");
+    }
+
+    let first_input = match args.input_format {
+        InputFormat::StreamJson => None,
+        InputFormat::Text => match prompt_text(&args) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                eprintln!("catui: {e}");
+                return 2;
+            }
+        },
+    };
+
+    let session = match setup::build(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("catui: {e}");
+            return 2;
+        }
+    };
+    setup::run_headless(&args, session, first_input).await
+}
+
+fn command_name(command: &args::Command) -> &'static str {
+    match command {
+        args::Command::Demo { .. } => "catui demo",
+        args::Command::Sessions => "catui sessions",
+        args::Command::Plans { .. } => "catui plans",
+    }
+}
+
+/// The prompt from the argument, else all of stdin.
+fn prompt_text(args: &Args) -> Result<String, String> {
+    if let Some(p) = &args.prompt
+        && !p.trim().is_empty()
+    {
+        return Ok(p.clone());
+    }
+    if std::io::stdin().is_terminal() {
+        return Err(
+            "no prompt: pass one as an argument (catui -p \"question\") or pipe it on stdin".into(),
+        );
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("could not read the prompt from stdin: {e}"))?;
+    if text.trim().is_empty() {
+        return Err(
+            "no prompt: pass one as an argument (catui -p \"question\") or pipe it on stdin".into(),
+        );
+    }
+    Ok(text)
+}

@@ -38,6 +38,8 @@ use crate::tools::{ToolContext, ToolRegistry};
 pub struct EngineConfig {
     pub session_id: String,
     pub model: String,
+    /// The fast model (Explore agents, the auto-mode classifier).
+    pub small_model: String,
     pub system_prompt: String,
     /// Model requests allowed per user input; `None` = unlimited.
     pub max_turns: Option<u32>,

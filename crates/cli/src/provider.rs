@@ -1,0 +1,184 @@
+//! Choosing the model provider, model names and credentials from the
+//! command line, settings and environment (SPEC §2).
+
+use std::time::Duration;
+
+use catui_providers::{ProviderConfig, ProviderKind};
+
+/// Looks up environment variables: settings `env` first, then the process.
+pub trait EnvLookup {
+    fn get(&self, name: &str) -> Option<String>;
+}
+
+impl<F: Fn(&str) -> Option<String>> EnvLookup for F {
+    fn get(&self, name: &str) -> Option<String> {
+        self(name).filter(|v| !v.trim().is_empty())
+    }
+}
+
+/// What the user asked for.
+#[derive(Debug, Default, Clone)]
+pub struct ProviderChoice {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub small_model: Option<String>,
+    pub idle_timeout_secs: Option<u64>,
+}
+
+/// The resolved provider and models.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub config: ProviderConfig,
+    pub model: String,
+    pub small_model: String,
+}
+
+/// Resolves the provider. The error is one line telling the user what to set.
+pub fn resolve(choice: &ProviderChoice, env: &dyn EnvLookup) -> Result<Resolved, String> {
+    let kind = match &choice.provider {
+        Some(p) => p.parse::<ProviderKind>()?,
+        None => {
+            if env.get("ANTHROPIC_API_KEY").is_some() {
+                ProviderKind::Anthropic
+            } else if env.get("OPENAI_API_KEY").is_some() || env.get("OPENAI_BASE_URL").is_some() {
+                ProviderKind::OpenAi
+            } else {
+                return Err(
+                    "no model provider configured: set ANTHROPIC_API_KEY (Anthropic) or OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI-compatible servers such as Ollama or vLLM), or try `catui demo` offline"
+                        .to_string(),
+                );
+            }
+        }
+    };
+    let key = env.get(kind.key_var()).unwrap_or_default();
+    let base_url = env.get(kind.base_url_var());
+    match kind {
+        ProviderKind::Anthropic if key.is_empty() => {
+            return Err(
+                "the anthropic provider needs an API key: set ANTHROPIC_API_KEY".to_string(),
+            );
+        }
+        ProviderKind::OpenAi if key.is_empty() && base_url.is_none() => {
+            return Err(
+                "the openai provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (e.g. http://localhost:11434/v1)"
+                    .to_string(),
+            );
+        }
+        _ => {}
+    }
+    let base_url = base_url.unwrap_or_else(|| kind.default_base_url().to_string());
+    let mut config = ProviderConfig::new(kind, base_url, key);
+    if let Some(secs) = choice.idle_timeout_secs.or_else(|| {
+        env.get("CATUI_IDLE_TIMEOUT_SECS")
+            .and_then(|s| s.parse().ok())
+    }) {
+        config.idle_timeout = Duration::from_secs(secs.max(1));
+    }
+    if let Some(ms) = env
+        .get("CATUI_RETRY_BASE_MS")
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        config.retry_base_delay = Duration::from_millis(ms);
+        config.retry_max_delay = Duration::from_millis(ms.saturating_mul(64).max(ms));
+    }
+    let model = choice
+        .model
+        .clone()
+        .or_else(|| env.get("CATUI_MODEL"))
+        .unwrap_or_else(|| default_model(kind).to_string());
+    let small_model = choice
+        .small_model
+        .clone()
+        .or_else(|| env.get("CATUI_SMALL_MODEL"))
+        .unwrap_or_else(|| match kind {
+            ProviderKind::Anthropic => "claude-haiku-4-5".to_string(),
+            ProviderKind::OpenAi => model.clone(),
+        });
+    Ok(Resolved {
+        config,
+        model,
+        small_model,
+    })
+}
+
+fn default_model(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "claude-sonnet-4-5",
+        ProviderKind::OpenAi => "gpt-4.1",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k: &str| map.get(k).cloned()
+    }
+
+    #[test]
+    fn nothing_configured_names_both_keys() {
+        let err = resolve(&ProviderChoice::default(), &env(&[])).unwrap_err();
+        assert!(
+            err.contains("ANTHROPIC_API_KEY") && err.contains("OPENAI_API_KEY"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'));
+    }
+
+    #[test]
+    fn picks_whichever_key_is_set() {
+        let r = resolve(
+            &ProviderChoice::default(),
+            &env(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]),
+        )
+        .unwrap();
+        assert_eq!(r.config.kind, ProviderKind::OpenAi);
+        assert_eq!(r.config.base_url, "http://127.0.0.1:1/v1");
+        let r = resolve(
+            &ProviderChoice::default(),
+            &env(&[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "o")]),
+        )
+        .unwrap();
+        assert_eq!(r.config.kind, ProviderKind::Anthropic);
+        assert_eq!(r.config.base_url, "https://api.anthropic.com");
+    }
+
+    #[test]
+    fn explicit_provider_without_key_is_an_error() {
+        let choice = ProviderChoice {
+            provider: Some("anthropic".into()),
+            ..Default::default()
+        };
+        let err = resolve(&choice, &env(&[("OPENAI_API_KEY", "o")])).unwrap_err();
+        assert!(err.contains("ANTHROPIC_API_KEY"));
+        let choice = ProviderChoice {
+            provider: Some("gemini".into()),
+            ..Default::default()
+        };
+        assert!(
+            resolve(&choice, &env(&[]))
+                .unwrap_err()
+                .contains("unknown provider")
+        );
+    }
+
+    #[test]
+    fn model_precedence_flag_then_env_then_default() {
+        let e = env(&[("ANTHROPIC_API_KEY", "k"), ("CATUI_MODEL", "from-env")]);
+        assert_eq!(
+            resolve(&ProviderChoice::default(), &e).unwrap().model,
+            "from-env"
+        );
+        let choice = ProviderChoice {
+            model: Some("flag".into()),
+            ..Default::default()
+        };
+        assert_eq!(resolve(&choice, &e).unwrap().model, "flag");
+    }
+}

@@ -1,0 +1,189 @@
+//! Building a session from the command line: settings, provider, tools,
+//! permissions, transcript and engine, then handing it to a front end.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use catui_core::engine::{
+    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, NobodyToAsk,
+};
+use catui_core::permissions::PermissionContext;
+use catui_core::settings::Settings;
+use catui_core::tools::{ToolContext, ToolRegistry};
+use catui_protocol::{ContentBlock, PermissionMode};
+use catui_providers::ProviderKind;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use crate::args::{Args, InputFormat};
+use crate::headless::{self, Pending, SessionInfo, StdioApprover};
+use crate::provider::{self, ProviderChoice};
+
+/// A session ready to run.
+pub struct Session {
+    pub engine: Engine,
+    pub events: UnboundedReceiver<EngineEvent>,
+    pub info: SessionInfo,
+    /// Set when a client on stdin answers permission prompts.
+    pub pending: Option<Arc<Pending>>,
+    pub controls_tx: tokio::sync::mpsc::UnboundedSender<catui_protocol::stream_json::OutputEvent>,
+    pub controls_rx: UnboundedReceiver<catui_protocol::stream_json::OutputEvent>,
+}
+
+/// Builds the session; the error is one line for the user (exit 2).
+pub fn build(args: &Args) -> Result<Session, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let settings = Settings::default();
+    let settings_env = settings.env.clone();
+    let env = move |name: &str| {
+        settings_env
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+    };
+
+    let choice = ProviderChoice {
+        provider: args.provider.clone().or_else(|| settings.provider.clone()),
+        model: args.model.clone().or_else(|| settings.model.clone()),
+        small_model: args
+            .small_model
+            .clone()
+            .or_else(|| settings.small_model.clone()),
+        idle_timeout_secs: None,
+    };
+    let resolved = provider::resolve(&choice, &env)?;
+
+    let mode = match args
+        .permission_mode
+        .as_deref()
+        .or(settings.permissions.default_mode.as_deref())
+    {
+        Some(m) => m.parse::<PermissionMode>().map_err(|e| e.to_string())?,
+        None => PermissionMode::Default,
+    };
+    let session_id = match &args.session_id {
+        Some(id) => uuid::Uuid::parse_str(id)
+            .map_err(|_| format!("--session-id must be a UUID, got '{id}'"))?
+            .to_string(),
+        None => uuid::Uuid::new_v4().to_string(),
+    };
+    let max_tokens = env("CATUI_MAX_TOKENS")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(match resolved.config.kind {
+            ProviderKind::Anthropic => 16_384,
+            ProviderKind::OpenAi => 8_192,
+        });
+
+    let client = catui_providers::client_for(resolved.config.clone()).map_err(|e| e.to_string())?;
+    let tools = ToolRegistry::builtin();
+    let mut tool_ctx = ToolContext::new(cwd.clone());
+    tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
+
+    let interactive = args.input_format == InputFormat::StreamJson;
+    let (controls_tx, controls_rx) = headless::control_channel();
+    let pending = interactive.then(|| Arc::new(Pending::default()));
+    let approver: Arc<dyn Approver> = match &pending {
+        Some(p) => Arc::new(StdioApprover {
+            out: controls_tx.clone(),
+            pending: p.clone(),
+        }),
+        None => Arc::new(NobodyToAsk),
+    };
+    let mut permissions = PermissionContext::default();
+    // Enter the starting mode through the one transition function so that
+    // prePlanMode is recorded however plan mode is entered.
+    catui_core::permissions::transition_permission_mode(&mut permissions, mode)?;
+
+    let info = SessionInfo {
+        session_id: session_id.clone(),
+        cwd: cwd.display().to_string(),
+        model: resolved.model.clone(),
+        tools: tools.names(),
+        sandbox: "unavailable".into(),
+    };
+    let (events_tx, events) = unbounded_channel();
+    let config = EngineConfig {
+        session_id,
+        model: resolved.model,
+        small_model: resolved.small_model,
+        system_prompt: system_prompt(&cwd),
+        max_turns: args.max_turns,
+        max_tokens,
+        agent_id: None,
+        parent_tool_use_id: None,
+    };
+    let engine = Engine::new(
+        config,
+        EngineParts {
+            client,
+            tools,
+            permissions,
+            tool_ctx,
+            approver,
+            recorder: Arc::new(MemoryRecorder::default()),
+            events: events_tx,
+        },
+    );
+    Ok(Session {
+        engine,
+        events,
+        info,
+        pending,
+        controls_tx,
+        controls_rx,
+    })
+}
+
+fn system_prompt(cwd: &std::path::Path) -> String {
+    let _: PathBuf = cwd.to_path_buf();
+    format!(
+        "You are catui, a coding agent working in {}.",
+        cwd.display()
+    )
+}
+
+/// Runs a headless session to its end and returns the exit code.
+pub async fn run_headless(args: &Args, session: Session, first_input: Option<String>) -> u8 {
+    let Session {
+        engine,
+        events,
+        info,
+        pending,
+        controls_tx,
+        controls_rx,
+    } = session;
+    if args.output_format == crate::args::OutputFormat::StreamJson {
+        let _ = controls_tx.send(headless::init_event(
+            &info,
+            engine.permission_mode(),
+            engine.plan_file(),
+        ));
+    }
+    let printer = tokio::spawn(headless::print_events(
+        args.output_format,
+        args.verbose,
+        info.session_id.clone(),
+        events,
+        controls_rx,
+    ));
+    let users = match pending {
+        Some(pending) => {
+            let (users_tx, users_rx) = unbounded_channel();
+            tokio::spawn(headless::read_stdin(
+                users_tx,
+                engine.control(),
+                pending,
+                controls_tx.clone(),
+            ));
+            Some(users_rx)
+        }
+        None => None,
+    };
+    drop(controls_tx);
+    let first = first_input.map(|t| vec![ContentBlock::text(t)]);
+    let code = headless::run(engine, first, users).await;
+    // The engine is gone, so the event channel closes and the printer drains.
+    let _ = printer.await;
+    code as u8
+}
