@@ -43,6 +43,14 @@ pub fn build(args: &Args) -> Result<Session, String> {
             .or_else(|| std::env::var(name).ok())
     };
 
+    let mode = match args
+        .permission_mode
+        .as_deref()
+        .or(settings.permissions.default_mode.as_deref())
+    {
+        Some(m) => m.parse::<PermissionMode>().map_err(|e| e.to_string())?,
+        None => PermissionMode::Default,
+    };
     let choice = ProviderChoice {
         provider: args.provider.clone().or_else(|| settings.provider.clone()),
         model: args.model.clone().or_else(|| settings.model.clone()),
@@ -54,14 +62,6 @@ pub fn build(args: &Args) -> Result<Session, String> {
     };
     let resolved = provider::resolve(&choice, &env)?;
 
-    let mode = match args
-        .permission_mode
-        .as_deref()
-        .or(settings.permissions.default_mode.as_deref())
-    {
-        Some(m) => m.parse::<PermissionMode>().map_err(|e| e.to_string())?,
-        None => PermissionMode::Default,
-    };
     let session_id = match &args.session_id {
         Some(id) => uuid::Uuid::parse_str(id)
             .map_err(|_| format!("--session-id must be a UUID, got '{id}'"))?

@@ -20,7 +20,6 @@ enum Slot {
         id: String,
         name: String,
         call: ParsedCall,
-        safe: bool,
     },
     Answered(ContentBlock),
 }
@@ -30,51 +29,42 @@ pub(super) async fn run_tool_calls(
     assistant: &Message,
     cancel: &CancellationToken,
 ) -> Vec<ContentBlock> {
-    let calls: Vec<(String, String, Value)> = assistant
-        .tool_uses()
-        .map(|(id, name, input)| (id.to_string(), name.to_string(), input.clone()))
-        .collect();
     let mut ctx = engine.tool_ctx.clone();
     ctx.cancel = cancel.clone();
 
-    let mut results: Vec<Option<ContentBlock>> = vec![None; calls.len()];
-    let mut index = 0;
-    while index < calls.len() {
-        // Gather the next batch: a run of concurrency-safe calls, or one call.
-        let mut batch: Vec<(usize, Slot)> = Vec::new();
-        while index < calls.len() {
-            let (id, name, input) = &calls[index];
-            if cancel.is_cancelled() {
-                batch.push((index, Slot::Answered(interrupted(id))));
-                index += 1;
-                continue;
-            }
-            let slot = prepare(engine, &ctx, id, name, input).await;
-            let safe = matches!(&slot, Slot::Ready { safe: true, .. });
-            let first_in_batch = batch.is_empty();
-            if !safe
-                && !first_in_batch
-                && batch.iter().any(|(_, s)| matches!(s, Slot::Ready { .. }))
-            {
-                // Run what we have before this unsafe call; prepare it again
-                // next round (preparing is idempotent: parse + decide).
-                break;
-            }
-            batch.push((index, slot));
-            index += 1;
-            if !safe {
-                break;
-            }
+    // Parse everything first (pure), so batches are known before anyone is
+    // asked anything.
+    let parsed: Vec<(String, String, Value, Result<ParsedCall, ContentBlock>)> = assistant
+        .tool_uses()
+        .map(|(id, name, input)| {
+            (
+                id.to_string(),
+                name.to_string(),
+                input.clone(),
+                parse(engine, id, name, input),
+            )
+        })
+        .collect();
+
+    let mut results: Vec<ContentBlock> = Vec::with_capacity(parsed.len());
+    let mut batch: Vec<Slot> = Vec::new();
+    for (id, name, input, call) in parsed {
+        let safe = matches!(&call, Ok(c) if c.is_concurrency_safe());
+        if !safe && !batch.is_empty() {
+            results.extend(run_batch(engine, &ctx, std::mem::take(&mut batch)).await);
         }
-        for (i, block) in run_batch(engine, &ctx, batch).await {
-            results[i] = Some(block);
+        let slot = match call {
+            Err(block) => Slot::Answered(block),
+            Ok(_) if cancel.is_cancelled() => Slot::Answered(interrupted(&id)),
+            Ok(call) => authorize(engine, &ctx, id, name, &input, call).await,
+        };
+        batch.push(slot);
+        if !safe {
+            results.extend(run_batch(engine, &ctx, std::mem::take(&mut batch)).await);
         }
     }
+    results.extend(run_batch(engine, &ctx, batch).await);
     results
-        .into_iter()
-        .zip(calls.iter())
-        .map(|(r, (id, _, _))| r.unwrap_or_else(|| interrupted(id)))
-        .collect()
 }
 
 fn interrupted(id: &str) -> ContentBlock {
@@ -85,20 +75,30 @@ fn interrupted(id: &str) -> ContentBlock {
     )
 }
 
-/// Parses, validates and decides one call.
-async fn prepare(engine: &Engine, ctx: &ToolContext, id: &str, name: &str, input: &Value) -> Slot {
+/// Finds the tool and parses the input against its schema.
+fn parse(engine: &Engine, id: &str, name: &str, input: &Value) -> Result<ParsedCall, ContentBlock> {
     let Some(tool) = engine.tools.get(name) else {
         let available = engine.tools.names().join(", ");
-        return Slot::Answered(ContentBlock::tool_result(
+        return Err(ContentBlock::tool_result(
             id,
             format!("No tool named '{name}' exists. Available tools: {available}."),
             true,
         ));
     };
-    let call = match tool.parse(input) {
-        Ok(c) => c,
-        Err(e) => return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true)),
-    };
+    tool.parse(input)
+        .map_err(|e| ContentBlock::tool_result(id, e.to_string(), true))
+}
+
+/// Validates a call and passes it through the permission layer, asking the
+/// user when the layer says so.
+async fn authorize(
+    engine: &Engine,
+    ctx: &ToolContext,
+    id: String,
+    name: String,
+    input: &Value,
+    call: ParsedCall,
+) -> Slot {
     if let Err(e) = call.validate(ctx).await {
         return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true));
     }
@@ -106,17 +106,15 @@ async fn prepare(engine: &Engine, ctx: &ToolContext, id: &str, name: &str, input
     let read_only = call.is_read_only();
     let decision = {
         let perms = engine.shared.permissions();
-        permissions::decide(&perms, name, &access, read_only)
+        permissions::decide(&perms, &name, &access, read_only)
     };
-    let call = match decision {
-        Decision::Allow => call,
-        Decision::Deny { message } => {
-            return Slot::Answered(ContentBlock::tool_result(id, message, true));
-        }
+    match decision {
+        Decision::Allow => Slot::Ready { id, name, call },
+        Decision::Deny { message } => Slot::Answered(ContentBlock::tool_result(id, message, true)),
         Decision::Ask { reason } => {
             let request = PermissionRequest {
-                tool_use_id: id.to_string(),
-                tool_name: name.to_string(),
+                tool_use_id: id.clone(),
+                tool_name: name.clone(),
                 input: input.clone(),
                 reason,
                 agent_id: engine.config.agent_id.clone(),
@@ -125,54 +123,47 @@ async fn prepare(engine: &Engine, ctx: &ToolContext, id: &str, name: &str, input
                 a = engine.approver.ask(request) => a,
                 _ = ctx.cancel.cancelled() => PermissionAnswer::Deny { message: "interrupted".into() },
             };
+            if ctx.cancel.is_cancelled() {
+                // An interrupted prompt never counts as approval.
+                return Slot::Answered(interrupted(&id));
+            }
             match answer {
                 PermissionAnswer::Allow {
                     updated_input: Some(updated),
                     ..
-                } if &updated != input => match tool.parse(&updated) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true));
-                    }
+                } if &updated != input => match parse(engine, &id, &name, &updated) {
+                    Ok(call) => match call.validate(ctx).await {
+                        Ok(()) => Slot::Ready { id, name, call },
+                        Err(e) => {
+                            Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true))
+                        }
+                    },
+                    Err(block) => Slot::Answered(block),
                 },
-                PermissionAnswer::Allow { .. } => call,
+                PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
                 PermissionAnswer::Deny { message } => {
-                    if ctx.cancel.is_cancelled() {
-                        return Slot::Answered(interrupted(id));
-                    }
                     let text = if message.trim().is_empty() {
                         format!(
-                            "The user declined to run {name}. Do not retry the same call; ask or adapt."
+                            "The user declined to run {name}. Do not retry the same call; adapt or ask."
                         )
                     } else {
                         format!("The user declined to run {name}: {message}")
                     };
-                    return Slot::Answered(ContentBlock::tool_result(id, text, true));
+                    Slot::Answered(ContentBlock::tool_result(id, text, true))
                 }
             }
         }
-    };
-    let safe = call.is_concurrency_safe();
-    Slot::Ready {
-        id: id.to_string(),
-        name: name.to_string(),
-        call,
-        safe,
     }
 }
 
-async fn run_batch(
-    engine: &Engine,
-    ctx: &ToolContext,
-    batch: Vec<(usize, Slot)>,
-) -> Vec<(usize, ContentBlock)> {
+async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<ContentBlock> {
     let parent = engine.config.parent_tool_use_id.clone();
-    let futures = batch.into_iter().map(|(i, slot)| {
+    let futures = batch.into_iter().map(|slot| {
         let parent = parent.clone();
         async move {
             match slot {
-                Slot::Answered(block) => (i, block),
-                Slot::Ready { id, name, call, .. } => {
+                Slot::Answered(block) => block,
+                Slot::Ready { id, name, call } => {
                     engine.shared.emit(EngineEvent::ToolStart {
                         id: id.clone(),
                         name: name.clone(),
@@ -202,7 +193,7 @@ async fn run_batch(
                         is_error,
                         parent_tool_use_id: parent,
                     });
-                    (i, ContentBlock::tool_result(id, content, is_error))
+                    ContentBlock::tool_result(id, content, is_error)
                 }
             }
         }

@@ -1,0 +1,188 @@
+//! Helpers for driving the real `catui` binary against the testkit mock.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use assert_cmd::cargo::CommandCargoExt;
+use catui_testkit::MockServer;
+use serde_json::Value;
+
+/// A temp project and config home, isolated from the user's.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        Sandbox { dir }
+    }
+
+    pub fn project(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
+    }
+
+    pub fn config(&self) -> PathBuf {
+        self.dir.path().join("config")
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.project().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// `catui` with a clean environment pointing at `server` (Anthropic).
+    pub fn catui(&self, server: &MockServer) -> Command {
+        let mut cmd = self.bare();
+        cmd.env("ANTHROPIC_API_KEY", "test-key-not-secret")
+            .env("ANTHROPIC_BASE_URL", server.url());
+        cmd
+    }
+
+    /// `catui` pointing at `server` with the OpenAI wire format.
+    pub fn catui_openai(&self, server: &MockServer) -> Command {
+        let mut cmd = self.bare();
+        cmd.env("OPENAI_API_KEY", "test-key-not-secret")
+            .env("OPENAI_BASE_URL", format!("{}/v1", server.url()));
+        cmd
+    }
+
+    /// `catui` with no provider configured.
+    pub fn bare(&self) -> Command {
+        let mut cmd = Command::cargo_bin("catui").unwrap();
+        cmd.current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("CATUI_CONFIG_DIR", self.config())
+            .env("CATUI_RETRY_BASE_MS", "1")
+            .env("CATUI_MODEL", "test-model");
+        cmd
+    }
+
+    /// All transcript files written under the config home.
+    pub fn transcripts(&self) -> Vec<PathBuf> {
+        let mut out = vec![];
+        collect_jsonl(&self.config().join("projects"), &mut out);
+        out
+    }
+}
+
+fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_jsonl(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Parses stdout as JSON lines, failing on any line that is not JSON.
+pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l}"))
+        })
+        .collect()
+}
+
+/// A running `--input-format stream-json` session.
+pub struct StreamSession {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    pub seen: Vec<Value>,
+}
+
+impl StreamSession {
+    pub fn start(mut cmd: Command, extra: &[&str]) -> Self {
+        cmd.args([
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        StreamSession {
+            child,
+            stdin,
+            lines: rx,
+            seen: vec![],
+        }
+    }
+
+    pub fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn send_user(&mut self, text: &str) {
+        self.send(serde_json::json!({"type":"user","message":{"role":"user","content":text}}));
+    }
+
+    /// Waits for the next line matching `pred`, keeping everything seen.
+    pub fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(v) => {
+                    self.seen.push(v.clone());
+                    if pred(&v) {
+                        return v;
+                    }
+                }
+                Err(_) => panic!("timed out waiting for {what}; seen: {:#?}", self.seen),
+            }
+        }
+    }
+
+    pub fn wait_type(&mut self, ty: &str) -> Value {
+        self.wait_for(ty, |v| v["type"] == ty)
+    }
+
+    /// Closes stdin and waits for the exit code.
+    pub fn finish(mut self) -> (i32, Vec<Value>) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        while let Ok(v) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(v);
+        }
+        (status.code().unwrap_or(-1), self.seen)
+    }
+}
