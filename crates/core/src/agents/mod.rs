@@ -1,1 +1,47 @@
-//! Sub-agents (Agent tool, built-in agent types) — see the sub-agents issue.
+//! Sub-agents: the Agent tool, the built-in agent types (Explore, Plan,
+//! general-purpose), user-defined agents from `.catui/agents/*.md`, and the
+//! runner that executes a sub-agent as its own conversation on the same
+//! engine, concurrently with its siblings.
+
+pub mod definitions;
+pub mod loader;
+pub mod runner;
+pub mod tool;
+
+use async_trait::async_trait;
+use catui_protocol::Usage;
+
+pub use definitions::{AgentDefinition, ModelChoice, builtin_agents};
+pub use runner::{SubAgentRunner, SubAgentSetup};
+pub use tool::AgentTool;
+
+use crate::tools::{ToolContext, ToolError};
+
+/// One request to run a sub-agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentRequest {
+    pub subagent_type: String,
+    pub description: String,
+    pub prompt: String,
+    /// A model override from the caller.
+    pub model: Option<String>,
+    /// The Agent tool_use that asked for it.
+    pub parent_tool_use_id: String,
+}
+
+/// What a finished sub-agent reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentReport {
+    pub agent_id: String,
+    pub text: String,
+    pub usage: Usage,
+    pub turns: u32,
+    pub duration_ms: u64,
+}
+
+/// Runs sub-agents for the Agent tool.
+#[async_trait]
+pub trait AgentRunner: Send + Sync {
+    async fn run(&self, request: AgentRequest, ctx: &ToolContext)
+    -> Result<AgentReport, ToolError>;
+}

@@ -100,6 +100,31 @@ impl EngineControl {
     }
 }
 
+impl crate::tools::SessionHooks for Shared {
+    fn permission_mode(&self) -> PermissionMode {
+        self.permissions().mode
+    }
+
+    fn pre_plan_mode(&self) -> Option<PermissionMode> {
+        self.permissions().pre_plan_mode
+    }
+
+    fn permission_context(&self) -> PermissionContext {
+        self.permissions().clone()
+    }
+
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String> {
+        set_mode(self, to)
+    }
+
+    fn notify(&self, key: &str, text: &str) {
+        self.emit(EngineEvent::Notification {
+            key: key.to_string(),
+            text: text.to_string(),
+        });
+    }
+}
+
 fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
     let (changed, pre_plan_mode) = {
         let mut perms = shared.permissions();
@@ -150,7 +175,7 @@ impl Engine {
             client,
             tools,
             permissions,
-            tool_ctx,
+            mut tool_ctx,
             approver,
             recorder,
             events,
@@ -161,6 +186,7 @@ impl Engine {
             recorder,
             cancel: Mutex::new(CancellationToken::new()),
         });
+        tool_ctx.session = Some(crate::tools::SessionHandle(shared.clone()));
         Self {
             config,
             client,
@@ -225,6 +251,7 @@ impl Engine {
     /// Always ends with exactly one [`EngineEvent::Result`], also returned.
     pub async fn handle_input(&mut self, content: Vec<ContentBlock>) -> TurnOutcome {
         let started = Instant::now();
+        self.new_turn_token();
         let text = Message {
             role: Role::User,
             content: content.clone(),
@@ -276,6 +303,22 @@ impl Engine {
         }
     }
 
+    /// Runs one prompt as a sub-agent conversation: no slash commands, no
+    /// `Result` event (the parent's Agent tool reports), cancelled with the
+    /// parent's turn through `cancel`.
+    pub async fn run_prompt(&mut self, prompt: String, cancel: CancellationToken) -> TurnOutcome {
+        self.install_turn_token(cancel.clone());
+        self.run_turn(vec![ContentBlock::text(prompt)], Instant::now())
+            .await
+    }
+
+    fn install_turn_token(&self, token: CancellationToken) {
+        match self.shared.cancel.lock() {
+            Ok(mut g) => *g = token,
+            Err(poisoned) => *poisoned.into_inner() = token,
+        }
+    }
+
     fn new_turn_token(&self) -> CancellationToken {
         let token = CancellationToken::new();
         match self.shared.cancel.lock() {
@@ -287,7 +330,10 @@ impl Engine {
 
     /// The model loop for one human input.
     async fn run_turn(&mut self, content: Vec<ContentBlock>, started: Instant) -> TurnOutcome {
-        let cancel = self.new_turn_token();
+        let cancel = match self.shared.cancel.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
         let user = Message {
             role: Role::User,
             content,

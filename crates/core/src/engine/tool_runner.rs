@@ -164,6 +164,9 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
             match slot {
                 Slot::Answered(block) => block,
                 Slot::Ready { id, name, call } => {
+                    let mut ctx = ctx.clone();
+                    ctx.tool_use_id = Some(id.clone());
+                    let ctx = &ctx;
                     engine.shared.emit(EngineEvent::ToolStart {
                         id: id.clone(),
                         name: name.clone(),

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
 /// What a file looked like when the model last read it, for the stale-write
@@ -42,6 +43,45 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Set inside a sub-agent.
     pub agent_id: Option<String>,
+    /// The id of the tool_use being run (set per call by the engine).
+    pub tool_use_id: Option<String>,
+    /// The engine's session controls (mode changes, notifications).
+    pub session: Option<SessionHandle>,
+    /// Starts sub-agents (the Agent tool); absent inside sub-agents.
+    pub agents: Option<AgentsHandle>,
+}
+
+/// What tools may ask of the engine that runs them.
+pub trait SessionHooks: Send + Sync {
+    fn permission_mode(&self) -> PermissionMode;
+    fn pre_plan_mode(&self) -> Option<PermissionMode>;
+    /// A copy of the whole permission state (sub-agents inherit it).
+    fn permission_context(&self) -> crate::permissions::PermissionContext;
+    /// Changes the mode through the one transition function (events and
+    /// transcript entries included).
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String>;
+    /// Shows the user something outside the conversation.
+    fn notify(&self, key: &str, text: &str);
+}
+
+/// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).
+#[derive(Clone)]
+pub struct SessionHandle(pub Arc<dyn SessionHooks>);
+
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionHandle")
+    }
+}
+
+/// A shared [`crate::agents::AgentRunner`].
+#[derive(Clone)]
+pub struct AgentsHandle(pub Arc<dyn crate::agents::AgentRunner>);
+
+impl std::fmt::Debug for AgentsHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AgentsHandle")
+    }
 }
 
 impl ToolContext {
@@ -53,7 +93,19 @@ impl ToolContext {
             env: Arc::default(),
             cancel: CancellationToken::new(),
             agent_id: None,
+            tool_use_id: None,
+            session: None,
+            agents: None,
         }
+    }
+
+    /// The permission mode of the session running this call (default when
+    /// the tool runs outside an engine, e.g. in unit tests).
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.session
+            .as_ref()
+            .map(|s| s.0.permission_mode())
+            .unwrap_or_default()
     }
 
     /// The current working directory.

@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use context::{FileStamp, ToolContext};
+pub use context::{AgentsHandle, FileStamp, SessionHandle, SessionHooks, ToolContext};
 pub use registry::ToolRegistry;
 
 use crate::permissions::Access;

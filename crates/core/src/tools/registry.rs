@@ -10,6 +10,8 @@ use super::Tool;
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
+    /// Older names still accepted from models (`Task` for `Agent`).
+    aliases: Vec<(&'static str, &'static str)>,
 }
 
 impl ToolRegistry {
@@ -37,7 +39,19 @@ impl ToolRegistry {
         self.tools.retain(|t| keep(t.name()));
     }
 
+    /// Accepts `alias` as another name of the tool `name`.
+    pub fn add_alias(&mut self, alias: &'static str, name: &'static str) {
+        self.aliases.push((alias, name));
+    }
+
+    /// The tool called `name` (or known by that alias).
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        let name = self
+            .aliases
+            .iter()
+            .find(|(a, _)| *a == name)
+            .map(|(_, n)| *n)
+            .unwrap_or(name);
         self.tools.iter().find(|t| t.name() == name)
     }
 

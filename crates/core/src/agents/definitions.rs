@@ -1,0 +1,178 @@
+//! Agent types: who a sub-agent is, which tools it gets and which model it
+//! runs on.
+
+/// Which model a sub-agent uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// The parent's model.
+    Inherit,
+    /// The `smallModel` setting (fast and cheap).
+    Small,
+    /// A model by name.
+    Named(String),
+}
+
+/// A type of sub-agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentDefinition {
+    pub name: String,
+    /// When to use it (shown to the model in the Agent tool description).
+    pub description: String,
+    /// Tools it may use; `None` = every tool of the parent.
+    pub tools: Option<Vec<String>>,
+    /// Tools it never gets, whatever `tools` says.
+    pub disallowed_tools: Vec<String>,
+    pub model: ModelChoice,
+    pub system_prompt: String,
+    /// Leave AGENTS.md / CLAUDE.md out of its prompt.
+    pub omit_memory: bool,
+    /// Only reads: allowed in plan mode.
+    pub read_only: bool,
+    /// Where it was defined (`built-in` or a file path).
+    pub source: String,
+}
+
+/// Tools no sub-agent may use: no nesting of agents, and plan approval
+/// belongs to the main conversation.
+pub const ALWAYS_DISALLOWED: &[&str] = &["Agent", "Task"];
+
+/// What read-only agents may never use.
+pub const WRITE_TOOLS: &[&str] = &[
+    "Agent",
+    "Task",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+];
+
+impl AgentDefinition {
+    /// Whether this agent may use the tool called `name`.
+    pub fn allows_tool(&self, name: &str) -> bool {
+        if ALWAYS_DISALLOWED.contains(&name) || self.disallowed_tools.iter().any(|t| t == name) {
+            return false;
+        }
+        match &self.tools {
+            None => true,
+            Some(list) => list.iter().any(|t| t == name || t == "*"),
+        }
+    }
+}
+
+const EXPLORE_PROMPT: &str = "\
+You are a code-search specialist working for another agent. Your job is to find things in the \
+repository quickly and report them precisely; you never change anything.
+
+How to work:
+- Start broad (Glob for file names, Grep for identifiers and strings), then Read the few files \
+that matter. Issue independent searches together in one message so they run in parallel.
+- Use Bash only for read-only commands (ls, git log, git diff, git show). Never create, modify \
+or delete files, and never run builds, installs or anything with side effects.
+- Stop as soon as you can answer; do not read the whole repository.
+
+Your final message is returned verbatim to the agent that called you, who has not seen your \
+searches. Make it a concise report: the answer first, then the relevant absolute file paths \
+with line numbers and one line on what each contains. No preamble, no filler.";
+
+const PLAN_PROMPT: &str = "\
+You are a software architect helping another agent plan a change. You read and reason; you \
+never modify files.
+
+How to work:
+- Read the code the change touches and the code around it: callers, tests, conventions, \
+similar features that already exist. Use Glob, Grep and Read (in parallel when independent) \
+and read-only Bash commands only.
+- Design the change the way the codebase already does things. Consider the alternatives \
+briefly and choose one, saying why. Name risks, edge cases and how to verify the result \
+(which tests to add or run).
+
+Your final message is returned to the calling agent. Structure it as: approach, step-by-step \
+implementation plan (files and functions to change), testing and verification, risks. End with \
+a section titled \"Critical files for implementation\" listing the 3 to 5 files that matter \
+most, as absolute paths, each with a short reason.";
+
+const GENERAL_PROMPT: &str = "\
+You are a capable coding agent handling one task on behalf of another agent. Complete the task \
+fully with the tools you have, following the conventions of the codebase. Search before you \
+assume; verify what you change.
+
+Your final message is returned to the calling agent, who cannot see your tool calls: report \
+what you did and found, with absolute file paths, concisely.";
+
+/// The built-in agent types.
+pub fn builtin_agents() -> Vec<AgentDefinition> {
+    vec![
+        AgentDefinition {
+            name: "Explore".into(),
+            description: "Fast, read-only codebase search: finding files, symbols, usages and answering \
+                          'where/how is X done' questions. Give it a precise question and say how thorough to be."
+                .into(),
+            tools: None,
+            disallowed_tools: WRITE_TOOLS.iter().map(|s| s.to_string()).collect(),
+            model: ModelChoice::Small,
+            system_prompt: EXPLORE_PROMPT.into(),
+            omit_memory: true,
+            read_only: true,
+            source: "built-in".into(),
+        },
+        AgentDefinition {
+            name: "Plan".into(),
+            description: "Read-only software architect: designs an implementation plan for a change, with the \
+                          steps, trade-offs and the critical files."
+                .into(),
+            tools: None,
+            disallowed_tools: WRITE_TOOLS.iter().map(|s| s.to_string()).collect(),
+            model: ModelChoice::Inherit,
+            system_prompt: PLAN_PROMPT.into(),
+            omit_memory: true,
+            read_only: true,
+            source: "built-in".into(),
+        },
+        AgentDefinition {
+            name: "general-purpose".into(),
+            description: "General agent for multi-step tasks: research, searching, and changes when the session's \
+                          permissions allow them."
+                .into(),
+            tools: None,
+            disallowed_tools: vec![],
+            model: ModelChoice::Inherit,
+            system_prompt: GENERAL_PROMPT.into(),
+            omit_memory: false,
+            read_only: false,
+            source: "built-in".into(),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_only_agents_never_get_write_tools() {
+        for def in builtin_agents().into_iter().filter(|d| d.read_only) {
+            for t in ["Edit", "Write", "NotebookEdit", "Agent", "ExitPlanMode"] {
+                assert!(!def.allows_tool(t), "{} allows {t}", def.name);
+            }
+            for t in ["Read", "Glob", "Grep", "Bash"] {
+                assert!(def.allows_tool(t), "{} lacks {t}", def.name);
+            }
+        }
+    }
+
+    #[test]
+    fn no_agent_may_nest() {
+        for def in builtin_agents() {
+            assert!(!def.allows_tool("Agent") && !def.allows_tool("Task"));
+        }
+        let plan = builtin_agents()
+            .into_iter()
+            .find(|d| d.name == "Plan")
+            .unwrap();
+        assert!(
+            plan.system_prompt
+                .contains("Critical files for implementation")
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! User-defined agents: Markdown files with a YAML-style front matter
+//! (`name`, `description`, `tools`, `model`) whose body is the system
+//! prompt, from `$CATUI_CONFIG_DIR/agents/*.md` and `<project>/.catui/agents/*.md`.
+//! Project agents override user agents, which override built-ins of the
+//! same name.
+
+use std::path::{Path, PathBuf};
+
+use super::definitions::{AgentDefinition, ModelChoice, WRITE_TOOLS};
+
+/// Every agent type of a session, and warnings about files that were skipped.
+pub fn load_agents(project_root: &Path, config_dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
+    let mut agents = super::builtin_agents();
+    let mut warnings = Vec::new();
+    for dir in [
+        config_dir.join("agents"),
+        project_root.join(".catui").join("agents"),
+    ] {
+        for path in markdown_files(&dir) {
+            match std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| parse_agent(&t, &path))
+            {
+                Ok(def) => {
+                    agents.retain(|a| a.name != def.name);
+                    agents.push(def);
+                }
+                Err(e) => warnings.push(format!("skipped agent file {}: {e}", path.display())),
+            }
+        }
+    }
+    (agents, warnings)
+}
+
+fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Parses one agent file.
+pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text
+        .strip_prefix("---")
+        .ok_or("it must start with a front matter block delimited by --- lines")?;
+    let end = rest
+        .find("\n---")
+        .ok_or("the front matter is not closed by a --- line")?;
+    let (front, body) = (&rest[..end], &rest[end + 4..]);
+    let body = body.split_once('\n').map(|(_, b)| b).unwrap_or("").trim();
+
+    let mut name = None;
+    let mut description = None;
+    let mut tools: Option<Vec<String>> = None;
+    let mut model = ModelChoice::Inherit;
+    let mut lines = front.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let (key, value) = line
+            .split_once(':')
+            .ok_or_else(|| format!("front matter line is not `key: value`: {line}"))?;
+        let value = unquote(value.trim());
+        match key.trim() {
+            "name" => name = Some(value.to_string()),
+            "description" => description = Some(value.to_string()),
+            "model" => {
+                model = match value {
+                    "" | "inherit" => ModelChoice::Inherit,
+                    "small" | "haiku" | "fast" => ModelChoice::Small,
+                    other => ModelChoice::Named(other.to_string()),
+                }
+            }
+            "tools" => {
+                let mut list = Vec::new();
+                if value.is_empty() {
+                    // YAML block list on the following lines.
+                    while let Some(next) = lines.peek() {
+                        let Some(item) = next.trim().strip_prefix("- ") else {
+                            break;
+                        };
+                        list.push(unquote(item.trim()).to_string());
+                        lines.next();
+                    }
+                } else {
+                    let inner = value.trim_start_matches('[').trim_end_matches(']');
+                    list.extend(
+                        inner
+                            .split(',')
+                            .map(|t| unquote(t.trim()).to_string())
+                            .filter(|t| !t.is_empty()),
+                    );
+                }
+                tools = Some(list);
+            }
+            _ => {} // unknown keys are allowed (forward compatible)
+        }
+    }
+    let name = name
+        .filter(|n| !n.is_empty())
+        .ok_or("the front matter has no `name`")?;
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "agent name '{name}' may only contain letters, digits, '-' and '_'"
+        ));
+    }
+    if body.is_empty() {
+        return Err("the file has no system prompt after the front matter".into());
+    }
+    let read_only = tools.as_ref().is_some_and(|t| {
+        !t.is_empty()
+            && t.iter()
+                .all(|t| !WRITE_TOOLS.contains(&t.as_str()) && t != "Bash")
+    });
+    Ok(AgentDefinition {
+        description: description.unwrap_or_else(|| format!("User-defined agent {name}")),
+        name,
+        tools,
+        disallowed_tools: vec![],
+        model,
+        system_prompt: body.to_string(),
+        omit_memory: false,
+        read_only,
+        source: path.display().to_string(),
+    })
+}
+
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    for q in ['"', '\''] {
+        if let Some(inner) = s.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_inline_and_block_tool_lists() {
+        let a = parse_agent(
+            "---\nname: reviewer\ndescription: \"Reviews diffs\"\ntools: Read, Grep, Glob\nmodel: small\n---\nYou review code.\n",
+            Path::new("r.md"),
+        )
+        .unwrap();
+        assert_eq!(a.name, "reviewer");
+        assert_eq!(a.description, "Reviews diffs");
+        assert_eq!(
+            a.tools,
+            Some(vec!["Read".into(), "Grep".into(), "Glob".into()])
+        );
+        assert_eq!(a.model, ModelChoice::Small);
+        assert!(a.read_only);
+        assert_eq!(a.system_prompt, "You review code.");
+
+        let b = parse_agent(
+            "---\nname: fixer\ntools:\n  - Read\n  - Edit\n---\nFix things.",
+            Path::new("f.md"),
+        )
+        .unwrap();
+        assert_eq!(b.tools, Some(vec!["Read".into(), "Edit".into()]));
+        assert!(!b.read_only);
+        assert!(!b.allows_tool("Bash"));
+        assert!(b.allows_tool("Edit"));
+    }
+
+    #[test]
+    fn bad_files_are_reported_not_fatal() {
+        assert!(
+            parse_agent("no front matter", Path::new("x.md"))
+                .unwrap_err()
+                .contains("front matter")
+        );
+        assert!(
+            parse_agent("---\nname: x\n", Path::new("x.md"))
+                .unwrap_err()
+                .contains("not closed")
+        );
+        assert!(
+            parse_agent("---\ndescription: d\n---\nbody", Path::new("x.md"))
+                .unwrap_err()
+                .contains("name")
+        );
+        assert!(parse_agent("---\nname: a b\n---\nbody", Path::new("x.md")).is_err());
+        assert!(
+            parse_agent("---\nname: a\n---\n", Path::new("x.md"))
+                .unwrap_err()
+                .contains("system prompt")
+        );
+    }
+
+    #[test]
+    fn project_agents_override_user_and_builtin() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        let config = dir.path().join("c");
+        std::fs::create_dir_all(project.join(".catui/agents")).unwrap();
+        std::fs::create_dir_all(config.join("agents")).unwrap();
+        std::fs::write(
+            config.join("agents/explore.md"),
+            "---\nname: Explore\n---\nuser explore",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".catui/agents/explore.md"),
+            "---\nname: Explore\n---\nproject explore",
+        )
+        .unwrap();
+        std::fs::write(project.join(".catui/agents/broken.md"), "nope").unwrap();
+        let (agents, warnings) = load_agents(&project, &config);
+        let explore: Vec<_> = agents.iter().filter(|a| a.name == "Explore").collect();
+        assert_eq!(explore.len(), 1);
+        assert_eq!(explore[0].system_prompt, "project explore");
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("broken.md"));
+        assert!(agents.iter().any(|a| a.name == "general-purpose"));
+    }
+}
