@@ -79,6 +79,32 @@ impl TranscriptWriter {
         })
     }
 
+    /// Opens the transcript of session `session_id` for the project in `cwd`
+    /// under `config_dir` (see [`super::paths::session_path`]).
+    pub fn for_session(config_dir: &Path, cwd: &Path, session_id: &str) -> io::Result<Self> {
+        Ok(
+            Self::open(super::paths::session_path(config_dir, cwd, session_id))?
+                .with_session_id(session_id)
+                .with_cwd(cwd),
+        )
+    }
+
+    /// Opens the sidechain transcript of sub-agent `agent_id` beside the
+    /// parent session's file; entries carry the parent's session id.
+    pub fn for_sidechain(
+        session_path: &Path,
+        session_id: &str,
+        cwd: &Path,
+        agent_id: &str,
+    ) -> io::Result<Self> {
+        Ok(
+            Self::open(super::paths::sidechain_path(session_path, agent_id))?
+                .with_session_id(session_id)
+                .with_cwd(cwd)
+                .with_agent_id(agent_id),
+        )
+    }
+
     /// Sets the session id written in every entry.
     pub fn with_session_id(mut self, session_id: impl Into<String>) -> Self {
         self.session_id = session_id.into();
