@@ -1,2 +1,225 @@
-//! The system prompt: who the agent is, its tools, the environment, and the
-//! memory files (AGENTS.md / CLAUDE.md).
+//! The system prompt: who the agent is, how it works, notes for the tools it
+//! has, the environment, a git snapshot, and the memory files (AGENTS.md /
+//! CLAUDE.md).
+//!
+//! [`build_system_prompt`] reads the memory files and renders;
+//! [`render_system_prompt`] is the pure part (snapshot-tested).
+//! [`PromptOptions::detect`] fills the options from the real environment.
+//! Plan-mode instructions are not here: they arrive as attachments.
+
+mod environment;
+mod guidance;
+mod memory;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+pub use environment::{GIT_TIMEOUT, GitSummary, git_summary};
+pub use memory::{MEMORY_FILE_CAP_BYTES, MEMORY_FILE_NAMES, MemoryFile, load_memory_files};
+
+/// Everything the system prompt depends on. Injectable so tests and
+/// snapshots are deterministic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptOptions {
+    /// The working directory (absolute).
+    pub cwd: PathBuf,
+    /// The names of the tools offered to the model, in order.
+    pub tool_names: Vec<String>,
+    pub model: String,
+    /// Whether to include the memory files.
+    pub include_memory: bool,
+    /// `$CATUI_CONFIG_DIR`, for the user's own `AGENTS.md`.
+    pub config_dir: PathBuf,
+    /// Today's date, e.g. `2025-06-01`.
+    pub date: String,
+    /// e.g. `linux (x86_64)`.
+    pub platform: String,
+    /// The git snapshot; `None` outside a repository.
+    pub git: Option<GitSummary>,
+}
+
+impl PromptOptions {
+    /// Options for a real session in `cwd`: the configured catui home,
+    /// today's local date, this machine's platform and a git snapshot
+    /// (which runs `git`, bounded by [`GIT_TIMEOUT`]).
+    pub fn detect(
+        cwd: impl Into<PathBuf>,
+        tool_names: Vec<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        let cwd = cwd.into();
+        let git = git_summary(&cwd);
+        Self {
+            cwd,
+            tool_names,
+            model: model.into(),
+            include_memory: true,
+            config_dir: crate::config_dir::config_dir(),
+            date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+            platform: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
+            git,
+        }
+    }
+}
+
+/// The system prompt for a session, memory files read from disk when
+/// `opts.include_memory` is set.
+pub fn build_system_prompt(opts: &PromptOptions) -> String {
+    let memory = if opts.include_memory {
+        load_memory_files(&opts.cwd, &opts.config_dir)
+    } else {
+        Vec::new()
+    };
+    render_system_prompt(opts, &memory)
+}
+
+/// The system prompt from options and already-loaded memory files.
+pub fn render_system_prompt(opts: &PromptOptions, memory: &[MemoryFile]) -> String {
+    let mut out = String::new();
+    out.push_str(guidance::IDENTITY);
+    out.push_str("\n\n");
+    out.push_str(guidance::CONDUCT);
+    out.push_str("\n\n");
+    let before_tools = out.len();
+    guidance::render_tools(&mut out, &opts.tool_names);
+    if out.len() > before_tools {
+        out.push('\n');
+    }
+    environment::render_environment(
+        &mut out,
+        &opts.cwd,
+        opts.git.is_some(),
+        &opts.platform,
+        &opts.date,
+        &opts.model,
+    );
+    if let Some(git) = &opts.git {
+        out.push('\n');
+        environment::render_git(&mut out, git);
+    }
+    if !memory.is_empty() {
+        out.push('\n');
+        render_memory(&mut out, memory);
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out.push('\n');
+    out
+}
+
+/// The `# Memory files` section: each file under a header with its path.
+fn render_memory(out: &mut String, memory: &[MemoryFile]) {
+    out.push_str(
+        "# Memory files\n\
+         The user keeps standing instructions for you in these files. Follow them; they \
+         override the general guidance above. When two files disagree, the later one (closer \
+         to the working directory) wins.\n",
+    );
+    for file in memory {
+        let _ = write!(
+            out,
+            "\n## {}\n{}\n",
+            file.path.display(),
+            file.content.trim_end()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed_options() -> PromptOptions {
+        PromptOptions {
+            cwd: PathBuf::from("/home/dev/project"),
+            tool_names: [
+                "Read",
+                "Write",
+                "Edit",
+                "Glob",
+                "Grep",
+                "Bash",
+                "TodoWrite",
+                "Agent",
+                "AskUserQuestion",
+                "EnterPlanMode",
+                "ExitPlanMode",
+                "mcp__tracker__search",
+            ]
+            .map(String::from)
+            .to_vec(),
+            model: "test-model-1".into(),
+            include_memory: true,
+            config_dir: PathBuf::from("/home/dev/.catui"),
+            date: "2025-06-01".into(),
+            platform: "linux (x86_64)".into(),
+            git: Some(GitSummary {
+                branch: "feature/login".into(),
+                changes: vec![" M src/auth.rs".into(), "?? notes.txt".into()],
+                more_changes: 3,
+                recent_commits: vec!["Add session tokens".into(), "Initial commit".into()],
+            }),
+        }
+    }
+
+    #[test]
+    fn full_prompt_snapshot() {
+        let memory = vec![
+            MemoryFile {
+                path: PathBuf::from("/home/dev/.catui/AGENTS.md"),
+                content: "Always answer in British English.\n".into(),
+            },
+            MemoryFile {
+                path: PathBuf::from("/home/dev/project/AGENTS.md"),
+                content: "Run `cargo test` before saying you are done.".into(),
+            },
+        ];
+        insta::assert_snapshot!(render_system_prompt(&fixed_options(), &memory));
+    }
+
+    #[test]
+    fn minimal_prompt_snapshot() {
+        let opts = PromptOptions {
+            tool_names: vec![],
+            git: None,
+            include_memory: false,
+            ..fixed_options()
+        };
+        insta::assert_snapshot!(render_system_prompt(&opts, &[]));
+    }
+
+    #[test]
+    fn build_reads_memory_only_when_asked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().canonicalize().unwrap();
+        std::fs::write(cwd.join("AGENTS.md"), "use tabs").unwrap();
+        let opts = PromptOptions {
+            cwd: cwd.clone(),
+            config_dir: cwd.join("cfg"),
+            git: None,
+            ..fixed_options()
+        };
+        let with = build_system_prompt(&opts);
+        assert!(with.contains(&format!(
+            "## {}\nuse tabs\n",
+            cwd.join("AGENTS.md").display()
+        )));
+        assert!(with.contains("Is a git repository: no"));
+        let without = build_system_prompt(&PromptOptions {
+            include_memory: false,
+            ..opts
+        });
+        assert!(!without.contains("use tabs"));
+        assert!(!without.contains("# Memory files"));
+    }
+
+    #[test]
+    fn detect_fills_the_environment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let opts = PromptOptions::detect(tmp.path(), vec!["Read".into()], "m");
+        assert_eq!(opts.git, None);
+        assert!(opts.include_memory);
+        assert_eq!(opts.date.len(), 10);
+        assert!(opts.platform.starts_with(std::env::consts::OS));
+    }
+}
