@@ -1,15 +1,19 @@
 //! Building a session from the command line: settings, provider, tools,
 //! permissions, transcript and engine, then handing it to a front end.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use catui_core::agents::runner::RecorderFactory;
+use catui_core::agents::{AgentTool, SubAgentRunner, SubAgentSetup};
 use catui_core::engine::{
-    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, NobodyToAsk,
+    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, NobodyToAsk, Recorder,
 };
 use catui_core::permissions::PermissionContext;
+use catui_core::prompt::{self, PromptOptions};
+use catui_core::session::{TranscriptRecorder, TranscriptWriter};
 use catui_core::settings::Settings;
-use catui_core::tools::{ToolContext, ToolRegistry};
+use catui_core::tools::{Adapter, AgentsHandle, ToolContext, ToolRegistry};
 use catui_protocol::{ContentBlock, PermissionMode};
 use catui_providers::ProviderKind;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -76,7 +80,14 @@ pub fn build(args: &Args) -> Result<Session, String> {
         });
 
     let client = catui_providers::client_for(resolved.config.clone()).map_err(|e| e.to_string())?;
-    let tools = ToolRegistry::builtin();
+    let (agent_defs, agent_warnings) =
+        catui_core::agents::loader::load_agents(&cwd, &catui_core::config_dir::config_dir());
+    for w in agent_warnings {
+        eprintln!("catui: {w}");
+    }
+    let mut tools = ToolRegistry::builtin();
+    tools.add(Adapter(Arc::new(AgentTool::new(agent_defs.clone()))));
+    tools.add_alias("Task", "Agent");
     let mut tool_ctx = ToolContext::new(cwd.clone());
     tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
 
@@ -103,11 +114,42 @@ pub fn build(args: &Args) -> Result<Session, String> {
         sandbox: "unavailable".into(),
     };
     let (events_tx, events) = unbounded_channel();
+    let config_dir = catui_core::config_dir::config_dir();
+    let prompt_opts = PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
+    let memory = prompt::load_memory_files(&cwd, &config_dir);
+    let system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
+    let agent_prompt_opts = prompt_opts.clone();
+    let agent_memory = memory.clone();
+    let recorder = open_recorder(&config_dir, &cwd, &session_id);
+    let recorder_path = recorder.as_ref().map(|r| r.path().to_path_buf());
+    let runner = SubAgentRunner::new(SubAgentSetup {
+        client: client.clone(),
+        tools: tools.clone(),
+        definitions: agent_defs,
+        approver: approver.clone(),
+        events: events_tx.clone(),
+        session_id: session_id.clone(),
+        model: resolved.model.clone(),
+        small_model: resolved.small_model.clone(),
+        max_tokens,
+        max_turns: 50,
+        max_parallel: 8,
+        prompt: Arc::new(move |def| {
+            let memory = if def.omit_memory {
+                Vec::new()
+            } else {
+                agent_memory.clone()
+            };
+            prompt::render_agent_prompt(&def.system_prompt, &agent_prompt_opts, &memory)
+        }),
+        recorder: sidechain_recorders(recorder_path.clone(), session_id.clone(), cwd.clone()),
+    });
+    tool_ctx.agents = Some(AgentsHandle(Arc::new(runner)));
     let config = EngineConfig {
         session_id,
         model: resolved.model,
         small_model: resolved.small_model,
-        system_prompt: system_prompt(&cwd),
+        system_prompt,
         max_turns: args.max_turns,
         max_tokens,
         agent_id: None,
@@ -121,7 +163,10 @@ pub fn build(args: &Args) -> Result<Session, String> {
             permissions,
             tool_ctx,
             approver,
-            recorder: Arc::new(MemoryRecorder::default()),
+            recorder: match recorder {
+                Some(r) => r,
+                None => Arc::new(MemoryRecorder::default()),
+            },
             events: events_tx,
         },
     );
@@ -135,12 +180,42 @@ pub fn build(args: &Args) -> Result<Session, String> {
     })
 }
 
-fn system_prompt(cwd: &std::path::Path) -> String {
-    let _: PathBuf = cwd.to_path_buf();
-    format!(
-        "You are catui, a coding agent working in {}.",
-        cwd.display()
-    )
+/// The session's transcript, or `None` (with a warning) when it cannot be
+/// opened: a read-only home must not stop the user from working.
+fn open_recorder(
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+) -> Option<Arc<TranscriptRecorder>> {
+    match TranscriptWriter::for_session(config_dir, cwd, session_id) {
+        Ok(w) => Some(Arc::new(TranscriptRecorder::new(w))),
+        Err(e) => {
+            eprintln!(
+                "catui: the transcript cannot be written ({e}); this session will not be resumable"
+            );
+            None
+        }
+    }
+}
+
+/// Sub-agents record into sidechain files beside the session's transcript.
+fn sidechain_recorders(
+    session_path: Option<PathBuf>,
+    session_id: String,
+    cwd: PathBuf,
+) -> RecorderFactory {
+    Arc::new(move |agent_id: &str| -> Arc<dyn Recorder> {
+        let Some(path) = &session_path else {
+            return Arc::new(MemoryRecorder::default());
+        };
+        match TranscriptWriter::for_sidechain(path, &session_id, &cwd, agent_id) {
+            Ok(w) => Arc::new(TranscriptRecorder::new(w)),
+            Err(e) => {
+                eprintln!("catui: the sub-agent transcript cannot be written: {e}");
+                Arc::new(MemoryRecorder::default())
+            }
+        }
+    })
 }
 
 /// Runs a headless session to its end and returns the exit code.
