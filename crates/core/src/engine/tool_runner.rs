@@ -106,14 +106,20 @@ async fn prepare(engine: &Engine, ctx: &ToolContext, id: &str, name: &str, input
     let read_only = call.is_read_only();
     let decision = {
         let perms = engine.shared.permissions();
-        permissions::decide(&perms, name, &access, read_only)
+        let info = permissions::CallInfo {
+            tool_name: name.to_string(),
+            access,
+            read_only,
+            cwd: ctx.cwd(),
+        };
+        permissions::decide(&perms, &info)
     };
     let call = match decision {
         Decision::Allow => call,
         Decision::Deny { message } => {
             return Slot::Answered(ContentBlock::tool_result(id, message, true));
         }
-        Decision::Ask { reason } => {
+        Decision::Ask { reason, .. } => {
             let request = PermissionRequest {
                 tool_use_id: id.to_string(),
                 tool_name: name.to_string(),
