@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 
 /// Programs the fake analyser treats as read-only.
-const FAKE_READ_ONLY: &[&str] = &["ls", "cat", "grep", "head", "wc", "echo", "pwd"];
+const FAKE_READ_ONLY: &[&str] = &["ls", "cat", "grep", "head", "wc", "echo", "pwd", "cd"];
 
 fn fake_analyze(command: &str) -> ShellAnalysis {
     let mut commands = Vec::new();
@@ -286,6 +286,37 @@ fn plan_file_symlink_tricks() {
     let m = fixture(PermissionMode::Plan);
     std::fs::hard_link(m.root.join("src/main.rs"), &m.plan).unwrap();
     assert_eq!(kind(&run(&m, "Write", write(&m.plan))), Want::Deny);
+}
+
+#[test]
+fn ask_rules_cannot_open_plan_mode() {
+    let mut f = fixture(PermissionMode::Plan);
+    let root = f.root.clone();
+    add(&mut f.ctx, RuleBehavior::Ask, "Bash, Edit, Agent", &root);
+    assert_eq!(kind(&run(&f, "Bash", bash("rm file"))), Want::Deny);
+    assert_eq!(
+        kind(&run(&f, "Edit", write(&root.join("src/main.rs")))),
+        Want::Deny
+    );
+    assert_eq!(
+        kind(&run(&f, "Agent", agent("general-purpose"))),
+        Want::Deny
+    );
+    // What plan mode permits still follows the ask rules.
+    assert_eq!(kind(&run(&f, "Bash", bash("ls"))), Want::Ask);
+    let plan = f.plan.clone();
+    assert_eq!(kind(&run(&f, "Edit", write(&plan))), Want::Ask);
+}
+
+#[test]
+fn accept_edits_fs_commands_not_after_cd() {
+    let f = fixture(PermissionMode::AcceptEdits);
+    assert_eq!(kind(&run(&f, "Bash", bash("mkdir x"))), Want::Allow);
+    assert_eq!(
+        kind(&run(&f, "Bash", bash("cd /tmp && mkdir x"))),
+        Want::Ask
+    );
+    assert_eq!(kind(&run(&f, "Bash", bash("cd src && ls"))), Want::Allow);
 }
 
 #[test]
