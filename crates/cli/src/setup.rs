@@ -10,9 +10,10 @@ use catui_core::engine::{
     Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, NobodyToAsk, Recorder,
 };
 use catui_core::permissions::PermissionContext;
+use catui_core::permissions::rules::RuleBehavior;
 use catui_core::prompt::{self, PromptOptions};
 use catui_core::session::{TranscriptRecorder, TranscriptWriter};
-use catui_core::settings::Settings;
+use catui_core::settings::{Settings, SettingsWarning};
 use catui_core::tools::{Adapter, AgentsHandle, ToolContext, ToolRegistry};
 use catui_protocol::{ContentBlock, PermissionMode};
 use catui_providers::ProviderKind;
@@ -38,7 +39,13 @@ pub fn build(args: &Args) -> Result<Session, String> {
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-    let settings = Settings::default();
+    let (settings, warnings) = Settings::load(&cwd, args.settings.as_deref());
+    for w in &warnings {
+        if let SettingsWarning::MissingFlagFile { path } = w {
+            return Err(format!("--settings {}: no such file", path.display()));
+        }
+        eprintln!("catui: {w}");
+    }
     let settings_env = settings.env.clone();
     let env = move |name: &str| {
         settings_env
@@ -47,13 +54,9 @@ pub fn build(args: &Args) -> Result<Session, String> {
             .or_else(|| std::env::var(name).ok())
     };
 
-    let mode = match args
-        .permission_mode
-        .as_deref()
-        .or(settings.permissions.default_mode.as_deref())
-    {
+    let mode = match args.permission_mode.as_deref() {
         Some(m) => m.parse::<PermissionMode>().map_err(|e| e.to_string())?,
-        None => PermissionMode::Default,
+        None => settings.permissions.default_mode.unwrap_or_default(),
     };
     let choice = ProviderChoice {
         provider: args.provider.clone().or_else(|| settings.provider.clone()),
@@ -62,7 +65,7 @@ pub fn build(args: &Args) -> Result<Session, String> {
             .small_model
             .clone()
             .or_else(|| settings.small_model.clone()),
-        idle_timeout_secs: None,
+        idle_timeout_secs: settings.idle_timeout_secs,
     };
     let resolved = provider::resolve(&choice, &env)?;
 
@@ -101,10 +104,34 @@ pub fn build(args: &Args) -> Result<Session, String> {
         }),
         None => Arc::new(NobodyToAsk),
     };
-    let mut permissions = PermissionContext::default();
+    let mut permissions = PermissionContext::new(cwd.clone());
+    settings.apply_to(&mut permissions);
+    for dir in &args.add_dir {
+        let dir =
+            std::fs::canonicalize(dir).map_err(|e| format!("--add-dir {}: {e}", dir.display()))?;
+        if !permissions.working_dirs.contains(&dir) {
+            permissions.working_dirs.push(dir);
+        }
+    }
+    for (behavior, list) in [
+        (RuleBehavior::Allow, &args.allowed_tools),
+        (RuleBehavior::Deny, &args.disallowed_tools),
+    ] {
+        for item in list {
+            if let Some(e) = permissions
+                .rules
+                .add_cli_list(behavior, item, &cwd)
+                .into_iter()
+                .next()
+            {
+                return Err(format!("invalid permission rule: {e}"));
+            }
+        }
+    }
+    permissions.interactive = interactive;
     // Enter the starting mode through the one transition function so that
     // prePlanMode is recorded however plan mode is entered.
-    catui_core::permissions::transition_permission_mode(&mut permissions, mode)?;
+    catui_core::permissions::transition_permission_mode(&mut permissions, mode);
 
     let info = SessionInfo {
         session_id: session_id.clone(),
@@ -133,7 +160,7 @@ pub fn build(args: &Args) -> Result<Session, String> {
         small_model: resolved.small_model.clone(),
         max_tokens,
         max_turns: 50,
-        max_parallel: 8,
+        max_parallel: settings.max_parallel_agents.unwrap_or(8) as usize,
         prompt: Arc::new(move |def| {
             let memory = if def.omit_memory {
                 Vec::new()

@@ -128,9 +128,8 @@ impl crate::tools::SessionHooks for Shared {
 fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
     let (changed, pre_plan_mode) = {
         let mut perms = shared.permissions();
-        let from = perms.mode;
-        crate::permissions::transition_permission_mode(&mut perms, mode)?;
-        (from != perms.mode, perms.pre_plan_mode)
+        let change = crate::permissions::transition_permission_mode(&mut perms, mode);
+        (change.changed(), change.pre_plan_mode)
     };
     if changed {
         shared.recorder.record(Record::PermissionMode {

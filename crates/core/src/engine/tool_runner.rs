@@ -106,12 +106,18 @@ async fn authorize(
     let read_only = call.is_read_only();
     let decision = {
         let perms = engine.shared.permissions();
-        permissions::decide(&perms, &name, &access, read_only)
+        let info = permissions::CallInfo {
+            tool_name: name.to_string(),
+            access,
+            read_only,
+            cwd: ctx.cwd(),
+        };
+        permissions::decide(&perms, &info)
     };
     match decision {
         Decision::Allow => Slot::Ready { id, name, call },
         Decision::Deny { message } => Slot::Answered(ContentBlock::tool_result(id, message, true)),
-        Decision::Ask { reason } => {
+        Decision::Ask { reason, .. } => {
             let request = PermissionRequest {
                 tool_use_id: id.clone(),
                 tool_name: name.clone(),

@@ -1,14 +1,37 @@
 //! Permissions: every tool call goes through [`decide`].
 //!
 //! A tool describes what a call would touch ([`Access`]); the decision
-//! combines that with the mode and the rules: deny rules, then ask rules,
-//! then allow rules, then the mode's default.
+//! combines that with the session's [`PermissionContext`]: deny rules, then
+//! ask rules, then allow rules, then the mode's default. Plan mode is
+//! enforced here, after deny and ask rules but before allow rules, so no
+//! rule can open a write or a mutating command while planning.
+//!
+//! - [`rules`] — parsing and matching `Tool(specifier)` rules.
+//! - [`paths`] — canonical paths for every path comparison.
+//! - [`mode`] — the one mode transition function.
+//! - [`shell`] — read-only analysis of shell commands.
 
 use std::path::PathBuf;
 
+mod defaults;
+pub mod mode;
+pub mod paths;
+pub mod rules;
 pub mod shell;
 
 use catui_protocol::PermissionMode;
+
+pub use mode::{
+    ModeChange, mode_after_plan, prepare_context_for_plan_mode, transition_permission_mode,
+};
+pub use rules::{
+    Rule, RuleBehavior, RuleOrigin, RuleParseError, RuleSet, RuleSourceKind, SourcedRule,
+    parse_rule_list,
+};
+use shell::{ShellAnalysis, SimpleCommand};
+
+/// Agent types that only read, and so may run in plan mode.
+pub const READ_ONLY_AGENT_TYPES: &[&str] = &["Explore", "Plan"];
 
 /// What a tool call would touch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +55,11 @@ pub enum Access {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Allow,
-    /// Ask the user; the text says what is being asked.
+    /// Ask the user; `reason` says what is being asked, `suggestion` is the
+    /// rule that "always allow" would add (none when no rule can help).
     Ask {
         reason: String,
+        suggestion: Option<Rule>,
     },
     /// Refuse; the message reaches the model.
     Deny {
@@ -42,47 +67,334 @@ pub enum Decision {
     },
 }
 
+/// Whether auto mode is opted into (settings `autoMode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AutoModeConfig {
+    pub enabled: bool,
+    pub use_during_plan: bool,
+}
+
 /// The permission state of a session (G§5.1).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PermissionContext {
     pub mode: PermissionMode,
+    /// The mode to return to when plan mode ends; set only in plan mode.
     pub pre_plan_mode: Option<PermissionMode>,
+    /// Dangerous allow rules set aside while auto mode is active (G§8.1).
+    pub stripped_dangerous_rules: Vec<SourcedRule>,
+    pub rules: RuleSet,
+    /// The working directory, `--add-dir` and `additionalDirectories`.
+    pub working_dirs: Vec<PathBuf>,
     /// The session's plan file (the one file writable in plan mode).
     pub plan_file: Option<PathBuf>,
+    /// Set inside a sub-agent.
+    pub is_agent: bool,
+    /// False when nobody can answer a prompt (plain `-p`): asks are denied.
+    pub interactive: bool,
+    pub auto_mode: AutoModeConfig,
 }
 
-/// The one mode transition function (placeholder until the permission
-/// layer lands): records `pre_plan_mode` when entering plan mode.
-pub fn transition_permission_mode(
-    ctx: &mut PermissionContext,
-    to: PermissionMode,
-) -> Result<(), String> {
-    if to == PermissionMode::Plan && ctx.mode != PermissionMode::Plan {
-        ctx.pre_plan_mode = Some(ctx.mode);
-    } else if ctx.mode == PermissionMode::Plan && to != PermissionMode::Plan {
-        ctx.pre_plan_mode = None;
-    }
-    ctx.mode = to;
-    Ok(())
-}
-
-/// Decides whether a call may run.
-pub fn decide(
-    ctx: &PermissionContext,
-    tool_name: &str,
-    access: &Access,
-    read_only: bool,
-) -> Decision {
-    match access {
-        Access::Read { .. } | Access::Session => Decision::Allow,
-        _ if read_only => Decision::Allow,
-        _ if ctx.mode == PermissionMode::BypassPermissions
-            && !matches!(access, Access::Interaction) =>
-        {
-            Decision::Allow
+impl Default for PermissionContext {
+    fn default() -> Self {
+        Self {
+            mode: PermissionMode::Default,
+            pre_plan_mode: None,
+            stripped_dangerous_rules: Vec::new(),
+            rules: RuleSet::default(),
+            working_dirs: Vec::new(),
+            plan_file: None,
+            is_agent: false,
+            interactive: true,
+            auto_mode: AutoModeConfig::default(),
         }
-        _ => Decision::Ask {
-            reason: format!("{tool_name} needs your permission"),
+    }
+}
+
+impl PermissionContext {
+    /// A context in `default` mode whose one working directory is `cwd`.
+    pub fn new(cwd: PathBuf) -> Self {
+        Self {
+            working_dirs: vec![cwd],
+            ..Self::default()
+        }
+    }
+}
+
+/// One call, as the permission layer sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallInfo {
+    pub tool_name: String,
+    pub access: Access,
+    /// The tool's own verdict (for Bash: the shell analysis).
+    pub read_only: bool,
+    /// Where relative paths (and shell commands) are resolved.
+    pub cwd: PathBuf,
+}
+
+/// Decides whether a call may run. Every tool call goes through here.
+pub fn decide(ctx: &PermissionContext, call: &CallInfo) -> Decision {
+    decide_with(ctx, call, &shell::analyze)
+}
+
+/// [`decide`] with the shell analyser passed in (tests use a fake one).
+pub fn decide_with(
+    ctx: &PermissionContext,
+    call: &CallInfo,
+    analyze: &dyn Fn(&str) -> ShellAnalysis,
+) -> Decision {
+    let target = Target::of(call, analyze);
+    match evaluate(ctx, call, &target, analyze) {
+        Verdict::Allow => Decision::Allow,
+        Verdict::Deny(message) => Decision::Deny { message },
+        Verdict::Ask { reason, why } if !ctx.interactive => Decision::Deny {
+            message: non_interactive_message(call, &reason, &why),
+        },
+        Verdict::Ask { reason, why } => Decision::Ask {
+            reason,
+            suggestion: match why {
+                AskWhy::Default { suggestion, .. } => suggestion,
+                AskWhy::Interaction | AskWhy::AskRule(_) => None,
+            },
         },
     }
 }
+
+/// Why a call asks, to explain a denial when nobody can answer.
+enum AskWhy {
+    Interaction,
+    AskRule(SourcedRule),
+    Default {
+        suggestion: Option<Rule>,
+        accept_edits_would_allow: bool,
+    },
+}
+
+enum Verdict {
+    Allow,
+    Deny(String),
+    Ask { reason: String, why: AskWhy },
+}
+
+/// What the call touches, resolved once.
+struct Target {
+    /// (as written, made absolute; canonical when resolvable).
+    paths: Vec<(PathBuf, Option<PathBuf>)>,
+    shell: Option<ShellAnalysis>,
+    commands: Vec<SimpleCommand>,
+}
+
+impl Target {
+    fn of(call: &CallInfo, analyze: &dyn Fn(&str) -> ShellAnalysis) -> Target {
+        let resolve = |p: &PathBuf| {
+            (
+                paths::normalize_lexically(p, &call.cwd),
+                paths::canonicalize(p, &call.cwd).ok(),
+            )
+        };
+        let (paths, shell) = match &call.access {
+            Access::Read { paths } => (paths.iter().map(resolve).collect(), None),
+            Access::Write { path } => (vec![resolve(path)], None),
+            Access::Shell { command } => (Vec::new(), Some(analyze(command))),
+            _ => (Vec::new(), None),
+        };
+        let mut commands = shell
+            .as_ref()
+            .map(|s| s.commands.clone())
+            .unwrap_or_default();
+        if let (true, Access::Shell { command }) = (commands.is_empty(), &call.access)
+            && !command.trim().is_empty()
+        {
+            // Unparsable: rules still see the line as one command.
+            commands.push(SimpleCommand {
+                argv: command.split_whitespace().map(String::from).collect(),
+                text: command.trim().to_string(),
+            });
+        }
+        Target {
+            paths,
+            shell,
+            commands,
+        }
+    }
+
+    fn describe(&self, call: &CallInfo) -> String {
+        match &call.access {
+            Access::Shell { command } => format!("`{}`", command.trim()),
+            Access::Agent { subagent_type } => format!("agent `{subagent_type}`"),
+            _ => match self.paths.first() {
+                Some((p, _)) => p.display().to_string(),
+                None => call.tool_name.clone(),
+            },
+        }
+    }
+}
+
+/// Deny and ask rules match leniently: any path under either name, any
+/// simple command, also through wrappers. Allow rules match strictly:
+/// canonical paths only, and every path.
+fn rule_matches(rule: &SourcedRule, call: &CallInfo, target: &Target, lenient: bool) -> bool {
+    if !rule.rule.covers_tool(&call.tool_name, &call.access) {
+        return false;
+    }
+    let root = &rule.origin.root;
+    match &call.access {
+        Access::Shell { .. } => {
+            let hit = |c: &SimpleCommand| rule.rule.matches_command(c, lenient);
+            if lenient {
+                target.commands.iter().any(hit)
+            } else {
+                !target.commands.is_empty() && target.commands.iter().all(hit)
+            }
+        }
+        Access::Read { .. } | Access::Write { .. } => {
+            let hit = |(lexical, canonical): &(PathBuf, Option<PathBuf>)| {
+                let canonical_hit = canonical
+                    .as_ref()
+                    .is_some_and(|c| rule.rule.matches_path(c, root));
+                canonical_hit || (lenient && rule.rule.matches_path(lexical, root))
+            };
+            if lenient {
+                target.paths.iter().any(hit)
+            } else {
+                !target.paths.is_empty() && target.paths.iter().all(hit)
+            }
+        }
+        Access::Agent { subagent_type } => match &rule.rule.specifier {
+            None => true,
+            Some(spec) => spec == subagent_type,
+        },
+        // Specifiers of other tools (`WebFetch(domain:...)`) are reserved.
+        Access::Interaction | Access::Session => rule.rule.specifier.is_none(),
+    }
+}
+
+fn evaluate(
+    ctx: &PermissionContext,
+    call: &CallInfo,
+    target: &Target,
+    analyze: &dyn Fn(&str) -> ShellAnalysis,
+) -> Verdict {
+    let what = target.describe(call);
+    if let Some(rule) = ctx
+        .rules
+        .deny
+        .iter()
+        .find(|r| rule_matches(r, call, target, true))
+    {
+        return Verdict::Deny(format!(
+            "Permission to run {} on {what} was denied by the rule `{}` ({}). Do not retry it; find another way or ask the user.",
+            call.tool_name, rule.rule, rule.origin
+        ));
+    }
+    if ctx.is_agent && call.tool_name == "EnterPlanMode" {
+        return Verdict::Deny(
+            "EnterPlanMode cannot be used by a sub-agent; only the main conversation can enter plan mode.".into(),
+        );
+    }
+    // Plan mode's refusals come before ask rules, so that answering "yes"
+    // to an ask rule can never run a write or a mutating command while
+    // planning.
+    let plan =
+        (ctx.mode == PermissionMode::Plan).then(|| defaults::plan_mode(ctx, call, target, &what));
+    if let Some(Verdict::Deny(message)) = plan {
+        return Verdict::Deny(message);
+    }
+    if call.access == Access::Interaction {
+        return Verdict::Ask {
+            reason: format!("{} needs an answer from the user", call.tool_name),
+            why: AskWhy::Interaction,
+        };
+    }
+    if let Some(rule) = ctx
+        .rules
+        .ask
+        .iter()
+        .find(|r| rule_matches(r, call, target, true))
+    {
+        return Verdict::Ask {
+            reason: format!(
+                "the rule `{}` ({}) asks before {} runs on {what}",
+                rule.rule, rule.origin, call.tool_name
+            ),
+            why: AskWhy::AskRule(rule.clone()),
+        };
+    }
+    if let Some(verdict) = plan {
+        return verdict;
+    }
+    let working_dirs = defaults::canonical_working_dirs(ctx);
+    match &call.access {
+        Access::Shell { .. } => defaults::shell_default(ctx, call, target, analyze, &working_dirs),
+        _ if ctx
+            .rules
+            .allow
+            .iter()
+            .any(|r| rule_matches(r, call, target, false)) =>
+        {
+            Verdict::Allow
+        }
+        Access::Read { .. } | Access::Session | Access::Agent { .. } => Verdict::Allow,
+        Access::Write { .. } if ctx.mode == PermissionMode::BypassPermissions => Verdict::Allow,
+        Access::Write { .. } => {
+            let inside = defaults::write_inside_working_dirs(target, &working_dirs);
+            if ctx.mode == PermissionMode::AcceptEdits && inside {
+                return Verdict::Allow;
+            }
+            Verdict::Ask {
+                reason: format!("{} wants to change {what}", call.tool_name),
+                why: AskWhy::Default {
+                    suggestion: defaults::edit_suggestion(target, &working_dirs),
+                    accept_edits_would_allow: inside,
+                },
+            }
+        }
+        _ if call.read_only || ctx.mode == PermissionMode::BypassPermissions => Verdict::Allow,
+        _ => Verdict::Ask {
+            reason: format!("{} needs your permission", call.tool_name),
+            why: AskWhy::Default {
+                suggestion: Some(Rule::tool(call.tool_name.clone())),
+                accept_edits_would_allow: false,
+            },
+        },
+    }
+}
+
+/// The denial for a call that would ask when nobody can answer: what it
+/// needed and the rule or flag that would let it run.
+fn non_interactive_message(call: &CallInfo, reason: &str, why: &AskWhy) -> String {
+    let head = format!(
+        "{} was not run: {reason}, and nobody can answer permission prompts in this non-interactive session.",
+        call.tool_name
+    );
+    match why {
+        AskWhy::Interaction => {
+            format!("{head} Continue without the user's answer, or run the session interactively.")
+        }
+        AskWhy::AskRule(rule) => format!(
+            "{head} To let it run, remove the ask rule `{}` ({}).",
+            rule.rule, rule.origin
+        ),
+        AskWhy::Default {
+            suggestion,
+            accept_edits_would_allow,
+        } => {
+            let mut text = head;
+            if let Some(rule) = suggestion {
+                text.push_str(&format!(
+                    " To allow it, add `{rule}` to permissions.allow in .catui/settings.json or pass --allowed-tools \"{rule}\""
+                ));
+                if *accept_edits_would_allow {
+                    text.push_str(", or run with --permission-mode acceptEdits");
+                }
+                text.push('.');
+            } else if *accept_edits_would_allow {
+                text.push_str(" To allow it, run with --permission-mode acceptEdits.");
+            }
+            text
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "decide_tests.rs"]
+mod decide_tests;

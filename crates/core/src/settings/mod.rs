@@ -1,34 +1,251 @@
 //! Layered settings (SPEC §6): user `$CATUI_CONFIG_DIR/settings.json`,
 //! project `.catui/settings.json`, local `.catui/settings.local.json`, then
-//! `--settings FILE`. Later layers win for scalars; rule lists merge.
+//! `--settings FILE`.
+//!
+//! Later layers win for scalars; permission rule lists and
+//! `additionalDirectories` merge (deduplicated, in order); `env` merges key
+//! by key. A file that is not valid JSON, or gives a known key the wrong
+//! type, is ignored as a whole with a warning ([`SettingsWarning`]) — never
+//! fatal, never half-applied. Each rule remembers its file
+//! ([`crate::permissions::RuleOrigin`]).
+
+mod file;
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
+use catui_protocol::PermissionMode;
 use serde::Deserialize;
 
-/// `permissions` in settings.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionSettings {
-    #[serde(default)]
-    pub allow: Vec<String>,
-    #[serde(default)]
-    pub ask: Vec<String>,
-    #[serde(default)]
-    pub deny: Vec<String>,
-    #[serde(default)]
-    pub additional_directories: Vec<String>,
-    #[serde(default)]
-    pub default_mode: Option<String>,
+pub use file::SettingsWarning;
+
+use crate::permissions::{
+    AutoModeConfig, PermissionContext, Rule, RuleBehavior, RuleOrigin, RuleSet, RuleSourceKind,
+    SourcedRule,
+};
+
+/// The plan-mode prompt variant (`planVariant`; SPEC §1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanVariant {
+    #[default]
+    Full,
+    Trim,
+    Cut,
+    Cap,
 }
 
-/// The merged settings.
+/// Which settings file a value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SettingsLayer {
+    /// `$CATUI_CONFIG_DIR/settings.json`.
+    User,
+    /// `<project>/.catui/settings.json`.
+    Project,
+    /// `<project>/.catui/settings.local.json`.
+    Local,
+    /// `--settings FILE`.
+    Flag,
+}
+
+impl SettingsLayer {
+    fn rule_source(self) -> RuleSourceKind {
+        match self {
+            SettingsLayer::User => RuleSourceKind::UserSettings,
+            SettingsLayer::Project => RuleSourceKind::ProjectSettings,
+            SettingsLayer::Local => RuleSourceKind::LocalSettings,
+            SettingsLayer::Flag => RuleSourceKind::FlagSettings,
+        }
+    }
+}
+
+/// `permissions` in settings, merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PermissionSettings {
+    /// allow/ask/deny rules, each with the file it came from.
+    pub rules: RuleSet,
+    /// Absolute directories (relative entries resolved against the project
+    /// root, `~/` against home).
+    pub additional_directories: Vec<PathBuf>,
+    pub default_mode: Option<PermissionMode>,
+}
+
+/// The merged settings. `None` means "not set in any file".
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
     pub model: Option<String>,
     pub small_model: Option<String>,
     pub provider: Option<String>,
     pub permissions: PermissionSettings,
+    /// As written; the plan module resolves it against the project root.
     pub plans_directory: Option<String>,
     pub env: BTreeMap<String, String>,
+    pub auto_mode: AutoModeConfig,
+    pub plan_variant: PlanVariant,
+    pub plan_agents: Option<u32>,
+    pub snapshot_plans: bool,
+    pub max_parallel_agents: Option<u32>,
+    pub sandbox: Option<bool>,
+    pub idle_timeout_secs: Option<u64>,
+    /// The files that were applied, in layer order.
+    pub files: Vec<(SettingsLayer, PathBuf)>,
 }
+
+impl Settings {
+    /// Loads every layer for `project_root`, the user layer from
+    /// [`crate::config_dir::config_dir`], and `extra` (`--settings FILE`)
+    /// last. Missing files are skipped silently, except a missing `extra`.
+    pub fn load(project_root: &Path, extra: Option<&Path>) -> (Settings, Vec<SettingsWarning>) {
+        Self::load_from(&crate::config_dir::config_dir(), project_root, extra)
+    }
+
+    /// [`Settings::load`] with the configuration directory given.
+    pub fn load_from(
+        config_dir: &Path,
+        project_root: &Path,
+        extra: Option<&Path>,
+    ) -> (Settings, Vec<SettingsWarning>) {
+        let mut layers = vec![
+            (SettingsLayer::User, config_dir.join("settings.json")),
+            (
+                SettingsLayer::Project,
+                project_root.join(".catui").join("settings.json"),
+            ),
+            (
+                SettingsLayer::Local,
+                project_root.join(".catui").join("settings.local.json"),
+            ),
+        ];
+        let mut warnings = Vec::new();
+        if let Some(extra) = extra {
+            let extra = if extra.is_absolute() {
+                extra.to_path_buf()
+            } else {
+                project_root.join(extra)
+            };
+            if extra.exists() {
+                layers.push((SettingsLayer::Flag, extra));
+            } else {
+                warnings.push(SettingsWarning::MissingFlagFile { path: extra });
+            }
+        }
+        let mut settings = Settings::default();
+        for (layer, path) in layers {
+            match file::read(&path) {
+                Ok(Some((raw, text))) => {
+                    settings.apply(layer, &path, project_root, raw, &text, &mut warnings);
+                }
+                Ok(None) => {}
+                Err(w) => warnings.push(w),
+            }
+        }
+        (settings, warnings)
+    }
+
+    /// Merges one parsed file over what the earlier layers set.
+    fn apply(
+        &mut self,
+        layer: SettingsLayer,
+        path: &Path,
+        project_root: &Path,
+        raw: file::RawSettings,
+        text: &str,
+        warnings: &mut Vec<SettingsWarning>,
+    ) {
+        fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+            if value.is_some() {
+                *slot = value;
+            }
+        }
+        set(&mut self.model, raw.model);
+        set(&mut self.small_model, raw.small_model);
+        set(&mut self.provider, raw.provider);
+        set(&mut self.plans_directory, raw.plans_directory);
+        set(&mut self.plan_agents, raw.plan_agents);
+        set(&mut self.max_parallel_agents, raw.max_parallel_agents);
+        set(&mut self.sandbox, raw.sandbox);
+        set(&mut self.idle_timeout_secs, raw.idle_timeout_secs);
+        if let Some(v) = raw.plan_variant {
+            self.plan_variant = v;
+        }
+        if let Some(v) = raw.snapshot_plans {
+            self.snapshot_plans = v;
+        }
+        if let Some(auto) = raw.auto_mode {
+            if let Some(v) = auto.enabled {
+                self.auto_mode.enabled = v;
+            }
+            if let Some(v) = auto.use_during_plan {
+                self.auto_mode.use_during_plan = v;
+            }
+        }
+        self.env.extend(raw.env.unwrap_or_default());
+        if let Some(perms) = raw.permissions {
+            set(&mut self.permissions.default_mode, perms.default_mode);
+            // `/x` rule patterns are relative to the project the settings
+            // belong to; for the user layer, the project being worked on.
+            let origin = RuleOrigin {
+                kind: layer.rule_source(),
+                file: Some(path.to_path_buf()),
+                root: project_root.to_path_buf(),
+            };
+            for (behavior, list) in [
+                (RuleBehavior::Allow, perms.allow),
+                (RuleBehavior::Ask, perms.ask),
+                (RuleBehavior::Deny, perms.deny),
+            ] {
+                for text_rule in list.unwrap_or_default() {
+                    match Rule::parse(&text_rule) {
+                        Ok(rule) => self.permissions.rules.push(
+                            behavior,
+                            SourcedRule {
+                                rule,
+                                origin: origin.clone(),
+                            },
+                        ),
+                        Err(error) => warnings.push(SettingsWarning::MalformedRule {
+                            path: path.to_path_buf(),
+                            line: file::line_of(text, &text_rule),
+                            error,
+                        }),
+                    }
+                }
+            }
+            for dir in perms.additional_directories.unwrap_or_default() {
+                let resolved = resolve_dir(&dir, project_root);
+                if !self.permissions.additional_directories.contains(&resolved) {
+                    self.permissions.additional_directories.push(resolved);
+                }
+            }
+        }
+        self.files.push((layer, path.to_path_buf()));
+    }
+
+    /// Adds the settings' rules, additional directories and auto-mode
+    /// opt-in to a permission context.
+    pub fn apply_to(&self, ctx: &mut PermissionContext) {
+        for behavior in [RuleBehavior::Allow, RuleBehavior::Ask, RuleBehavior::Deny] {
+            for rule in self.permissions.rules.list(behavior) {
+                ctx.rules.push(behavior, rule.clone());
+            }
+        }
+        for dir in &self.permissions.additional_directories {
+            if !ctx.working_dirs.contains(dir) {
+                ctx.working_dirs.push(dir.clone());
+            }
+        }
+        ctx.auto_mode = self.auto_mode;
+    }
+}
+
+fn resolve_dir(dir: &str, project_root: &Path) -> PathBuf {
+    let expanded = match (dir.strip_prefix("~/"), dirs::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ if dir == "~" => dirs::home_dir().unwrap_or_else(|| PathBuf::from(dir)),
+        _ => PathBuf::from(dir),
+    };
+    crate::permissions::paths::normalize_lexically(&expanded, project_root)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,214 @@
+//! One settings file: its JSON schema (every key optional, unknown keys
+//! ignored), and the warnings a file can produce.
+//!
+//! A file is all or nothing: malformed JSON or a wrong type for a known key
+//! rejects the whole file with a warning naming the path, line, column and
+//! key; only a malformed permission rule is skipped on its own.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use catui_protocol::PermissionMode;
+use serde::{Deserialize, Deserializer};
+
+use super::PlanVariant;
+use crate::permissions::RuleParseError;
+
+/// Something wrong with the settings; each displays as one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsWarning {
+    /// The file is not valid JSON or a known key has the wrong type.
+    #[error("ignored settings file {}: line {line}, column {column}: {message}", path.display())]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The file exists but cannot be read.
+    #[error("ignored settings file {}: cannot read it: {message}", path.display())]
+    Unreadable { path: PathBuf, message: String },
+    /// `--settings FILE` names a file that does not exist.
+    #[error("settings file {} given with --settings does not exist", path.display())]
+    MissingFlagFile { path: PathBuf },
+    /// One permission rule is malformed; the rest of the file applies.
+    #[error("skipped a permission rule in {}{}: {error}", path.display(), line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    MalformedRule {
+        path: PathBuf,
+        line: Option<usize>,
+        error: RuleParseError,
+    },
+}
+
+impl SettingsWarning {
+    /// The settings file the warning is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            SettingsWarning::Invalid { path, .. }
+            | SettingsWarning::Unreadable { path, .. }
+            | SettingsWarning::MissingFlagFile { path }
+            | SettingsWarning::MalformedRule { path, .. } => path,
+        }
+    }
+}
+
+/// The keys of one settings file, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RawSettings {
+    pub model: Option<String>,
+    pub small_model: Option<String>,
+    pub provider: Option<String>,
+    pub permissions: Option<RawPermissions>,
+    pub plans_directory: Option<String>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub auto_mode: Option<RawAutoMode>,
+    pub plan_variant: Option<PlanVariant>,
+    pub plan_agents: Option<u32>,
+    pub snapshot_plans: Option<bool>,
+    pub max_parallel_agents: Option<u32>,
+    pub sandbox: Option<bool>,
+    pub idle_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RawPermissions {
+    pub allow: Option<Vec<String>>,
+    pub ask: Option<Vec<String>>,
+    pub deny: Option<Vec<String>>,
+    pub additional_directories: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "mode_name")]
+    pub default_mode: Option<PermissionMode>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RawAutoMode {
+    pub enabled: Option<bool>,
+    pub use_during_plan: Option<bool>,
+}
+
+/// Mode names as on the command line (case-insensitive, with an error
+/// that lists the valid names).
+fn mode_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PermissionMode>, D::Error> {
+    let name: Option<String> = Option::deserialize(d)?;
+    name.map(|n| {
+        n.parse::<PermissionMode>()
+            .map_err(serde::de::Error::custom)
+    })
+    .transpose()
+}
+
+/// Reads and parses one file. `Ok(None)`: the file does not exist.
+pub(super) fn read(path: &Path) -> Result<Option<(RawSettings, String)>, SettingsWarning> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(SettingsWarning::Unreadable {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Some((RawSettings::default(), text)));
+    }
+    let raw = parse(&text).map_err(|(line, column, message)| SettingsWarning::Invalid {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    })?;
+    Ok(Some((raw, text)))
+}
+
+/// Parses settings text; the error is (line, column, message naming the
+/// key when the problem is a value).
+fn parse(text: &str) -> Result<RawSettings, (usize, usize, String)> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result: Result<RawSettings, _> = serde_path_to_error::deserialize(&mut de);
+    let raw = result.map_err(|e| {
+        let key = e.path().to_string();
+        let inner = e.into_inner();
+        let (line, column) = (inner.line(), inner.column());
+        let full = inner.to_string();
+        let suffix = format!(" at line {line} column {column}");
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+        let message = if key.is_empty() || key == "." || inner.is_syntax() || inner.is_eof() {
+            message
+        } else {
+            format!("`{key}`: {message}")
+        };
+        (line, column, message)
+    })?;
+    de.end().map_err(|e| {
+        (
+            e.line(),
+            e.column(),
+            "trailing characters after the settings object".to_string(),
+        )
+    })?;
+    Ok(raw)
+}
+
+/// The line on which `rule` is written in `text` (best effort, for
+/// messages).
+pub(super) fn line_of(text: &str, rule: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(rule).ok()?;
+    let at = text.find(&quoted)?;
+    Some(text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_ignored_and_known_keys_typed() {
+        let raw = parse(r#"{"futureKey": {"x": 1}, "model": "m", "planVariant": "cap"}"#).unwrap();
+        assert_eq!(raw.model.as_deref(), Some("m"));
+        assert_eq!(raw.plan_variant, Some(PlanVariant::Cap));
+    }
+
+    #[test]
+    fn type_errors_name_key_line_and_column() {
+        let text = "{\n  \"permissions\": {\n    \"allow\": [\"Read\", 5]\n  }\n}";
+        let (line, column, message) = parse(text).unwrap_err();
+        assert_eq!(line, 3);
+        assert!(column > 0);
+        assert!(message.contains("`permissions.allow[1]`"), "{message}");
+        assert!(message.contains("expected a string"), "{message}");
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let (line, _, message) = parse("{\n \"model\": \"m\",\n}").unwrap_err();
+        assert_eq!(line, 3);
+        assert!(message.contains("trailing comma"), "{message}");
+        let (_, _, message) = parse("{} {}").unwrap_err();
+        assert!(message.contains("trailing"), "{message}");
+    }
+
+    #[test]
+    fn bad_mode_names_list_valid_ones() {
+        let (_, _, message) = parse(r#"{"permissions": {"defaultMode": "yolo"}}"#).unwrap_err();
+        assert!(
+            message.contains("defaultMode") && message.contains("acceptEdits"),
+            "{message}"
+        );
+        let raw = parse(r#"{"permissions": {"defaultMode": "acceptedits"}}"#).unwrap();
+        assert_eq!(
+            raw.permissions.unwrap().default_mode,
+            Some(PermissionMode::AcceptEdits)
+        );
+    }
+
+    #[test]
+    fn line_of_finds_rules() {
+        let text = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(x\"\n    ]\n  }\n}";
+        assert_eq!(line_of(text, "Bash(x"), Some(4));
+        assert_eq!(line_of(text, "absent"), None);
+    }
+}

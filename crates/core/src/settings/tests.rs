@@ -1,0 +1,308 @@
+//! Tests of settings layering, merging and malformed files, on real files.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::permissions::{Access, CallInfo, Decision, decide};
+
+struct Dirs {
+    _config: tempfile::TempDir,
+    _project: tempfile::TempDir,
+    config: PathBuf,
+    root: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    let config = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    std::fs::create_dir_all(root.join(".catui")).unwrap();
+    Dirs {
+        config: config.path().to_path_buf(),
+        _config: config,
+        _project: project,
+        root,
+    }
+}
+
+impl Dirs {
+    fn user(&self, text: &str) -> PathBuf {
+        write(&self.config.join("settings.json"), text)
+    }
+    fn project(&self, text: &str) -> PathBuf {
+        write(&self.root.join(".catui/settings.json"), text)
+    }
+    fn local(&self, text: &str) -> PathBuf {
+        write(&self.root.join(".catui/settings.local.json"), text)
+    }
+    fn load(&self, extra: Option<&Path>) -> (Settings, Vec<SettingsWarning>) {
+        Settings::load_from(&self.config, &self.root, extra)
+    }
+}
+
+fn write(path: &Path, text: &str) -> PathBuf {
+    std::fs::write(path, text).unwrap();
+    path.to_path_buf()
+}
+
+fn rule_texts(rules: &[SourcedRule]) -> Vec<String> {
+    rules.iter().map(|r| r.rule.to_string()).collect()
+}
+
+#[test]
+fn no_files_no_warnings() {
+    let d = dirs();
+    let (settings, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(settings, Settings::default());
+}
+
+#[test]
+fn later_layers_win_for_scalars() {
+    let d = dirs();
+    d.user(r#"{"model": "user-model", "provider": "openai", "planAgents": 2, "autoMode": {"enabled": true}}"#);
+    d.project(r#"{"model": "project-model", "planVariant": "trim", "sandbox": false}"#);
+    d.local(r#"{"smallModel": "small", "autoMode": {"useDuringPlan": true}}"#);
+    let flag = write(
+        &d.root.join("extra.json"),
+        r#"{"model": "flag-model", "planVariant": "cap"}"#,
+    );
+    let (s, warnings) = d.load(Some(&flag));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(s.model.as_deref(), Some("flag-model"));
+    assert_eq!(s.provider.as_deref(), Some("openai"));
+    assert_eq!(s.small_model.as_deref(), Some("small"));
+    assert_eq!(s.plan_variant, PlanVariant::Cap);
+    assert_eq!(s.plan_agents, Some(2));
+    assert_eq!(s.sandbox, Some(false));
+    assert_eq!(
+        s.auto_mode,
+        AutoModeConfig {
+            enabled: true,
+            use_during_plan: true
+        }
+    );
+    let layers: Vec<SettingsLayer> = s.files.iter().map(|(l, _)| *l).collect();
+    assert_eq!(
+        layers,
+        [
+            SettingsLayer::User,
+            SettingsLayer::Project,
+            SettingsLayer::Local,
+            SettingsLayer::Flag
+        ]
+    );
+}
+
+#[test]
+fn rule_lists_merge_dedup_and_remember_their_file() {
+    let d = dirs();
+    let user =
+        d.user(r#"{"permissions": {"allow": ["Read", "Bash(npm test)"], "deny": ["Read(.env)"]}}"#);
+    let project = d.project(
+        r#"{"permissions": {"allow": ["Bash(npm test)", "Edit(/src/**)"], "ask": ["Bash(git push:*)"]}}"#,
+    );
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let rules = &s.permissions.rules;
+    assert_eq!(
+        rule_texts(&rules.allow),
+        ["Read", "Bash(npm test)", "Edit(/src/**)"]
+    );
+    assert_eq!(rule_texts(&rules.ask), ["Bash(git push:*)"]);
+    assert_eq!(rule_texts(&rules.deny), ["Read(.env)"]);
+    assert_eq!(rules.allow[1].origin.kind, RuleSourceKind::UserSettings);
+    assert_eq!(rules.allow[1].origin.file.as_deref(), Some(user.as_path()));
+    assert_eq!(rules.allow[2].origin.kind, RuleSourceKind::ProjectSettings);
+    assert_eq!(
+        rules.allow[2].origin.file.as_deref(),
+        Some(project.as_path())
+    );
+    assert_eq!(rules.allow[2].origin.root, d.root);
+}
+
+#[test]
+fn env_merges_key_by_key() {
+    let d = dirs();
+    d.user(r#"{"env": {"A": "user", "B": "user"}}"#);
+    d.local(r#"{"env": {"B": "local", "C": "local"}}"#);
+    let (s, _) = d.load(None);
+    let env: Vec<(&str, &str)> = s
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(env, [("A", "user"), ("B", "local"), ("C", "local")]);
+}
+
+#[test]
+fn malformed_json_ignores_the_whole_file_with_path_and_line() {
+    let d = dirs();
+    d.user(r#"{"model": "user-model"}"#);
+    let project = d.project(
+        "{\n  \"model\": \"project-model\",\n  \"permissions\": {\"allow\": [\"Bash\"]\n}\n",
+    );
+    d.local(r#"{"provider": "anthropic"}"#);
+    let (s, warnings) = d.load(None);
+    assert_eq!(
+        s.model.as_deref(),
+        Some("user-model"),
+        "nothing of the bad file applies"
+    );
+    assert!(s.permissions.rules.allow.is_empty());
+    assert_eq!(
+        s.provider.as_deref(),
+        Some("anthropic"),
+        "later layers still apply"
+    );
+    assert_eq!(warnings.len(), 1);
+    let text = warnings[0].to_string();
+    assert!(text.contains(&project.display().to_string()), "{text}");
+    assert!(text.contains("line 5"), "{text}");
+    assert!(!text.contains('\n'), "one line: {text}");
+    assert_eq!(warnings[0].path(), project.as_path());
+}
+
+#[test]
+fn wrong_type_for_a_known_key_ignores_the_whole_file() {
+    let d = dirs();
+    let local = d.local("{\n  \"model\": \"local-model\",\n  \"permissions\": {\"allow\": [\"Read\"]},\n  \"sandbox\": \"yes\"\n}");
+    let (s, warnings) = d.load(None);
+    assert_eq!(s.model, None);
+    assert!(s.permissions.rules.allow.is_empty());
+    assert_eq!(s.sandbox, None);
+    let [
+        SettingsWarning::Invalid {
+            path,
+            line,
+            message,
+            ..
+        },
+    ] = warnings.as_slice()
+    else {
+        panic!("one invalid-file warning: {warnings:?}");
+    };
+    assert_eq!(path, &local);
+    assert_eq!(*line, 4);
+    assert!(
+        message.contains("`sandbox`") && message.contains("boolean"),
+        "{message}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_fine() {
+    let d = dirs();
+    d.project(r#"{"theme": "dark", "hooks": {"x": [1, 2]}, "model": "m"}"#);
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(s.model.as_deref(), Some("m"));
+}
+
+#[test]
+fn malformed_rule_is_reported_and_skipped_alone() {
+    let d = dirs();
+    let project = d.project("{\n  \"permissions\": {\n    \"allow\": [\n      \"Read\",\n      \"Bash(npm test\"\n    ]\n  },\n  \"model\": \"m\"\n}");
+    let (s, warnings) = d.load(None);
+    assert_eq!(rule_texts(&s.permissions.rules.allow), ["Read"]);
+    assert_eq!(s.model.as_deref(), Some("m"));
+    let [
+        SettingsWarning::MalformedRule {
+            path, line, error, ..
+        },
+    ] = warnings.as_slice()
+    else {
+        panic!("one malformed-rule warning: {warnings:?}");
+    };
+    assert_eq!(path, &project);
+    assert_eq!(*line, Some(5));
+    assert!(matches!(
+        error,
+        crate::permissions::RuleParseError::Unbalanced(_)
+    ));
+    assert!(warnings[0].to_string().contains("line 5"));
+}
+
+#[test]
+fn missing_flag_file_is_a_warning_but_missing_layers_are_not() {
+    let d = dirs();
+    let missing = d.root.join("nope.json");
+    let (_, warnings) = d.load(Some(&missing));
+    assert_eq!(
+        warnings,
+        [SettingsWarning::MissingFlagFile {
+            path: missing.clone()
+        }]
+    );
+    assert!(warnings[0].to_string().contains("--settings"));
+    // A relative --settings path is taken from the project root.
+    write(&d.root.join("rel.json"), r#"{"model": "rel"}"#);
+    let (s, warnings) = d.load(Some(Path::new("rel.json")));
+    assert!(warnings.is_empty());
+    assert_eq!(s.model.as_deref(), Some("rel"));
+}
+
+#[test]
+fn unreadable_file_is_a_warning() {
+    let d = dirs();
+    std::fs::create_dir_all(d.root.join(".catui/settings.json")).unwrap();
+    let (_, warnings) = d.load(None);
+    assert!(
+        matches!(warnings.as_slice(), [SettingsWarning::Unreadable { .. }]),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn empty_file_is_empty_settings() {
+    let d = dirs();
+    d.project("  \n");
+    let (_, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+#[test]
+fn additional_directories_resolve_and_dedup() {
+    let d = dirs();
+    d.user(r#"{"permissions": {"additionalDirectories": ["../shared", "/opt/data"]}}"#);
+    d.project(r#"{"permissions": {"additionalDirectories": ["/opt/data", "docs/./x"], "defaultMode": "plan"}}"#);
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let parent = d.root.parent().unwrap();
+    assert_eq!(
+        s.permissions.additional_directories,
+        [
+            parent.join("shared"),
+            PathBuf::from("/opt/data"),
+            d.root.join("docs/x")
+        ]
+    );
+    assert_eq!(s.permissions.default_mode, Some(PermissionMode::Plan));
+}
+
+#[test]
+fn project_rules_are_relative_to_the_project_root() {
+    let d = dirs();
+    d.project(r#"{"permissions": {"allow": ["Edit(/src/**)"], "deny": ["Edit(/src/gen/**)"]}}"#);
+    let (s, _) = d.load(None);
+    let mut ctx = PermissionContext::new(d.root.clone());
+    s.apply_to(&mut ctx);
+    let edit = |path: PathBuf| CallInfo {
+        tool_name: "Edit".into(),
+        access: Access::Write { path },
+        read_only: false,
+        cwd: d.root.clone(),
+    };
+    assert_eq!(
+        decide(&ctx, &edit(d.root.join("src/a.rs"))),
+        Decision::Allow
+    );
+    assert!(matches!(
+        decide(&ctx, &edit(d.root.join("src/gen/a.rs"))),
+        Decision::Deny { .. }
+    ));
+    assert!(matches!(
+        decide(&ctx, &edit(d.root.join("lib/a.rs"))),
+        Decision::Ask { .. }
+    ));
+}
