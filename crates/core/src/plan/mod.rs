@@ -34,4 +34,6 @@ pub use exit::{plan_diff, restore_mode};
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
 pub use slug::PlanSlugs;
-pub use state::{PlanEntryEffects, PlanState, plan_entry_effects};
+pub use state::{
+    PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,
+};

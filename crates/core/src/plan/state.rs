@@ -160,6 +160,40 @@ pub fn plan_entry_effects(
     })
 }
 
+/// What to do when the auto-mode settings change while in plan mode
+/// (G§14.2, `transitionPlanAutoMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanAutoModeChange {
+    /// Auto stays active: strip the dangerous rules again (the rule set may
+    /// have changed).
+    Restrip,
+    /// Turn auto on and strip the dangerous rules.
+    Activate,
+    /// Turn auto off, restore the stripped rules and schedule the
+    /// `auto_mode_exit` attachment.
+    Deactivate,
+}
+
+/// `want` is `shouldPlanUseAutoMode()` under the new settings, `have`
+/// whether the classifier is active now. Nothing happens outside plan mode,
+/// nor when plan mode was entered from bypassPermissions.
+pub fn plan_auto_mode_change(
+    mode: PermissionMode,
+    pre_plan_mode: Option<PermissionMode>,
+    want: bool,
+    have: bool,
+) -> Option<PlanAutoModeChange> {
+    if mode != PermissionMode::Plan || pre_plan_mode == Some(PermissionMode::BypassPermissions) {
+        return None;
+    }
+    match (want, have) {
+        (true, true) => Some(PlanAutoModeChange::Restrip),
+        (true, false) => Some(PlanAutoModeChange::Activate),
+        (false, true) => Some(PlanAutoModeChange::Deactivate),
+        (false, false) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +304,31 @@ mod tests {
                 }
             );
         }
+    }
+
+    #[test]
+    fn settings_change_during_plan_mode() {
+        use PlanAutoModeChange::*;
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Default), true, true),
+            Some(Restrip)
+        );
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Default), true, false),
+            Some(Activate)
+        );
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Auto), false, true),
+            Some(Deactivate)
+        );
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Default), false, false),
+            None
+        );
+        assert_eq!(plan_auto_mode_change(Default, None, true, false), None);
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(BypassPermissions), true, false),
+            None
+        );
     }
 }
