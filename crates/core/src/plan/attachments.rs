@@ -71,9 +71,14 @@ pub fn is_system_reminder(text: &str) -> bool {
     text.trim_start().starts_with(REMINDER_OPEN)
 }
 
-/// Recognises a rendered plan reminder block by its marker.
+/// Recognises a rendered plan reminder block by its marker. A body that is
+/// the attachment serialised as JSON (the engine's generic rendering) is
+/// recognised too, so the cadence holds whichever renderer produced it.
 pub fn classify_reminder(text: &str) -> Option<ReminderKind> {
     let body = text.trim_start().strip_prefix(REMINDER_OPEN)?.trim_start();
+    if body.starts_with('{') {
+        return classify_json(body);
+    }
     [
         (MARKER_PLAN_MODE_ACTIVE, ReminderKind::PlanMode),
         (MARKER_PLAN_MODE_STILL_ACTIVE, ReminderKind::PlanMode),
@@ -85,6 +90,18 @@ pub fn classify_reminder(text: &str) -> Option<ReminderKind> {
     .into_iter()
     .find(|(marker, _)| body.starts_with(marker))
     .map(|(_, kind)| kind)
+}
+
+fn classify_json(body: &str) -> Option<ReminderKind> {
+    let json = body.trim_end().strip_suffix(REMINDER_CLOSE).unwrap_or(body);
+    match serde_json::from_str::<Attachment>(json.trim()).ok()? {
+        Attachment::PlanMode { .. } => Some(ReminderKind::PlanMode),
+        Attachment::PlanModeReentry { .. } => Some(ReminderKind::PlanModeReentry),
+        Attachment::PlanModeExit { .. } => Some(ReminderKind::PlanModeExit),
+        Attachment::PlanFileReference { .. } => Some(ReminderKind::PlanFileReference),
+        Attachment::AutoModeExit => Some(ReminderKind::AutoModeExit),
+        Attachment::Reminder { .. } => None,
+    }
 }
 
 /// The reminder kinds in a message, in block order.

@@ -459,3 +459,22 @@ fn every_rendered_attachment_is_recognised_by_its_marker() {
     );
     assert_eq!(classify_reminder(&wrap_system_reminder("other")), None);
 }
+
+#[test]
+fn json_rendered_attachments_are_recognised_too() {
+    let a = Attachment::PlanMode {
+        reminder_type: ReminderType::Sparse,
+        is_sub_agent: false,
+        plan_file_path: "/p.md".into(),
+        plan_exists: false,
+    };
+    let text = wrap_system_reminder(&serde_json::to_string(&a).unwrap());
+    assert_eq!(classify_reminder(&text), Some(ReminderKind::PlanMode));
+    let exit = Attachment::PlanModeExit {
+        plan_file_path: "/p.md".into(),
+        plan_exists: true,
+    };
+    let text = wrap_system_reminder(&serde_json::to_string(&exit).unwrap());
+    assert_eq!(classify_reminder(&text), Some(ReminderKind::PlanModeExit));
+    assert_eq!(classify_reminder(&wrap_system_reminder("{not json")), None);
+}

@@ -13,12 +13,14 @@
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   (G§12, G§13); [`contract`]: the short protocol strings.
 //! - [`exit`]: ExitPlanMode's validation, mode restoration and results (G§10).
+//! - [`provider`]: the engine hook that injects and renders the attachments.
 
 pub mod attachments;
 pub mod contract;
 pub mod exit;
 pub mod files;
 pub mod prompts;
+pub mod provider;
 pub mod slug;
 mod slug_words;
 pub mod state;
@@ -33,6 +35,7 @@ pub use attachments::{
 pub use exit::{plan_diff, restore_mode};
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
+pub use provider::PlanAttachmentProvider;
 pub use slug::PlanSlugs;
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,
