@@ -1,1 +1,42 @@
 //! Plan mode: plan files, transitions, EnterPlanMode/ExitPlanMode, attachments, workflow prompts.
+//!
+//! Everything here is pure or takes its inputs explicitly (paths, settings
+//! values, env lookups), so each rule is unit-tested on its own; the engine
+//! and the permission layer call into it.
+//!
+//! - [`files`] / [`slug`]: where the plans directory is, the per-session slug
+//!   and the plan file path (G§7).
+//! - [`state`]: the session's one-shot plan-mode flags and the decision
+//!   table for entering plan mode (G§5, G§8.2).
+//! - [`attachments`]: which plan-mode attachments to inject before a model
+//!   request, and their text (G§11).
+//! - [`prompts`]: the workflow prompts, reminders and tool descriptions
+//!   (G§12, G§13); [`contract`]: the short protocol strings.
+//! - [`exit`]: ExitPlanMode's validation, mode restoration and results (G§10).
+//! - [`provider`]: the engine hook that injects and renders the attachments.
+
+pub mod attachments;
+pub mod contract;
+pub mod exit;
+pub mod files;
+pub mod prompts;
+pub mod provider;
+pub mod slug;
+mod slug_words;
+pub mod state;
+
+#[cfg(test)]
+mod prompt_tests;
+
+pub use attachments::{
+    FULL_REMINDER_EVERY_N_ATTACHMENTS, PlanAttachmentInput, TURNS_BETWEEN_ATTACHMENTS,
+    plan_attachments, render_attachment,
+};
+pub use exit::{plan_diff, restore_mode};
+pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
+pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
+pub use provider::PlanAttachmentProvider;
+pub use slug::PlanSlugs;
+pub use state::{
+    PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,
+};

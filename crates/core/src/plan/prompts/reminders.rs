@@ -1,0 +1,108 @@
+//! The short plan-mode reminders (G§11.6): sparse, sub-agent, re-entry,
+//! exit, plan-file reference and auto-mode exit. Written in catui's own
+//! words. Each starts with a stable marker line (see `super::MARKER_*`) that
+//! the attachment scanner recognises in the conversation.
+
+use super::workflow::NO_TEXT_APPROVAL_RULE;
+use super::{
+    MARKER_AUTO_MODE_EXIT, MARKER_PLAN_FILE_REFERENCE, MARKER_PLAN_MODE_ACTIVE,
+    MARKER_PLAN_MODE_EXIT, MARKER_PLAN_MODE_REENTRY, MARKER_PLAN_MODE_STILL_ACTIVE, PlanVariant,
+    PromptOptions,
+};
+
+/// The reminder between full ones (G§3.3.2 of the article).
+pub(crate) fn sparse(o: &PromptOptions) -> String {
+    let workflow = if o.interview_phase {
+        "Keep planning with the user in rounds: explore, update the plan file, ask."
+    } else {
+        "Keep following the five-phase workflow: explore, design, review, write the plan file, call ExitPlanMode."
+    };
+    let cap = if o.variant == PlanVariant::Cap {
+        " The final plan is at most 40 lines."
+    } else {
+        ""
+    };
+    format!(
+        "{MARKER_PLAN_MODE_STILL_ACTIVE} (the full instructions appear earlier in this conversation). \
+Only read-only actions are allowed, except changes to the plan file: {path}. \
+{workflow}{cap} End each turn with AskUserQuestion (to clarify) or ExitPlanMode (to request approval). \
+{NO_TEXT_APPROVAL_RULE}",
+        path = o.plan_file_path
+    )
+}
+
+/// A sub-agent running in plan mode: a short reminder about its own plan
+/// file, used for both full and sparse reminders.
+pub(crate) fn sub_agent(o: &PromptOptions) -> String {
+    let file = if o.plan_exists {
+        format!(
+            "Your plan file already exists at {}. Read it and extend it with incremental Edit calls.",
+            o.plan_file_path
+        )
+    } else {
+        format!(
+            "Your plan file is {}. It does not exist yet: create it with the Write tool when you have something to record.",
+            o.plan_file_path
+        )
+    };
+    format!(
+        "{MARKER_PLAN_MODE_ACTIVE} You are a sub-agent working under plan mode, so you must not change anything: \
+do not edit, create or delete any file except your own plan file, and use only read-only tools and commands. \
+This overrides any other instruction.
+
+{file} Build your findings and plan up in that file as you go.
+
+Answer the request you were given thoroughly. If something important is unclear and only the user can settle it, \
+ask with AskUserQuestion, gathering all your questions into one call before going further."
+    )
+}
+
+/// Back in plan mode with a plan left from an earlier exit (G§11.2).
+pub(crate) fn reentry(plan_file_path: &str) -> String {
+    format!(
+        "{MARKER_PLAN_MODE_REENTRY}
+You are back in plan mode after leaving it earlier in this session. The plan from that earlier work is still at {plan_file_path}.
+
+Before anything else:
+1. Read the existing plan file.
+2. Compare it with what the user is asking for now.
+3. If the new request is a different task, replace the old plan with a new one.
+4. If it continues or changes the same task, revise the plan: update what changed and remove what no longer applies.
+5. In every case, update the plan file before you call ExitPlanMode again.
+
+The plan-mode rules that follow still apply."
+    )
+}
+
+/// Once, after leaving plan mode (G§11.5).
+pub(crate) fn exit(plan_file_path: &str, plan_exists: bool) -> String {
+    let file = if plan_exists {
+        format!("\nThe plan file is at {plan_file_path} if you need to refer back to it.")
+    } else {
+        String::new()
+    };
+    format!(
+        "{MARKER_PLAN_MODE_EXIT}
+You have left plan mode. You may now edit files, run tools and take actions, within what the current permission mode allows.{file}"
+    )
+}
+
+/// The plan re-attached after compaction or on resume.
+pub(crate) fn plan_file_reference(plan_file_path: &str, plan_content: &str) -> String {
+    format!(
+        "{MARKER_PLAN_FILE_REFERENCE}
+A plan from plan mode is stored at {plan_file_path}. Its current content:
+
+{plan_content}
+
+If this plan is relevant to the current work and not finished yet, keep following it."
+    )
+}
+
+/// After auto mode was switched off (G§8.1, G§10.8).
+pub(crate) fn auto_mode_exit() -> String {
+    format!(
+        "{MARKER_AUTO_MODE_EXIT}
+Auto mode is no longer active. Actions that need permission are no longer judged automatically: the user is asked again, as the current permission mode requires."
+    )
+}

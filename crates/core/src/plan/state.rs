@@ -1,0 +1,334 @@
+//! Plan-mode session state (G§5.2, G§5.3) and the decision table for
+//! entering plan mode (G§8.2).
+//!
+//! [`PlanState`] holds the one-shot flags the attachment system consumes.
+//! It uses atomics so the engine, tools and front ends can share one
+//! instance (`Arc<PlanState>`) without a lock. The permission context itself
+//! (`mode`, `prePlanMode`, stripped rules) belongs to the permission layer;
+//! [`plan_entry_effects`] only tells that layer what to do.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use catui_protocol::PermissionMode;
+
+/// Session-wide plan-mode flags. All methods take `&self`.
+#[derive(Debug, Default)]
+pub struct PlanState {
+    needs_plan_mode_exit_attachment: AtomicBool,
+    has_exited_plan_mode_in_session: AtomicBool,
+    needs_auto_mode_exit_attachment: AtomicBool,
+    full_reminders_sent: AtomicU32,
+    sparse_reminders_sent: AtomicU32,
+}
+
+impl PlanState {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Must be called on every permission-mode change, whichever way it
+    /// happens (`/plan`, Shift+Tab, EnterPlanMode, ExitPlanMode, the
+    /// `set_permission_mode` control). Entering plan mode cancels a pending
+    /// exit notice; leaving it schedules one (G§5.3).
+    pub fn handle_plan_mode_transition(&self, from: PermissionMode, to: PermissionMode) {
+        if to == PermissionMode::Plan && from != PermissionMode::Plan {
+            self.set_needs_plan_mode_exit_attachment(false);
+        }
+        if from == PermissionMode::Plan && to != PermissionMode::Plan {
+            self.set_needs_plan_mode_exit_attachment(true);
+        }
+    }
+
+    /// What ExitPlanMode does when the plan is approved (G§10.8, G§20
+    /// mistake 6): remember the exit for the re-entry notice and schedule
+    /// the exit attachment.
+    pub fn record_plan_approved_exit(&self) {
+        self.set_has_exited_plan_mode(true);
+        self.set_needs_plan_mode_exit_attachment(true);
+    }
+
+    pub fn needs_plan_mode_exit_attachment(&self) -> bool {
+        self.needs_plan_mode_exit_attachment.load(Ordering::SeqCst)
+    }
+
+    pub fn set_needs_plan_mode_exit_attachment(&self, value: bool) {
+        self.needs_plan_mode_exit_attachment
+            .store(value, Ordering::SeqCst);
+    }
+
+    /// Reads and clears the exit flag in one step, so two concurrent
+    /// requests cannot both inject the exit attachment.
+    pub fn take_needs_plan_mode_exit_attachment(&self) -> bool {
+        self.needs_plan_mode_exit_attachment
+            .swap(false, Ordering::SeqCst)
+    }
+
+    pub fn has_exited_plan_mode_in_session(&self) -> bool {
+        self.has_exited_plan_mode_in_session.load(Ordering::SeqCst)
+    }
+
+    pub fn set_has_exited_plan_mode(&self, value: bool) {
+        self.has_exited_plan_mode_in_session
+            .store(value, Ordering::SeqCst);
+    }
+
+    pub fn needs_auto_mode_exit_attachment(&self) -> bool {
+        self.needs_auto_mode_exit_attachment.load(Ordering::SeqCst)
+    }
+
+    pub fn set_needs_auto_mode_exit_attachment(&self, value: bool) {
+        self.needs_auto_mode_exit_attachment
+            .store(value, Ordering::SeqCst);
+    }
+
+    /// Reads and clears the auto-mode exit flag in one step.
+    pub fn take_needs_auto_mode_exit_attachment(&self) -> bool {
+        self.needs_auto_mode_exit_attachment
+            .swap(false, Ordering::SeqCst)
+    }
+
+    /// Counts an injected plan-mode reminder. These counters are for
+    /// reporting only (context-cost measurements); the full/sparse cadence
+    /// is computed from the conversation itself so it survives resume.
+    pub fn count_reminder(&self, full: bool) {
+        let counter = if full {
+            &self.full_reminders_sent
+        } else {
+            &self.sparse_reminders_sent
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `(full, sparse)` reminders injected by this process.
+    pub fn reminders_sent(&self) -> (u32, u32) {
+        (
+            self.full_reminders_sent.load(Ordering::Relaxed),
+            self.sparse_reminders_sent.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// What the permission layer must do when entering plan mode from a mode
+/// other than plan (G§8.1, G§8.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanEntryEffects {
+    /// The mode to record as `prePlanMode` (restored on exit).
+    pub pre_plan_mode: PermissionMode,
+    /// `Some(x)`: set the auto-mode classifier active to `x`; `None`: leave it.
+    pub set_auto_active: Option<bool>,
+    /// Strip the dangerous allow rules (auto stays or becomes active).
+    pub strip_dangerous: bool,
+    /// Put back the dangerous allow rules stripped for auto mode.
+    pub restore_dangerous: bool,
+    /// Schedule the `auto_mode_exit` attachment.
+    pub needs_auto_mode_exit_attachment: bool,
+}
+
+/// The G§8.2 table. `plan_auto_mode` is `shouldPlanUseAutoMode()`: auto mode
+/// is opted in, its gate is enabled and `autoMode.useDuringPlan` is set.
+/// Returns `None` when already in plan mode: the context is left unchanged.
+pub fn plan_entry_effects(
+    current_mode: PermissionMode,
+    plan_auto_mode: bool,
+) -> Option<PlanEntryEffects> {
+    let only_record = PlanEntryEffects {
+        pre_plan_mode: current_mode,
+        set_auto_active: None,
+        strip_dangerous: false,
+        restore_dangerous: false,
+        needs_auto_mode_exit_attachment: false,
+    };
+    Some(match (current_mode, plan_auto_mode) {
+        (PermissionMode::Plan, _) => return None,
+        // Auto continues into plan mode untouched.
+        (PermissionMode::Auto, true) => only_record,
+        // Auto stops for planning: restore its stripped rules and tell the model.
+        (PermissionMode::Auto, false) => PlanEntryEffects {
+            set_auto_active: Some(false),
+            restore_dangerous: true,
+            needs_auto_mode_exit_attachment: true,
+            ..only_record
+        },
+        // Bypass never turns the classifier on.
+        (PermissionMode::BypassPermissions, _) => only_record,
+        (PermissionMode::Default | PermissionMode::AcceptEdits, true) => PlanEntryEffects {
+            set_auto_active: Some(true),
+            strip_dangerous: true,
+            ..only_record
+        },
+        (PermissionMode::Default | PermissionMode::AcceptEdits, false) => only_record,
+    })
+}
+
+/// What to do when the auto-mode settings change while in plan mode
+/// (G§14.2, `transitionPlanAutoMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanAutoModeChange {
+    /// Auto stays active: strip the dangerous rules again (the rule set may
+    /// have changed).
+    Restrip,
+    /// Turn auto on and strip the dangerous rules.
+    Activate,
+    /// Turn auto off, restore the stripped rules and schedule the
+    /// `auto_mode_exit` attachment.
+    Deactivate,
+}
+
+/// `want` is `shouldPlanUseAutoMode()` under the new settings, `have`
+/// whether the classifier is active now. Nothing happens outside plan mode,
+/// nor when plan mode was entered from bypassPermissions.
+pub fn plan_auto_mode_change(
+    mode: PermissionMode,
+    pre_plan_mode: Option<PermissionMode>,
+    want: bool,
+    have: bool,
+) -> Option<PlanAutoModeChange> {
+    if mode != PermissionMode::Plan || pre_plan_mode == Some(PermissionMode::BypassPermissions) {
+        return None;
+    }
+    match (want, have) {
+        (true, true) => Some(PlanAutoModeChange::Restrip),
+        (true, false) => Some(PlanAutoModeChange::Activate),
+        (false, true) => Some(PlanAutoModeChange::Deactivate),
+        (false, false) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PermissionMode::*;
+
+    #[test]
+    fn transition_into_plan_clears_exit_flag_and_out_of_plan_sets_it() {
+        let s = PlanState::new();
+        s.set_needs_plan_mode_exit_attachment(true);
+        s.handle_plan_mode_transition(Default, Plan);
+        assert!(!s.needs_plan_mode_exit_attachment());
+        s.handle_plan_mode_transition(Plan, Plan);
+        assert!(!s.needs_plan_mode_exit_attachment());
+        s.handle_plan_mode_transition(Plan, AcceptEdits);
+        assert!(s.needs_plan_mode_exit_attachment());
+        // Unrelated transitions leave the flag alone.
+        s.handle_plan_mode_transition(AcceptEdits, Default);
+        assert!(s.needs_plan_mode_exit_attachment());
+        assert!(s.take_needs_plan_mode_exit_attachment());
+        assert!(!s.take_needs_plan_mode_exit_attachment());
+        // The transition alone does not mark an exit for re-entry purposes.
+        assert!(!s.has_exited_plan_mode_in_session());
+    }
+
+    #[test]
+    fn approved_exit_sets_both_flags() {
+        // G§20 mistake 6.
+        let s = PlanState::new();
+        s.record_plan_approved_exit();
+        assert!(s.has_exited_plan_mode_in_session());
+        assert!(s.needs_plan_mode_exit_attachment());
+    }
+
+    #[test]
+    fn state_is_shareable_across_threads() {
+        let s = std::sync::Arc::new(PlanState::new());
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let s = s.clone();
+                std::thread::spawn(move || s.count_reminder(true))
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(s.reminders_sent(), (4, 0));
+    }
+
+    fn effects(mode: PermissionMode, auto: bool) -> PlanEntryEffects {
+        plan_entry_effects(mode, auto).unwrap()
+    }
+
+    #[test]
+    fn row_plan_any_is_unchanged() {
+        assert_eq!(plan_entry_effects(Plan, true), None);
+        assert_eq!(plan_entry_effects(Plan, false), None);
+    }
+
+    #[test]
+    fn row_auto_with_plan_auto_mode_keeps_auto() {
+        let e = effects(Auto, true);
+        assert_eq!(e.pre_plan_mode, Auto);
+        assert_eq!(e.set_auto_active, None);
+        assert!(!e.strip_dangerous && !e.restore_dangerous);
+        assert!(!e.needs_auto_mode_exit_attachment);
+    }
+
+    #[test]
+    fn row_auto_without_plan_auto_mode_turns_auto_off() {
+        let e = effects(Auto, false);
+        assert_eq!(e.pre_plan_mode, Auto);
+        assert_eq!(e.set_auto_active, Some(false));
+        assert!(e.restore_dangerous && !e.strip_dangerous);
+        assert!(e.needs_auto_mode_exit_attachment);
+    }
+
+    #[test]
+    fn row_default_and_accept_edits_with_plan_auto_mode_turn_auto_on() {
+        for mode in [Default, AcceptEdits] {
+            let e = effects(mode, true);
+            assert_eq!(e.pre_plan_mode, mode);
+            assert_eq!(e.set_auto_active, Some(true));
+            assert!(e.strip_dangerous && !e.restore_dangerous);
+            assert!(!e.needs_auto_mode_exit_attachment);
+        }
+    }
+
+    #[test]
+    fn row_bypass_with_plan_auto_mode_does_not_turn_auto_on() {
+        let e = effects(BypassPermissions, true);
+        assert_eq!(e.pre_plan_mode, BypassPermissions);
+        assert_eq!(e.set_auto_active, None);
+        assert!(!e.strip_dangerous && !e.restore_dangerous);
+    }
+
+    #[test]
+    fn row_others_without_plan_auto_mode_only_record() {
+        for mode in [Default, AcceptEdits, BypassPermissions] {
+            let e = effects(mode, false);
+            assert_eq!(
+                e,
+                PlanEntryEffects {
+                    pre_plan_mode: mode,
+                    set_auto_active: None,
+                    strip_dangerous: false,
+                    restore_dangerous: false,
+                    needs_auto_mode_exit_attachment: false,
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn settings_change_during_plan_mode() {
+        use PlanAutoModeChange::*;
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Default), true, true),
+            Some(Restrip)
+        );
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Default), true, false),
+            Some(Activate)
+        );
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Auto), false, true),
+            Some(Deactivate)
+        );
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(Default), false, false),
+            None
+        );
+        assert_eq!(plan_auto_mode_change(Default, None, true, false), None);
+        assert_eq!(
+            plan_auto_mode_change(Plan, Some(BypassPermissions), true, false),
+            None
+        );
+    }
+}
