@@ -52,7 +52,8 @@ pub const ENV_PLAN_AGENT_COUNT: &str = "CATUI_PLAN_AGENT_COUNT";
 pub const ENV_INTERVIEW_PHASE: &str = "CATUI_PLAN_INTERVIEW_PHASE";
 
 /// The `planVariant` setting (G§12.8): how much the final plan may say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PlanVariant {
     /// Context, approach, files, reuse, verification (the control).
     #[default]

@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use catui_protocol::PermissionMode;
-use serde::Deserialize;
 
 pub use file::SettingsWarning;
 
@@ -24,16 +23,8 @@ use crate::permissions::{
     SourcedRule,
 };
 
-/// The plan-mode prompt variant (`planVariant`; SPEC §1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PlanVariant {
-    #[default]
-    Full,
-    Trim,
-    Cut,
-    Cap,
-}
+/// The plan-mode prompt variant (`planVariant`; SPEC §1), owned by plan mode.
+pub use crate::plan::PlanVariant;
 
 /// Which settings file a value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
