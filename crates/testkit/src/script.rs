@@ -103,6 +103,7 @@ pub struct Turn {
     pub(crate) reply: Reply,
     pub(crate) retry_after: Option<u64>,
     pub(crate) drop_after: Option<usize>,
+    pub(crate) end_after: Option<usize>,
     pub(crate) delay: Duration,
     pub(crate) chunk_delay: Duration,
     pub(crate) usage: Option<(u64, u64)>,
@@ -117,6 +118,7 @@ impl Turn {
             reply,
             retry_after: None,
             drop_after: None,
+            end_after: None,
             delay: Duration::ZERO,
             chunk_delay: Duration::ZERO,
             usage: None,
@@ -191,6 +193,13 @@ impl Turn {
         self
     }
 
+    /// Ends the response cleanly after `n` SSE events, without the final
+    /// event (a stream that stops early rather than breaking).
+    pub fn end_after_events(mut self, n: usize) -> Turn {
+        self.end_after = Some(n);
+        self
+    }
+
     /// Waits this long before answering at all (latency, concurrency tests).
     pub fn delay(mut self, delay: Duration) -> Turn {
         self.delay = delay;
@@ -258,6 +267,7 @@ impl fmt::Debug for Turn {
             .field("reply", &self.reply)
             .field("retry_after", &self.retry_after)
             .field("drop_after", &self.drop_after)
+            .field("end_after", &self.end_after)
             .field("delay", &self.delay)
             .field("chunk_delay", &self.chunk_delay)
             .field("usage", &self.usage)

@@ -324,6 +324,10 @@ async fn respond(
         Format::Anthropic => render::anthropic::frames(&turn, &ctx),
         Format::OpenAi => render::openai::frames(&turn, &ctx),
     };
+    let frames = match turn.end_after {
+        Some(n) => frames.into_iter().take(n).collect(),
+        None => frames,
+    };
     let body = stream_body(
         frames,
         turn.chunk_delay,
