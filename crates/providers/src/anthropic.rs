@@ -361,3 +361,83 @@ fn read_usage(usage: &mut Usage, wire: &Value) {
         "cache_creation_input_tokens",
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use catui_protocol::ModelEvent;
+
+    fn feed(events: &[Value]) -> ModelResponse {
+        let sink = |_: ModelEvent| {};
+        let mut state = StreamState::new(&sink);
+        for data in events {
+            let event = SseEvent {
+                event: data["type"].as_str().unwrap().into(),
+                data: data.to_string(),
+            };
+            if state.handle(&event).unwrap() {
+                break;
+            }
+        }
+        state.finish()
+    }
+
+    #[test]
+    fn unknown_blocks_are_skipped_and_usage_is_merged() {
+        let response = feed(&[
+            json!({"type": "message_start", "message": {"model": "claude-x", "usage": {"input_tokens": 12, "output_tokens": 1, "cache_read_input_tokens": 100}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search"}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": "x"}}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+            json!({"type": "message_stop"}),
+        ]);
+        assert_eq!(response.message.content.len(), 1);
+        let (_, _, input) = response.message.tool_uses().next().unwrap();
+        assert_eq!(
+            input,
+            &json!({"file_path": "x"}),
+            "input given whole in the block start"
+        );
+        assert_eq!(response.usage.input_tokens, 12);
+        assert_eq!(response.usage.output_tokens, 30);
+        assert_eq!(response.usage.cache_read_input_tokens, 100);
+        assert_eq!(response.model.as_deref(), Some("claude-x"));
+        assert_eq!(response.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn empty_parts_are_not_sent_and_caching_marks_the_prefix() {
+        let request = ModelRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![
+                Message::user_text(""),
+                Message {
+                    role: Role::User,
+                    content: vec![
+                        ContentBlock::text("question"),
+                        ContentBlock::Thinking {
+                            thinking: "foreign reasoning".into(),
+                            signature: String::new(),
+                        },
+                    ],
+                },
+            ],
+            tools: Vec::new(),
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 10,
+            temperature: None,
+        };
+        let body = request_body(&request);
+        assert!(body.get("system").is_none());
+        assert!(body.get("tool_choice").is_none());
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": [
+                {"type": "text", "text": "question", "cache_control": {"type": "ephemeral"}}
+            ]}])
+        );
+    }
+}

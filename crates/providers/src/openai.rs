@@ -405,3 +405,119 @@ fn stream_error(error: &Value) -> ProviderError {
         message,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use catui_protocol::ModelEvent;
+    use std::sync::Mutex;
+
+    fn feed(
+        chunks: &[&str],
+    ) -> (
+        Result<Option<ModelResponse>, ProviderError>,
+        Vec<ModelEvent>,
+    ) {
+        let seen = Mutex::new(Vec::new());
+        let sink = |e: ModelEvent| seen.lock().unwrap().push(e);
+        let mut state = StreamState::new(&sink);
+        let mut result = Ok(None);
+        for data in chunks {
+            let event = SseEvent {
+                event: "message".into(),
+                data: data.to_string(),
+            };
+            match state.handle(&event) {
+                Ok(true) => {
+                    result = Ok(Some(state.finish()));
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let events = seen.lock().unwrap().clone();
+        (result, events)
+    }
+
+    #[test]
+    fn tool_calls_without_index_and_stop_finish_reason() {
+        // Some compatible servers send whole calls without `index` and say
+        // `stop` although they called tools.
+        let (result, events) = feed(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"Read","arguments":"{\"p\":"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"Glob","arguments":"{}"}}]},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ]);
+        let response = result.unwrap().unwrap();
+        let uses: Vec<_> = response.message.tool_uses().collect();
+        assert_eq!(uses[0], ("a", "Read", &json!({"p": 1})));
+        assert_eq!(uses[1], ("b", "Glob", &json!({})));
+        assert_eq!(response.stop_reason, StopReason::ToolUse);
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e, ModelEvent::ToolUseStart { .. }))
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn missing_call_id_gets_a_generated_one_and_reasoning_field_is_thinking() {
+        let (result, _) = feed(&[
+            r#"{"choices":[{"delta":{"reasoning":"hmm"}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"Bash","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}],"usage":null}"#,
+            "[DONE]",
+        ]);
+        let response = result.unwrap().unwrap();
+        assert!(
+            matches!(&response.message.content[0], ContentBlock::Thinking { thinking, .. } if thinking == "hmm")
+        );
+        let (id, name, input) = response.message.tool_uses().next().unwrap();
+        assert!(id.starts_with("call_") && id.len() > 5);
+        assert_eq!((name, input), ("Bash", &json!({})));
+    }
+
+    #[test]
+    fn error_chunks_and_bad_json() {
+        let (result, _) =
+            feed(&[r#"{"error":{"message":"model overloaded","code":"server_error"}}"#]);
+        let err = result.unwrap_err();
+        assert!(err.is_retryable());
+        assert_eq!(
+            err.to_string(),
+            "openai stream error (server_error): model overloaded"
+        );
+        let (result, _) = feed(&["{not json"]);
+        assert!(matches!(result, Err(ProviderError::Malformed(_))));
+    }
+
+    #[test]
+    fn max_completion_tokens_only_for_openai_itself() {
+        let request = ModelRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![Message::user_text("hi")],
+            tools: Vec::new(),
+            tool_choice: ToolChoice::Auto,
+            max_tokens: 10,
+            temperature: None,
+        };
+        let openai = ProviderConfig::new(ProviderKind::OpenAi, "https://api.openai.com/v1", "k");
+        let ollama = ProviderConfig::new(ProviderKind::OpenAi, "http://localhost:11434/v1", "");
+        let body = request_body(&request, uses_max_completion_tokens(&openai));
+        assert_eq!(body["max_completion_tokens"], 10);
+        assert!(body.get("max_tokens").is_none());
+        assert!(body.get("tools").is_none(), "no tools, no tool_choice");
+        assert!(body.get("tool_choice").is_none());
+        let body = request_body(&request, uses_max_completion_tokens(&ollama));
+        assert_eq!(body["max_tokens"], 10);
+        assert_eq!(body["messages"], json!([{"role": "user", "content": "hi"}]));
+    }
+}
