@@ -93,6 +93,29 @@ impl ProviderConfig {
     }
 }
 
+impl ProviderConfig {
+    /// The configuration of `kind` from the environment: its key variable
+    /// (`ANTHROPIC_API_KEY` / `OPENAI_API_KEY`, empty when unset) and its
+    /// base URL variable (the provider's default when unset or empty).
+    pub fn from_env(kind: ProviderKind) -> Self {
+        Self::from_lookup(kind, |name| std::env::var(name).ok())
+    }
+
+    /// Like [`from_env`](Self::from_env), reading variables through
+    /// `lookup` (settings layers, tests).
+    pub fn from_lookup(kind: ProviderKind, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |name: &str| {
+            lookup(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let base_url =
+            get(kind.base_url_var()).unwrap_or_else(|| kind.default_base_url().to_string());
+        let api_key = get(kind.key_var()).unwrap_or_default();
+        Self::new(kind, base_url, api_key)
+    }
+}
+
 impl fmt::Debug for ProviderConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProviderConfig")
@@ -122,5 +145,21 @@ mod tests {
         let s = format!("{c:?}");
         assert!(!s.contains("sk-secret"));
         assert_eq!(c.base_url, "http://x");
+    }
+
+    #[test]
+    fn lookup_reads_key_and_base_url_with_defaults() {
+        let c = ProviderConfig::from_lookup(ProviderKind::OpenAi, |name| match name {
+            "OPENAI_BASE_URL" => Some("http://localhost:11434/v1/".into()),
+            "OPENAI_API_KEY" => Some("  ".into()),
+            _ => None,
+        });
+        assert_eq!(c.base_url, "http://localhost:11434/v1");
+        assert_eq!(c.api_key, "");
+        let c = ProviderConfig::from_lookup(ProviderKind::Anthropic, |name| {
+            (name == "ANTHROPIC_API_KEY").then(|| "k".to_string())
+        });
+        assert_eq!(c.base_url, "https://api.anthropic.com");
+        assert_eq!(c.api_key, "k");
     }
 }

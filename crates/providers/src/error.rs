@@ -1,6 +1,8 @@
 //! Provider errors. Messages say what happened and what to do; they never
 //! contain the API key.
 
+use std::time::Duration;
+
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -22,7 +24,8 @@ pub enum ProviderError {
         key_var: &'static str,
     },
 
-    /// The server reported an error inside the stream (Anthropic `error` event).
+    /// The server reported an error inside the stream (Anthropic `error`
+    /// event, or an OpenAI chunk carrying `error`).
     #[error("{provider} stream error ({kind}): {message}")]
     StreamError {
         provider: &'static str,
@@ -36,8 +39,8 @@ pub enum ProviderError {
     #[error("the response stream ended before the final event")]
     StreamEnded,
 
-    #[error("no data from the model for {secs} s; the stream was abandoned")]
-    IdleTimeout { secs: u64 },
+    #[error("no data from the model for {after:?}; the stream was abandoned")]
+    IdleTimeout { after: Duration },
 
     #[error("the server sent data catui could not understand: {0}")]
     Malformed(String),
@@ -66,7 +69,11 @@ impl ProviderError {
             ProviderError::StreamError { kind, .. } => {
                 matches!(
                     kind.as_str(),
-                    "overloaded_error" | "api_error" | "rate_limit_error"
+                    "overloaded_error"
+                        | "api_error"
+                        | "rate_limit_error"
+                        | "server_error"
+                        | "rate_limit_exceeded"
                 )
             }
             ProviderError::Connection { .. }

@@ -8,8 +8,10 @@
 //! to each wire format here, so the engine never sees a wire format.
 
 pub mod anthropic;
+mod assemble;
 pub mod config;
 pub mod error;
+mod http;
 pub mod openai;
 pub mod retry;
 pub mod sse;

@@ -1,0 +1,403 @@
+//! The HTTP side of the mock: an axum server on `127.0.0.1:0` that records
+//! every request, picks the turn that answers it and streams that turn in
+//! the request's wire format, with the turn's delays and faults.
+
+use std::future::IntoFuture;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::recorded::RecordedRequest;
+use crate::render::{self, RenderCtx};
+use crate::script::{Reply, Script, Turn};
+
+/// A running mock model server. It stops when dropped.
+///
+/// Point an Anthropic client at [`url`](MockServer::url) and an OpenAI
+/// client at [`openai_base_url`](MockServer::openai_base_url).
+pub struct MockServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+struct Slot {
+    turn: Turn,
+    used: bool,
+}
+
+struct Shared {
+    slots: Mutex<Vec<Slot>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    serial: AtomicU64,
+    shutdown: CancellationToken,
+}
+
+/// Which wire format a request used.
+#[derive(Clone, Copy)]
+enum Format {
+    Anthropic,
+    OpenAi,
+}
+
+/// A poisoned lock only means another request panicked mid-update; the
+/// data (a list) is still usable, and a test server must keep answering.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl MockServer {
+    /// Starts the server on the current tokio runtime.
+    pub async fn start(script: Script) -> io::Result<MockServer> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let shared = Shared::new(script);
+        tokio::spawn(serve(listener, shared.clone()));
+        Ok(MockServer {
+            addr,
+            shared,
+            thread: None,
+        })
+    }
+
+    /// Starts the server on its own thread and runtime, for synchronous
+    /// tests (e.g. ones that run the `catui` binary against it).
+    pub fn start_blocking(script: Script) -> io::Result<MockServer> {
+        let shared = Shared::new(script);
+        let (tx, rx) = std::sync::mpsc::channel::<io::Result<SocketAddr>>();
+        let thread_shared = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("catui-mock-server".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    let listener = match TcpListener::bind("127.0.0.1:0").await {
+                        Ok(l) => l,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    let _ = tx.send(listener.local_addr());
+                    serve(listener, thread_shared).await;
+                });
+                runtime.shutdown_timeout(Duration::from_millis(200));
+            })?;
+        let addr = rx
+            .recv()
+            .map_err(|_| io::Error::other("the mock server thread stopped before it started"))??;
+        Ok(MockServer {
+            addr,
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`: the Anthropic base URL.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// `http://127.0.0.1:PORT/v1`: the OpenAI base URL.
+    pub fn openai_base_url(&self) -> String {
+        format!("{}/v1", self.url())
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    /// Adds a turn at the end of the script while the server runs.
+    pub fn push(&self, turn: Turn) {
+        lock(&self.shared.slots).push(Slot { turn, used: false });
+    }
+
+    /// How many turns have not answered a request yet.
+    pub fn unused_turns(&self) -> usize {
+        lock(&self.shared.slots).iter().filter(|s| !s.used).count()
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        self.shared.shutdown.cancel();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for MockServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MockServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    fn new(script: Script) -> Arc<Shared> {
+        Arc::new(Shared {
+            slots: Mutex::new(
+                script
+                    .turns
+                    .into_iter()
+                    .map(|turn| Slot { turn, used: false })
+                    .collect(),
+            ),
+            requests: Mutex::new(Vec::new()),
+            serial: AtomicU64::new(1),
+            shutdown: CancellationToken::new(),
+        })
+    }
+
+    /// Takes the first unused turn whose conditions match.
+    fn take_turn(&self, request: &RecordedRequest) -> Option<Turn> {
+        let mut slots = lock(&self.slots);
+        let slot = slots
+            .iter_mut()
+            .find(|s| !s.used && s.turn.matches(request))?;
+        slot.used = true;
+        Some(slot.turn.clone())
+    }
+}
+
+async fn serve(listener: TcpListener, shared: Arc<Shared>) {
+    let token = shared.shutdown.clone();
+    let app = Router::new()
+        .route("/v1/messages", post(anthropic))
+        .route("/v1/chat/completions", post(openai))
+        .route("/chat/completions", post(openai))
+        .fallback(unknown_path)
+        .with_state(shared);
+    tokio::select! {
+        result = axum::serve(listener, app).into_future() => {
+            if let Err(e) = result {
+                tracing::warn!("mock model server stopped: {e}");
+            }
+        }
+        _ = token.cancelled() => {}
+    }
+}
+
+async fn anthropic(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    respond(shared, Format::Anthropic, uri, headers, body).await
+}
+
+async fn openai(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    respond(shared, Format::OpenAi, uri, headers, body).await
+}
+
+async fn unknown_path(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let path = uri.path().to_string();
+    record(&shared, &uri, &headers, &body);
+    json_response(
+        StatusCode::NOT_FOUND,
+        json!({"error": format!("the mock model server has no route {path}: use POST /v1/messages or POST /v1/chat/completions")}),
+    )
+}
+
+fn record(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: &Bytes) -> RecordedRequest {
+    let request = RecordedRequest {
+        path: uri.path().to_string(),
+        headers: headers
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body: serde_json::from_slice(body).unwrap_or(Value::Null),
+        received_at: Instant::now(),
+    };
+    lock(&shared.requests).push(request.clone());
+    request
+}
+
+async fn respond(
+    shared: Arc<Shared>,
+    format: Format,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let request = record(&shared, &uri, &headers, &body);
+    if request.body.is_null() {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            json!({"error": "the mock model server expects a JSON request body"}),
+        );
+    }
+    let Some(turn) = shared.take_turn(&request) else {
+        return json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"error": "mock script exhausted"}),
+        );
+    };
+
+    if !turn.delay.is_zero() {
+        tokio::select! {
+            _ = tokio::time::sleep(turn.delay) => {}
+            _ = shared.shutdown.cancelled() => {
+                return json_response(StatusCode::SERVICE_UNAVAILABLE, json!({"error": "mock server shutting down"}));
+            }
+        }
+    }
+
+    if let Reply::ErrorStatus { status, message } = &turn.reply {
+        let code = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = match format {
+            Format::Anthropic => render::anthropic::error_body(*status, message),
+            Format::OpenAi => render::openai::error_body(*status, message),
+        };
+        let mut response = json_response(code, body);
+        if let Some(secs) = turn.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        return response;
+    }
+
+    if !request.is_streaming() {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            json!({"error": "the mock model server only streams: send \"stream\": true"}),
+        );
+    }
+
+    let ctx = RenderCtx {
+        model: request.model().to_string(),
+        serial: shared.serial.fetch_add(1, Ordering::Relaxed),
+        input_estimate: (body.len() as u64).div_ceil(4).max(1),
+        include_usage: request
+            .body
+            .pointer("/stream_options/include_usage")
+            .and_then(Value::as_bool)
+            == Some(true),
+    };
+    let frames = match format {
+        Format::Anthropic => render::anthropic::frames(&turn, &ctx),
+        Format::OpenAi => render::openai::frames(&turn, &ctx),
+    };
+    let frames = match turn.end_after {
+        Some(n) => frames.into_iter().take(n).collect(),
+        None => frames,
+    };
+    let body = stream_body(
+        frames,
+        turn.chunk_delay,
+        turn.drop_after,
+        shared.shutdown.clone(),
+    );
+    let mut response = Response::new(body);
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (status, axum::Json(body)).into_response()
+}
+
+struct Feed {
+    frames: std::vec::IntoIter<Bytes>,
+    sent: usize,
+    chunk_delay: Duration,
+    drop_after: Option<usize>,
+    shutdown: CancellationToken,
+    done: bool,
+}
+
+/// Streams the frames, pausing between them; at `drop_after` the body
+/// fails, which makes the HTTP layer abort the connection without the
+/// final chunk, as a dropped connection would look to a client.
+fn stream_body(
+    frames: Vec<Bytes>,
+    chunk_delay: Duration,
+    drop_after: Option<usize>,
+    shutdown: CancellationToken,
+) -> Body {
+    let feed = Feed {
+        frames: frames.into_iter(),
+        sent: 0,
+        chunk_delay,
+        drop_after,
+        shutdown,
+        done: false,
+    };
+    let stream = futures::stream::unfold(feed, |mut feed| async move {
+        if feed.done {
+            return None;
+        }
+        if feed.drop_after == Some(feed.sent) {
+            feed.done = true;
+            // Let the HTTP layer flush what was sent, so the client sees a
+            // response that breaks mid-stream rather than no response.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let err = io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "mock server dropped the stream",
+            );
+            return Some((Err(err), feed));
+        }
+        let frame = feed.frames.next()?;
+        if feed.sent > 0 && !feed.chunk_delay.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(feed.chunk_delay) => {}
+                _ = feed.shutdown.cancelled() => return None,
+            }
+        }
+        feed.sent += 1;
+        Some((Ok(frame), feed))
+    });
+    Body::from_stream(stream)
+}
