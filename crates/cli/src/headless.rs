@@ -149,7 +149,7 @@ fn render_event(
         }
         OutputFormat::Json => match event {
             EngineEvent::Result(outcome) => {
-                serde_json::to_string(&result_event(session_id, outcome)).ok()
+                serde_json::to_string(&OutputEvent::Result(result_event(session_id, outcome))).ok()
             }
             other => {
                 verbose_line(verbose, &other);
