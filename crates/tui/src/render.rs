@@ -50,33 +50,38 @@ fn format_tokens(n: u64) -> String {
 /// and working directory on the right, cut to fit.
 pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let width = area.width as usize;
-    let left: Vec<Span<'static>> = if state.ctrl_c_at.is_some() {
+    let tokens = format!("{} tokens", format_tokens(state.usage.total()));
+    let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
+    let mut left: Vec<Span<'static>> = if state.ctrl_c_at.is_some() {
         vec![Span::styled(
             "Press Ctrl+C again to exit",
             Style::default().fg(Color::Yellow),
         )]
     } else {
         let (label, style) = mode_badge(state.mode);
-        vec![
-            Span::styled(label, style),
-            Span::styled(" (shift+tab to cycle)", dim()),
-        ]
+        vec![Span::styled(label, style)]
     };
     let left_w: usize = left.iter().map(|s| s.width()).sum();
-    let right = format!(
-        "{} · {} tokens · {}",
-        state.info.model,
-        format_tokens(state.usage.total()),
-        state.info.cwd
-    );
-    let room = width.saturating_sub(left_w + 2);
-    let mut spans = left;
-    if room >= 8 {
-        let right = truncate_left(&right, room);
-        let gap = width.saturating_sub(left_w + str_width(&right));
-        spans.push(Span::raw(" ".repeat(gap)));
-        spans.push(Span::styled(right, dim()));
+    // The cycle hint is the first thing to go on a narrow screen.
+    let hint = " (shift+tab to cycle)";
+    let cwd_w = str_width(&state.info.cwd);
+    if state.ctrl_c_at.is_none() && left_w + hint.len() + facts_width + cwd_w.min(20) + 2 <= width {
+        left.push(Span::styled(hint, dim()));
     }
+    let left_w: usize = left.iter().map(|s| s.width()).sum();
+    let room = width.saturating_sub(left_w + 2);
+    let right = if room >= facts_width + 8 {
+        let cwd = truncate_left(&state.info.cwd, room - facts_width);
+        format!("{} · {tokens} · {cwd}", state.info.model)
+    } else if room >= facts_width - 3 {
+        format!("{} · {tokens}", state.info.model)
+    } else {
+        truncate(&tokens, room)
+    };
+    let gap = width.saturating_sub(left_w + str_width(&right));
+    let mut spans = left;
+    spans.push(Span::raw(" ".repeat(gap)));
+    spans.push(Span::styled(right, dim()));
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 

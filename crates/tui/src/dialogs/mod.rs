@@ -13,7 +13,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
+use ratatui::widgets::{Block, BorderType, Borders, Padding, Paragraph, Widget};
 
 use crate::input::InputBox;
 use crate::wrap::wrap_line;
@@ -115,6 +115,7 @@ pub fn frame_block(title: &str, color: Color) -> Block<'static> {
     Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
+        .padding(Padding::horizontal(1))
         .border_style(Style::default().fg(color))
         .title(Span::styled(
             format!(" {title} "),
