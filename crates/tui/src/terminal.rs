@@ -9,7 +9,7 @@ use std::io::{self, Stdout, Write};
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -19,8 +19,8 @@ use crossterm::event::{
 };
 use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
-    supports_keyboard_enhancement,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
+    enable_raw_mode, supports_keyboard_enhancement,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -31,12 +31,15 @@ static ENHANCED: AtomicBool = AtomicBool::new(false);
 /// Whether our modes are on, so restoring twice is harmless.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
+/// The terminal's answer to the keyboard-enhancement query, asked once: a
+/// terminal that does not answer costs a timeout, so never ask twice.
+static ENHANCEMENT_SUPPORTED: OnceLock<bool> = OnceLock::new();
 
 fn enter_modes() -> io::Result<()> {
     enable_raw_mode()?;
     let mut out = io::stdout();
     execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
-    if supports_keyboard_enhancement().unwrap_or(false) {
+    if *ENHANCEMENT_SUPPORTED.get_or_init(|| supports_keyboard_enhancement().unwrap_or(false)) {
         execute!(
             out,
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
@@ -106,8 +109,13 @@ impl TerminalSession {
         restore_terminal();
         let out = f();
         enter_modes()?;
-        // The editor drew over everything: repaint from scratch.
-        self.terminal.clear()?;
+        // The editor drew over everything: clear the screen and draw one
+        // blank frame so the next frame repaints every cell. (Terminal::clear
+        // would query the cursor position, which some terminals never
+        // answer.)
+        execute!(io::stdout(), Clear(ClearType::All))?;
+        self.terminal
+            .draw(|f| f.render_widget(ratatui::widgets::Clear, f.area()))?;
         Ok(out)
     }
 }
