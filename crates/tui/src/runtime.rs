@@ -75,10 +75,8 @@ impl Runtime {
                         );
                     }
                 }
-                Action::Interrupt => {
-                    self.control.interrupt();
-                    self.state.system("Interrupted.", false);
-                }
+                // The turn's result reports the interruption.
+                Action::Interrupt => self.control.interrupt(),
                 Action::SetMode(mode) => {
                     if let Err(e) = self.control.set_permission_mode(mode) {
                         self.state.system(e, true);
