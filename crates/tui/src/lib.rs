@@ -1,1 +1,35 @@
-//! placeholder
+//! catui's interactive terminal interface (ratatui + crossterm) over the
+//! core engine's event stream.
+//!
+//! The front end only translates: engine events become screen state
+//! ([`AppState`]), keys become actions (send input, interrupt, change the
+//! permission mode through the engine's one transition function, answer a
+//! prompt). Rendering is a pure function of the state ([`render`]), which is
+//! what the snapshot tests exercise.
+//!
+//! Wiring, for the binary:
+//! ```ignore
+//! let (approver, approvals) = catui_tui::approver();
+//! // build the Engine with `Arc::new(approver)` and an event channel `(tx, rx)`
+//! let code = catui_tui::run(engine, rx, approvals, opts).await?;
+//! ```
+
+mod approval;
+pub mod dialogs;
+mod diff;
+mod input;
+mod markdown;
+mod palette;
+mod render;
+mod runtime;
+mod state;
+mod terminal;
+mod tool_view;
+mod transcript;
+mod wrap;
+
+pub use approval::{ApprovalReceiver, PendingApproval, TuiApprover, approver};
+pub use render::{render, render_status};
+pub use runtime::{TuiOptions, run};
+pub use state::{Action, AppState, SessionInfo};
+pub use terminal::restore_terminal;

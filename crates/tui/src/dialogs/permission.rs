@@ -1,0 +1,372 @@
+//! The tool permission dialog: shows what will run (a Bash command, the
+//! diff a Write/Edit would make, or the raw input) and offers Yes / Yes and
+//! don't ask again this session / No with feedback.
+
+use catui_core::engine::{PermissionAnswer, PermissionRequest};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+use serde_json::{Value, json};
+
+use super::{
+    DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
+    wrapped_height,
+};
+use crate::diff::{diff_line, diff_text};
+use crate::input::InputBox;
+
+const FEEDBACK_LABEL: &str = "  Tell the agent what to do instead: ";
+/// Diff lines shown before folding; the dialog must leave room for options.
+const MAX_DIFF_LINES: usize = 24;
+
+/// State of one permission prompt.
+#[derive(Debug, Clone)]
+pub struct PermissionDialog {
+    pub request: PermissionRequest,
+    title: String,
+    body: Vec<Line<'static>>,
+    /// The rule that option 2 adds, as (toolName, ruleContent).
+    rule: (String, Option<String>),
+    pub selected: usize,
+    /// The "No" feedback field, once the user chose to type in it.
+    pub feedback: Option<InputBox>,
+}
+
+fn str_field<'a>(input: &'a Value, key: &str) -> &'a str {
+    input.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The prefix rule for a command: the program plus its subcommand when it
+/// has one (`git diff:*`, `npm test:*`, `ls:*`).
+fn bash_rule(command: &str) -> Option<String> {
+    let mut words = command.split_whitespace();
+    let program = words.next()?;
+    let is_word = |w: &str| {
+        w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    if !is_word(program) {
+        return None;
+    }
+    match words.next() {
+        Some(sub) if !sub.starts_with('-') && is_word(sub) => Some(format!("{program} {sub}:*")),
+        _ => Some(format!("{program}:*")),
+    }
+}
+
+fn diff_body(path: &str, old: &str, new: &str) -> Vec<Line<'static>> {
+    let mut rows = vec![Line::styled(
+        path.to_string(),
+        Style::default().add_modifier(Modifier::BOLD),
+    )];
+    let diff = diff_text(old, new);
+    let lines: Vec<&str> = diff.lines().collect();
+    rows.extend(lines.iter().take(MAX_DIFF_LINES).map(|l| diff_line(l)));
+    if lines.len() > MAX_DIFF_LINES {
+        rows.push(Line::styled(
+            format!("… +{} lines", lines.len() - MAX_DIFF_LINES),
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    rows
+}
+
+impl PermissionDialog {
+    pub fn new(request: PermissionRequest) -> Self {
+        let input = &request.input;
+        let name = request.tool_name.as_str();
+        let (title, body, rule) = match name {
+            "Bash" => {
+                let command = str_field(input, "command");
+                let mut body: Vec<Line<'static>> = command
+                    .lines()
+                    .map(|l| Line::raw(format!("  {l}")))
+                    .collect();
+                let description = str_field(input, "description");
+                if !description.is_empty() {
+                    body.push(Line::styled(
+                        format!("  {description}"),
+                        Style::default().fg(Color::DarkGray),
+                    ));
+                }
+                (
+                    "Bash command".to_string(),
+                    body,
+                    (name.to_string(), bash_rule(command)),
+                )
+            }
+            "Edit" => {
+                let path = str_field(input, "file_path");
+                let body = diff_body(
+                    path,
+                    str_field(input, "old_string"),
+                    str_field(input, "new_string"),
+                );
+                ("Edit file".to_string(), body, (name.to_string(), None))
+            }
+            "Write" => {
+                let path = str_field(input, "file_path");
+                // Show the change against what is on disk now, if anything.
+                let existing = std::fs::read_to_string(path).ok();
+                let title = if existing.is_some() {
+                    "Overwrite file"
+                } else {
+                    "Create file"
+                };
+                let body = diff_body(
+                    path,
+                    existing.as_deref().unwrap_or(""),
+                    str_field(input, "content"),
+                );
+                (title.to_string(), body, (name.to_string(), None))
+            }
+            _ => {
+                let raw = serde_json::to_string_pretty(input).unwrap_or_default();
+                let mut body: Vec<Line<'static>> = vec![Line::styled(
+                    name.to_string(),
+                    Style::default().add_modifier(Modifier::BOLD),
+                )];
+                body.extend(raw.lines().take(12).map(|l| Line::raw(format!("  {l}"))));
+                (format!("Tool use: {name}"), body, (name.to_string(), None))
+            }
+        };
+        let title = match &request.agent_id {
+            Some(agent) => format!("{title} (agent {agent})"),
+            None => title,
+        };
+        Self {
+            request,
+            title,
+            body,
+            rule,
+            selected: 0,
+            feedback: None,
+        }
+    }
+
+    fn rule_label(&self) -> String {
+        match (&self.rule.0, &self.rule.1) {
+            (tool, Some(content)) => {
+                format!("Yes, and don't ask again for {tool}({content}) this session")
+            }
+            (tool, None) if matches!(tool.as_str(), "Edit" | "Write") => {
+                format!("Yes, and don't ask again for {tool} this session")
+            }
+            (tool, None) => format!("Yes, and don't ask again for {tool} this session"),
+        }
+    }
+
+    fn options(&self) -> Vec<String> {
+        vec![
+            "Yes".to_string(),
+            self.rule_label(),
+            "No, and tell the agent what to do differently (esc)".to_string(),
+        ]
+    }
+
+    fn answer(&self, choice: usize) -> DialogOutcome {
+        match choice {
+            0 => DialogOutcome::Answer(PermissionAnswer::Allow {
+                updated_input: None,
+                updated_permissions: None,
+            }),
+            1 => {
+                let mut rule = json!({ "toolName": self.rule.0 });
+                if let Some(content) = &self.rule.1 {
+                    rule["ruleContent"] = json!(content);
+                }
+                DialogOutcome::Answer(PermissionAnswer::Allow {
+                    updated_input: None,
+                    updated_permissions: Some(json!([{
+                        "type": "addRules",
+                        "behavior": "allow",
+                        "destination": "session",
+                        "rules": [rule],
+                    }])),
+                })
+            }
+            _ => DialogOutcome::Answer(PermissionAnswer::Deny {
+                message: self
+                    .feedback
+                    .as_ref()
+                    .map(|f| f.text().trim().to_string())
+                    .unwrap_or_default(),
+            }),
+        }
+    }
+
+    pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        if key.code == KeyCode::Esc {
+            return DialogOutcome::Answer(PermissionAnswer::Deny {
+                message: String::new(),
+            });
+        }
+        if let Some(field) = self.feedback.as_mut() {
+            match key.code {
+                KeyCode::Enter => return self.answer(2),
+                KeyCode::Up => {
+                    self.selected = 1;
+                    self.feedback = None;
+                }
+                _ => {
+                    edit_field(field, key);
+                }
+            }
+            return DialogOutcome::Pending;
+        }
+        match key.code {
+            KeyCode::Char('1') => return self.answer(0),
+            KeyCode::Char('2') => return self.answer(1),
+            KeyCode::Char('3') => {
+                self.selected = 2;
+                self.feedback = Some(InputBox::new());
+            }
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1).min(2),
+            KeyCode::Enter if self.selected == 2 => self.feedback = Some(InputBox::new()),
+            KeyCode::Enter => return self.answer(self.selected),
+            _ => {}
+        }
+        DialogOutcome::Pending
+    }
+
+    fn rows(&self) -> (Vec<Line<'static>>, Option<usize>) {
+        let mut rows = self.body.clone();
+        rows.push(Line::default());
+        if !self.request.reason.is_empty() {
+            rows.push(Line::styled(
+                self.request.reason.clone(),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        rows.push(Line::from(Span::raw("Do you want to proceed?")));
+        rows.extend(option_rows(&self.options(), self.selected));
+        let mut field_at = None;
+        if let Some(f) = &self.feedback {
+            field_at = Some(rows.len());
+            rows.push(field_row(FEEDBACK_LABEL, f));
+            rows.push(Line::styled(
+                "  Enter to send · Esc to cancel",
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        (rows, field_at)
+    }
+
+    pub fn desired_height(&self, width: u16) -> u16 {
+        wrapped_height(&self.rows().0, width.saturating_sub(2)) + 2
+    }
+
+    pub fn render(&self, area: Rect, buf: &mut Buffer) {
+        let block = frame_block(&self.title, Color::Yellow);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        draw_rows(&self.rows().0, inner, buf);
+    }
+
+    pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
+        let inner = frame_block("", Color::Yellow).inner(area);
+        let (rows, at) = self.rows();
+        let at = at?;
+        let y = wrapped_height(&rows[..at], inner.width);
+        field_cursor(inner, y, FEEDBACK_LABEL, self.feedback.as_ref()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyModifiers;
+
+    fn dialog(name: &str, input: Value) -> PermissionDialog {
+        PermissionDialog::new(PermissionRequest {
+            tool_use_id: "t1".into(),
+            tool_name: name.into(),
+            input,
+            reason: String::new(),
+            agent_id: None,
+        })
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn yes_and_always_answers() {
+        let mut d = dialog("Bash", json!({"command": "git diff --stat"}));
+        assert_eq!(
+            d.handle_key(key(KeyCode::Char('1'))),
+            DialogOutcome::Answer(PermissionAnswer::Allow {
+                updated_input: None,
+                updated_permissions: None
+            })
+        );
+        d.handle_key(key(KeyCode::Down));
+        let DialogOutcome::Answer(PermissionAnswer::Allow {
+            updated_permissions: Some(p),
+            ..
+        }) = d.handle_key(key(KeyCode::Enter))
+        else {
+            panic!("expected an allow with rules");
+        };
+        assert_eq!(p[0]["type"], "addRules");
+        assert_eq!(p[0]["behavior"], "allow");
+        assert_eq!(
+            p[0]["rules"][0],
+            json!({"toolName": "Bash", "ruleContent": "git diff:*"})
+        );
+    }
+
+    #[test]
+    fn no_with_feedback_and_escape_deny() {
+        let mut d = dialog("Bash", json!({"command": "rm -rf target"}));
+        assert_eq!(
+            d.handle_key(key(KeyCode::Char('3'))),
+            DialogOutcome::Pending
+        );
+        for c in "use cargo clean".chars() {
+            d.handle_key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(
+            d.handle_key(key(KeyCode::Enter)),
+            DialogOutcome::Answer(PermissionAnswer::Deny {
+                message: "use cargo clean".into()
+            })
+        );
+        let mut d = dialog("Bash", json!({"command": "ls"}));
+        assert_eq!(
+            d.handle_key(key(KeyCode::Esc)),
+            DialogOutcome::Answer(PermissionAnswer::Deny {
+                message: String::new()
+            })
+        );
+    }
+
+    #[test]
+    fn rules_for_commands() {
+        assert_eq!(
+            bash_rule("npm test -- --watch").as_deref(),
+            Some("npm test:*")
+        );
+        assert_eq!(bash_rule("ls -la").as_deref(), Some("ls:*"));
+        assert_eq!(bash_rule("./build.sh"), None);
+    }
+
+    #[test]
+    fn write_diffs_against_the_file_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "one\ntwo\n").unwrap();
+        let d = dialog(
+            "Write",
+            json!({"file_path": path.to_string_lossy(), "content": "one\nthree\n"}),
+        );
+        let text: Vec<String> = d.body.iter().map(|l| l.to_string()).collect();
+        assert_eq!(d.title, "Overwrite file");
+        assert_eq!(&text[1..], [" one", "-two", "+three"]);
+    }
+}

@@ -1,0 +1,273 @@
+//! The UI loop: owns the terminal, the state and the answer channels of
+//! pending prompts; runs the engine on its own task; and turns terminal
+//! events, engine events and permission requests into state changes and
+//! [`Action`]s. Redraws are coalesced to about 30 per second.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use catui_core::engine::{Engine, EngineControl, EngineEvent, PermissionAnswer};
+use catui_protocol::ContentBlock;
+use crossterm::event::{Event, KeyEventKind};
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
+
+use crate::approval::ApprovalReceiver;
+use crate::dialogs::Dialog;
+use crate::render::render;
+use crate::state::{Action, AppState, SessionInfo};
+use crate::terminal::{InputReader, TerminalSession, edit_text, open_in_editor};
+
+/// What the interface needs to know at start.
+#[derive(Debug, Clone, Default)]
+pub struct TuiOptions {
+    pub model: String,
+    pub cwd: String,
+    pub session_id: String,
+    /// Sent as the first input (`catui PROMPT`).
+    pub first_prompt: Option<String>,
+    /// Whether Shift+Tab includes `auto` in the mode cycle.
+    pub auto_mode_enabled: bool,
+}
+
+const FRAME: Duration = Duration::from_millis(33);
+
+struct Runtime {
+    session: TerminalSession,
+    reader: InputReader,
+    state: AppState,
+    control: EngineControl,
+    inputs: UnboundedSender<String>,
+    replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
+}
+
+impl Runtime {
+    fn draw(&mut self) -> io::Result<()> {
+        let size = self.session.terminal.size()?;
+        // The transcript gets the screen less the input box and status.
+        self.state.viewport = (size.width, size.height.saturating_sub(4));
+        let state = &self.state;
+        self.session.terminal.draw(|f| render(f, state))?;
+        Ok(())
+    }
+
+    /// Runs `f` with the terminal suspended and the reader paused.
+    fn with_editor<T>(&mut self, f: impl FnOnce() -> T) -> io::Result<T> {
+        self.reader.pause();
+        let out = self.session.suspended(f);
+        self.reader.resume();
+        out
+    }
+
+    /// Carries out actions; returns false when the UI should quit.
+    fn perform(&mut self, actions: Vec<Action>) -> io::Result<bool> {
+        for action in actions {
+            match action {
+                Action::Quit => return Ok(false),
+                Action::Submit(text) => {
+                    if self.inputs.send(text).is_err() {
+                        self.state.pending_inputs.clear();
+                        self.state.system(
+                            "The conversation engine has stopped; restart catui to continue.",
+                            true,
+                        );
+                    }
+                }
+                // The turn's result reports the interruption.
+                Action::Interrupt => self.control.interrupt(),
+                Action::SetMode(mode) => {
+                    if let Err(e) = self.control.set_permission_mode(mode) {
+                        self.state.system(e, true);
+                    }
+                    self.state.mode = self.control.permission_mode();
+                }
+                Action::EditInput => {
+                    let text = self.state.input.text();
+                    match self.with_editor(|| edit_text(&text))? {
+                        Ok(edited) => self.state.input.set_text(edited.trim_end_matches('\n')),
+                        Err(e) => self.state.system(format!("Editor: {e}"), true),
+                    }
+                }
+                Action::EditPlan => {
+                    let plan = match &self.state.dialog {
+                        Some(Dialog::Plan(d)) => d.plan.clone(),
+                        _ => continue,
+                    };
+                    let result = self.with_editor(|| edit_text(&plan))?;
+                    if let Some(Dialog::Plan(d)) = self.state.dialog.as_mut() {
+                        match result {
+                            Ok(edited) => d.set_edited_plan(edited),
+                            Err(e) => d.error = Some(format!("Editor: {e}")),
+                        }
+                    }
+                }
+                Action::OpenPlanFile(path) => {
+                    let result = self.with_editor(|| open_in_editor(Path::new(&path)))?;
+                    match result {
+                        Ok(()) => self
+                            .state
+                            .system(format!("Opened plan in editor: {path}"), false),
+                        Err(e) => self
+                            .state
+                            .system(format!("Failed to open plan in editor: {e}"), true),
+                    }
+                }
+                Action::Answer {
+                    tool_use_id,
+                    answer,
+                } => {
+                    if let Some(reply) = self.replies.remove(&tool_use_id) {
+                        // The engine may have stopped waiting (interrupt):
+                        // nothing to do then.
+                        let _ = reply.send(answer);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    fn on_terminal_event(&mut self, event: Event) -> io::Result<bool> {
+        let actions = match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                self.state.handle_key(key, Instant::now())
+            }
+            Event::Paste(text) => {
+                self.state.paste(&text);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        self.perform(actions)
+    }
+
+    /// Prompts whose engine side stopped waiting (an interrupt) close.
+    fn drop_abandoned_prompts(&mut self) {
+        let gone: Vec<String> = self
+            .replies
+            .iter()
+            .filter(|(_, r)| r.is_closed())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            self.replies.remove(&id);
+            self.state.drop_request(&id);
+        }
+    }
+}
+
+/// Runs the interactive interface until the user quits. The engine moves
+/// to its own task; `events` is its event stream and `approvals` the UI end
+/// of [`crate::approver`]. Returns the process exit code.
+pub async fn run(
+    engine: Engine,
+    mut events: UnboundedReceiver<EngineEvent>,
+    mut approvals: ApprovalReceiver,
+    opts: TuiOptions,
+) -> io::Result<i32> {
+    let control = engine.control();
+    let mode = engine.permission_mode();
+    let (inputs, mut input_rx) = mpsc::unbounded_channel::<String>();
+    let engine_task = tokio::spawn(async move {
+        let mut engine = engine;
+        while let Some(text) = input_rx.recv().await {
+            engine.handle_input(vec![ContentBlock::text(text)]).await;
+        }
+    });
+
+    let session = TerminalSession::enter()?;
+    let (term_tx, mut term_rx) = mpsc::unbounded_channel();
+    let reader = InputReader::spawn(term_tx);
+    let info = SessionInfo {
+        model: opts.model,
+        cwd: opts.cwd,
+        session_id: opts.session_id,
+        auto_mode_enabled: opts.auto_mode_enabled,
+    };
+    let mut rt = Runtime {
+        session,
+        reader,
+        state: AppState::new(info, mode),
+        control,
+        inputs,
+        replies: HashMap::new(),
+    };
+    if let Some(prompt) = opts.first_prompt.filter(|p| !p.trim().is_empty()) {
+        let actions = rt.state.submit_text(prompt);
+        rt.perform(actions)?;
+    }
+
+    let result = event_loop(&mut rt, &mut events, &mut approvals, &mut term_rx).await;
+
+    // Leave cleanly: stop the turn, end the engine task, restore the screen.
+    rt.control.interrupt();
+    engine_task.abort();
+    drop(rt);
+    result.map(|()| 0)
+}
+
+async fn event_loop(
+    rt: &mut Runtime,
+    events: &mut UnboundedReceiver<EngineEvent>,
+    approvals: &mut ApprovalReceiver,
+    term: &mut UnboundedReceiver<Event>,
+) -> io::Result<()> {
+    let mut ticker = tokio::time::interval(FRAME);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut dirty = true;
+    let mut last_draw = Instant::now()
+        .checked_sub(FRAME)
+        .unwrap_or_else(Instant::now);
+    let mut frames = 0usize;
+    loop {
+        tokio::select! {
+            ev = term.recv() => {
+                let Some(ev) = ev else { return Ok(()) };
+                if !rt.on_terminal_event(ev)? {
+                    return Ok(());
+                }
+                // Drain what else arrived (a burst of keys) before drawing.
+                while let Ok(ev) = term.try_recv() {
+                    if !rt.on_terminal_event(ev)? {
+                        return Ok(());
+                    }
+                }
+                dirty = true;
+            }
+            ev = events.recv(), if !events.is_closed() => {
+                if let Some(ev) = ev {
+                    rt.state.apply(ev);
+                    while let Ok(ev) = events.try_recv() {
+                        rt.state.apply(ev);
+                    }
+                    dirty = true;
+                }
+            }
+            pending = approvals.recv() => {
+                if let Some(p) = pending {
+                    rt.replies.insert(p.request.tool_use_id.clone(), p.reply);
+                    rt.state.push_request(p.request);
+                    dirty = true;
+                }
+            }
+            _ = ticker.tick() => {
+                frames += 1;
+                if rt.state.expire_hints(Instant::now()) {
+                    dirty = true;
+                }
+                rt.drop_abandoned_prompts();
+                if rt.state.busy() && frames.is_multiple_of(3) {
+                    rt.state.tick += 1;
+                    dirty = true;
+                }
+            }
+        }
+        if dirty && last_draw.elapsed() >= FRAME {
+            rt.draw()?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+    }
+}

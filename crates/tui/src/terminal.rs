@@ -1,0 +1,319 @@
+//! Terminal hygiene: raw mode, the alternate screen, bracketed paste and
+//! keyboard enhancement (so Shift+Enter is distinguishable) are switched on
+//! together and always switched off again — on return, on error (Drop) and
+//! on panic (a hook). Also owns the input reader thread, which can be
+//! paused so that an external editor gets every keystroke, and running
+//! `$VISUAL`/`$EDITOR` with the terminal suspended.
+
+use std::io::{self, Stdout, Write};
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, OnceLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossterm::event::{
+    self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
+    enable_raw_mode, supports_keyboard_enhancement,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Whether keyboard enhancement flags were pushed (and must be popped).
+static ENHANCED: AtomicBool = AtomicBool::new(false);
+/// Whether our modes are on, so restoring twice is harmless.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static PANIC_HOOK: Once = Once::new();
+/// The terminal's answer to the keyboard-enhancement query, asked once: a
+/// terminal that does not answer costs a timeout, so never ask twice.
+static ENHANCEMENT_SUPPORTED: OnceLock<bool> = OnceLock::new();
+
+fn enter_modes() -> io::Result<()> {
+    enable_raw_mode()?;
+    let mut out = io::stdout();
+    execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
+    if *ENHANCEMENT_SUPPORTED.get_or_init(|| supports_keyboard_enhancement().unwrap_or(false)) {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        ENHANCED.store(true, Ordering::SeqCst);
+    }
+    ACTIVE.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Puts the terminal back as it was. Errors are ignored on purpose: this
+/// runs on the way out, where nothing better can be done with them.
+pub fn restore_terminal() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    if ENHANCED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// Restores the terminal before the default panic message is printed, so
+/// the message is readable and the shell is usable afterwards.
+fn install_panic_hook() {
+    PANIC_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            previous(info);
+        }));
+    });
+}
+
+/// The full-screen terminal, restored when dropped.
+pub struct TerminalSession {
+    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl TerminalSession {
+    pub fn enter() -> io::Result<Self> {
+        install_panic_hook();
+        if let Err(e) = enter_modes() {
+            restore_terminal();
+            return Err(e);
+        }
+        match Terminal::new(CrosstermBackend::new(io::stdout())) {
+            Ok(terminal) => Ok(Self { terminal }),
+            Err(e) => {
+                restore_terminal();
+                Err(e)
+            }
+        }
+    }
+
+    /// Leaves full-screen mode, runs `f` (an editor) and comes back. The
+    /// input reader must be paused by the caller so it does not steal keys.
+    pub fn suspended<T>(&mut self, f: impl FnOnce() -> T) -> io::Result<T> {
+        restore_terminal();
+        let out = f();
+        enter_modes()?;
+        // The editor drew over everything: clear the screen and draw one
+        // blank frame so the next frame repaints every cell. (Terminal::clear
+        // would query the cursor position, which some terminals never
+        // answer.)
+        execute!(io::stdout(), Clear(ClearType::All))?;
+        self.terminal
+            .draw(|f| f.render_widget(ratatui::widgets::Clear, f.area()))?;
+        Ok(out)
+    }
+}
+
+impl Drop for TerminalSession {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+#[derive(Default)]
+struct ReaderFlags {
+    paused: bool,
+    parked: bool,
+    stop: bool,
+}
+
+type Shared = Arc<(Mutex<ReaderFlags>, Condvar)>;
+
+fn lock(shared: &Shared) -> MutexGuard<'_, ReaderFlags> {
+    shared.0.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Reads terminal events on a thread and forwards them to the UI loop.
+pub struct InputReader {
+    shared: Shared,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl InputReader {
+    pub fn spawn(tx: UnboundedSender<Event>) -> Self {
+        let shared: Shared = Arc::new((Mutex::new(ReaderFlags::default()), Condvar::new()));
+        let thread_shared = shared.clone();
+        let handle = std::thread::spawn(move || read_loop(&thread_shared, &tx));
+        Self {
+            shared,
+            handle: Some(handle),
+        }
+    }
+
+    /// Stops reading and waits until the thread is parked (at most one
+    /// poll interval), so a child process owns the keyboard.
+    pub fn pause(&self) {
+        let mut flags = lock(&self.shared);
+        flags.paused = true;
+        while !flags.parked && !flags.stop {
+            let (g, timeout) = self
+                .shared
+                .1
+                .wait_timeout(flags, Duration::from_millis(500))
+                .unwrap_or_else(|p| p.into_inner());
+            flags = g;
+            if timeout.timed_out() {
+                break;
+            }
+        }
+    }
+
+    pub fn resume(&self) {
+        lock(&self.shared).paused = false;
+        self.shared.1.notify_all();
+    }
+}
+
+impl Drop for InputReader {
+    fn drop(&mut self) {
+        lock(&self.shared).stop = true;
+        self.shared.1.notify_all();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn read_loop(shared: &Shared, tx: &UnboundedSender<Event>) {
+    loop {
+        {
+            let mut flags = lock(shared);
+            while flags.paused && !flags.stop {
+                flags.parked = true;
+                shared.1.notify_all();
+                flags = shared.1.wait(flags).unwrap_or_else(|p| p.into_inner());
+            }
+            flags.parked = false;
+            if flags.stop {
+                return;
+            }
+        }
+        match event::poll(Duration::from_millis(50)) {
+            Ok(true) => match event::read() {
+                Ok(ev) => {
+                    if tx.send(ev).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            Ok(false) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// The editor command: `$VISUAL`, then `$EDITOR`, then `vi`. May carry
+/// arguments (`code -w`).
+pub fn editor_command() -> Vec<String> {
+    choose_editor(std::env::var("VISUAL").ok(), std::env::var("EDITOR").ok())
+}
+
+fn choose_editor(visual: Option<String>, editor: Option<String>) -> Vec<String> {
+    let cmd = [visual, editor]
+        .into_iter()
+        .flatten()
+        .find(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string());
+    cmd.split_whitespace().map(str::to_string).collect()
+}
+
+/// Runs the configured editor on `path` and waits for it.
+pub fn open_in_editor(path: &Path) -> io::Result<()> {
+    open_with(&editor_command(), path)
+}
+
+fn open_with(cmd: &[String], path: &Path) -> io::Result<()> {
+    let Some((program, args)) = cmd.split_first() else {
+        return Err(io::Error::other(
+            "no editor configured: set $VISUAL or $EDITOR",
+        ));
+    };
+    let status = Command::new(program)
+        .args(args)
+        .arg(path)
+        .status()
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("could not start editor '{program}': {e}; set $VISUAL or $EDITOR"),
+            )
+        })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "editor '{program}' exited with {status}; the text was not changed"
+        )))
+    }
+}
+
+/// Edits `text` in the external editor through a temporary Markdown file.
+pub fn edit_text(text: &str) -> io::Result<String> {
+    edit_text_with(&editor_command(), text)
+}
+
+fn edit_text_with(cmd: &[String], text: &str) -> io::Result<String> {
+    let file = tempfile::Builder::new()
+        .prefix("catui-")
+        .suffix(".md")
+        .tempfile()?;
+    std::fs::write(file.path(), text)?;
+    open_with(cmd, file.path())?;
+    let edited = std::fs::read_to_string(file.path())?;
+    // Editors add a final newline; drop it when the original had none.
+    Ok(match (text.ends_with('\n'), edited.strip_suffix('\n')) {
+        (false, Some(stripped)) => stripped.to_string(),
+        _ => edited,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_visual_then_editor_then_vi() {
+        let s = |v: &str| Some(v.to_string());
+        assert_eq!(choose_editor(s("code -w"), s("nano")), ["code", "-w"]);
+        assert_eq!(choose_editor(s(" "), s("nano")), ["nano"]);
+        assert_eq!(choose_editor(None, None), ["vi"]);
+    }
+
+    #[test]
+    fn edits_text_through_the_editor_command() {
+        // A stand-in editor: a shell script that appends a line.
+        let cmd: Vec<String> = ["sh", "-c", "printf 'added\\n' >> \"$0\""]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(edit_text_with(&cmd, "first\n").unwrap(), "first\nadded\n");
+        assert_eq!(edit_text_with(&cmd, "first").unwrap(), "firstadded");
+        let failing: Vec<String> = vec!["false".into()];
+        let err = edit_text_with(&failing, "x").unwrap_err();
+        assert!(err.to_string().contains("not changed"));
+        let missing: Vec<String> = vec!["/nonexistent/editor".into()];
+        assert!(
+            edit_text_with(&missing, "x")
+                .unwrap_err()
+                .to_string()
+                .contains("could not start")
+        );
+    }
+}

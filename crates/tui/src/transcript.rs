@@ -1,0 +1,300 @@
+//! The conversation as shown: entries (user turns, answers, tool calls,
+//! system lines, plan displays) and their rendering to rows. Each entry
+//! caches its rows per width and version, so a frame only renders what
+//! changed and only the visible window is copied out.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use crate::markdown::markdown_lines;
+use crate::tool_view::{AgentProgress, tool_lines};
+use crate::wrap::wrap_line;
+
+/// Where a tool call is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Announced by the model, not started (waiting for permission).
+    Pending,
+    Running,
+    Done,
+    Failed,
+}
+
+/// One tool call of the main conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolEntry {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+    pub summary: String,
+    pub status: ToolStatus,
+    /// The user-facing result (`display`), once finished.
+    pub result: Option<String>,
+    /// Progress of the sub-agent an `Agent` call started.
+    pub agent: Option<AgentProgress>,
+}
+
+/// What an entry shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntryKind {
+    User(String),
+    /// Assistant text, Markdown.
+    Assistant(String),
+    Tool(ToolEntry),
+    /// A line from the interface or a command's output.
+    System {
+        text: String,
+        is_error: bool,
+    },
+    /// `/plan` output: title, path, Markdown body and a hint.
+    PlanDisplay {
+        path: String,
+        content: String,
+        hint: Option<String>,
+    },
+}
+
+type Rows = Arc<Vec<Line<'static>>>;
+
+/// An entry with its row cache.
+#[derive(Debug)]
+pub struct Entry {
+    pub kind: EntryKind,
+    version: u64,
+    cache: RefCell<Option<(usize, u64, Rows)>>,
+}
+
+impl Entry {
+    fn new(kind: EntryKind) -> Self {
+        Self {
+            kind,
+            version: 0,
+            cache: RefCell::new(None),
+        }
+    }
+
+    /// Rows at `width`, from the cache when still valid. Includes the blank
+    /// row that separates entries.
+    pub fn rows(&self, width: usize) -> Rows {
+        if let Some((w, v, rows)) = self.cache.borrow().as_ref()
+            && *w == width
+            && *v == self.version
+        {
+            return rows.clone();
+        }
+        let mut rows = render_entry(&self.kind, width);
+        rows.push(Line::default());
+        let rows = Arc::new(rows);
+        *self.cache.borrow_mut() = Some((width, self.version, rows.clone()));
+        rows
+    }
+
+    pub fn height(&self, width: usize) -> usize {
+        self.rows(width).len()
+    }
+}
+
+/// The entries of the session.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    entries: Vec<Entry>,
+    tools: HashMap<String, usize>,
+}
+
+impl Transcript {
+    pub fn push(&mut self, kind: EntryKind) {
+        if let EntryKind::Tool(t) = &kind {
+            self.tools.insert(t.id.clone(), self.entries.len());
+        }
+        self.entries.push(Entry::new(kind));
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.tools.clear();
+    }
+
+    pub fn tool(&self, id: &str) -> Option<&ToolEntry> {
+        let i = *self.tools.get(id)?;
+        match &self.entries.get(i)?.kind {
+            EntryKind::Tool(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Mutable access to a tool entry; invalidates its cached rows.
+    pub fn tool_mut(&mut self, id: &str) -> Option<&mut ToolEntry> {
+        let i = *self.tools.get(id)?;
+        let entry = self.entries.get_mut(i)?;
+        entry.version += 1;
+        match &mut entry.kind {
+            EntryKind::Tool(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Ids of tool entries still waiting or running.
+    pub fn open_tool_ids(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EntryKind::Tool(t)
+                    if matches!(t.status, ToolStatus::Pending | ToolStatus::Running) =>
+                {
+                    Some(t.id.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Total rows at `width`.
+    pub fn height(&self, width: usize) -> usize {
+        self.entries.iter().map(|e| e.height(width)).sum()
+    }
+
+    /// Copies out rows `[start, start + count)` of the whole transcript at
+    /// `width`, touching only the entries that overlap the window.
+    pub fn window(&self, width: usize, start: usize, count: usize) -> Vec<Line<'static>> {
+        let mut out = Vec::with_capacity(count);
+        let mut offset = 0;
+        for entry in &self.entries {
+            if out.len() >= count {
+                break;
+            }
+            let h = entry.height(width);
+            if offset + h <= start {
+                offset += h;
+                continue;
+            }
+            let rows = entry.rows(width);
+            let skip = start.saturating_sub(offset);
+            for row in rows.iter().skip(skip) {
+                if out.len() >= count {
+                    break;
+                }
+                out.push(row.clone());
+            }
+            offset += h;
+        }
+        out
+    }
+}
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+/// Prefixes the first row with `first` and the others with spaces of the
+/// same width.
+pub fn with_gutter(rows: Vec<Line<'static>>, first: Span<'static>) -> Vec<Line<'static>> {
+    let pad = " ".repeat(first.width());
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, mut row)| {
+            let gutter = if i == 0 {
+                first.clone()
+            } else {
+                Span::raw(pad.clone())
+            };
+            row.spans.insert(0, gutter);
+            row
+        })
+        .collect()
+}
+
+fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    text.lines()
+        .flat_map(|l| wrap_line(&Line::styled(l.to_string(), style), width, 0))
+        .collect()
+}
+
+fn render_entry(kind: &EntryKind, width: usize) -> Vec<Line<'static>> {
+    let inner = width.saturating_sub(2).max(1);
+    match kind {
+        EntryKind::User(text) => {
+            let style = Style::default().fg(Color::Gray);
+            let rows = plain_rows(text, inner, style);
+            with_gutter(rows, Span::styled("> ", dim()))
+        }
+        EntryKind::Assistant(text) => with_gutter(
+            markdown_lines(text, inner),
+            Span::styled("● ", Style::default().fg(Color::White)),
+        ),
+        EntryKind::Tool(tool) => tool_lines(tool, width),
+        EntryKind::System { text, is_error } => {
+            let style = if *is_error {
+                Style::default().fg(Color::Red)
+            } else {
+                dim()
+            };
+            with_gutter(plain_rows(text, inner, style), Span::styled("  ", style))
+        }
+        EntryKind::PlanDisplay {
+            path,
+            content,
+            hint,
+        } => {
+            let mut rows = vec![
+                Line::styled(
+                    "Current Plan",
+                    Style::default().add_modifier(Modifier::BOLD),
+                ),
+                Line::styled(path.clone(), dim()),
+                Line::default(),
+            ];
+            rows.extend(markdown_lines(content, inner));
+            if let Some(hint) = hint {
+                rows.push(Line::default());
+                rows.extend(plain_rows(hint, inner, dim()));
+            }
+            with_gutter(rows, Span::raw("  "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_matches_full_render_and_cache_follows_changes() {
+        let mut t = Transcript::default();
+        for i in 0..50 {
+            t.push(EntryKind::User(format!("message {i}\nsecond line")));
+        }
+        let total = t.height(40);
+        assert_eq!(total, 150);
+        let all = t.window(40, 0, total);
+        let part = t.window(40, 99, 10);
+        assert_eq!(part, all[99..109].to_vec());
+        assert_eq!(part[0].to_string(), "> message 33");
+
+        t.push(EntryKind::Tool(ToolEntry {
+            id: "t1".into(),
+            name: "Read".into(),
+            input: serde_json::json!({"file_path": "a.rs"}),
+            summary: "Read(a.rs)".into(),
+            status: ToolStatus::Running,
+            result: None,
+            agent: None,
+        }));
+        let h = t.height(40);
+        assert_eq!(t.window(40, h - 2, 1)[0].to_string(), "  ⎿  Running…");
+        if let Some(tool) = t.tool_mut("t1") {
+            tool.status = ToolStatus::Done;
+            tool.result = Some("Read 3 lines".into());
+        }
+        assert_eq!(t.window(40, h - 2, 1)[0].to_string(), "  ⎿  Read 3 lines");
+        assert!(t.open_tool_ids().is_empty());
+    }
+}

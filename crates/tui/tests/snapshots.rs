@@ -1,0 +1,223 @@
+//! Screen snapshots (ratatui TestBackend + insta) of the states that matter:
+//! idle, streaming, diffs, each dialog, sub-agents, `/plan`, the status line
+//! in every mode, and a narrow terminal.
+
+mod common;
+
+use catui_protocol::{ContentBlock, PermissionMode};
+use catui_tui::render_status;
+use common::*;
+use crossterm::event::KeyCode;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use serde_json::json;
+
+#[test]
+fn idle_screen() {
+    let s = state();
+    insta::assert_snapshot!(screen(&s, 80, 16).backend());
+}
+
+#[test]
+fn streaming_answer_with_code_block() {
+    let mut s = state();
+    press(&mut s, key(KeyCode::Char('x')));
+    press(&mut s, key(KeyCode::Backspace));
+    s.submit_text("How do I print in Rust?".into());
+    for chunk in [
+        "## Printing\n\nUse the **`println!`** macro:\n\n",
+        "```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\n",
+        "It writes to *stdout*",
+    ] {
+        s.apply(text_delta(chunk));
+    }
+    insta::assert_snapshot!(screen(&s, 80, 24).backend());
+}
+
+#[test]
+fn edit_diff_and_bash_result() {
+    let mut s = state();
+    s.submit_text("Bump the version and run the tests".into());
+    s.apply(assistant(vec![
+        ContentBlock::text("I'll update the version first."),
+        tool_use(
+            "e1",
+            "Edit",
+            json!({"file_path": "Cargo.toml", "old_string": "version = \"0.1.0\"\nedition = \"2024\"", "new_string": "version = \"0.2.0\"\nedition = \"2024\""}),
+        ),
+        tool_use("b1", "Bash", json!({"command": "cargo test -q"})),
+    ]));
+    s.apply(tool_start("e1", "Edit", "Edit(Cargo.toml)", None));
+    s.apply(tool_end(
+        "e1",
+        "Edit",
+        "Updated Cargo.toml with 1 change",
+        false,
+    ));
+    s.apply(tool_start("b1", "Bash", "Bash(cargo test -q)", None));
+    s.apply(tool_end(
+        "b1",
+        "Bash",
+        "running 12 tests\n............\ntest result: ok. 12 passed\n\nexit code 0\nextra line",
+        false,
+    ));
+    insta::assert_snapshot!(screen(&s, 80, 22).backend());
+}
+
+#[test]
+fn permission_dialog_for_bash() {
+    let mut s = state();
+    s.submit_text("Clean the build".into());
+    s.apply(assistant(vec![tool_use(
+        "call-Bash",
+        "Bash",
+        json!({"command": "rm -rf target/debug", "description": "Remove debug build output"}),
+    )]));
+    s.push_request(request(
+        "Bash",
+        json!({"command": "rm -rf target/debug", "description": "Remove debug build output"}),
+    ));
+    insta::assert_snapshot!(screen(&s, 80, 20).backend());
+}
+
+#[test]
+fn permission_dialog_for_edit_with_feedback_field() {
+    let mut s = state();
+    s.push_request(request(
+        "Edit",
+        json!({"file_path": "src/lib.rs", "old_string": "fn a() {}\n", "new_string": "fn a() -> u8 { 1 }\n"}),
+    ));
+    press(&mut s, key(KeyCode::Char('3')));
+    type_text(&mut s, "keep it unit");
+    insta::assert_snapshot!(screen(&s, 80, 18).backend());
+}
+
+fn plan_request() -> catui_core::engine::PermissionRequest {
+    request(
+        "ExitPlanMode",
+        json!({
+            "plan": "# Add retries\n\n1. Wrap `send` in a retry loop\n2. Honour `retry-after`\n\n## Verification\n\n- `cargo test -p providers`",
+            "planFilePath": "/home/dev/.catui/plans/brave-quiet-otter.md",
+            "planDiff": "@@ -1,3 +1,3 @@\n # Add retries\n-1. Retry forever\n+1. Wrap `send` in a retry loop\n+2. Honour `retry-after`"
+        }),
+    )
+}
+
+#[test]
+fn plan_approval_dialog() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.push_request(plan_request());
+    insta::assert_snapshot!(screen(&s, 80, 24).backend());
+}
+
+#[test]
+fn plan_approval_dialog_showing_the_diff() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.push_request(plan_request());
+    press(&mut s, key(KeyCode::Char('d')));
+    insta::assert_snapshot!(screen(&s, 80, 24).backend());
+}
+
+#[test]
+fn ask_user_question_dialog() {
+    let mut s = state();
+    s.push_request(request(
+        "AskUserQuestion",
+        json!({"questions": [
+            {"question": "Which storage backend should the cache use?", "header": "Storage", "multiSelect": false,
+             "options": [{"label": "SQLite", "description": "one file, transactional"},
+                         {"label": "Files", "description": "one JSON file per entry"}]},
+            {"question": "Which platforms must work?", "header": "Platforms", "multiSelect": true,
+             "options": [{"label": "Linux", "description": ""}, {"label": "macOS", "description": ""}]}
+        ]}),
+    ));
+    press(&mut s, key(KeyCode::Down));
+    insta::assert_snapshot!(screen(&s, 80, 18).backend());
+}
+
+#[test]
+fn parallel_agents_progress() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.submit_text("/plan add caching".into());
+    s.apply(assistant(vec![
+        ContentBlock::text("Exploring the code in parallel."),
+        tool_use("a1", "Agent", json!({"subagent_type": "Explore", "description": "Find HTTP client code", "prompt": "..."})),
+        tool_use("a2", "Agent", json!({"subagent_type": "Explore", "description": "Find existing caches", "prompt": "..."})),
+        tool_use("a3", "Agent", json!({"subagent_type": "Explore", "description": "Map the tests", "prompt": "..."})),
+    ]));
+    for id in ["a1", "a2", "a3"] {
+        s.apply(tool_start(id, "Agent", "Agent", None));
+    }
+    s.apply(sub_assistant(
+        "a1",
+        vec![tool_use("x1", "Grep", json!({"pattern": "reqwest"}))],
+    ));
+    s.apply(tool_start("x1", "Grep", "Grep(reqwest)", Some("a1")));
+    s.apply(sub_assistant(
+        "a2",
+        vec![tool_use("x2", "Glob", json!({"pattern": "**/cache*"}))],
+    ));
+    s.apply(sub_assistant(
+        "a2",
+        vec![tool_use("x3", "Read", json!({"file_path": "src/cache.rs"}))],
+    ));
+    s.apply(tool_start("x3", "Read", "Read(src/cache.rs)", Some("a2")));
+    s.apply(sub_assistant("a3", vec![ContentBlock::text("done")]));
+    s.apply(tool_end("a3", "Agent", "Tests live in tests/", false));
+    insta::assert_snapshot!(screen(&s, 80, 20).backend());
+}
+
+#[test]
+fn plan_command_display() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.submit_text("/plan".into());
+    s.apply(result(
+        "Current Plan\n/home/dev/.catui/plans/brave-quiet-otter.md\n\n# Add retries\n\n1. Wrap `send`\n2. Test it\n\n\"/plan open\" to edit this plan in vi",
+        0,
+        false,
+        PermissionMode::Plan,
+    ));
+    insta::assert_snapshot!(screen(&s, 80, 20).backend());
+}
+
+#[test]
+fn status_line_in_each_mode() {
+    let mut out = String::new();
+    for mode in PermissionMode::ALL {
+        let s = state_in(mode);
+        let mut buf = Buffer::empty(Rect::new(0, 0, 90, 1));
+        render_status(&s, buf.area, &mut buf);
+        let row: String = (0..90).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        let fg = buf[(0, 0)].fg;
+        out.push_str(&format!(
+            "{:<18} {fg:?}\n{}\n",
+            mode.as_str(),
+            row.trim_end()
+        ));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn narrow_terminal_with_wide_characters() {
+    let mut s = state();
+    s.submit_text("把这个函数翻译成英文 and explain the wide characters".into());
+    s.apply(assistant(vec![
+        ContentBlock::text("The function `翻译` translates text; 日本語 and emoji 🎉 take two cells each."),
+        tool_use("r1", "Read", json!({"file_path": "src/very/long/path/to/some/deeply/nested/module/file.rs"})),
+        tool_use("t1", "TodoWrite", json!({"todos": [
+            {"content": "Read the module", "status": "completed", "activeForm": "Reading the module"},
+            {"content": "Translate names", "status": "in_progress", "activeForm": "Translating names"},
+            {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}
+        ]})),
+    ]));
+    s.apply(tool_start(
+        "r1",
+        "Read",
+        "Read(src/very/long/path/to/some/deeply/nested/module/file.rs)",
+        None,
+    ));
+    s.apply(tool_end("r1", "Read", "Read 42 lines", false));
+    type_text(&mut s, "继续 please");
+    insta::assert_snapshot!(screen(&s, 60, 22).backend());
+}

@@ -1,0 +1,286 @@
+//! Behaviour of the interface state: keys become the right actions, engine
+//! events land in the right places, prompts are answered and queued.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use catui_core::engine::{EngineEvent, PermissionAnswer};
+use catui_protocol::{ContentBlock, Message, ModelEvent, PermissionMode, Role};
+use catui_tui::Action;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+
+#[test]
+fn enter_sends_and_shift_enter_or_ctrl_j_add_lines() {
+    let mut s = state();
+    type_text(&mut s, "line one");
+    press(&mut s, KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT));
+    type_text(&mut s, "two");
+    press(&mut s, ctrl('j'));
+    type_text(&mut s, "three");
+    let actions = press(&mut s, key(KeyCode::Enter));
+    assert_eq!(actions, [Action::Submit("line one\ntwo\nthree".into())]);
+    assert!(s.busy());
+    assert!(s.input.is_empty());
+    // Up on the empty box recalls it.
+    press(&mut s, key(KeyCode::Up));
+    assert_eq!(s.input.text(), "line one\ntwo\nthree");
+}
+
+#[test]
+fn shift_tab_cycles_modes_through_the_engine() {
+    let mut s = state_in(PermissionMode::Plan);
+    assert_eq!(
+        press(&mut s, key(KeyCode::BackTab)),
+        [Action::SetMode(PermissionMode::Auto)]
+    );
+    s.apply(EngineEvent::PermissionMode {
+        mode: PermissionMode::Auto,
+        pre_plan_mode: None,
+    });
+    assert_eq!(s.mode, PermissionMode::Auto);
+    assert_eq!(
+        press(&mut s, key(KeyCode::BackTab)),
+        [Action::SetMode(PermissionMode::Default)]
+    );
+}
+
+#[test]
+fn escape_interrupts_only_a_running_turn() {
+    let mut s = state();
+    assert!(press(&mut s, key(KeyCode::Esc)).is_empty());
+    s.submit_text("go".into());
+    assert_eq!(press(&mut s, key(KeyCode::Esc)), [Action::Interrupt]);
+}
+
+#[test]
+fn ctrl_c_twice_within_the_window_quits() {
+    let mut s = state();
+    let t0 = Instant::now();
+    type_text(&mut s, "draft");
+    assert!(s.handle_key(ctrl('c'), t0).is_empty());
+    assert!(s.input.is_empty(), "first Ctrl+C clears the input");
+    assert!(s.ctrl_c_at.is_some());
+    assert_eq!(
+        s.handle_key(ctrl('c'), t0 + Duration::from_millis(500)),
+        [Action::Quit]
+    );
+
+    let mut s = state();
+    s.submit_text("work".into());
+    assert_eq!(s.handle_key(ctrl('c'), t0), [Action::Interrupt]);
+    assert!(s.expire_hints(t0 + Duration::from_secs(2)));
+    assert!(s.handle_key(ctrl('c'), t0 + Duration::from_secs(2)) != [Action::Quit]);
+}
+
+#[test]
+fn slash_palette_completes_and_runs() {
+    let mut s = state();
+    type_text(&mut s, "/pl");
+    assert_eq!(s.palette().len(), 2);
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Tab));
+    assert_eq!(s.input.text(), "/plan open");
+    let mut s = state();
+    type_text(&mut s, "/comp");
+    assert_eq!(
+        press(&mut s, key(KeyCode::Enter)),
+        [Action::Submit("/compact".into())]
+    );
+    let mut s = state();
+    type_text(&mut s, "/exit");
+    assert_eq!(press(&mut s, key(KeyCode::Enter)), [Action::Quit]);
+    // Esc hides the palette so a literal path can be typed.
+    let mut s = state();
+    type_text(&mut s, "/");
+    press(&mut s, key(KeyCode::Esc));
+    assert!(s.palette().is_empty());
+}
+
+#[test]
+fn plan_open_uses_the_known_plan_file() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.submit_text("hi".into());
+    s.apply(result("ok", 1, false, PermissionMode::Plan));
+    type_text(&mut s, "/plan open");
+    assert_eq!(
+        press(&mut s, key(KeyCode::Enter)),
+        [Action::OpenPlanFile(
+            "/home/dev/.catui/plans/brave-quiet-otter.md".into()
+        )]
+    );
+}
+
+#[test]
+fn ctrl_g_asks_for_the_editor() {
+    let mut s = state();
+    assert_eq!(press(&mut s, ctrl('g')), [Action::EditInput]);
+}
+
+#[test]
+fn streamed_text_is_replaced_by_the_committed_message_and_retry_discards() {
+    let mut s = state();
+    s.submit_text("q".into());
+    s.apply(text_delta("partial that will be retried"));
+    s.apply(EngineEvent::Delta {
+        agent_id: None,
+        event: ModelEvent::Retrying {
+            attempt: 1,
+            delay_ms: 500,
+            reason: "overloaded".into(),
+        },
+    });
+    assert!(s.live_text.is_empty());
+    s.apply(text_delta("final"));
+    // Sub-agent deltas never reach the main answer.
+    s.apply(EngineEvent::Delta {
+        agent_id: Some("agent-1".into()),
+        event: ModelEvent::TextDelta { text: "SUB".into() },
+    });
+    assert_eq!(s.live_text, "final");
+    s.apply(assistant(vec![ContentBlock::text("final answer")]));
+    assert!(s.live_text.is_empty());
+    s.apply(result("final answer", 1, false, PermissionMode::Default));
+    assert!(!s.busy());
+    assert_eq!(s.usage.total(), 1540);
+    let screen = format!("{}", screen(&s, 60, 16).backend());
+    assert!(screen.contains("● final answer"));
+    assert!(screen.contains("Retrying (attempt 1)"));
+    assert!(!screen.contains("partial that"));
+}
+
+#[test]
+fn denied_calls_get_their_result_from_the_tool_result_message() {
+    let mut s = state();
+    s.submit_text("delete it".into());
+    s.apply(assistant(vec![tool_use(
+        "call-Bash",
+        "Bash",
+        json!({"command": "rm x"}),
+    )]));
+    s.push_request(request("Bash", json!({"command": "rm x"})));
+    let actions = press(&mut s, key(KeyCode::Esc));
+    assert_eq!(
+        actions,
+        [Action::Answer {
+            tool_use_id: "call-Bash".into(),
+            answer: PermissionAnswer::Deny {
+                message: String::new()
+            }
+        }]
+    );
+    assert!(s.dialog.is_none());
+    s.apply(EngineEvent::User {
+        message: Message {
+            role: Role::User,
+            content: vec![ContentBlock::tool_result(
+                "call-Bash",
+                "The user declined to run Bash.",
+                true,
+            )],
+        },
+        parent_tool_use_id: None,
+    });
+    let screen = format!("{}", screen(&s, 60, 14).backend());
+    assert!(screen.contains("The user declined to run Bash."));
+}
+
+#[test]
+fn prompts_queue_and_abandoned_ones_close() {
+    let mut s = state();
+    s.push_request(request("Bash", json!({"command": "a"})));
+    let mut second = request(
+        "Write",
+        json!({"file_path": "/nonexistent/x", "content": "y"}),
+    );
+    second.tool_use_id = "w".into();
+    s.push_request(second);
+    assert_eq!(s.queued.len(), 1);
+    let actions = press(&mut s, key(KeyCode::Char('1')));
+    assert!(
+        matches!(&actions[..], [Action::Answer { tool_use_id, answer: PermissionAnswer::Allow { .. } }] if tool_use_id == "call-Bash")
+    );
+    assert_eq!(
+        s.dialog.as_ref().map(|d| d.request().tool_use_id.clone()),
+        Some("w".into())
+    );
+    s.drop_request("w");
+    assert!(s.dialog.is_none());
+}
+
+#[test]
+fn local_command_results_show_as_system_lines_and_clear_resets() {
+    let mut s = state();
+    s.submit_text("/mode".into());
+    s.apply(result(
+        "Permission mode: default",
+        0,
+        false,
+        PermissionMode::Default,
+    ));
+    let text = format!("{}", screen(&s, 60, 12).backend());
+    assert!(text.contains("Permission mode: default"));
+    s.submit_text("/clear".into());
+    s.apply(result(
+        "Conversation cleared.",
+        0,
+        false,
+        PermissionMode::Default,
+    ));
+    assert_eq!(s.transcript.entries().len(), 1);
+}
+
+#[test]
+fn pasted_text_goes_to_the_focused_field() {
+    let mut s = state();
+    s.paste(&"x\n".repeat(30));
+    assert_eq!(s.input.text(), "[Pasted 30 lines]");
+    s.push_request(request("Bash", json!({"command": "ls"})));
+    press(&mut s, key(KeyCode::Char('3')));
+    s.paste("use fd");
+    let actions = press(&mut s, key(KeyCode::Enter));
+    assert!(
+        matches!(&actions[..], [Action::Answer { answer: PermissionAnswer::Deny { message }, .. }] if message == "use fd")
+    );
+}
+
+#[test]
+fn todos_follow_the_latest_todowrite() {
+    let mut s = state();
+    s.apply(assistant(vec![tool_use(
+        "t",
+        "TodoWrite",
+        json!({"todos": [
+            {"content": "A", "status": "in_progress", "activeForm": "Doing A"}
+        ]}),
+    )]));
+    assert_eq!(s.todos.len(), 1);
+    s.apply(assistant(vec![tool_use(
+        "t2",
+        "TodoWrite",
+        json!({"todos": [
+            {"content": "A", "status": "completed", "activeForm": "Doing A"},
+            {"content": "B", "status": "pending", "activeForm": "Doing B"}
+        ]}),
+    )]));
+    assert_eq!(s.todos[1].content, "B");
+    let text = format!("{}", screen(&s, 60, 14).backend());
+    assert!(text.contains("☐ B"));
+}
+
+#[test]
+fn page_up_scrolls_back_and_page_down_returns() {
+    let mut s = state();
+    for i in 0..40 {
+        s.submit_text(format!("message {i}"));
+    }
+    s.viewport = (60, 10);
+    press(&mut s, key(KeyCode::PageUp));
+    assert_eq!(s.scroll, 5);
+    let text = format!("{}", screen(&s, 60, 14).backend());
+    assert!(text.contains("more rows"));
+    press(&mut s, key(KeyCode::PageDown));
+    assert_eq!(s.scroll, 0);
+}
