@@ -1,5 +1,5 @@
 //! The `catui` binary: parses the command line, builds a session and hands
-//! it to a front end (headless for now; the terminal UI later).
+//! it to a front end: the terminal UI, or headless (`-p`).
 
 mod args;
 mod headless;
@@ -62,13 +62,19 @@ async fn run(args: Args) -> u8 {
         );
         return 2;
     }
-    let headless = args.print || !std::io::stdout().is_terminal();
+    let headless =
+        args.print || !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal();
+    if headless && !args.print {
+        eprintln!("catui: not attached to a terminal; running headless as with -p");
+    }
     if !headless {
-        eprintln!(
-            "catui: the interactive interface is not available yet; running headless as with -p"
-        );
-    } else if !args.print {
-        eprintln!("catui: stdout is not a terminal; running headless as with -p");
+        return match setup::build(&args, true) {
+            Ok(session) => setup::run_tui(&args, session).await,
+            Err(e) => {
+                eprintln!("catui: {e}");
+                2
+            }
+        };
     }
 
     let first_input = match args.input_format {
@@ -82,7 +88,7 @@ async fn run(args: Args) -> u8 {
         },
     };
 
-    let session = match setup::build(&args) {
+    let session = match setup::build(&args, false) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("catui: {e}");

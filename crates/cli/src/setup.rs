@@ -32,10 +32,12 @@ pub struct Session {
     pub pending: Option<Arc<Pending>>,
     pub controls_tx: tokio::sync::mpsc::UnboundedSender<catui_protocol::stream_json::OutputEvent>,
     pub controls_rx: UnboundedReceiver<catui_protocol::stream_json::OutputEvent>,
+    /// Permission prompts for the terminal UI.
+    pub approvals: Option<catui_tui::ApprovalReceiver>,
 }
 
 /// Builds the session; the error is one line for the user (exit 2).
-pub fn build(args: &Args) -> Result<Session, String> {
+pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
@@ -94,15 +96,22 @@ pub fn build(args: &Args) -> Result<Session, String> {
     let mut tool_ctx = ToolContext::new(cwd.clone());
     tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
 
-    let interactive = args.input_format == InputFormat::StreamJson;
+    let interactive = tui || args.input_format == InputFormat::StreamJson;
     let (controls_tx, controls_rx) = headless::control_channel();
-    let pending = interactive.then(|| Arc::new(Pending::default()));
-    let approver: Arc<dyn Approver> = match &pending {
-        Some(p) => Arc::new(StdioApprover {
-            out: controls_tx.clone(),
-            pending: p.clone(),
-        }),
-        None => Arc::new(NobodyToAsk),
+    let pending = (!tui && interactive).then(|| Arc::new(Pending::default()));
+    let mut approvals = None;
+    let approver: Arc<dyn Approver> = if tui {
+        let (approver, receiver) = catui_tui::approver();
+        approvals = Some(receiver);
+        Arc::new(approver)
+    } else {
+        match &pending {
+            Some(p) => Arc::new(StdioApprover {
+                out: controls_tx.clone(),
+                pending: p.clone(),
+            }),
+            None => Arc::new(NobodyToAsk),
+        }
     };
     let mut permissions = PermissionContext::new(cwd.clone());
     settings.apply_to(&mut permissions);
@@ -198,6 +207,7 @@ pub fn build(args: &Args) -> Result<Session, String> {
         },
     );
     Ok(Session {
+        approvals,
         engine,
         events,
         info,
@@ -254,6 +264,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         pending,
         controls_tx,
         controls_rx,
+        ..
     } = session;
     if args.output_format == crate::args::OutputFormat::StreamJson {
         let _ = controls_tx.send(headless::init_event(
@@ -288,4 +299,34 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     // The engine is gone, so the event channel closes and the printer drains.
     let _ = printer.await;
     code as u8
+}
+
+/// Runs the full-screen interface to its end and returns the exit code.
+pub async fn run_tui(args: &Args, session: Session) -> u8 {
+    let Session {
+        engine,
+        events,
+        info,
+        approvals,
+        ..
+    } = session;
+    let Some(approvals) = approvals else {
+        eprintln!("catui: internal error: the session was not built for the terminal UI");
+        return 1;
+    };
+    let opts = catui_tui::TuiOptions {
+        model: info.model.clone(),
+        cwd: info.cwd.clone(),
+        session_id: info.session_id.clone(),
+        first_prompt: args.prompt.clone(),
+        auto_mode_enabled: false,
+    };
+    match catui_tui::run(engine, events, approvals, opts).await {
+        Ok(code) => u8::try_from(code).unwrap_or(1),
+        Err(e) => {
+            catui_tui::restore_terminal();
+            eprintln!("catui: the terminal interface failed: {e}");
+            1
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! The headless CLI end to end: the real binary, real HTTP + SSE against the
 //! testkit mock model, real files in temp dirs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use catui_testkit::{MockServer, Script, Turn};

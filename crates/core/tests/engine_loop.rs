@@ -1,6 +1,8 @@
 //! The engine against the testkit mock over real HTTP: concurrency of safe
 //! tool calls, ordering of results, permission prompts and interrupts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

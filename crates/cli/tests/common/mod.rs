@@ -1,5 +1,5 @@
 //! Helpers for driving the real `catui` binary against the testkit mock.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

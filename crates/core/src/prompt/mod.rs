@@ -125,6 +125,34 @@ fn render_memory(out: &mut String, memory: &[MemoryFile]) {
     }
 }
 
+/// The system prompt of a sub-agent: its own instructions, the environment,
+/// and the memory files unless the agent type omits them.
+pub fn render_agent_prompt(
+    agent_prompt: &str,
+    opts: &PromptOptions,
+    memory: &[MemoryFile],
+) -> String {
+    let mut out = String::new();
+    out.push_str(agent_prompt.trim_end());
+    out.push_str("\n\n");
+    environment::render_environment(
+        &mut out,
+        &opts.cwd,
+        opts.git.is_some(),
+        &opts.platform,
+        &opts.date,
+        &opts.model,
+    );
+    if !memory.is_empty() {
+        out.push('\n');
+        render_memory(&mut out, memory);
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,32 +250,4 @@ mod tests {
         assert_eq!(opts.date.len(), 10);
         assert!(opts.platform.starts_with(std::env::consts::OS));
     }
-}
-
-/// The system prompt of a sub-agent: its own instructions, the environment,
-/// and the memory files unless the agent type omits them.
-pub fn render_agent_prompt(
-    agent_prompt: &str,
-    opts: &PromptOptions,
-    memory: &[MemoryFile],
-) -> String {
-    let mut out = String::new();
-    out.push_str(agent_prompt.trim_end());
-    out.push_str("\n\n");
-    environment::render_environment(
-        &mut out,
-        &opts.cwd,
-        opts.git.is_some(),
-        &opts.platform,
-        &opts.date,
-        &opts.model,
-    );
-    if !memory.is_empty() {
-        out.push('\n');
-        render_memory(&mut out, memory);
-    }
-    let trimmed = out.trim_end().len();
-    out.truncate(trimmed);
-    out.push('\n');
-    out
 }
