@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+pub mod sandbox;
 pub mod shell;
 
 use catui_protocol::PermissionMode;

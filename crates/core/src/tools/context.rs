@@ -7,6 +7,8 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::permissions::sandbox::SandboxPolicy;
+
 /// What a file looked like when the model last read it, for the stale-write
 /// guard of Write and Edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +44,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Set inside a sub-agent.
     pub agent_id: Option<String>,
+    /// Where Bash commands may write (plan mode sets a private temp dir).
+    pub sandbox: Arc<Mutex<SandboxPolicy>>,
 }
 
 impl ToolContext {
@@ -53,6 +57,22 @@ impl ToolContext {
             env: Arc::default(),
             cancel: CancellationToken::new(),
             agent_id: None,
+            sandbox: Arc::default(),
+        }
+    }
+
+    /// The sandbox policy Bash commands run under now.
+    pub fn sandbox_policy(&self) -> SandboxPolicy {
+        match self.sandbox.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_sandbox_policy(&self, policy: SandboxPolicy) {
+        match self.sandbox.lock() {
+            Ok(mut g) => *g = policy,
+            Err(poisoned) => *poisoned.into_inner() = policy,
         }
     }
 
