@@ -1,6 +1,7 @@
 //! The Bash tool against a real /bin/bash: output, exit codes, working
 //! directory, truncation, timeouts, interruption.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 use std::path::Path;
 use std::time::{Duration, Instant};
 

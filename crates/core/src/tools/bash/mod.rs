@@ -152,6 +152,17 @@ impl TypedTool for BashTool {
         {
             ctx.set_cwd(new_cwd.clone());
         }
+        if let (Some(dirs), End::Exited(status)) = (&run.confined_to, run.end)
+            && !status.success()
+            && run.output.contains("Permission denied")
+        {
+            // Tell the model why, so it does not retry the same write.
+            let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            notes.push(format!(
+                "Note: commands run in a sandbox here; writing is only allowed under {} and to /dev/null.",
+                dirs.join(", ")
+            ));
+        }
         match run.end {
             End::Cancelled => Err(ToolError::Cancelled),
             end => Ok(render(&run.output, end, timeout_ms, &notes)),
@@ -175,11 +186,15 @@ struct Run {
     output: String,
     end: End,
     final_cwd: Option<PathBuf>,
+    /// Where writes were allowed, when the command was confined.
+    confined_to: Option<Vec<PathBuf>>,
 }
 
 /// The text the model receives.
 fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutput {
-    let mut parts: Vec<String> = notes.to_vec();
+    let (trailing, leading): (Vec<String>, Vec<String>) =
+        notes.iter().cloned().partition(|n| n.starts_with("Note:"));
+    let mut parts = leading;
     let body = output.trim_end_matches(['\n', '\r']);
     if !body.is_empty() {
         parts.push(body.to_string());
@@ -198,6 +213,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
         }
         End::Cancelled => {}
     }
+    parts.extend(trailing);
     if parts.is_empty() {
         parts.push("(no output)".into());
     }
@@ -249,8 +265,9 @@ async fn run(
     let cwd_writer = OwnedFd::from(cwd_writer);
     cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
     child_setup(&mut cmd, cwd_writer);
-    let confinement = sandbox::confine(&mut cmd, &ctx.sandbox_policy())
-        .map_err(|e| ToolError::failed(e.to_string()))?;
+    let policy = ctx.sandbox_policy();
+    let confinement =
+        sandbox::confine(&mut cmd, &policy).map_err(|e| ToolError::failed(e.to_string()))?;
     if confinement == Confinement::Unavailable {
         tracing::debug!("Bash: sandbox requested but unavailable on this kernel");
     }
@@ -302,10 +319,14 @@ async fn run(
         End::Exited(_) => read_cwd(cwd_reader).await,
         End::TimedOut | End::Cancelled => None,
     };
+    let confined_to = (confinement == Confinement::Landlock)
+        .then(|| policy.writable_paths())
+        .flatten();
     Ok(Run {
         output,
         end,
         final_cwd,
+        confined_to,
     })
 }
 
