@@ -66,10 +66,10 @@ pub(super) fn check(args: &[Word]) -> Result<(), String> {
                 check_setting(&setting.text)?;
                 i += 2;
             }
+            // Not `-p`/`--paginate`: a forced pager runs whatever the
+            // repository's configuration names.
             "--no-pager"
             | "-P"
-            | "--paginate"
-            | "-p"
             | "--no-replace-objects"
             | "--literal-pathspecs"
             | "--glob-pathspecs"
@@ -111,10 +111,17 @@ pub(super) fn check(args: &[Word]) -> Result<(), String> {
         "branch" => listing("branch", rest, BRANCH_FLAGS),
         "tag" => listing("tag", rest, TAG_FLAGS),
         "config" => config(rest),
-        "remote" => match first {
-            None | Some("-v" | "--verbose" | "show" | "get-url") => Ok(()),
-            Some(other) => Err(format!("`git remote {other}` changes remotes")),
-        },
+        "remote" => {
+            // `-v` may precede a subcommand (`git remote -v add ...`).
+            let sub = rest
+                .iter()
+                .map(|w| w.text.as_str())
+                .find(|t| *t != "-v" && *t != "--verbose");
+            match sub {
+                None | Some("show" | "get-url") => Ok(()),
+                Some(other) => Err(format!("`git remote {other}` changes remotes")),
+            }
+        }
         "reflog" => {
             let writes = rest
                 .iter()

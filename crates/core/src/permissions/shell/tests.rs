@@ -335,6 +335,18 @@ const NOT_READ_ONLY: &[&str] = &[
     "trap 'rm x' EXIT",
     "read PATH",
     "hash -p /tmp/evil ls",
+    "> f",
+    ">> f",
+    "git -p log",
+    "git remote -v add origin x",
+    "git branch -a new-branch",
+    "git tag -a v1 -m x",
+    "sed -n p f -i",
+    "sort f --out=x",
+    "find . -name \"$pat\" -delete",
+    "xargs -I{} sh -c 'cat {}'",
+    "awk 'BEGIN { while ((\"ls\" | getline l) > 0) print l }'",
+    "git ls-remote --upload-pack=evil origin",
 ];
 
 #[test]
