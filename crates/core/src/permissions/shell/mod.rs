@@ -5,7 +5,8 @@
 //! The command is parsed with tree-sitter-bash ([`parse`]), every simple
 //! command is extracted with its unquoted words, and each one is judged
 //! against a list of programs known to only read ([`readonly_list`], with
-//! [`git`] and [`scripts`] for the programs whose flags or scripts matter).
+//! [`git`] and [`scripts`] for the programs whose flags or scripts matter,
+//! and [`wrappers`] for commands that run another command).
 //! The analysis is deliberately conservative: anything it does not
 //! understand makes the command line "not read-only", which only means the
 //! user is asked (or, in plan mode, the command is refused).
@@ -14,6 +15,7 @@ mod git;
 mod parse;
 mod readonly_list;
 mod scripts;
+mod wrappers;
 
 #[cfg(test)]
 mod tests;

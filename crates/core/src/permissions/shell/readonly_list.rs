@@ -5,11 +5,11 @@
 //! other programs (accepted with any arguments), those whose flags matter
 //! (checked here, in [`super::git`] and in [`super::scripts`]), and
 //! wrappers that run another command (`env`, `xargs`, `find -exec`,
-//! `timeout`...), which are judged on the command they run. Everything else
-//! is not read-only.
+//! `timeout`...), which [`super::wrappers`] judges on the command they run.
+//! Everything else is not read-only.
 
 use super::parse::Word;
-use super::{git, scripts};
+use super::{git, scripts, wrappers};
 
 /// How many wrappers (`env xargs timeout ...`) are followed.
 const MAX_WRAPPER_DEPTH: usize = 8;
@@ -144,18 +144,18 @@ pub(super) fn judge_at(words: &[Word], depth: usize) -> Result<(), String> {
         "git" => git::check(args),
         "sed" => scripts::check_sed(args),
         "awk" | "gawk" | "mawk" | "nawk" => scripts::check_awk(args),
-        "find" => find(args, depth),
-        "xargs" => xargs(args, depth),
-        "env" => env(args, depth),
-        "command" => command_builtin(args, depth),
+        "find" => wrappers::find(args, depth),
+        "xargs" => wrappers::xargs(args, depth),
+        "env" => wrappers::env(args, depth),
+        "command" => wrappers::command_builtin(args, depth),
         "builtin" => judge_at(args, depth + 1),
         "time" => match args.split_first() {
             Some((p, rest)) if !p.dynamic && p.text == "-p" => judge_at(rest, depth + 1),
             _ => judge_at(args, depth + 1),
         },
-        "nice" => nice(args, depth),
-        "read" => read(args),
-        "timeout" => timeout(args, depth),
+        "nice" => wrappers::nice(args, depth),
+        "read" => wrappers::read(args),
+        "timeout" => wrappers::timeout(args, depth),
         _ => flag_checked(name, args),
     }
 }
@@ -235,266 +235,12 @@ pub(super) fn long_option_is(arg: &str, full: &str, min: usize) -> bool {
 }
 
 /// The short-option letters of `-abc` (nothing for `--long` or `-`).
-fn short_cluster(arg: &str) -> Option<&str> {
+pub(super) fn short_cluster(arg: &str) -> Option<&str> {
     let rest = arg.strip_prefix('-')?;
     if rest.is_empty() || rest.starts_with('-') {
         None
     } else {
         Some(rest)
-    }
-}
-
-fn find(args: &[Word], depth: usize) -> Result<(), String> {
-    no_dynamic_options("find", args)?;
-    let mut i = 0;
-    while i < args.len() {
-        let t = args[i].text.as_str();
-        match t {
-            "-delete" => return Err("`find -delete` deletes files".into()),
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                return Err(format!("`find {t}` writes a file"));
-            }
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = args[i + 1..]
-                    .iter()
-                    .position(|w| !w.dynamic && (w.text == ";" || w.text == "+"))
-                    .map(|p| p + i + 1)
-                    .ok_or_else(|| format!("`find {t}` has no terminating `;` or `+`"))?;
-                let inner = &args[i + 1..end];
-                if inner.is_empty() {
-                    return Err(format!("`find {t}` names no command"));
-                }
-                judge_at(inner, depth + 1).map_err(|why| format!("`find {t}` runs: {why}"))?;
-                i = end;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    Ok(())
-}
-
-fn xargs(args: &[Word], depth: usize) -> Result<(), String> {
-    const LONG_WITH_VALUE: &[&str] = &[
-        "arg-file",
-        "delimiter",
-        "max-lines",
-        "max-args",
-        "max-procs",
-        "max-chars",
-        "process-slot-var",
-        "eof",
-        "replace",
-    ];
-    const LONG_FLAGS: &[&str] = &[
-        "null",
-        "no-run-if-empty",
-        "verbose",
-        "interactive",
-        "exit",
-        "open-tty",
-        "show-limits",
-    ];
-    let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
-        if w.dynamic {
-            return Err(format!(
-                "`xargs` gets an option only known at run time (`{}`)",
-                w.text
-            ));
-        }
-        let t = w.text.as_str();
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if let Some(body) = t.strip_prefix("--") {
-            let (name, has_value) = match body.split_once('=') {
-                Some((n, _)) => (n, true),
-                None => (body, false),
-            };
-            if LONG_WITH_VALUE.contains(&name) {
-                if !has_value && name != "replace" && name != "eof" {
-                    i += 1;
-                }
-            } else if !LONG_FLAGS.contains(&name) {
-                return Err(format!(
-                    "`xargs {t}` is an option the analysis does not know"
-                ));
-            }
-        } else if let Some(cluster) = short_cluster(t) {
-            let first = cluster.chars().next().unwrap_or_default();
-            if "ILnPsdEa".contains(first) {
-                if cluster.len() == 1 {
-                    i += 1;
-                }
-            } else if !"eil".contains(first) && !cluster.chars().all(|c| "0rtpxo".contains(c)) {
-                return Err(format!(
-                    "`xargs {t}` is an option the analysis does not know"
-                ));
-            }
-        } else {
-            break;
-        }
-        i += 1;
-    }
-    let inner = args.get(i..).unwrap_or_default();
-    if inner.is_empty() {
-        // Without a command xargs runs `echo`.
-        return Ok(());
-    }
-    judge_at(inner, depth + 1).map_err(|why| format!("`xargs` runs: {why}"))
-}
-
-fn env(args: &[Word], depth: usize) -> Result<(), String> {
-    let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
-        let t = w.text.as_str();
-        if w.dynamic && (t.starts_with('-') || !t.contains('=')) {
-            break;
-        }
-        match t {
-            "-i" | "--ignore-environment" | "-0" | "--null" | "-v" | "--debug" | "-" => {}
-            "-u" | "--unset" | "-C" | "--chdir" => i += 1,
-            "--" => {
-                i += 1;
-                break;
-            }
-            _ if t.starts_with("-S") || long_option_is(t, "split-string", 1) => {
-                return Err(
-                    "`env -S` splits a string into a command that cannot be checked".into(),
-                );
-            }
-            _ if t.starts_with("--unset=") || t.starts_with("--chdir=") => {}
-            _ if t.starts_with("-u") || t.starts_with("-C") => {}
-            _ if t.starts_with('-') => {
-                return Err(format!("`env {t}` is an option the analysis does not know"));
-            }
-            _ => break,
-        }
-        i += 1;
-    }
-    // NAME=VALUE assignments, then the command.
-    while let Some(w) = args.get(i) {
-        let Some((name, _)) = w.text.split_once('=') else {
-            break;
-        };
-        if !is_identifier(name) {
-            break;
-        }
-        if is_sensitive_variable(name) {
-            return Err(format!(
-                "`env {name}=...` changes which programs run or how"
-            ));
-        }
-        i += 1;
-    }
-    let inner = args.get(i..).unwrap_or_default();
-    if inner.is_empty() {
-        return Ok(());
-    }
-    judge_at(inner, depth + 1).map_err(|why| format!("`env` runs: {why}"))
-}
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
-
-fn command_builtin(args: &[Word], depth: usize) -> Result<(), String> {
-    match args.first() {
-        // `command -v x` only looks a name up.
-        Some(w) if !w.dynamic && (w.text == "-v" || w.text == "-V") => Ok(()),
-        Some(w) if !w.dynamic && w.text == "-p" => judge_at(&args[1..], depth + 1),
-        _ => judge_at(args, depth + 1),
-    }
-}
-
-/// `read` only assigns shell variables; it is refused when it names a
-/// sensitive one.
-fn read(args: &[Word]) -> Result<(), String> {
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        i += 1;
-        let t = w.text.as_str();
-        if w.dynamic {
-            return Err(format!(
-                "`read` assigns a variable only known at run time (`{t}`)"
-            ));
-        }
-        let name = match t {
-            "-a" => {
-                i += 1;
-                args.get(i - 1).map(|w| w.text.as_str()).unwrap_or_default()
-            }
-            "-d" | "-n" | "-N" | "-p" | "-t" | "-u" | "-i" => {
-                i += 1;
-                continue;
-            }
-            _ if t.starts_with('-') => continue,
-            _ => t,
-        };
-        if is_sensitive_variable(name) {
-            return Err(format!("`read {name}` assigns to `{name}`"));
-        }
-    }
-    Ok(())
-}
-
-fn nice(args: &[Word], depth: usize) -> Result<(), String> {
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        let t = w.text.as_str();
-        if w.dynamic {
-            break;
-        }
-        if t == "-n" || t == "--adjustment" {
-            i += 2;
-        } else if t.starts_with("--adjustment=")
-            || (t.starts_with('-') && t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit()))
-            || (t.starts_with("-n") && t.len() > 2)
-        {
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    judge_at(args.get(i..).unwrap_or_default(), depth + 1)
-}
-
-fn timeout(args: &[Word], depth: usize) -> Result<(), String> {
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        let t = w.text.as_str();
-        if w.dynamic || !t.starts_with('-') {
-            break;
-        }
-        match t {
-            "-s" | "--signal" | "-k" | "--kill-after" => i += 2,
-            "--preserve-status" | "--foreground" | "-v" | "--verbose" => i += 1,
-            _ if t.starts_with("--signal=")
-                || t.starts_with("--kill-after=")
-                || t.starts_with("-s")
-                || t.starts_with("-k") =>
-            {
-                i += 1
-            }
-            _ => {
-                return Err(format!(
-                    "`timeout {t}` is an option the analysis does not know"
-                ));
-            }
-        }
-    }
-    // The duration, then the command.
-    match args.get(i + 1..) {
-        Some(inner) if !inner.is_empty() => {
-            judge_at(inner, depth + 1).map_err(|why| format!("`timeout` runs: {why}"))
-        }
-        _ => Err("`timeout` without a command".into()),
     }
 }
 
