@@ -10,14 +10,14 @@ use super::readonly_list::{long_option_is, no_dynamic_options};
 pub(super) fn check_sed(args: &[Word]) -> Result<(), String> {
     no_dynamic_options("sed", args)?;
     let mut scripts: Vec<&str> = Vec::new();
-    let mut operands: Vec<&str> = Vec::new();
+    let mut operands: Vec<&Word> = Vec::new();
     let mut only_operands = false;
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
         i += 1;
         if only_operands || t == "-" || !t.starts_with('-') {
-            operands.push(t);
+            operands.push(w);
             continue;
         }
         if t == "--" {
@@ -74,7 +74,14 @@ pub(super) fn check_sed(args: &[Word]) -> Result<(), String> {
         }
     }
     if scripts.is_empty() {
-        scripts.push(operands.first().ok_or("`sed` without a script")?);
+        let script = operands.first().ok_or("`sed` without a script")?;
+        if script.dynamic {
+            return Err(format!(
+                "the sed script `{}` is only known at run time",
+                script.text
+            ));
+        }
+        scripts.push(&script.text);
     }
     for script in scripts {
         check_sed_script(script)?;
@@ -246,11 +253,11 @@ pub(super) fn check_awk(args: &[Word]) -> Result<(), String> {
         let t = w.text.as_str();
         i += 1;
         if t == "--" {
-            first_operand = args.get(i).map(|w| w.text.as_str());
+            first_operand = args.get(i);
             break;
         }
         if t == "-" || !t.starts_with('-') {
-            first_operand = Some(t);
+            first_operand = Some(w);
             break;
         }
         match t {
@@ -271,7 +278,14 @@ pub(super) fn check_awk(args: &[Word]) -> Result<(), String> {
         }
     }
     if programs.is_empty() {
-        programs.push(first_operand.ok_or("`awk` without a program")?);
+        let program = first_operand.ok_or("`awk` without a program")?;
+        if program.dynamic {
+            return Err(format!(
+                "the awk program `{}` is only known at run time",
+                program.text
+            ));
+        }
+        programs.push(&program.text);
     }
     for program in programs {
         check_awk_program(program)?;

@@ -347,6 +347,9 @@ const NOT_READ_ONLY: &[&str] = &[
     "xargs -I{} sh -c 'cat {}'",
     "awk 'BEGIN { while ((\"ls\" | getline l) > 0) print l }'",
     "git ls-remote --upload-pack=evil origin",
+    "awk -- \"$prog\" f",
+    "sed -- \"$s\" f",
+    "find -- . \"$X\"",
 ];
 
 #[test]

@@ -3,12 +3,17 @@
 //! after their own options are checked; and `read`, which only assigns.
 
 use super::parse::Word;
-use super::readonly_list::{
-    is_sensitive_variable, judge_at, long_option_is, no_dynamic_options, short_cluster,
-};
+use super::readonly_list::{is_sensitive_variable, judge_at, long_option_is, short_cluster};
 
 pub(super) fn find(args: &[Word], depth: usize) -> Result<(), String> {
-    no_dynamic_options("find", args)?;
+    // `--` ends only find's leading options, not its expression, so no
+    // run-time word is acceptable anywhere.
+    if let Some(w) = args.iter().find(|w| w.dynamic) {
+        return Err(format!(
+            "`find` gets an argument only known at run time (`{}`), which could be an action that writes",
+            w.text
+        ));
+    }
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
