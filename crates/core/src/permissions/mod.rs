@@ -17,6 +17,7 @@ mod defaults;
 pub mod mode;
 pub mod paths;
 pub mod rules;
+pub mod sandbox;
 pub mod shell;
 
 use catui_protocol::PermissionMode;

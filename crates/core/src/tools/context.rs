@@ -8,6 +8,8 @@ use std::time::SystemTime;
 use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
+use crate::permissions::sandbox::SandboxPolicy;
+
 /// What a file looked like when the model last read it, for the stale-write
 /// guard of Write and Edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +51,8 @@ pub struct ToolContext {
     pub session: Option<SessionHandle>,
     /// Starts sub-agents (the Agent tool); absent inside sub-agents.
     pub agents: Option<AgentsHandle>,
+    /// Where Bash commands may write (plan mode sets a private temp dir).
+    pub sandbox: Arc<Mutex<SandboxPolicy>>,
 }
 
 /// What tools may ask of the engine that runs them.
@@ -96,6 +100,22 @@ impl ToolContext {
             tool_use_id: None,
             session: None,
             agents: None,
+            sandbox: Arc::default(),
+        }
+    }
+
+    /// The sandbox policy Bash commands run under now.
+    pub fn sandbox_policy(&self) -> SandboxPolicy {
+        match self.sandbox.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_sandbox_policy(&self, policy: SandboxPolicy) {
+        match self.sandbox.lock() {
+            Ok(mut g) => *g = policy,
+            Err(poisoned) => *poisoned.into_inner() = policy,
         }
     }
 

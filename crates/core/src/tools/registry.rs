@@ -25,6 +25,7 @@ impl ToolRegistry {
         r.add(super::Adapter(Arc::new(super::read::ReadTool)));
         r.add(super::Adapter(Arc::new(super::glob::GlobTool)));
         r.add(super::Adapter(Arc::new(super::grep::GrepTool)));
+        r.add(super::Adapter(Arc::new(super::bash::BashTool)));
         r
     }
 

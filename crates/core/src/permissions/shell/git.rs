@@ -1,0 +1,402 @@
+//! Which `git` invocations only read: global options (and the `-c` settings
+//! that would make git run another program), then the subcommand and, for
+//! the subcommands with both reading and writing forms (`branch`, `tag`,
+//! `config`, `remote`, `reflog`, `stash`, `worktree`), the listing forms.
+
+use super::parse::Word;
+use super::readonly_list::{long_option_is, no_dynamic_options};
+
+/// Subcommands that never change the repository, checked only for the few
+/// options that write a file or run a program.
+const READERS: &[&str] = &[
+    "annotate",
+    "blame",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "cherry",
+    "count-objects",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "for-each-ref",
+    "grep",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "merge-base",
+    "name-rev",
+    "range-diff",
+    "rev-list",
+    "rev-parse",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-ref",
+    "status",
+    "version",
+    "whatchanged",
+];
+
+/// Judges `git ARGS`.
+pub(super) fn check(args: &[Word]) -> Result<(), String> {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if w.dynamic {
+            return Err(format!(
+                "`git` gets an argument only known at run time (`{t}`)"
+            ));
+        }
+        match t {
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            "-c" | "--config-env" => {
+                let setting = args
+                    .get(i + 1)
+                    .ok_or_else(|| format!("`git {t}` without a setting"))?;
+                if setting.dynamic {
+                    return Err(format!(
+                        "`git {t} {}` sets a value only known at run time",
+                        setting.text
+                    ));
+                }
+                check_setting(&setting.text)?;
+                i += 2;
+            }
+            // Not `-p`/`--paginate`: a forced pager runs whatever the
+            // repository's configuration names.
+            "--no-pager"
+            | "-P"
+            | "--no-replace-objects"
+            | "--literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-optional-locks"
+            | "--bare"
+            | "--no-advice" => i += 1,
+            "--version" | "--exec-path" | "--html-path" | "--man-path" | "--info-path" => {
+                return Ok(());
+            }
+            _ if t.starts_with("--config-env=") => {
+                check_setting(&t["--config-env=".len()..])?;
+                i += 1;
+            }
+            _ if t.starts_with("--git-dir=")
+                || t.starts_with("--work-tree=")
+                || t.starts_with("--namespace=") =>
+            {
+                i += 1
+            }
+            _ if t.starts_with('-') => {
+                return Err(format!("`git {t}` is an option the analysis does not know"));
+            }
+            _ => break,
+        }
+    }
+    let Some(sub) = args.get(i) else {
+        return Ok(());
+    };
+    let rest = &args[i + 1..];
+    let sub = sub.text.as_str();
+    if READERS.contains(&sub) {
+        return reader(sub, rest);
+    }
+    no_dynamic_options("git", rest)?;
+    let first = rest.first().map(|w| w.text.as_str());
+    match sub {
+        "branch" => listing("branch", rest, BRANCH_FLAGS),
+        "tag" => listing("tag", rest, TAG_FLAGS),
+        "config" => config(rest),
+        "remote" => {
+            // `-v` may precede a subcommand (`git remote -v add ...`).
+            let sub = rest
+                .iter()
+                .map(|w| w.text.as_str())
+                .find(|t| *t != "-v" && *t != "--verbose");
+            match sub {
+                None | Some("show" | "get-url") => Ok(()),
+                Some(other) => Err(format!("`git remote {other}` changes remotes")),
+            }
+        }
+        "reflog" => {
+            let writes = rest
+                .iter()
+                .any(|w| matches!(w.text.as_str(), "expire" | "delete" | "drop"));
+            match first {
+                None | Some("show") => Ok(()),
+                Some(f) if f.starts_with('-') && !writes => Ok(()),
+                Some(other) => Err(format!("`git reflog {other}` changes the reflog")),
+            }
+        }
+        "stash" => match first {
+            Some("list" | "show") => Ok(()),
+            _ => Err("`git stash` without `list` or `show` changes the working tree".into()),
+        },
+        "worktree" => match first {
+            Some("list") => Ok(()),
+            _ => Err("`git worktree` without `list` changes worktrees".into()),
+        },
+        _ => Err(format!(
+            "`git {sub}` can change the repository or run other programs"
+        )),
+    }
+}
+
+/// Settings given with `-c` that make git run a program (or load settings
+/// that could).
+fn check_setting(setting: &str) -> Result<(), String> {
+    let key = setting
+        .split('=')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    const EXACT: &[&str] = &[
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.askpass",
+        "core.gitproxy",
+        "core.alternaterefscommand",
+        "diff.external",
+        "sequence.editor",
+        "interactive.difffilter",
+        "uploadpack.packobjectshook",
+        "ssh.variant",
+    ];
+    const PREFIXES: &[&str] = &[
+        "alias.",
+        "pager.",
+        "filter.",
+        "credential.",
+        "include.",
+        "includeif.",
+        "protocol.",
+        "gpg.",
+    ];
+    const SUFFIXES: &[&str] = &[
+        ".textconv",
+        ".command",
+        ".driver",
+        ".program",
+        ".cmd",
+        ".tool",
+        ".helper",
+        ".sshcommand",
+        ".uploadpack",
+        ".receivepack",
+        ".proxy",
+    ];
+    let runs = EXACT.contains(&key.as_str())
+        || PREFIXES.iter().any(|p| key.starts_with(p))
+        || SUFFIXES.iter().any(|s| key.ends_with(s));
+    if runs {
+        Err(format!(
+            "`git -c {key}=...` can make git run another program"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn reader(sub: &str, rest: &[Word]) -> Result<(), String> {
+    no_dynamic_options("git", rest)?;
+    for w in rest {
+        let t = w.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if long_option_is(t, "output", 3) || long_option_is(t, "output-directory", 3) {
+            return Err(format!("`git {sub} --output` writes a file"));
+        }
+        if sub == "grep" && (t.starts_with("-O") || long_option_is(t, "open-files-in-pager", 3)) {
+            return Err("`git grep -O` opens the matches in another program".into());
+        }
+        if sub == "ls-remote" && (long_option_is(t, "upload-pack", 2) || t == "-u") {
+            return Err("`git ls-remote --upload-pack` runs a program".into());
+        }
+    }
+    Ok(())
+}
+
+/// Flags of `git branch` that only list; `true` when the flag alone makes
+/// it a listing (so names after it are patterns, not new branches).
+const BRANCH_FLAGS: &[(&str, bool)] = &[
+    ("--list", true),
+    ("-l", true),
+    ("--contains", true),
+    ("--no-contains", true),
+    ("--merged", true),
+    ("--no-merged", true),
+    ("--points-at", true),
+    ("-a", false),
+    ("--all", false),
+    ("-r", false),
+    ("--remotes", false),
+    ("-v", false),
+    ("-vv", false),
+    ("--verbose", false),
+    ("--show-current", false),
+    ("-i", false),
+    ("--ignore-case", false),
+    ("--color", false),
+    ("--no-color", false),
+    ("--column", false),
+    ("--no-column", false),
+    ("--no-abbrev", false),
+    ("--omit-empty", false),
+    ("--sort", false),
+    ("--format", false),
+    ("--abbrev", false),
+];
+
+const TAG_FLAGS: &[(&str, bool)] = &[
+    ("--list", true),
+    ("-l", true),
+    ("-n", true),
+    ("--contains", true),
+    ("--no-contains", true),
+    ("--merged", true),
+    ("--no-merged", true),
+    ("--points-at", true),
+    ("-i", false),
+    ("--ignore-case", false),
+    ("--color", false),
+    ("--column", false),
+    ("--no-column", false),
+    ("--omit-empty", false),
+    ("--sort", false),
+    ("--format", false),
+];
+
+/// Options of `branch`/`tag` whose value follows as the next word.
+const TAKES_VALUE: &[&str] = &[
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--sort",
+    "--format",
+];
+
+/// `git branch`/`git tag` in a listing form: only the known listing flags,
+/// and names only when the command lists (they are patterns then).
+fn listing(sub: &str, rest: &[Word], flags: &[(&str, bool)]) -> Result<(), String> {
+    let mut lists = false;
+    let mut names = Vec::new();
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        let t = w.text.as_str();
+        i += 1;
+        if !t.starts_with('-') {
+            names.push(t);
+            continue;
+        }
+        let (flag, inline_value) = match t.split_once('=') {
+            Some((f, _)) => (f, true),
+            None => (t, false),
+        };
+        // `-n5` for `git tag -n5`.
+        let flag = if sub == "tag"
+            && flag.starts_with("-n")
+            && flag[2..].bytes().all(|b| b.is_ascii_digit())
+        {
+            "-n"
+        } else {
+            flag
+        };
+        let Some((_, implies_list)) = flags.iter().find(|(f, _)| *f == flag) else {
+            let things = if sub == "tag" { "tags" } else { "branches" };
+            return Err(format!(
+                "`git {sub} {t}` changes {things} or is not understood"
+            ));
+        };
+        lists |= *implies_list;
+        if !inline_value
+            && TAKES_VALUE.contains(&flag)
+            && rest.get(i).is_some_and(|next| !next.text.starts_with('-'))
+        {
+            i += 1;
+        }
+    }
+    match names.first() {
+        Some(name) if !lists => Err(format!(
+            "`git {sub} {name}` creates a {sub}; only listing forms are read-only"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn config(rest: &[Word]) -> Result<(), String> {
+    const READ_MODES: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+        "--list",
+        "-l",
+    ];
+    const NEUTRAL: &[&str] = &[
+        "--global",
+        "--system",
+        "--local",
+        "--worktree",
+        "--show-origin",
+        "--show-scope",
+        "--name-only",
+        "--show-names",
+        "--null",
+        "-z",
+        "--includes",
+        "--no-includes",
+        "--bool",
+        "--int",
+        "--path",
+        "--bool-or-int",
+        "--expiry-date",
+        "--all",
+        "--regexp",
+        "--fixed-value",
+    ];
+    const WITH_VALUE: &[&str] = &["--file", "-f", "--blob", "--type", "--default"];
+    let mut reads = false;
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        let t = w.text.as_str();
+        i += 1;
+        if (i == 1 && matches!(t, "get" | "list")) || READ_MODES.contains(&t) {
+            reads = true;
+        } else if WITH_VALUE.contains(&t) {
+            i += 1;
+        } else if NEUTRAL.contains(&t)
+            || [
+                "--file=",
+                "--blob=",
+                "--type=",
+                "--default=",
+                "--value=",
+                "--url=",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p))
+        {
+        } else if t.starts_with('-') {
+            return Err(format!(
+                "`git config {t}` changes configuration or is not understood"
+            ));
+        }
+    }
+    if reads {
+        Ok(())
+    } else {
+        Err("`git config` without `--get` or `--list` changes configuration".into())
+    }
+}

@@ -1,0 +1,435 @@
+//! Bash: runs a shell command in the session's working directory.
+//!
+//! Each call is a fresh `/bin/bash -c` in its own session and process group
+//! (so a timeout or interrupt can kill everything it started, and it cannot
+//! reach the user's terminal), with stdin at `/dev/null`, stdout and stderr
+//! interleaved in one pipe, provider API keys removed from the environment,
+//! and the session's sandbox policy applied. The working directory carries
+//! over between calls: an `EXIT` trap writes the final `pwd` to a private
+//! pipe that the tool reads after the shell exits.
+
+mod output;
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
+use tokio_util::sync::CancellationToken;
+
+pub use output::{MAX_OUTPUT_CHARS, OutputBuffer};
+
+use super::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::permissions::Access;
+use crate::permissions::sandbox::{self, Confinement};
+use crate::permissions::shell;
+
+/// Default time limit of a command.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Largest time limit a call may ask for.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// The shell every command runs in.
+const SHELL: &str = "/bin/bash";
+
+/// Environment variable naming the fd the `EXIT` trap writes `pwd` to.
+const CWD_FD_VAR: &str = "__CATUI_CWD_FD";
+
+/// After the shell exits, how long to wait for the output pipe to close
+/// (background jobs may hold it open) before returning what was read.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
+/// After killing the process group, how long to wait for the pipe to close.
+const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
+
+pub struct BashTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashInput {
+    /// The shell command to run (bash syntax).
+    pub command: String,
+    /// Time limit in milliseconds, at most 600000. Defaults to 120000.
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// A short, plain description of what the command does, shown to the user.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+#[async_trait]
+impl TypedTool for BashTool {
+    type Input = BashInput;
+
+    fn name(&self) -> &'static str {
+        "Bash"
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "Runs a command with bash and returns what it printed (stdout and stderr together) \
+             and its exit code.\n\n\
+             - The working directory carries over between calls, so a `cd` stays in effect. \
+             Prefer absolute paths or paths relative to the project over changing directory.\n\
+             - The command has no input (stdin is empty) and no terminal: editors, pagers and \
+             prompts do not work, so pass non-interactive flags (`--no-edit`, `-y`, `--no-pager`).\n\
+             - Quote paths that contain spaces. Join dependent steps with `&&`; independent \
+             read-only commands can go in separate calls.\n\
+             - To read, list or search files use the Read, Glob and Grep tools rather than `cat`, \
+             `find`, `ls` or `grep`.\n\
+             - The time limit is `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
+             {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
+             - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
+             the end are kept.\n\
+             - In plan mode only read-only commands may run, and writes outside a private \
+             temporary directory are blocked."
+        )
+    }
+
+    fn is_read_only(&self, input: &BashInput) -> bool {
+        shell::analyze(&input.command).read_only
+    }
+
+    fn is_concurrency_safe(&self, input: &BashInput) -> bool {
+        self.is_read_only(input)
+    }
+
+    async fn validate_input(&self, input: &BashInput, _ctx: &ToolContext) -> Result<(), ToolError> {
+        if input.command.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "The command is empty. Pass the shell command to run in `command`.",
+            ));
+        }
+        if let Some(ms) = input.timeout
+            && (ms == 0 || ms > MAX_TIMEOUT_MS)
+        {
+            return Err(ToolError::invalid(format!(
+                "timeout must be between 1 and {MAX_TIMEOUT_MS} milliseconds, got {ms}."
+            )));
+        }
+        Ok(())
+    }
+
+    fn access(&self, input: &BashInput, _ctx: &ToolContext) -> Access {
+        Access::Shell {
+            command: input.command.clone(),
+        }
+    }
+
+    fn summary(&self, input: &BashInput) -> String {
+        let first = input.command.lines().next().unwrap_or_default();
+        let mut shown: String = first.chars().take(80).collect();
+        if shown.len() < input.command.len() {
+            shown.push('…');
+        }
+        format!("Bash({shown})")
+    }
+
+    async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let timeout_ms = input
+            .timeout
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+            .min(MAX_TIMEOUT_MS);
+        let mut notes = Vec::new();
+        let mut cwd = ctx.cwd();
+        if !cwd.is_dir() {
+            notes.push(format!(
+                "The working directory {} no longer exists; the command ran in {} instead.",
+                cwd.display(),
+                ctx.project_root.display()
+            ));
+            cwd = ctx.project_root.clone();
+            ctx.set_cwd(cwd.clone());
+        }
+        let run = run(&input.command, &cwd, timeout_ms, ctx).await?;
+        if let Some(new_cwd) = &run.final_cwd
+            && !same_dir(new_cwd, &cwd)
+        {
+            ctx.set_cwd(new_cwd.clone());
+        }
+        if let (Some(dirs), End::Exited(status)) = (&run.confined_to, run.end)
+            && !status.success()
+            && run.output.contains("Permission denied")
+        {
+            // Tell the model why, so it does not retry the same write.
+            let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            notes.push(format!(
+                "Note: commands run in a sandbox here; writing is only allowed under {} and to /dev/null.",
+                dirs.join(", ")
+            ));
+        }
+        match run.end {
+            End::Cancelled => Err(ToolError::Cancelled),
+            end => Ok(render(&run.output, end, timeout_ms, &notes)),
+        }
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b || std::fs::canonicalize(b).is_ok_and(|b| b == a)
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    Exited(ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+struct Run {
+    output: String,
+    end: End,
+    final_cwd: Option<PathBuf>,
+    /// Where writes were allowed, when the command was confined.
+    confined_to: Option<Vec<PathBuf>>,
+}
+
+/// The text the model receives.
+fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutput {
+    let (trailing, leading): (Vec<String>, Vec<String>) =
+        notes.iter().cloned().partition(|n| n.starts_with("Note:"));
+    let mut parts = leading;
+    let body = output.trim_end_matches(['\n', '\r']);
+    if !body.is_empty() {
+        parts.push(body.to_string());
+    }
+    let mut is_error = false;
+    match end {
+        End::Exited(status) => match (status.code(), status.signal()) {
+            (Some(0), _) => {}
+            (Some(code), _) => parts.push(format!("Exit code: {code}")),
+            (None, Some(sig)) => parts.push(format!("Killed by signal {sig}")),
+            (None, None) => parts.push("The command ended abnormally".into()),
+        },
+        End::TimedOut => {
+            is_error = true;
+            parts.push(format!("Command timed out after {timeout_ms} ms"));
+        }
+        End::Cancelled => {}
+    }
+    parts.extend(trailing);
+    if parts.is_empty() {
+        parts.push("(no output)".into());
+    }
+    ToolOutput {
+        content: parts.join("\n"),
+        display: None,
+        is_error,
+    }
+}
+
+/// Environment variables never passed to commands: the provider keys catui
+/// holds, so a command cannot print them.
+fn is_secret_variable(name: &str) -> bool {
+    name.ends_with("_API_KEY") || name == "ANTHROPIC_AUTH_TOKEN"
+}
+
+async fn run(
+    command: &str,
+    cwd: &Path,
+    timeout_ms: u64,
+    ctx: &ToolContext,
+) -> Result<Run, ToolError> {
+    let spawn_err = |e: std::io::Error| ToolError::failed(format!("Could not start {SHELL}: {e}"));
+    let (out_reader, out_writer) = std::io::pipe().map_err(spawn_err)?;
+    let (cwd_reader, cwd_writer) = std::io::pipe().map_err(spawn_err)?;
+
+    // The trap reports the final directory even when the command calls `exit`.
+    let script = format!(
+        "trap '__catui_status=$?; pwd -P >&\"${CWD_FD_VAR}\" 2>/dev/null; exit $__catui_status' EXIT\n{command}"
+    );
+    let mut cmd = tokio::process::Command::new(SHELL);
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(out_writer.try_clone().map_err(spawn_err)?)
+        .stderr(out_writer)
+        .kill_on_drop(true);
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(is_secret_variable) {
+            cmd.env_remove(&name);
+        }
+    }
+    for (name, value) in ctx.env.iter() {
+        if !is_secret_variable(name) {
+            cmd.env(name, value);
+        }
+    }
+    let cwd_writer = OwnedFd::from(cwd_writer);
+    cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
+    child_setup(&mut cmd, cwd_writer);
+    let policy = ctx.sandbox_policy();
+    let confinement =
+        sandbox::confine(&mut cmd, &policy).map_err(|e| ToolError::failed(e.to_string()))?;
+    if confinement == Confinement::Unavailable {
+        tracing::debug!("Bash: sandbox requested but unavailable on this kernel");
+    }
+
+    let mut child = cmd.spawn().map_err(|e| {
+        ToolError::failed(format!("Could not start {SHELL} in {}: {e}", cwd.display()))
+    })?;
+    // Close the parent's copies of the pipes' write ends, so that reading
+    // sees end-of-file once the command's processes have exited.
+    drop(cmd);
+    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    let mut group = GroupGuard { pgid };
+
+    let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
+        .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
+    let stop = CancellationToken::new();
+    let mut reader = tokio::spawn(collect(out_rx, stop.clone()));
+
+    let end = tokio::select! {
+        status = child.wait() => match status {
+            Ok(status) => End::Exited(status),
+            Err(e) => return Err(ToolError::failed(format!("Waiting for the command failed: {e}"))),
+        },
+        _ = tokio::time::sleep(Duration::from_millis(timeout_ms)) => End::TimedOut,
+        _ = ctx.cancel.cancelled() => End::Cancelled,
+    };
+    let drain = match end {
+        End::Exited(_) => {
+            // Background jobs the command started may keep running.
+            group.pgid = None;
+            DRAIN_AFTER_EXIT
+        }
+        End::TimedOut | End::Cancelled => {
+            group.kill();
+            // Reap the shell so no zombie is left behind.
+            let _ = child.wait().await;
+            DRAIN_AFTER_KILL
+        }
+    };
+    let buffer = match tokio::time::timeout(drain, &mut reader).await {
+        Ok(joined) => joined.ok(),
+        Err(_) => {
+            stop.cancel();
+            reader.await.ok()
+        }
+    };
+    let output = buffer.map(|b| b.render()).unwrap_or_default();
+    let final_cwd = match end {
+        End::Exited(_) => read_cwd(cwd_reader).await,
+        End::TimedOut | End::Cancelled => None,
+    };
+    let confined_to = (confinement == Confinement::Landlock)
+        .then(|| policy.writable_paths())
+        .flatten();
+    Ok(Run {
+        output,
+        end,
+        final_cwd,
+        confined_to,
+    })
+}
+
+/// Reads the output pipe until end-of-file or `stop`.
+async fn collect(mut rx: pipe::Receiver, stop: CancellationToken) -> OutputBuffer {
+    let mut buffer = OutputBuffer::new();
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        tokio::select! {
+            biased;
+            _ = stop.cancelled() => {
+                // Take what is already in the pipe, within reason.
+                for _ in 0..64 {
+                    match rx.try_read(&mut chunk) {
+                        Ok(n) if n > 0 => buffer.push(&chunk[..n]),
+                        _ => break,
+                    }
+                }
+                break;
+            }
+            read = rx.read(&mut chunk) => match read {
+                Ok(0) => break,
+                Ok(n) => buffer.push(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            },
+        }
+    }
+    buffer
+}
+
+/// The directory the `EXIT` trap reported, if it ran. The trap has run
+/// (or never will) once the shell exited, so a short wait suffices even if
+/// a background job keeps the pipe open.
+async fn read_cwd(reader: std::io::PipeReader) -> Option<PathBuf> {
+    let mut rx = pipe::Receiver::from_owned_fd(OwnedFd::from(reader)).ok()?;
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !bytes.ends_with(b"\n") {
+        match tokio::time::timeout(Duration::from_millis(100), rx.read(&mut chunk)).await {
+            Ok(Ok(n)) if n > 0 => bytes.extend_from_slice(&chunk[..n]),
+            _ => break,
+        }
+    }
+    let text = String::from_utf8(bytes).ok()?;
+    let line = text.lines().last()?.trim_end();
+    let path = PathBuf::from(line);
+    (path.is_absolute() && path.is_dir()).then_some(path)
+}
+
+/// Kills the command's process group when dropped while armed (`pgid` set),
+/// so a call abandoned mid-way leaves nothing running.
+struct GroupGuard {
+    pgid: Option<i32>,
+}
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            kill_group(pgid);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Sends SIGKILL to every process in group `pgid`.
+#[allow(unsafe_code)]
+fn kill_group(pgid: i32) {
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: killpg has no memory-safety preconditions; `pgid` is the
+    // group of a child this tool started (it leads its own session), checked
+    // above not to be 0 or 1, which would target our own group or init.
+    let rc = unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    if rc != 0 {
+        tracing::debug!(pgid, error = %std::io::Error::last_os_error(), "killpg failed");
+    }
+}
+
+/// Child-side setup between fork and exec: a new session (so the command
+/// has no controlling terminal and its process group can be killed as a
+/// whole) and the `pwd` pipe left open across exec.
+#[allow(unsafe_code)]
+fn child_setup(cmd: &mut tokio::process::Command, cwd_writer: OwnedFd) {
+    // SAFETY: the closure runs in the forked child before exec and only
+    // makes async-signal-safe system calls (setsid, fcntl) on an integer fd
+    // the closure owns; it allocates nothing and takes no locks, and builds
+    // errors from errno only.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::fcntl(cwd_writer.as_raw_fd(), libc::F_SETFD, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}

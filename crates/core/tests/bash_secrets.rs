@@ -1,0 +1,32 @@
+//! Provider keys in catui's own environment never reach a command. This is
+//! its own test binary because it changes the process environment.
+
+use catui_core::tools::bash::{BashInput, BashTool};
+use catui_core::tools::{ToolContext, TypedTool};
+
+#[allow(unsafe_code)]
+#[tokio::test(flavor = "current_thread")]
+async fn api_keys_are_removed_from_the_environment() {
+    // SAFETY: this binary has this one test and sets the variables before
+    // any other thread reads the environment.
+    unsafe {
+        std::env::set_var("ANTHROPIC_API_KEY", "sk-ant-secret-value");
+        std::env::set_var("OPENAI_API_KEY", "sk-openai-secret-value");
+        std::env::set_var("CATUI_TEST_PLAIN", "still-here");
+    }
+    let ctx = ToolContext::new(std::env::temp_dir());
+    let out = BashTool
+        .call(
+            BashInput {
+                command: "env; echo \"[$ANTHROPIC_API_KEY][$OPENAI_API_KEY]\"".into(),
+                timeout: None,
+                description: None,
+            },
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert!(!out.content.contains("secret-value"), "{}", out.content);
+    assert!(out.content.contains("CATUI_TEST_PLAIN=still-here"));
+    assert!(out.content.contains("[][]"));
+}
