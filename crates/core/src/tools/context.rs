@@ -7,6 +7,8 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
+use super::todo_write::TodoItem;
+
 /// What a file looked like when the model last read it, for the stale-write
 /// guard of Write and Edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +44,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Set inside a sub-agent.
     pub agent_id: Option<String>,
+    /// The session's todo list, replaced by TodoWrite.
+    pub todos: Arc<Mutex<Vec<TodoItem>>>,
 }
 
 impl ToolContext {
@@ -53,6 +57,7 @@ impl ToolContext {
             env: Arc::default(),
             cancel: CancellationToken::new(),
             agent_id: None,
+            todos: Arc::default(),
         }
     }
 
@@ -78,6 +83,22 @@ impl ToolContext {
             p.to_path_buf()
         } else {
             self.cwd().join(p)
+        }
+    }
+
+    /// A copy of the session's todo list.
+    pub fn todos(&self) -> Vec<TodoItem> {
+        match self.todos.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Replaces the session's todo list.
+    pub fn set_todos(&self, todos: Vec<TodoItem>) {
+        match self.todos.lock() {
+            Ok(mut g) => *g = todos,
+            Err(poisoned) => *poisoned.into_inner() = todos,
         }
     }
 

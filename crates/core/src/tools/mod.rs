@@ -6,10 +6,18 @@
 //! through [`Tool::access`], and the permission layer decides.
 
 pub mod context;
+pub mod edit;
+pub mod fs_atomic;
 pub mod glob;
 pub mod grep;
+pub mod media;
+pub mod notebook_edit;
 pub mod read;
 pub mod registry;
+#[cfg(test)]
+mod test_support;
+pub mod todo_write;
+pub mod write;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -18,6 +26,7 @@ use serde_json::Value;
 
 pub use context::{FileStamp, ToolContext};
 pub use registry::ToolRegistry;
+pub use todo_write::{TodoItem, TodoStatus};
 
 use crate::permissions::Access;
 
