@@ -10,6 +10,7 @@ pub mod edit;
 pub mod fs_atomic;
 pub mod glob;
 pub mod grep;
+pub mod grep_search;
 pub mod media;
 pub mod notebook_edit;
 pub mod read;
@@ -17,6 +18,7 @@ pub mod registry;
 #[cfg(test)]
 mod test_support;
 pub mod todo_write;
+mod walk;
 pub mod write;
 
 use async_trait::async_trait;
