@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use async_trait::async_trait;
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -178,7 +178,9 @@ pub fn find_files(
 /// Matches a pattern against paths relative to the search root; patterns
 /// without `/` match the file name at any depth.
 struct PathMatcher {
-    glob: GlobMatcher,
+    /// A one-glob set rather than a `GlobMatcher`: the set picks a cheap
+    /// strategy (extension or literal lookups) before falling back to a regex.
+    glob: GlobSet,
     by_name: bool,
     wants_hidden: bool,
 }
@@ -186,21 +188,25 @@ struct PathMatcher {
 impl PathMatcher {
     fn new(pattern: &str) -> Result<PathMatcher, ToolError> {
         let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+        let by_name = !pattern.contains('/');
+        let invalid = |e: globset::Error| {
+            ToolError::invalid(format!(
+                "Invalid glob pattern {pattern:?}: {e}. Use *, **, ?, [..] and {{a,b}}."
+            ))
+        };
+        // File names hold no `/`, so for name patterns the separator rule is
+        // moot; leaving it off lets `*.rs` use the fast extension strategy.
         let glob = GlobBuilder::new(pattern)
-            .literal_separator(true)
+            .literal_separator(!by_name)
             .build()
-            .map_err(|e| {
-                ToolError::invalid(format!(
-                    "Invalid glob pattern {pattern:?}: {e}. Use *, **, ?, [..] and {{a,b}}."
-                ))
-            })?
-            .compile_matcher();
+            .map_err(invalid)?;
+        let glob = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
         let wants_hidden = pattern
             .split('/')
             .any(|part| part.starts_with('.') && part != "." && part != "..");
         Ok(PathMatcher {
             glob,
-            by_name: !pattern.contains('/'),
+            by_name,
             wants_hidden,
         })
     }

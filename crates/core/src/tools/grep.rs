@@ -192,7 +192,7 @@ pub fn render(req: &SearchRequest, mut hits: Vec<FileHit>, page: Page) -> String
     }
     match req.mode {
         Mode::FilesWithMatches => {
-            hits.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
+            hits.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| by_bytes(a, b)));
             let total = hits.len();
             let entries = hits.iter().map(|h| h.path.to_string_lossy());
             let (body, note) = paginate(entries, total, page, "files");
@@ -200,7 +200,7 @@ pub fn render(req: &SearchRequest, mut hits: Vec<FileHit>, page: Page) -> String
             format!("Found {total} {noun}\n{body}{note}")
         }
         Mode::Count => {
-            hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            hits.sort_unstable_by(by_bytes);
             let total = hits.len();
             let matches: u64 = hits.iter().map(|h| h.count).sum();
             let entries = hits
@@ -214,7 +214,7 @@ pub fn render(req: &SearchRequest, mut hits: Vec<FileHit>, page: Page) -> String
             )
         }
         Mode::Content => {
-            hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            hits.sort_unstable_by(by_bytes);
             let separate = req.before > 0 || req.after > 0;
             let total = hits.iter().map(|h| h.count as usize).sum::<usize>()
                 + if separate { hits.len() - 1 } else { 0 };
@@ -223,6 +223,12 @@ pub fn render(req: &SearchRequest, mut hits: Vec<FileHit>, page: Page) -> String
             format!("{body}{note}")
         }
     }
+}
+
+/// Path order by raw bytes: much cheaper than `Path`'s component-wise
+/// comparison on tens of thousands of hits, and just as deterministic.
+fn by_bytes(a: &FileHit, b: &FileHit) -> std::cmp::Ordering {
+    a.path.as_os_str().cmp(b.path.as_os_str())
 }
 
 /// Every output line of content mode, with `--` between files when
