@@ -155,13 +155,7 @@ pub fn find_files(
         cancel,
         || (),
         |_, entry, out| {
-            if !is_file_like(&entry) {
-                return;
-            }
-            let Ok(rel) = entry.path().strip_prefix(&root) else {
-                return;
-            };
-            if matcher.is_match(rel) {
+            if matcher.is_match(entry.path(), &root) && is_file_like(&entry) {
                 let mtime = entry.metadata().ok().and_then(|m| m.modified().ok());
                 out.push((mtime, entry.into_path()));
             }
@@ -211,12 +205,14 @@ impl PathMatcher {
         })
     }
 
-    fn is_match(&self, rel: &Path) -> bool {
+    /// Whether `path` (found under `root`) matches.
+    fn is_match(&self, path: &Path, root: &Path) -> bool {
         if self.by_name {
-            rel.file_name().is_some_and(|n| self.glob.is_match(n))
-        } else {
-            self.glob.is_match(rel)
+            // No need to relativise: only the name counts.
+            return path.file_name().is_some_and(|n| self.glob.is_match(n));
         }
+        path.strip_prefix(root)
+            .is_ok_and(|rel| self.glob.is_match(rel))
     }
 }
 
