@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
+use super::todo_write::TodoItem;
 use crate::permissions::sandbox::SandboxPolicy;
 
 /// What a file looked like when the model last read it, for the stale-write
@@ -53,6 +54,8 @@ pub struct ToolContext {
     pub agents: Option<AgentsHandle>,
     /// Where Bash commands may write (plan mode sets a private temp dir).
     pub sandbox: Arc<Mutex<SandboxPolicy>>,
+    /// The session's todo list, replaced by TodoWrite.
+    pub todos: Arc<Mutex<Vec<TodoItem>>>,
 }
 
 /// What tools may ask of the engine that runs them.
@@ -101,6 +104,7 @@ impl ToolContext {
             session: None,
             agents: None,
             sandbox: Arc::default(),
+            todos: Arc::default(),
         }
     }
 
@@ -150,6 +154,22 @@ impl ToolContext {
             p.to_path_buf()
         } else {
             self.cwd().join(p)
+        }
+    }
+
+    /// A copy of the session's todo list.
+    pub fn todos(&self) -> Vec<TodoItem> {
+        match self.todos.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Replaces the session's todo list.
+    pub fn set_todos(&self, todos: Vec<TodoItem>) {
+        match self.todos.lock() {
+            Ok(mut g) => *g = todos,
+            Err(poisoned) => *poisoned.into_inner() = todos,
         }
     }
 

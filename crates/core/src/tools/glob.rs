@@ -1,24 +1,33 @@
-//! Glob: placeholder.
+//! Glob: finds files by name pattern with a parallel, gitignore-aware walk,
+//! newest first.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
 use async_trait::async_trait;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
 
+use super::walk::{collect_parallel, is_file_like};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
+
+/// At most this many paths are listed.
+pub const MAX_RESULTS: usize = 100;
 
 pub struct GlobTool;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GlobInput {
-    /// Absolute path of the file to read.
-    pub file_path: String,
-    /// Line number to start from (1-based).
+    /// The glob to match file paths against, e.g. "**/*.rs", "src/**/*.{ts,tsx}" or "*.md".
+    pub pattern: String,
+    /// The directory to search in (default: the working directory).
     #[serde(default)]
-    pub offset: Option<u64>,
-    /// How many lines to read.
-    #[serde(default)]
-    pub limit: Option<u64>,
+    pub path: Option<String>,
 }
 
 #[async_trait]
@@ -28,7 +37,19 @@ impl TypedTool for GlobTool {
         "Glob"
     }
     fn description(&self) -> String {
-        "Finds files.".into()
+        "Finds files whose paths match a glob pattern, fast on any size of project.\n\
+         \n\
+         - Patterns: `*` matches within one path component, `**` across directories, `?` one \
+           character, `{a,b}` alternatives, `[abc]` character classes. A pattern with a `/` is \
+           matched against the path relative to the search directory (\"src/**/*.ts\"); a pattern \
+           without one is matched against file names at any depth (\"*.rs\" finds every Rust file).\n\
+         - Searches the working directory unless `path` names another directory.\n\
+         - Files ignored by .gitignore and hidden files are skipped (hidden ones are included \
+           when the pattern itself names a dot-file or dot-directory).\n\
+         - Results are absolute paths, most recently modified first, at most 100.\n\
+         - To search file contents, use Grep. For open-ended searches that take several rounds, \
+           consider the Agent tool."
+            .into()
     }
     fn is_read_only(&self, _: &GlobInput) -> bool {
         true
@@ -36,17 +57,191 @@ impl TypedTool for GlobTool {
     fn is_concurrency_safe(&self, _: &GlobInput) -> bool {
         true
     }
+    async fn validate_input(&self, input: &GlobInput, _: &ToolContext) -> Result<(), ToolError> {
+        if input.pattern.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "pattern is empty: give a glob such as \"**/*.rs\".",
+            ));
+        }
+        Ok(())
+    }
     fn access(&self, input: &GlobInput, ctx: &ToolContext) -> Access {
-        Access::Read {
-            paths: vec![ctx.resolve(&input.file_path)],
+        let (root, _) = split_root(&search_dir(input, ctx), &input.pattern);
+        Access::Read { paths: vec![root] }
+    }
+    fn summary(&self, input: &GlobInput) -> String {
+        match &input.path {
+            Some(p) => format!("Glob({} in {p})", input.pattern),
+            None => format!("Glob({})", input.pattern),
         }
     }
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let path = ctx.resolve(&input.file_path);
-        let text = tokio::fs::read_to_string(&path)
+        let dir = search_dir(&input, ctx);
+        let cancel = ctx.cancel.clone();
+        let result = tokio::task::spawn_blocking(move || find_files(&dir, &input.pattern, &cancel))
             .await
-            .map_err(|e| ToolError::failed(format!("{}: {e}", path.display())))?;
-        ctx.record_read(&path);
-        Ok(ToolOutput::text(text))
+            .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        Ok(ToolOutput::text(result.render()))
     }
 }
+
+fn search_dir(input: &GlobInput, ctx: &ToolContext) -> PathBuf {
+    match &input.path {
+        Some(p) if !p.trim().is_empty() => ctx.resolve(p),
+        _ => ctx.cwd(),
+    }
+}
+
+/// What Glob found: matches sorted newest first, all of them (the cap is
+/// applied when rendering).
+#[derive(Debug)]
+pub struct GlobResult {
+    pub files: Vec<PathBuf>,
+}
+
+impl GlobResult {
+    /// The model-facing text: up to [`MAX_RESULTS`] paths and a note if cut.
+    pub fn render(&self) -> String {
+        if self.files.is_empty() {
+            return "No files found".to_string();
+        }
+        let mut out: String = self
+            .files
+            .iter()
+            .take(MAX_RESULTS)
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let more = self.files.len().saturating_sub(MAX_RESULTS);
+        if more > 0 {
+            out.push_str(&format!(
+                "\n(results truncated: {more} more files not shown; use a more specific pattern \
+                 or path)"
+            ));
+        }
+        out
+    }
+}
+
+/// Finds the files under `dir` matching `pattern`, newest first.
+pub fn find_files(
+    dir: &Path,
+    pattern: &str,
+    cancel: &CancellationToken,
+) -> Result<GlobResult, ToolError> {
+    let (root, pattern) = split_root(dir, pattern);
+    if !root.is_dir() {
+        let what = if root.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(ToolError::failed(format!(
+            "The search directory {} {what}. Give an existing directory as path, or leave it out \
+             to search the working directory.",
+            root.display()
+        )));
+    }
+    let matcher = PathMatcher::new(&pattern)?;
+    let mut walk = WalkBuilder::new(&root);
+    if matcher.wants_hidden {
+        walk.hidden(false).filter_entry(|e| e.file_name() != ".git");
+    }
+    let found: Vec<(Option<SystemTime>, PathBuf)> = collect_parallel(
+        walk.build_parallel(),
+        cancel,
+        || (),
+        |_, entry, out| {
+            if matcher.is_match(entry.path(), &root) && is_file_like(&entry) {
+                let mtime = entry.metadata().ok().and_then(|m| m.modified().ok());
+                out.push((mtime, entry.into_path()));
+            }
+        },
+    );
+    let mut found = found;
+    // Newest first; ties (and unknown times) in path order for stable output.
+    found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    Ok(GlobResult {
+        files: found.into_iter().map(|(_, p)| p).collect(),
+    })
+}
+
+/// Matches a pattern against paths relative to the search root; patterns
+/// without `/` match the file name at any depth.
+struct PathMatcher {
+    /// A one-glob set rather than a `GlobMatcher`: the set picks a cheap
+    /// strategy (extension or literal lookups) before falling back to a regex.
+    glob: GlobSet,
+    by_name: bool,
+    wants_hidden: bool,
+}
+
+impl PathMatcher {
+    fn new(pattern: &str) -> Result<PathMatcher, ToolError> {
+        let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+        let by_name = !pattern.contains('/');
+        let invalid = |e: globset::Error| {
+            ToolError::invalid(format!(
+                "Invalid glob pattern {pattern:?}: {e}. Use *, **, ?, [..] and {{a,b}}."
+            ))
+        };
+        // File names hold no `/`, so for name patterns the separator rule is
+        // moot; leaving it off lets `*.rs` use the fast extension strategy.
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(!by_name)
+            .build()
+            .map_err(invalid)?;
+        let glob = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
+        let wants_hidden = pattern
+            .split('/')
+            .any(|part| part.starts_with('.') && part != "." && part != "..");
+        Ok(PathMatcher {
+            glob,
+            by_name,
+            wants_hidden,
+        })
+    }
+
+    /// Whether `path` (found under `root`) matches.
+    fn is_match(&self, path: &Path, root: &Path) -> bool {
+        if self.by_name {
+            // No need to relativise: only the name counts.
+            return path.file_name().is_some_and(|n| self.glob.is_match(n));
+        }
+        path.strip_prefix(root)
+            .is_ok_and(|rel| self.glob.is_match(rel))
+    }
+}
+
+/// An absolute pattern like `/repo/src/**/*.rs` is split into the literal
+/// directory prefix (the search root) and the rest. Relative patterns keep
+/// `dir` as the root.
+fn split_root(dir: &Path, pattern: &str) -> (PathBuf, String) {
+    let p = Path::new(pattern);
+    if !p.is_absolute() {
+        return (dir.to_path_buf(), pattern.to_string());
+    }
+    let mut root = PathBuf::new();
+    let mut rest: Vec<String> = Vec::new();
+    for comp in p.components() {
+        let s = comp.as_os_str().to_string_lossy();
+        let is_glob = s.contains(['*', '?', '[', '{']);
+        if rest.is_empty() && !is_glob {
+            root.push(comp.as_os_str());
+        } else {
+            rest.push(s.into_owned());
+        }
+    }
+    // The last literal component is usually a file name, not a directory.
+    if let (true, Some(parent), Some(name)) = (rest.is_empty(), root.parent(), root.file_name()) {
+        return (parent.to_path_buf(), name.to_string_lossy().into_owned());
+    }
+    (root, rest.join("/"))
+}
+
+#[cfg(test)]
+#[path = "glob_tests.rs"]
+mod tests;

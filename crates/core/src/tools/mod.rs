@@ -7,10 +7,20 @@
 
 pub mod bash;
 pub mod context;
+pub mod edit;
+pub mod fs_atomic;
 pub mod glob;
 pub mod grep;
+pub mod grep_search;
+pub mod media;
+pub mod notebook_edit;
 pub mod read;
 pub mod registry;
+#[cfg(test)]
+mod test_support;
+pub mod todo_write;
+mod walk;
+pub mod write;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -19,6 +29,7 @@ use serde_json::Value;
 
 pub use context::{AgentsHandle, FileStamp, SessionHandle, SessionHooks, ToolContext};
 pub use registry::ToolRegistry;
+pub use todo_write::{TodoItem, TodoStatus};
 
 use crate::permissions::Access;
 

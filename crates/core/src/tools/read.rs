@@ -1,22 +1,42 @@
-//! Read: placeholder.
+//! Read: shows a window of a text file with `cat -n` style line numbers,
+//! describes images and PDFs instead of dumping them, refuses binary files,
+//! and records what it read for the stale-write guard of Write and Edit.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::media::{self, MediaKind};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
+
+/// Lines shown when the model gives no `limit`.
+pub const DEFAULT_LIMIT: u64 = 2000;
+/// Longer lines are cut (in characters) so one minified line cannot flood
+/// the context.
+pub const MAX_LINE_CHARS: usize = 2000;
+/// The whole answer is capped too; the note says where to continue.
+const MAX_OUTPUT_BYTES: usize = 256 * 1024;
+/// How much of a file is sniffed for NUL bytes to call it binary.
+const SNIFF_BYTES: usize = 8 * 1024;
+/// How much of a media file is read to find its dimensions.
+const MEDIA_HEAD_BYTES: u64 = 512 * 1024;
 
 pub struct ReadTool;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadInput {
-    /// Absolute path of the file to read.
+    /// Path of the file to read: absolute, or relative to the working directory.
     pub file_path: String,
-    /// Line number to start from (1-based).
+    /// First line to show, counting from 1. Use it with `limit` to page through long files.
     #[serde(default)]
     pub offset: Option<u64>,
-    /// How many lines to read.
+    /// How many lines to show (default 2000).
     #[serde(default)]
     pub limit: Option<u64>,
 }
@@ -28,7 +48,22 @@ impl TypedTool for ReadTool {
         "Read"
     }
     fn description(&self) -> String {
-        "Reads a file.".into()
+        "Shows the contents of a file from the local filesystem.\n\
+         \n\
+         - `file_path` may be absolute or relative to the working directory.\n\
+         - Lines are numbered like `cat -n`: the line number, a tab, then the line. The number and \
+           tab are not part of the file; leave them out when you quote lines in Edit.\n\
+         - Up to 2000 lines are shown from the start of the file. For long files, pass `offset` \
+           (first line, 1-based) and `limit` (line count) to read another part; the output says \
+           when there is more.\n\
+         - Lines longer than 2000 characters are cut short.\n\
+         - Images (PNG, JPEG, GIF, WebP) and PDFs are described (type, size, dimensions) rather \
+           than printed; other binary files are refused.\n\
+         - Directories cannot be read: use Glob, or `ls` through Bash.\n\
+         - Read a file before you change it with Write or Edit: they refuse files you have not \
+           read, or that changed since you read them.\n\
+         - You can read several files at once by calling Read several times in one message."
+            .into()
     }
     fn is_read_only(&self, _: &ReadInput) -> bool {
         true
@@ -36,17 +71,303 @@ impl TypedTool for ReadTool {
     fn is_concurrency_safe(&self, _: &ReadInput) -> bool {
         true
     }
+    async fn validate_input(&self, input: &ReadInput, _: &ToolContext) -> Result<(), ToolError> {
+        if input.file_path.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "file_path is empty: give the path of the file to read.",
+            ));
+        }
+        if input.limit == Some(0) {
+            return Err(ToolError::invalid(
+                "limit must be at least 1 (or left out for the default of 2000 lines).",
+            ));
+        }
+        Ok(())
+    }
     fn access(&self, input: &ReadInput, ctx: &ToolContext) -> Access {
         Access::Read {
             paths: vec![ctx.resolve(&input.file_path)],
         }
     }
+    fn summary(&self, input: &ReadInput) -> String {
+        format!("Read({})", input.file_path)
+    }
     async fn call(&self, input: ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.file_path);
-        let text = tokio::fs::read_to_string(&path)
+        let offset = input.offset.unwrap_or(1).max(1);
+        let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+        let read_path = path.clone();
+        let text = tokio::task::spawn_blocking(move || read_file(&read_path, offset, limit))
             .await
-            .map_err(|e| ToolError::failed(format!("{}: {e}", path.display())))?;
+            .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
         ctx.record_read(&path);
         Ok(ToolOutput::text(text))
     }
 }
+
+/// Reads `path` for the model: a numbered window of `limit` lines from
+/// line `offset` (1-based), or a description for media files.
+pub fn read_file(path: &Path, offset: u64, limit: u64) -> Result<String, ToolError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ToolError::failed(not_found_message(path)));
+        }
+        Err(e) => {
+            return Err(ToolError::failed(format!(
+                "Could not read {}: {e}.",
+                path.display()
+            )));
+        }
+    };
+    if meta.is_dir() {
+        return Err(ToolError::failed(format!(
+            "{} is a directory, not a file. To see what it contains, use Glob (e.g. pattern \"*\" \
+             with this path) or run `ls` with Bash.",
+            path.display()
+        )));
+    }
+    let io_err =
+        |e: std::io::Error| ToolError::failed(format!("Could not read {}: {e}.", path.display()));
+    let size = meta.len();
+    let mut file = File::open(path).map_err(io_err)?;
+
+    if let Some(kind) = MediaKind::from_path(path) {
+        let mut head = Vec::new();
+        let cap = if kind == MediaKind::Pdf && size <= 16 * 1024 * 1024 {
+            size
+        } else {
+            MEDIA_HEAD_BYTES
+        };
+        (&mut file)
+            .take(cap)
+            .read_to_end(&mut head)
+            .map_err(io_err)?;
+        return Ok(media::describe(kind, path, &head, size));
+    }
+    if size == 0 {
+        return Ok(format!(
+            "The file {} exists but is empty (0 bytes).",
+            path.display()
+        ));
+    }
+
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let head = reader.fill_buf().map_err(io_err)?;
+    if head[..head.len().min(SNIFF_BYTES)].contains(&0) {
+        return Err(ToolError::failed(format!(
+            "{} looks like a binary file ({}; it contains NUL bytes), so Read will not print it. \
+             Use Bash with a tool made for its format (e.g. `file`, `xxd | head`) if you need to \
+             inspect it.",
+            path.display(),
+            media::human_size(size)
+        )));
+    }
+    render_window(&mut reader, offset, limit).map_err(io_err)
+}
+
+/// Numbers lines `offset..offset+limit` of `reader` and counts the rest so
+/// the note can say how long the file is.
+fn render_window(reader: &mut impl BufRead, offset: u64, limit: u64) -> std::io::Result<String> {
+    let last_wanted = offset.saturating_add(limit - 1);
+    let mut out = String::new();
+    let mut line = Vec::new();
+    let mut line_no: u64 = 0;
+    let mut shown_until: u64 = 0;
+    let mut capped = false;
+    let mut any_long = false;
+
+    while line_no < last_wanted {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        line_no += 1;
+        if line_no < offset || capped {
+            continue;
+        }
+        let text = String::from_utf8_lossy(trim_eol(&line));
+        let start_len = out.len();
+        any_long |= push_numbered(&mut out, line_no, &text);
+        if out.len() > MAX_OUTPUT_BYTES && shown_until >= offset {
+            out.truncate(start_len);
+            capped = true;
+            // Keep counting lines, but show no more.
+            continue;
+        }
+        shown_until = line_no;
+    }
+    let total = line_no + count_remaining_lines(reader)?;
+
+    if offset > total {
+        return Ok(format!(
+            "The file has {total} line{}, so offset {offset} is past its end. Use an offset from \
+             1 to {total}.",
+            if total == 1 { "" } else { "s" }
+        ));
+    }
+    if any_long {
+        out.push_str(&format!(
+            "\n(Some lines were longer than {MAX_LINE_CHARS} characters and were cut.)"
+        ));
+    }
+    if shown_until < total || offset > 1 {
+        let more = if shown_until < total {
+            format!(
+                " To read more, call Read again with offset={}.",
+                shown_until + 1
+            )
+        } else {
+            String::new()
+        };
+        let why = if capped {
+            " (output size limit reached)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "\n(Showing lines {offset}-{shown_until} of {total}{why}.{more})"
+        ));
+    }
+    Ok(out)
+}
+
+/// Appends one `cat -n` style line; returns whether it had to be cut.
+fn push_numbered(out: &mut String, n: u64, text: &str) -> bool {
+    use std::fmt::Write;
+    let (shown, cut) = match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((end, _)) => (&text[..end], true),
+        None => (text, false),
+    };
+    let _ = write!(out, "{n:>6}\t{shown}");
+    if cut {
+        let _ = write!(
+            out,
+            "… [line cut: {} characters in all]",
+            text.chars().count()
+        );
+    }
+    out.push('\n');
+    cut
+}
+
+/// Formats `lines` (starting at line number `first`) like Read does; used by
+/// Edit for the snippet it returns.
+pub(crate) fn numbered_snippet<'a>(first: u64, lines: impl Iterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for (i, l) in lines.enumerate() {
+        push_numbered(
+            &mut out,
+            first + i as u64,
+            l.strip_suffix('\r').unwrap_or(l),
+        );
+    }
+    out
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Counts the lines left in `reader` (a last line without `\n` counts).
+fn count_remaining_lines(reader: &mut impl BufRead) -> std::io::Result<u64> {
+    let mut count = 0u64;
+    let mut last = b'\n';
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        count += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+        last = buf[buf.len() - 1];
+        let n = buf.len();
+        reader.consume(n);
+    }
+    if last != b'\n' {
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// The error for a missing file, with look-alike names from its directory.
+fn not_found_message(path: &Path) -> String {
+    let mut msg = format!("File does not exist: {}.", path.display());
+    let Some(parent) = path.parent() else {
+        return msg;
+    };
+    if !parent.is_dir() {
+        msg.push_str(&format!(
+            " Its directory {} does not exist either; use Glob to find the file.",
+            parent.display()
+        ));
+        return msg;
+    }
+    let similar = similar_names(parent, path);
+    if similar.is_empty() {
+        msg.push_str(" Use Glob to find the file.");
+    } else {
+        let shown: Vec<String> = similar.iter().map(|p| p.display().to_string()).collect();
+        msg.push_str(&format!(" Did you mean: {}?", shown.join(", ")));
+    }
+    msg
+}
+
+fn similar_names(dir: &Path, wanted: &Path) -> Vec<PathBuf> {
+    let Some(name) = wanted.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let name_lc = name.to_lowercase();
+    let stem_lc = wanted
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(name)
+        .to_lowercase();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut scored: Vec<(usize, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .take(5000)
+        .filter_map(|e| {
+            let cand = e.file_name().to_str()?.to_lowercase();
+            let cand_path = e.path();
+            let cand_stem = cand_path.file_stem()?.to_str()?.to_lowercase();
+            let score = if cand == name_lc || cand_stem == stem_lc {
+                0
+            } else {
+                let d = edit_distance(&cand, &name_lc);
+                if d > 2 {
+                    return None;
+                }
+                d
+            };
+            Some((score, cand_path))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, p)| p).collect()
+}
+
+/// Levenshtein distance, bounded to short names to stay cheap.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+#[path = "read_tests.rs"]
+mod tests;

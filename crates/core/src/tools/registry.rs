@@ -19,13 +19,20 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The read-and-search tools every session has.
+    /// The file tools every session has (reading, searching, writing, the
+    /// todo list).
     pub fn builtin() -> Self {
         let mut r = Self::new();
         r.add(super::Adapter(Arc::new(super::read::ReadTool)));
         r.add(super::Adapter(Arc::new(super::glob::GlobTool)));
         r.add(super::Adapter(Arc::new(super::grep::GrepTool)));
         r.add(super::Adapter(Arc::new(super::bash::BashTool)));
+        r.add(super::Adapter(Arc::new(super::write::WriteTool)));
+        r.add(super::Adapter(Arc::new(super::edit::EditTool)));
+        r.add(super::Adapter(Arc::new(
+            super::notebook_edit::NotebookEditTool,
+        )));
+        r.add(super::Adapter(Arc::new(super::todo_write::TodoWriteTool)));
         r
     }
 

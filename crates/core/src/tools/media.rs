@@ -1,0 +1,258 @@
+//! Recognises the non-text files that Read describes instead of dumping
+//! (images and PDFs), and reads the cheap facts about them from their
+//! headers: pixel dimensions and an approximate PDF page count.
+
+use std::path::Path;
+
+/// A file kind Read describes rather than prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Png,
+    Jpeg,
+    Gif,
+    Webp,
+    Pdf,
+}
+
+impl MediaKind {
+    /// The kind implied by the file name's extension, if any.
+    pub fn from_path(path: &Path) -> Option<MediaKind> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => Some(MediaKind::Png),
+            "jpg" | "jpeg" => Some(MediaKind::Jpeg),
+            "gif" => Some(MediaKind::Gif),
+            "webp" => Some(MediaKind::Webp),
+            "pdf" => Some(MediaKind::Pdf),
+            _ => None,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            MediaKind::Png => "a PNG image",
+            MediaKind::Jpeg => "a JPEG image",
+            MediaKind::Gif => "a GIF image",
+            MediaKind::Webp => "a WebP image",
+            MediaKind::Pdf => "a PDF document",
+        }
+    }
+}
+
+/// A model-facing description of a media file from its leading bytes
+/// (`head`, up to a few hundred KiB) and its total size.
+pub fn describe(kind: MediaKind, path: &Path, head: &[u8], size: u64) -> String {
+    let mut facts = Vec::new();
+    match kind {
+        MediaKind::Pdf => {
+            if let Some(version) = pdf_version(head) {
+                facts.push(format!("PDF {version}"));
+            }
+            // Counting page objects is only worth it when we hold the whole file.
+            if head.len() as u64 == size {
+                let pages = pdf_page_count(head);
+                if pages > 0 {
+                    facts.push(format!("about {pages} page{}", plural(pages)));
+                }
+            }
+        }
+        _ => {
+            if let Some((w, h)) = image_dimensions(kind, head) {
+                facts.push(format!("{w}x{h} pixels"));
+            }
+        }
+    }
+    facts.push(human_size(size));
+    let advice = match kind {
+        MediaKind::Pdf => {
+            "Read cannot show PDF contents as text. If a converter such as `pdftotext` is installed, run it with Bash and read its output."
+        }
+        _ => "Read does not show image contents as text.",
+    };
+    format!(
+        "{} is {} ({}). {advice}",
+        path.display(),
+        kind.label(),
+        facts.join(", ")
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Sizes the way people read them: bytes, KiB or MiB with one decimal.
+pub fn human_size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} bytes")
+    } else if b < KIB * KIB {
+        format!("{:.1} KiB", b / KIB)
+    } else {
+        format!("{:.1} MiB", b / (KIB * KIB))
+    }
+}
+
+fn be16(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from(u16::from_be_bytes([
+        *b.get(at)?,
+        *b.get(at + 1)?,
+    ])))
+}
+fn le16(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from(u16::from_le_bytes([
+        *b.get(at)?,
+        *b.get(at + 1)?,
+    ])))
+}
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+fn le24(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at + 3)?;
+    Some(u32::from(s[0]) | u32::from(s[1]) << 8 | u32::from(s[2]) << 16)
+}
+
+/// Width and height from the image header, when the header is well formed.
+pub fn image_dimensions(kind: MediaKind, b: &[u8]) -> Option<(u32, u32)> {
+    match kind {
+        MediaKind::Png => {
+            if b.get(..8)? != b"\x89PNG\r\n\x1a\n" || b.get(12..16)? != b"IHDR" {
+                return None;
+            }
+            Some((be32(b, 16)?, be32(b, 20)?))
+        }
+        MediaKind::Gif => {
+            if !b.starts_with(b"GIF8") {
+                return None;
+            }
+            Some((le16(b, 6)?, le16(b, 8)?))
+        }
+        MediaKind::Webp => webp_dimensions(b),
+        MediaKind::Jpeg => jpeg_dimensions(b),
+        MediaKind::Pdf => None,
+    }
+}
+
+fn webp_dimensions(b: &[u8]) -> Option<(u32, u32)> {
+    if b.get(..4)? != b"RIFF" || b.get(8..12)? != b"WEBP" {
+        return None;
+    }
+    match b.get(12..16)? {
+        b"VP8 " => Some((le16(b, 26)? & 0x3fff, le16(b, 28)? & 0x3fff)),
+        b"VP8L" => {
+            let bits = u32::from_le_bytes(b.get(21..25)?.try_into().ok()?);
+            Some(((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1))
+        }
+        b"VP8X" => Some((le24(b, 24)? + 1, le24(b, 27)? + 1)),
+        _ => None,
+    }
+}
+
+/// Walks the JPEG marker segments up to the first start-of-frame.
+fn jpeg_dimensions(b: &[u8]) -> Option<(u32, u32)> {
+    if b.get(..2)? != [0xff, 0xd8] {
+        return None;
+    }
+    let mut i = 2;
+    loop {
+        while *b.get(i)? != 0xff {
+            i += 1;
+        }
+        while *b.get(i)? == 0xff {
+            i += 1;
+        }
+        let marker = *b.get(i)?;
+        i += 1;
+        // Markers without a length field.
+        if marker == 0xd8 || marker == 0x01 || (0xd0..=0xd7).contains(&marker) {
+            continue;
+        }
+        let len = be16(b, i)? as usize;
+        let is_sof = matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc);
+        if is_sof {
+            return Some((be16(b, i + 5)?, be16(b, i + 3)?));
+        }
+        if len < 2 {
+            return None;
+        }
+        i += len;
+    }
+}
+
+fn pdf_version(b: &[u8]) -> Option<String> {
+    let rest = b.strip_prefix(b"%PDF-")?;
+    let v: String = rest
+        .iter()
+        .take(4)
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .map(|&c| char::from(c))
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// Counts `/Type /Page` objects (not `/Pages`). Page objects inside
+/// compressed object streams are missed, hence "about".
+fn pdf_page_count(b: &[u8]) -> usize {
+    let mut count = 0;
+    let mut i = 0;
+    while let Some(pos) = find(&b[i..], b"/Type") {
+        let mut j = i + pos + 5;
+        while b.get(j).is_some_and(|c| c.is_ascii_whitespace()) {
+            j += 1;
+        }
+        if b.get(j..j + 5) == Some(b"/Page") && b.get(j + 5) != Some(&b's') {
+            count += 1;
+        }
+        i = j;
+    }
+    count
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        v.extend_from_slice(&w.to_be_bytes());
+        v.extend_from_slice(&h.to_be_bytes());
+        v.extend_from_slice(&[8, 6, 0, 0, 0]);
+        v
+    }
+
+    #[test]
+    fn png_and_gif_dimensions() {
+        assert_eq!(
+            image_dimensions(MediaKind::Png, &png(640, 480)),
+            Some((640, 480))
+        );
+        let gif = b"GIF89a\x20\x03\x58\x02rest";
+        assert_eq!(image_dimensions(MediaKind::Gif, gif), Some((800, 600)));
+        assert_eq!(image_dimensions(MediaKind::Png, b"not a png"), None);
+    }
+
+    #[test]
+    fn jpeg_dimensions_skip_app_segments() {
+        let mut j = vec![0xff, 0xd8];
+        // APP0 segment of length 16.
+        j.extend_from_slice(&[0xff, 0xe0, 0x00, 0x10]);
+        j.extend_from_slice(&[0u8; 14]);
+        // SOF0: length 17, precision 8, height 300, width 400.
+        j.extend_from_slice(&[0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0x2c, 0x01, 0x90]);
+        assert_eq!(image_dimensions(MediaKind::Jpeg, &j), Some((400, 300)));
+    }
+
+    #[test]
+    fn pdf_pages_and_version() {
+        let pdf = b"%PDF-1.7\n1 0 obj << /Type /Pages /Count 2 >>\n2 0 obj << /Type /Page >>\n3 0 obj <</Type/Page>>";
+        let text = describe(MediaKind::Pdf, Path::new("a.pdf"), pdf, pdf.len() as u64);
+        assert!(text.contains("PDF 1.7"), "{text}");
+        assert!(text.contains("about 2 pages"), "{text}");
+    }
+}

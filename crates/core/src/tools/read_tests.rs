@@ -1,0 +1,210 @@
+//! Tests for the Read tool, on real files in temp dirs.
+
+use std::fs;
+
+use serde_json::json;
+
+use super::*;
+use crate::tools::FileStamp;
+use crate::tools::test_support::{ctx, run, run_err};
+
+#[tokio::test]
+async fn numbers_lines_like_cat_n_and_records_stamp() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.txt");
+    fs::write(&path, "alpha\nbeta\r\ngamma").unwrap();
+    let c = ctx(dir.path());
+    let out = run(ReadTool, &c, json!({"file_path": "a.txt"}))
+        .await
+        .unwrap();
+    assert_eq!(out.content, "     1\talpha\n     2\tbeta\n     3\tgamma\n");
+    assert_eq!(c.read_stamp(&path), FileStamp::of(&path));
+}
+
+#[tokio::test]
+async fn window_with_offset_and_limit_says_how_to_read_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.txt");
+    let text: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+    fs::write(&path, text).unwrap();
+    let c = ctx(dir.path());
+    let out = run(
+        ReadTool,
+        &c,
+        json!({"file_path": path.to_str().unwrap(), "offset": 10, "limit": 3}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.content
+            .starts_with("    10\tline 10\n    11\tline 11\n    12\tline 12\n")
+    );
+    assert!(
+        out.content
+            .contains("(Showing lines 10-12 of 50. To read more, call Read again with offset=13.)"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn default_window_is_2000_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt");
+    let text: String = (1..=2500).map(|i| format!("{i}\n")).collect();
+    fs::write(&path, text).unwrap();
+    let out = run(ReadTool, &ctx(dir.path()), json!({"file_path": "big.txt"}))
+        .await
+        .unwrap();
+    assert!(out.content.contains("  2000\t2000\n"));
+    assert!(!out.content.contains("\t2001\n"));
+    assert!(out.content.contains("of 2500"));
+    assert!(out.content.contains("offset=2001"));
+}
+
+#[tokio::test]
+async fn offset_past_end_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("s.txt"), "one\ntwo\n").unwrap();
+    let out = run(
+        ReadTool,
+        &ctx(dir.path()),
+        json!({"file_path": "s.txt", "offset": 9}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.content
+            .contains("has 2 lines, so offset 9 is past its end")
+    );
+}
+
+#[tokio::test]
+async fn long_lines_are_cut_with_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(2500);
+    fs::write(dir.path().join("l.txt"), format!("{long}\nshort\n")).unwrap();
+    let out = run(ReadTool, &ctx(dir.path()), json!({"file_path": "l.txt"}))
+        .await
+        .unwrap();
+    let first = out.content.lines().next().unwrap();
+    assert!(first.contains("[line cut: 2500 characters in all]"));
+    assert_eq!(first.matches('x').count(), 2000);
+    assert!(out.content.contains("     2\tshort\n"));
+}
+
+#[tokio::test]
+async fn empty_file_is_reported_and_counts_as_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.txt");
+    fs::write(&path, "").unwrap();
+    let c = ctx(dir.path());
+    let out = run(ReadTool, &c, json!({"file_path": "e.txt"}))
+        .await
+        .unwrap();
+    assert!(out.content.contains("exists but is empty"));
+    assert!(c.read_stamp(&path).is_some());
+}
+
+#[tokio::test]
+async fn binary_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("b.bin"), b"ELF\0\0\x01\x02rest").unwrap();
+    let err = run_err(ReadTool, &ctx(dir.path()), json!({"file_path": "b.bin"})).await;
+    assert!(err.contains("binary file"), "{err}");
+}
+
+#[tokio::test]
+async fn image_is_described_with_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend_from_slice(&32u32.to_be_bytes());
+    png.extend_from_slice(&16u32.to_be_bytes());
+    png.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    fs::write(dir.path().join("pic.PNG"), &png).unwrap();
+    let out = run(ReadTool, &ctx(dir.path()), json!({"file_path": "pic.PNG"}))
+        .await
+        .unwrap();
+    assert!(
+        out.content.contains("a PNG image (32x16 pixels"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn pdf_is_described() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("doc.pdf"),
+        b"%PDF-1.4\n<< /Type /Page >>\n\0\0binary",
+    )
+    .unwrap();
+    let out = run(ReadTool, &ctx(dir.path()), json!({"file_path": "doc.pdf"}))
+        .await
+        .unwrap();
+    assert!(
+        out.content
+            .contains("a PDF document (PDF 1.4, about 1 page"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn directory_is_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("src")).unwrap();
+    let err = run_err(ReadTool, &ctx(dir.path()), json!({"file_path": "src"})).await;
+    assert!(err.contains("is a directory"), "{err}");
+    assert!(err.contains("Glob"), "{err}");
+}
+
+#[tokio::test]
+async fn missing_file_suggests_similar_names() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("config.toml"), "x").unwrap();
+    fs::write(dir.path().join("unrelated.md"), "x").unwrap();
+    let err = run_err(
+        ReadTool,
+        &ctx(dir.path()),
+        json!({"file_path": "config.json"}),
+    )
+    .await;
+    assert!(err.contains("File does not exist"), "{err}");
+    assert!(err.contains("config.toml"), "{err}");
+    assert!(!err.contains("unrelated.md"), "{err}");
+
+    let err = run_err(
+        ReadTool,
+        &ctx(dir.path()),
+        json!({"file_path": "nodir/x.rs"}),
+    )
+    .await;
+    assert!(err.contains("does not exist either"), "{err}");
+}
+
+#[tokio::test]
+async fn unknown_fields_and_zero_limit_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = run_err(
+        ReadTool,
+        &ctx(dir.path()),
+        json!({"file_path": "a", "lines": 3}),
+    )
+    .await;
+    assert!(err.contains("unknown field"), "{err}");
+    let err = run_err(
+        ReadTool,
+        &ctx(dir.path()),
+        json!({"file_path": "a", "limit": 0}),
+    )
+    .await;
+    assert!(err.contains("limit must be at least 1"), "{err}");
+}
+
+#[test]
+fn numbered_snippet_strips_cr() {
+    let s = numbered_snippet(7, ["a\r", "b"].into_iter());
+    assert_eq!(s, "     7\ta\n     8\tb\n");
+}

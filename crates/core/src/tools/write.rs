@@ -1,0 +1,261 @@
+//! Write: creates a file or replaces one the model has read (and that has
+//! not changed since), atomically. Also owns the stale-write guard and the
+//! diff rendering shared with Edit.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::fs_atomic::write_atomic;
+use super::{FileStamp, ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::permissions::Access;
+
+pub struct WriteTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteInput {
+    /// Path of the file to write: absolute, or relative to the working directory.
+    pub file_path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+#[async_trait]
+impl TypedTool for WriteTool {
+    type Input = WriteInput;
+    fn name(&self) -> &'static str {
+        "Write"
+    }
+    fn description(&self) -> String {
+        "Writes a file with the given content, creating it (and missing parent directories) or \
+         replacing it entirely.\n\
+         \n\
+         - To replace an existing file you must have read it with Read in this conversation, and \
+           it must not have changed since; otherwise the write is refused and you should Read it \
+           again.\n\
+         - For changes to part of an existing file prefer Edit: it sends only the changed text.\n\
+         - Do not create documentation or README files unless the user asked for them.\n\
+         - The write is atomic: readers see the old file or the new one, never a mix."
+            .into()
+    }
+    fn is_read_only(&self, _: &WriteInput) -> bool {
+        false
+    }
+    fn is_concurrency_safe(&self, _: &WriteInput) -> bool {
+        false
+    }
+    async fn validate_input(&self, input: &WriteInput, _: &ToolContext) -> Result<(), ToolError> {
+        if input.file_path.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "file_path is empty: give the path of the file to write.",
+            ));
+        }
+        Ok(())
+    }
+    fn access(&self, input: &WriteInput, ctx: &ToolContext) -> Access {
+        Access::Write {
+            path: ctx.resolve(&input.file_path),
+        }
+    }
+    fn summary(&self, input: &WriteInput) -> String {
+        format!("Write({})", input.file_path)
+    }
+    async fn call(&self, input: WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let path = ctx.resolve(&input.file_path);
+        if path.is_dir() {
+            return Err(ToolError::failed(format!(
+                "{} is a directory; give the path of a file inside it.",
+                path.display()
+            )));
+        }
+        let old = match std::fs::read(&path) {
+            Ok(bytes) => {
+                ensure_fresh(ctx, &path)?;
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(ToolError::failed(format!(
+                    "Could not read the existing {}: {e}.",
+                    path.display()
+                )));
+            }
+        };
+        write_atomic(&path, input.content.as_bytes()).map_err(|e| write_error(&path, &e))?;
+        ctx.record_read(&path);
+
+        let lines = input.content.lines().count();
+        let shown = path.display();
+        Ok(match old {
+            None => {
+                ToolOutput::text(format!("Created {shown} ({lines} lines).")).with_display(format!(
+                    "Created {shown} ({lines} lines)\n{}",
+                    preview(&input.content)
+                ))
+            }
+            Some(old) => ToolOutput::text(format!("Wrote {shown} ({lines} lines)."))
+                .with_display(unified_diff(&path, &old, &input.content)),
+        })
+    }
+}
+
+/// The stale-write guard: `path` (which exists) must have been read in this
+/// session and be unchanged since (same mtime and size).
+pub(crate) fn ensure_fresh(ctx: &ToolContext, path: &Path) -> Result<(), ToolError> {
+    let Some(read) = ctx.read_stamp(path) else {
+        return Err(ToolError::failed(format!(
+            "{} has not been read in this conversation. Read it first, then try again.",
+            path.display()
+        )));
+    };
+    if FileStamp::of(path) != Some(read) {
+        return Err(ToolError::failed(format!(
+            "{} has changed since you last read it (by the user, a command or another tool). \
+             Read it again and redo your change on the current content.",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn write_error(path: &Path, e: &std::io::Error) -> ToolError {
+    ToolError::failed(format!(
+        "Could not write {}: {e}. The file was left unchanged.",
+        path.display()
+    ))
+}
+
+/// A compact unified diff (3 lines of context) for the user.
+pub(crate) fn unified_diff(path: &Path, old: &str, new: &str) -> String {
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&name, &name)
+        .to_string()
+}
+
+/// The first lines of a new file, for the user's display.
+fn preview(content: &str) -> String {
+    const MAX_LINES: usize = 20;
+    let mut s = content
+        .lines()
+        .take(MAX_LINES)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let more = content.lines().count().saturating_sub(MAX_LINES);
+    if more > 0 {
+        s.push_str(&format!("\n… {more} more lines"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::read::ReadTool;
+    use crate::tools::test_support::{ctx, run, run_err};
+
+    #[tokio::test]
+    async fn creates_new_file_with_parents() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        let out = run(
+            WriteTool,
+            &c,
+            json!({"file_path": "deep/er/new.rs", "content": "fn main() {}\n"}),
+        )
+        .await
+        .unwrap();
+        let path = dir.path().join("deep/er/new.rs");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "fn main() {}\n");
+        assert!(out.content.starts_with("Created "));
+        assert!(out.display.unwrap().contains("fn main() {}"));
+        // The write counts as a read: a follow-up overwrite needs no Read.
+        assert_eq!(c.read_stamp(&path), FileStamp::of(&path));
+    }
+
+    #[tokio::test]
+    async fn overwrite_requires_prior_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old\n").unwrap();
+        let c = ctx(dir.path());
+        let err = run_err(
+            WriteTool,
+            &c,
+            json!({"file_path": "f.txt", "content": "new\n"}),
+        )
+        .await;
+        assert!(err.contains("has not been read"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old\n");
+
+        run(ReadTool, &c, json!({"file_path": "f.txt"}))
+            .await
+            .unwrap();
+        let out = run(
+            WriteTool,
+            &c,
+            json!({"file_path": "f.txt", "content": "new\n"}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        let diff = out.display.unwrap();
+        assert!(diff.contains("-old") && diff.contains("+new"), "{diff}");
+    }
+
+    #[tokio::test]
+    async fn overwrite_refused_when_changed_since_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "v1\n").unwrap();
+        let c = ctx(dir.path());
+        run(ReadTool, &c, json!({"file_path": "f.txt"}))
+            .await
+            .unwrap();
+        // Someone else changes the file (size differs, so the stamp differs
+        // even on filesystems with coarse mtimes).
+        fs::write(&path, "changed by the user\n").unwrap();
+        let err = run_err(WriteTool, &c, json!({"file_path": "f.txt", "content": "x"})).await;
+        assert!(err.contains("has changed since you last read it"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "changed by the user\n");
+    }
+
+    #[tokio::test]
+    async fn directory_target_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        let err = run_err(
+            WriteTool,
+            &ctx(dir.path()),
+            json!({"file_path": "d", "content": "x"}),
+        )
+        .await;
+        assert!(err.contains("is a directory"), "{err}");
+    }
+
+    #[test]
+    fn writer_flags() {
+        let input = WriteInput {
+            file_path: "a".into(),
+            content: String::new(),
+        };
+        assert!(!WriteTool.is_read_only(&input));
+        assert!(!WriteTool.is_concurrency_safe(&input));
+        let c = ctx(Path::new("/tmp"));
+        assert_eq!(
+            WriteTool.access(&input, &c),
+            Access::Write {
+                path: Path::new("/tmp/a").to_path_buf()
+            }
+        );
+    }
+}
