@@ -13,7 +13,7 @@ use catui_core::engine::{
 };
 use catui_protocol::stream_json::{
     ControlRequest, ControlResponse, InputMessage, OutputEvent, PermissionResponse, ResultEvent,
-    SystemEvent,
+    ResultSubtype, SystemEvent,
 };
 use catui_protocol::{ContentBlock, ModelEvent, PermissionMode};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -161,7 +161,18 @@ fn render_event(
                 eprintln!("catui: {}", outcome.result);
                 None
             }
+            EngineEvent::Result(outcome) if outcome.subtype == ResultSubtype::PlanReady => {
+                let path = outcome.plan_file.unwrap_or_default();
+                Some(format!(
+                    "{}\n\nPlan saved to {path}",
+                    outcome.result.trim_end()
+                ))
+            }
             EngineEvent::Result(outcome) => Some(outcome.result),
+            EngineEvent::Notification { key, text } if key == "plan-verification" => {
+                eprintln!("{text}");
+                None
+            }
             other => {
                 verbose_line(verbose, &other);
                 None

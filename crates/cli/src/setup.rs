@@ -11,6 +11,10 @@ use catui_core::engine::{
 };
 use catui_core::permissions::PermissionContext;
 use catui_core::permissions::rules::RuleBehavior;
+use catui_core::permissions::sandbox::SandboxPolicy;
+use catui_core::plan::{
+    EnterPlanModeTool, ExitPlanModeTool, PlanFiles, PlanModeConfig, PlanSession,
+};
 use catui_core::prompt::{self, PromptOptions};
 use catui_core::session::{TranscriptRecorder, TranscriptWriter};
 use catui_core::settings::{Settings, SettingsWarning};
@@ -41,6 +45,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let config_dir = catui_core::config_dir::config_dir();
     let (settings, warnings) = Settings::load(&cwd, args.settings.as_deref());
     for w in &warnings {
         if let SettingsWarning::MissingFlagFile { path } = w {
@@ -93,10 +98,15 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let mut tools = ToolRegistry::builtin();
     tools.add(Adapter(Arc::new(AgentTool::new(agent_defs.clone()))));
     tools.add_alias("Task", "Agent");
+    tools.add(Adapter(Arc::new(ExitPlanModeTool)));
     let mut tool_ctx = ToolContext::new(cwd.clone());
     tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
 
     let interactive = tui || args.input_format == InputFormat::StreamJson;
+    if interactive {
+        // Entering plan mode needs someone to approve the way out (G§9.3).
+        tools.add(Adapter(Arc::new(EnterPlanModeTool)));
+    }
     let (controls_tx, controls_rx) = headless::control_channel();
     let pending = (!tui && interactive).then(|| Arc::new(Pending::default()));
     let mut approvals = None;
@@ -142,21 +152,47 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     // prePlanMode is recorded however plan mode is entered.
     catui_core::permissions::transition_permission_mode(&mut permissions, mode);
 
+    let plan_files = PlanFiles::from_settings(
+        &cwd,
+        settings.plans_directory.as_deref(),
+        &config_dir,
+        session_id.clone(),
+    );
+    let plan_config = PlanModeConfig::resolve(
+        &env,
+        settings.plan_agents.map(u64::from),
+        Some(settings.plan_variant.as_str()),
+    );
+    let editor = env("VISUAL").or_else(|| env("EDITOR"));
+    let plan = Arc::new(PlanSession::new(
+        plan_files,
+        plan_config,
+        editor,
+        settings.auto_mode.enabled,
+    ));
+    if settings.sandbox == Some(true) {
+        let mut writable = permissions.working_dirs.clone();
+        writable.push(std::env::temp_dir());
+        tool_ctx.set_sandbox_policy(SandboxPolicy::WorkingDirs { writable });
+    }
+
     let info = SessionInfo {
         session_id: session_id.clone(),
         cwd: cwd.display().to_string(),
         model: resolved.model.clone(),
         tools: tools.names(),
-        sandbox: "unavailable".into(),
+        sandbox: catui_core::permissions::sandbox::sandbox_status().into(),
     };
     let (events_tx, events) = unbounded_channel();
-    let config_dir = catui_core::config_dir::config_dir();
     let prompt_opts = PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
     let memory = prompt::load_memory_files(&cwd, &config_dir);
     let system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
     let agent_prompt_opts = prompt_opts.clone();
     let agent_memory = memory.clone();
     let recorder = open_recorder(&config_dir, &cwd, &session_id);
+    if let Some(r) = &recorder {
+        r.set_slug(Some(plan.files.slug()));
+    }
     let recorder_path = recorder.as_ref().map(|r| r.path().to_path_buf());
     let runner = SubAgentRunner::new(SubAgentSetup {
         client: client.clone(),
@@ -190,6 +226,8 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         max_tokens,
         agent_id: None,
         parent_tool_use_id: None,
+        // Plain -p in plan mode is a headless planning run (SPEC §2.1).
+        end_at_plan_ready: !interactive && mode == PermissionMode::Plan,
     };
     let engine = Engine::new(
         config,
@@ -204,6 +242,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
                 None => Arc::new(MemoryRecorder::default()),
             },
             events: events_tx,
+            plan: Some(plan),
         },
     );
     Ok(Session {

@@ -124,6 +124,7 @@ fn harness(server: &MockServer, answers: Vec<PermissionAnswer>) -> Harness {
             max_tokens: 1000,
             agent_id: None,
             parent_tool_use_id: None,
+            end_at_plan_ready: false,
         },
         EngineParts {
             client,
@@ -133,6 +134,7 @@ fn harness(server: &MockServer, answers: Vec<PermissionAnswer>) -> Harness {
             approver: approver.clone(),
             recorder: recorder.clone(),
             events: tx,
+            plan: None,
         },
     );
     Harness {

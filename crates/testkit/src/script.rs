@@ -110,7 +110,11 @@ pub struct Turn {
     pub(crate) cache_usage: (u64, u64),
     pub(crate) stop_reason: Option<String>,
     predicates: Vec<Predicate>,
+    /// Computes the real reply from the request (see [`Turn::respond`]).
+    responder: Option<Responder>,
 }
+
+type Responder = std::sync::Arc<dyn Fn(&RecordedRequest) -> Turn + Send + Sync>;
 
 impl Turn {
     fn new(reply: Reply) -> Turn {
@@ -125,6 +129,25 @@ impl Turn {
             cache_usage: (0, 0),
             stop_reason: None,
             predicates: Vec::new(),
+            responder: None,
+        }
+    }
+
+    /// A turn whose reply is computed from the request it answers: for
+    /// scripts that need something only known at run time (a plan file's
+    /// path, an id). Conditions set on the returned turn are ignored; set
+    /// them on this one.
+    pub fn respond(f: impl Fn(&RecordedRequest) -> Turn + Send + Sync + 'static) -> Turn {
+        let mut turn = Turn::text("");
+        turn.responder = Some(std::sync::Arc::new(f));
+        turn
+    }
+
+    /// The reply for `request`: this turn, or what its responder computes.
+    pub(crate) fn resolve(&self, request: &RecordedRequest) -> Turn {
+        match &self.responder {
+            Some(f) => f(request),
+            None => self.clone(),
         }
     }
 

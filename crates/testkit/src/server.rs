@@ -185,7 +185,7 @@ impl Shared {
             .iter_mut()
             .find(|s| !s.used && s.turn.matches(request))?;
         slot.used = true;
-        Some(slot.turn.clone())
+        Some(slot.turn.resolve(request))
     }
 }
 

@@ -68,6 +68,7 @@ async fn main() -> std::io::Result<()> {
             max_tokens: 1000,
             agent_id: None,
             parent_tool_use_id: None,
+            end_at_plan_ready: false,
         },
         EngineParts {
             client: Arc::new(Echo),
@@ -77,6 +78,7 @@ async fn main() -> std::io::Result<()> {
             approver: Arc::new(approver),
             recorder: Arc::new(MemoryRecorder::default()),
             events: tx,
+            plan: None,
         },
     );
     let opts = catui_tui::TuiOptions {

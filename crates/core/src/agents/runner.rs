@@ -111,6 +111,7 @@ impl AgentRunner for SubAgentRunner {
                 max_tokens: self.setup.max_tokens,
                 agent_id: Some(agent_id.clone()),
                 parent_tool_use_id: Some(request.parent_tool_use_id.clone()),
+                end_at_plan_ready: false,
             },
             EngineParts {
                 client: self.setup.client.clone(),
@@ -120,6 +121,7 @@ impl AgentRunner for SubAgentRunner {
                 approver: self.setup.approver.clone(),
                 recorder: (self.setup.recorder)(&agent_id),
                 events: self.setup.events.clone(),
+                plan: ctx.plan.clone(),
             },
         );
         let outcome = engine.run_prompt(request.prompt, cancel.clone()).await;

@@ -19,13 +19,23 @@ pub struct AttachmentContext<'a> {
 /// A source of attachments.
 pub trait AttachmentProvider: Send + Sync {
     fn attachments(&self, ctx: &AttachmentContext<'_>) -> Vec<Attachment>;
+    /// The model-facing body of an attachment this provider produced
+    /// (wrapped in `<system-reminder>` by the engine); `None` = generic.
+    fn render(&self, _attachment: &Attachment, _agent_id: Option<&str>) -> Option<String> {
+        None
+    }
 }
 
-/// The model-facing text of an attachment.
+/// The model-facing text of an attachment without a dedicated renderer.
 pub fn render_attachment(attachment: &Attachment) -> String {
     let body = match attachment {
         Attachment::Reminder { text } => text.clone(),
         other => serde_json::to_string(other).unwrap_or_default(),
     };
+    wrap(&body)
+}
+
+/// Wraps an attachment body as `<system-reminder>` content.
+pub fn wrap(body: &str) -> String {
     format!("<system-reminder>\n{body}\n</system-reminder>")
 }

@@ -18,13 +18,20 @@ pub struct SlashCommand {
 pub enum CommandOutput {
     /// Answered locally with this text.
     Local { text: String, is_error: bool },
-    /// Send this prompt to the model.
-    Query(String),
+    /// Send this prompt to the model (after showing `notice`, if any).
+    Query {
+        notice: Option<String>,
+        prompt: String,
+    },
 }
 
 /// The commands and their one-line help, in display order.
 pub const COMMANDS: &[(&str, &str)] = &[
     ("help", "list the slash commands"),
+    (
+        "plan",
+        "enter plan mode, or show the plan: /plan [open|<description>]",
+    ),
     (
         "mode",
         "show or set the permission mode: /mode [default|acceptEdits|plan|bypassPermissions|auto]",
@@ -58,6 +65,16 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
+        "plan" => match engine.plan() {
+            Some(plan) => {
+                let plan = plan.clone();
+                crate::plan::command::plan_command(engine.session_hooks(), &plan, &command.args)
+            }
+            None => CommandOutput::Local {
+                text: "Plan mode is not available in this session.".into(),
+                is_error: true,
+            },
+        },
         other => CommandOutput::Local {
             text: format!("Unknown command: /{other}. Type /help to list the commands."),
             is_error: true,

@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use catui_protocol::stream_json::ResultSubtype;
 use catui_protocol::{
-    ContentBlock, Message, ModelRequest, PermissionMode, Role, StopReason, ToolChoice, Usage,
+    Attachment, ContentBlock, Message, ModelRequest, PermissionMode, Role, StopReason, ToolChoice,
+    Usage,
 };
 use catui_providers::{ModelClient, ProviderError};
 use tokio::sync::mpsc::UnboundedSender;
@@ -31,6 +32,8 @@ pub use events::{EngineEvent, TurnOutcome};
 pub use record::{MemoryRecorder, Record, Recorder};
 
 use crate::permissions::PermissionContext;
+use crate::permissions::sandbox::SandboxPolicy;
+use crate::plan::PlanSession;
 use crate::tools::{ToolContext, ToolRegistry};
 
 /// Fixed settings of one conversation.
@@ -48,6 +51,9 @@ pub struct EngineConfig {
     pub agent_id: Option<String>,
     /// The Agent tool_use that started this conversation (sub-agents).
     pub parent_tool_use_id: Option<String>,
+    /// A headless planning run: ExitPlanMode ends the run with the plan
+    /// (`plan_ready`) instead of asking for approval.
+    pub end_at_plan_ready: bool,
 }
 
 /// State shared between the engine and its controls.
@@ -57,9 +63,32 @@ struct Shared {
     recorder: Arc<dyn Recorder>,
     /// The token of the running turn; replaced at the start of each turn.
     cancel: Mutex<CancellationToken>,
+    plan: Option<Arc<PlanSession>>,
+    /// Bash's confinement, switched with the mode.
+    sandbox: Arc<Mutex<SandboxPolicy>>,
+    /// Confinement outside plan mode (the `sandbox` setting).
+    default_sandbox: SandboxPolicy,
+    /// Confinement in plan mode: writes only to a private temp dir.
+    plan_sandbox: SandboxPolicy,
+    /// Set by a headless planning run when the model presents its plan.
+    plan_ready: Mutex<Option<String>>,
 }
 
 impl Shared {
+    fn set_plan_ready(&self, plan: String) {
+        match self.plan_ready.lock() {
+            Ok(mut g) => *g = Some(plan),
+            Err(poisoned) => *poisoned.into_inner() = Some(plan),
+        }
+    }
+
+    fn take_plan_ready(&self) -> Option<String> {
+        match self.plan_ready.lock() {
+            Ok(mut g) => g.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
+    }
+
     fn emit(&self, event: EngineEvent) {
         // A front end that stopped listening is not an engine error.
         let _ = self.events.send(event);
@@ -117,6 +146,10 @@ impl crate::tools::SessionHooks for Shared {
         set_mode(self, to)
     }
 
+    fn record(&self, record: Record) {
+        self.recorder.record(record);
+    }
+
     fn notify(&self, key: &str, text: &str) {
         self.emit(EngineEvent::Notification {
             key: key.to_string(),
@@ -126,12 +159,20 @@ impl crate::tools::SessionHooks for Shared {
 }
 
 fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
-    let (changed, pre_plan_mode) = {
+    let (changed, from, pre_plan_mode) = {
         let mut perms = shared.permissions();
         let change = crate::permissions::transition_permission_mode(&mut perms, mode);
-        (change.changed(), change.pre_plan_mode)
+        (change.changed(), change.from, change.pre_plan_mode)
     };
     if changed {
+        if let Some(plan) = &shared.plan {
+            plan.state.handle_plan_mode_transition(from, mode);
+        }
+        if mode == PermissionMode::Plan {
+            set_sandbox(&shared.sandbox, shared.plan_sandbox.clone());
+        } else if from == PermissionMode::Plan {
+            set_sandbox(&shared.sandbox, shared.default_sandbox.clone());
+        }
         shared.recorder.record(Record::PermissionMode {
             mode,
             pre_plan_mode,
@@ -144,6 +185,13 @@ fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
     Ok(())
 }
 
+fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {
+    match slot.lock() {
+        Ok(mut g) => *g = policy,
+        Err(poisoned) => *poisoned.into_inner() = policy,
+    }
+}
+
 /// The collaborators an engine is built from.
 pub struct EngineParts {
     pub client: Arc<dyn ModelClient>,
@@ -153,6 +201,8 @@ pub struct EngineParts {
     pub approver: Arc<dyn Approver>,
     pub recorder: Arc<dyn Recorder>,
     pub events: UnboundedSender<EngineEvent>,
+    /// The session's plan mode; `None` only in tests and tools-only uses.
+    pub plan: Option<Arc<PlanSession>>,
 }
 
 /// One conversation.
@@ -173,17 +223,43 @@ impl Engine {
         let EngineParts {
             client,
             tools,
-            permissions,
+            mut permissions,
             mut tool_ctx,
             approver,
             recorder,
             events,
+            plan,
         } = parts;
+        let agent_id = config.agent_id.clone();
+        let mut attachment_providers: Vec<Arc<dyn AttachmentProvider>> = Vec::new();
+        if let Some(plan) = &plan {
+            // The one file writable in plan mode (G§8.4): this
+            // conversation's own plan file.
+            permissions.plan_file = Some(plan.files.path(agent_id.as_deref()));
+            tool_ctx.plan = Some(plan.clone());
+            attachment_providers.push(plan.provider.clone());
+        }
+        let temp_name = match &agent_id {
+            Some(a) => format!("catui-plan-{}-{a}", config.session_id),
+            None => format!("catui-plan-{}", config.session_id),
+        };
+        let plan_sandbox = SandboxPolicy::ReadOnlyExceptTemp {
+            temp_dir: std::env::temp_dir().join(temp_name),
+        };
+        let default_sandbox = tool_ctx.sandbox_policy();
+        if permissions.mode == PermissionMode::Plan {
+            tool_ctx.set_sandbox_policy(plan_sandbox.clone());
+        }
         let shared = Arc::new(Shared {
             permissions: Mutex::new(permissions),
             events,
             recorder,
             cancel: Mutex::new(CancellationToken::new()),
+            plan,
+            sandbox: tool_ctx.sandbox.clone(),
+            default_sandbox,
+            plan_sandbox,
+            plan_ready: Mutex::new(None),
         });
         tool_ctx.session = Some(crate::tools::SessionHandle(shared.clone()));
         Self {
@@ -194,9 +270,14 @@ impl Engine {
             shared,
             tool_ctx,
             approver,
-            attachment_providers: Vec::new(),
+            attachment_providers,
             total_usage: Usage::default(),
         }
+    }
+
+    /// The session's plan mode, when it has one.
+    pub fn plan(&self) -> Option<&Arc<PlanSession>> {
+        self.shared.plan.as_ref()
     }
 
     pub fn control(&self) -> EngineControl {
@@ -270,7 +351,13 @@ impl Engine {
                     Usage::default(),
                     started,
                 ),
-                commands::CommandOutput::Query(prompt) => {
+                commands::CommandOutput::Query { notice, prompt } => {
+                    if let Some(notice) = notice {
+                        self.shared.emit(EngineEvent::Notification {
+                            key: format!("command-{}", command.name),
+                            text: notice,
+                        });
+                    }
                     self.run_turn(vec![ContentBlock::text(prompt)], started)
                         .await
                 }
@@ -278,8 +365,26 @@ impl Engine {
         } else {
             self.run_turn(content, started).await
         };
+        if let Some(steps) = self
+            .shared
+            .plan
+            .as_ref()
+            .and_then(|p| p.take_verification())
+        {
+            // Beyond the reference (SPEC §7): the approved plan's
+            // verification steps, listed for the user when the run ends.
+            self.shared.emit(EngineEvent::Notification {
+                key: "plan-verification".into(),
+                text: format!("Verify the change with the plan's verification steps:\n{steps}"),
+            });
+        }
         self.shared.emit(EngineEvent::Result(outcome.clone()));
         outcome
+    }
+
+    /// The engine's session hooks (what tools and commands may ask of it).
+    pub fn session_hooks(&self) -> &dyn crate::tools::SessionHooks {
+        self.shared.as_ref()
     }
 
     fn outcome(
@@ -420,6 +525,9 @@ impl Engine {
             });
             self.messages.push(tool_message);
 
+            if let Some(plan) = self.shared.take_plan_ready() {
+                return self.outcome(ResultSubtype::PlanReady, plan, num_turns, usage, started);
+            }
             if cancel.is_cancelled() {
                 return self.outcome(
                     ResultSubtype::ErrorDuringExecution,
@@ -458,13 +566,19 @@ impl Engine {
             is_human_turn,
             agent_id: self.config.agent_id.as_deref(),
         };
-        let found: Vec<_> = self
+        let agent_id = self.config.agent_id.as_deref();
+        let found: Vec<(Attachment, String)> = self
             .attachment_providers
             .iter()
-            .flat_map(|p| p.attachments(&ctx))
+            .flat_map(|p| {
+                p.attachments(&ctx).into_iter().map(move |a| {
+                    let text = p.render(&a, agent_id).map(|body| attachments::wrap(&body));
+                    let text = text.unwrap_or_else(|| attachments::render_attachment(&a));
+                    (a, text)
+                })
+            })
             .collect();
-        for attachment in found {
-            let text = attachments::render_attachment(&attachment);
+        for (attachment, text) in found {
             self.shared.recorder.record(Record::Attachment {
                 attachment: attachment.clone(),
             });

@@ -24,6 +24,13 @@ pub enum Record {
         mode: PermissionMode,
         pre_plan_mode: Option<PermissionMode>,
     },
+    /// A file's content at a moment worth keeping (plan revisions, plan
+    /// snapshots).
+    FileSnapshot {
+        key: String,
+        path: String,
+        content: String,
+    },
 }
 
 /// Where records go. Implementations must not fail the conversation: they

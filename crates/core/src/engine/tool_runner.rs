@@ -102,6 +102,25 @@ async fn authorize(
     if let Err(e) = call.validate(ctx).await {
         return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true));
     }
+    if name == "ExitPlanMode" && engine.config.end_at_plan_ready {
+        // A headless planning run (SPEC §2.1): nobody can approve here, so
+        // the run ends with the plan; the session stays in plan mode.
+        let input = call.permission_input(ctx).unwrap_or(Value::Null);
+        let plan = input["plan"].as_str().unwrap_or_default().to_string();
+        let path = input["planFilePath"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        engine.shared.set_plan_ready(plan);
+        return Slot::Answered(ContentBlock::tool_result(
+            id,
+            format!(
+                "The plan at {path} was saved for the user's review. This run ends here and the session \
+                 stays in plan mode; the user will approve or revise it later. Do not continue."
+            ),
+            false,
+        ));
+    }
     let access = call.access(ctx);
     let read_only = call.is_read_only();
     let decision = {
@@ -118,10 +137,14 @@ async fn authorize(
         Decision::Allow => Slot::Ready { id, name, call },
         Decision::Deny { message } => Slot::Answered(ContentBlock::tool_result(id, message, true)),
         Decision::Ask { reason, .. } => {
+            let shown = call
+                .permission_input(ctx)
+                .map(|extra| merge_input(input, extra));
+            let shown = shown.unwrap_or_else(|| input.clone());
             let request = PermissionRequest {
                 tool_use_id: id.clone(),
                 tool_name: name.clone(),
-                input: input.clone(),
+                input: shown.clone(),
                 reason,
                 agent_id: engine.config.agent_id.clone(),
             };
@@ -137,7 +160,7 @@ async fn authorize(
                 PermissionAnswer::Allow {
                     updated_input: Some(updated),
                     ..
-                } if &updated != input => match parse(engine, &id, &name, &updated) {
+                } if updated != *input => match parse(engine, &id, &name, &updated) {
                     Ok(call) => match call.validate(ctx).await {
                         Ok(()) => Slot::Ready { id, name, call },
                         Err(e) => {
@@ -148,17 +171,29 @@ async fn authorize(
                 },
                 PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
                 PermissionAnswer::Deny { message } => {
-                    let text = if message.trim().is_empty() {
-                        format!(
-                            "The user declined to run {name}. Do not retry the same call; adapt or ask."
-                        )
-                    } else {
-                        format!("The user declined to run {name}: {message}")
-                    };
+                    let text = call.denied_result(&message).unwrap_or_else(|| {
+                        if message.trim().is_empty() {
+                            format!("The user declined to run {name}. Do not retry the same call; adapt or ask.")
+                        } else {
+                            format!("The user declined to run {name}: {message}")
+                        }
+                    });
                     Slot::Answered(ContentBlock::tool_result(id, text, true))
                 }
             }
         }
+    }
+}
+
+/// The model's input with the tool's extra prompt fields added.
+fn merge_input(input: &Value, extra: Value) -> Value {
+    match (input, extra) {
+        (Value::Object(base), Value::Object(more)) => {
+            let mut out = base.clone();
+            out.extend(more);
+            Value::Object(out)
+        }
+        (_, extra) => extra,
     }
 }
 

@@ -16,11 +16,15 @@
 //! - [`provider`]: the engine hook that injects and renders the attachments.
 
 pub mod attachments;
+pub mod command;
 pub mod contract;
+pub mod enter_tool;
 pub mod exit;
+pub mod exit_tool;
 pub mod files;
 pub mod prompts;
 pub mod provider;
+pub mod session;
 pub mod slug;
 mod slug_words;
 pub mod state;
@@ -32,10 +36,13 @@ pub use attachments::{
     FULL_REMINDER_EVERY_N_ATTACHMENTS, PlanAttachmentInput, TURNS_BETWEEN_ATTACHMENTS,
     plan_attachments, render_attachment,
 };
+pub use enter_tool::EnterPlanModeTool;
 pub use exit::{plan_diff, restore_mode};
+pub use exit_tool::ExitPlanModeTool;
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
 pub use provider::PlanAttachmentProvider;
+pub use session::PlanSession;
 pub use slug::PlanSlugs;
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,

@@ -60,6 +60,10 @@ impl AttachmentProvider for PlanAttachmentProvider {
         };
         plan_attachments(&input, &self.state)
     }
+
+    fn render(&self, attachment: &Attachment, agent_id: Option<&str>) -> Option<String> {
+        Some(PlanAttachmentProvider::render(self, attachment, agent_id))
+    }
 }
 
 #[cfg(test)]

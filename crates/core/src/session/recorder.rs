@@ -111,6 +111,9 @@ pub fn body_of(record: Record) -> EntryBody {
             mode,
             pre_plan_mode,
         },
+        Record::FileSnapshot { key, path, content } => {
+            EntryBody::FileSnapshot { key, path, content }
+        }
     }
 }
 

@@ -56,6 +56,8 @@ pub struct ToolContext {
     pub sandbox: Arc<Mutex<SandboxPolicy>>,
     /// The session's todo list, replaced by TodoWrite.
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
+    /// The session's plan mode (plan files, state), when it has one.
+    pub plan: Option<Arc<crate::plan::PlanSession>>,
 }
 
 /// What tools may ask of the engine that runs them.
@@ -69,6 +71,8 @@ pub trait SessionHooks: Send + Sync {
     fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String>;
     /// Shows the user something outside the conversation.
     fn notify(&self, key: &str, text: &str);
+    /// Keeps something in the transcript.
+    fn record(&self, record: crate::engine::Record);
 }
 
 /// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).
@@ -105,6 +109,7 @@ impl ToolContext {
             agents: None,
             sandbox: Arc::default(),
             todos: Arc::default(),
+            plan: None,
         }
     }
 

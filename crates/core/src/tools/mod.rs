@@ -115,6 +115,16 @@ pub trait TypedTool: Send + Sync + 'static {
     fn summary(&self, _input: &Self::Input) -> String {
         self.name().to_string()
     }
+    /// The input shown to the user when asking permission, when it should
+    /// carry more than the model sent (ExitPlanMode adds the plan).
+    fn permission_input(&self, _input: &Self::Input, _ctx: &ToolContext) -> Option<Value> {
+        None
+    }
+    /// The tool result when the user declines the call, when the tool has a
+    /// more precise one than the generic text.
+    fn denied_result(&self, _input: &Self::Input, _feedback: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The object-safe view of a tool, over JSON input.
@@ -137,6 +147,8 @@ pub trait PreparedCall: Send + Sync {
     fn access(&self, ctx: &ToolContext) -> Access;
     fn summary(&self) -> String;
     async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError>;
+    fn permission_input(&self, ctx: &ToolContext) -> Option<Value>;
+    fn denied_result(&self, feedback: &str) -> Option<String>;
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
 
@@ -163,6 +175,12 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     }
     async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError> {
         self.tool.validate_input(&self.input, ctx).await
+    }
+    fn permission_input(&self, ctx: &ToolContext) -> Option<Value> {
+        self.tool.permission_input(&self.input, ctx)
+    }
+    fn denied_result(&self, feedback: &str) -> Option<String> {
+        self.tool.denied_result(&self.input, feedback)
     }
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let this = *self;

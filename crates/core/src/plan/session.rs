@@ -1,0 +1,155 @@
+//! One session's plan mode: its plan files, its state flags, its prompt
+//! configuration and what it remembers about presented revisions. The
+//! engine, the two plan tools and `/plan` all work through this one value.
+
+use std::sync::{Arc, Mutex};
+
+use super::files::PlanFiles;
+use super::prompts::PlanModeConfig;
+use super::provider::PlanAttachmentProvider;
+use super::state::PlanState;
+
+#[derive(Debug)]
+pub struct PlanSession {
+    pub files: Arc<PlanFiles>,
+    pub state: Arc<PlanState>,
+    pub config: PlanModeConfig,
+    pub provider: Arc<PlanAttachmentProvider>,
+    /// The plan text last shown for approval (for the next request's diff).
+    presented: Mutex<Option<String>>,
+    /// The approved plan's verification steps, shown when the run ends.
+    verification: Mutex<Option<String>>,
+    /// `$VISUAL` / `$EDITOR` as seen at start (for `/plan open`).
+    pub editor: Option<String>,
+    /// Whether the auto-mode gate is open (plan exit may restore `auto`).
+    pub auto_gate_enabled: bool,
+}
+
+impl PlanSession {
+    pub fn new(
+        files: PlanFiles,
+        config: PlanModeConfig,
+        editor: Option<String>,
+        auto_gate_enabled: bool,
+    ) -> Self {
+        let files = Arc::new(files);
+        let state = Arc::new(PlanState::new());
+        let provider = Arc::new(PlanAttachmentProvider::new(
+            state.clone(),
+            files.clone(),
+            config,
+        ));
+        Self {
+            files,
+            state,
+            config,
+            provider,
+            presented: Mutex::new(None),
+            verification: Mutex::new(None),
+            editor,
+            auto_gate_enabled,
+        }
+    }
+
+    /// Remembers `plan` as presented for approval and returns the diff
+    /// against the previously presented (and so rejected) revision.
+    pub fn present_revision(&self, plan: &str) -> Option<String> {
+        let mut presented = lock(&self.presented);
+        let diff = presented
+            .as_deref()
+            .map(|previous| super::exit::plan_diff(previous, plan))
+            .filter(|d| !d.is_empty());
+        *presented = Some(plan.to_string());
+        diff
+    }
+
+    /// Forgets presented revisions (after an approval).
+    pub fn clear_revisions(&self) {
+        *lock(&self.presented) = None;
+    }
+
+    pub fn set_verification(&self, text: Option<String>) {
+        *lock(&self.verification) = text;
+    }
+
+    /// The pending verification steps, once.
+    pub fn take_verification(&self) -> Option<String> {
+        lock(&self.verification).take()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The body of the plan's verification section: the first Markdown heading
+/// whose title mentions verification or testing, up to the next heading of
+/// the same or a higher level.
+pub fn verification_section(plan: &str) -> Option<String> {
+    let mut lines = plan.lines().peekable();
+    while let Some(line) = lines.next() {
+        let level = line.chars().take_while(|c| *c == '#').count();
+        if level == 0 || !line[level..].starts_with(' ') {
+            continue;
+        }
+        let title = line[level..].trim().to_ascii_lowercase();
+        if !(title.contains("verif") || title.contains("test") || title.contains("validat")) {
+            continue;
+        }
+        let mut body = Vec::new();
+        while let Some(next) = lines.peek() {
+            let next_level = next.chars().take_while(|c| *c == '#').count();
+            if next_level > 0 && next_level <= level && next[next_level..].starts_with(' ') {
+                break;
+            }
+            body.push(*next);
+            lines.next();
+        }
+        let text = body.join("\n").trim().to_string();
+        return (!text.is_empty()).then_some(text);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_verification_section() {
+        let plan = "# Plan\n\n## Steps\n1. do\n\n## Verification\n- cargo test\n- run the demo\n\n## Risks\nnone\n";
+        assert_eq!(
+            verification_section(plan).unwrap(),
+            "- cargo test\n- run the demo"
+        );
+        assert_eq!(
+            verification_section("# Plan\n## Testing\n\n`make check`").unwrap(),
+            "`make check`"
+        );
+        assert_eq!(verification_section("# Plan\nno sections"), None);
+    }
+
+    #[test]
+    fn revisions_diff_against_the_previous_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = PlanSession::new(
+            PlanFiles::new(dir.path().into(), "s"),
+            PlanModeConfig::default(),
+            None,
+            false,
+        );
+        assert_eq!(s.present_revision("a\nb\n"), None);
+        let diff = s.present_revision("a\nc\n").unwrap();
+        assert!(diff.contains("-b") && diff.contains("+c"), "{diff}");
+        assert_eq!(
+            s.present_revision("a\nc\n"),
+            None,
+            "an unchanged plan has no diff"
+        );
+        s.clear_revisions();
+        assert_eq!(s.present_revision("x\n"), None);
+    }
+}
