@@ -274,6 +274,8 @@ async fn interrupt_gives_every_tool_use_a_result() {
         while let Some(e) = events.recv().await {
             if matches!(e, EngineEvent::ToolStart { .. }) {
                 control.interrupt();
+                // The control keeps the event channel open: stop listening.
+                break;
             }
         }
     });
