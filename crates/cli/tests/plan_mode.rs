@@ -508,3 +508,59 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
     assert!(!text.contains("Phase 1"));
     assert!(last_user_blocks(&reqs[1]).contains(FULL));
 }
+
+#[test]
+fn an_unanswered_approval_keeps_plan_mode() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+            .turn(Turn::text("still planning")),
+    )
+    .unwrap();
+    // An allow rule for the tool cannot approve a plan: approval only comes
+    // from the user.
+    let mut s = StreamSession::start(
+        sb.catui(&server),
+        &[
+            "--permission-mode",
+            "plan",
+            "--allowed-tools",
+            "ExitPlanMode",
+        ],
+    );
+    s.send_user("plan");
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["tool_name"], "ExitPlanMode");
+    // The client goes away without answering: a denial, never an approval.
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    let result = seen.iter().find(|v| v["type"] == "result").unwrap();
+    assert_eq!(result["permission_mode"], "plan");
+    assert!(!seen.iter().any(|v| v["subtype"] == "permission_mode"));
+    let (text, is_error) = tool_result(&server.requests()[1], "x");
+    assert!(is_error && text.contains("still in plan mode"), "{text}");
+}
+
+#[test]
+fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+            .turn(Turn::text("ok")),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let (text, is_error) = tool_result(&server.requests()[1], "x");
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "You are not in plan mode. This tool is only for exiting plan mode after writing a plan. If your plan was already approved, continue with implementation."
+    );
+}
