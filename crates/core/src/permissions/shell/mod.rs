@@ -18,7 +18,7 @@ mod scripts;
 mod wrappers;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 /// One simple command found in a shell command line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -171,7 +171,7 @@ const READ_ONLY: &[&str] = &[
 ];
 
 /// Command lines that must not count as read-only.
-const NOT_READ_ONLY: &[&str] = &[
+pub(crate) const NOT_READ_ONLY: &[&str] = &[
     "echo x > f",
     "echo x >> f",
     "ls > out.txt",
