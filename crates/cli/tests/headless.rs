@@ -515,3 +515,109 @@ impl WriteStdin for std::process::Command {
         child.wait_with_output().unwrap()
     }
 }
+
+#[test]
+fn read_edit_and_bash_change_a_real_file() {
+    let sb = Sandbox::new();
+    let file = sb.write("greet.py", "def greet():\r\n    return 'hello'\r\n");
+    let path = file.to_str().unwrap();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("r", "Read", json!({"file_path": path})))
+            .turn(Turn::tool_use(
+                "e",
+                "Edit",
+                json!({"file_path": path, "old_string": "return 'hello'", "new_string": "return 'hello, world'"}),
+            ))
+            .turn(Turn::tool_use("b1", "Bash", json!({"command": "mkdir -p out && cd out"})))
+            .turn(Turn::tool_use("b2", "Bash", json!({"command": "pwd && printf '# done\\n' >> ../greet.py"})))
+            .turn(Turn::text("Updated greet.py.")),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .args([
+            "-p",
+            "make it greet the world",
+            "--permission-mode",
+            "bypassPermissions",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // CRLF kept by Edit, the shell's `cd` persisted between calls.
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "def greet():\r\n    return 'hello, world'\r\n# done\n"
+    );
+    let reqs = server.requests();
+    let (pwd, _) = tool_result(&reqs[4].body, "b2");
+    assert!(
+        pwd.trim_start()
+            .starts_with(sb.project().join("out").to_str().unwrap()),
+        "{pwd}"
+    );
+}
+
+#[test]
+fn writes_ask_in_default_mode_and_are_denied_without_a_client() {
+    let sb = Sandbox::new();
+    let target = sb.project().join("new.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
+            ))
+            .turn(Turn::text("ok")),
+    )
+    .unwrap();
+    let out = sb.catui(&server).args(["-p", "write it"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!target.exists());
+    let (text, is_error) = tool_result(&server.requests()[1].body, "w");
+    assert!(
+        is_error && text.contains("acceptEdits"),
+        "the denial names what would allow it: {text}"
+    );
+}
+
+#[test]
+fn a_can_use_tool_request_is_answered_over_stdin() {
+    let sb = Sandbox::new();
+    let target = sb.project().join("allowed.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": target.to_str().unwrap(), "content": "from the model"}),
+            ))
+            .turn(Turn::text("written")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("write the file");
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["subtype"], "can_use_tool");
+    assert_eq!(ask["request"]["tool_name"], "Write");
+    assert_eq!(ask["request"]["tool_use_id"], "w");
+    assert_eq!(ask["request"]["input"]["content"], "from the model");
+    let id = ask["request_id"].as_str().unwrap().to_string();
+    // The client edits the input before allowing it.
+    s.send(json!({"type":"control_response","response":{"subtype":"success","request_id":id,
+        "response":{"behavior":"allow","updatedInput":{"file_path": target.to_str().unwrap(), "content": "edited by the client"}}}}));
+    assert_eq!(s.wait_type("result")["result"], "written");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "edited by the client"
+    );
+}
