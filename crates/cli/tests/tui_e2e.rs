@@ -394,13 +394,7 @@ fn ctrl_g_edits_the_plan_in_the_approval_dialog() {
         return;
     }
     let editor_dir = tempfile::tempdir().unwrap();
-    let editor = editor_dir.path().join("editor.sh");
-    std::fs::write(
-        &editor,
-        "#!/bin/sh\nprintf '3. Step added in the editor\\n' >> \"$1\"\n",
-    )
-    .unwrap();
-    make_executable(&editor);
+    let editor = test_editor(editor_dir.path());
     let s = setup(
         |_, dir, main| plan_then_edit_script(dir, main),
         Some(&editor.display().to_string()),
@@ -435,6 +429,80 @@ fn ctrl_g_edits_the_plan_in_the_approval_dialog() {
         "the edited plan is written back to the plan file"
     );
     quit_and_check_terminal(&s);
+}
+
+/// Ctrl+G in the input box while planning opens the plan file itself once
+/// it exists; before that it edits the input.
+#[test]
+fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
+    if !tmux_available() {
+        eprintln!("SKIPPED tui_e2e: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    let editor_dir = tempfile::tempdir().unwrap();
+    let editor = test_editor(editor_dir.path());
+    let s = setup(
+        |_, dir, _| {
+            let dir = dir.to_string();
+            Script::new()
+                .turn(Turn::respond(move |r| {
+                    Turn::tool_use(
+                        "p1",
+                        "Write",
+                        json!({"file_path": plan_path_in(r, &dir), "content": "# Plan\n\n1. First\n"}),
+                    )
+                }))
+                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(Turn::text("Still planning."))
+        },
+        Some(&editor.display().to_string()),
+    );
+    launch(&s);
+    s.tmux.type_text("Plan it");
+    s.tmux.wait_text("Plan it");
+    cycle_mode_to(&s.tmux, "plan");
+
+    // No plan written yet: Ctrl+G edits the input.
+    s.tmux.keys(&["C-g"]);
+    s.tmux.wait_text("Step added in the editor");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Exit plan mode?");
+    s.tmux.wait_text("Yes, and auto-accept edits");
+    let first = s.server.requests()[0].clone();
+    assert!(
+        first
+            .last_user_text()
+            .is_some_and(|t| t.starts_with("Plan it") && t.contains("Step added in the editor")),
+        "the edited input was sent: {}",
+        first.body["messages"]
+    );
+    let plan_path = plan_path_in(&first, &s.plans_dir);
+
+    // Esc keeps planning; the model answers and the session stays in plan mode.
+    s.tmux.keys(&["Escape"]);
+    let screen = s.tmux.wait_text("Still planning.");
+    assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
+
+    // Now the plan file exists: Ctrl+G opens it.
+    s.tmux.keys(&["C-g"]);
+    s.tmux.wait_text("Opened plan in editor");
+    assert_eq!(
+        std::fs::read_to_string(&plan_path).unwrap(),
+        "# Plan\n\n1. First\n3. Step added in the editor\n"
+    );
+    quit_and_check_terminal(&s);
+}
+
+/// A stand-in for `$VISUAL`: appends a line to the file it is given.
+fn test_editor(dir: &Path) -> PathBuf {
+    let editor = dir.join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf '3. Step added in the editor\\n' >> \"$1\"\n",
+    )
+    .unwrap();
+    make_executable(&editor);
+    editor
 }
 
 fn make_executable(path: &Path) {
