@@ -493,6 +493,65 @@ fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
     quit_and_check_terminal(&s);
 }
 
+/// The question dialog answers AskUserQuestion in the form the tool reads:
+/// `answers` = {question: answer}, several choices comma-joined.
+#[test]
+fn ask_user_question_answers_reach_the_model() {
+    if !tmux_available() {
+        eprintln!("SKIPPED tui_e2e: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    let questions = json!({"questions": [
+        {"question": "Where should the cache live?", "header": "Storage",
+         "options": [{"label": "Memory", "description": "fast, lost on restart"},
+                     {"label": "Disk", "description": "kept across restarts"}],
+         "multiSelect": false},
+        {"question": "Which platforms matter?", "header": "Platforms",
+         "options": [{"label": "Linux", "description": ""},
+                     {"label": "macOS", "description": ""},
+                     {"label": "Windows", "description": ""}],
+         "multiSelect": true}
+    ]});
+    let s = setup(
+        move |_, _, _| {
+            Script::new()
+                .turn(Turn::tool_use("q1", "AskUserQuestion", questions))
+                .turn(Turn::text("Noted your choices."))
+        },
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("Add a cache");
+    s.tmux.wait_text("Add a cache");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Where should the cache live?");
+    // Disk for the first question (single choice moves on), Linux and
+    // Windows for the second, then Tab to Submit and Enter.
+    s.tmux.keys(&["2"]);
+    s.tmux.wait_text("Which platforms matter?");
+    s.tmux.keys(&["1", "3", "Tab"]);
+    s.tmux.wait_text("Review your answers");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Noted your choices.");
+
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 2);
+    let result = reqs[1]
+        .tool_results()
+        .into_iter()
+        .find(|t| t.tool_use_id == "q1")
+        .unwrap();
+    assert!(!result.is_error, "{}", result.content);
+    assert!(
+        result.content.contains(
+            r#""Where should the cache live?" = "Disk", "Which platforms matter?" = "Linux, Windows""#
+        ),
+        "{}",
+        result.content
+    );
+    quit_and_check_terminal(&s);
+}
+
 /// A stand-in for `$VISUAL`: appends a line to the file it is given.
 fn test_editor(dir: &Path) -> PathBuf {
     let editor = dir.join("editor.sh");
