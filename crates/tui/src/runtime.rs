@@ -61,6 +61,30 @@ impl Runtime {
         out
     }
 
+    /// Edits the input box text in the external editor.
+    fn edit_input(&mut self) -> io::Result<()> {
+        let text = self.state.input.text();
+        match self.with_editor(|| edit_text(&text))? {
+            Ok(edited) => self.state.input.set_text(edited.trim_end_matches('\n')),
+            Err(e) => self.state.system(format!("Editor: {e}"), true),
+        }
+        Ok(())
+    }
+
+    /// Opens the plan file itself in the external editor; the model sees
+    /// the user's changes through the plan file.
+    fn open_plan_file(&mut self, path: &str) -> io::Result<()> {
+        match self.with_editor(|| open_in_editor(Path::new(path)))? {
+            Ok(()) => self
+                .state
+                .system(format!("Opened plan in editor: {path}"), false),
+            Err(e) => self
+                .state
+                .system(format!("Failed to open plan in editor: {e}"), true),
+        }
+        Ok(())
+    }
+
     /// Carries out actions; returns false when the UI should quit.
     fn perform(&mut self, actions: Vec<Action>) -> io::Result<bool> {
         for action in actions {
@@ -83,13 +107,10 @@ impl Runtime {
                     }
                     self.state.mode = self.control.permission_mode();
                 }
-                Action::EditInput => {
-                    let text = self.state.input.text();
-                    match self.with_editor(|| edit_text(&text))? {
-                        Ok(edited) => self.state.input.set_text(edited.trim_end_matches('\n')),
-                        Err(e) => self.state.system(format!("Editor: {e}"), true),
-                    }
-                }
+                Action::EditInput => self.edit_input()?,
+                // No plan written yet: Ctrl+G edits the input as usual.
+                Action::EditPlanFile(path) if !Path::new(&path).is_file() => self.edit_input()?,
+                Action::EditPlanFile(path) => self.open_plan_file(&path)?,
                 Action::EditPlan => {
                     let plan = match &self.state.dialog {
                         Some(Dialog::Plan(d)) => d.plan.clone(),
@@ -103,17 +124,7 @@ impl Runtime {
                         }
                     }
                 }
-                Action::OpenPlanFile(path) => {
-                    let result = self.with_editor(|| open_in_editor(Path::new(&path)))?;
-                    match result {
-                        Ok(()) => self
-                            .state
-                            .system(format!("Opened plan in editor: {path}"), false),
-                        Err(e) => self
-                            .state
-                            .system(format!("Failed to open plan in editor: {e}"), true),
-                    }
-                }
+                Action::OpenPlanFile(path) => self.open_plan_file(&path)?,
                 Action::Answer {
                     tool_use_id,
                     answer,
@@ -169,6 +180,9 @@ pub async fn run(
 ) -> io::Result<i32> {
     let control = engine.control();
     let mode = engine.permission_mode();
+    // Known from the start so that Ctrl+G can open the plan before the
+    // first turn has ended.
+    let plan_file = engine.plan_file();
     let (inputs, mut input_rx) = mpsc::unbounded_channel::<String>();
     let engine_task = tokio::spawn(async move {
         let mut engine = engine;
@@ -194,6 +208,7 @@ pub async fn run(
         inputs,
         replies: HashMap::new(),
     };
+    rt.state.plan_file = plan_file;
     if let Some(prompt) = opts.first_prompt.filter(|p| !p.trim().is_empty()) {
         let actions = rt.state.submit_text(prompt);
         rt.perform(actions)?;

@@ -31,6 +31,9 @@ pub enum Action {
     Quit,
     /// Edit the input box text in the external editor.
     EditInput,
+    /// Ctrl+G while planning: open this plan file in the external editor
+    /// when it exists, else edit the input box (as [`Action::EditInput`]).
+    EditPlanFile(String),
     /// Edit the plan of the open plan dialog in the external editor.
     EditPlan,
     /// Open this plan file in the external editor (`/plan open`).
@@ -537,7 +540,7 @@ impl AppState {
             KeyCode::Down if palette_open => {
                 self.palette_selected = (self.palette_selected + 1).min(palette.len() - 1)
             }
-            KeyCode::Char('g') if ctrl => return vec![Action::EditInput],
+            KeyCode::Char('g') if ctrl => return vec![self.ctrl_g()],
             KeyCode::Char('a') if ctrl => self.input.home(),
             KeyCode::Char('e') if ctrl => self.input.end(),
             KeyCode::Char('u') if ctrl => self.input.kill_to_line_start(),
@@ -561,6 +564,15 @@ impl AppState {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// Ctrl+G outside a dialog: the plan while planning (once the session
+    /// has a plan file), otherwise the input box.
+    fn ctrl_g(&self) -> Action {
+        match &self.plan_file {
+            Some(path) if self.mode == PermissionMode::Plan => Action::EditPlanFile(path.clone()),
+            _ => Action::EditInput,
+        }
     }
 
     fn after_edit(&mut self) {

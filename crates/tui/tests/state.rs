@@ -120,6 +120,36 @@ fn ctrl_g_asks_for_the_editor() {
 }
 
 #[test]
+fn ctrl_g_opens_the_plan_while_planning() {
+    let plan = "/home/dev/.catui/plans/brave-quiet-otter.md";
+    // Plan mode but no plan file known: the input.
+    let mut s = state_in(PermissionMode::Plan);
+    assert_eq!(press(&mut s, ctrl('g')), [Action::EditInput]);
+    // A plan file outside plan mode: still the input.
+    let mut s = state();
+    s.plan_file = Some(plan.into());
+    assert_eq!(press(&mut s, ctrl('g')), [Action::EditInput]);
+    // Entering plan mode (Shift+Tab goes through the engine's event).
+    s.apply(EngineEvent::PermissionMode {
+        mode: PermissionMode::Plan,
+        pre_plan_mode: Some(PermissionMode::Default),
+    });
+    assert_eq!(
+        press(&mut s, ctrl('g')),
+        [Action::EditPlanFile(plan.into())]
+    );
+    // The approval dialog has its own Ctrl+G: edit the plan being approved.
+    s.push_request(catui_core::engine::PermissionRequest {
+        tool_use_id: "x1".into(),
+        tool_name: "ExitPlanMode".into(),
+        input: json!({"plan": "# P\n", "planFilePath": plan}),
+        reason: "approve".into(),
+        agent_id: None,
+    });
+    assert_eq!(press(&mut s, ctrl('g')), [Action::EditPlan]);
+}
+
+#[test]
 fn streamed_text_is_replaced_by_the_committed_message_and_retry_discards() {
     let mut s = state();
     s.submit_text("q".into());

@@ -5,6 +5,7 @@
 //! A tool never decides whether it may run: it describes what it would touch
 //! through [`Tool::access`], and the permission layer decides.
 
+pub mod ask_user_question;
 pub mod bash;
 pub mod context;
 pub mod edit;

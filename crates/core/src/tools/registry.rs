@@ -33,6 +33,9 @@ impl ToolRegistry {
             super::notebook_edit::NotebookEditTool,
         )));
         r.add(super::Adapter(Arc::new(super::todo_write::TodoWriteTool)));
+        r.add(super::Adapter(Arc::new(
+            super::ask_user_question::AskUserQuestionTool,
+        )));
         r
     }
 
