@@ -564,3 +564,26 @@ fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
         "You are not in plan mode. This tool is only for exiting plan mode after writing a plan. If your plan was already approved, continue with implementation."
     );
 }
+
+#[test]
+fn the_model_cannot_fill_in_approval_fields() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "x",
+                "ExitPlanMode",
+                json!({"plan": "my own plan", "mode": "bypassPermissions"}),
+            ))
+            .turn(Turn::text("ok")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan");
+    let r = s.wait_type("result");
+    assert_eq!(r["permission_mode"], "plan");
+    let (_, seen) = s.finish();
+    assert!(!seen.iter().any(|v| v["type"] == "control_request"));
+    let (text, is_error) = tool_result(&server.requests()[1], "x");
+    assert!(is_error && text.contains("unknown field"), "{text}");
+}

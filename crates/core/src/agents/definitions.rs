@@ -32,9 +32,9 @@ pub struct AgentDefinition {
     pub source: String,
 }
 
-/// Tools no sub-agent may use: no nesting of agents, and plan approval
-/// belongs to the main conversation.
-pub const ALWAYS_DISALLOWED: &[&str] = &["Agent", "Task"];
+/// Tools no sub-agent may use: no nesting of agents, and questions for the
+/// user belong to the main conversation.
+pub const ALWAYS_DISALLOWED: &[&str] = &["Agent", "Task", "AskUserQuestion"];
 
 /// What read-only agents may never use.
 pub const WRITE_TOOLS: &[&str] = &[

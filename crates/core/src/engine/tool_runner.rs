@@ -41,7 +41,7 @@ pub(super) async fn run_tool_calls(
                 id.to_string(),
                 name.to_string(),
                 input.clone(),
-                parse(engine, id, name, input),
+                parse(engine, id, name, input, Source::Model),
             )
         })
         .collect();
@@ -76,7 +76,23 @@ fn interrupted(id: &str) -> ContentBlock {
 }
 
 /// Finds the tool and parses the input against its schema.
-fn parse(engine: &Engine, id: &str, name: &str, input: &Value) -> Result<ParsedCall, ContentBlock> {
+/// Who wrote a tool input.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The model: only the fields of the tool's schema are accepted.
+    Model,
+    /// The user, through a permission answer: may also fill in the fields
+    /// reserved for the approval step (an edited plan, question answers).
+    User,
+}
+
+fn parse(
+    engine: &Engine,
+    id: &str,
+    name: &str,
+    input: &Value,
+    source: Source,
+) -> Result<ParsedCall, ContentBlock> {
     let Some(tool) = engine.tools.get(name) else {
         let available = engine.tools.names().join(", ");
         return Err(ContentBlock::tool_result(
@@ -85,6 +101,22 @@ fn parse(engine: &Engine, id: &str, name: &str, input: &Value) -> Result<ParsedC
             true,
         ));
     };
+    if source == Source::Model
+        && let (Some(fields), Some(given)) = (
+            tool.input_schema()["properties"].as_object().cloned(),
+            input.as_object(),
+        )
+        && let Some(extra) = given.keys().find(|k| !fields.contains_key(*k))
+    {
+        // Approval-only fields (plan text, answers) never come from the model.
+        return Err(ContentBlock::tool_result(
+            id,
+            format!(
+                "Invalid input for {name}: unknown field `{extra}`. Check the tool's input schema."
+            ),
+            true,
+        ));
+    }
     tool.parse(input)
         .map_err(|e| ContentBlock::tool_result(id, e.to_string(), true))
 }
@@ -160,7 +192,7 @@ async fn authorize(
                 PermissionAnswer::Allow {
                     updated_input: Some(updated),
                     ..
-                } if updated != *input => match parse(engine, &id, &name, &updated) {
+                } if updated != *input => match parse(engine, &id, &name, &updated, Source::User) {
                     Ok(call) => match call.validate(ctx).await {
                         Ok(()) => Slot::Ready { id, name, call },
                         Err(e) => {
