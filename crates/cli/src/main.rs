@@ -2,6 +2,7 @@
 //! it to a front end: the terminal UI, or headless (`-p`).
 
 mod args;
+mod commands;
 mod headless;
 mod provider;
 mod setup;
@@ -56,11 +57,14 @@ fn init_tracing(verbose: bool) {
 
 async fn run(args: Args) -> u8 {
     if let Some(command) = &args.command {
-        eprintln!(
-            "catui: `{}` is not available in this build yet",
-            command_name(command)
-        );
-        return 2;
+        if let args::Command::Demo { .. } = command {
+            eprintln!(
+                "catui: `{}` is not available in this build yet",
+                command_name(command)
+            );
+            return 2;
+        }
+        return commands::run(command, &args);
     }
     let headless =
         args.print || !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal();

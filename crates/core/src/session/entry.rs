@@ -31,6 +31,9 @@ pub struct TranscriptEntry {
     /// Set in sub-agent (sidechain) transcripts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
+    /// The git branch checked out when the transcript was opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
     #[serde(flatten)]
     pub body: EntryBody,
 }
@@ -129,6 +132,7 @@ mod tests {
             cwd: "/repo".into(),
             slug: Some("calm-blue-river".into()),
             agent_id: None,
+            git_branch: None,
             body,
         }
     }

@@ -5,25 +5,48 @@
 //! - [`transcript`] — [`TranscriptWriter`] (append-only, chained, fsynced,
 //!   secrets redacted) and [`load`] (torn lines skipped with warnings).
 //! - [`recorder`] — [`TranscriptRecorder`], the engine's recorder on disk.
-//! - [`list`] — a project's sessions, newest first.
+//! - [`index`] / [`list`] — a project's sessions, newest first, through
+//!   the `sessions-index.json` cache.
 //! - [`rebuild`] — the model conversation rebuilt from entries.
+//! - [`resume`] — `--resume` / `--continue`; [`plan_recovery`] — the plan
+//!   file on resume (G§7.7); [`fork`] — `--fork-session` (G§7.8).
+//! - [`snapshot`] — plan snapshots in the transcript (G§7.9).
+//! - [`compact`] — `/compact` and automatic compaction.
 //! - [`redact`] — API keys kept out of transcripts.
+//! - [`git_branch`] — the branch a session ran on.
 
+pub mod compact;
 pub mod entry;
+pub mod fork;
+pub mod git_branch;
+pub mod index;
 pub mod list;
 pub mod paths;
+pub mod plan_recovery;
 pub mod rebuild;
 pub mod recorder;
 pub mod redact;
+pub mod resume;
+pub mod snapshot;
 pub mod transcript;
 
+pub use compact::{
+    CompactError, Compacted, DEFAULT_AUTO_COMPACT_THRESHOLD, auto_compact_threshold, compact,
+    context_window, prompt_tokens, should_auto_compact,
+};
 pub use entry::{EntryBody, TranscriptEntry};
+pub use fork::{ForkError, ForkedSession, fork_session};
 pub use list::{SessionSummary, latest_session, list_sessions};
 pub use paths::{
     project_dir, project_dir_in_config_dir, projects_dir, sanitize_cwd, session_path,
     session_path_in_config_dir, sidechain_path,
 };
+pub use plan_recovery::{
+    PlanRestore, PlanRestoreError, PlanSource, copy_plan_for_resume, recover_plan_content,
+};
 pub use rebuild::rebuild_messages;
 pub use recorder::TranscriptRecorder;
 pub use redact::Redactor;
+pub use resume::{ResumeError, ResumedSession, load_session, resume_session};
+pub use snapshot::{PlanSnapshotRecorder, record_plan_snapshot, snapshot_plans_enabled};
 pub use transcript::{Loaded, TranscriptWriter, load};

@@ -6,10 +6,14 @@
 //! compaction summary replaces everything before it. A conversation cut
 //! off between a tool call and its result (crash, kill) is repaired so it
 //! can be sent to a model again: every tool_use gets a tool_result.
+//!
+//! A `plan_file_reference` attachment recorded right after a summary (what
+//! compaction writes) is part of the summary message, exactly as
+//! compaction built it.
 
 use std::collections::HashSet;
 
-use catui_protocol::{ContentBlock, Message, Role};
+use catui_protocol::{Attachment, ContentBlock, Message, Role};
 
 use super::entry::{EntryBody, TranscriptEntry};
 
@@ -17,10 +21,25 @@ use super::entry::{EntryBody, TranscriptEntry};
 pub const INTERRUPTED_TOOL_RESULT: &str =
     "The tool call did not finish: the session ended before its result was recorded.";
 
+/// The text of the user message that stands for a compacted conversation.
+pub fn summary_message_text(summary: &str) -> String {
+    format!("This session continues an earlier conversation. Summary of it:\n\n{summary}")
+}
+
+/// The `<system-reminder>` block that re-attaches the plan after a summary.
+pub fn plan_reference_text(plan_file_path: &str, plan_content: &str) -> String {
+    crate::plan::attachments::wrap_system_reminder(&crate::plan::prompts::plan_file_reference(
+        plan_file_path,
+        plan_content,
+    ))
+}
+
 /// The messages to send to the model when resuming from `entries`.
 pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
+    let mut just_summarized = false;
     for entry in entries {
+        let after_summary = std::mem::take(&mut just_summarized);
         match &entry.body {
             EntryBody::User {
                 message,
@@ -30,9 +49,22 @@ pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
             | EntryBody::Assistant { message, .. } => messages.push(message.clone()),
             EntryBody::Summary { summary } => {
                 messages.clear();
-                messages.push(Message::user_text(format!(
-                    "This session continues an earlier conversation. Summary of it:\n\n{summary}"
-                )));
+                messages.push(Message::user_text(summary_message_text(summary)));
+                just_summarized = true;
+            }
+            EntryBody::Attachment {
+                attachment:
+                    Attachment::PlanFileReference {
+                        plan_file_path,
+                        plan_content,
+                    },
+            } if after_summary => {
+                if let Some(summary) = messages.last_mut() {
+                    summary.content.push(ContentBlock::text(plan_reference_text(
+                        plan_file_path,
+                        plan_content,
+                    )));
+                }
             }
             _ => {}
         }
@@ -109,6 +141,7 @@ mod tests {
             cwd: "/".into(),
             slug: None,
             agent_id: None,
+            git_branch: None,
             body,
         }
     }

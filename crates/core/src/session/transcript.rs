@@ -35,6 +35,7 @@ pub struct TranscriptWriter {
     cwd: String,
     slug: Option<String>,
     agent_id: Option<String>,
+    git_branch: Option<String>,
     last_uuid: Option<String>,
     redactor: Redactor,
 }
@@ -74,6 +75,7 @@ impl TranscriptWriter {
             cwd,
             slug: None,
             agent_id: None,
+            git_branch: None,
             last_uuid,
             redactor: Redactor::from_env(),
         })
@@ -85,7 +87,8 @@ impl TranscriptWriter {
         Ok(
             Self::open(super::paths::session_path(config_dir, cwd, session_id))?
                 .with_session_id(session_id)
-                .with_cwd(cwd),
+                .with_cwd(cwd)
+                .with_git_branch(super::git_branch::current_branch(cwd)),
         )
     }
 
@@ -120,6 +123,12 @@ impl TranscriptWriter {
     /// Marks this as a sub-agent (sidechain) transcript.
     pub fn with_agent_id(mut self, agent_id: impl Into<String>) -> Self {
         self.agent_id = Some(agent_id.into());
+        self
+    }
+
+    /// Sets the git branch written in every entry (shown by `catui sessions`).
+    pub fn with_git_branch(mut self, branch: Option<String>) -> Self {
+        self.git_branch = branch;
         self
     }
 
@@ -186,6 +195,7 @@ impl TranscriptWriter {
                 cwd: self.cwd.clone(),
                 slug: self.slug.clone(),
                 agent_id: self.agent_id.clone(),
+                git_branch: self.git_branch.clone(),
                 body,
             };
             let line = serde_json::to_string(&entry).map_err(io::Error::other)?;

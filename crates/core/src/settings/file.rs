@@ -69,6 +69,7 @@ pub(super) struct RawSettings {
     pub max_parallel_agents: Option<u32>,
     pub sandbox: Option<bool>,
     pub idle_timeout_secs: Option<u64>,
+    pub auto_compact_threshold: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

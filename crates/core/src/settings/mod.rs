@@ -78,6 +78,9 @@ pub struct Settings {
     pub max_parallel_agents: Option<u32>,
     pub sandbox: Option<bool>,
     pub idle_timeout_secs: Option<u64>,
+    /// `autoCompactThreshold`: the share of the context window at which
+    /// the conversation is compacted (see `session::compact`).
+    pub auto_compact_threshold: Option<f64>,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
 }
@@ -156,6 +159,7 @@ impl Settings {
         set(&mut self.max_parallel_agents, raw.max_parallel_agents);
         set(&mut self.sandbox, raw.sandbox);
         set(&mut self.idle_timeout_secs, raw.idle_timeout_secs);
+        set(&mut self.auto_compact_threshold, raw.auto_compact_threshold);
         if let Some(v) = raw.plan_variant {
             self.plan_variant = v;
         }

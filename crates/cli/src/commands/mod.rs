@@ -1,0 +1,116 @@
+//! The subcommands that do not start a conversation: `catui sessions`
+//! and `catui plans` (SPEC §2). Each reads the project's files and prints
+//! to stdout; errors go to stderr with an exit code (2 for usage errors).
+
+mod format;
+pub mod plans;
+pub mod sessions;
+
+use std::path::{Path, PathBuf};
+
+use catui_core::settings::{Settings, SettingsWarning};
+
+use crate::args::{Args, Command};
+
+/// Runs a subcommand other than `demo` and returns the exit code.
+pub fn run(command: &Command, args: &Args) -> u8 {
+    let project = match Project::detect(args.settings.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("catui: {e}");
+            return 2;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let result = match command {
+        Command::Sessions => sessions::run(&project, &mut out),
+        Command::Plans { action } => plans::run(&project, action.as_ref(), &mut out),
+        Command::Demo { .. } => Err(CommandError::Usage(
+            "`catui demo` is not handled here".to_string(),
+        )),
+    };
+    match result {
+        Ok(()) => 0,
+        // A closed pipe (`catui sessions | head`) is not an error.
+        Err(CommandError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("catui: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// What the subcommands need to know about where they run.
+pub struct Project {
+    /// The working directory (canonical), which names the project.
+    pub cwd: PathBuf,
+    pub config_dir: PathBuf,
+    pub settings: Settings,
+}
+
+impl Project {
+    fn detect(settings_file: Option<&Path>) -> Result<Project, String> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("cannot read the working directory: {e}"))?;
+        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        let (settings, warnings) = Settings::load(&cwd, settings_file);
+        for w in &warnings {
+            if let SettingsWarning::MissingFlagFile { path } = w {
+                return Err(format!("--settings {}: no such file", path.display()));
+            }
+            eprintln!("catui: {w}");
+        }
+        Ok(Project {
+            cwd,
+            config_dir: catui_core::config_dir::config_dir(),
+            settings,
+        })
+    }
+
+    /// The plans directory (setting `plansDirectory`, else the config home's).
+    pub fn plans_dir(&self) -> PathBuf {
+        catui_core::plan::plans_directory(
+            &self.cwd,
+            self.settings.plans_directory.as_deref(),
+            &self.config_dir,
+        )
+    }
+
+    /// The folder holding this project's transcripts.
+    pub fn sessions_dir(&self) -> PathBuf {
+        catui_core::session::project_dir(&self.config_dir, &self.cwd)
+    }
+}
+
+/// Why a subcommand failed.
+#[derive(Debug)]
+pub enum CommandError {
+    /// The user asked for something that does not exist (exit 2).
+    Usage(String),
+    /// Writing the output failed (exit 1).
+    Io(std::io::Error),
+}
+
+impl CommandError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            CommandError::Usage(_) => 2,
+            CommandError::Io(_) => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommandError::Usage(msg) => f.write_str(msg),
+            CommandError::Io(e) => write!(f, "could not write the output: {e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for CommandError {
+    fn from(e: std::io::Error) -> Self {
+        CommandError::Io(e)
+    }
+}

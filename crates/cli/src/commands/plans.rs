@@ -1,0 +1,175 @@
+//! `catui plans [list|show SLUG|path]`: the plan files. `list` (the
+//! default) shows this project's plans first, each with the session that
+//! owns it (found through the sessions' recorded slugs), then the other
+//! plan files in the plans directory; `show` prints one plan; `path`
+//! prints the plans directory.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use catui_core::plan::get_plan;
+use catui_core::session::list_sessions;
+
+use super::format::{one_line, pad, when};
+use super::{CommandError, Project};
+use crate::args::PlansAction;
+
+/// How much of a plan's first line a row shows.
+const TITLE_CHARS: usize = 60;
+
+pub fn run(
+    project: &Project,
+    action: Option<&PlansAction>,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let dir = project.plans_dir();
+    match action {
+        None | Some(PlansAction::List) => list(project, &dir, out),
+        Some(PlansAction::Show { slug }) => show(&dir, slug, out),
+        Some(PlansAction::Path) => {
+            writeln!(out, "{}", dir.display())?;
+            Ok(())
+        }
+    }
+}
+
+/// One plan file.
+struct PlanRow {
+    name: String,
+    path: PathBuf,
+    modified: SystemTime,
+    /// The session whose slug names this file (main or agent plan).
+    owner: Option<String>,
+}
+
+fn list(project: &Project, dir: &Path, out: &mut impl Write) -> Result<(), CommandError> {
+    // slug -> owning session; sessions come newest first, so the newest
+    // session that used a slug owns it.
+    let mut owners: HashMap<String, String> = HashMap::new();
+    for s in list_sessions(&project.sessions_dir()) {
+        if let Some(slug) = s.plan_slug {
+            owners.entry(slug).or_insert(s.session_id);
+        }
+    }
+    let mut ours = Vec::new();
+    let mut others = Vec::new();
+    for row in plan_files(dir, &owners) {
+        if row.owner.is_some() {
+            ours.push(row);
+        } else {
+            others.push(row);
+        }
+    }
+    if ours.is_empty() && others.is_empty() {
+        writeln!(
+            out,
+            "No plan files yet in {}. Plans are written in plan mode (`/plan`, or `catui --permission-mode plan`).",
+            dir.display()
+        )?;
+        return Ok(());
+    }
+    if ours.is_empty() {
+        writeln!(out, "No plans from sessions of {}.", project.cwd.display())?;
+    } else {
+        writeln!(out, "Plans of this project ({}):", project.cwd.display())?;
+        write_rows(&ours, true, out)?;
+    }
+    if !others.is_empty() {
+        writeln!(out, "\nOther plans in {}:", dir.display())?;
+        write_rows(&others, false, out)?;
+    }
+    writeln!(out, "\nShow one with `catui plans show SLUG`.")?;
+    Ok(())
+}
+
+/// The `.md` files of the plans directory, newest first.
+fn plan_files(dir: &Path, owners: &HashMap<String, String>) -> Vec<PlanRow> {
+    let Ok(read_dir) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut rows: Vec<PlanRow> = read_dir
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let path = e.path();
+            if path.extension().is_none_or(|x| x != "md") {
+                return None;
+            }
+            let meta = e.metadata().ok().filter(|m| m.is_file())?;
+            let name = path.file_stem()?.to_string_lossy().into_owned();
+            // `{slug}-agent-{id}` belongs to the session owning `{slug}`.
+            let slug = name.split("-agent-").next().unwrap_or(&name);
+            Some(PlanRow {
+                owner: owners.get(slug).cloned(),
+                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                name,
+                path,
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.name.cmp(&b.name)));
+    rows
+}
+
+fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::io::Result<()> {
+    let name_width = rows
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(4);
+    let owner_width = rows
+        .iter()
+        .filter_map(|r| r.owner.as_ref().map(|o| o.chars().count()))
+        .max()
+        .unwrap_or(7);
+    for row in rows {
+        let title = get_plan(&row.path)
+            .and_then(|p| p.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+            .map(|l| one_line(&l, TITLE_CHARS))
+            .unwrap_or_else(|| "(empty)".into());
+        let owner = if with_owner {
+            format!(
+                "{}  ",
+                pad(
+                    &format!("session {}", row.owner.as_deref().unwrap_or("-")),
+                    owner_width + 8
+                )
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {}  {owner}{}  {title}",
+            pad(&row.name, name_width),
+            pad(&when(row.modified, None), 8),
+        )?;
+    }
+    Ok(())
+}
+
+fn show(dir: &Path, slug: &str, out: &mut impl Write) -> Result<(), CommandError> {
+    let name = slug.trim().trim_end_matches(".md");
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        return Err(CommandError::Usage(format!(
+            "'{slug}' is not a plan name: use the slug shown by `catui plans list` (for example brisk-cedar-otter)"
+        )));
+    }
+    let path = dir.join(format!("{name}.md"));
+    let Some(content) = get_plan(&path) else {
+        return Err(CommandError::Usage(format!(
+            "no plan '{name}' in {}; run `catui plans list` to see the plans",
+            dir.display()
+        )));
+    };
+    out.write_all(content.as_bytes())?;
+    if !content.ends_with('\n') {
+        writeln!(out)?;
+    }
+    Ok(())
+}
