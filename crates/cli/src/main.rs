@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod headless;
 mod provider;
+mod resume;
 mod setup;
 
 use std::io::{IsTerminal, Read};

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use catui_core::agents::runner::RecorderFactory;
 use catui_core::agents::{AgentTool, SubAgentRunner, SubAgentSetup};
 use catui_core::engine::{
-    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, NobodyToAsk, Recorder,
+    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, NobodyToAsk, Record,
+    Recorder,
 };
 use catui_core::permissions::PermissionContext;
 use catui_core::permissions::rules::RuleBehavior;
@@ -16,7 +17,7 @@ use catui_core::plan::{
     EnterPlanModeTool, ExitPlanModeTool, PlanFiles, PlanModeConfig, PlanSession,
 };
 use catui_core::prompt::{self, PromptOptions};
-use catui_core::session::{TranscriptRecorder, TranscriptWriter};
+use catui_core::session::{self, PlanSnapshotRecorder, TranscriptRecorder, TranscriptWriter};
 use catui_core::settings::{Settings, SettingsWarning};
 use catui_core::tools::{Adapter, AgentsHandle, ToolContext, ToolRegistry};
 use catui_protocol::{ContentBlock, PermissionMode};
@@ -26,6 +27,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use crate::args::{Args, InputFormat};
 use crate::headless::{self, Pending, SessionInfo, StdioApprover};
 use crate::provider::{self, ProviderChoice};
+use crate::resume;
 
 /// A session ready to run.
 pub struct Session {
@@ -76,12 +78,8 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     };
     let resolved = provider::resolve(&choice, &env)?;
 
-    let session_id = match &args.session_id {
-        Some(id) => uuid::Uuid::parse_str(id)
-            .map_err(|_| format!("--session-id must be a UUID, got '{id}'"))?
-            .to_string(),
-        None => uuid::Uuid::new_v4().to_string(),
-    };
+    let resumed = resume::requested(args, &config_dir, &cwd)?;
+    let session_id = resume::session_id(args, resumed.as_ref())?;
     let max_tokens = env("CATUI_MAX_TOKENS")
         .and_then(|v| v.parse().ok())
         .unwrap_or(match resolved.config.kind {
@@ -149,8 +147,16 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     }
     permissions.interactive = interactive;
     // Enter the starting mode through the one transition function so that
-    // prePlanMode is recorded however plan mode is entered.
-    catui_core::permissions::transition_permission_mode(&mut permissions, mode);
+    // prePlanMode is recorded however plan mode is entered. A resumed session
+    // comes back in its own mode unless the command line says otherwise.
+    let modes = match (&resumed, &args.permission_mode) {
+        (Some(r), None) => resume::modes(r),
+        _ => vec![mode],
+    };
+    for m in &modes {
+        catui_core::permissions::transition_permission_mode(&mut permissions, *m);
+    }
+    let mode = permissions.mode;
 
     let plan_files = PlanFiles::from_settings(
         &cwd,
@@ -158,6 +164,20 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         &config_dir,
         session_id.clone(),
     );
+    let resumed = match resumed {
+        Some(r) => Some(resume::restore_plan(
+            r,
+            args.fork_session,
+            &config_dir,
+            &cwd,
+            &plan_files,
+            &session_id,
+        )?),
+        None => None,
+    };
+    if let Some(r) = &resumed {
+        resume::restore_tool_state(r, &tool_ctx);
+    }
     let plan_config = PlanModeConfig::resolve(
         &env,
         settings.plan_agents.map(u64::from),
@@ -194,6 +214,10 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         r.set_slug(Some(plan.files.slug()));
     }
     let recorder_path = recorder.as_ref().map(|r| r.path().to_path_buf());
+    // G§7.9: with CATUI_REMOTE=1 or `snapshotPlans`, plan writes are also
+    // kept in the transcript.
+    let snapshot_plans = session::snapshot_plans_enabled(settings.snapshot_plans, &env);
+    let plan_for_snapshots = plan.files.clone();
     let runner = SubAgentRunner::new(SubAgentSetup {
         client: client.clone(),
         tools: tools.clone(),
@@ -229,7 +253,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         // Plain -p in plan mode is a headless planning run (SPEC §2.1).
         end_at_plan_ready: !interactive && mode == PermissionMode::Plan,
     };
-    let engine = Engine::new(
+    let mut engine = Engine::new(
         config,
         EngineParts {
             client,
@@ -238,6 +262,9 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
             tool_ctx,
             approver,
             recorder: match recorder {
+                Some(r) if snapshot_plans => {
+                    Arc::new(PlanSnapshotRecorder::new(r, plan_for_snapshots.clone()))
+                }
                 Some(r) => r,
                 None => Arc::new(MemoryRecorder::default()),
             },
@@ -245,6 +272,15 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
             plan: Some(plan),
         },
     );
+    if let Some(r) = resumed {
+        engine.set_messages(r.messages);
+    }
+    // The starting mode goes into the transcript so a resume comes back in it.
+    let pre_plan_mode = engine.session_hooks().pre_plan_mode();
+    engine.session_hooks().record(Record::PermissionMode {
+        mode: engine.permission_mode(),
+        pre_plan_mode,
+    });
     Ok(Session {
         approvals,
         engine,

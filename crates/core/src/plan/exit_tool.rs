@@ -85,7 +85,7 @@ impl TypedTool for ExitPlanModeTool {
         if let (Some(session), Some(text)) = (&ctx.session, &text) {
             // Every revision shown for approval is kept in the transcript.
             session.0.record(Record::FileSnapshot {
-                key: "plan_revision".into(),
+                key: crate::session::plan_recovery::PLAN_REVISION_KEY.into(),
                 path: path.display().to_string(),
                 content: text.clone(),
             });

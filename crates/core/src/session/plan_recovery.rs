@@ -26,6 +26,11 @@ use crate::plan::slug::InvalidSlug;
 /// The `file_snapshot` key of plan snapshots.
 pub const PLAN_SNAPSHOT_KEY: &str = "plan";
 
+/// The `file_snapshot` key of a plan presented for approval: catui's
+/// ExitPlanMode carries the plan in the approval request rather than in the
+/// model's input, and keeps each presented revision under this key.
+pub const PLAN_REVISION_KEY: &str = "plan_revision";
+
 /// The tool whose calls carry the plan.
 const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
 
@@ -184,7 +189,15 @@ fn from_exit_plan_mode(entries: &[TranscriptEntry]) -> Option<(String, PlanSourc
     {
         return Some((edited, PlanSource::EditedApprovedPlan));
     }
-    if let Some(plan) = input_plan {
+    let presented = || {
+        entries.iter().rev().find_map(|e| match &e.body {
+            EntryBody::FileSnapshot { key, content, .. } if key == PLAN_REVISION_KEY => {
+                (!content.trim().is_empty()).then(|| content.clone())
+            }
+            _ => None,
+        })
+    };
+    if let Some(plan) = input_plan.or_else(presented) {
         return Some((plan, PlanSource::ExitPlanModeInput));
     }
     result

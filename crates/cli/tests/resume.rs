@@ -1,0 +1,166 @@
+//! Resume, continue and fork through the real binary, with the plan always
+//! recovered (SPEC §10, G§7.7–G§7.8).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use common::{Sandbox, StreamSession, json_lines};
+use serde_json::{Value, json};
+
+fn plan_path_in(r: &RecordedRequest, plans_dir: &str) -> String {
+    let text = r.last_user_text().unwrap();
+    let start = text
+        .find(plans_dir)
+        .unwrap_or_else(|| panic!("no plan path in {text}"));
+    let end = start + text[start..].find(".md").unwrap() + 3;
+    text[start..end].to_string()
+}
+
+/// A headless planning run; returns (session id, plan path).
+fn plan_once(sb: &Sandbox) -> (String, String) {
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let dir = plans_dir.clone();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::respond(move |r| {
+                let path = plan_path_in(r, &dir);
+                Turn::tool_use(
+                    "p",
+                    "Write",
+                    json!({"file_path": path, "content": "# The plan\n1. step\n"}),
+                )
+            }))
+            .turn(Turn::tool_use("x", "ExitPlanMode", json!({}))),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .args([
+            "-p",
+            "--permission-mode",
+            "plan",
+            "--output-format",
+            "stream-json",
+            "plan it",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    let result = lines.last().unwrap();
+    assert_eq!(result["subtype"], "plan_ready");
+    (
+        result["session_id"].as_str().unwrap().to_string(),
+        result["plan_file"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn resume_restores_plan_mode_the_plan_and_the_conversation_then_approves() {
+    let sb = Sandbox::new();
+    let (session_id, plan_file) = plan_once(&sb);
+    std::fs::remove_file(&plan_file).unwrap();
+
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+            .turn(Turn::text("Implementing now.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
+    let init = s.wait_for("init", |v| v["subtype"] == "init");
+    assert_eq!(init["session_id"], session_id.as_str());
+    assert_eq!(init["permission_mode"], "plan");
+    assert_eq!(init["plan_file"], plan_file.as_str());
+    // Recovered from the transcript (the revision presented for approval).
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# The plan\n1. step\n"
+    );
+
+    s.send_user("looks good, present it again");
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["input"]["plan"], "# The plan\n1. step\n");
+    s.send(json!({"type":"control_response","response":{"subtype":"success","request_id":ask["request_id"],
+        "response":{"behavior":"allow","updatedInput":{"mode":"acceptEdits"}}}}));
+    let r = s.wait_type("result");
+    assert_eq!(r["result"], "Implementing now.");
+    assert_eq!(r["permission_mode"], "acceptEdits");
+    s.finish();
+    // The earlier conversation was sent again.
+    let first = &server.requests()[0];
+    let texts: Vec<String> = first.messages().iter().map(|m| m.to_string()).collect();
+    assert!(texts.iter().any(|t| t.contains("plan it")), "{texts:?}");
+}
+
+#[test]
+fn continue_picks_the_latest_session_and_fork_gets_its_own_plan() {
+    let sb = Sandbox::new();
+    let (session_id, plan_file) = plan_once(&sb);
+
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("forked answer"))).unwrap();
+    let out = sb
+        .catui(&server)
+        .args([
+            "-p",
+            "--continue",
+            "--fork-session",
+            "--output-format",
+            "stream-json",
+            "carry on",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    let init = &lines[0];
+    assert_ne!(init["session_id"], session_id.as_str());
+    assert_eq!(init["permission_mode"], "plan");
+    let fork_plan = init["plan_file"].as_str().unwrap().to_string();
+    assert_ne!(fork_plan, plan_file);
+    assert_eq!(
+        std::fs::read_to_string(&fork_plan).unwrap(),
+        "# The plan\n1. step\n"
+    );
+    // Editing the fork's plan leaves the parent's alone.
+    std::fs::write(&fork_plan, "changed in the fork\n").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# The plan\n1. step\n"
+    );
+    assert!(server.requests()[0].contains_text("plan it"));
+}
+
+#[test]
+fn resume_errors_are_clear() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let out = sb
+        .catui(&server)
+        .args(["-p", "--continue", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no sessions to resume"));
+    let out = sb
+        .catui(&server)
+        .args(["-p", "--fork-session", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--fork-session needs --resume"));
+    let _ = Value::Null;
+}
