@@ -20,4 +20,5 @@ pub mod plan;
 pub mod prompt;
 pub mod session;
 pub mod settings;
+pub mod teams;
 pub mod tools;

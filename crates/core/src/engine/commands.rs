@@ -36,6 +36,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "mode",
         "show or set the permission mode: /mode [default|acceptEdits|plan|bypassPermissions|auto]",
     ),
+    (
+        "team",
+        "list teammates and their status, or stop one: /team [stop NAME]",
+    ),
 ];
 
 /// Parses `text` as a slash command when it starts with `/` followed by a
@@ -65,6 +69,7 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
+        "team" => crate::teams::team_command(engine.tool_ctx.team.as_ref(), &command.args),
         "plan" => match engine.plan() {
             Some(plan) => {
                 let plan = plan.clone();

@@ -69,10 +69,15 @@ impl TypedTool for ExitPlanModeTool {
         _: &ExitPlanModeInput,
         ctx: &ToolContext,
     ) -> Result<(), ToolError> {
-        validate_exit(ctx.permission_mode(), false).map_err(|e| ToolError::invalid(e.message))
+        let teammate = crate::teams::plan_approval::is_teammate(ctx.team.as_ref());
+        validate_exit(ctx.permission_mode(), teammate).map_err(|e| ToolError::invalid(e.message))
     }
 
-    fn access(&self, _: &ExitPlanModeInput, _: &ToolContext) -> Access {
+    fn access(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Access {
+        // Teammates have no local user to ask (G§10.3, G§10.5): allowed.
+        if crate::teams::plan_approval::is_teammate(ctx.team.as_ref()) {
+            return Access::Session;
+        }
         Access::Interaction
     }
 
@@ -126,6 +131,17 @@ impl TypedTool for ExitPlanModeTool {
         let was_edited = edited.is_some();
         let text = edited.or(on_disk);
 
+        // G§10.7: a plan-required teammate asks the lead and stays in plan mode.
+        if let Some(team) = &ctx.team
+            && crate::teams::plan_approval::is_plan_mode_required(Some(team))
+        {
+            let result =
+                crate::teams::plan_approval::submit_plan_to_lead(team, &path, text.as_deref())?;
+            return Ok(ToolOutput::text(result)
+                .with_display(format!("Plan sent to the team lead: {}", path.display())));
+        }
+        let is_teammate = crate::teams::plan_approval::is_teammate(ctx.team.as_ref());
+
         if let Some(session) = &ctx.session {
             let chosen = match &input.mode {
                 Some(Value::String(m)) => m.parse::<PermissionMode>().ok(),
@@ -152,7 +168,7 @@ impl TypedTool for ExitPlanModeTool {
             plan.set_verification(text.as_deref().and_then(verification_section));
         }
         let result = exit_tool_result(&ExitResultInput {
-            is_agent: agent.is_some(),
+            is_agent: agent.is_some() && !is_teammate,
             plan: text.as_deref(),
             plan_was_edited: was_edited,
             plan_file_path: &path,

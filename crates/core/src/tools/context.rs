@@ -58,6 +58,8 @@ pub struct ToolContext {
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
     /// The session's plan mode (plan files, state), when it has one.
     pub plan: Option<Arc<crate::plan::PlanSession>>,
+    /// The session's team (lead or teammate), when teams are available.
+    pub team: Option<crate::teams::TeamHandle>,
 }
 
 /// What tools may ask of the engine that runs them.
@@ -110,6 +112,7 @@ impl ToolContext {
             sandbox: Arc::default(),
             todos: Arc::default(),
             plan: None,
+            team: None,
         }
     }
 

@@ -1,0 +1,643 @@
+//! The lead's side of teams: creating teams and starting teammates, the
+//! members' status, messages between members, the watcher of the lead's
+//! inbox (plan approval requests go to a [`PlanReviewer`] when the front end
+//! has one, everything else to the lead model as a user turn), stopping a
+//! teammate and stopping them all when the lead session ends. Mailboxes
+//! stay on disk for inspection.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use catui_protocol::{ContentBlock, PermissionMode};
+use catui_providers::ModelClient;
+use tokio::sync::Notify;
+use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::mailbox::is_valid_name;
+use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
+use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
+use crate::agents::runner::RecorderFactory;
+use crate::engine::commands::CommandOutput;
+use crate::engine::{Approver, Engine, EngineConfig, EngineEvent, EngineParts};
+use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
+use crate::tools::{ToolContext, ToolRegistry};
+
+/// Where user turns for the lead model go (the front end's input queue).
+/// Weak, so that the team never keeps a finished session's input open.
+pub type LeadInput = WeakUnboundedSender<Vec<ContentBlock>>;
+
+/// A plan approval request as shown to whoever reviews it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanReviewRequest {
+    pub team: String,
+    pub from: String,
+    pub request_id: String,
+    pub plan_file_path: String,
+    pub plan: String,
+}
+
+/// The lead's answer to a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanDecision {
+    pub approved: bool,
+    pub feedback: Option<String>,
+}
+
+/// A front end that can put plan approval requests to the user (a
+/// headless client's `plan_approval` control request, a TUI dialog).
+#[async_trait]
+pub trait PlanReviewer: Send + Sync {
+    /// `None`: the front end declined; the lead model is asked instead.
+    async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision>;
+}
+
+/// What teammates are built from (the lead session's pieces).
+pub struct TeamSetup {
+    pub client: Arc<dyn ModelClient>,
+    /// The lead's tools; teammates get them minus the team-management ones.
+    pub tools: ToolRegistry,
+    /// Asks permission for teammates' tool calls (the lead's front end).
+    pub approver: Arc<dyn Approver>,
+    pub session_id: String,
+    pub model: String,
+    pub small_model: String,
+    pub max_tokens: u32,
+    /// Model requests per teammate turn.
+    pub max_turns: Option<u32>,
+    /// The teammates' system prompt (the member's role is added to it).
+    pub system_prompt: String,
+    pub recorder: RecorderFactory,
+    pub config_dir: PathBuf,
+    pub plans_dir: PathBuf,
+    pub plan_config: PlanModeConfig,
+    pub auto_gate_enabled: bool,
+    /// The lead's event stream (notifications about the team).
+    pub events: UnboundedSender<EngineEvent>,
+}
+
+struct Member {
+    state: Arc<TeammateState>,
+    task: Option<JoinHandle<()>>,
+}
+
+/// The teams of one lead session.
+pub struct TeamManager {
+    setup: TeamSetup,
+    mailboxes: Mailboxes,
+    teams: Mutex<Vec<String>>,
+    members: Mutex<Vec<Member>>,
+    reviewer: Mutex<Option<Arc<dyn PlanReviewer>>>,
+    lead_input: Mutex<Option<LeadInput>>,
+    /// Poked when something is written to the lead's inbox in-process.
+    lead_wake: Notify,
+    watcher: Mutex<Option<JoinHandle<()>>>,
+    /// Cancelled when the lead session ends.
+    cancel: CancellationToken,
+    me: Weak<TeamManager>,
+}
+
+/// A tool's view of its team: the manager, and which member is calling
+/// (`None` = the lead).
+#[derive(Clone)]
+pub struct TeamHandle {
+    pub manager: Arc<TeamManager>,
+    pub member: Option<Arc<TeammateState>>,
+}
+
+impl std::fmt::Debug for TeamHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.member {
+            Some(m) => write!(f, "TeamHandle({})", m.agent_id()),
+            None => f.write_str("TeamHandle(lead)"),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl TeamManager {
+    pub fn new(setup: TeamSetup) -> Arc<Self> {
+        let mailboxes = Mailboxes::new(&setup.config_dir);
+        Arc::new_cyclic(|me| Self {
+            setup,
+            mailboxes,
+            teams: Mutex::default(),
+            members: Mutex::default(),
+            reviewer: Mutex::default(),
+            lead_input: Mutex::default(),
+            lead_wake: Notify::new(),
+            watcher: Mutex::default(),
+            cancel: CancellationToken::new(),
+            me: me.clone(),
+        })
+    }
+
+    /// The lead's handle (for the lead's [`ToolContext::team`]).
+    pub fn lead_handle(self: &Arc<Self>) -> TeamHandle {
+        TeamHandle {
+            manager: self.clone(),
+            member: None,
+        }
+    }
+
+    pub fn mailboxes(&self) -> &Mailboxes {
+        &self.mailboxes
+    }
+
+    /// Plan approval requests go to `reviewer` from now on.
+    pub fn set_reviewer(&self, reviewer: Arc<dyn PlanReviewer>) {
+        *lock(&self.reviewer) = Some(reviewer);
+    }
+
+    /// Messages for the lead model are queued as user turns on `input`.
+    pub fn set_lead_input(&self, input: LeadInput) {
+        *lock(&self.lead_input) = Some(input);
+    }
+
+    /// The teams created in this session.
+    pub fn teams(&self) -> Vec<String> {
+        lock(&self.teams).clone()
+    }
+
+    /// Every teammate started in this session (stopped ones included).
+    pub fn members(&self) -> Vec<Arc<TeammateState>> {
+        lock(&self.members)
+            .iter()
+            .map(|m| m.state.clone())
+            .collect()
+    }
+
+    /// The running member `name` of `team`.
+    pub fn member(&self, team: &str, name: &str) -> Option<Arc<TeammateState>> {
+        lock(&self.members)
+            .iter()
+            .rev()
+            .map(|m| &m.state)
+            .find(|s| s.team() == team && s.name() == name && s.status() != TeammateStatus::Stopped)
+            .cloned()
+    }
+
+    /// Creates `team` (its inbox directory) if it does not exist yet.
+    pub fn create_team(&self, team: &str) -> Result<(), String> {
+        if !is_valid_name(team) {
+            return Err(format!(
+                "'{team}' is not a valid team name: use letters, digits, '-' and '_'"
+            ));
+        }
+        let dir = self.mailboxes.team_dir(team).join("inboxes");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create the team directory {}: {e}", dir.display()))?;
+        let mut teams = lock(&self.teams);
+        if !teams.iter().any(|t| t == team) {
+            teams.push(team.to_string());
+        }
+        drop(teams);
+        self.start_watcher();
+        Ok(())
+    }
+
+    /// Starts a teammate in a tokio task. `lead` is the lead's tool context
+    /// (working directory, environment, permission rules, plan files).
+    pub fn spawn(
+        &self,
+        spec: TeammateSpec,
+        lead: &ToolContext,
+    ) -> Result<Arc<TeammateState>, String> {
+        if !is_valid_name(&spec.name) || spec.name == TEAM_LEAD {
+            return Err(format!(
+                "'{}' is not a valid teammate name: use letters, digits, '-' and '_' (and not '{TEAM_LEAD}')",
+                spec.name
+            ));
+        }
+        self.create_team(&spec.team)?;
+        if self.member(&spec.team, &spec.name).is_some() {
+            return Err(format!(
+                "a teammate named '{}' is already running in team '{}'; stop it first or pick another name",
+                spec.name, spec.team
+            ));
+        }
+        let me = self
+            .me
+            .upgrade()
+            .ok_or_else(|| "the lead session is ending".to_string())?;
+        let model = spec
+            .model
+            .clone()
+            .unwrap_or_else(|| self.setup.model.clone());
+        let state = Arc::new(TeammateState::new(
+            spec.clone(),
+            model.clone(),
+            self.cancel.child_token(),
+        ));
+        let agent_id = state.agent_id();
+
+        // The lead's rules and directories, with the teammate's own mode
+        // entered through the one transition function (so an approved plan
+        // restores the mode the lead asked for).
+        let mut permissions = match &lead.session {
+            Some(s) => s.0.permission_context(),
+            None => crate::permissions::PermissionContext::new(lead.project_root.clone()),
+        };
+        crate::permissions::transition_permission_mode(&mut permissions, PermissionMode::Default);
+        crate::permissions::transition_permission_mode(&mut permissions, spec.permission_mode);
+        if spec.plan_mode_required {
+            crate::permissions::transition_permission_mode(&mut permissions, PermissionMode::Plan);
+        }
+
+        let files = PlanFiles::new(self.setup.plans_dir.clone(), self.setup.session_id.clone());
+        if let Some(slug) = lead.plan.as_ref().map(|p| p.files.slug()) {
+            let _ = files.adopt_slug(&slug);
+        }
+        let plan = Arc::new(PlanSession::new(
+            files,
+            self.setup.plan_config,
+            None,
+            self.setup.auto_gate_enabled,
+        ));
+
+        let mut ctx = ToolContext::new(lead.project_root.clone());
+        ctx.set_cwd(lead.cwd());
+        ctx.env = lead.env.clone();
+        ctx.agents = lead.agents.clone();
+        ctx.agent_id = Some(agent_id.clone());
+        ctx.cancel = state.cancel.clone();
+        ctx.team = Some(TeamHandle {
+            manager: me,
+            member: Some(state.clone()),
+        });
+
+        let mut tools = self.setup.tools.clone();
+        tools.retain(|n| !matches!(n, "TeamCreate" | "TeamStop" | "EnterPlanMode"));
+
+        let (events_tx, mut events_rx) = unbounded_channel();
+        let lead_events = self.setup.events.clone();
+        let who = agent_id.clone();
+        tokio::spawn(async move {
+            // A teammate's conversation is its own; only its notices reach
+            // the lead's front end.
+            while let Some(event) = events_rx.recv().await {
+                if let EngineEvent::Notification { key, text } = event {
+                    let _ = lead_events.send(EngineEvent::Notification {
+                        key: format!("teammate-{key}"),
+                        text: format!("[{who}] {text}"),
+                    });
+                }
+            }
+        });
+
+        let engine = Engine::new(
+            EngineConfig {
+                session_id: self.setup.session_id.clone(),
+                model,
+                small_model: self.setup.small_model.clone(),
+                system_prompt: teammate_prompt(&self.setup.system_prompt, &spec),
+                max_turns: self.setup.max_turns,
+                max_tokens: self.setup.max_tokens,
+                agent_id: Some(agent_id.clone()),
+                parent_tool_use_id: None,
+                end_at_plan_ready: false,
+            },
+            EngineParts {
+                client: self.setup.client.clone(),
+                tools,
+                permissions,
+                tool_ctx: ctx,
+                approver: self.setup.approver.clone(),
+                recorder: (self.setup.recorder)(&agent_id),
+                events: events_tx,
+                plan: Some(plan),
+            },
+        );
+        let lead_events = self.setup.events.clone();
+        let on_error = move |text: String| {
+            let _ = lead_events.send(EngineEvent::Notification {
+                key: "teammate-error".into(),
+                text,
+            });
+        };
+        let task = tokio::spawn(run_teammate(
+            engine,
+            state.clone(),
+            self.mailboxes.clone(),
+            on_error,
+        ));
+        lock(&self.members).push(Member {
+            state: state.clone(),
+            task: Some(task),
+        });
+        self.notify(
+            "teammate-started",
+            format!(
+                "started teammate {agent_id}{}",
+                if spec.plan_mode_required {
+                    " (plan approval required)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        Ok(state)
+    }
+
+    /// Writes `text` from `from` to `to`'s inbox in `team` and wakes `to`.
+    pub fn send(&self, team: &str, from: &str, to: &str, text: &str) -> Result<(), String> {
+        if to != TEAM_LEAD && self.member(team, to).is_none() {
+            let known: Vec<String> = self
+                .members()
+                .iter()
+                .filter(|m| m.team() == team && m.status() != TeammateStatus::Stopped)
+                .map(|m| m.name().to_string())
+                .collect();
+            return Err(format!(
+                "no running teammate '{to}' in team '{team}' (members: {TEAM_LEAD}{}{})",
+                if known.is_empty() { "" } else { ", " },
+                known.join(", ")
+            ));
+        }
+        self.mailboxes
+            .append(team, to, MailMessage::new(from, text))
+            .map_err(|e| e.to_string())?;
+        self.wake(team, to);
+        Ok(())
+    }
+
+    /// The lead's answer to a plan approval request, delivered to the
+    /// teammate's inbox.
+    pub fn respond_to_plan(
+        &self,
+        team: &str,
+        teammate: &str,
+        request_id: &str,
+        decision: &PlanDecision,
+    ) -> Result<(), String> {
+        let message = TeamProtocol::PlanApprovalResponse {
+            request_id: request_id.to_string(),
+            approved: decision.approved,
+            feedback: decision.feedback.clone(),
+        };
+        self.send(team, TEAM_LEAD, teammate, &message.to_text())
+    }
+
+    fn wake(&self, team: &str, to: &str) {
+        if to == TEAM_LEAD {
+            self.lead_wake.notify_one();
+        } else if let Some(m) = self.member(team, to) {
+            m.wake.notify_one();
+        }
+    }
+
+    /// Stops the teammate `name` of `team` (its inbox stays).
+    pub fn stop(&self, team: &str, name: &str) -> Result<(), String> {
+        match self.member(team, name) {
+            Some(m) => {
+                m.cancel.cancel();
+                m.set_status(TeammateStatus::Stopped);
+                self.notify(
+                    "teammate-stopped",
+                    format!("stopped teammate {}", m.agent_id()),
+                );
+                Ok(())
+            }
+            None => Err(format!("no running teammate '{name}' in team '{team}'")),
+        }
+    }
+
+    /// Stops every teammate and the inbox watcher, and waits (briefly) for
+    /// them to finish their current step. Mailboxes stay on disk.
+    pub async fn shutdown(&self) {
+        self.cancel.cancel();
+        let tasks: Vec<JoinHandle<()>> = lock(&self.members)
+            .iter_mut()
+            .filter_map(|m| m.task.take())
+            .chain(lock(&self.watcher).take())
+            .collect();
+        for task in tasks {
+            let abort = task.abort_handle();
+            if tokio::time::timeout(Duration::from_secs(5), task)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+        for m in lock(&self.members).iter() {
+            m.state.set_status(TeammateStatus::Stopped);
+        }
+    }
+
+    /// `/team`: the teammates and what they are doing.
+    pub fn describe(&self) -> String {
+        let members = self.members();
+        if members.is_empty() {
+            return "No teammates. The lead starts them with the TeamCreate tool.".into();
+        }
+        let mut out = String::new();
+        for team in self.teams() {
+            out.push_str(&format!(
+                "Team {team} ({})\n",
+                self.mailboxes.team_dir(&team).display()
+            ));
+            for m in members.iter().filter(|m| m.team() == team) {
+                let required = if m.spec.plan_mode_required {
+                    ", plan approval required"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "  {:<16} {:<18} {}{required}\n",
+                    m.name(),
+                    m.status().to_string(),
+                    m.model
+                ));
+            }
+        }
+        out.trim_end().to_string()
+    }
+
+    fn notify(&self, key: &str, text: String) {
+        let _ = self.setup.events.send(EngineEvent::Notification {
+            key: key.into(),
+            text,
+        });
+    }
+
+    fn start_watcher(&self) {
+        let mut watcher = lock(&self.watcher);
+        if watcher.is_some() {
+            return;
+        }
+        let me = self.me.clone();
+        let cancel = self.cancel.clone();
+        *watcher = Some(tokio::spawn(async move {
+            loop {
+                let Some(manager) = me.upgrade() else { return };
+                manager.check_lead_inbox();
+                let wait = async {
+                    tokio::select! {
+                        _ = manager.lead_wake.notified() => {}
+                        _ = tokio::time::sleep(INBOX_POLL) => {}
+                    }
+                };
+                tokio::select! {
+                    _ = wait => {}
+                    _ = cancel.cancelled() => return,
+                }
+            }
+        }));
+    }
+
+    /// Reads the lead's inboxes and routes what arrived.
+    fn check_lead_inbox(&self) {
+        for team in self.teams() {
+            let messages = match self.mailboxes.read_unread_and_mark(&team, TEAM_LEAD) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.notify("team-inbox-error", e.to_string());
+                    continue;
+                }
+            };
+            for m in messages {
+                match TeamProtocol::parse(&m.text) {
+                    Some(TeamProtocol::PlanApprovalRequest {
+                        from,
+                        plan_file_path,
+                        plan_content,
+                        request_id,
+                        ..
+                    }) => self.route_plan_request(PlanReviewRequest {
+                        team: team.clone(),
+                        from,
+                        request_id,
+                        plan_file_path,
+                        plan: plan_content,
+                    }),
+                    _ => self.to_lead_model(format!(
+                        "<teammate-message team=\"{team}\" from=\"{}\" timestamp=\"{}\">\n{}\n</teammate-message>",
+                        m.from, m.timestamp, m.text
+                    )),
+                }
+            }
+        }
+    }
+
+    fn route_plan_request(&self, request: PlanReviewRequest) {
+        self.notify(
+            "plan-approval-request",
+            format!(
+                "teammate {}@{} submitted a plan for approval ({})",
+                request.from, request.team, request.plan_file_path
+            ),
+        );
+        let reviewer = lock(&self.reviewer).clone();
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            let decision = match reviewer {
+                Some(r) => r.review(request.clone()).await,
+                None => None,
+            };
+            let Some(manager) = me.upgrade() else { return };
+            match decision {
+                Some(d) => {
+                    if let Err(e) = manager.respond_to_plan(
+                        &request.team,
+                        &request.from,
+                        &request.request_id,
+                        &d,
+                    ) {
+                        manager.notify("plan-approval-error", e);
+                    }
+                }
+                None => manager.to_lead_model(lead_review_prompt(&request)),
+            }
+        });
+    }
+
+    /// Queues `text` as a user turn for the lead model.
+    fn to_lead_model(&self, text: String) {
+        let sender = lock(&self.lead_input).as_ref().and_then(|w| w.upgrade());
+        match sender {
+            Some(tx) if tx.send(vec![ContentBlock::text(text.clone())]).is_ok() => {}
+            _ => self.notify("team-message", text),
+        }
+    }
+}
+
+/// What the lead model is told when it must review a plan itself.
+fn lead_review_prompt(r: &PlanReviewRequest) -> String {
+    format!(
+        "Teammate {from} (team {team}) submitted a plan for your approval (request {id}, plan file {path}).\n\n{plan}\n\nReview it and answer with the SendMessage tool: to \"{from}\", team \"{team}\", with plan_approval_response {{\"request_id\": \"{id}\", \"approved\": true or false}} and your feedback as the message.",
+        from = r.from,
+        team = r.team,
+        id = r.request_id,
+        path = r.plan_file_path,
+        plan = r.plan,
+    )
+}
+
+fn teammate_prompt(base: &str, spec: &TeammateSpec) -> String {
+    let plan_rule = if spec.plan_mode_required {
+        "\nYou start in plan mode and must have your plan approved by the team lead: write it to your plan file and call ExitPlanMode, then wait for the lead's answer in your inbox before changing anything."
+    } else {
+        ""
+    };
+    format!(
+        "{base}\n\n# Team\nYou are '{name}', a teammate in team '{team}'. The lead is '{TEAM_LEAD}'. Messages from the lead and other teammates arrive as user turns; use the SendMessage tool to report back or ask. When you finish a task, send the lead a short summary.{plan_rule}",
+        name = spec.name,
+        team = spec.team,
+    )
+}
+
+/// `/team [stop NAME [TEAM]]`.
+pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
+    let Some(handle) = handle else {
+        return CommandOutput::Local {
+            text: "Teams are not available in this session.".into(),
+            is_error: true,
+        };
+    };
+    let manager = &handle.manager;
+    let words: Vec<&str> = args.split_whitespace().collect();
+    match words.as_slice() {
+        [] | ["list"] => CommandOutput::Local {
+            text: manager.describe(),
+            is_error: false,
+        },
+        ["stop", name, rest @ ..] => {
+            let team = rest.first().map(|t| t.to_string()).or_else(|| {
+                manager
+                    .members()
+                    .iter()
+                    .rev()
+                    .find(|m| m.name() == *name && m.status() != TeammateStatus::Stopped)
+                    .map(|m| m.team().to_string())
+            });
+            match team.map(|t| manager.stop(&t, name)) {
+                Some(Ok(())) => CommandOutput::Local {
+                    text: format!("Stopped teammate {name}."),
+                    is_error: false,
+                },
+                Some(Err(e)) => CommandOutput::Local {
+                    text: e,
+                    is_error: true,
+                },
+                None => CommandOutput::Local {
+                    text: format!("No running teammate named {name}."),
+                    is_error: true,
+                },
+            }
+        }
+        _ => CommandOutput::Local {
+            text: "Usage: /team [list] | /team stop NAME [TEAM]".into(),
+            is_error: true,
+        },
+    }
+}

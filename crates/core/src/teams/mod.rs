@@ -1,0 +1,129 @@
+//! Teams (SPEC §9): a lead session and its teammates — long-lived agents,
+//! each with its own conversation, model and permission mode — talking
+//! through file mailboxes. A `planModeRequired` teammate starts in plan
+//! mode and may only leave it when the lead approves its plan (G§10.7,
+//! G§15).
+//!
+//! - [`mailbox`]: the inbox files and their locking.
+//! - [`manager`]: the lead's view: teams, members, status, the lead's
+//!   inbox watcher, shutdown.
+//! - [`teammate`]: one teammate's engine and its inbox loop.
+//! - [`tools`]: `TeamCreate`, `SendMessage`, `TeamStop`.
+//! - [`plan_approval`]: the teammate branch of ExitPlanMode.
+
+pub mod mailbox;
+pub mod manager;
+pub mod plan_approval;
+pub mod teammate;
+pub mod tools;
+
+use serde::{Deserialize, Serialize};
+
+pub use mailbox::{MailMessage, MailboxError, Mailboxes};
+pub use manager::{
+    LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup, team_command,
+};
+pub use teammate::{TeammateSpec, TeammateState, TeammateStatus};
+pub use tools::{SendMessageTool, TeamCreateTool, TeamStopTool};
+
+/// The lead's member name in every team.
+pub const TEAM_LEAD: &str = "team-lead";
+
+/// Protocol messages carried as JSON in a [`MailMessage`]'s `text`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum TeamProtocol {
+    /// A plan-required teammate asks the lead to approve its plan.
+    PlanApprovalRequest {
+        from: String,
+        timestamp: String,
+        plan_file_path: String,
+        plan_content: String,
+        request_id: String,
+    },
+    /// The lead's answer.
+    PlanApprovalResponse {
+        request_id: String,
+        approved: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+}
+
+impl TeamProtocol {
+    /// The protocol message in `text`, when it is one.
+    pub fn parse(text: &str) -> Option<TeamProtocol> {
+        serde_json::from_str(text).ok()
+    }
+
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// `name@team`, how a teammate is named across teams (and its agent id).
+pub fn format_agent_id(name: &str, team: &str) -> String {
+    format!("{name}@{team}")
+}
+
+/// A plan approval request id built from the agent and team names, unique
+/// per submission.
+pub fn plan_approval_request_id(name: &str, team: &str) -> String {
+    let stamp = chrono::Utc::now().timestamp_millis();
+    let nonce = &uuid::Uuid::new_v4().simple().to_string()[..6];
+    format!(
+        "plan_approval-{stamp}-{nonce}-{}",
+        format_agent_id(name, team)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_messages_use_the_wire_names() {
+        let req = TeamProtocol::PlanApprovalRequest {
+            from: "amy".into(),
+            timestamp: "t".into(),
+            plan_file_path: "/p.md".into(),
+            plan_content: "# P".into(),
+            request_id: "r1".into(),
+        };
+        let v: serde_json::Value = serde_json::from_str(&req.to_text()).unwrap();
+        assert_eq!(v["type"], "plan_approval_request");
+        assert_eq!(v["planFilePath"], "/p.md");
+        assert_eq!(v["planContent"], "# P");
+        assert_eq!(v["requestId"], "r1");
+        assert_eq!(TeamProtocol::parse(&req.to_text()), Some(req));
+
+        let resp = TeamProtocol::parse(
+            r#"{"type":"plan_approval_response","requestId":"r1","approved":false,"feedback":"add tests"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            resp,
+            TeamProtocol::PlanApprovalResponse {
+                request_id: "r1".into(),
+                approved: false,
+                feedback: Some("add tests".into())
+            }
+        );
+        assert_eq!(TeamProtocol::parse("just words"), None);
+    }
+
+    #[test]
+    fn request_ids_name_agent_and_team_and_differ() {
+        let a = plan_approval_request_id("amy", "core");
+        let b = plan_approval_request_id("amy", "core");
+        assert!(
+            a.starts_with("plan_approval-") && a.ends_with("amy@core"),
+            "{a}"
+        );
+        assert_ne!(a, b);
+    }
+}

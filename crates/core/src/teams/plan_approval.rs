@@ -1,0 +1,52 @@
+//! The teammate branch of ExitPlanMode (G§10.3, G§10.5, G§10.7, G§15): a
+//! teammate never gets a local approval prompt. A plan-required teammate's
+//! plan goes to the lead's mailbox as a `plan_approval_request` and the
+//! teammate waits in plan mode; a voluntary plan-mode teammate just exits.
+
+use std::path::Path;
+
+use super::mailbox::now_timestamp;
+use super::{TEAM_LEAD, TeamHandle, TeamProtocol, plan_approval_request_id};
+use crate::plan::contract::no_plan_file_found;
+use crate::plan::exit::awaiting_leader_approval_result;
+use crate::tools::ToolError;
+
+/// Whether the caller is a teammate (no local user to ask, G§10.3).
+pub fn is_teammate(team: Option<&TeamHandle>) -> bool {
+    team.is_some_and(|t| t.member.is_some())
+}
+
+/// Whether the caller is a teammate whose plan needs the lead's approval.
+pub fn is_plan_mode_required(team: Option<&TeamHandle>) -> bool {
+    team.and_then(|t| t.member.as_ref())
+        .is_some_and(|m| m.spec.plan_mode_required)
+}
+
+/// Submits the plan to the lead (G§10.7) and returns the tool result text
+/// telling the teammate to wait (G§10.10). Without a plan: the G§10.7 error.
+pub fn submit_plan_to_lead(
+    team: &TeamHandle,
+    plan_file: &Path,
+    plan: Option<&str>,
+) -> Result<String, ToolError> {
+    let Some(member) = &team.member else {
+        return Err(ToolError::failed("only teammates submit plans to the lead"));
+    };
+    let path = plan_file.display().to_string();
+    let Some(plan) = plan.filter(|p| !p.trim().is_empty()) else {
+        return Err(ToolError::failed(no_plan_file_found(&path)));
+    };
+    let request_id = plan_approval_request_id(member.name(), member.team());
+    let request = TeamProtocol::PlanApprovalRequest {
+        from: member.name().to_string(),
+        timestamp: now_timestamp(),
+        plan_file_path: path.clone(),
+        plan_content: plan.to_string(),
+        request_id: request_id.clone(),
+    };
+    team.manager
+        .send(member.team(), member.name(), TEAM_LEAD, &request.to_text())
+        .map_err(|e| ToolError::failed(format!("could not send the plan to the team lead: {e}")))?;
+    member.await_approval(&request_id, &path);
+    Ok(awaiting_leader_approval_result(plan_file, &request_id))
+}

@@ -1,0 +1,262 @@
+//! One teammate: an [`Engine`] with its own conversation, run in a tokio
+//! task that feeds it the messages of its inbox as user turns — right
+//! after each turn and, when idle, as soon as something arrives — until
+//! the lead stops it or the lead session ends.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use catui_protocol::PermissionMode;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
+use crate::engine::Engine;
+use crate::plan::restore_mode;
+
+/// How often an idle teammate looks at its inbox for messages written by
+/// other processes (in-process senders wake it at once).
+pub const INBOX_POLL: Duration = Duration::from_millis(250);
+
+/// What the lead asks for when starting a teammate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeammateSpec {
+    pub name: String,
+    pub team: String,
+    /// The first instruction.
+    pub prompt: String,
+    /// `None` = the lead's model.
+    pub model: Option<String>,
+    /// The mode to work in (restored after an approved plan).
+    pub permission_mode: PermissionMode,
+    /// Starts in plan mode; leaving it needs the lead's approval.
+    pub plan_mode_required: bool,
+}
+
+/// What the teammate is doing, for `/team`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeammateStatus {
+    Working,
+    Idle,
+    AwaitingApproval,
+    Stopped,
+}
+
+impl std::fmt::Display for TeammateStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TeammateStatus::Working => "working",
+            TeammateStatus::Idle => "idle",
+            TeammateStatus::AwaitingApproval => "awaiting approval",
+            TeammateStatus::Stopped => "stopped",
+        })
+    }
+}
+
+/// A teammate's identity and live state, shared by its loop, its tools
+/// (ExitPlanMode, SendMessage) and the lead's manager.
+#[derive(Debug)]
+pub struct TeammateState {
+    pub spec: TeammateSpec,
+    /// The model it runs on.
+    pub model: String,
+    status: Mutex<TeammateStatus>,
+    /// The plan approval request it waits for.
+    pending_request: Mutex<Option<String>>,
+    /// The plan file path of that request.
+    pending_plan: Mutex<Option<String>>,
+    /// Poked when a message is written to its inbox in this process.
+    pub wake: Notify,
+    /// Cancelled to stop it.
+    pub cancel: CancellationToken,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl TeammateState {
+    pub fn new(spec: TeammateSpec, model: String, cancel: CancellationToken) -> Self {
+        Self {
+            spec,
+            model,
+            status: Mutex::new(TeammateStatus::Idle),
+            pending_request: Mutex::new(None),
+            pending_plan: Mutex::new(None),
+            wake: Notify::new(),
+            cancel,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    pub fn team(&self) -> &str {
+        &self.spec.team
+    }
+
+    /// `name@team`.
+    pub fn agent_id(&self) -> String {
+        super::format_agent_id(&self.spec.name, &self.spec.team)
+    }
+
+    pub fn status(&self) -> TeammateStatus {
+        *lock(&self.status)
+    }
+
+    pub fn set_status(&self, status: TeammateStatus) {
+        *lock(&self.status) = status;
+    }
+
+    /// Marks it as waiting for the lead's answer to `request_id`.
+    pub fn await_approval(&self, request_id: &str, plan_file: &str) {
+        *lock(&self.pending_request) = Some(request_id.to_string());
+        *lock(&self.pending_plan) = Some(plan_file.to_string());
+        self.set_status(TeammateStatus::AwaitingApproval);
+    }
+
+    /// The request it is waiting for.
+    pub fn pending_request(&self) -> Option<String> {
+        lock(&self.pending_request).clone()
+    }
+
+    fn take_pending(&self, request_id: &str) -> bool {
+        let mut pending = lock(&self.pending_request);
+        if pending.as_deref() == Some(request_id) {
+            *pending = None;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Runs a teammate until it is stopped: the first prompt, then whatever
+/// arrives in its inbox.
+pub async fn run_teammate(
+    mut engine: Engine,
+    state: Arc<TeammateState>,
+    mailboxes: Mailboxes,
+    on_error: impl Fn(String) + Send + Sync,
+) {
+    let mut next = Some(state.spec.prompt.clone());
+    loop {
+        if state.cancel.is_cancelled() {
+            break;
+        }
+        if let Some(input) = next.take() {
+            if state.status() != TeammateStatus::AwaitingApproval {
+                state.set_status(TeammateStatus::Working);
+            }
+            let outcome = engine.run_prompt(input, state.cancel.child_token()).await;
+            if outcome.is_error && !state.cancel.is_cancelled() {
+                on_error(format!(
+                    "teammate {} stopped its turn: {}",
+                    state.agent_id(),
+                    outcome.result
+                ));
+            }
+            if state.status() == TeammateStatus::Working {
+                state.set_status(TeammateStatus::Idle);
+            }
+            continue;
+        }
+        match mailboxes.read_unread_and_mark(state.team(), state.name()) {
+            Ok(messages) if !messages.is_empty() => {
+                next = Some(deliver(&engine, &state, &messages));
+                continue;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                on_error(format!(
+                    "teammate {} cannot read its inbox: {e}",
+                    state.agent_id()
+                ));
+                // Do not spin on a broken inbox; the user may repair it.
+                tokio::select! {
+                    _ = tokio::time::sleep(INBOX_POLL * 20) => {}
+                    _ = state.cancel.cancelled() => break,
+                }
+                continue;
+            }
+        }
+        tokio::select! {
+            _ = state.wake.notified() => {}
+            _ = tokio::time::sleep(INBOX_POLL) => {}
+            _ = state.cancel.cancelled() => break,
+        }
+    }
+    engine.control().interrupt();
+    state.set_status(TeammateStatus::Stopped);
+}
+
+/// Turns inbox messages into the next user turn, acting on protocol
+/// messages on the way (an approved plan leaves plan mode here, G§10.8).
+fn deliver(engine: &Engine, state: &TeammateState, messages: &[MailMessage]) -> String {
+    let mut parts = Vec::new();
+    for m in messages {
+        match TeamProtocol::parse(&m.text) {
+            Some(TeamProtocol::PlanApprovalResponse {
+                request_id,
+                approved,
+                feedback,
+            }) if m.from == TEAM_LEAD => {
+                parts.push(approval_turn(
+                    engine,
+                    state,
+                    &request_id,
+                    approved,
+                    feedback,
+                ));
+            }
+            _ => parts.push(format!(
+                "<teammate-message from=\"{}\" timestamp=\"{}\">\n{}\n</teammate-message>",
+                m.from, m.timestamp, m.text
+            )),
+        }
+    }
+    parts.join("\n\n")
+}
+
+fn approval_turn(
+    engine: &Engine,
+    state: &TeammateState,
+    request_id: &str,
+    approved: bool,
+    feedback: Option<String>,
+) -> String {
+    if !state.take_pending(request_id) {
+        return format!(
+            "The team lead answered plan approval request {request_id}, which is not the one you are waiting for; it is ignored."
+        );
+    }
+    let plan_file = lock(&state.pending_plan).take().unwrap_or_default();
+    let feedback = feedback.filter(|f| !f.trim().is_empty());
+    state.set_status(TeammateStatus::Working);
+    if !approved {
+        let feedback = feedback.unwrap_or_else(|| "(no feedback given)".into());
+        return format!(
+            "The team lead rejected your plan (request {request_id}). You are still in plan mode: nothing may be changed yet.\n\nThe lead's feedback:\n{feedback}\n\nRevise your plan file ({plan_file}) accordingly, then call ExitPlanMode again."
+        );
+    }
+    let hooks = engine.session_hooks();
+    let auto_gate = engine.plan().is_some_and(|p| p.auto_gate_enabled);
+    let (mode, _) = restore_mode(hooks.pre_plan_mode(), None, auto_gate);
+    if hooks.permission_mode() == PermissionMode::Plan {
+        if let Some(plan) = engine.plan() {
+            plan.state.record_plan_approved_exit();
+        }
+        // The one transition function; it cannot fail for a non-plan mode.
+        let _ = engine.set_permission_mode(mode);
+    }
+    let note = feedback
+        .map(|f| format!("\n\nThe lead's notes:\n{f}"))
+        .unwrap_or_default();
+    format!(
+        "The team lead approved your plan (request {request_id}). You have left plan mode (permission mode: {mode}); carry out the plan in {plan_file} now.{note}"
+    )
+}

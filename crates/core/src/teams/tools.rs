@@ -1,0 +1,341 @@
+//! The team tools: `TeamCreate` (the lead starts teammates), `SendMessage`
+//! (any member writes to another's inbox; the lead also answers plan
+//! approval requests with it) and `TeamStop` (the lead stops a teammate).
+
+use async_trait::async_trait;
+use catui_protocol::PermissionMode;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::TEAM_LEAD;
+use super::manager::{PlanDecision, TeamHandle};
+use super::teammate::TeammateSpec;
+use crate::permissions::Access;
+use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+
+fn team_of(ctx: &ToolContext) -> Result<&TeamHandle, ToolError> {
+    ctx.team
+        .as_ref()
+        .ok_or_else(|| ToolError::failed("teams are not available in this session"))
+}
+
+/// Which team a lead's call means: the one named, else the only one.
+fn lead_team(handle: &TeamHandle, named: Option<&str>) -> Result<String, ToolError> {
+    if let Some(member) = &handle.member {
+        return Ok(member.team().to_string());
+    }
+    if let Some(t) = named {
+        return Ok(t.to_string());
+    }
+    let teams = handle.manager.teams();
+    match teams.as_slice() {
+        [only] => Ok(only.clone()),
+        [] => Err(ToolError::invalid(
+            "there is no team yet: create one with TeamCreate",
+        )),
+        _ => Err(ToolError::invalid(format!(
+            "several teams exist ({}); say which one in `team`",
+            teams.join(", ")
+        ))),
+    }
+}
+
+pub struct TeamCreateTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TeamCreateInput {
+    /// The team's name (letters, digits, '-' and '_'); reused if it exists.
+    pub team_name: String,
+    /// The teammates to start.
+    pub members: Vec<TeamMemberInput>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TeamMemberInput {
+    /// The teammate's name, unique in the team.
+    pub name: String,
+    /// The teammate's task: its first instruction.
+    pub prompt: String,
+    /// A model for this teammate (default: the lead's).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Its permission mode: default, acceptEdits, plan, bypassPermissions.
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// Start in plan mode and have the plan approved by the lead before
+    /// making changes.
+    #[serde(default, rename = "planModeRequired")]
+    pub plan_mode_required: bool,
+}
+
+#[async_trait]
+impl TypedTool for TeamCreateTool {
+    type Input = TeamCreateInput;
+
+    fn name(&self) -> &'static str {
+        "TeamCreate"
+    }
+
+    fn description(&self) -> String {
+        "Create a team and start teammates: long-lived agents that work in parallel with you, each with its own conversation, model and permission mode. Give each a name and a self-contained task. A teammate with planModeRequired starts in plan mode and sends you its plan for approval before changing anything. Talk to teammates with SendMessage; their messages to you arrive as user turns.".into()
+    }
+
+    fn is_read_only(&self, _: &TeamCreateInput) -> bool {
+        false
+    }
+
+    fn is_concurrency_safe(&self, _: &TeamCreateInput) -> bool {
+        false
+    }
+
+    fn access(&self, _: &TeamCreateInput, _: &ToolContext) -> Access {
+        // Like starting a non-read-only agent: refused in plan mode.
+        Access::Agent {
+            subagent_type: "teammate".into(),
+        }
+    }
+
+    fn summary(&self, input: &TeamCreateInput) -> String {
+        format!(
+            "TeamCreate({}, {} members)",
+            input.team_name,
+            input.members.len()
+        )
+    }
+
+    async fn validate_input(
+        &self,
+        input: &TeamCreateInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ToolError> {
+        let handle = team_of(ctx)?;
+        if handle.member.is_some() {
+            return Err(ToolError::invalid("only the team lead can create teams"));
+        }
+        if input.members.is_empty() {
+            return Err(ToolError::invalid(
+                "members must name at least one teammate",
+            ));
+        }
+        for m in &input.members {
+            if let Some(mode) = &m.mode {
+                mode.parse::<PermissionMode>()
+                    .map_err(|e| ToolError::invalid(format!("member {}: {e}", m.name)))?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn call(
+        &self,
+        input: TeamCreateInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let handle = team_of(ctx)?;
+        let manager = &handle.manager;
+        manager
+            .create_team(&input.team_name)
+            .map_err(ToolError::failed)?;
+        let mut lines = Vec::new();
+        for m in input.members {
+            let mode = match &m.mode {
+                Some(s) => s.parse().map_err(|e| ToolError::invalid(format!("{e}")))?,
+                None => PermissionMode::Default,
+            };
+            let spec = TeammateSpec {
+                name: m.name.clone(),
+                team: input.team_name.clone(),
+                prompt: m.prompt,
+                model: m.model,
+                permission_mode: mode,
+                plan_mode_required: m.plan_mode_required,
+            };
+            match manager.spawn(spec, ctx) {
+                Ok(state) => lines.push(format!(
+                    "- {} started ({}{})",
+                    state.name(),
+                    state.model,
+                    if m.plan_mode_required {
+                        ", in plan mode until you approve its plan"
+                    } else {
+                        ""
+                    }
+                )),
+                Err(e) => lines.push(format!("- {} not started: {e}", m.name)),
+            }
+        }
+        let dir = manager.mailboxes().team_dir(&input.team_name);
+        Ok(ToolOutput::text(format!(
+            "Team {} ({}):\n{}\n\nTeammates work in the background. Their messages and plan approval requests reach you as user turns; reply with SendMessage.",
+            input.team_name,
+            dir.display(),
+            lines.join("\n")
+        )))
+    }
+}
+
+pub struct SendMessageTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendMessageInput {
+    /// The recipient's name (the lead is "team-lead").
+    pub to: String,
+    /// The message text (for a plan approval response: the feedback).
+    pub message: String,
+    /// The team, when the lead has several.
+    #[serde(default)]
+    pub team: Option<String>,
+    /// Lead only: answers a teammate's plan approval request.
+    #[serde(default)]
+    pub plan_approval_response: Option<PlanApprovalAnswer>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanApprovalAnswer {
+    /// The request id from the plan approval request.
+    pub request_id: String,
+    /// True to let the teammate leave plan mode and implement.
+    pub approved: bool,
+}
+
+#[async_trait]
+impl TypedTool for SendMessageTool {
+    type Input = SendMessageInput;
+
+    fn name(&self) -> &'static str {
+        "SendMessage"
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "Send a message to a member of your team by name (the lead is \"{TEAM_LEAD}\"). It is written to their inbox and they see it at their next turn. The lead answers a teammate's plan approval request by setting plan_approval_response (approved true or false) with the feedback as the message."
+        )
+    }
+
+    fn is_read_only(&self, _: &SendMessageInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _: &SendMessageInput) -> bool {
+        true
+    }
+
+    fn access(&self, _: &SendMessageInput, _: &ToolContext) -> Access {
+        Access::Session
+    }
+
+    fn summary(&self, input: &SendMessageInput) -> String {
+        format!("SendMessage(to {})", input.to)
+    }
+
+    async fn call(
+        &self,
+        input: SendMessageInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let handle = team_of(ctx)?;
+        let team = lead_team(handle, input.team.as_deref())?;
+        let from = handle
+            .member
+            .as_ref()
+            .map(|m| m.name().to_string())
+            .unwrap_or_else(|| TEAM_LEAD.to_string());
+        if input.to == from {
+            return Err(ToolError::invalid("you cannot send a message to yourself"));
+        }
+        if let Some(answer) = input.plan_approval_response {
+            if handle.member.is_some() {
+                return Err(ToolError::invalid(
+                    "only the team lead can answer plan approval requests",
+                ));
+            }
+            let feedback = Some(input.message.clone()).filter(|m| !m.trim().is_empty());
+            handle
+                .manager
+                .respond_to_plan(
+                    &team,
+                    &input.to,
+                    &answer.request_id,
+                    &PlanDecision {
+                        approved: answer.approved,
+                        feedback,
+                    },
+                )
+                .map_err(ToolError::failed)?;
+            let verdict = if answer.approved {
+                "approved"
+            } else {
+                "rejected"
+            };
+            return Ok(ToolOutput::text(format!(
+                "Plan {verdict}; {} was told (request {}).",
+                input.to, answer.request_id
+            )));
+        }
+        handle
+            .manager
+            .send(&team, &from, &input.to, &input.message)
+            .map_err(ToolError::failed)?;
+        Ok(ToolOutput::text(format!(
+            "Message sent to {} (team {team}).",
+            input.to
+        )))
+    }
+}
+
+pub struct TeamStopTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TeamStopInput {
+    /// The teammate to stop.
+    pub name: String,
+    #[serde(default)]
+    pub team: Option<String>,
+}
+
+#[async_trait]
+impl TypedTool for TeamStopTool {
+    type Input = TeamStopInput;
+
+    fn name(&self) -> &'static str {
+        "TeamStop"
+    }
+
+    fn description(&self) -> String {
+        "Stop a teammate (lead only). Its current turn is interrupted; its inbox stays on disk."
+            .into()
+    }
+
+    fn is_read_only(&self, _: &TeamStopInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _: &TeamStopInput) -> bool {
+        true
+    }
+
+    fn access(&self, _: &TeamStopInput, _: &ToolContext) -> Access {
+        Access::Session
+    }
+
+    async fn call(&self, input: TeamStopInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let handle = team_of(ctx)?;
+        if handle.member.is_some() {
+            return Err(ToolError::invalid("only the team lead can stop teammates"));
+        }
+        let team = lead_team(handle, input.team.as_deref())?;
+        handle
+            .manager
+            .stop(&team, &input.name)
+            .map_err(ToolError::failed)?;
+        Ok(ToolOutput::text(format!(
+            "Stopped teammate {}.",
+            input.name
+        )))
+    }
+}

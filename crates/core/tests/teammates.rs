@@ -1,0 +1,290 @@
+//! Teammates against the testkit mock over real HTTP (G§19.4 teammate
+//! items, G§10.7, G§15): a plan-required teammate cannot exit without a
+//! plan, submits its plan to the lead's mailbox and waits in plan mode, is
+//! rejected with feedback, revises, is approved, leaves plan mode and edits
+//! a file; stopping the team leaves the mailboxes on disk.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use catui_core::agents::runner::RecorderFactory;
+use catui_core::engine::{
+    Approver, EngineEvent, MemoryRecorder, NobodyToAsk, PermissionAnswer, PermissionRequest,
+    Recorder,
+};
+use catui_core::plan::{ExitPlanModeTool, PlanFiles, PlanModeConfig, PlanSession};
+use catui_core::teams::manager::PlanReviewRequest;
+use catui_core::teams::{
+    PlanDecision, PlanReviewer, SendMessageTool, TEAM_LEAD, TeamManager, TeamProtocol, TeamSetup,
+    TeammateSpec, TeammateStatus,
+};
+use catui_core::tools::{Adapter, ToolContext, ToolRegistry};
+use catui_protocol::PermissionMode;
+use catui_providers::{ProviderConfig, ProviderKind};
+use catui_testkit::{MockServer, Script, Turn};
+use serde_json::json;
+
+/// Rejects the first plan with feedback, approves the second.
+struct Lead {
+    seen: Mutex<Vec<PlanReviewRequest>>,
+}
+
+#[async_trait]
+impl PlanReviewer for Lead {
+    async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision> {
+        let mut seen = self.seen.lock().unwrap();
+        seen.push(request);
+        Some(if seen.len() == 1 {
+            PlanDecision {
+                approved: false,
+                feedback: Some("Also add a test step.".into()),
+            }
+        } else {
+            PlanDecision {
+                approved: true,
+                feedback: None,
+            }
+        })
+    }
+}
+
+struct Refuse;
+#[async_trait]
+impl Approver for Refuse {
+    async fn ask(&self, r: PermissionRequest) -> PermissionAnswer {
+        NobodyToAsk.ask(r).await
+    }
+}
+
+async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    for _ in 0..400 {
+        if f() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let plans = config.path().join("plans");
+    let lead_plan = Arc::new(PlanSession::new(
+        PlanFiles::new(plans.clone(), "sess"),
+        PlanModeConfig::default(),
+        None,
+        false,
+    ));
+    let plan_file = lead_plan.files.path(Some("amy@core"));
+    let plan_path = plan_file.display().to_string();
+    let target = root.join("feature.txt");
+
+    let script = Script::new()
+        // No plan yet: the G§10.7 error.
+        .turn(Turn::tool_use("t1", "ExitPlanMode", json!({})))
+        .turn(Turn::tool_use(
+            "t2",
+            "Write",
+            json!({"file_path": plan_path, "content": "# Plan v1\n1. add feature.txt\n"}),
+        ))
+        .turn(Turn::tool_use("t3", "ExitPlanMode", json!({})))
+        .turn(Turn::text("Waiting for the lead."))
+        .turn(
+            Turn::tool_use(
+                "t4",
+                "Write",
+                json!({"file_path": plan_path, "content": "# Plan v2\n1. add feature.txt\n2. test it\n"}),
+            )
+            .when_contains("Also add a test step."),
+        )
+        .turn(Turn::tool_use("t5", "ExitPlanMode", json!({})))
+        .turn(Turn::text("Waiting again."))
+        .turn(
+            Turn::tool_use(
+                "t6",
+                "Write",
+                json!({"file_path": target.display().to_string(), "content": "done\n"}),
+            )
+            .when_contains("approved your plan"),
+        )
+        .turn(Turn::text("Implemented."));
+    let server = MockServer::start(script).await.unwrap();
+    let mut pc = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
+    pc.retry_base_delay = Duration::from_millis(1);
+    let client = catui_providers::client_for(pc).unwrap();
+
+    let mut tools = ToolRegistry::builtin();
+    tools.add(Adapter(Arc::new(ExitPlanModeTool)));
+    tools.add(Adapter(Arc::new(SendMessageTool)));
+    let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel::<EngineEvent>();
+    let notes = Arc::new(Mutex::new(Vec::new()));
+    let n2 = notes.clone();
+    tokio::spawn(async move {
+        while let Some(e) = events_rx.recv().await {
+            if let EngineEvent::Notification { text, .. } = e {
+                n2.lock().unwrap().push(text);
+            }
+        }
+    });
+    let recorder: RecorderFactory =
+        Arc::new(|_: &str| -> Arc<dyn Recorder> { Arc::new(MemoryRecorder::default()) });
+    let manager = TeamManager::new(TeamSetup {
+        client,
+        tools,
+        approver: Arc::new(Refuse),
+        session_id: "sess".into(),
+        model: "mate-model".into(),
+        small_model: "small".into(),
+        max_tokens: 1000,
+        max_turns: Some(10),
+        system_prompt: "sys".into(),
+        recorder,
+        config_dir: config.path().to_path_buf(),
+        plans_dir: plans.clone(),
+        plan_config: PlanModeConfig::default(),
+        auto_gate_enabled: false,
+        events: events_tx,
+    });
+    let lead = Arc::new(Lead {
+        seen: Mutex::new(vec![]),
+    });
+    manager.set_reviewer(lead.clone());
+    let mut lead_ctx = ToolContext::new(root.clone());
+    lead_ctx.plan = Some(lead_plan.clone());
+
+    let amy = manager
+        .spawn(
+            TeammateSpec {
+                name: "amy".into(),
+                team: "core".into(),
+                prompt: "Add feature.txt".into(),
+                model: None,
+                permission_mode: PermissionMode::AcceptEdits,
+                plan_mode_required: true,
+            },
+            &lead_ctx,
+        )
+        .unwrap();
+
+    wait_for("the implementation", || target.exists()).await;
+    wait_for("the last turn", || server.requests().len() >= 9).await;
+    let requests = server.requests();
+
+    // 1. The first ExitPlanMode without a plan file fails with G§10.7's text.
+    let r = requests[1].tool_results();
+    let first = r.iter().find(|t| t.tool_use_id == "t1").unwrap();
+    assert!(first.is_error);
+    assert!(
+        first.content.contains(&format!(
+            "No plan file found at {plan_path}. Please write your plan to this file before calling ExitPlanMode."
+        )),
+        "{}",
+        first.content
+    );
+
+    // 2. With a plan: the G§10.10 waiting text, with the request id.
+    let r = requests[3].tool_results();
+    let submitted = r.iter().find(|t| t.tool_use_id == "t3").unwrap();
+    assert!(!submitted.is_error, "{}", submitted.content);
+    assert!(
+        submitted
+            .content
+            .starts_with("Your plan has been submitted to the team lead for approval.")
+    );
+    assert!(
+        submitted
+            .content
+            .contains(&format!("Plan file: {plan_path}"))
+    );
+    assert!(
+        submitted
+            .content
+            .contains("Important: Do NOT proceed until you receive approval.")
+    );
+
+    // 3. The lead got both revisions, in its mailbox, with the wire fields.
+    let seen = lead.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].from, "amy");
+    assert!(seen[0].plan.contains("Plan v1"));
+    assert!(seen[1].plan.contains("Plan v2"));
+    assert!(seen[0].request_id.ends_with("amy@core"));
+    assert!(
+        submitted
+            .content
+            .ends_with(&format!("Request ID: {}", seen[0].request_id))
+    );
+    let lead_box = manager.mailboxes().read_all("core", TEAM_LEAD).unwrap();
+    assert_eq!(lead_box.len(), 2);
+    assert!(lead_box.iter().all(|m| m.read && m.from == "amy"));
+    let Some(TeamProtocol::PlanApprovalRequest {
+        plan_file_path,
+        plan_content,
+        ..
+    }) = TeamProtocol::parse(&lead_box[0].text)
+    else {
+        panic!("not a plan_approval_request: {}", lead_box[0].text);
+    };
+    assert_eq!(plan_file_path, plan_path);
+    assert!(plan_content.contains("Plan v1"));
+
+    // 4. The rejection's feedback reached the model, still in plan mode;
+    //    the approval came as plan_approval_response messages.
+    let amy_box = manager.mailboxes().read_all("core", "amy").unwrap();
+    let answers: Vec<TeamProtocol> = amy_box
+        .iter()
+        .filter_map(|m| TeamProtocol::parse(&m.text))
+        .collect();
+    assert!(matches!(
+        &answers[0],
+        TeamProtocol::PlanApprovalResponse { approved: false, feedback: Some(f), .. } if f.contains("test step")
+    ));
+    assert!(matches!(
+        &answers[1],
+        TeamProtocol::PlanApprovalResponse { approved: true, .. }
+    ));
+    let revise = requests
+        .iter()
+        .find(|r| r.contains_text("Also add a test step."))
+        .unwrap();
+    assert!(revise.contains_text("still in plan mode"));
+
+    // 5. Approved: out of plan mode (acceptEdits restored), the edit ran.
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "done\n");
+    let approved = requests
+        .iter()
+        .find(|r| r.contains_text("approved your plan"))
+        .unwrap();
+    assert!(approved.contains_text("permission mode: acceptEdits"));
+    assert!(
+        std::fs::read_to_string(&plan_file)
+            .unwrap()
+            .contains("Plan v2")
+    );
+    wait_for("idle", || amy.status() == TeammateStatus::Idle).await;
+    assert!(manager.describe().contains("amy"));
+
+    // 6. Shutdown stops the teammate; the mailboxes stay.
+    manager.shutdown().await;
+    assert_eq!(amy.status(), TeammateStatus::Stopped);
+    assert!(
+        manager
+            .mailboxes()
+            .inbox_path("core", "amy")
+            .unwrap()
+            .exists()
+    );
+    assert!(
+        notes
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| n.contains("submitted a plan"))
+    );
+}
