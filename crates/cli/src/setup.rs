@@ -19,6 +19,7 @@ use catui_core::plan::{
 use catui_core::prompt::{self, PromptOptions};
 use catui_core::session::{self, PlanSnapshotRecorder, TranscriptRecorder, TranscriptWriter};
 use catui_core::settings::{Settings, SettingsWarning};
+use catui_core::teams::{SendMessageTool, TeamCreateTool, TeamManager, TeamSetup, TeamStopTool};
 use catui_core::tools::{Adapter, AgentsHandle, ToolContext, ToolRegistry};
 use catui_protocol::{ContentBlock, PermissionMode};
 use catui_providers::ProviderKind;
@@ -40,6 +41,8 @@ pub struct Session {
     pub controls_rx: UnboundedReceiver<catui_protocol::stream_json::OutputEvent>,
     /// Permission prompts for the terminal UI.
     pub approvals: Option<catui_tui::ApprovalReceiver>,
+    /// The lead's teams (stream-json sessions).
+    pub team: Option<Arc<TeamManager>>,
 }
 
 /// Builds the session; the error is one line for the user (exit 2).
@@ -104,6 +107,13 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     if interactive {
         // Entering plan mode needs someone to approve the way out (G§9.3).
         tools.add(Adapter(Arc::new(EnterPlanModeTool)));
+    }
+    // Teams need a lead that keeps listening: stream-json sessions.
+    let with_teams = interactive && !tui;
+    if with_teams {
+        tools.add(Adapter(Arc::new(TeamCreateTool)));
+        tools.add(Adapter(Arc::new(SendMessageTool)));
+        tools.add(Adapter(Arc::new(TeamStopTool)));
     }
     let (controls_tx, controls_rx) = headless::control_channel();
     let pending = (!tui && interactive).then(|| Arc::new(Pending::default()));
@@ -241,6 +251,28 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         recorder: sidechain_recorders(recorder_path.clone(), session_id.clone(), cwd.clone()),
     });
     tool_ctx.agents = Some(AgentsHandle(Arc::new(runner)));
+    let team = with_teams.then(|| {
+        TeamManager::new(TeamSetup {
+            client: client.clone(),
+            tools: tools.clone(),
+            approver: approver.clone(),
+            session_id: session_id.clone(),
+            model: resolved.model.clone(),
+            small_model: resolved.small_model.clone(),
+            max_tokens,
+            max_turns: args.max_turns,
+            system_prompt: system_prompt.clone(),
+            recorder: sidechain_recorders(recorder_path.clone(), session_id.clone(), cwd.clone()),
+            config_dir: config_dir.clone(),
+            plans_dir: plan.files.dir().to_path_buf(),
+            plan_config,
+            auto_gate_enabled: settings.auto_mode.enabled,
+            events: events_tx.clone(),
+        })
+    });
+    if let Some(team) = &team {
+        tool_ctx.team = Some(team.lead_handle());
+    }
     let config = EngineConfig {
         session_id,
         model: resolved.model,
@@ -282,6 +314,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         pre_plan_mode,
     });
     Ok(Session {
+        team,
         approvals,
         engine,
         events,
@@ -339,6 +372,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         pending,
         controls_tx,
         controls_rx,
+        team,
         ..
     } = session;
     if args.output_format == crate::args::OutputFormat::StreamJson {
@@ -358,6 +392,11 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     let users = match pending {
         Some(pending) => {
             let (users_tx, users_rx) = unbounded_channel();
+            if let Some(team) = &team {
+                // Teammates' messages and plan requests reach the lead model
+                // as user turns.
+                team.set_lead_input(users_tx.downgrade());
+            }
             tokio::spawn(headless::read_stdin(
                 users_tx,
                 engine.control(),
@@ -371,6 +410,9 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     drop(controls_tx);
     let first = first_input.map(|t| vec![ContentBlock::text(t)]);
     let code = headless::run(engine, first, users).await;
+    if let Some(team) = team {
+        team.shutdown().await;
+    }
     // The engine is gone, so the event channel closes and the printer drains.
     let _ = printer.await;
     code as u8
