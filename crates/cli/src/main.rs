@@ -2,6 +2,7 @@
 //! it to a front end: the terminal UI, or headless (`-p`).
 
 mod args;
+mod demo;
 mod headless;
 mod provider;
 mod setup;
@@ -55,6 +56,9 @@ fn init_tracing(verbose: bool) {
 }
 
 async fn run(args: Args) -> u8 {
+    if let Some(args::Command::Demo { print, dir }) = &args.command {
+        return demo::run(*print, dir.clone()).await;
+    }
     if let Some(command) = &args.command {
         eprintln!(
             "catui: `{}` is not available in this build yet",

@@ -236,11 +236,7 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
     let (w, w_err) = result_of(sub[1], "w");
     assert!(w_err, "{w}");
     // A writing agent type is refused in plan mode.
-    let main_last = reqs
-        .iter()
-        .filter(|r| r.model() == "test-model")
-        .last()
-        .unwrap();
+    let main_last = reqs.iter().rfind(|r| r.model() == "test-model").unwrap();
     let (g, g_err) = result_of(main_last, "g");
     assert!(g_err && g.contains("Plan mode"), "{g}");
 }
