@@ -106,6 +106,10 @@ pub enum Command {
         /// Run headless and print the session instead of the terminal UI.
         #[arg(long)]
         print: bool,
+        /// Put the sample project (DIR/project) and the demo's catui home
+        /// (DIR/config) here instead of a new temp directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// List this project's sessions.
     Sessions,

@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod demo;
 mod headless;
 mod provider;
 mod resume;
@@ -57,14 +58,10 @@ fn init_tracing(verbose: bool) {
 }
 
 async fn run(args: Args) -> u8 {
+    if let Some(args::Command::Demo { print, dir }) = &args.command {
+        return demo::run(*print, dir.clone()).await;
+    }
     if let Some(command) = &args.command {
-        if let args::Command::Demo { .. } = command {
-            eprintln!(
-                "catui: `{}` is not available in this build yet",
-                command_name(command)
-            );
-            return 2;
-        }
         return commands::run(command, &args);
     }
     let headless =
@@ -101,14 +98,6 @@ async fn run(args: Args) -> u8 {
         }
     };
     setup::run_headless(&args, session, first_input).await
-}
-
-fn command_name(command: &args::Command) -> &'static str {
-    match command {
-        args::Command::Demo { .. } => "catui demo",
-        args::Command::Sessions => "catui sessions",
-        args::Command::Plans { .. } => "catui plans",
-    }
 }
 
 /// The prompt from the argument, else all of stdin.

@@ -1,6 +1,7 @@
 //! Building a session from the command line: settings, provider, tools,
 //! permissions, transcript and engine, then handing it to a front end.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,13 +46,48 @@ pub struct Session {
     pub team: Option<Arc<TeamManager>>,
 }
 
+/// Where a session runs and what it may read from its surroundings. A real
+/// session uses the process's; the offline demo passes its own so that it
+/// never reads the user's keys or writes into the user's catui home.
+pub struct SessionEnv {
+    pub cwd: PathBuf,
+    pub config_dir: PathBuf,
+    /// Environment variables; `None` reads the process environment.
+    pub vars: Option<HashMap<String, String>>,
+    /// Answers permission prompts instead of the front end (the session is
+    /// then interactive).
+    pub approver: Option<Arc<dyn Approver>>,
+}
+
+impl SessionEnv {
+    /// The current directory, the configured catui home, the process env.
+    pub fn from_process() -> Result<SessionEnv, String> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("cannot read the working directory: {e}"))?;
+        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        Ok(SessionEnv {
+            cwd,
+            config_dir: catui_core::config_dir::config_dir(),
+            vars: None,
+            approver: None,
+        })
+    }
+}
+
 /// Builds the session; the error is one line for the user (exit 2).
 pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
-    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-    let config_dir = catui_core::config_dir::config_dir();
-    let (settings, warnings) = Settings::load(&cwd, args.settings.as_deref());
+    build_in(args, tui, SessionEnv::from_process()?)
+}
+
+/// [`build`] in the given surroundings.
+pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, String> {
+    let SessionEnv {
+        cwd,
+        config_dir,
+        vars,
+        approver: approver_override,
+    } = senv;
+    let (settings, warnings) = Settings::load_from(&config_dir, &cwd, args.settings.as_deref());
     for w in &warnings {
         if let SettingsWarning::MissingFlagFile { path } = w {
             return Err(format!("--settings {}: no such file", path.display()));
@@ -60,10 +96,10 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     }
     let settings_env = settings.env.clone();
     let env = move |name: &str| {
-        settings_env
-            .get(name)
-            .cloned()
-            .or_else(|| std::env::var(name).ok())
+        settings_env.get(name).cloned().or_else(|| match &vars {
+            Some(vars) => vars.get(name).cloned(),
+            None => std::env::var(name).ok(),
+        })
     };
 
     let mode = match args.permission_mode.as_deref() {
@@ -91,8 +127,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         });
 
     let client = catui_providers::client_for(resolved.config.clone()).map_err(|e| e.to_string())?;
-    let (agent_defs, agent_warnings) =
-        catui_core::agents::loader::load_agents(&cwd, &catui_core::config_dir::config_dir());
+    let (agent_defs, agent_warnings) = catui_core::agents::loader::load_agents(&cwd, &config_dir);
     for w in agent_warnings {
         eprintln!("catui: {w}");
     }
@@ -103,7 +138,8 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let mut tool_ctx = ToolContext::new(cwd.clone());
     tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
 
-    let interactive = tui || args.input_format == InputFormat::StreamJson;
+    let interactive =
+        tui || args.input_format == InputFormat::StreamJson || approver_override.is_some();
     if interactive {
         // Entering plan mode needs someone to approve the way out (G§9.3).
         tools.add(Adapter(Arc::new(EnterPlanModeTool)));
@@ -116,9 +152,13 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         tools.add(Adapter(Arc::new(TeamStopTool)));
     }
     let (controls_tx, controls_rx) = headless::control_channel();
-    let pending = (!tui && interactive).then(|| Arc::new(Pending::default()));
+    let pending =
+        (!tui && args.input_format == InputFormat::StreamJson && approver_override.is_none())
+            .then(|| Arc::new(Pending::default()));
     let mut approvals = None;
-    let approver: Arc<dyn Approver> = if tui {
+    let approver: Arc<dyn Approver> = if let Some(approver) = approver_override {
+        approver
+    } else if tui {
         let (approver, receiver) = catui_tui::approver();
         approvals = Some(receiver);
         Arc::new(approver)
@@ -214,7 +254,8 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         sandbox: catui_core::permissions::sandbox::sandbox_status().into(),
     };
     let (events_tx, events) = unbounded_channel();
-    let prompt_opts = PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
+    let mut prompt_opts = PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
+    prompt_opts.config_dir = config_dir.clone();
     let memory = prompt::load_memory_files(&cwd, &config_dir);
     let system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
     let agent_prompt_opts = prompt_opts.clone();

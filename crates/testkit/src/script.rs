@@ -326,6 +326,17 @@ impl Script {
     }
 }
 
+impl IntoIterator for Script {
+    type Item = Turn;
+    type IntoIter = std::vec::IntoIter<Turn>;
+
+    /// The turns in order, e.g. to [`push`](crate::MockServer::push) them
+    /// into a server started before the script could be written.
+    fn into_iter(self) -> Self::IntoIter {
+        self.turns.into_iter()
+    }
+}
+
 impl From<Vec<Turn>> for Script {
     fn from(turns: Vec<Turn>) -> Script {
         Script { turns }

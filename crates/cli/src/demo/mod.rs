@@ -1,0 +1,196 @@
+//! `catui demo`: an offline walk-through of plan mode. It copies the bundled
+//! sample project to a fresh directory, starts the testkit mock model on
+//! loopback and runs a scripted session through the real provider client
+//! (HTTP + SSE), engine, tools and permission layer, narrating each step.
+//! Nothing reads the user's keys or writes to the user's catui home.
+
+mod approver;
+mod narrate;
+mod script;
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use catui_protocol::ContentBlock;
+use catui_testkit::{MockServer, Script};
+use clap::Parser;
+
+use crate::args::Args;
+use crate::setup::{self, SessionEnv};
+use approver::{Answers, DemoApprover};
+use narrate::{Narrator, Notes};
+
+/// The sample project, embedded so the binary needs no data files.
+const SAMPLE: [(&str, &str); 4] = [
+    ("todo.py", include_str!("../../demo/sample/todo.py")),
+    ("README.md", include_str!("../../demo/sample/README.md")),
+    (
+        "tests/test_todo.py",
+        include_str!("../../demo/sample/tests/test_todo.py"),
+    ),
+    (
+        "tests/__init__.py",
+        include_str!("../../demo/sample/tests/__init__.py"),
+    ),
+];
+
+/// Runs the demo; returns the exit code.
+pub async fn run(print: bool, dir: Option<PathBuf>) -> u8 {
+    match run_inner(print, dir).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("catui demo: {e}");
+            1
+        }
+    }
+}
+
+async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
+    let base = match dir {
+        Some(d) => d,
+        None => fresh_temp_dir()?,
+    };
+    let (project, config) = lay_out(&base)?;
+
+    let server = MockServer::start(Script::new())
+        .await
+        .map_err(|e| format!("could not start the mock model server on 127.0.0.1: {e}"))?;
+    let answers = if print || !std::io::stdin().is_terminal() {
+        Answers::Scripted
+    } else {
+        Answers::Keyboard
+    };
+    let (notes, notes_rx) = Notes::channel();
+    let args = Args::try_parse_from([
+        "catui",
+        "--permission-mode",
+        "plan",
+        "--model",
+        script::MAIN_MODEL,
+        "--small-model",
+        script::SMALL_MODEL,
+    ])
+    .map_err(|e| format!("internal error: demo arguments rejected: {e}"))?;
+    // Only these variables: the user's keys and model settings stay out.
+    let vars = HashMap::from([
+        (
+            "ANTHROPIC_API_KEY".to_string(),
+            "demo-key-not-secret".to_string(),
+        ),
+        ("ANTHROPIC_BASE_URL".to_string(), server.url()),
+    ]);
+    let session = setup::build_in(
+        &args,
+        false,
+        SessionEnv {
+            cwd: project.clone(),
+            config_dir: config.clone(),
+            vars: Some(vars),
+            approver: Some(Arc::new(DemoApprover::new(answers, notes.clone()))),
+        },
+    )?;
+    let plan_file = session
+        .engine
+        .plan_file()
+        .ok_or("internal error: the demo session is not in plan mode")?;
+    for turn in script::build(&project, Path::new(&plan_file)) {
+        server.push(turn);
+    }
+
+    print_intro(&server, &project, &config, answers);
+    let setup::Session {
+        mut engine, events, ..
+    } = session;
+    let narrator = tokio::spawn(Narrator::new(project.clone()).run(events, notes_rx));
+    println!("\n❯ {}", script::REQUEST);
+    let outcome = engine
+        .handle_input(vec![ContentBlock::text(script::REQUEST)])
+        .await;
+    drop(engine);
+    notes.end();
+    let _ = narrator.await;
+
+    print_outro(&project, &config, &plan_file);
+    Ok(if outcome.is_error { 1 } else { 0 })
+}
+
+/// A new directory under the system temp dir, kept after the demo so the
+/// user can look at what changed.
+fn fresh_temp_dir() -> Result<PathBuf, String> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("catui-demo-{}-{stamp}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("cannot create {}: {e}; pass --dir DIR", dir.display()))?;
+    Ok(dir)
+}
+
+/// Writes the sample to `base/project` and makes `base/config`.
+fn lay_out(base: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let project = base.join("project");
+    let config = base.join("config");
+    if project.exists() {
+        return Err(format!(
+            "{} already exists; pass a new or empty directory with --dir",
+            project.display()
+        ));
+    }
+    for (rel, text) in SAMPLE {
+        let path = project.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    std::fs::create_dir_all(&config)
+        .map_err(|e| format!("cannot create {}: {e}", config.display()))?;
+    let project = std::fs::canonicalize(&project)
+        .map_err(|e| format!("cannot resolve {}: {e}", project.display()))?;
+    let config = std::fs::canonicalize(&config)
+        .map_err(|e| format!("cannot resolve {}: {e}", config.display()))?;
+    Ok((project, config))
+}
+
+fn print_intro(server: &MockServer, project: &Path, config: &Path, answers: Answers) {
+    println!("catui demo: an offline plan-mode session");
+    println!(
+        "A scripted mock model answers on {} (no network, no API key); the client, tools and",
+        server.url()
+    );
+    println!("permission checks are catui's real ones.");
+    println!("Project: {}", project.display());
+    println!("Config:  {}", config.display());
+    match answers {
+        Answers::Scripted => println!("Approvals are answered by the demo script."),
+        Answers::Keyboard => println!(
+            "You answer the approval prompts (the model's side is scripted: any choice works)."
+        ),
+    }
+    println!(
+        "\n[permission mode: plan] the model may read and explore, and write only its plan file"
+    );
+}
+
+fn print_outro(project: &Path, config: &Path, plan_file: &str) {
+    println!("\n━━ What changed ━━");
+    for (rel, original) in SAMPLE {
+        let now = std::fs::read_to_string(project.join(rel)).unwrap_or_default();
+        if now != original {
+            println!("  modified  {rel}");
+        }
+    }
+    if project.join("tests/test_list_json.py").exists() {
+        println!("  created   tests/test_list_json.py");
+    }
+    println!("  plan      {plan_file}");
+    println!("\nThe demo's files stay in {} (project)", project.display());
+    println!("and {} (transcripts, plan).", config.display());
+    println!(
+        "\nTry catui for real:\n  export ANTHROPIC_API_KEY=...          (or OPENAI_API_KEY / OPENAI_BASE_URL for OpenAI-compatible servers)\n  catui                                 full-screen session in the current directory\n  catui --permission-mode plan          start in plan mode (or type /plan <task>)\n  catui -p \"question\"                   headless: answer and exit\nKeys: Shift+Tab cycles the permission mode (default → acceptEdits → plan),\n      Ctrl+G opens the plan in $EDITOR, Esc interrupts the model."
+    );
+}

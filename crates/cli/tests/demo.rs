@@ -1,0 +1,119 @@
+//! `catui demo --print` end to end: the real binary runs the offline demo
+//! and the narration and the sample project show what the script did.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+
+fn run_demo(dir: &std::path::Path) -> String {
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = Command::cargo_bin("catui")
+        .unwrap()
+        .args(["demo", "--print", "--dir"])
+        .arg(dir.join("demo"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        // A real key in the environment must not be used or needed.
+        .env("ANTHROPIC_API_KEY", "must-not-be-sent")
+        .env("CATUI_MODEL", "must-not-be-used")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Nothing was written to the user's catui home.
+    assert!(!home.join(".catui").exists());
+    stdout
+}
+
+#[test]
+fn demo_print_narrates_the_plan_mode_session_and_changes_the_sample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_demo(tmp.path());
+    let project = tmp.path().join("demo/project");
+    assert!(out.contains(&format!(
+        "Project: {}",
+        project.canonicalize().unwrap().display()
+    )));
+
+    // Three Explore agents, launched together, then the Plan agent.
+    assert_eq!(out.matches("⏺ Agent(Explore:").count(), 3, "{out}");
+    for n in 1..=3 {
+        assert!(out.contains(&format!("Explore #{n} done:")), "{out}");
+    }
+    assert!(out.contains("3 agents ran side by side"), "{out}");
+    assert!(out.contains("⏺ Agent(Plan:"), "{out}");
+    assert!(out.contains("Plan #4 done:"), "{out}");
+
+    // The early edit is refused by plan mode, before the plan is approved.
+    let refused = out
+        .find("✗ refused: Plan mode is active: Edit may not change todo.py")
+        .expect("the refused edit is narrated");
+    // Rejected with feedback, revised (with a diff), then approved.
+    let rejected = out
+        .find("demo script picks 3 with feedback")
+        .expect("first presentation rejected");
+    let approved = out.find("demo script picks 1").expect("second approved");
+    let diff = out
+        .find("+4. Add `tests/test_list_json.py`")
+        .expect("diff shown");
+    let mode = out
+        .find("[permission mode → acceptEdits]")
+        .expect("mode restored");
+    assert!(refused < rejected && rejected < diff && diff < approved && approved < mode);
+    assert_eq!(out.matches("━━ The plan is ready for approval").count(), 2);
+
+    // The sample really changed as scripted; nothing before approval did.
+    let todo = std::fs::read_to_string(project.join("todo.py")).unwrap();
+    assert!(todo.contains("list_p.add_argument(\"--json\""), "{todo}");
+    assert!(todo.contains("print(json.dumps(load_tasks(), indent=2))"));
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    assert!(readme.contains("list --json"));
+    let test = std::fs::read_to_string(project.join("tests/test_list_json.py")).unwrap();
+    assert!(test.contains("class ListJsonTest(unittest.TestCase):\n    def test_"));
+    assert!(out.contains("modified  todo.py") && out.contains("created   tests/test_list_json.py"));
+
+    // The plan file holds the approved revision, inside the demo's config dir.
+    let plans: Vec<_> = std::fs::read_dir(tmp.path().join("demo/config/plans"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(plans.len(), 1);
+    let plan = std::fs::read_to_string(plans[0].path()).unwrap();
+    assert!(plan.contains("## Verification"), "{plan}");
+
+    // The way to run catui for real closes the demo.
+    for hint in [
+        "Shift+Tab",
+        "Ctrl+G",
+        "Esc",
+        "ANTHROPIC_API_KEY",
+        "--permission-mode plan",
+    ] {
+        assert!(out.contains(hint), "{hint} missing");
+    }
+}
+
+#[test]
+fn demo_refuses_a_directory_that_already_holds_a_project() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("project")).unwrap();
+    let out = Command::cargo_bin("catui")
+        .unwrap()
+        .args(["demo", "--print", "--dir"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("already exists") && err.contains("--dir"),
+        "{err}"
+    );
+}
