@@ -37,5 +37,5 @@ pub fn render_attachment(attachment: &Attachment) -> String {
 
 /// Wraps an attachment body as `<system-reminder>` content.
 pub fn wrap(body: &str) -> String {
-    format!("<system-reminder>\n{body}\n</system-reminder>")
+    crate::plan::attachments::wrap_system_reminder(body)
 }

@@ -387,6 +387,16 @@ impl Engine {
         self.shared.as_ref()
     }
 
+    fn interrupted(&self, num_turns: u32, usage: Usage, started: Instant) -> TurnOutcome {
+        self.outcome(
+            ResultSubtype::ErrorDuringExecution,
+            "Interrupted by the user.".into(),
+            num_turns,
+            usage,
+            started,
+        )
+    }
+
     fn outcome(
         &self,
         subtype: ResultSubtype,
@@ -455,25 +465,13 @@ impl Engine {
             self.inject_attachments(is_human_turn);
             is_human_turn = false;
             if cancel.is_cancelled() {
-                return self.outcome(
-                    ResultSubtype::ErrorDuringExecution,
-                    "Interrupted by the user.".into(),
-                    num_turns,
-                    usage,
-                    started,
-                );
+                return self.interrupted(num_turns, usage, started);
             }
             num_turns += 1;
             let response = match self.request(&cancel).await {
                 Ok(r) => r,
                 Err(ProviderError::Cancelled) => {
-                    return self.outcome(
-                        ResultSubtype::ErrorDuringExecution,
-                        "Interrupted by the user.".into(),
-                        num_turns,
-                        usage,
-                        started,
-                    );
+                    return self.interrupted(num_turns, usage, started);
                 }
                 Err(e) => {
                     return self.outcome(
@@ -529,13 +527,7 @@ impl Engine {
                 return self.outcome(ResultSubtype::PlanReady, plan, num_turns, usage, started);
             }
             if cancel.is_cancelled() {
-                return self.outcome(
-                    ResultSubtype::ErrorDuringExecution,
-                    "Interrupted by the user.".into(),
-                    num_turns,
-                    usage,
-                    started,
-                );
+                return self.interrupted(num_turns, usage, started);
             }
             if let Some(max) = self.config.max_turns
                 && num_turns >= max
