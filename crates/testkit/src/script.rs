@@ -110,6 +110,8 @@ pub struct Turn {
     pub(crate) cache_usage: (u64, u64),
     pub(crate) stop_reason: Option<String>,
     predicates: Vec<Predicate>,
+    /// Answers any number of requests instead of one (see [`Turn::forever`]).
+    pub(crate) reusable: bool,
     /// Computes the real reply from the request (see [`Turn::respond`]).
     responder: Option<Responder>,
 }
@@ -129,6 +131,7 @@ impl Turn {
             cache_usage: (0, 0),
             stop_reason: None,
             predicates: Vec::new(),
+            reusable: false,
             responder: None,
         }
     }
@@ -220,6 +223,13 @@ impl Turn {
     /// event (a stream that stops early rather than breaking).
     pub fn end_after_events(mut self, n: usize) -> Turn {
         self.end_after = Some(n);
+        self
+    }
+
+    /// This turn is never used up: it answers every matching request (a
+    /// server for benchmarks that repeat the same exchange).
+    pub fn forever(mut self) -> Turn {
+        self.reusable = true;
         self
     }
 

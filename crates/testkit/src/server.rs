@@ -76,6 +76,12 @@ impl MockServer {
     /// Starts the server on its own thread and runtime, for synchronous
     /// tests (e.g. ones that run the `catui` binary against it).
     pub fn start_blocking(script: Script) -> io::Result<MockServer> {
+        MockServer::start_blocking_on(SocketAddr::from(([127, 0, 0, 1], 0)), script)
+    }
+
+    /// [`start_blocking`](MockServer::start_blocking) on a given address
+    /// (port 0: any free port), e.g. for the `catui-mock` binary.
+    pub fn start_blocking_on(addr: SocketAddr, script: Script) -> io::Result<MockServer> {
         let shared = Shared::new(script);
         let (tx, rx) = std::sync::mpsc::channel::<io::Result<SocketAddr>>();
         let thread_shared = shared.clone();
@@ -93,7 +99,7 @@ impl MockServer {
                     }
                 };
                 runtime.block_on(async move {
-                    let listener = match TcpListener::bind("127.0.0.1:0").await {
+                    let listener = match TcpListener::bind(addr).await {
                         Ok(l) => l,
                         Err(e) => {
                             let _ = tx.send(Err(e));
@@ -184,7 +190,7 @@ impl Shared {
         let slot = slots
             .iter_mut()
             .find(|s| !s.used && s.turn.matches(request))?;
-        slot.used = true;
+        slot.used = !slot.turn.reusable;
         Some(slot.turn.resolve(request))
     }
 }

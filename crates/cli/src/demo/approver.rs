@@ -132,7 +132,10 @@ impl Approver for DemoApprover {
         if request.tool_name == "ExitPlanMode" {
             return self.plan_choice(&request).await;
         }
-        let what = format!("{} wants permission: {}", request.tool_name, request.reason);
+        let what = format!(
+            "permission needed for {}: {}",
+            request.tool_name, request.reason
+        );
         match self.answers {
             Answers::Scripted => {
                 self.notes
