@@ -621,3 +621,41 @@ fn a_can_use_tool_request_is_answered_over_stdin() {
         "edited by the client"
     );
 }
+
+#[test]
+fn always_allow_stops_asking_for_the_same_rule() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "b1",
+                "Bash",
+                json!({"command": "touch one.txt"}),
+            ))
+            .turn(Turn::tool_use(
+                "b2",
+                "Bash",
+                json!({"command": "touch two.txt"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("touch files");
+    let ask = s.wait_type("control_request");
+    let id = ask["request_id"].as_str().unwrap().to_string();
+    s.send(
+        json!({"type":"control_response","response":{"subtype":"success","request_id":id,
+        "response":{"behavior":"allow","updatedPermissions":[{"type":"addRules","behavior":"allow",
+            "destination":"session","rules":[{"toolName":"Bash","ruleContent":"touch:*"}]}]}}}),
+    );
+    assert_eq!(s.wait_type("result")["result"], "done");
+    let (_, seen) = s.finish();
+    assert_eq!(
+        seen.iter()
+            .filter(|v| v["type"] == "control_request")
+            .count(),
+        1
+    );
+    assert!(sb.project().join("one.txt").exists() && sb.project().join("two.txt").exists());
+}

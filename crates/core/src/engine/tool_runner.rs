@@ -188,6 +188,25 @@ async fn authorize(
                 // An interrupted prompt never counts as approval.
                 return Slot::Answered(interrupted(&id));
             }
+            if let PermissionAnswer::Allow {
+                updated_permissions: Some(updates),
+                ..
+            } = &answer
+            {
+                // "Yes, and don't ask again": rules for the rest of the session.
+                let applied = {
+                    let mut perms = engine.shared.permissions();
+                    permissions::updates::apply_updates(&mut perms, updates, &ctx.project_root)
+                };
+                let text = match applied {
+                    Ok(added) => format!("Allowed for this session: {}", added.join(", ")),
+                    Err(e) => format!("The permission update was not applied: {e}"),
+                };
+                engine.shared.emit(EngineEvent::Notification {
+                    key: "permission-rules".into(),
+                    text,
+                });
+            }
             match answer {
                 PermissionAnswer::Allow {
                     updated_input: Some(updated),

@@ -19,6 +19,7 @@ pub mod paths;
 pub mod rules;
 pub mod sandbox;
 pub mod shell;
+pub mod updates;
 
 use catui_protocol::PermissionMode;
 
