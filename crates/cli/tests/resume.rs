@@ -164,3 +164,113 @@ fn resume_errors_are_clear() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--fork-session needs --resume"));
     let _ = Value::Null;
 }
+
+#[test]
+fn compact_keeps_plan_mode_and_reattaches_the_plan() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new()).unwrap();
+    for i in 1..=3 {
+        server.push(Turn::text(format!("answer {i}")));
+    }
+    server.push(Turn::text(
+        "SUMMARY: the user asked three questions about the parser.",
+    ));
+    server.push(Turn::text("answer 4"));
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let init = s.wait_for("init", |v| v["subtype"] == "init");
+    let plan_file = init["plan_file"].as_str().unwrap().to_string();
+    std::fs::write(&plan_file, "# Parser plan\n1. tokenise\n").unwrap();
+    for i in 1..=3 {
+        s.send_user(&format!("question {i}"));
+        s.wait_type("result");
+    }
+    s.send_user("/compact focus on the parser");
+    let r = s.wait_type("result");
+    assert_eq!(r["subtype"], "success", "{r}");
+    assert_eq!(r["num_turns"], 0);
+    assert_eq!(r["permission_mode"], "plan");
+    assert!(
+        r["result"].as_str().unwrap().starts_with("Compacted"),
+        "{r}"
+    );
+    s.send_user("question 4");
+    assert_eq!(s.wait_type("result")["result"], "answer 4");
+    s.finish();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    assert!(
+        reqs[3].contains_text("focus on the parser"),
+        "the instructions reach the summary request"
+    );
+    let after = &reqs[4];
+    assert!(after.contains_text("SUMMARY: the user asked three questions"));
+    assert!(
+        after.contains_text("# Parser plan"),
+        "the plan is re-attached after compaction"
+    );
+    assert!(!after.contains_text("answer 1"), "old turns are gone");
+}
+
+#[test]
+fn a_killed_session_loses_no_completed_entry() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("first answer, complete"))
+            .turn(
+                Turn::text("a slow answer that never finishes streaming")
+                    .chunk_delay(std::time::Duration::from_secs(2)),
+            ),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("first question");
+    assert_eq!(s.wait_type("result")["result"], "first answer, complete");
+    s.send_user("second question");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server.requests().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SIGKILL mid-stream: no chance to flush or clean up.
+    s.child.kill().unwrap();
+    let _ = s.child.wait();
+
+    let transcript = sb.transcripts().into_iter().next().unwrap();
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let entries: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let users: Vec<&Value> = entries.iter().filter(|e| e["type"] == "user").collect();
+    let assistants: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e["type"] == "assistant")
+        .collect();
+    assert_eq!(
+        users.len(),
+        2,
+        "both questions were recorded before the kill: {text}"
+    );
+    assert_eq!(assistants.len(), 1);
+    assert!(
+        !text.contains("never finishes"),
+        "a partial answer is never recorded"
+    );
+
+    // The session resumes with everything that was completed.
+    let server2 = MockServer::start_blocking(Script::new().turn(Turn::text("resumed"))).unwrap();
+    let out = sb
+        .catui(&server2)
+        .args(["-p", "--continue", "third question"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let req = &server2.requests()[0];
+    assert!(req.contains_text("first answer, complete") && req.contains_text("second question"));
+}

@@ -216,6 +216,8 @@ pub struct Engine {
     approver: Arc<dyn Approver>,
     attachment_providers: Vec<Arc<dyn AttachmentProvider>>,
     total_usage: Usage,
+    /// Prompt size of the last request, for automatic compaction.
+    last_prompt_tokens: u64,
 }
 
 impl Engine {
@@ -272,6 +274,7 @@ impl Engine {
             approver,
             attachment_providers,
             total_usage: Usage::default(),
+            last_prompt_tokens: 0,
         }
     }
 
@@ -337,7 +340,23 @@ impl Engine {
             content: content.clone(),
         }
         .text();
-        let outcome = if let Some(command) = commands::parse(&text) {
+        let outcome = if let Some(command) = commands::parse(&text)
+            && command.name == "compact"
+        {
+            let args = command.args.trim();
+            match self.compact((!args.is_empty()).then_some(args)).await {
+                Ok(text) => {
+                    self.outcome(ResultSubtype::Success, text, 0, Usage::default(), started)
+                }
+                Err(e) => self.outcome(
+                    ResultSubtype::ErrorDuringExecution,
+                    e,
+                    0,
+                    Usage::default(),
+                    started,
+                ),
+            }
+        } else if let Some(command) = commands::parse(&text) {
             let out = commands::run(self, &command);
             match out {
                 commands::CommandOutput::Local { text, is_error } => self.outcome(
@@ -380,6 +399,61 @@ impl Engine {
         }
         self.shared.emit(EngineEvent::Result(outcome.clone()));
         outcome
+    }
+
+    /// Replaces older turns with a summary written by the model, re-attaching
+    /// the plan (`/compact`, and automatically near the context limit).
+    /// The permission mode is untouched.
+    pub async fn compact(&mut self, instructions: Option<&str>) -> Result<String, String> {
+        let cancel = match self.shared.cancel.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        let plan = self.shared.plan.as_ref().and_then(|p| {
+            let agent = self.config.agent_id.as_deref();
+            p.files
+                .read(agent)
+                .map(|content| (p.files.path(agent), content))
+        });
+        let compacted = crate::session::compact(
+            self.client.as_ref(),
+            &self.config.model,
+            &self.messages,
+            instructions,
+            plan.as_ref()
+                .map(|(path, content)| (path.as_path(), content.as_str())),
+            &cancel,
+        )
+        .await
+        .map_err(|e| format!("Could not compact the conversation: {e}"))?;
+        self.total_usage.add(&compacted.usage);
+        self.messages = compacted.messages;
+        for entry in compacted.entries {
+            self.shared.recorder.record(Record::Entry(entry));
+        }
+        Ok(format!(
+            "Compacted the conversation: {} earlier messages became a summary, the last {} were kept.",
+            compacted.summarized, compacted.kept
+        ))
+    }
+
+    /// Compacts before a request when the last one came near the model's
+    /// context window.
+    async fn compact_if_needed(&mut self) {
+        let window = crate::session::context_window(&self.config.model);
+        let threshold = crate::session::auto_compact_threshold(None);
+        if !crate::session::should_auto_compact(self.last_prompt_tokens, window, threshold) {
+            return;
+        }
+        self.last_prompt_tokens = 0;
+        let text = match self.compact(None).await {
+            Ok(text) => text,
+            Err(e) => e,
+        };
+        self.shared.emit(EngineEvent::Notification {
+            key: "auto-compact".into(),
+            text,
+        });
     }
 
     /// The engine's session hooks (what tools and commands may ask of it).
@@ -462,6 +536,7 @@ impl Engine {
         let mut num_turns = 0u32;
         let mut is_human_turn = true;
         loop {
+            self.compact_if_needed().await;
             self.inject_attachments(is_human_turn);
             is_human_turn = false;
             if cancel.is_cancelled() {
@@ -485,6 +560,7 @@ impl Engine {
             };
             usage.add(&response.usage);
             self.total_usage.add(&response.usage);
+            self.last_prompt_tokens = crate::session::prompt_tokens(&response.usage);
             let assistant = response.message;
             self.shared.recorder.record(Record::Assistant {
                 message: assistant.clone(),

@@ -31,6 +31,8 @@ pub enum Record {
         path: String,
         content: String,
     },
+    /// A transcript entry built elsewhere (compaction's summary).
+    Entry(crate::session::EntryBody),
 }
 
 /// Where records go. Implementations must not fail the conversation: they

@@ -114,6 +114,7 @@ pub fn body_of(record: Record) -> EntryBody {
         Record::FileSnapshot { key, path, content } => {
             EntryBody::FileSnapshot { key, path, content }
         }
+        Record::Entry(body) => body,
     }
 }
 
