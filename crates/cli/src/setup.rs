@@ -140,7 +140,8 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     permissions.interactive = interactive;
     // Enter the starting mode through the one transition function so that
     // prePlanMode is recorded however plan mode is entered.
-    catui_core::permissions::transition_permission_mode(&mut permissions, mode);
+    catui_core::permissions::transition_permission_mode(&mut permissions, mode)
+        .map_err(|e| format!("cannot start in permission mode {mode}: {e}"))?;
 
     let info = SessionInfo {
         session_id: session_id.clone(),

@@ -128,7 +128,8 @@ impl crate::tools::SessionHooks for Shared {
 fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
     let (changed, pre_plan_mode) = {
         let mut perms = shared.permissions();
-        let change = crate::permissions::transition_permission_mode(&mut perms, mode);
+        let change = crate::permissions::transition_permission_mode(&mut perms, mode)
+            .map_err(|e| e.to_string())?;
         (change.changed(), change.pre_plan_mode)
     };
     if changed {
@@ -166,6 +167,8 @@ pub struct Engine {
     approver: Arc<dyn Approver>,
     attachment_providers: Vec<Arc<dyn AttachmentProvider>>,
     total_usage: Usage,
+    /// Judges calls in auto mode; `None`: auto mode falls back to asking.
+    auto_classifier: Option<Arc<crate::permissions::auto::AutoClassifier>>,
 }
 
 impl Engine {
@@ -196,7 +199,18 @@ impl Engine {
             approver,
             attachment_providers: Vec::new(),
             total_usage: Usage::default(),
+            auto_classifier: None,
         }
+    }
+
+    /// Gives the engine the auto-mode classifier (built by the front end
+    /// from the provider client and the small model).
+    pub fn with_auto_classifier(
+        mut self,
+        classifier: Arc<crate::permissions::auto::AutoClassifier>,
+    ) -> Self {
+        self.auto_classifier = Some(classifier);
+        self
     }
 
     pub fn control(&self) -> EngineControl {

@@ -24,6 +24,11 @@ pub enum Record {
         mode: PermissionMode,
         pre_plan_mode: Option<PermissionMode>,
     },
+    /// A note about the session (e.g. an auto-mode decision).
+    System {
+        subtype: String,
+        text: String,
+    },
 }
 
 /// Where records go. Implementations must not fail the conversation: they

@@ -111,6 +111,7 @@ pub fn body_of(record: Record) -> EntryBody {
             mode,
             pre_plan_mode,
         },
+        Record::System { subtype, text } => EntryBody::System { subtype, text },
     }
 }
 
