@@ -126,6 +126,22 @@ mod tests {
     use crate::session::transcript::load;
 
     #[test]
+    fn system_records_become_system_entries() {
+        let body = body_of(Record::System {
+            subtype: "auto_mode_decision".into(),
+            text: "auto mode denied Bash: no".into(),
+        });
+        assert_eq!(
+            body,
+            EntryBody::System {
+                subtype: "auto_mode_decision".into(),
+                text: "auto mode denied Bash: no".into(),
+            }
+        );
+        assert_eq!(body.kind(), "system");
+    }
+
+    #[test]
     fn records_become_chained_entries() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
