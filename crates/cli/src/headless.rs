@@ -29,6 +29,8 @@ pub struct SessionInfo {
     pub model: String,
     pub tools: Vec<String>,
     pub sandbox: String,
+    /// Whether `auto` is offered (setting `autoMode.enabled`).
+    pub auto_mode_enabled: bool,
 }
 
 /// Pending permission questions, answered by `control_response` lines.

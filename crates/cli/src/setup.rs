@@ -12,6 +12,7 @@ use catui_core::engine::{
     Recorder,
 };
 use catui_core::permissions::PermissionContext;
+use catui_core::permissions::auto::{AutoClassifier, ClassifierConfig};
 use catui_core::permissions::rules::RuleBehavior;
 use catui_core::permissions::sandbox::SandboxPolicy;
 use catui_core::plan::{
@@ -204,7 +205,8 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
         _ => vec![mode],
     };
     for m in &modes {
-        catui_core::permissions::transition_permission_mode(&mut permissions, *m);
+        catui_core::permissions::transition_permission_mode(&mut permissions, *m)
+            .map_err(|e| format!("cannot start in permission mode {m}: {e}"))?;
     }
     let mode = permissions.mode;
 
@@ -252,6 +254,7 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
         model: resolved.model.clone(),
         tools: tools.names(),
         sandbox: catui_core::permissions::sandbox::sandbox_status().into(),
+        auto_mode_enabled: settings.auto_mode.enabled,
     };
     let (events_tx, events) = unbounded_channel();
     let mut prompt_opts = PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
@@ -317,7 +320,7 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
     let config = EngineConfig {
         session_id,
         model: resolved.model,
-        small_model: resolved.small_model,
+        small_model: resolved.small_model.clone(),
         system_prompt,
         max_turns: args.max_turns,
         max_tokens,
@@ -326,6 +329,7 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
         // Plain -p in plan mode is a headless planning run (SPEC §2.1).
         end_at_plan_ready: !interactive && mode == PermissionMode::Plan,
     };
+    let client_for_classifier = client.clone();
     let mut engine = Engine::new(
         config,
         EngineParts {
@@ -345,6 +349,12 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
             plan: Some(plan),
         },
     );
+    if settings.auto_mode.enabled {
+        engine = engine.with_auto_classifier(Arc::new(AutoClassifier::new(
+            client_for_classifier,
+            ClassifierConfig::new(resolved.small_model.clone()),
+        )));
+    }
     if let Some(r) = resumed {
         engine.set_messages(r.messages);
     }
@@ -477,7 +487,7 @@ pub async fn run_tui(args: &Args, session: Session) -> u8 {
         cwd: info.cwd.clone(),
         session_id: info.session_id.clone(),
         first_prompt: args.prompt.clone(),
-        auto_mode_enabled: false,
+        auto_mode_enabled: info.auto_mode_enabled,
     };
     match catui_tui::run(engine, events, approvals, opts).await {
         Ok(code) => u8::try_from(code).unwrap_or(1),

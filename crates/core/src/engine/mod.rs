@@ -161,7 +161,13 @@ impl crate::tools::SessionHooks for Shared {
 fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
     let (changed, from, pre_plan_mode) = {
         let mut perms = shared.permissions();
-        let change = crate::permissions::transition_permission_mode(&mut perms, mode);
+        let change = crate::permissions::transition_permission_mode(&mut perms, mode)
+            .map_err(|e| e.to_string())?;
+        if change.auto_mode_exited
+            && let Some(plan) = &shared.plan
+        {
+            plan.state.set_needs_auto_mode_exit_attachment(true);
+        }
         (change.changed(), change.from, change.pre_plan_mode)
     };
     if changed {
@@ -218,6 +224,8 @@ pub struct Engine {
     total_usage: Usage,
     /// Prompt size of the last request, for automatic compaction.
     last_prompt_tokens: u64,
+    /// Judges calls in auto mode; `None`: auto mode falls back to asking.
+    auto_classifier: Option<Arc<crate::permissions::auto::AutoClassifier>>,
 }
 
 impl Engine {
@@ -275,12 +283,23 @@ impl Engine {
             attachment_providers,
             total_usage: Usage::default(),
             last_prompt_tokens: 0,
+            auto_classifier: None,
         }
     }
 
     /// The session's plan mode, when it has one.
     pub fn plan(&self) -> Option<&Arc<PlanSession>> {
         self.shared.plan.as_ref()
+    }
+
+    /// Gives the engine the auto-mode classifier (built by the front end
+    /// from the provider client and the small model).
+    pub fn with_auto_classifier(
+        mut self,
+        classifier: Arc<crate::permissions::auto::AutoClassifier>,
+    ) -> Self {
+        self.auto_classifier = Some(classifier);
+        self
     }
 
     pub fn control(&self) -> EngineControl {

@@ -33,6 +33,11 @@ pub enum Record {
     },
     /// A transcript entry built elsewhere (compaction's summary).
     Entry(crate::session::EntryBody),
+    /// A note about the session (e.g. an auto-mode decision).
+    System {
+        subtype: String,
+        text: String,
+    },
 }
 
 /// Where records go. Implementations must not fail the conversation: they

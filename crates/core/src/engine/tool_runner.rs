@@ -9,6 +9,9 @@ use futures::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+#[path = "auto_review.rs"]
+mod auto_review;
+
 use super::approver::{PermissionAnswer, PermissionRequest};
 use super::{Engine, EngineEvent};
 use crate::permissions::{self, Decision};
@@ -168,70 +171,85 @@ async fn authorize(
     match decision {
         Decision::Allow => Slot::Ready { id, name, call },
         Decision::Deny { message } => Slot::Answered(ContentBlock::tool_result(id, message, true)),
-        Decision::Ask { reason, .. } => {
-            let shown = call
-                .permission_input(ctx)
-                .map(|extra| merge_input(input, extra));
-            let shown = shown.unwrap_or_else(|| input.clone());
-            let request = PermissionRequest {
-                tool_use_id: id.clone(),
-                tool_name: name.clone(),
-                input: shown.clone(),
-                reason,
-                agent_id: engine.config.agent_id.clone(),
-            };
-            let answer = tokio::select! {
-                a = engine.approver.ask(request) => a,
-                _ = ctx.cancel.cancelled() => PermissionAnswer::Deny { message: "interrupted".into() },
-            };
-            if ctx.cancel.is_cancelled() {
-                // An interrupted prompt never counts as approval.
-                return Slot::Answered(interrupted(&id));
-            }
-            if let PermissionAnswer::Allow {
-                updated_permissions: Some(updates),
-                ..
-            } = &answer
-            {
-                // "Yes, and don't ask again": rules for the rest of the session.
-                let applied = {
-                    let mut perms = engine.shared.permissions();
-                    permissions::updates::apply_updates(&mut perms, updates, &ctx.project_root)
-                };
-                let text = match applied {
-                    Ok(added) => format!("Allowed for this session: {}", added.join(", ")),
-                    Err(e) => format!("The permission update was not applied: {e}"),
-                };
-                engine.shared.emit(EngineEvent::Notification {
-                    key: "permission-rules".into(),
-                    text,
-                });
-            }
-            match answer {
-                PermissionAnswer::Allow {
-                    updated_input: Some(updated),
-                    ..
-                } if updated != *input => match parse(engine, &id, &name, &updated, Source::User) {
-                    Ok(call) => match call.validate(ctx).await {
-                        Ok(()) => Slot::Ready { id, name, call },
-                        Err(e) => {
-                            Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true))
-                        }
-                    },
-                    Err(block) => Slot::Answered(block),
-                },
-                PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
-                PermissionAnswer::Deny { message } => {
-                    let text = call.denied_result(&message).unwrap_or_else(|| {
-                        if message.trim().is_empty() {
-                            format!("The user declined to run {name}. Do not retry the same call; adapt or ask.")
-                        } else {
-                            format!("The user declined to run {name}: {message}")
-                        }
-                    });
-                    Slot::Answered(ContentBlock::tool_result(id, text, true))
+        Decision::Ask { reason, .. } => ask_user(engine, ctx, id, name, input, call, reason).await,
+        Decision::Classify { reason, fallback } => {
+            auto_review::classify(engine, ctx, id, name, input, call, reason, *fallback).await
+        }
+    }
+}
+
+/// Asks the user through the approver (the normal path of `Ask`, and auto
+/// mode's fallback).
+async fn ask_user(
+    engine: &Engine,
+    ctx: &ToolContext,
+    id: String,
+    name: String,
+    input: &Value,
+    call: ParsedCall,
+    reason: String,
+) -> Slot {
+    let shown = call
+        .permission_input(ctx)
+        .map(|extra| merge_input(input, extra));
+    let shown = shown.unwrap_or_else(|| input.clone());
+    let request = PermissionRequest {
+        tool_use_id: id.clone(),
+        tool_name: name.clone(),
+        input: shown.clone(),
+        reason,
+        agent_id: engine.config.agent_id.clone(),
+    };
+    let answer = tokio::select! {
+        a = engine.approver.ask(request) => a,
+        _ = ctx.cancel.cancelled() => PermissionAnswer::Deny { message: "interrupted".into() },
+    };
+    if ctx.cancel.is_cancelled() {
+        // An interrupted prompt never counts as approval.
+        return Slot::Answered(interrupted(&id));
+    }
+    if let PermissionAnswer::Allow {
+        updated_permissions: Some(updates),
+        ..
+    } = &answer
+    {
+        // "Yes, and don't ask again": rules for the rest of the session.
+        let applied = {
+            let mut perms = engine.shared.permissions();
+            permissions::updates::apply_updates(&mut perms, updates, &ctx.project_root)
+        };
+        let text = match applied {
+            Ok(added) => format!("Allowed for this session: {}", added.join(", ")),
+            Err(e) => format!("The permission update was not applied: {e}"),
+        };
+        engine.shared.emit(EngineEvent::Notification {
+            key: "permission-rules".into(),
+            text,
+        });
+    }
+    match answer {
+        PermissionAnswer::Allow {
+            updated_input: Some(updated),
+            ..
+        } if updated != *input => match parse(engine, &id, &name, &updated, Source::User) {
+            Ok(call) => match call.validate(ctx).await {
+                Ok(()) => Slot::Ready { id, name, call },
+                Err(e) => Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true)),
+            },
+            Err(block) => Slot::Answered(block),
+        },
+        PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
+        PermissionAnswer::Deny { message } => {
+            let text = call.denied_result(&message).unwrap_or_else(|| {
+                if message.trim().is_empty() {
+                    format!(
+                        "The user declined to run {name}. Do not retry the same call; adapt or ask."
+                    )
+                } else {
+                    format!("The user declined to run {name}: {message}")
                 }
-            }
+            });
+            Slot::Answered(ContentBlock::tool_result(id, text, true))
         }
     }
 }

@@ -141,7 +141,7 @@ async fn analysis_alone_keeps_every_mutating_command_out() {
     let before = snapshot(&root);
     let mut perms = PermissionContext::new(root.clone());
     perms.plan_file = Some(plan.clone());
-    transition_permission_mode(&mut perms, PermissionMode::Plan);
+    transition_permission_mode(&mut perms, PermissionMode::Plan).unwrap();
     let ctx = ToolContext::new(root.clone()); // no sandbox: the analysis is the only guard
     let mut ran = Vec::new();
     for command in NOT_READ_ONLY {

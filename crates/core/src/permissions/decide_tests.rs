@@ -56,7 +56,8 @@ fn fixture(mode: PermissionMode) -> Fixture {
     let plan = plans.join("brave-quiet-otter.md");
     let mut ctx = PermissionContext::new(root.clone());
     ctx.plan_file = Some(plan.clone());
-    transition_permission_mode(&mut ctx, mode);
+    ctx.auto_mode.enabled = mode == PermissionMode::Auto;
+    transition_permission_mode(&mut ctx, mode).unwrap();
     Fixture {
         _dirs: (project, config),
         root,
@@ -116,6 +117,8 @@ enum Want {
     Allow,
     Ask,
     Deny,
+    /// Auto mode hands it to the classifier.
+    Classify,
 }
 
 fn kind(d: &Decision) -> Want {
@@ -123,6 +126,7 @@ fn kind(d: &Decision) -> Want {
         Decision::Allow => Want::Allow,
         Decision::Ask { .. } => Want::Ask,
         Decision::Deny { .. } => Want::Deny,
+        Decision::Classify { .. } => Want::Classify,
     }
 }
 
@@ -356,7 +360,19 @@ fn mode_defaults_table() {
         } else {
             Want::Ask
         };
-        let bypass_or_ask = if bypass { Want::Allow } else { Want::Ask };
+        // Auto mode: what would ask by default goes to the classifier;
+        // interaction tools still ask the user.
+        let default_ask = if mode == Auto {
+            Want::Classify
+        } else {
+            Want::Ask
+        };
+        let writes_inside = if writes_inside == Want::Ask {
+            default_ask
+        } else {
+            writes_inside
+        };
+        let bypass_or_ask = if bypass { Want::Allow } else { default_ask };
         let rows: Vec<(&str, Access, Want)> = vec![
             ("Read", read(&outside_file), Want::Allow),
             ("Grep", read(&f.root), Want::Allow),

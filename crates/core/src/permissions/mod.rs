@@ -10,9 +10,12 @@
 //! - [`paths`] — canonical paths for every path comparison.
 //! - [`mode`] — the one mode transition function.
 //! - [`shell`] — read-only analysis of shell commands.
+//! - [`auto`] — the auto-mode classifier that judges calls instead of
+//!   asking.
 
 use std::path::PathBuf;
 
+pub mod auto;
 mod defaults;
 pub mod mode;
 pub mod paths;
@@ -24,7 +27,8 @@ pub mod updates;
 use catui_protocol::PermissionMode;
 
 pub use mode::{
-    ModeChange, mode_after_plan, prepare_context_for_plan_mode, transition_permission_mode,
+    ModeChange, ModeError, auto_mode_gate_enabled, is_auto_mode_active, mode_after_plan,
+    prepare_context_for_plan_mode, should_plan_use_auto_mode, transition_permission_mode,
 };
 pub use rules::{
     Rule, RuleBehavior, RuleOrigin, RuleParseError, RuleSet, RuleSourceKind, SourcedRule,
@@ -67,6 +71,15 @@ pub enum Decision {
     Deny {
         message: String,
     },
+    /// Auto mode: the call would ask by the mode's default, so the
+    /// auto-mode classifier judges it instead. `fallback` (an `Ask`, or the
+    /// non-interactive `Deny`) applies when the classifier cannot decide
+    /// or has denied too often in a row. Explicit ask rules and
+    /// interaction tools never get here: they always reach the user.
+    Classify {
+        reason: String,
+        fallback: Box<Decision>,
+    },
 }
 
 /// Whether auto mode is opted into (settings `autoMode`).
@@ -84,6 +97,9 @@ pub struct PermissionContext {
     pub pre_plan_mode: Option<PermissionMode>,
     /// Dangerous allow rules set aside while auto mode is active (G§8.1).
     pub stripped_dangerous_rules: Vec<SourcedRule>,
+    /// Where each stripped rule stood in `rules.allow` (same order as
+    /// `stripped_dangerous_rules`), so restoring rebuilds the list exactly.
+    pub stripped_dangerous_positions: Vec<usize>,
     pub rules: RuleSet,
     /// The working directory, `--add-dir` and `additionalDirectories`.
     pub working_dirs: Vec<PathBuf>,
@@ -102,6 +118,7 @@ impl Default for PermissionContext {
             mode: PermissionMode::Default,
             pre_plan_mode: None,
             stripped_dangerous_rules: Vec::new(),
+            stripped_dangerous_positions: Vec::new(),
             rules: RuleSet::default(),
             working_dirs: Vec::new(),
             plan_file: None,
@@ -148,16 +165,30 @@ pub fn decide_with(
     match evaluate(ctx, call, &target, analyze) {
         Verdict::Allow => Decision::Allow,
         Verdict::Deny(message) => Decision::Deny { message },
-        Verdict::Ask { reason, why } if !ctx.interactive => Decision::Deny {
-            message: non_interactive_message(call, &reason, &why),
-        },
-        Verdict::Ask { reason, why } => Decision::Ask {
-            reason,
-            suggestion: match why {
-                AskWhy::Default { suggestion, .. } => suggestion,
-                AskWhy::Interaction | AskWhy::AskRule(_) => None,
-            },
-        },
+        Verdict::Ask { reason, why } => {
+            let classify = matches!(why, AskWhy::Default { .. }) && mode::is_auto_mode_active(ctx);
+            let plain = if ctx.interactive {
+                Decision::Ask {
+                    reason: reason.clone(),
+                    suggestion: match why {
+                        AskWhy::Default { suggestion, .. } => suggestion,
+                        AskWhy::Interaction | AskWhy::AskRule(_) => None,
+                    },
+                }
+            } else {
+                Decision::Deny {
+                    message: non_interactive_message(call, &reason, &why),
+                }
+            };
+            if classify {
+                Decision::Classify {
+                    reason,
+                    fallback: Box::new(plain),
+                }
+            } else {
+                plain
+            }
+        }
     }
 }
 

@@ -8,7 +8,8 @@
 use catui_protocol::PermissionMode;
 
 use super::PermissionContext;
-use super::rules::{Rule, RuleBehavior, SourcedRule};
+use super::rules::Rule;
+use crate::plan::state::plan_entry_effects;
 
 /// What a transition did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +18,11 @@ pub struct ModeChange {
     pub to: PermissionMode,
     /// `pre_plan_mode` after the transition (set while in plan mode).
     pub pre_plan_mode: Option<PermissionMode>,
+    /// The auto-mode classifier was active before and is not any more:
+    /// schedule the `auto_mode_exit` attachment
+    /// (`PlanState::set_needs_auto_mode_exit_attachment(true)`), so the
+    /// model knows its calls will be asked about again.
+    pub auto_mode_exited: bool,
 }
 
 impl ModeChange {
@@ -26,12 +32,31 @@ impl ModeChange {
     }
 }
 
+/// A transition that was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModeError {
+    #[error(
+        "auto mode is not enabled. To opt in, add \"autoMode\": {{\"enabled\": true}} to your settings (.catui/settings.json or $CATUI_CONFIG_DIR/settings.json); otherwise choose default, acceptEdits, plan or bypassPermissions"
+    )]
+    AutoModeDisabled,
+}
+
 /// Moves `ctx` to mode `to`. Entering plan mode records the previous mode in
 /// `pre_plan_mode` (through [`prepare_context_for_plan_mode`]); leaving plan
 /// mode clears it; entering `auto` sets dangerous allow rules aside and
 /// leaving it restores them. Staying in the same mode changes nothing.
-pub fn transition_permission_mode(ctx: &mut PermissionContext, to: PermissionMode) -> ModeChange {
+///
+/// Entering `auto` while its gate is closed (settings `autoMode.enabled`
+/// unset) is refused and leaves `ctx` unchanged.
+pub fn transition_permission_mode(
+    ctx: &mut PermissionContext,
+    to: PermissionMode,
+) -> Result<ModeChange, ModeError> {
     let from = ctx.mode;
+    if from != to && to == PermissionMode::Auto && !auto_mode_gate_enabled(ctx) {
+        return Err(ModeError::AutoModeDisabled);
+    }
+    let was_active = is_auto_mode_active(ctx);
     if from != to {
         if to == PermissionMode::Plan {
             prepare_context_for_plan_mode(ctx);
@@ -47,11 +72,12 @@ pub fn transition_permission_mode(ctx: &mut PermissionContext, to: PermissionMod
         }
         ctx.mode = to;
     }
-    ModeChange {
+    Ok(ModeChange {
         from,
         to: ctx.mode,
         pre_plan_mode: ctx.pre_plan_mode,
-    }
+        auto_mode_exited: was_active && !is_auto_mode_active(ctx),
+    })
 }
 
 /// The mode that approving a plan returns to: `pre_plan_mode`, else
@@ -59,46 +85,59 @@ pub fn transition_permission_mode(ctx: &mut PermissionContext, to: PermissionMod
 /// unavailable.
 pub fn mode_after_plan(ctx: &PermissionContext) -> PermissionMode {
     match ctx.pre_plan_mode {
-        Some(PermissionMode::Auto) if !auto_mode_available(ctx) => PermissionMode::Default,
+        Some(PermissionMode::Auto) if !auto_mode_gate_enabled(ctx) => PermissionMode::Default,
         Some(PermissionMode::Plan) | None => PermissionMode::Default,
         Some(mode) => mode,
     }
 }
 
-/// Prepares `ctx` for entering plan mode (G§8.1): records the mode being
-/// left. The auto-mode branches (keeping the classifier active during
-/// planning) follow the table of G§8.2 once auto mode exists; until then
-/// [`should_plan_use_auto_mode`] is false and only `pre_plan_mode` is set.
+/// Prepares `ctx` for entering plan mode (G§8.1, the table of G§8.2):
+/// records the mode being left; leaving `auto` for planning without
+/// [`should_plan_use_auto_mode`] restores the stripped rules; entering from
+/// `default` or `acceptEdits` with it strips them (the classifier then
+/// stays active while planning). `bypassPermissions` never turns the
+/// classifier on.
 pub fn prepare_context_for_plan_mode(ctx: &mut PermissionContext) {
     let current = ctx.mode;
-    if current == PermissionMode::Plan {
+    let Some(effects) = plan_entry_effects(current, should_plan_use_auto_mode(ctx)) else {
         return;
+    };
+    if effects.restore_dangerous {
+        restore_dangerous_rules(ctx);
     }
-    let plan_auto = should_plan_use_auto_mode(ctx);
-    if current == PermissionMode::Auto {
-        if !plan_auto {
-            restore_dangerous_rules(ctx);
-        }
-    } else if plan_auto && current != PermissionMode::BypassPermissions {
+    if effects.strip_dangerous {
         strip_dangerous_rules(ctx);
     }
-    ctx.pre_plan_mode = Some(current);
+    ctx.pre_plan_mode = Some(effects.pre_plan_mode);
 }
 
-/// `shouldPlanUseAutoMode` (G§14.1): opt-in, gate, and `useDuringPlan`.
+/// `shouldPlanUseAutoMode` (G§14.1): opt-in (which is also the gate) and
+/// `useDuringPlan`.
 pub fn should_plan_use_auto_mode(ctx: &PermissionContext) -> bool {
-    auto_mode_available(ctx) && ctx.auto_mode.use_during_plan
+    auto_mode_gate_enabled(ctx) && ctx.auto_mode.use_during_plan
 }
 
-/// Whether auto mode can run: the settings opt-in and an open gate.
-fn auto_mode_available(ctx: &PermissionContext) -> bool {
-    ctx.auto_mode.enabled && auto_mode_gate_open()
+/// The auto-mode gate (G§10.9): in catui, the settings opt-in
+/// `autoMode.enabled`. Pass this to `plan::exit::restore_mode` when plan
+/// mode ends.
+pub fn auto_mode_gate_enabled(ctx: &PermissionContext) -> bool {
+    ctx.auto_mode.enabled
 }
 
-/// The auto-mode gate (G§10.9). The transcript classifier does not exist
-/// yet, so the gate is closed and every auto branch is skipped.
-fn auto_mode_gate_open() -> bool {
-    false
+/// Whether the auto-mode classifier judges calls now (`isAutoModeActive`):
+/// in `auto`, and in plan mode entered from anything but
+/// `bypassPermissions` while [`should_plan_use_auto_mode`] holds (G§8.2).
+/// Derived from the context rather than stored, so it cannot drift from
+/// the mode.
+pub fn is_auto_mode_active(ctx: &PermissionContext) -> bool {
+    match ctx.mode {
+        PermissionMode::Auto => true,
+        PermissionMode::Plan => {
+            should_plan_use_auto_mode(ctx)
+                && ctx.pre_plan_mode != Some(PermissionMode::BypassPermissions)
+        }
+        _ => false,
+    }
 }
 
 /// Whether an allow rule lets arbitrary code run (SPEC §8): the whole of
@@ -123,20 +162,44 @@ pub fn is_dangerous_allow_rule(rule: &Rule) -> bool {
     }
 }
 
-/// Sets dangerous allow rules aside in `stripped_dangerous_rules`.
+/// Sets dangerous allow rules aside in `stripped_dangerous_rules`,
+/// remembering where each stood so that restoring puts the allow list back
+/// exactly as it was.
 fn strip_dangerous_rules(ctx: &mut PermissionContext) {
-    let (dangerous, kept): (Vec<SourcedRule>, Vec<SourcedRule>) =
-        std::mem::take(&mut ctx.rules.allow)
-            .into_iter()
-            .partition(|r| is_dangerous_allow_rule(&r.rule));
+    let mut kept = Vec::with_capacity(ctx.rules.allow.len());
+    for (index, rule) in std::mem::take(&mut ctx.rules.allow).into_iter().enumerate() {
+        if is_dangerous_allow_rule(&rule.rule) {
+            ctx.stripped_dangerous_positions.push(index);
+            ctx.stripped_dangerous_rules.push(rule);
+        } else {
+            kept.push(rule);
+        }
+    }
     ctx.rules.allow = kept;
-    ctx.stripped_dangerous_rules.extend(dangerous);
 }
 
-/// Puts the rules set aside by [`strip_dangerous_rules`] back.
+/// Puts the rules set aside by [`strip_dangerous_rules`] back at their old
+/// places (positions are ascending within one strip, so inserting in order
+/// rebuilds the list); a rule that is already there again (added while
+/// auto mode ran) is not doubled.
 fn restore_dangerous_rules(ctx: &mut PermissionContext) {
-    for rule in std::mem::take(&mut ctx.stripped_dangerous_rules) {
-        ctx.rules.push(RuleBehavior::Allow, rule);
+    let positions = std::mem::take(&mut ctx.stripped_dangerous_positions);
+    let rules = std::mem::take(&mut ctx.stripped_dangerous_rules);
+    for (i, rule) in rules.into_iter().enumerate() {
+        let duplicate = ctx
+            .rules
+            .allow
+            .iter()
+            .any(|r| r.rule == rule.rule && r.origin.root == rule.origin.root);
+        if duplicate {
+            continue;
+        }
+        let at = positions
+            .get(i)
+            .copied()
+            .unwrap_or(usize::MAX)
+            .min(ctx.rules.allow.len());
+        ctx.rules.allow.insert(at, rule);
     }
 }
 
@@ -145,7 +208,23 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::permissions::rules::RuleOrigin;
+    use crate::permissions::AutoModeConfig;
+    use crate::permissions::rules::{RuleBehavior, RuleOrigin, SourcedRule};
+
+    fn go(ctx: &mut PermissionContext, to: PermissionMode) -> ModeChange {
+        transition_permission_mode(ctx, to).unwrap()
+    }
+
+    /// A context with auto mode opted in (but not used during planning).
+    fn opted_in() -> PermissionContext {
+        PermissionContext {
+            auto_mode: AutoModeConfig {
+                enabled: true,
+                use_during_plan: false,
+            },
+            ..PermissionContext::default()
+        }
+    }
 
     fn allow(ctx: &mut PermissionContext, text: &str) {
         ctx.rules.push(
@@ -165,9 +244,9 @@ mod tests {
             PermissionMode::BypassPermissions,
             PermissionMode::Auto,
         ] {
-            let mut ctx = PermissionContext::default();
-            transition_permission_mode(&mut ctx, start);
-            let change = transition_permission_mode(&mut ctx, PermissionMode::Plan);
+            let mut ctx = opted_in();
+            go(&mut ctx, start);
+            let change = go(&mut ctx, PermissionMode::Plan);
             assert_eq!(change.from, start);
             assert_eq!(change.to, PermissionMode::Plan);
             assert_eq!(change.pre_plan_mode, Some(start));
@@ -179,9 +258,9 @@ mod tests {
     #[test]
     fn plan_to_plan_keeps_pre_plan_mode() {
         let mut ctx = PermissionContext::default();
-        transition_permission_mode(&mut ctx, PermissionMode::AcceptEdits);
-        transition_permission_mode(&mut ctx, PermissionMode::Plan);
-        let again = transition_permission_mode(&mut ctx, PermissionMode::Plan);
+        go(&mut ctx, PermissionMode::AcceptEdits);
+        go(&mut ctx, PermissionMode::Plan);
+        let again = go(&mut ctx, PermissionMode::Plan);
         assert!(!again.changed());
         assert_eq!(again.pre_plan_mode, Some(PermissionMode::AcceptEdits));
     }
@@ -189,11 +268,11 @@ mod tests {
     #[test]
     fn leaving_plan_clears_pre_plan_mode() {
         let mut ctx = PermissionContext::default();
-        transition_permission_mode(&mut ctx, PermissionMode::AcceptEdits);
-        transition_permission_mode(&mut ctx, PermissionMode::Plan);
+        go(&mut ctx, PermissionMode::AcceptEdits);
+        go(&mut ctx, PermissionMode::Plan);
         assert_eq!(mode_after_plan(&ctx), PermissionMode::AcceptEdits);
         let back = mode_after_plan(&ctx);
-        let change = transition_permission_mode(&mut ctx, back);
+        let change = go(&mut ctx, back);
         assert_eq!(change.to, PermissionMode::AcceptEdits);
         assert_eq!(change.pre_plan_mode, None);
         assert_eq!(ctx.pre_plan_mode, None);
@@ -212,7 +291,7 @@ mod tests {
 
     #[test]
     fn auto_strips_and_restores_dangerous_rules() {
-        let mut ctx = PermissionContext::default();
+        let mut ctx = opted_in();
         for r in [
             "Bash",
             "Bash(python:*)",
@@ -222,12 +301,12 @@ mod tests {
         ] {
             allow(&mut ctx, r);
         }
-        transition_permission_mode(&mut ctx, PermissionMode::Auto);
+        go(&mut ctx, PermissionMode::Auto);
         let kept: Vec<String> = ctx.rules.allow.iter().map(|r| r.rule.to_string()).collect();
         assert_eq!(kept, ["Bash(npm test)", "Read", "Bash(git diff:*)"]);
         assert_eq!(ctx.stripped_dangerous_rules.len(), 2);
         // auto -> plan without plan-auto restores them (G§8.2).
-        transition_permission_mode(&mut ctx, PermissionMode::Plan);
+        go(&mut ctx, PermissionMode::Plan);
         assert!(ctx.stripped_dangerous_rules.is_empty());
         assert_eq!(ctx.rules.allow.len(), 5);
         assert_eq!(ctx.pre_plan_mode, Some(PermissionMode::Auto));

@@ -8,11 +8,14 @@ use std::sync::Arc;
 
 use catui_protocol::Attachment;
 
-use super::attachments::{PlanAttachmentInput, plan_attachments, render_attachment};
+use super::attachments::{
+    PlanAttachmentInput, auto_mode_exit_attachments, plan_attachments, render_attachment,
+};
 use super::files::PlanFiles;
 use super::prompts::{PlanModeConfig, PromptOptions};
 use super::state::PlanState;
 use crate::engine::{AttachmentContext, AttachmentProvider};
+use catui_protocol::PermissionMode;
 
 /// Produces `plan_mode`, `plan_mode_reentry` and `plan_mode_exit`
 /// attachments for one conversation (main or sub-agent: the agent id comes
@@ -58,7 +61,13 @@ impl AttachmentProvider for PlanAttachmentProvider {
             plan_file_path: &path,
             plan_exists: path.exists(),
         };
-        plan_attachments(&input, &self.state)
+        let mut out = plan_attachments(&input, &self.state);
+        // After auto mode ends (G§10.8), the model must ask again.
+        out.extend(auto_mode_exit_attachments(
+            &self.state,
+            ctx.mode == PermissionMode::Auto,
+        ));
+        out
     }
 
     fn render(&self, attachment: &Attachment, agent_id: Option<&str>) -> Option<String> {

@@ -115,6 +115,7 @@ pub fn body_of(record: Record) -> EntryBody {
             EntryBody::FileSnapshot { key, path, content }
         }
         Record::Entry(body) => body,
+        Record::System { subtype, text } => EntryBody::System { subtype, text },
     }
 }
 
@@ -127,6 +128,22 @@ mod tests {
     use super::*;
     use crate::session::redact::Redactor;
     use crate::session::transcript::load;
+
+    #[test]
+    fn system_records_become_system_entries() {
+        let body = body_of(Record::System {
+            subtype: "auto_mode_decision".into(),
+            text: "auto mode denied Bash: no".into(),
+        });
+        assert_eq!(
+            body,
+            EntryBody::System {
+                subtype: "auto_mode_decision".into(),
+                text: "auto mode denied Bash: no".into(),
+            }
+        );
+        assert_eq!(body.kind(), "system");
+    }
 
     #[test]
     fn records_become_chained_entries() {

@@ -247,10 +247,13 @@ impl TeamManager {
             Some(s) => s.0.permission_context(),
             None => crate::permissions::PermissionContext::new(lead.project_root.clone()),
         };
-        crate::permissions::transition_permission_mode(&mut permissions, PermissionMode::Default);
-        crate::permissions::transition_permission_mode(&mut permissions, spec.permission_mode);
+        let mut modes = vec![PermissionMode::Default, spec.permission_mode];
         if spec.plan_mode_required {
-            crate::permissions::transition_permission_mode(&mut permissions, PermissionMode::Plan);
+            modes.push(PermissionMode::Plan);
+        }
+        for mode in modes {
+            crate::permissions::transition_permission_mode(&mut permissions, mode)
+                .map_err(|e| format!("cannot start {} in {mode} mode: {e}", spec.name))?;
         }
 
         let files = PlanFiles::new(self.setup.plans_dir.clone(), self.setup.session_id.clone());

@@ -1,0 +1,105 @@
+//! Auto mode in the tool loop: a call the permission layer hands to the
+//! classifier (`Decision::Classify`) is reviewed by the session's
+//! [`AutoClassifier`](crate::permissions::auto::AutoClassifier); the
+//! decision is shown (notification `auto-mode-decision`) and recorded (a
+//! transcript `system` entry); allow runs the call, deny answers it with the
+//! reason, anything else falls back to asking the user.
+
+use catui_protocol::ContentBlock;
+use serde_json::Value;
+
+use super::{Slot, ask_user, interrupted};
+use crate::engine::{Engine, EngineEvent, Record};
+use crate::permissions::Decision;
+use crate::permissions::auto::{
+    AUTO_MODE_DECISION_KEY, AUTO_MODE_DECISION_SUBTYPE, AutoReview, ProposedAction, decision_text,
+    denied_result,
+};
+use crate::tools::{ParsedCall, ToolContext};
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn classify(
+    engine: &Engine,
+    ctx: &ToolContext,
+    id: String,
+    name: String,
+    input: &Value,
+    call: ParsedCall,
+    reason: String,
+    fallback: Decision,
+) -> Slot {
+    let Some(classifier) = engine.auto_classifier.clone() else {
+        // No classifier configured (e.g. a sub-agent without one): behave
+        // as outside auto mode.
+        return fall_back(engine, ctx, id, name, input, call, fallback, None).await;
+    };
+    let cwd = ctx.cwd();
+    let action = ProposedAction {
+        tool_use_id: &id,
+        tool_name: &name,
+        input,
+        reason: &reason,
+        cwd: &cwd,
+    };
+    let review = classifier
+        .review(&engine.messages, &action, &ctx.cancel)
+        .await;
+    if ctx.cancel.is_cancelled() || review == AutoReview::Interrupted {
+        return Slot::Answered(interrupted(&id));
+    }
+    let text = decision_text(&name, &review);
+    engine.shared.emit(EngineEvent::Notification {
+        key: AUTO_MODE_DECISION_KEY.to_string(),
+        text: text.clone(),
+    });
+    engine.shared.recorder.record(Record::System {
+        subtype: AUTO_MODE_DECISION_SUBTYPE.to_string(),
+        text,
+    });
+    match review {
+        AutoReview::Allow { .. } => Slot::Ready { id, name, call },
+        AutoReview::Deny { reason } => {
+            Slot::Answered(ContentBlock::tool_result(id, denied_result(&reason), true))
+        }
+        AutoReview::AskUser { why } => {
+            fall_back(engine, ctx, id, name, input, call, fallback, Some(why)).await
+        }
+        AutoReview::Interrupted => Slot::Answered(interrupted(&id)),
+    }
+}
+
+/// The decision the permission layer would have made outside auto mode:
+/// ask the user, or (nobody to ask) deny.
+#[allow(clippy::too_many_arguments)]
+async fn fall_back(
+    engine: &Engine,
+    ctx: &ToolContext,
+    id: String,
+    name: String,
+    input: &Value,
+    call: ParsedCall,
+    fallback: Decision,
+    why: Option<String>,
+) -> Slot {
+    match fallback {
+        Decision::Ask { reason, .. } => {
+            let reason = match why {
+                Some(why) => format!("{reason} (auto mode: {why})"),
+                None => reason,
+            };
+            ask_user(engine, ctx, id, name, input, call, reason).await
+        }
+        Decision::Deny { message } => {
+            let message = match why {
+                Some(why) => format!("Auto mode could not approve this call: {why}. {message}"),
+                None => message,
+            };
+            Slot::Answered(ContentBlock::tool_result(id, message, true))
+        }
+        Decision::Allow => Slot::Ready { id, name, call },
+        // The permission layer never nests these; treat one as "ask".
+        Decision::Classify { reason, .. } => {
+            ask_user(engine, ctx, id, name, input, call, reason).await
+        }
+    }
+}
