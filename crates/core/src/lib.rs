@@ -8,6 +8,7 @@
 //! - [`plan`] — plan mode — plan files, transitions, Enter/ExitPlanMode,
 //!   attachments, workflow prompts.
 //! - [`agents`] — sub-agents.
+//! - [`teams`] — teammates, mailboxes and plan approval by the team lead.
 //! - [`session`] — transcripts, resume, fork.
 //! - [`settings`] — layered `settings.json`.
 //! - [`prompt`] — the system prompt and memory files.

@@ -12,6 +12,7 @@ pub mod attachments;
 pub mod commands;
 pub mod events;
 mod record;
+mod shared;
 mod tool_runner;
 
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,8 @@ pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentProvider};
 pub use events::{EngineEvent, TurnOutcome};
 pub use record::{MemoryRecorder, Record, Recorder};
+pub use shared::EngineControl;
+use shared::{Shared, set_mode};
 
 use crate::permissions::PermissionContext;
 use crate::permissions::sandbox::SandboxPolicy;
@@ -54,148 +57,6 @@ pub struct EngineConfig {
     /// A headless planning run: ExitPlanMode ends the run with the plan
     /// (`plan_ready`) instead of asking for approval.
     pub end_at_plan_ready: bool,
-}
-
-/// State shared between the engine and its controls.
-struct Shared {
-    permissions: Mutex<PermissionContext>,
-    events: UnboundedSender<EngineEvent>,
-    recorder: Arc<dyn Recorder>,
-    /// The token of the running turn; replaced at the start of each turn.
-    cancel: Mutex<CancellationToken>,
-    plan: Option<Arc<PlanSession>>,
-    /// Bash's confinement, switched with the mode.
-    sandbox: Arc<Mutex<SandboxPolicy>>,
-    /// Confinement outside plan mode (the `sandbox` setting).
-    default_sandbox: SandboxPolicy,
-    /// Confinement in plan mode: writes only to a private temp dir.
-    plan_sandbox: SandboxPolicy,
-    /// Set by a headless planning run when the model presents its plan.
-    plan_ready: Mutex<Option<String>>,
-}
-
-impl Shared {
-    fn set_plan_ready(&self, plan: String) {
-        match self.plan_ready.lock() {
-            Ok(mut g) => *g = Some(plan),
-            Err(poisoned) => *poisoned.into_inner() = Some(plan),
-        }
-    }
-
-    fn take_plan_ready(&self) -> Option<String> {
-        match self.plan_ready.lock() {
-            Ok(mut g) => g.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        }
-    }
-
-    fn emit(&self, event: EngineEvent) {
-        // A front end that stopped listening is not an engine error.
-        let _ = self.events.send(event);
-    }
-
-    fn permissions(&self) -> std::sync::MutexGuard<'_, PermissionContext> {
-        match self.permissions.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
-    }
-}
-
-/// A cloneable handle for controls that arrive while a turn runs.
-#[derive(Clone)]
-pub struct EngineControl {
-    shared: Arc<Shared>,
-}
-
-impl EngineControl {
-    /// Stops the running turn: the model request and tools are cancelled and
-    /// every started tool call still gets a result.
-    pub fn interrupt(&self) {
-        let token = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        token.cancel();
-    }
-
-    /// Changes the permission mode through the one transition function.
-    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
-        set_mode(&self.shared, mode)
-    }
-
-    pub fn permission_mode(&self) -> PermissionMode {
-        self.shared.permissions().mode
-    }
-}
-
-impl crate::tools::SessionHooks for Shared {
-    fn permission_mode(&self) -> PermissionMode {
-        self.permissions().mode
-    }
-
-    fn pre_plan_mode(&self) -> Option<PermissionMode> {
-        self.permissions().pre_plan_mode
-    }
-
-    fn permission_context(&self) -> PermissionContext {
-        self.permissions().clone()
-    }
-
-    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String> {
-        set_mode(self, to)
-    }
-
-    fn record(&self, record: Record) {
-        self.recorder.record(record);
-    }
-
-    fn notify(&self, key: &str, text: &str) {
-        self.emit(EngineEvent::Notification {
-            key: key.to_string(),
-            text: text.to_string(),
-        });
-    }
-}
-
-fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
-    let (changed, from, pre_plan_mode) = {
-        let mut perms = shared.permissions();
-        let change = crate::permissions::transition_permission_mode(&mut perms, mode)
-            .map_err(|e| e.to_string())?;
-        if change.auto_mode_exited
-            && let Some(plan) = &shared.plan
-        {
-            plan.state.set_needs_auto_mode_exit_attachment(true);
-        }
-        (change.changed(), change.from, change.pre_plan_mode)
-    };
-    if changed {
-        if let Some(plan) = &shared.plan {
-            plan.state.handle_plan_mode_transition(from, mode);
-        }
-        if mode == PermissionMode::Plan {
-            set_sandbox(&shared.sandbox, shared.plan_sandbox.clone());
-        } else if from == PermissionMode::Plan {
-            set_sandbox(&shared.sandbox, shared.default_sandbox.clone());
-        }
-        shared.recorder.record(Record::PermissionMode {
-            mode,
-            pre_plan_mode,
-        });
-        shared.emit(EngineEvent::PermissionMode {
-            mode,
-            pre_plan_mode,
-        });
-    }
-    Ok(())
-}
-
-fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {
-    match slot.lock() {
-        Ok(mut g) => *g = policy,
-        Err(poisoned) => *poisoned.into_inner() = policy,
-    }
 }
 
 /// The collaborators an engine is built from.

@@ -1,0 +1,157 @@
+//! State the engine shares with its controls and with the tools it runs:
+//! the permission context, the event channel, the recorder, the running
+//! turn's cancellation token and the plan session. Mode changes go through
+//! [`set_mode`], the engine's side of the one transition function.
+
+use std::sync::{Arc, Mutex};
+
+use catui_protocol::PermissionMode;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::{EngineEvent, Record, Recorder};
+use crate::permissions::PermissionContext;
+use crate::permissions::sandbox::SandboxPolicy;
+use crate::plan::PlanSession;
+
+/// State shared between the engine and its controls.
+pub(super) struct Shared {
+    pub(super) permissions: Mutex<PermissionContext>,
+    pub(super) events: UnboundedSender<EngineEvent>,
+    pub(super) recorder: Arc<dyn Recorder>,
+    /// The token of the running turn; replaced at the start of each turn.
+    pub(super) cancel: Mutex<CancellationToken>,
+    pub(super) plan: Option<Arc<PlanSession>>,
+    /// Bash's confinement, switched with the mode.
+    pub(super) sandbox: Arc<Mutex<SandboxPolicy>>,
+    /// Confinement outside plan mode (the `sandbox` setting).
+    pub(super) default_sandbox: SandboxPolicy,
+    /// Confinement in plan mode: writes only to a private temp dir.
+    pub(super) plan_sandbox: SandboxPolicy,
+    /// Set by a headless planning run when the model presents its plan.
+    pub(super) plan_ready: Mutex<Option<String>>,
+}
+
+impl Shared {
+    pub(super) fn set_plan_ready(&self, plan: String) {
+        match self.plan_ready.lock() {
+            Ok(mut g) => *g = Some(plan),
+            Err(poisoned) => *poisoned.into_inner() = Some(plan),
+        }
+    }
+
+    pub(super) fn take_plan_ready(&self) -> Option<String> {
+        match self.plan_ready.lock() {
+            Ok(mut g) => g.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
+    }
+
+    pub(super) fn emit(&self, event: EngineEvent) {
+        // A front end that stopped listening is not an engine error.
+        let _ = self.events.send(event);
+    }
+
+    pub(super) fn permissions(&self) -> std::sync::MutexGuard<'_, PermissionContext> {
+        match self.permissions.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// A cloneable handle for controls that arrive while a turn runs.
+#[derive(Clone)]
+pub struct EngineControl {
+    pub(super) shared: Arc<Shared>,
+}
+
+impl EngineControl {
+    /// Stops the running turn: the model request and tools are cancelled and
+    /// every started tool call still gets a result.
+    pub fn interrupt(&self) {
+        let token = match self.shared.cancel.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        token.cancel();
+    }
+
+    /// Changes the permission mode through the one transition function.
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+        set_mode(&self.shared, mode)
+    }
+
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.shared.permissions().mode
+    }
+}
+
+impl crate::tools::SessionHooks for Shared {
+    fn permission_mode(&self) -> PermissionMode {
+        self.permissions().mode
+    }
+
+    fn pre_plan_mode(&self) -> Option<PermissionMode> {
+        self.permissions().pre_plan_mode
+    }
+
+    fn permission_context(&self) -> PermissionContext {
+        self.permissions().clone()
+    }
+
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String> {
+        set_mode(self, to)
+    }
+
+    fn record(&self, record: Record) {
+        self.recorder.record(record);
+    }
+
+    fn notify(&self, key: &str, text: &str) {
+        self.emit(EngineEvent::Notification {
+            key: key.to_string(),
+            text: text.to_string(),
+        });
+    }
+}
+
+pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
+    let (changed, from, pre_plan_mode) = {
+        let mut perms = shared.permissions();
+        let change = crate::permissions::transition_permission_mode(&mut perms, mode)
+            .map_err(|e| e.to_string())?;
+        if change.auto_mode_exited
+            && let Some(plan) = &shared.plan
+        {
+            plan.state.set_needs_auto_mode_exit_attachment(true);
+        }
+        (change.changed(), change.from, change.pre_plan_mode)
+    };
+    if changed {
+        if let Some(plan) = &shared.plan {
+            plan.state.handle_plan_mode_transition(from, mode);
+        }
+        if mode == PermissionMode::Plan {
+            set_sandbox(&shared.sandbox, shared.plan_sandbox.clone());
+        } else if from == PermissionMode::Plan {
+            set_sandbox(&shared.sandbox, shared.default_sandbox.clone());
+        }
+        shared.recorder.record(Record::PermissionMode {
+            mode,
+            pre_plan_mode,
+        });
+        shared.emit(EngineEvent::PermissionMode {
+            mode,
+            pre_plan_mode,
+        });
+    }
+    Ok(())
+}
+
+fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {
+    match slot.lock() {
+        Ok(mut g) => *g = policy,
+        Err(poisoned) => *poisoned.into_inner() = policy,
+    }
+}
