@@ -11,6 +11,8 @@ use async_trait::async_trait;
 use catui_core::engine::{
     Approver, Engine, EngineControl, EngineEvent, PermissionAnswer, PermissionRequest, TurnOutcome,
 };
+use catui_core::teams::manager::PlanReviewRequest;
+use catui_core::teams::{PlanDecision, PlanReviewer};
 use catui_protocol::stream_json::{
     ControlRequest, ControlResponse, InputMessage, OutputEvent, PermissionResponse, ResultEvent,
     ResultSubtype, SystemEvent,
@@ -33,38 +35,78 @@ pub struct SessionInfo {
     pub auto_mode_enabled: bool,
 }
 
-/// Pending permission questions, answered by `control_response` lines.
+type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
+
+/// Control requests sent to the client and still waiting for their
+/// `control_response` line (permission questions, plan approvals).
 #[derive(Default)]
 pub struct Pending {
     next: AtomicU64,
-    waiting: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
+    waiting: Mutex<Waiters>,
 }
 
 impl Pending {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<PermissionAnswer>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiters> {
         match self.waiting.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
 
+    /// Registers a waiter under a fresh id `<prefix>-<n>`. The receiver
+    /// gets the client's raw response; it errors when the client closes its
+    /// input first (callers must then fail closed).
+    pub fn register(&self, prefix: &str) -> (String, oneshot::Receiver<ControlResponse>) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let request_id = format!("{prefix}-{n}");
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(request_id.clone(), tx);
+        (request_id, rx)
+    }
+
+    /// Forgets a waiter whose request could not be sent.
+    fn forget(&self, request_id: &str) {
+        self.lock().remove(request_id);
+    }
+
     /// Answers a request; false when nothing waits for it.
-    fn answer(&self, request_id: &str, answer: PermissionAnswer) -> bool {
-        match self.lock().remove(request_id) {
-            Some(tx) => tx.send(answer).is_ok(),
+    fn answer(&self, response: ControlResponse) -> bool {
+        match self.lock().remove(response.request_id()) {
+            Some(tx) => tx.send(response).is_ok(),
             None => false,
         }
     }
 
-    /// Denies everything still waiting (stdin closed): fail closed.
-    fn deny_all(&self, message: &str) {
-        for (_, tx) in self.lock().drain() {
-            let _ = tx.send(PermissionAnswer::Deny {
-                message: message.to_string(),
-            });
-        }
+    /// Drops every waiter (stdin closed): their receivers error, and the
+    /// askers fail closed.
+    fn drop_all(&self) {
+        self.lock().clear();
+    }
+}
+
+/// Reads a `can_use_tool` answer; anything unreadable denies.
+fn permission_answer(response: ControlResponse) -> PermissionAnswer {
+    match response {
+        ControlResponse::Success {
+            response: Some(body),
+            ..
+        } => match serde_json::from_value::<PermissionResponse>(body) {
+            Ok(PermissionResponse::Allow {
+                updated_input,
+                updated_permissions,
+            }) => PermissionAnswer::Allow {
+                updated_input,
+                updated_permissions,
+            },
+            Ok(PermissionResponse::Deny { message }) => PermissionAnswer::Deny { message },
+            Err(e) => PermissionAnswer::Deny {
+                message: format!("unreadable permission answer: {e}"),
+            },
+        },
+        ControlResponse::Success { response: None, .. } => PermissionAnswer::Deny {
+            message: "the permission answer had no decision".into(),
+        },
+        ControlResponse::Error { error, .. } => PermissionAnswer::Deny { message: error },
     }
 }
 
@@ -77,10 +119,7 @@ pub struct StdioApprover {
 #[async_trait]
 impl Approver for StdioApprover {
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
-        let n = self.pending.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let request_id = format!("perm-{n}");
-        let (tx, rx) = oneshot::channel();
-        self.pending.lock().insert(request_id.clone(), tx);
+        let (request_id, rx) = self.pending.register("perm");
         let sent = self.out.send(OutputEvent::ControlRequest {
             request_id: request_id.clone(),
             request: ControlRequest::CanUseTool {
@@ -91,14 +130,90 @@ impl Approver for StdioApprover {
             },
         });
         if sent.is_err() {
-            self.pending.lock().remove(&request_id);
+            self.pending.forget(&request_id);
             return PermissionAnswer::Deny {
                 message: "no client is connected to answer".into(),
             };
         }
-        rx.await.unwrap_or(PermissionAnswer::Deny {
-            message: "the client did not answer the permission request".into(),
+        match rx.await {
+            Ok(response) => permission_answer(response),
+            Err(_) => PermissionAnswer::Deny {
+                message: "the client closed its input before answering".into(),
+            },
+        }
+    }
+}
+
+/// Puts teammates' plans to the client with `plan_approval` control
+/// requests. Fails closed: no answer, an error answer or an unreadable one
+/// rejects the plan (the teammate stays in plan mode and may resubmit).
+pub struct StdioPlanReviewer {
+    pub out: UnboundedSender<OutputEvent>,
+    pub pending: Arc<Pending>,
+}
+
+#[async_trait]
+impl PlanReviewer for StdioPlanReviewer {
+    async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision> {
+        let (request_id, rx) = self.pending.register("plan");
+        let sent = self.out.send(OutputEvent::ControlRequest {
+            request_id: request_id.clone(),
+            request: ControlRequest::PlanApproval {
+                from: request.from,
+                team: request.team,
+                plan_file_path: request.plan_file_path,
+                plan: request.plan,
+                plan_request_id: request.request_id,
+            },
+        });
+        if sent.is_err() {
+            self.pending.forget(&request_id);
+            return Some(reject("no client is connected to review the plan"));
+        }
+        Some(match rx.await {
+            Ok(response) => plan_decision(response),
+            Err(_) => reject("the client closed its input before reviewing the plan"),
         })
+    }
+}
+
+fn reject(feedback: &str) -> PlanDecision {
+    PlanDecision {
+        approved: false,
+        feedback: Some(feedback.to_string()),
+    }
+}
+
+/// Reads a `plan_approval` answer: `{"behavior":"allow"}` approves,
+/// `{"behavior":"deny","message":..}` rejects with that feedback.
+fn plan_decision(response: ControlResponse) -> PlanDecision {
+    let body = match response {
+        ControlResponse::Success {
+            response: Some(body),
+            ..
+        } => body,
+        ControlResponse::Success { response: None, .. } => {
+            return reject("the plan approval answer had no decision");
+        }
+        ControlResponse::Error { error, .. } => return reject(&error),
+    };
+    let message = body
+        .get("message")
+        .and_then(|m| m.as_str())
+        .filter(|m| !m.trim().is_empty())
+        .map(str::to_string);
+    match body.get("behavior").and_then(|b| b.as_str()) {
+        Some("allow") => PlanDecision {
+            approved: true,
+            feedback: message,
+        },
+        Some("deny") => PlanDecision {
+            approved: false,
+            feedback: Some(message.unwrap_or_else(|| "The lead rejected the plan.".into())),
+        },
+        _ => reject(&format!(
+            "unreadable plan approval answer (expected behavior allow or deny): {body}"
+        )),
     }
 }
 
@@ -342,44 +457,18 @@ pub async fn read_stdin(
             }
             InputMessage::ControlResponse { response } => {
                 let request_id = response.request_id().to_string();
-                let answer = match response {
-                    ControlResponse::Success {
-                        response: Some(body),
-                        ..
-                    } => match serde_json::from_value::<PermissionResponse>(body) {
-                        Ok(PermissionResponse::Allow {
-                            updated_input,
-                            updated_permissions,
-                        }) => PermissionAnswer::Allow {
-                            updated_input,
-                            updated_permissions,
-                        },
-                        Ok(PermissionResponse::Deny { message }) => {
-                            PermissionAnswer::Deny { message }
-                        }
-                        Err(e) => PermissionAnswer::Deny {
-                            message: format!("unreadable permission answer: {e}"),
-                        },
-                    },
-                    ControlResponse::Success { response: None, .. } => PermissionAnswer::Deny {
-                        message: "the permission answer had no decision".into(),
-                    },
-                    ControlResponse::Error { error, .. } => {
-                        PermissionAnswer::Deny { message: error }
-                    }
-                };
-                if !pending.answer(&request_id, answer) {
+                if !pending.answer(response) {
                     notify(
                         &out,
                         "invalid_input",
-                        format!("no permission request is waiting for id {request_id}"),
+                        format!("no control request is waiting for id {request_id}"),
                     );
                 }
             }
         }
     }
-    // End of input: nobody will answer what is still asked.
-    pending.deny_all("the client closed its input before answering");
+    // End of input: nobody will answer what is still asked (fail closed).
+    pending.drop_all();
 }
 
 fn handle_control(
@@ -409,6 +498,9 @@ fn handle_control(
         },
         ControlRequest::CanUseTool { .. } => {
             error("can_use_tool is sent by catui, not to it".into())
+        }
+        ControlRequest::PlanApproval { .. } => {
+            error("plan_approval is sent by catui, not to it".into())
         }
     }
 }
@@ -445,4 +537,86 @@ pub async fn run(
 /// A channel pair for control lines.
 pub fn control_channel() -> (UnboundedSender<OutputEvent>, UnboundedReceiver<OutputEvent>) {
     unbounded_channel()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn success(body: serde_json::Value) -> ControlResponse {
+        ControlResponse::Success {
+            request_id: "plan-1".into(),
+            response: Some(body),
+        }
+    }
+
+    #[test]
+    fn plan_answers_map_to_decisions() {
+        let allow = plan_decision(success(json!({"behavior": "allow"})));
+        assert_eq!(
+            allow,
+            PlanDecision {
+                approved: true,
+                feedback: None
+            }
+        );
+        let deny = plan_decision(success(json!({"behavior": "deny", "message": "add tests"})));
+        assert_eq!(
+            deny,
+            PlanDecision {
+                approved: false,
+                feedback: Some("add tests".into())
+            }
+        );
+        // Anything else fails closed.
+        assert!(!plan_decision(success(json!({"behavior": "maybe"}))).approved);
+        assert!(
+            !plan_decision(ControlResponse::Success {
+                request_id: "plan-1".into(),
+                response: None
+            })
+            .approved
+        );
+        assert!(
+            !plan_decision(ControlResponse::Error {
+                request_id: "plan-1".into(),
+                error: "client failed".into()
+            })
+            .approved
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_plan_is_rejected_when_input_closes() {
+        let (out, mut rx) = control_channel();
+        let pending = Arc::new(Pending::default());
+        let reviewer = StdioPlanReviewer {
+            out,
+            pending: pending.clone(),
+        };
+        let task = tokio::spawn(async move {
+            reviewer
+                .review(PlanReviewRequest {
+                    team: "core".into(),
+                    from: "amy".into(),
+                    request_id: "r1".into(),
+                    plan_file_path: "/p/amy.md".into(),
+                    plan: "# Plan".into(),
+                })
+                .await
+        });
+        let sent = rx.recv().await.unwrap();
+        assert!(matches!(
+            sent,
+            OutputEvent::ControlRequest {
+                request: ControlRequest::PlanApproval { .. },
+                ..
+            }
+        ));
+        pending.drop_all();
+        let decision = task.await.unwrap().unwrap();
+        assert!(!decision.approved);
+        assert!(decision.feedback.unwrap().contains("closed its input"));
+    }
 }

@@ -28,7 +28,7 @@ use catui_providers::ProviderKind;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::args::{Args, InputFormat};
-use crate::headless::{self, Pending, SessionInfo, StdioApprover};
+use crate::headless::{self, Pending, SessionInfo, StdioApprover, StdioPlanReviewer};
 use crate::provider::{self, ProviderChoice};
 use crate::resume;
 
@@ -316,6 +316,13 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
     });
     if let Some(team) = &team {
         tool_ctx.team = Some(team.lead_handle());
+        // A stream-json client reviews teammates' plans itself (SPEC §9).
+        if let Some(p) = &pending {
+            team.set_reviewer(Arc::new(StdioPlanReviewer {
+                out: controls_tx.clone(),
+                pending: p.clone(),
+            }));
+        }
     }
     let config = EngineConfig {
         session_id,

@@ -67,3 +67,132 @@ fn a_teammate_works_and_reports_to_the_lead() {
             .contains("done: hello.txt written")
     );
 }
+
+/// The teammate's plan file as it appears in its conversation (its
+/// plan-mode reminder).
+fn plan_path_in(r: &RecordedRequest, plans_dir: &str) -> String {
+    let text = serde_json::to_string(r.messages()).unwrap();
+    let start = text
+        .find(plans_dir)
+        .unwrap_or_else(|| panic!("no plan path in {text}"));
+    let end = start + text[start..].find(".md").unwrap() + 3;
+    text[start..end].to_string()
+}
+
+fn is_amy(r: &RecordedRequest) -> bool {
+    r.system_text().contains("You are 'amy'")
+}
+
+fn write_plan(id: &'static str, plans_dir: &str, content: &'static str) -> Turn {
+    let dir = plans_dir.to_string();
+    Turn::respond(move |r| {
+        let path = plan_path_in(r, &dir);
+        Turn::tool_use(id, "Write", json!({"file_path": path, "content": content}))
+    })
+}
+
+#[test]
+fn a_stream_json_client_reviews_a_teammates_plan() {
+    let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let feature = sb.project().join("feature.txt");
+    let feature_path = feature.to_str().unwrap().to_string();
+    let rejected = |r: &RecordedRequest| last_user(r).contains("rejected your plan");
+    let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
+    let server = MockServer::start_blocking(
+        Script::new()
+            // The lead starts amy, who must have her plan approved.
+            .turn(
+                Turn::tool_use(
+                    "tc",
+                    "TeamCreate",
+                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]}),
+                )
+                .when(|r| !is_amy(r) && last_user(r).contains("start a team")),
+            )
+            .turn(Turn::text("Team started.").when(move |r| !is_amy(r) && has_result(r, "tc")))
+            // Amy, first plan.
+            .turn(
+                write_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
+                    .when(|r| is_amy(r) && !has_result(r, "w1")),
+            )
+            .turn(
+                Turn::tool_use("x1", "ExitPlanMode", json!({}))
+                    .when(|r| is_amy(r) && has_result(r, "w1") && !has_result(r, "x1")),
+            )
+            .turn(
+                Turn::text("Waiting for the lead.")
+                    .when(move |r| is_amy(r) && has_result(r, "x1") && !rejected(r) && !approved(r)),
+            )
+            // Rejected with feedback: amy revises and submits again.
+            .turn(
+                write_plan("w2", &plans_dir, "# Plan v2\n\n1. Write feature.txt\n2. Test it\n")
+                    .when(move |r| is_amy(r) && rejected(r) && !has_result(r, "w2")),
+            )
+            .turn(
+                Turn::tool_use("x2", "ExitPlanMode", json!({}))
+                    .when(|r| is_amy(r) && has_result(r, "w2") && !has_result(r, "x2")),
+            )
+            .turn(
+                Turn::text("Waiting again.")
+                    .when(move |r| is_amy(r) && has_result(r, "x2") && !approved(r)),
+            )
+            // Approved: amy implements.
+            .turn(
+                Turn::tool_use("f", "Write", json!({"file_path": feature_path, "content": "feature\n"}))
+                    .when(move |r| is_amy(r) && approved(r) && !has_result(r, "f")),
+            )
+            .turn(Turn::text("Implemented.").when(|r| is_amy(r) && has_result(r, "f"))),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    s.send_user("start a team for the feature");
+
+    let is_plan_request = |v: &serde_json::Value| {
+        v["type"] == "control_request" && v["request"]["subtype"] == "plan_approval"
+    };
+    let first = s.wait_for("the first plan_approval", is_plan_request);
+    assert_eq!(first["request"]["from"], "amy");
+    assert_eq!(first["request"]["team"], "core");
+    assert_eq!(first["request"]["plan"], "# Plan\n\n1. Write feature.txt\n");
+    let plan_path = first["request"]["plan_file_path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(plan_path.starts_with(&plans_dir), "{plan_path}");
+    assert!(!feature.exists(), "nothing may change before approval");
+    s.send(json!({"type": "control_response", "response": {
+        "subtype": "success", "request_id": first["request_id"],
+        "response": {"behavior": "deny", "message": "Add a test step."}}}));
+
+    let second = s.wait_for("the second plan_approval", is_plan_request);
+    assert_ne!(second["request_id"], first["request_id"]);
+    assert_ne!(
+        second["request"]["plan_request_id"],
+        first["request"]["plan_request_id"]
+    );
+    assert_eq!(
+        second["request"]["plan"],
+        "# Plan v2\n\n1. Write feature.txt\n2. Test it\n"
+    );
+    assert_eq!(second["request"]["plan_file_path"], plan_path.as_str());
+    assert!(!feature.exists(), "nothing may change before approval");
+    s.send(json!({"type": "control_response", "response": {
+        "subtype": "success", "request_id": second["request_id"],
+        "response": {"behavior": "allow"}}}));
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !feature.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&feature).unwrap(), "feature\n");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    assert_eq!(seen.iter().filter(|v| is_plan_request(v)).count(), 2);
+    // The client's feedback reached amy with the rejection.
+    let feedback_seen = server
+        .requests()
+        .iter()
+        .any(|r| is_amy(r) && rejected(r) && last_user(r).contains("Add a test step."));
+    assert!(feedback_seen, "amy never saw the lead's feedback");
+}

@@ -101,6 +101,19 @@ pub enum ControlRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent_id: Option<String>,
     },
+    /// Agent → client: a teammate asks the lead to approve its plan. The
+    /// client answers `{"behavior":"allow"}` or
+    /// `{"behavior":"deny","message":"feedback"}`.
+    PlanApproval {
+        /// The teammate's name.
+        from: String,
+        team: String,
+        plan_file_path: String,
+        /// The plan's text.
+        plan: String,
+        /// The teammate's own id for this plan submission.
+        plan_request_id: String,
+    },
     /// Client → agent.
     SetPermissionMode { mode: String },
     /// Client → agent: stop the running turn.
@@ -233,5 +246,25 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn plan_approval_request_shape() {
+        let e = OutputEvent::ControlRequest {
+            request_id: "plan-1".into(),
+            request: ControlRequest::PlanApproval {
+                from: "amy".into(),
+                team: "core".into(),
+                plan_file_path: "/p/plan.md".into(),
+                plan: "# Plan".into(),
+                plan_request_id: "r9".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type":"control_request","request_id":"plan-1","request":{
+                "subtype":"plan_approval","from":"amy","team":"core",
+                "plan_file_path":"/p/plan.md","plan":"# Plan","plan_request_id":"r9"}})
+        );
     }
 }
