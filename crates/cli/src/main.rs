@@ -57,7 +57,7 @@ fn init_tracing(verbose: bool) {
         .try_init();
 }
 
-async fn run(args: Args) -> u8 {
+async fn run(mut args: Args) -> u8 {
     if let Some(args::Command::Demo { print, dir }) = &args.command {
         return demo::run(*print, dir.clone()).await;
     }
@@ -70,6 +70,21 @@ async fn run(args: Args) -> u8 {
         eprintln!("catui: not attached to a terminal; running headless as with -p");
     }
     if !headless {
+        // `--resume` without an id: let the user choose (headless keeps
+        // meaning "the most recent").
+        if args.resume.as_deref() == Some("") && !args.continue_session {
+            match pick_resumed_session() {
+                Ok(Some(id)) => args.resume = Some(id),
+                Ok(None) => {
+                    eprintln!("catui: resume cancelled; nothing was started");
+                    return 0;
+                }
+                Err(e) => {
+                    eprintln!("catui: {e}");
+                    return 1;
+                }
+            }
+        }
         return match setup::build(&args, true) {
             Ok(session) => setup::run_tui(&args, session).await,
             Err(e) => {
@@ -98,6 +113,26 @@ async fn run(args: Args) -> u8 {
         }
     };
     setup::run_headless(&args, session, first_input).await
+}
+
+/// Shows the session picker for this project. With no sessions at all it
+/// picks nothing and leaves the answer to `--resume`'s usual error.
+fn pick_resumed_session() -> Result<Option<String>, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let project_dir = catui_core::session::project_dir_in_config_dir(&cwd);
+    let sessions = catui_core::session::list_sessions(&project_dir);
+    if sessions.is_empty() {
+        return Ok(Some(String::new()));
+    }
+    let items = sessions
+        .into_iter()
+        .map(catui_tui::PickerItem::from)
+        .collect();
+    catui_tui::pick_session(items).map_err(|e| {
+        format!("the session picker failed: {e}; pass a session id with --resume ID instead")
+    })
 }
 
 /// The prompt from the argument, else all of stdin.

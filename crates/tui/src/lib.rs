@@ -20,6 +20,7 @@ mod diff;
 mod input;
 mod markdown;
 mod palette;
+mod picker;
 mod render;
 mod runtime;
 mod state;
@@ -29,6 +30,9 @@ mod transcript;
 mod wrap;
 
 pub use approval::{ApprovalReceiver, PendingApproval, TuiApprover, approver};
+pub use picker::{
+    PickerItem, PickerOutcome, PickerState, pick_session, relative_age, render_picker,
+};
 pub use render::{render, render_status};
 pub use runtime::{TuiOptions, run};
 pub use state::{Action, AppState, SessionInfo};

@@ -221,3 +221,66 @@ fn narrow_terminal_with_wide_characters() {
     type_text(&mut s, "继续 please");
     insta::assert_snapshot!(screen(&s, 60, 22).backend());
 }
+
+#[test]
+fn resume_session_picker() {
+    use catui_tui::{PickerItem, PickerState, render_picker};
+    use std::time::{Duration, SystemTime};
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000);
+    let item =
+        |id: &str, age: u64, count, prompt: Option<&str>, mode, slug: Option<&str>| PickerItem {
+            session_id: id.into(),
+            modified: now - Duration::from_secs(age),
+            first_prompt: prompt.map(String::from),
+            message_count: count,
+            permission_mode: mode,
+            plan_slug: slug.map(String::from),
+        };
+    let mut state = PickerState::new(
+        vec![
+            item(
+                "a",
+                3 * 86_400,
+                40,
+                Some("Refactor the config loader"),
+                None,
+                None,
+            ),
+            item(
+                "b",
+                20,
+                12,
+                Some("Add a retry to the\nOpenAI client"),
+                Some(PermissionMode::Plan),
+                Some("gentle-retry-otter"),
+            ),
+            item(
+                "c",
+                2 * 3_600,
+                3,
+                None,
+                Some(PermissionMode::AcceptEdits),
+                None,
+            ),
+            item("d", 900, 7, Some("fix the config parser test"), None, None),
+        ],
+        now,
+    );
+    state.on_key(crossterm::event::KeyEvent::new(
+        KeyCode::Down,
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    let mut terminal = match ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 10)) {
+        Ok(t) => t,
+        Err(e) => panic!("test terminal: {e}"),
+    };
+    if let Err(e) = terminal.draw(|f| render_picker(f, &state)) {
+        panic!("draw: {e}");
+    }
+    insta::assert_snapshot!("resume_session_picker_all", terminal.backend());
+    state.set_query("CONFIG");
+    if let Err(e) = terminal.draw(|f| render_picker(f, &state)) {
+        panic!("draw: {e}");
+    }
+    insta::assert_snapshot!("resume_session_picker_filtered", terminal.backend());
+}
