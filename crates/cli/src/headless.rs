@@ -286,6 +286,22 @@ fn render_event(
                 ))
             }
             EngineEvent::Result(outcome) => Some(outcome.result),
+            EngineEvent::Delta {
+                event:
+                    ModelEvent::Retrying {
+                        attempt,
+                        delay_ms,
+                        reason,
+                    },
+                ..
+            } if !verbose => {
+                // Always say why nothing happens for a while.
+                eprintln!(
+                    "catui: {reason}; retrying in {:.1} s (attempt {attempt})",
+                    delay_ms as f64 / 1000.0
+                );
+                None
+            }
             EngineEvent::Notification { key, text } if key == "plan-verification" => {
                 eprintln!("{text}");
                 None

@@ -43,16 +43,19 @@ fn main() -> ExitCode {
 }
 
 fn init_tracing(verbose: bool) {
+    // Diagnostics are for --verbose; without it only errors reach stderr
+    // (retries and warnings the user must see are printed by the front end).
     let default = if verbose {
         "catui=debug,catui_core=debug,catui_providers=debug,warn"
     } else {
-        "warn"
+        "error"
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("CATUI_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .try_init();
 }
