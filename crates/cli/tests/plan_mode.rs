@@ -6,7 +6,7 @@
 mod common;
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession};
+use common::{Sandbox, StreamSession, plan_path_in};
 use serde_json::{Value, json};
 
 const FULL: &str = "Plan mode is active.";
@@ -365,16 +365,6 @@ fn open_without_a_plan_in_default_mode_only_enters() {
     assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
     s.finish();
     assert!(server.requests().is_empty());
-}
-
-/// The plan file path as the model sees it in its plan-mode reminder.
-fn plan_path_in(r: &RecordedRequest, plans_dir: &str) -> String {
-    let text = last_user_blocks(r);
-    let start = text
-        .find(plans_dir)
-        .unwrap_or_else(|| panic!("no plan path in {text}"));
-    let end = start + text[start..].find(".md").unwrap() + 3;
-    text[start..end].to_string()
 }
 
 #[test]

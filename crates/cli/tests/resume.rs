@@ -5,18 +5,9 @@
 
 mod common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, json_lines};
+use catui_testkit::{MockServer, Script, Turn};
+use common::{Sandbox, StreamSession, json_lines, plan_path_in};
 use serde_json::{Value, json};
-
-fn plan_path_in(r: &RecordedRequest, plans_dir: &str) -> String {
-    let text = r.last_user_text().unwrap();
-    let start = text
-        .find(plans_dir)
-        .unwrap_or_else(|| panic!("no plan path in {text}"));
-    let end = start + text[start..].find(".md").unwrap() + 3;
-    text[start..end].to_string()
-}
 
 /// A headless planning run; returns (session id, plan path).
 fn plan_once(sb: &Sandbox) -> (String, String) {

@@ -186,3 +186,14 @@ impl StreamSession {
         (status.code().unwrap_or(-1), self.seen)
     }
 }
+
+/// The plan file path as the model sees it in its plan-mode reminder (the
+/// last user message of `r`).
+pub fn plan_path_in(r: &catui_testkit::RecordedRequest, plans_dir: &str) -> String {
+    let text = r.last_user_text().unwrap_or_default();
+    let start = text
+        .find(plans_dir)
+        .unwrap_or_else(|| panic!("no plan path in {text}"));
+    let end = start + text[start..].find(".md").unwrap() + 3;
+    text[start..end].to_string()
+}
