@@ -6,7 +6,7 @@
 mod common;
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, plan_path_in};
+use common::{Sandbox, StreamSession, plan_path_in, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 const FULL: &str = "Plan mode is active.";
@@ -371,18 +371,8 @@ fn open_without_a_plan_in_default_mode_only_enters() {
 fn headless_planning_run_ends_with_the_plan() {
     let sb = Sandbox::new();
     let plans_dir = format!("{}/plans/", sb.config().display());
-    let dir = plans_dir.clone();
     let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::respond(move |r| {
-                let path = plan_path_in(r, &dir);
-                Turn::tool_use(
-                    "p",
-                    "Write",
-                    json!({"file_path": path, "content": "# Plan\n\n1. Do it\n"}),
-                )
-            }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+        writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Do it\n")
             .turn(Turn::text("should never be requested")),
     )
     .unwrap();
@@ -411,22 +401,8 @@ fn headless_planning_run_ends_with_the_plan() {
 
     // The same run in stream-json: the result is plan_ready and the session
     // stays in plan mode.
-    let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::respond({
-                let dir = plans_dir.clone();
-                move |r| {
-                    let path = plan_path_in(r, &dir);
-                    Turn::tool_use(
-                        "p",
-                        "Write",
-                        json!({"file_path": path, "content": "# Other plan\n"}),
-                    )
-                }
-            }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({}))),
-    )
-    .unwrap();
+    let server =
+        MockServer::start_blocking(writes_plan_then_exits(&plans_dir, "# Other plan\n")).unwrap();
     let out = sb
         .catui(&server)
         .args([

@@ -6,26 +6,15 @@
 mod common;
 
 use catui_testkit::{MockServer, Script, Turn};
-use common::{Sandbox, StreamSession, json_lines, plan_path_in};
+use common::{Sandbox, StreamSession, json_lines, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 /// A headless planning run; returns (session id, plan path).
 fn plan_once(sb: &Sandbox) -> (String, String) {
     let plans_dir = format!("{}/plans/", sb.config().display());
-    let dir = plans_dir.clone();
-    let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::respond(move |r| {
-                let path = plan_path_in(r, &dir);
-                Turn::tool_use(
-                    "p",
-                    "Write",
-                    json!({"file_path": path, "content": "# The plan\n1. step\n"}),
-                )
-            }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({}))),
-    )
-    .unwrap();
+    let server =
+        MockServer::start_blocking(writes_plan_then_exits(&plans_dir, "# The plan\n1. step\n"))
+            .unwrap();
     let out = sb
         .catui(&server)
         .args([

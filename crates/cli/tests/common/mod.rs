@@ -197,3 +197,24 @@ pub fn plan_path_in(r: &catui_testkit::RecordedRequest, plans_dir: &str) -> Stri
     let end = start + text[start..].find(".md").unwrap() + 3;
     text[start..end].to_string()
 }
+
+/// A scripted model that writes `plan` to the plan file named in its
+/// plan-mode reminder (under `plans_dir`), then calls ExitPlanMode.
+pub fn writes_plan_then_exits(plans_dir: &str, plan: &str) -> catui_testkit::Script {
+    let dir = plans_dir.to_string();
+    let plan = plan.to_string();
+    catui_testkit::Script::new()
+        .turn(catui_testkit::Turn::respond(move |r| {
+            let path = plan_path_in(r, &dir);
+            catui_testkit::Turn::tool_use(
+                "p",
+                "Write",
+                serde_json::json!({"file_path": path, "content": plan}),
+            )
+        }))
+        .turn(catui_testkit::Turn::tool_use(
+            "x",
+            "ExitPlanMode",
+            serde_json::json!({}),
+        ))
+}
