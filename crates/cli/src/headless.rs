@@ -377,6 +377,13 @@ fn stream_json_event(session_id: &str, event: EngineEvent) -> Option<OutputEvent
         EngineEvent::Notification { key, text } => {
             OutputEvent::System(SystemEvent::Notification { key, text })
         }
+        EngineEvent::Teammate { agent_id, message } => {
+            OutputEvent::System(SystemEvent::TeammateMessage {
+                session_id: session_id.to_string(),
+                agent_id,
+                message,
+            })
+        }
         EngineEvent::Delta {
             event:
                 ModelEvent::Retrying {

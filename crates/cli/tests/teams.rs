@@ -1,5 +1,6 @@
 //! Teams through the real binary: the lead model starts a teammate, the
-//! teammate works on its own conversation and reports back by mailbox.
+//! teammate works on its own conversation (which the stream-json client
+//! follows) and reports back by mailbox.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -53,9 +54,59 @@ fn a_teammate_works_and_reports_to_the_lead() {
         v["type"] == "result" && v["result"] == "Thanks, amy."
     });
     assert_eq!(r["subtype"], "success");
-    let (code, _) = s.finish();
+    // Amy's lines are relayed by a task of their own, so they need not come
+    // before the lead's result: wait for the last of them if still missing.
+    let amy_result = |v: &serde_json::Value| {
+        v["subtype"] == "teammate_message" && v["message"]["content"][0]["tool_use_id"] == "amy-w"
+    };
+    if !s.seen.iter().any(amy_result) {
+        s.wait_for("amy's Write result", amy_result);
+    }
+    let (code, seen) = s.finish();
     assert_eq!(code, 0);
     assert_eq!(std::fs::read_to_string(&hello).unwrap(), "hi from amy\n");
+    // The client follows amy's own conversation: her Write call...
+    let amy_lines: Vec<&serde_json::Value> = seen
+        .iter()
+        .filter(|v| v["type"] == "system" && v["subtype"] == "teammate_message")
+        .collect();
+    assert!(
+        amy_lines.iter().all(|v| v["agent_id"] == "amy@core"
+            && v["session_id"].is_string()
+            && v.get("parent_tool_use_id").is_none()),
+        "{amy_lines:#?}"
+    );
+    let write = amy_lines
+        .iter()
+        .find(|v| v["message"]["content"][0]["id"] == "amy-w")
+        .unwrap_or_else(|| panic!("no teammate_message with amy's Write: {seen:#?}"));
+    assert_eq!(write["message"]["role"], "assistant");
+    assert_eq!(write["message"]["content"][0]["type"], "tool_use");
+    assert_eq!(write["message"]["content"][0]["name"], "Write");
+    assert_eq!(
+        write["message"]["content"][0]["input"]["file_path"],
+        hello_path.as_str()
+    );
+    // ...and its result,
+    assert!(
+        amy_lines.iter().any(|v| v["message"]["role"] == "user"
+            && v["message"]["content"][0]["type"] == "tool_result"
+            && v["message"]["content"][0]["tool_use_id"] == "amy-w"),
+        "{amy_lines:#?}"
+    );
+    // none of which is taken for the lead's own messages.
+    assert!(
+        !seen
+            .iter()
+            .any(|v| v["type"] == "assistant" && v["message"]["content"][0]["id"] == "amy-w")
+    );
+    // What amy told the lead is shown to the user too, once.
+    let told: Vec<&serde_json::Value> = seen
+        .iter()
+        .filter(|v| v["subtype"] == "notification" && v["key"] == "teammate-message")
+        .collect();
+    assert_eq!(told.len(), 1, "{seen:#?}");
+    assert_eq!(told[0]["text"], "amy@core: done: hello.txt written");
     let inbox = sb.config().join("teams/core/inboxes/team-lead.json");
     let mail: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(inbox).unwrap()).unwrap();

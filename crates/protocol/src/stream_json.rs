@@ -62,6 +62,14 @@ pub enum SystemEvent {
         key: String,
         text: String,
     },
+    /// A complete message of a teammate's own conversation (its assistant
+    /// messages and its tool results), so a client of the lead can follow
+    /// what the team does. `agent_id` is `name@team`.
+    TeammateMessage {
+        session_id: String,
+        agent_id: String,
+        message: Message,
+    },
 }
 
 /// How a user input ended.
@@ -246,6 +254,21 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn teammate_message_shape() {
+        let e = OutputEvent::System(SystemEvent::TeammateMessage {
+            session_id: "s1".into(),
+            agent_id: "amy@core".into(),
+            message: Message::assistant_text("on it"),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type":"system","subtype":"teammate_message","session_id":"s1",
+                "agent_id":"amy@core",
+                "message":{"role":"assistant","content":[{"type":"text","text":"on it"}]}})
+        );
     }
 
     #[test]

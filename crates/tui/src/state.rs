@@ -268,6 +268,9 @@ impl AppState {
             EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
             EngineEvent::Attachment(_) => {}
             EngineEvent::Notification { text, .. } => self.system(text, false),
+            // Teammates' conversations stay out of the lead's transcript;
+            // the team panel shows what they do.
+            EngineEvent::Teammate { .. } => {}
             EngineEvent::Result(outcome) => self.apply_result(outcome),
         }
     }

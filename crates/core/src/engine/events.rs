@@ -46,6 +46,10 @@ pub enum EngineEvent {
     Attachment(Attachment),
     /// Something to show the user outside the conversation.
     Notification { key: String, text: String },
+    /// A complete message of a teammate's own conversation, relayed to the
+    /// lead's front end: its assistant messages and the user messages that
+    /// carry its tool results. `agent_id` is `name@team`.
+    Teammate { agent_id: String, message: Message },
     /// The handling of one user input ended.
     Result(TurnOutcome),
 }

@@ -1,9 +1,9 @@
 //! The lead's side of teams: creating teams and starting teammates, the
 //! members' status, messages between members, the watcher of the lead's
 //! inbox (plan approval requests go to a [`PlanReviewer`] when the front end
-//! has one, everything else to the lead model as a user turn), stopping a
-//! teammate and stopping them all when the lead session ends. Mailboxes
-//! stay on disk for inspection.
+//! has one, everything else to the lead model as a user turn and to the
+//! user as a notice), stopping a teammate and stopping them all when the
+//! lead session ends. Mailboxes stay on disk for inspection.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
@@ -17,11 +17,11 @@ use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender, unbounded_channel}
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::forward::forward;
 use super::mailbox::is_valid_name;
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
 use crate::agents::runner::RecorderFactory;
-use crate::engine::commands::CommandOutput;
 use crate::engine::{Approver, Engine, EngineConfig, EngineEvent, EngineParts};
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::tools::{ToolContext, ToolRegistry};
@@ -281,21 +281,14 @@ impl TeamManager {
         let mut tools = self.setup.tools.clone();
         tools.retain(|n| !matches!(n, "TeamCreate" | "TeamStop" | "EnterPlanMode"));
 
-        let (events_tx, mut events_rx) = unbounded_channel();
-        let lead_events = self.setup.events.clone();
-        let who = agent_id.clone();
-        tokio::spawn(async move {
-            // A teammate's conversation is its own; only its notices reach
-            // the lead's front end.
-            while let Some(event) = events_rx.recv().await {
-                if let EngineEvent::Notification { key, text } = event {
-                    let _ = lead_events.send(EngineEvent::Notification {
-                        key: format!("teammate-{key}"),
-                        text: format!("[{who}] {text}"),
-                    });
-                }
-            }
-        });
+        let (events_tx, events_rx) = unbounded_channel();
+        tokio::spawn(forward(events_rx, state.clone(), self.setup.events.clone()));
+        // The end of each turn goes down the same stream as the turn's
+        // events, so the relay sees it after the turn's last tool call.
+        let turn_events = events_tx.clone();
+        let turn_ended = move |outcome| {
+            let _ = turn_events.send(EngineEvent::Result(outcome));
+        };
 
         let engine = Engine::new(
             EngineConfig {
@@ -332,6 +325,7 @@ impl TeamManager {
             state.clone(),
             self.mailboxes.clone(),
             on_error,
+            turn_ended,
         ));
         lock(&self.members).push(Member {
             state: state.clone(),
@@ -439,31 +433,7 @@ impl TeamManager {
 
     /// `/team`: the teammates and what they are doing.
     pub fn describe(&self) -> String {
-        let members = self.members();
-        if members.is_empty() {
-            return "No teammates. The lead starts them with the TeamCreate tool.".into();
-        }
-        let mut out = String::new();
-        for team in self.teams() {
-            out.push_str(&format!(
-                "Team {team} ({})\n",
-                self.mailboxes.team_dir(&team).display()
-            ));
-            for m in members.iter().filter(|m| m.team() == team) {
-                let required = if m.spec.plan_mode_required {
-                    ", plan approval required"
-                } else {
-                    ""
-                };
-                out.push_str(&format!(
-                    "  {:<16} {:<18} {}{required}\n",
-                    m.name(),
-                    m.status().to_string(),
-                    m.model
-                ));
-            }
-        }
-        out.trim_end().to_string()
+        super::command::describe(self)
     }
 
     fn notify(&self, key: &str, text: String) {
@@ -523,10 +493,17 @@ impl TeamManager {
                         plan_file_path,
                         plan: plan_content,
                     }),
-                    _ => self.to_lead_model(format!(
-                        "<teammate-message team=\"{team}\" from=\"{}\" timestamp=\"{}\">\n{}\n</teammate-message>",
-                        m.from, m.timestamp, m.text
-                    )),
+                    _ => {
+                        // The user reads what teammates tell the lead, not
+                        // only the lead model. This notice also stands in
+                        // for the fallback of `to_lead_model` when nothing
+                        // takes the lead's input, so that is not repeated.
+                        self.notify("teammate-message", format!("{}@{team}: {}", m.from, m.text));
+                        self.queue_for_lead(format!(
+                            "<teammate-message team=\"{team}\" from=\"{}\" timestamp=\"{}\">\n{}\n</teammate-message>",
+                            m.from, m.timestamp, m.text
+                        ));
+                    }
                 }
             }
         }
@@ -564,13 +541,19 @@ impl TeamManager {
         });
     }
 
-    /// Queues `text` as a user turn for the lead model.
+    /// Queues `text` as a user turn for the lead model; shows it to the
+    /// user instead when nothing takes the lead's input.
     fn to_lead_model(&self, text: String) {
-        let sender = lock(&self.lead_input).as_ref().and_then(|w| w.upgrade());
-        match sender {
-            Some(tx) if tx.send(vec![ContentBlock::text(text.clone())]).is_ok() => {}
-            _ => self.notify("team-message", text),
+        if !self.queue_for_lead(text.clone()) {
+            self.notify("team-message", text);
         }
+    }
+
+    /// Queues `text` as a user turn for the lead model; false when nothing
+    /// takes the lead's input (a one-shot run, or a session that ended).
+    fn queue_for_lead(&self, text: String) -> bool {
+        let sender = lock(&self.lead_input).as_ref().and_then(|w| w.upgrade());
+        sender.is_some_and(|tx| tx.send(vec![ContentBlock::text(text)]).is_ok())
     }
 }
 
@@ -597,50 +580,4 @@ fn teammate_prompt(base: &str, spec: &TeammateSpec) -> String {
         name = spec.name,
         team = spec.team,
     )
-}
-
-/// `/team [stop NAME [TEAM]]`.
-pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
-    let Some(handle) = handle else {
-        return CommandOutput::Local {
-            text: "Teams are not available in this session.".into(),
-            is_error: true,
-        };
-    };
-    let manager = &handle.manager;
-    let words: Vec<&str> = args.split_whitespace().collect();
-    match words.as_slice() {
-        [] | ["list"] => CommandOutput::Local {
-            text: manager.describe(),
-            is_error: false,
-        },
-        ["stop", name, rest @ ..] => {
-            let team = rest.first().map(|t| t.to_string()).or_else(|| {
-                manager
-                    .members()
-                    .iter()
-                    .rev()
-                    .find(|m| m.name() == *name && m.status() != TeammateStatus::Stopped)
-                    .map(|m| m.team().to_string())
-            });
-            match team.map(|t| manager.stop(&t, name)) {
-                Some(Ok(())) => CommandOutput::Local {
-                    text: format!("Stopped teammate {name}."),
-                    is_error: false,
-                },
-                Some(Err(e)) => CommandOutput::Local {
-                    text: e,
-                    is_error: true,
-                },
-                None => CommandOutput::Local {
-                    text: format!("No running teammate named {name}."),
-                    is_error: true,
-                },
-            }
-        }
-        _ => CommandOutput::Local {
-            text: "Usage: /team [list] | /team stop NAME [TEAM]".into(),
-            is_error: true,
-        },
-    }
 }

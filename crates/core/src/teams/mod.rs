@@ -7,10 +7,15 @@
 //! - [`mailbox`]: the inbox files and their locking.
 //! - [`manager`]: the lead's view: teams, members, status, the lead's
 //!   inbox watcher, shutdown.
+//! - `command`: the `/team` command.
 //! - [`teammate`]: one teammate's engine and its inbox loop.
+//! - `forward`: what the lead's front end sees of a teammate (its
+//!   messages, notices and current activity).
 //! - [`tools`]: `TeamCreate`, `SendMessage`, `TeamStop`.
 //! - [`plan_approval`]: the teammate branch of ExitPlanMode.
 
+mod command;
+mod forward;
 pub mod mailbox;
 pub mod manager;
 pub mod plan_approval;
@@ -19,10 +24,9 @@ pub mod tools;
 
 use serde::{Deserialize, Serialize};
 
+pub use command::team_command;
 pub use mailbox::{MailMessage, MailboxError, Mailboxes};
-pub use manager::{
-    LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup, team_command,
-};
+pub use manager::{LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup};
 pub use teammate::{TeammateSpec, TeammateState, TeammateStatus};
 pub use tools::{SendMessageTool, TeamCreateTool, TeamStopTool};
 

@@ -3,6 +3,7 @@
 //! after each turn and, when idle, as soon as something arrives — until
 //! the lead stops it or the lead session ends.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
-use crate::engine::Engine;
+use crate::engine::{Engine, TurnOutcome};
 use crate::plan::restore_mode;
 
 /// How often an idle teammate looks at its inbox for messages written by
@@ -65,6 +66,12 @@ pub struct TeammateState {
     pending_request: Mutex<Option<String>>,
     /// The plan file path of that request.
     pending_plan: Mutex<Option<String>>,
+    /// Its tool calls now running (id, summary), oldest first. A list, not
+    /// one slot: safe calls run side by side, and the end of one must not
+    /// hide the others.
+    running: Mutex<Vec<(String, String)>>,
+    /// Tool calls started since it was spawned.
+    tool_uses: AtomicU32,
     /// Poked when a message is written to its inbox in this process.
     pub wake: Notify,
     /// Cancelled to stop it.
@@ -86,6 +93,8 @@ impl TeammateState {
             status: Mutex::new(TeammateStatus::Idle),
             pending_request: Mutex::new(None),
             pending_plan: Mutex::new(None),
+            running: Mutex::new(Vec::new()),
+            tool_uses: AtomicU32::new(0),
             wake: Notify::new(),
             cancel,
         }
@@ -119,6 +128,35 @@ impl TeammateState {
         self.set_status(TeammateStatus::AwaitingApproval);
     }
 
+    /// What it is doing right now: the summary of its latest tool call
+    /// still running (`Edit(src/lib.rs)`), if any.
+    pub fn activity(&self) -> Option<String> {
+        lock(&self.running)
+            .last()
+            .map(|(_, summary)| summary.clone())
+    }
+
+    /// How many tool calls it has started (its sub-agents' not counted).
+    pub fn tool_uses(&self) -> u32 {
+        self.tool_uses.load(Ordering::Relaxed)
+    }
+
+    /// One of its own tool calls started.
+    pub(super) fn tool_started(&self, id: String, summary: String) {
+        self.tool_uses.fetch_add(1, Ordering::Relaxed);
+        lock(&self.running).push((id, summary));
+    }
+
+    /// One of its own tool calls ended.
+    pub(super) fn tool_ended(&self, id: &str) {
+        lock(&self.running).retain(|(running, _)| running != id);
+    }
+
+    /// Its turn is over: nothing of it can still be running.
+    pub(super) fn turn_ended(&self) {
+        lock(&self.running).clear();
+    }
+
     /// The request it is waiting for.
     pub fn pending_request(&self) -> Option<String> {
         lock(&self.pending_request).clone()
@@ -136,12 +174,14 @@ impl TeammateState {
 }
 
 /// Runs a teammate until it is stopped: the first prompt, then whatever
-/// arrives in its inbox.
+/// arrives in its inbox. `turn_ended` gets each turn's outcome (the engine
+/// reports none for prompts it is handed directly).
 pub async fn run_teammate(
     mut engine: Engine,
     state: Arc<TeammateState>,
     mailboxes: Mailboxes,
     on_error: impl Fn(String) + Send + Sync,
+    turn_ended: impl Fn(TurnOutcome) + Send + Sync,
 ) {
     let mut next = Some(state.spec.prompt.clone());
     loop {
@@ -160,6 +200,7 @@ pub async fn run_teammate(
                     outcome.result
                 ));
             }
+            turn_ended(outcome);
             if state.status() == TeammateStatus::Working {
                 state.set_status(TeammateStatus::Idle);
             }
