@@ -43,7 +43,7 @@ pub struct Session {
     pub controls_rx: UnboundedReceiver<catui_protocol::stream_json::OutputEvent>,
     /// Permission prompts for the terminal UI.
     pub approvals: Option<catui_tui::ApprovalReceiver>,
-    /// The lead's teams (stream-json sessions).
+    /// The lead's teams (interactive sessions: the TUI and stream-json).
     pub team: Option<Arc<TeamManager>>,
 }
 
@@ -145,8 +145,9 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
         // Entering plan mode needs someone to approve the way out (G§9.3).
         tools.add(Adapter(Arc::new(EnterPlanModeTool)));
     }
-    // Teams need a lead that keeps listening: stream-json sessions.
-    let with_teams = interactive && !tui;
+    // Teams need a lead that keeps listening: the TUI or a stream-json
+    // session, not a one-shot `-p`.
+    let with_teams = interactive;
     if with_teams {
         tools.add(Adapter(Arc::new(TeamCreateTool)));
         tools.add(Adapter(Arc::new(SendMessageTool)));
@@ -483,6 +484,7 @@ pub async fn run_tui(args: &Args, session: Session) -> u8 {
         events,
         info,
         approvals,
+        team,
         ..
     } = session;
     let Some(approvals) = approvals else {
@@ -496,12 +498,17 @@ pub async fn run_tui(args: &Args, session: Session) -> u8 {
         first_prompt: args.prompt.clone(),
         auto_mode_enabled: info.auto_mode_enabled,
     };
-    match catui_tui::run(engine, events, approvals, opts).await {
+    let code = match catui_tui::run(engine, events, approvals, opts, team.clone()).await {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
             catui_tui::restore_terminal();
             eprintln!("catui: the terminal interface failed: {e}");
             1
         }
+    };
+    // Leaving the lead session stops its teammates; their inboxes stay.
+    if let Some(team) = team {
+        team.shutdown().await;
     }
+    code
 }

@@ -88,6 +88,6 @@ async fn main() -> std::io::Result<()> {
         first_prompt: std::env::args().nth(1),
         auto_mode_enabled: false,
     };
-    let code = catui_tui::run(engine, rx, approvals, opts).await?;
+    let code = catui_tui::run(engine, rx, approvals, opts, None).await?;
     std::process::exit(code);
 }

@@ -1,10 +1,13 @@
-//! The bridge between the engine's permission prompts and the UI loop:
-//! [`TuiApprover`] forwards each request over a channel with a oneshot for
-//! the answer. Anything that goes wrong on the way (the UI is gone, the
-//! dialog was dropped) counts as a denial: the bridge fails closed.
+//! The bridges between the core's prompts and the UI loop: [`TuiApprover`]
+//! forwards each permission request, [`TuiPlanReviewer`] each teammate's
+//! plan, over a channel with a oneshot for the answer. Anything that goes
+//! wrong on the way (the UI is gone, the dialog was dropped) counts as a
+//! denial: the bridges fail closed.
 
 use async_trait::async_trait;
 use catui_core::engine::{Approver, PermissionAnswer, PermissionRequest};
+use catui_core::teams::manager::PlanReviewRequest;
+use catui_core::teams::{PlanDecision, PlanReviewer};
 use tokio::sync::{mpsc, oneshot};
 
 /// A request waiting for the user, with the way to answer it.
@@ -54,6 +57,58 @@ impl Approver for TuiApprover {
         answer.await.unwrap_or_else(|_| PermissionAnswer::Deny {
             message: format!("{tool} was not run: the permission prompt closed without an answer."),
         })
+    }
+}
+
+/// A teammate's plan waiting for the user. Answering `None` hands the
+/// plan to the lead model instead.
+#[derive(Debug)]
+pub struct PendingReview {
+    pub request: PlanReviewRequest,
+    pub reply: oneshot::Sender<Option<PlanDecision>>,
+}
+
+/// The UI side of [`plan_reviewer`].
+#[derive(Debug)]
+pub struct ReviewReceiver {
+    rx: mpsc::UnboundedReceiver<PendingReview>,
+}
+
+impl ReviewReceiver {
+    pub async fn recv(&mut self) -> Option<PendingReview> {
+        self.rx.recv().await
+    }
+}
+
+/// The team side: a [`PlanReviewer`] that opens the plan dialog.
+#[derive(Debug, Clone)]
+pub struct TuiPlanReviewer {
+    tx: mpsc::UnboundedSender<PendingReview>,
+}
+
+/// Creates a connected plan reviewer and receiver.
+pub fn plan_reviewer() -> (TuiPlanReviewer, ReviewReceiver) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (TuiPlanReviewer { tx }, ReviewReceiver { rx })
+}
+
+/// What a plan review comes to when nobody answered it.
+fn rejected_unanswered() -> Option<PlanDecision> {
+    Some(PlanDecision {
+        approved: false,
+        feedback: Some("The plan was not reviewed: the lead's terminal closed the approval prompt. Stay in plan mode.".into()),
+    })
+}
+
+#[async_trait]
+impl PlanReviewer for TuiPlanReviewer {
+    async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision> {
+        let (reply, answer) = oneshot::channel();
+        if self.tx.send(PendingReview { request, reply }).is_err() {
+            // No terminal to ask: let the lead model decide.
+            return None;
+        }
+        answer.await.unwrap_or_else(|_| rejected_unanswered())
     }
 }
 
@@ -107,5 +162,38 @@ mod tests {
         assert!(
             matches!(answer, PermissionAnswer::Deny { ref message } if message.contains("has closed"))
         );
+    }
+
+    fn review_request() -> PlanReviewRequest {
+        PlanReviewRequest {
+            team: "core".into(),
+            from: "amy".into(),
+            request_id: "plan_approval-1-amy@core".into(),
+            plan_file_path: "/plans/p.md".into(),
+            plan: "# Plan".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn plan_reviews_reach_the_ui_and_fail_closed() {
+        let (reviewer, mut rx) = plan_reviewer();
+        let ui = tokio::spawn(async move {
+            let first = rx.recv().await.unwrap();
+            assert_eq!(first.request.from, "amy");
+            let _ = first.reply.send(Some(PlanDecision {
+                approved: true,
+                feedback: None,
+            }));
+            // The second prompt is dropped without an answer.
+            drop(rx.recv().await);
+            rx
+        });
+        let approved = reviewer.review(review_request()).await.unwrap();
+        assert!(approved.approved);
+        let dropped = reviewer.review(review_request()).await.unwrap();
+        assert!(!dropped.approved, "an unanswered review must reject");
+        drop(ui.await.unwrap());
+        // With the UI gone the lead model is asked instead.
+        assert_eq!(reviewer.review(review_request()).await, None);
     }
 }

@@ -29,11 +29,14 @@ mod tool_view;
 mod transcript;
 mod wrap;
 
-pub use approval::{ApprovalReceiver, PendingApproval, TuiApprover, approver};
+pub use approval::{
+    ApprovalReceiver, PendingApproval, PendingReview, ReviewReceiver, TuiApprover, TuiPlanReviewer,
+    approver, plan_reviewer,
+};
 pub use picker::{
     PickerItem, PickerOutcome, PickerState, pick_session, relative_age, render_picker,
 };
 pub use render::{render, render_status};
 pub use runtime::{TuiOptions, run};
-pub use state::{Action, AppState, SessionInfo};
+pub use state::{Action, AppState, SessionInfo, TeammateRow};
 pub use terminal::restore_terminal;

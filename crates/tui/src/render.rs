@@ -1,8 +1,10 @@
 //! Drawing: `render(frame, &AppState)` is a pure function of the state.
 //! The screen is, top to bottom: the transcript (only the visible window is
 //! copied out of the per-entry row caches), the spinner, the todo list, the
-//! slash palette, the input box or the open dialog, and the status line.
+//! team panel, the slash palette, the input box or the open dialog, and the
+//! status line.
 
+use catui_core::teams::TeammateStatus;
 use catui_protocol::PermissionMode;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -17,6 +19,8 @@ use crate::transcript::with_gutter;
 use crate::wrap::{str_width, truncate};
 
 const MAX_INPUT_ROWS: usize = 8;
+/// Teammates listed in the panel before "and N more".
+const MAX_TEAM_ROWS: usize = 4;
 const SPINNER: [&str; 6] = ["·", "✢", "✳", "✶", "✻", "✽"];
 
 fn dim() -> Style {
@@ -190,6 +194,51 @@ fn todo_rows(state: &AppState) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// One row per running teammate: who, what state, what it is doing.
+fn team_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    let shown = if state.teammates.len() > MAX_TEAM_ROWS {
+        MAX_TEAM_ROWS - 1
+    } else {
+        MAX_TEAM_ROWS
+    };
+    let mut rows: Vec<Line<'static>> = state
+        .teammates
+        .iter()
+        .take(shown)
+        .map(|t| {
+            let (mark, status_style) = match t.status {
+                TeammateStatus::Working => ("◆", Style::default().fg(Color::Green)),
+                TeammateStatus::AwaitingApproval => ("◇", Style::default().fg(Color::Yellow)),
+                TeammateStatus::Idle | TeammateStatus::Stopped => ("◇", dim()),
+            };
+            let head = format!("  {mark} {} ", t.agent_id);
+            let status = t.status.to_string();
+            let mut spans = vec![
+                Span::styled(head.clone(), status_style.add_modifier(Modifier::BOLD)),
+                Span::styled(status.clone(), status_style),
+            ];
+            if let Some(activity) = &t.activity {
+                let room = width.saturating_sub(str_width(&head) + str_width(&status) + 3);
+                spans.push(Span::styled(
+                    format!(" · {}", truncate(activity, room)),
+                    dim(),
+                ));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    if shown < state.teammates.len() {
+        rows.push(Line::styled(
+            format!(
+                "  … and {} more teammates (/team)",
+                state.teammates.len() - shown
+            ),
+            dim(),
+        ));
+    }
+    rows
+}
+
 fn palette_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     let matches = state.palette();
     let selected = state.palette_selected.min(matches.len().saturating_sub(1));
@@ -262,6 +311,12 @@ pub fn render(frame: &mut Frame<'_>, state: &AppState) {
         todo_rows(state)
     };
     let palette = palette_rows(state, width);
+    // Like the todo list, the team panel gives way to an open dialog.
+    let team = if state.dialog.is_some() {
+        Vec::new()
+    } else {
+        team_rows(state, width)
+    };
 
     let bottom_h: u16 = match &state.dialog {
         Some(d) => d
@@ -276,6 +331,7 @@ pub fn render(frame: &mut Frame<'_>, state: &AppState) {
         transcript_a,
         spinner_a,
         todos_a,
+        team_a,
         palette_a,
         bottom_a,
         status_a,
@@ -283,6 +339,7 @@ pub fn render(frame: &mut Frame<'_>, state: &AppState) {
         Constraint::Min(1),
         Constraint::Length(spinner.is_some() as u16),
         Constraint::Length(todos.len().min(8) as u16),
+        Constraint::Length(team.len() as u16),
         Constraint::Length(palette.len() as u16),
         Constraint::Length(bottom_h),
         Constraint::Length(1),
@@ -294,6 +351,7 @@ pub fn render(frame: &mut Frame<'_>, state: &AppState) {
         Paragraph::new(s).render(spinner_a, buf);
     }
     Paragraph::new(todos).render(todos_a, buf);
+    Paragraph::new(team).render(team_a, buf);
     Paragraph::new(palette).render(palette_a, buf);
     let cursor = match &state.dialog {
         Some(d) => {

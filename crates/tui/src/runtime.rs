@@ -2,22 +2,28 @@
 //! pending prompts; runs the engine on its own task; and turns terminal
 //! events, engine events and permission requests into state changes and
 //! [`Action`]s. Redraws are coalesced to about 30 per second.
+//!
+//! With a team, the runtime is also the lead's front end: teammates' plans
+//! open the plan dialog, teammates' messages for the lead model join the
+//! input queue, and the team panel follows the members' status.
 
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use catui_core::engine::{Engine, EngineControl, EngineEvent, PermissionAnswer};
+use catui_core::teams::{PlanDecision, TeamManager, TeammateStatus};
 use catui_protocol::ContentBlock;
 use crossterm::event::{Event, KeyEventKind};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 
-use crate::approval::ApprovalReceiver;
+use crate::approval::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
 use crate::dialogs::Dialog;
 use crate::render::render;
-use crate::state::{Action, AppState, SessionInfo};
+use crate::state::{Action, AppState, SessionInfo, TeammateRow};
 use crate::terminal::{InputReader, TerminalSession, edit_text, open_in_editor};
 
 /// What the interface needs to know at start.
@@ -33,14 +39,57 @@ pub struct TuiOptions {
 }
 
 const FRAME: Duration = Duration::from_millis(33);
+/// Frames between two looks at the teammates' status.
+const TEAM_POLL_FRAMES: usize = 10;
+
+/// The lead's side of a team while the interface runs.
+struct TeamLink {
+    manager: Arc<TeamManager>,
+    reviews: ReviewReceiver,
+    /// Turns for the lead model from teammates (the manager holds a weak
+    /// end, so this is the one that keeps it open).
+    lead_rx: mpsc::UnboundedReceiver<Vec<ContentBlock>>,
+    _lead_tx: UnboundedSender<Vec<ContentBlock>>,
+}
+
+impl TeamLink {
+    fn attach(manager: Arc<TeamManager>) -> Self {
+        let (reviewer, reviews) = plan_reviewer();
+        manager.set_reviewer(Arc::new(reviewer));
+        let (lead_tx, lead_rx) = mpsc::unbounded_channel();
+        manager.set_lead_input(lead_tx.downgrade());
+        Self {
+            manager,
+            reviews,
+            lead_rx,
+            _lead_tx: lead_tx,
+        }
+    }
+}
+
+/// The running teammates, for the panel.
+fn teammate_rows(manager: &TeamManager) -> Vec<TeammateRow> {
+    manager
+        .members()
+        .iter()
+        .filter(|m| m.status() != TeammateStatus::Stopped)
+        .map(|m| TeammateRow {
+            agent_id: m.agent_id(),
+            status: m.status(),
+            activity: m.activity(),
+        })
+        .collect()
+}
 
 struct Runtime {
     session: TerminalSession,
     reader: InputReader,
     state: AppState,
     control: EngineControl,
-    inputs: UnboundedSender<String>,
+    inputs: UnboundedSender<Vec<ContentBlock>>,
     replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
+    /// Teammates' plans being reviewed: the answer channel and who asked.
+    reviews: HashMap<String, (oneshot::Sender<Option<PlanDecision>>, String)>,
 }
 
 impl Runtime {
@@ -91,7 +140,7 @@ impl Runtime {
             match action {
                 Action::Quit => return Ok(false),
                 Action::Submit(text) => {
-                    if self.inputs.send(text).is_err() {
+                    if self.inputs.send(vec![ContentBlock::text(text)]).is_err() {
                         self.state.pending_inputs.clear();
                         self.state.system(
                             "The conversation engine has stopped; restart catui to continue.",
@@ -135,6 +184,15 @@ impl Runtime {
                         let _ = reply.send(answer);
                     }
                 }
+                Action::Review {
+                    request_id,
+                    decision,
+                } => {
+                    if let Some((reply, agent_id)) = self.reviews.remove(&request_id) {
+                        self.state.note_review(&agent_id, decision.as_ref());
+                        let _ = reply.send(decision);
+                    }
+                }
             }
         }
         Ok(true)
@@ -154,42 +212,62 @@ impl Runtime {
         self.perform(actions)
     }
 
-    /// Prompts whose engine side stopped waiting (an interrupt) close.
+    /// Prompts whose engine side stopped waiting (an interrupt, a stopped
+    /// teammate) close.
     fn drop_abandoned_prompts(&mut self) {
-        let gone: Vec<String> = self
+        let mut gone: Vec<String> = self
             .replies
             .iter()
             .filter(|(_, r)| r.is_closed())
             .map(|(id, _)| id.clone())
             .collect();
+        gone.extend(
+            self.reviews
+                .iter()
+                .filter(|(_, (r, _))| r.is_closed())
+                .map(|(id, _)| id.clone()),
+        );
         for id in gone {
             self.replies.remove(&id);
+            self.reviews.remove(&id);
             self.state.drop_request(&id);
+        }
+    }
+
+    /// A teammate's message for the lead model joins the input queue.
+    fn team_turn(&mut self, content: Vec<ContentBlock>) {
+        self.state.push_team_turn();
+        if self.inputs.send(content).is_err() {
+            self.state.pending_inputs.clear();
         }
     }
 }
 
 /// Runs the interactive interface until the user quits. The engine moves
 /// to its own task; `events` is its event stream and `approvals` the UI end
-/// of [`crate::approver`]. Returns the process exit code.
+/// of [`crate::approver`]. With `team`, this interface is the team lead's
+/// front end (plan reviews, teammates' messages, the team panel). Returns
+/// the process exit code.
 pub async fn run(
     engine: Engine,
     mut events: UnboundedReceiver<EngineEvent>,
     mut approvals: ApprovalReceiver,
     opts: TuiOptions,
+    team: Option<Arc<TeamManager>>,
 ) -> io::Result<i32> {
     let control = engine.control();
     let mode = engine.permission_mode();
     // Known from the start so that Ctrl+G can open the plan before the
     // first turn has ended.
     let plan_file = engine.plan_file();
-    let (inputs, mut input_rx) = mpsc::unbounded_channel::<String>();
+    let (inputs, mut input_rx) = mpsc::unbounded_channel::<Vec<ContentBlock>>();
     let engine_task = tokio::spawn(async move {
         let mut engine = engine;
-        while let Some(text) = input_rx.recv().await {
-            engine.handle_input(vec![ContentBlock::text(text)]).await;
+        while let Some(content) = input_rx.recv().await {
+            engine.handle_input(content).await;
         }
     });
+    let mut team = team.map(TeamLink::attach);
 
     let session = TerminalSession::enter()?;
     let (term_tx, mut term_rx) = mpsc::unbounded_channel();
@@ -207,6 +285,7 @@ pub async fn run(
         control,
         inputs,
         replies: HashMap::new(),
+        reviews: HashMap::new(),
     };
     rt.state.plan_file = plan_file;
     if let Some(prompt) = opts.first_prompt.filter(|p| !p.trim().is_empty()) {
@@ -214,7 +293,14 @@ pub async fn run(
         rt.perform(actions)?;
     }
 
-    let result = event_loop(&mut rt, &mut events, &mut approvals, &mut term_rx).await;
+    let result = event_loop(
+        &mut rt,
+        &mut events,
+        &mut approvals,
+        team.as_mut(),
+        &mut term_rx,
+    )
+    .await;
 
     // Leave cleanly: stop the turn, end the engine task, restore the screen.
     rt.control.interrupt();
@@ -227,8 +313,17 @@ async fn event_loop(
     rt: &mut Runtime,
     events: &mut UnboundedReceiver<EngineEvent>,
     approvals: &mut ApprovalReceiver,
+    team: Option<&mut TeamLink>,
     term: &mut UnboundedReceiver<Event>,
 ) -> io::Result<()> {
+    let (manager, mut reviews, mut lead_rx) = match team {
+        Some(t) => (
+            Some(t.manager.clone()),
+            Some(&mut t.reviews),
+            Some(&mut t.lead_rx),
+        ),
+        None => (None, None, None),
+    };
     let mut ticker = tokio::time::interval(FRAME);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut dirty = true;
@@ -267,12 +362,32 @@ async fn event_loop(
                     dirty = true;
                 }
             }
+            review = async { reviews.as_mut()?.recv().await }, if reviews.is_some() => {
+                if let Some(r) = review {
+                    let agent = catui_core::teams::format_agent_id(&r.request.from, &r.request.team);
+                    rt.state.push_review(&r.request);
+                    rt.reviews.insert(r.request.request_id.clone(), (r.reply, agent));
+                    dirty = true;
+                }
+            }
+            turn = async { lead_rx.as_mut()?.recv().await }, if lead_rx.is_some() => {
+                if let Some(content) = turn {
+                    rt.team_turn(content);
+                    dirty = true;
+                }
+            }
             _ = ticker.tick() => {
                 frames += 1;
                 if rt.state.expire_hints(Instant::now()) {
                     dirty = true;
                 }
                 rt.drop_abandoned_prompts();
+                if let Some(m) = manager.as_deref()
+                    && frames.is_multiple_of(TEAM_POLL_FRAMES)
+                    && rt.state.set_teammates(teammate_rows(m))
+                {
+                    dirty = true;
+                }
                 if rt.state.busy() && frames.is_multiple_of(3) {
                     rt.state.tick += 1;
                     dirty = true;

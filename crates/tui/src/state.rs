@@ -8,6 +8,8 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use catui_core::engine::{EngineEvent, PermissionAnswer, PermissionRequest, TurnOutcome};
+use catui_core::teams::manager::PlanReviewRequest;
+use catui_core::teams::{PlanDecision, TeammateStatus};
 use catui_protocol::{ContentBlock, Message, ModelEvent, PermissionMode, Usage};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
@@ -43,6 +45,22 @@ pub enum Action {
         tool_use_id: String,
         answer: PermissionAnswer,
     },
+    /// Answer a teammate's plan approval request (`None`: the lead model
+    /// reviews it).
+    Review {
+        request_id: String,
+        decision: Option<PlanDecision>,
+    },
+}
+
+/// One running teammate, as the team panel shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeammateRow {
+    /// `name@team`.
+    pub agent_id: String,
+    pub status: TeammateStatus,
+    /// What it is doing right now (its running tool call).
+    pub activity: Option<String>,
 }
 
 /// One item of the todo list (TodoWrite input).
@@ -80,7 +98,9 @@ pub struct AppState {
     pub palette_dismissed: bool,
     /// The prompt being answered, and those waiting behind it.
     pub dialog: Option<Dialog>,
-    pub queued: VecDeque<PermissionRequest>,
+    pub queued: VecDeque<Dialog>,
+    /// The lead session's running teammates.
+    pub teammates: Vec<TeammateRow>,
     pub todos: Vec<Todo>,
     /// Inputs sent and not yet answered by a result.
     pub pending_inputs: VecDeque<String>,
@@ -117,6 +137,7 @@ impl AppState {
             palette_dismissed: false,
             dialog: None,
             queued: VecDeque::new(),
+            teammates: Vec::new(),
             todos: Vec::new(),
             pending_inputs: VecDeque::new(),
             scroll: 0,
@@ -147,27 +168,63 @@ impl AppState {
 
     /// Queues a permission prompt; the first one opens at once.
     pub fn push_request(&mut self, request: PermissionRequest) {
+        self.push_dialog(Dialog::for_request(request));
+    }
+
+    /// Queues the review of a teammate's plan, like a permission prompt.
+    pub fn push_review(&mut self, review: &PlanReviewRequest) {
+        self.push_dialog(Dialog::for_review(review));
+    }
+
+    fn push_dialog(&mut self, dialog: Dialog) {
         if self.dialog.is_none() {
-            self.dialog = Some(Dialog::for_request(request));
+            self.dialog = Some(dialog);
         } else {
-            self.queued.push_back(request);
+            self.queued.push_back(dialog);
         }
     }
 
     fn close_dialog(&mut self) {
-        self.dialog = self.queued.pop_front().map(Dialog::for_request);
+        self.dialog = self.queued.pop_front();
     }
 
     /// Forgets a prompt the engine stopped waiting for (e.g. interrupted).
     pub fn drop_request(&mut self, tool_use_id: &str) {
-        self.queued.retain(|r| r.tool_use_id != tool_use_id);
-        if self
-            .dialog
-            .as_ref()
-            .is_some_and(|d| d.request().tool_use_id == tool_use_id)
-        {
+        self.queued.retain(|d| d.id() != tool_use_id);
+        if self.dialog.as_ref().is_some_and(|d| d.id() == tool_use_id) {
             self.close_dialog();
         }
+    }
+
+    /// A teammate's message for the lead model: it takes its place in the
+    /// input queue like a typed message, so the turn's result is matched
+    /// to it.
+    pub fn push_team_turn(&mut self) {
+        self.pending_inputs.push_back(String::new());
+    }
+
+    /// The team panel's rows; returns whether anything changed.
+    pub fn set_teammates(&mut self, rows: Vec<TeammateRow>) -> bool {
+        if rows == self.teammates {
+            return false;
+        }
+        self.teammates = rows;
+        true
+    }
+
+    /// Shows what the user decided about a teammate's plan.
+    pub fn note_review(&mut self, agent_id: &str, decision: Option<&PlanDecision>) {
+        let text = match decision {
+            None => format!("Handed {agent_id}'s plan to the lead agent for review."),
+            Some(d) if d.approved => {
+                format!("Approved {agent_id}'s plan: it leaves plan mode and starts.")
+            }
+            Some(d) => match d.feedback.as_deref() {
+                Some(f) => format!("Rejected {agent_id}'s plan: {f}"),
+                None => format!("Rejected {agent_id}'s plan; it keeps planning."),
+            },
+        };
+        self.system(text, false);
     }
 
     /// Clears the Ctrl+C hint once its window has passed.
@@ -267,6 +324,13 @@ impl AppState {
             },
             EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
             EngineEvent::Attachment(_) => {}
+            EngineEvent::Notification { key, text } if key == "teammate-message" => {
+                let (from, body) = text.split_once(": ").unwrap_or(("teammate", &text));
+                self.transcript.push(EntryKind::Teammate {
+                    from: from.to_string(),
+                    text: body.to_string(),
+                });
+            }
             EngineEvent::Notification { text, .. } => self.system(text, false),
             // Teammates' conversations stay out of the lead's transcript;
             // the team panel shows what they do.
@@ -438,10 +502,17 @@ impl AppState {
         let Some(dialog) = self.dialog.as_mut() else {
             return Vec::new();
         };
-        let id = dialog.request().tool_use_id.clone();
+        let id = dialog.id().to_string();
         match dialog.handle_key(key) {
             DialogOutcome::Pending => Vec::new(),
             DialogOutcome::EditPlan => vec![Action::EditPlan],
+            DialogOutcome::Review(decision) => {
+                self.close_dialog();
+                vec![Action::Review {
+                    request_id: id,
+                    decision,
+                }]
+            }
             DialogOutcome::Answer(answer) => {
                 self.close_dialog();
                 vec![Action::Answer {
@@ -465,12 +536,7 @@ impl AppState {
             self.ctrl_c_at = Some(now);
             let mut actions = Vec::new();
             if let Some(d) = self.dialog.as_ref() {
-                actions.push(Action::Answer {
-                    tool_use_id: d.request().tool_use_id.clone(),
-                    answer: PermissionAnswer::Deny {
-                        message: String::new(),
-                    },
-                });
+                actions.push(dismissal(d));
                 self.close_dialog();
             }
             if self.busy() {
@@ -591,6 +657,27 @@ impl AppState {
             Some(d) => d.paste(text),
             None => self.input.paste(text),
         }
+    }
+}
+
+/// Ctrl+C on a dialog: the tool call is denied, the teammate's plan
+/// rejected (it keeps planning).
+fn dismissal(dialog: &Dialog) -> Action {
+    let id = dialog.id().to_string();
+    if dialog.is_review() {
+        return Action::Review {
+            request_id: id,
+            decision: Some(PlanDecision {
+                approved: false,
+                feedback: None,
+            }),
+        };
+    }
+    Action::Answer {
+        tool_use_id: id,
+        answer: PermissionAnswer::Deny {
+            message: String::new(),
+        },
     }
 }
 

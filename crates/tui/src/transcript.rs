@@ -51,6 +51,11 @@ pub enum EntryKind {
         text: String,
         is_error: bool,
     },
+    /// A teammate's message to the lead (`from` is `name@team`), Markdown.
+    Teammate {
+        from: String,
+        text: String,
+    },
     /// `/plan` output: title, path, Markdown body and a hint.
     PlanDisplay {
         path: String,
@@ -238,6 +243,22 @@ fn render_entry(kind: &EntryKind, width: usize) -> Vec<Line<'static>> {
                 dim()
             };
             with_gutter(plain_rows(text, inner, style), Span::styled("  ", style))
+        }
+        EntryKind::Teammate { from, text } => {
+            let mut rows = vec![Line::from(vec![
+                Span::styled(
+                    format!("✉ {from}"),
+                    Style::default()
+                        .fg(Color::Cyan)
+                        .add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(" to you", dim()),
+            ])];
+            rows.extend(with_gutter(
+                markdown_lines(text, inner.saturating_sub(2).max(1)),
+                Span::raw("  "),
+            ));
+            with_gutter(rows, Span::raw("  "))
         }
         EntryKind::PlanDisplay {
             path,

@@ -11,6 +11,8 @@ use assert_cmd::cargo::CommandCargoExt;
 use catui_testkit::MockServer;
 use serde_json::Value;
 
+pub mod tmux;
+
 /// A temp project and config home, isolated from the user's.
 pub struct Sandbox {
     pub dir: tempfile::TempDir,

@@ -31,6 +31,9 @@ pub enum DialogOutcome {
     Answer(PermissionAnswer),
     /// Open the plan in the external editor, then approve the edited text.
     EditPlan,
+    /// The lead's answer to a teammate's plan; `None` hands it to the lead
+    /// model.
+    Review(Option<catui_core::teams::PlanDecision>),
 }
 
 /// The dialog for one pending request.
@@ -52,6 +55,21 @@ impl Dialog {
             },
             _ => Dialog::Permission(PermissionDialog::new(request)),
         }
+    }
+
+    /// The review of a teammate's plan.
+    pub fn for_review(review: &catui_core::teams::manager::PlanReviewRequest) -> Self {
+        Dialog::Plan(PlanDialog::for_teammate(review))
+    }
+
+    /// Whether this dialog answers a teammate's plan (not a tool call).
+    pub fn is_review(&self) -> bool {
+        matches!(self, Dialog::Plan(d) if d.teammate.is_some())
+    }
+
+    /// The tool call or plan approval request this dialog answers.
+    pub fn id(&self) -> &str {
+        &self.request().tool_use_id
     }
 
     pub fn request(&self) -> &PermissionRequest {

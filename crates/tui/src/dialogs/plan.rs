@@ -4,8 +4,14 @@
 //! of SPEC §7: approve with auto-accepted edits, approve with manual edits,
 //! or keep planning with feedback. Ctrl+G edits the plan in the external
 //! editor; an edited plan is what a later "Yes" approves.
+//!
+//! The same dialog reviews a teammate's plan for the lead (G§10.7): approve
+//! (the teammate leaves plan mode), reject with feedback (it keeps
+//! planning), or hand the plan to the lead model to judge.
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
+use catui_core::teams::manager::PlanReviewRequest;
+use catui_core::teams::{PlanDecision, format_agent_id};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -46,6 +52,8 @@ pub struct PlanDialog {
     pub feedback: Option<InputBox>,
     /// A problem to show (e.g. the editor failed).
     pub error: Option<String>,
+    /// Set when reviewing a teammate's plan: its `name@team`.
+    pub teammate: Option<String>,
 }
 
 impl PlanDialog {
@@ -71,7 +79,51 @@ impl PlanDialog {
             scroll: 0,
             feedback: None,
             error: None,
+            teammate: None,
         }
+    }
+
+    /// The lead's review of a teammate's plan; answers carry the request id.
+    pub fn for_teammate(review: &PlanReviewRequest) -> Self {
+        let agent = format_agent_id(&review.from, &review.team);
+        let mut dialog = Self::new(PermissionRequest {
+            tool_use_id: review.request_id.clone(),
+            tool_name: "ExitPlanMode".into(),
+            input: json!({"plan": review.plan, "planFilePath": review.plan_file_path}),
+            reason: format!("{agent} asks the team lead to approve its plan"),
+            agent_id: Some(agent.clone()),
+        });
+        dialog.teammate = Some(agent);
+        dialog
+    }
+
+    /// The teammate's name without its team.
+    fn teammate_name(&self) -> Option<&str> {
+        let agent = self.teammate.as_deref()?;
+        Some(agent.split_once('@').map_or(agent, |(name, _)| name))
+    }
+
+    fn title(&self) -> String {
+        match &self.teammate {
+            Some(agent) => format!("Plan approval · {agent}"),
+            None => TITLE.to_string(),
+        }
+    }
+
+    fn options(&self) -> Vec<String> {
+        match self.teammate_name() {
+            Some(name) => vec![
+                format!("Approve: {name} leaves plan mode and carries it out"),
+                format!("Reject, and tell {name} what to change"),
+                "Let the lead agent review it".to_string(),
+            ],
+            None => OPTIONS.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The option that opens the feedback field.
+    fn feedback_choice(&self) -> usize {
+        if self.teammate.is_some() { 1 } else { 2 }
     }
 
     /// Takes the text the user saved in the external editor.
@@ -107,34 +159,54 @@ impl PlanDialog {
     }
 
     fn reject(&self) -> DialogOutcome {
-        DialogOutcome::Answer(PermissionAnswer::Deny {
-            message: self
-                .feedback
-                .as_ref()
-                .map(|f| f.text().trim().to_string())
-                .unwrap_or_default(),
-        })
+        let message = self
+            .feedback
+            .as_ref()
+            .map(|f| f.text().trim().to_string())
+            .unwrap_or_default();
+        if self.teammate.is_some() {
+            return DialogOutcome::Review(Some(PlanDecision {
+                approved: false,
+                feedback: (!message.is_empty()).then_some(message),
+            }));
+        }
+        DialogOutcome::Answer(PermissionAnswer::Deny { message })
     }
 
     fn choose(&mut self, choice: usize) -> DialogOutcome {
+        if self.teammate.is_some() {
+            return match choice {
+                0 => DialogOutcome::Review(Some(PlanDecision {
+                    approved: true,
+                    feedback: None,
+                })),
+                1 => self.open_feedback(),
+                _ => DialogOutcome::Review(None),
+            };
+        }
         match choice {
             0 => self.approve(json!("acceptEdits")),
             1 => self.approve(Value::Null),
-            _ => {
-                self.selected = 2;
-                if self.feedback.is_none() {
-                    self.feedback = Some(InputBox::new());
-                }
-                DialogOutcome::Pending
-            }
+            _ => self.open_feedback(),
         }
+    }
+
+    fn open_feedback(&mut self) -> DialogOutcome {
+        self.selected = self.feedback_choice();
+        if self.feedback.is_none() {
+            self.feedback = Some(InputBox::new());
+        }
+        DialogOutcome::Pending
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => return self.reject(),
-            KeyCode::Char('g') if ctrl => return DialogOutcome::EditPlan,
+            // A teammate's plan is its own to edit.
+            KeyCode::Char('g') if ctrl && self.teammate.is_none() => {
+                return DialogOutcome::EditPlan;
+            }
             KeyCode::PageDown => self.scroll += 10,
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
             _ => {}
@@ -144,7 +216,7 @@ impl PlanDialog {
                 KeyCode::Enter => return self.reject(),
                 KeyCode::Up => {
                     self.feedback = None;
-                    self.selected = 1;
+                    self.selected = self.feedback_choice() - 1;
                 }
                 _ => {
                     edit_field(field, key);
@@ -174,9 +246,13 @@ impl PlanDialog {
 
     fn bottom_rows(&self) -> (Vec<Line<'static>>, Option<usize>) {
         let dim = Style::default().fg(Color::DarkGray);
-        let mut rows = vec![Line::raw("Would you like to proceed?")];
-        let options: Vec<String> = OPTIONS.iter().map(|s| s.to_string()).collect();
-        rows.extend(option_rows(&options, self.selected));
+        let question = if self.teammate.is_some() {
+            "Approve this plan?"
+        } else {
+            "Would you like to proceed?"
+        };
+        let mut rows = vec![Line::raw(question)];
+        rows.extend(option_rows(&self.options(), self.selected));
         let mut field_at = None;
         if let Some(f) = &self.feedback {
             field_at = Some(rows.len());
@@ -185,22 +261,29 @@ impl PlanDialog {
         if let Some(e) = &self.error {
             rows.push(Line::styled(e.clone(), Style::default().fg(Color::Red)));
         }
-        let mut hint = String::from("ctrl-g edit plan");
+        let mut hint = String::new();
+        if self.teammate.is_none() {
+            hint.push_str("ctrl-g edit plan · ");
+        }
         if self.diff.is_some() {
             hint.push_str(if self.show_diff {
-                " · d show plan"
+                "d show plan · "
             } else {
-                " · d show changes"
+                "d show changes · "
             });
         }
-        hint.push_str(" · PgUp/PgDn scroll · esc keep planning");
+        hint.push_str(if self.teammate.is_some() {
+            "PgUp/PgDn scroll · esc reject"
+        } else {
+            "PgUp/PgDn scroll · esc keep planning"
+        });
         rows.push(Line::styled(hint, dim));
         (rows, field_at)
     }
 
     /// Splits the inner area into header row, plan pane and bottom rows.
     fn areas(&self, area: Rect) -> (Rect, Rect, Rect, Rect) {
-        let inner = frame_block(TITLE, Color::Cyan).inner(area);
+        let inner = frame_block(&self.title(), Color::Cyan).inner(area);
         let bottom_h = wrapped_height(&self.bottom_rows().0, inner.width).min(inner.height);
         let header = Rect {
             height: 1.min(inner.height),
@@ -221,14 +304,15 @@ impl PlanDialog {
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
-        let block = frame_block(TITLE, Color::Cyan);
+        let block = frame_block(&self.title(), Color::Cyan);
         let (_, header, pane, bottom) = self.areas(area);
         block.render(area, buf);
         let dim = Style::default().fg(Color::DarkGray);
-        let label = match (self.show_diff, self.edited) {
-            (true, _) => "Changes since the last revision: ",
-            (false, true) => "Here is the plan (edited): ",
-            (false, false) => "Here is the plan: ",
+        let label = match (&self.teammate, self.show_diff, self.edited) {
+            (Some(agent), _, _) => format!("{agent} wants to carry out this plan: "),
+            (None, true, _) => "Changes since the last revision: ".into(),
+            (None, false, true) => "Here is the plan (edited): ".into(),
+            (None, false, false) => "Here is the plan: ".into(),
         };
         Paragraph::new(Line::from(vec![
             ratatui::text::Span::raw(label),
@@ -341,5 +425,67 @@ mod tests {
         assert_eq!(v["plan"], "# Plan\n1. do it better");
         d.set_edited_plan("  ".into());
         assert!(d.error.is_some());
+    }
+
+    fn teammate_dialog() -> PlanDialog {
+        PlanDialog::for_teammate(&PlanReviewRequest {
+            team: "core".into(),
+            from: "amy".into(),
+            request_id: "plan_approval-7-amy@core".into(),
+            plan_file_path: "/p/amy.md".into(),
+            plan: "# Amy's plan".into(),
+        })
+    }
+
+    #[test]
+    fn a_teammates_plan_is_approved_rejected_with_feedback_or_handed_on() {
+        let mut d = teammate_dialog();
+        assert_eq!(d.request.tool_use_id, "plan_approval-7-amy@core");
+        assert_eq!(d.plan, "# Amy's plan");
+        assert_eq!(
+            d.options()[0],
+            "Approve: amy leaves plan mode and carries it out"
+        );
+        assert_eq!(
+            d.handle_key(key(KeyCode::Enter)),
+            DialogOutcome::Review(Some(PlanDecision {
+                approved: true,
+                feedback: None
+            }))
+        );
+
+        let mut d = teammate_dialog();
+        assert_eq!(
+            d.handle_key(key(KeyCode::Char('2'))),
+            DialogOutcome::Pending
+        );
+        for c in "split step 2".chars() {
+            d.handle_key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(
+            d.handle_key(key(KeyCode::Enter)),
+            DialogOutcome::Review(Some(PlanDecision {
+                approved: false,
+                feedback: Some("split step 2".into())
+            }))
+        );
+
+        let mut d = teammate_dialog();
+        assert_eq!(
+            d.handle_key(key(KeyCode::Char('3'))),
+            DialogOutcome::Review(None)
+        );
+        // Esc rejects; Ctrl+G does not edit someone else's plan.
+        assert_eq!(
+            d.handle_key(KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL)),
+            DialogOutcome::Pending
+        );
+        assert_eq!(
+            d.handle_key(key(KeyCode::Esc)),
+            DialogOutcome::Review(Some(PlanDecision {
+                approved: false,
+                feedback: None
+            }))
+        );
     }
 }

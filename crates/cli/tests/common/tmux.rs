@@ -1,0 +1,269 @@
+//! The terminal UI harness: the real `catui` binary in a private tmux
+//! server, driven by keystrokes and read back with `capture-pane`, against
+//! the testkit mock model. Every wait polls the screen with a generous
+//! timeout; nothing sleeps for a fixed time beyond a poll.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use catui_testkit::{MockServer, Script};
+
+use super::Sandbox;
+
+/// How long one step may take before the test fails.
+pub const STEP: Duration = Duration::from_secs(20);
+pub const POLL: Duration = Duration::from_millis(100);
+pub const SHELL_PROMPT: &str = "e2e-shell$ ";
+
+pub fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A private tmux server (its own socket) with one pane running `sh`.
+pub struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// Starts `sh` in `cwd` with exactly `env` (nothing inherited from the
+    /// test process, so no real API key can leak in).
+    pub fn start(dir: &Path, cwd: &Path, env: &[(&str, String)]) -> Tmux {
+        let tmux = Tmux {
+            socket: dir.join("tmux.sock"),
+        };
+        let mut args: Vec<String> = ["new-session", "-d", "-s", "e2e", "-x", "110", "-y", "40"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.push("-c".into());
+        args.push(cwd.display().to_string());
+        args.push("env".into());
+        args.push("-i".into());
+        for (k, v) in env {
+            args.push(format!("{k}={v}"));
+        }
+        args.push("/bin/sh".into());
+        let out = tmux.run(&args);
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux
+    }
+
+    pub fn run<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg("/dev/null")
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// Sends key names (`Enter`, `BTab`, `C-c`, ...).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success(), "send-keys {keys:?}");
+    }
+
+    /// Types `text` literally.
+    pub fn type_text(&self, text: &str) {
+        assert!(
+            self.run(&["send-keys", "-t", "e2e", "-l", text])
+                .status
+                .success(),
+            "send-keys -l {text}"
+        );
+    }
+
+    /// The visible screen of the pane.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    /// A pane property, e.g. `#{alternate_on}`.
+    pub fn display(&self, format: &str) -> String {
+        String::from_utf8_lossy(
+            &self
+                .run(&["display-message", "-p", "-t", "e2e", format])
+                .stdout,
+        )
+        .trim()
+        .to_string()
+    }
+
+    /// Polls the screen until `pred` holds; fails with the screen shown.
+    pub fn wait_screen(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            if start.elapsed() > STEP {
+                panic!("timed out after {STEP:?} waiting for {what}; screen:\n{screen}");
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    pub fn wait_text(&self, text: &str) -> String {
+        self.wait_screen(&format!("{text:?} on screen"), |s| s.contains(text))
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// Polls `f` until it returns `Some`, failing after one step's timeout.
+pub fn wait_for<T>(what: &str, tmux: &Tmux, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        if start.elapsed() > STEP {
+            panic!(
+                "timed out after {STEP:?} waiting for {what}; screen:\n{}",
+                tmux.screen()
+            );
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The status line: the bottom row that carries the token count.
+pub fn status_line(screen: &str) -> String {
+    screen
+        .lines()
+        .rev()
+        .find(|l| l.contains(" tokens"))
+        .unwrap_or("")
+        .to_string()
+}
+
+pub fn mode_on_screen(screen: &str) -> &'static str {
+    let status = status_line(screen);
+    if status.contains("plan mode on") {
+        "plan"
+    } else if status.contains("accept edits on") {
+        "acceptEdits"
+    } else if status.contains("default mode") {
+        "default"
+    } else {
+        "unknown"
+    }
+}
+
+/// The session: a project with one file, a mock model, tmux running `sh`
+/// in the project with catui's environment.
+pub struct Setup {
+    pub sb: Sandbox,
+    pub server: MockServer,
+    pub tmux: Tmux,
+    pub main_rs: PathBuf,
+    pub plans_dir: String,
+}
+
+pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Option<&str>) -> Setup {
+    let sb = Sandbox::new();
+    let main_rs = sb.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n");
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let server = MockServer::start_blocking(script(&sb, &plans_dir, &main_rs)).unwrap();
+    let mut env = vec![
+        (
+            "PATH",
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+        ),
+        ("HOME", sb.dir.path().display().to_string()),
+        ("TERM", "xterm-256color".to_string()),
+        ("LANG", "C.UTF-8".to_string()),
+        ("PS1", SHELL_PROMPT.to_string()),
+        ("CATUI_CONFIG_DIR", sb.config().display().to_string()),
+        ("CATUI_MODEL", "test-model".to_string()),
+        ("CATUI_RETRY_BASE_MS", "1".to_string()),
+        ("ANTHROPIC_API_KEY", "test-key-not-secret".to_string()),
+        ("ANTHROPIC_BASE_URL", server.url()),
+    ];
+    if let Some(editor) = editor {
+        env.push(("VISUAL", editor.to_string()));
+    }
+    let tmux = Tmux::start(sb.dir.path(), &sb.project(), &env);
+    tmux.wait_text(SHELL_PROMPT.trim_end());
+    Setup {
+        sb,
+        server,
+        tmux,
+        main_rs,
+        plans_dir,
+    }
+}
+
+/// Starts catui from the shell and waits for its first frame.
+pub fn launch(s: &Setup) {
+    let bin = assert_cmd::cargo::cargo_bin("catui");
+    s.tmux
+        .type_text(&format!("'{}'; echo \"catui-exit=$?\"", bin.display()));
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Shift+Tab cycles permission modes");
+    wait_for("the alternate screen", &s.tmux, || {
+        (s.tmux.display("#{alternate_on}") == "1").then_some(())
+    });
+}
+
+/// Presses Shift+Tab until the status line shows `target`, one press at a
+/// time, each waiting for the status line to change.
+pub fn cycle_mode_to(tmux: &Tmux, target: &str) {
+    for _ in 0..5 {
+        let before = mode_on_screen(&tmux.screen());
+        if before == target {
+            return;
+        }
+        tmux.keys(&["BTab"]);
+        tmux.wait_screen("the mode to change after Shift+Tab", |s| {
+            let now = mode_on_screen(s);
+            now != before && now != "unknown"
+        });
+    }
+    panic!(
+        "Shift+Tab never reached {target}; screen:\n{}",
+        tmux.screen()
+    );
+}
+
+/// Ctrl+C twice quits; the shell gets the terminal back in cooked mode.
+pub fn quit_and_check_terminal(s: &Setup) {
+    s.tmux.keys(&["C-c", "C-c"]);
+    s.tmux.wait_text("catui-exit=0");
+    assert_eq!(
+        s.tmux.display("#{alternate_on}"),
+        "0",
+        "the alternate screen was left on"
+    );
+    let stty = s.sb.dir.path().join("stty.txt");
+    s.tmux.type_text(&format!("stty -a > '{}'", stty.display()));
+    s.tmux.keys(&["Enter"]);
+    let settings = wait_for("stty -a output", &s.tmux, || {
+        std::fs::read_to_string(&stty)
+            .ok()
+            .filter(|t| t.contains("icanon"))
+    });
+    let flags: Vec<&str> = settings.split_whitespace().collect();
+    for flag in ["icanon", "echo", "isig", "icrnl", "opost"] {
+        assert!(
+            flags.contains(&flag) && !flags.contains(&format!("-{flag}").as_str()),
+            "terminal not restored: `{flag}` is off after catui exited:\n{settings}"
+        );
+    }
+}
