@@ -15,6 +15,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("exit", "quit catui"),
     ("agents", "list the available agent types"),
     ("todos", "show the current todo list"),
+    ("team", "list teammates and what they are doing"),
+    ("team stop", "stop a teammate: /team stop NAME"),
 ];
 
 /// Commands matching what was typed, in list order. Empty when the input is
@@ -51,6 +53,7 @@ mod tests {
         assert_eq!(names("/plan "), ["plan open"]);
         assert_eq!(names("/plan"), ["plan", "plan open"]);
         assert_eq!(names("/c"), ["clear", "compact"]);
+        assert_eq!(names("/te"), ["team", "team stop"]);
         assert!(names("/plan fix the bug").is_empty());
         assert!(names("hello").is_empty());
         assert!(names("/x\ny").is_empty());
