@@ -273,6 +273,12 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
     // kept in the transcript.
     let snapshot_plans = session::snapshot_plans_enabled(settings.snapshot_plans, &env);
     let plan_for_snapshots = plan.files.clone();
+    // Only with the opt-in: without it no conversation can be in auto mode,
+    // and sub-agents and teammates ask exactly as before.
+    let auto_classifier = settings.auto_mode.enabled.then(|| {
+        let config = ClassifierConfig::new(resolved.small_model.clone());
+        Arc::new(AutoClassifier::new(client.clone(), config))
+    });
     let runner = SubAgentRunner::new(SubAgentSetup {
         client: client.clone(),
         tools: tools.clone(),
@@ -294,6 +300,7 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
             prompt::render_agent_prompt(&def.system_prompt, &agent_prompt_opts, &memory)
         }),
         recorder: sidechain_recorders(recorder_path.clone(), session_id.clone(), cwd.clone()),
+        auto_classifier: auto_classifier.clone(),
     });
     tool_ctx.agents = Some(AgentsHandle(Arc::new(runner)));
     let team = with_teams.then(|| {
@@ -313,6 +320,7 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
             plan_config,
             auto_gate_enabled: settings.auto_mode.enabled,
             events: events_tx.clone(),
+            auto_classifier: auto_classifier.clone(),
         })
     });
     if let Some(team) = &team {
@@ -337,7 +345,6 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
         // Plain -p in plan mode is a headless planning run (SPEC §2.1).
         end_at_plan_ready: !interactive && mode == PermissionMode::Plan,
     };
-    let client_for_classifier = client.clone();
     let mut engine = Engine::new(
         config,
         EngineParts {
@@ -357,11 +364,8 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
             plan: Some(plan),
         },
     );
-    if settings.auto_mode.enabled {
-        engine = engine.with_auto_classifier(Arc::new(AutoClassifier::new(
-            client_for_classifier,
-            ClassifierConfig::new(resolved.small_model.clone()),
-        )));
+    if let Some(classifier) = auto_classifier {
+        engine = engine.with_auto_classifier(classifier);
     }
     if let Some(r) = resumed {
         engine.set_messages(r.messages);

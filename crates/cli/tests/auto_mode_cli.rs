@@ -1,12 +1,50 @@
 //! `--permission-mode auto` and the `autoMode.enabled` opt-in, through the
-//! real binary.
+//! real binary: sub-agents and teammates in auto mode have their calls
+//! judged by the classifier.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use catui_testkit::{MockServer, Script, Turn};
-use common::Sandbox;
+use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use common::{Sandbox, StreamSession};
+use serde_json::{Value, json};
+
+const ENABLED: &str = r#"{"autoMode": {"enabled": true}}"#;
+
+/// A classifier request: the forced `decide` call.
+fn is_classifier(r: &RecordedRequest) -> bool {
+    r.body["tool_choice"]["name"] == "decide"
+}
+
+/// The classifier's answer, for requests about calls of `tool`.
+fn verdict(tool: &str, decision: &str, reason: &str) -> Turn {
+    Turn::tool_use(
+        "d",
+        "decide",
+        json!({"decision": decision, "reason": reason}),
+    )
+    .when_model("small-model")
+    .when(is_classifier)
+    .when_contains(format!("Tool: {tool}"))
+}
+
+fn has_result(r: &RecordedRequest, id: &str) -> bool {
+    r.tool_results().iter().any(|t| t.tool_use_id == id)
+}
+
+fn result_of(r: &RecordedRequest, id: &str) -> (String, bool) {
+    let seen = r.tool_results();
+    let t = seen
+        .iter()
+        .find(|t| t.tool_use_id == id)
+        .unwrap_or_else(|| panic!("no result for {id}"));
+    (t.content.clone(), t.is_error)
+}
+
+fn is_permission_prompt(v: &Value) -> bool {
+    v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool"
+}
 
 #[test]
 fn auto_without_the_opt_in_is_a_usage_error() {
@@ -45,4 +83,143 @@ fn auto_with_the_opt_in_starts() {
         String::from_utf8_lossy(&out.stdout).trim(),
         "running in auto"
     );
+}
+
+/// Whether `r` belongs to the conversation that began with `marker`.
+fn starts_with_text(r: &RecordedRequest, marker: &str) -> bool {
+    !is_classifier(r)
+        && r.messages()
+            .first()
+            .is_some_and(|m| m.to_string().contains(marker))
+}
+
+#[test]
+fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
+    let sb = Sandbox::new();
+    sb.write(".catui/settings.json", ENABLED);
+    let junk = sb.write("junk.txt", "keep me\n");
+    let notes = sb.project().join("notes.txt");
+    let sub = |r: &RecordedRequest| starts_with_text(r, "SUBTASK: tidy");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(
+                Turn::tool_use(
+                    "a1",
+                    "Agent",
+                    json!({"description": "tidy", "prompt": "SUBTASK: tidy the project", "subagent_type": "general-purpose"}),
+                )
+                .when(move |r| !sub(r) && !is_classifier(r) && !has_result(r, "a1")),
+            )
+            .turn(
+                Turn::blocks(vec![
+                    Block::ToolUse {
+                        id: "w1".into(),
+                        name: "Write".into(),
+                        input: json!({"file_path": notes.to_str().unwrap(), "content": "tidied\n"}),
+                    },
+                    Block::ToolUse {
+                        id: "b1".into(),
+                        name: "Bash".into(),
+                        input: json!({"command": "rm junk.txt"}),
+                    },
+                ])
+                .when(move |r| sub(r) && !has_result(r, "w1")),
+            )
+            .turn(verdict("Write", "allow", "notes were asked for"))
+            .turn(verdict("Bash", "deny", "Deleting files was not requested."))
+            .turn(Turn::text("tidied up").when(move |r| sub(r) && has_result(r, "b1")))
+            .turn(Turn::text("all done").when(move |r| !sub(r) && has_result(r, "a1"))),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(
+        sb.catui(&server),
+        &["--permission-mode", "auto", "--small-model", "small-model"],
+    );
+    s.send_user("please tidy up");
+    let result = s.wait_for("the lead's result, or a permission prompt", |v| {
+        v["type"] == "result" || is_permission_prompt(v)
+    });
+    if is_permission_prompt(&result) {
+        // Nobody will answer it: stop the session before failing.
+        let _ = s.child.kill();
+        panic!("asked the user: {result:#}");
+    }
+    assert_eq!(result["result"], "all done");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    assert!(!seen.iter().any(is_permission_prompt), "{seen:#?}");
+
+    // The allowed write ran, the denied rm did not.
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "tidied\n");
+    assert_eq!(std::fs::read_to_string(&junk).unwrap(), "keep me\n");
+
+    // Both reviews judged the sub-agent's own conversation.
+    let reqs = server.requests();
+    let reviews: Vec<&RecordedRequest> = reqs.iter().filter(|r| is_classifier(r)).collect();
+    assert_eq!(reviews.len(), 2);
+    assert!(reviews.iter().all(|r| r.model() == "small-model"
+        && r.contains_text("SUBTASK: tidy the project")
+        && !r.contains_text("please tidy up")));
+
+    // The sub-agent's model got the denial as its tool result.
+    let last_sub = reqs.iter().rfind(|r| sub(r)).unwrap();
+    assert!(!result_of(last_sub, "w1").1);
+    let (denied, is_error) = result_of(last_sub, "b1");
+    assert!(is_error, "{denied}");
+    assert!(
+        denied.starts_with("Auto mode denied this action: Deleting files was not requested."),
+        "{denied}"
+    );
+}
+
+#[test]
+fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
+    let sb = Sandbox::new();
+    sb.write(".catui/settings.json", ENABLED);
+    let hello = sb.project().join("hello.txt");
+    let amy = |r: &RecordedRequest| !is_classifier(r) && r.system_text().contains("You are 'amy'");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(
+                Turn::tool_use(
+                    "tc",
+                    "TeamCreate",
+                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please write hello.txt", "mode": "auto"}]}),
+                )
+                .when(move |r| !amy(r) && !is_classifier(r) && !has_result(r, "tc")),
+            )
+            .turn(Turn::text("Team started.").when(move |r| !amy(r) && has_result(r, "tc")))
+            .turn(
+                Turn::tool_use("amy-w", "Write", json!({"file_path": hello.to_str().unwrap(), "content": "hi\n"}))
+                    .when(move |r| amy(r) && !has_result(r, "amy-w")),
+            )
+            .turn(verdict("Write", "allow", "the lead asked for hello.txt"))
+            .turn(Turn::text("finished").when(move |r| amy(r) && has_result(r, "amy-w"))),
+    )
+    .unwrap();
+    // The lead itself stays in default mode; only the teammate is in auto.
+    let mut s = StreamSession::start(sb.catui(&server), &["--small-model", "small-model"]);
+    s.send_user("start a team for the greeting");
+    let amy_write_result = |v: &Value| {
+        v["subtype"] == "teammate_message" && v["message"]["content"][0]["tool_use_id"] == "amy-w"
+    };
+    let decided = s.wait_for("amy's Write result, or a permission prompt", |v| {
+        amy_write_result(v) || is_permission_prompt(v)
+    });
+    if is_permission_prompt(&decided) {
+        let _ = s.child.kill();
+        panic!("asked the user: {decided:#}");
+    }
+    assert_eq!(decided["message"]["content"][0]["is_error"], json!(null));
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    assert!(!seen.iter().any(is_permission_prompt), "{seen:#?}");
+    assert_eq!(std::fs::read_to_string(&hello).unwrap(), "hi\n");
+    let reviews: Vec<RecordedRequest> = server
+        .requests()
+        .into_iter()
+        .filter(is_classifier)
+        .collect();
+    assert_eq!(reviews.len(), 1);
+    assert!(reviews[0].contains_text("Please write hello.txt"));
 }

@@ -198,6 +198,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         plan_config: PlanModeConfig::default(),
         auto_gate_enabled: false,
         events: events_tx,
+        auto_classifier: None,
     });
     let (lead_tx, mut lead_rx) = unbounded_channel::<Vec<ContentBlock>>();
     manager.set_lead_input(lead_tx.downgrade());

@@ -150,6 +150,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
         plan_config: PlanModeConfig::default(),
         auto_gate_enabled: false,
         events: events_tx,
+        auto_classifier: None,
     });
     let lead = Arc::new(Lead {
         seen: Mutex::new(vec![]),

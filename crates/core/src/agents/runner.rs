@@ -13,6 +13,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::{AgentDefinition, AgentReport, AgentRequest, AgentRunner, ModelChoice};
 use crate::engine::{Approver, Engine, EngineConfig, EngineEvent, EngineParts, Recorder};
+use crate::permissions::auto::AutoClassifier;
 use crate::tools::{ToolContext, ToolError, ToolRegistry};
 
 /// Builds a sub-agent's system prompt from its definition.
@@ -38,6 +39,12 @@ pub struct SubAgentSetup {
     pub max_parallel: usize,
     pub prompt: PromptBuilder,
     pub recorder: RecorderFactory,
+    /// The session's auto-mode classifier (`None` when auto mode is not
+    /// enabled). Sub-agents inherit the parent's permission mode, so in
+    /// auto mode their calls are judged too; each run gets its own
+    /// classifier from this one (see [`AutoClassifier::for_another_agent`])
+    /// so that its denials in a row are counted apart from the parent's.
+    pub auto_classifier: Option<Arc<AutoClassifier>>,
 }
 
 pub struct SubAgentRunner {
@@ -124,6 +131,9 @@ impl AgentRunner for SubAgentRunner {
                 plan: ctx.plan.clone(),
             },
         );
+        if let Some(classifier) = &self.setup.auto_classifier {
+            engine = engine.with_auto_classifier(Arc::new(classifier.for_another_agent()));
+        }
         let outcome = engine.run_prompt(request.prompt, cancel.clone()).await;
         if cancel.is_cancelled() {
             return Err(ToolError::Cancelled);

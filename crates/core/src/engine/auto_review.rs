@@ -29,8 +29,8 @@ pub(super) async fn classify(
     fallback: Decision,
 ) -> Slot {
     let Some(classifier) = engine.auto_classifier.clone() else {
-        // No classifier configured (e.g. a sub-agent without one): behave
-        // as outside auto mode.
+        // No classifier configured (an engine built without one, e.g. in
+        // tests or by an embedder): behave as outside auto mode.
         return fall_back(engine, ctx, id, name, input, call, fallback, None).await;
     };
     let cwd = ctx.cwd();

@@ -23,6 +23,7 @@ use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, r
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
 use crate::agents::runner::RecorderFactory;
 use crate::engine::{Approver, Engine, EngineConfig, EngineEvent, EngineParts};
+use crate::permissions::auto::AutoClassifier;
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::tools::{ToolContext, ToolRegistry};
 
@@ -77,6 +78,10 @@ pub struct TeamSetup {
     pub auto_gate_enabled: bool,
     /// The lead's event stream (notifications about the team).
     pub events: UnboundedSender<EngineEvent>,
+    /// The session's auto-mode classifier (`None` when auto mode is not
+    /// enabled). A teammate started in (or moved to) `auto` gets one of its
+    /// own, made from this one, with its own count of denials in a row.
+    pub auto_classifier: Option<Arc<AutoClassifier>>,
 }
 
 struct Member {
@@ -290,7 +295,7 @@ impl TeamManager {
             let _ = turn_events.send(EngineEvent::Result(outcome));
         };
 
-        let engine = Engine::new(
+        let mut engine = Engine::new(
             EngineConfig {
                 session_id: self.setup.session_id.clone(),
                 model,
@@ -313,6 +318,9 @@ impl TeamManager {
                 plan: Some(plan),
             },
         );
+        if let Some(classifier) = &self.setup.auto_classifier {
+            engine = engine.with_auto_classifier(Arc::new(classifier.for_another_agent()));
+        }
         let lead_events = self.setup.events.clone();
         let on_error = move |text: String| {
             let _ = lead_events.send(EngineEvent::Notification {

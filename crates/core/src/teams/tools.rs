@@ -61,7 +61,8 @@ pub struct TeamMemberInput {
     /// A model for this teammate (default: the lead's).
     #[serde(default)]
     pub model: Option<String>,
-    /// Its permission mode: default, acceptEdits, plan, bypassPermissions.
+    /// Its permission mode: default, acceptEdits, plan, bypassPermissions,
+    /// or auto (when auto mode is enabled).
     #[serde(default)]
     pub mode: Option<String>,
     /// Start in plan mode and have the plan approved by the lead before

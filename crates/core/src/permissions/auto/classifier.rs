@@ -54,8 +54,9 @@ pub enum AutoReview {
     Interrupted,
 }
 
-/// Judges calls for auto mode. One per session; share it with `Arc` (the
-/// denial count is per classifier).
+/// Judges calls for auto mode. One per conversation (the lead, each
+/// sub-agent, each teammate): the denial count is per classifier, and
+/// [`AutoClassifier::for_another_agent`] makes the one for a new agent.
 pub struct AutoClassifier {
     client: Arc<dyn ModelClient>,
     config: ClassifierConfig,
@@ -78,6 +79,17 @@ impl AutoClassifier {
             config,
             consecutive_denials: AtomicU32::new(0),
         }
+    }
+
+    /// A classifier for another agent's conversation: same client and
+    /// configuration, and a denial count of its own starting at zero.
+    ///
+    /// "Too many denials in a row, ask the user" is a signal that one
+    /// agent keeps trying what its own task does not call for; sharing the
+    /// count would let a sub-agent's denials hand the lead's next call to
+    /// the user (or an allow in one agent hide another's run of denials).
+    pub fn for_another_agent(&self) -> AutoClassifier {
+        AutoClassifier::new(self.client.clone(), self.config.clone())
     }
 
     pub fn config(&self) -> &ClassifierConfig {
