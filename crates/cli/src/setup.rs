@@ -276,7 +276,10 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
     // Only with the opt-in: without it no conversation can be in auto mode,
     // and sub-agents and teammates ask exactly as before.
     let auto_classifier = settings.auto_mode.enabled.then(|| {
-        let config = ClassifierConfig::new(resolved.small_model.clone());
+        let mut config = ClassifierConfig::new(resolved.small_model.clone());
+        if let Some(timeout) = settings.auto_mode_classifier_timeout {
+            config.timeout = timeout;
+        }
         Arc::new(AutoClassifier::new(client.clone(), config))
     });
     let runner = SubAgentRunner::new(SubAgentSetup {

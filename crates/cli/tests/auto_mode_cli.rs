@@ -1,10 +1,13 @@
 //! `--permission-mode auto` and the `autoMode.enabled` opt-in, through the
 //! real binary: sub-agents and teammates in auto mode have their calls
-//! judged by the classifier.
+//! judged by the classifier, and `autoMode.classifierTimeoutMs` bounds how
+//! long it may take.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+
+use std::time::Duration;
 
 use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession};
@@ -222,4 +225,77 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
         .collect();
     assert_eq!(reviews.len(), 1);
     assert!(reviews[0].contains_text("Please write hello.txt"));
+}
+
+#[test]
+fn the_classifier_timeout_comes_from_settings() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".catui/settings.json",
+        r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": 200}}"#,
+    );
+    let notes = sb.project().join("notes.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(
+                Turn::tool_use(
+                    "w1",
+                    "Write",
+                    json!({"file_path": notes.to_str().unwrap(), "content": "x\n"}),
+                )
+                .when_model("test-model"),
+            )
+            // Well within the 15 s default, well beyond the 200 ms set.
+            .turn(verdict("Write", "allow", "too late").delay(Duration::from_secs(3)))
+            .turn(Turn::text("ok").when_model("test-model")),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .args([
+            "-p",
+            "write notes",
+            "--permission-mode",
+            "auto",
+            "--small-model",
+            "small-model",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Nobody can answer in `-p`, so the fallback to asking is a denial
+    // that says why.
+    assert!(!notes.exists(), "the late allow must be ignored");
+    let last = server
+        .requests()
+        .into_iter()
+        .rfind(|r| r.model() == "test-model")
+        .unwrap();
+    let (text, is_error) = result_of(&last, "w1");
+    assert!(is_error, "{text}");
+    assert!(text.contains("did not answer within 0.2 s"), "{text}");
+}
+
+#[test]
+fn a_bad_classifier_timeout_is_reported() {
+    let sb = Sandbox::new();
+    let settings = sb.write(
+        ".catui/settings.json",
+        r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": -1}}"#,
+    );
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
+    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&settings.display().to_string())
+            && err.contains("`autoMode.classifierTimeoutMs`")
+            && err.contains("positive whole number of milliseconds"),
+        "{err}"
+    );
 }

@@ -88,6 +88,24 @@ pub(super) struct RawPermissions {
 pub(super) struct RawAutoMode {
     pub enabled: Option<bool>,
     pub use_during_plan: Option<bool>,
+    #[serde(default, deserialize_with = "positive_millis")]
+    pub classifier_timeout_ms: Option<u64>,
+}
+
+/// A duration in whole milliseconds that must be above zero: a zero
+/// timeout would send every call to the user without asking the model,
+/// which is never what someone writing the key means.
+fn positive_millis<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let value: Option<serde_json::Value> = Option::deserialize(d)?;
+    match value {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(ms) if ms > 0 => Ok(Some(ms)),
+            _ => Err(serde::de::Error::custom(format!(
+                "expected a positive whole number of milliseconds, got {v}"
+            ))),
+        },
+    }
 }
 
 /// Mode names as on the command line (case-insensitive, with an error
@@ -204,6 +222,21 @@ mod tests {
             raw.permissions.unwrap().default_mode,
             Some(PermissionMode::AcceptEdits)
         );
+    }
+
+    #[test]
+    fn classifier_timeouts_must_be_positive_whole_milliseconds() {
+        let raw = parse(r#"{"autoMode": {"classifierTimeoutMs": 2500}}"#).unwrap();
+        assert_eq!(raw.auto_mode.unwrap().classifier_timeout_ms, Some(2500));
+        for bad in ["0", "-5", "1.5", "\"10s\"", "true"] {
+            let text = format!(r#"{{"autoMode": {{"classifierTimeoutMs": {bad}}}}}"#);
+            let (_, _, message) = parse(&text).unwrap_err();
+            assert!(
+                message.contains("`autoMode.classifierTimeoutMs`")
+                    && message.contains("positive whole number of milliseconds"),
+                "{bad}: {message}"
+            );
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod file;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use catui_protocol::PermissionMode;
 
@@ -72,6 +73,9 @@ pub struct Settings {
     pub plans_directory: Option<String>,
     pub env: BTreeMap<String, String>,
     pub auto_mode: AutoModeConfig,
+    /// `autoMode.classifierTimeoutMs`: how long the auto-mode classifier
+    /// may take before the user is asked instead (`None`: its default).
+    pub auto_mode_classifier_timeout: Option<Duration>,
     pub plan_variant: PlanVariant,
     pub plan_agents: Option<u32>,
     pub snapshot_plans: bool,
@@ -172,6 +176,9 @@ impl Settings {
             }
             if let Some(v) = auto.use_during_plan {
                 self.auto_mode.use_during_plan = v;
+            }
+            if let Some(ms) = auto.classifier_timeout_ms {
+                self.auto_mode_classifier_timeout = Some(Duration::from_millis(ms));
             }
         }
         self.env.extend(raw.env.unwrap_or_default());

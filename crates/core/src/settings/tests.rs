@@ -95,6 +95,46 @@ fn later_layers_win_for_scalars() {
 }
 
 #[test]
+fn the_classifier_timeout_is_read_and_a_bad_one_rejects_its_file() {
+    let d = dirs();
+    d.user(r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": 4000}}"#);
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        s.auto_mode_classifier_timeout,
+        Some(std::time::Duration::from_millis(4000))
+    );
+
+    let local = d.local("{\n  \"model\": \"m\",\n  \"autoMode\": {\"classifierTimeoutMs\": 0}\n}");
+    let (s, warnings) = d.load(None);
+    // Like any bad value: the whole file is ignored, the earlier layers
+    // still apply.
+    assert_eq!(s.model, None);
+    assert_eq!(
+        s.auto_mode_classifier_timeout,
+        Some(std::time::Duration::from_millis(4000))
+    );
+    let [
+        SettingsWarning::Invalid {
+            path,
+            line,
+            message,
+            ..
+        },
+    ] = warnings.as_slice()
+    else {
+        panic!("one invalid-file warning: {warnings:?}");
+    };
+    assert_eq!(path, &local);
+    assert_eq!(*line, 3);
+    assert!(
+        message.contains("`autoMode.classifierTimeoutMs`")
+            && message.contains("positive whole number of milliseconds, got 0"),
+        "{message}"
+    );
+}
+
+#[test]
 fn rule_lists_merge_dedup_and_remember_their_file() {
     let d = dirs();
     let user =
