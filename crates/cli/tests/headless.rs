@@ -659,3 +659,35 @@ fn always_allow_stops_asking_for_the_same_rule() {
     );
     assert!(sb.project().join("one.txt").exists() && sb.project().join("two.txt").exists());
 }
+
+#[test]
+fn closing_stdin_while_a_prompt_waits_denies_it_and_ends_the_session() {
+    let sb = Sandbox::new();
+    let target = sb.project().join("never.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
+            ))
+            .turn(Turn::text("could not write")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("write the file");
+    assert_eq!(
+        s.wait_type("control_request")["request"]["tool_name"],
+        "Write"
+    );
+    // The client goes away without answering.
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0, "{seen:#?}");
+    assert!(!target.exists());
+    let denied = server.requests()[1]
+        .tool_results()
+        .into_iter()
+        .find(|t| t.tool_use_id == "w")
+        .unwrap();
+    assert!(denied.is_error, "{}", denied.content);
+}

@@ -59,6 +59,38 @@ impl Approver for Refuse {
     }
 }
 
+/// A lead's team over `client`, with the lead's approver for teammates'
+/// permission prompts.
+fn team(
+    client: Arc<dyn catui_providers::ModelClient>,
+    tools: ToolRegistry,
+    approver: Arc<dyn Approver>,
+    config: &std::path::Path,
+    plans: &std::path::Path,
+    events: tokio::sync::mpsc::UnboundedSender<EngineEvent>,
+) -> Arc<TeamManager> {
+    let recorder: RecorderFactory =
+        Arc::new(|_: &str| -> Arc<dyn Recorder> { Arc::new(MemoryRecorder::default()) });
+    TeamManager::new(TeamSetup {
+        client,
+        tools,
+        approver,
+        session_id: "sess".into(),
+        model: "mate-model".into(),
+        small_model: "small".into(),
+        max_tokens: 1000,
+        max_turns: Some(10),
+        system_prompt: "sys".into(),
+        recorder,
+        config_dir: config.to_path_buf(),
+        plans_dir: plans.to_path_buf(),
+        plan_config: PlanModeConfig::default(),
+        auto_gate_enabled: false,
+        events,
+        auto_classifier: None,
+    })
+}
+
 async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     for _ in 0..400 {
         if f() {
@@ -132,26 +164,14 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
             }
         }
     });
-    let recorder: RecorderFactory =
-        Arc::new(|_: &str| -> Arc<dyn Recorder> { Arc::new(MemoryRecorder::default()) });
-    let manager = TeamManager::new(TeamSetup {
+    let manager = team(
         client,
         tools,
-        approver: Arc::new(Refuse),
-        session_id: "sess".into(),
-        model: "mate-model".into(),
-        small_model: "small".into(),
-        max_tokens: 1000,
-        max_turns: Some(10),
-        system_prompt: "sys".into(),
-        recorder,
-        config_dir: config.path().to_path_buf(),
-        plans_dir: plans.clone(),
-        plan_config: PlanModeConfig::default(),
-        auto_gate_enabled: false,
-        events: events_tx,
-        auto_classifier: None,
-    });
+        Arc::new(Refuse),
+        config.path(),
+        &plans,
+        events_tx,
+    );
     let lead = Arc::new(Lead {
         seen: Mutex::new(vec![]),
     });
@@ -288,4 +308,115 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
             .iter()
             .any(|n| n.contains("submitted a plan"))
     );
+}
+
+/// Allows everything and remembers which tools asked.
+#[derive(Default)]
+struct AllowAll {
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Approver for AllowAll {
+    async fn ask(&self, r: PermissionRequest) -> PermissionAnswer {
+        self.asked.lock().unwrap().push(r.tool_name);
+        PermissionAnswer::Allow {
+            updated_input: None,
+            updated_permissions: None,
+        }
+    }
+}
+
+/// G§15.2: a teammate that is in plan mode without `planModeRequired`
+/// leaves it on its own: no request to the lead, no prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let plans = config.path().join("plans");
+    let lead_plan = Arc::new(PlanSession::new(
+        PlanFiles::new(plans.clone(), "sess"),
+        PlanModeConfig::default(),
+        None,
+        false,
+    ));
+    let plan_path = lead_plan.files.path(Some("bob@core")).display().to_string();
+    let target = root.join("notes.txt");
+    let script = Script::new()
+        .turn(Turn::tool_use(
+            "p",
+            "Write",
+            json!({"file_path": plan_path, "content": "# Plan\n1. write notes.txt\n"}),
+        ))
+        .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+        .turn(Turn::tool_use(
+            "w",
+            "Write",
+            json!({"file_path": target.display().to_string(), "content": "notes\n"}),
+        ))
+        .turn(Turn::text("Done."));
+    let server = MockServer::start(script).await.unwrap();
+    let mut pc = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
+    pc.retry_base_delay = Duration::from_millis(1);
+    let client = catui_providers::client_for(pc).unwrap();
+    let mut tools = ToolRegistry::builtin();
+    tools.add(Adapter(Arc::new(ExitPlanModeTool)));
+    let (events_tx, _events_rx) = tokio::sync::mpsc::unbounded_channel::<EngineEvent>();
+    let approver = Arc::new(AllowAll::default());
+    let manager = team(
+        client,
+        tools,
+        approver.clone(),
+        config.path(),
+        &plans,
+        events_tx,
+    );
+    let lead = Arc::new(Lead {
+        seen: Mutex::new(vec![]),
+    });
+    manager.set_reviewer(lead.clone());
+    let mut lead_ctx = ToolContext::new(root.clone());
+    lead_ctx.plan = Some(lead_plan);
+    manager
+        .spawn(
+            TeammateSpec {
+                name: "bob".into(),
+                team: "core".into(),
+                prompt: "Write notes".into(),
+                model: None,
+                permission_mode: PermissionMode::Plan,
+                plan_mode_required: false,
+            },
+            &lead_ctx,
+        )
+        .unwrap();
+
+    wait_for("bob's file", || target.exists()).await;
+    let requests = server.requests();
+    let exit = requests[2]
+        .tool_results()
+        .into_iter()
+        .find(|t| t.tool_use_id == "x")
+        .unwrap();
+    assert!(!exit.is_error, "{}", exit.content);
+    assert!(
+        !exit.content.contains("submitted to the team lead"),
+        "{}",
+        exit.content
+    );
+    assert!(lead.seen.lock().unwrap().is_empty(), "the lead was asked");
+    assert!(
+        manager
+            .mailboxes()
+            .read_all("core", TEAM_LEAD)
+            .unwrap()
+            .is_empty()
+    );
+    let asked = approver.asked.lock().unwrap().clone();
+    assert!(
+        !asked.iter().any(|t| t == "ExitPlanMode"),
+        "ExitPlanMode prompted: {asked:?}"
+    );
+    manager.shutdown().await;
 }
