@@ -95,11 +95,12 @@ fn search_dir(input: &GlobInput, ctx: &ToolContext) -> PathBuf {
     }
 }
 
-/// What Glob found: matches sorted newest first, all of them (the cap is
-/// applied when rendering).
+/// What Glob found: the newest [`MAX_RESULTS`] matches, newest first, and
+/// how many matched in all.
 #[derive(Debug)]
 pub struct GlobResult {
     pub files: Vec<PathBuf>,
+    pub total: usize,
 }
 
 impl GlobResult {
@@ -115,7 +116,8 @@ impl GlobResult {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join("\n");
-        let more = self.files.len().saturating_sub(MAX_RESULTS);
+        let shown = self.files.len().min(MAX_RESULTS);
+        let more = self.total.saturating_sub(shown);
         if more > 0 {
             out.push_str(&format!(
                 "\n(results truncated: {more} more files not shown; use a more specific pattern \
@@ -161,12 +163,31 @@ pub fn find_files(
             }
         },
     );
-    let mut found = found;
-    // Newest first; ties (and unknown times) in path order for stable output.
-    found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    Ok(GlobResult {
+    Ok(newest_first(found))
+}
+
+/// Keeps the newest [`MAX_RESULTS`] matches in order. Selecting them first
+/// and sorting only those is linear in the number of matches, which matters
+/// for `**/*` over a large tree. Ties (and unknown times) go in byte order of
+/// the path, for stable output.
+fn newest_first(mut found: Vec<(Option<SystemTime>, PathBuf)>) -> GlobResult {
+    let total = found.len();
+    let order = |a: &(Option<SystemTime>, PathBuf), b: &(Option<SystemTime>, PathBuf)| {
+        b.0.cmp(&a.0).then_with(|| {
+            a.1.as_os_str()
+                .as_encoded_bytes()
+                .cmp(b.1.as_os_str().as_encoded_bytes())
+        })
+    };
+    if found.len() > MAX_RESULTS {
+        found.select_nth_unstable_by(MAX_RESULTS, order);
+        found.truncate(MAX_RESULTS);
+    }
+    found.sort_unstable_by(order);
+    GlobResult {
         files: found.into_iter().map(|(_, p)| p).collect(),
-    })
+        total,
+    }
 }
 
 /// Matches a pattern against paths relative to the search root; patterns

@@ -117,6 +117,37 @@ async fn caps_at_100_with_note() {
 }
 
 #[tokio::test]
+async fn the_cut_keeps_the_newest_and_breaks_ties_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    // 150 files of the same age and one newer: the newer leads, then the
+    // first 99 paths in order.
+    let same = SystemTime::now() - Duration::from_secs(500);
+    for i in 0..150 {
+        let path = dir.path().join(format!("t{i:03}.log"));
+        fs::write(&path, "").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(same)
+            .unwrap();
+    }
+    touch(&dir.path().join("z-new.log"), "", 10);
+    let out = run(GlobTool, &ctx(dir.path()), json!({"pattern": "*.log"}))
+        .await
+        .unwrap();
+    let lines: Vec<&str> = out.content.lines().collect();
+    assert!(lines[0].ends_with("z-new.log"), "{}", lines[0]);
+    for (i, line) in lines[1..100].iter().enumerate() {
+        assert!(line.ends_with(&format!("t{i:03}.log")), "{i}: {line}");
+    }
+    assert_eq!(
+        lines[100],
+        "(results truncated: 51 more files not shown; use a more specific pattern or path)"
+    );
+}
+
+#[tokio::test]
 async fn path_argument_and_absolute_pattern() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
