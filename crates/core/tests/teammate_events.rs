@@ -246,6 +246,19 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
     assert_eq!(amy.activity().as_deref(), Some("Gate(checkpoint)"));
     assert_eq!(amy.tool_uses(), 1);
     let team = manager.describe();
+    // `/team show amy` gives her recent history, the running call included.
+    let shown = match catui_core::teams::team_command(Some(&manager.lead_handle()), "show amy") {
+        catui_core::engine::commands::CommandOutput::Local { text, is_error } => {
+            assert!(!is_error, "{text}");
+            text
+        }
+        other => panic!("unexpected output: {other:?}"),
+    };
+    assert!(
+        shown.starts_with("amy@core · working · mate-model"),
+        "{shown}"
+    );
+    assert!(shown.contains("⏺ Gate(checkpoint)"), "{shown}");
     let line = team.lines().find(|l| l.contains("amy")).unwrap();
     assert_eq!(
         line.split_whitespace().collect::<Vec<_>>(),

@@ -16,6 +16,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("agents", "list the available agent types"),
     ("todos", "show the current todo list"),
     ("team", "list teammates and what they are doing"),
+    ("team show", "a teammate's recent work: /team show NAME"),
     ("team stop", "stop a teammate: /team stop NAME"),
 ];
 
@@ -53,7 +54,7 @@ mod tests {
         assert_eq!(names("/plan "), ["plan open"]);
         assert_eq!(names("/plan"), ["plan", "plan open"]);
         assert_eq!(names("/c"), ["clear", "compact"]);
-        assert_eq!(names("/te"), ["team", "team stop"]);
+        assert_eq!(names("/te"), ["team", "team show", "team stop"]);
         assert!(names("/plan fix the bug").is_empty());
         assert!(names("hello").is_empty());
         assert!(names("/x\ny").is_empty());

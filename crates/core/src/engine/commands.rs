@@ -38,7 +38,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "team",
-        "list teammates and their status, or stop one: /team [stop NAME]",
+        "list teammates and their status: /team [show NAME | stop NAME]",
     ),
 ];
 

@@ -91,7 +91,48 @@ fn shorten(activity: &str) -> String {
     cut
 }
 
-/// `/team [stop NAME [TEAM]]`.
+/// `/team show NAME`: one teammate's status and recent history.
+fn show(m: &TeammateState) -> String {
+    let mut out = format!(
+        "{} · {} · {} · {} tool calls",
+        m.agent_id(),
+        m.status(),
+        m.model,
+        m.tool_uses()
+    );
+    let recent = m.recent();
+    if recent.is_empty() {
+        out.push_str("\n  (nothing yet)");
+    }
+    for line in recent {
+        for (i, row) in line.lines().enumerate() {
+            out.push_str(if i == 0 { "\n  " } else { "\n    " });
+            out.push_str(row);
+        }
+    }
+    out
+}
+
+/// The teammate `name` (of `team`, else of any team), the running one
+/// before a stopped one of the same name.
+fn find_member(
+    manager: &TeamManager,
+    name: &str,
+    team: Option<&str>,
+) -> Option<std::sync::Arc<TeammateState>> {
+    let members = manager.members();
+    let named =
+        |m: &&std::sync::Arc<TeammateState>| m.name() == name && team.is_none_or(|t| m.team() == t);
+    members
+        .iter()
+        .rev()
+        .filter(named)
+        .find(|m| m.status() != TeammateStatus::Stopped)
+        .or_else(|| members.iter().rev().find(named))
+        .cloned()
+}
+
+/// `/team [list | show NAME [TEAM] | stop NAME [TEAM]]`.
 pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
     let Some(handle) = handle else {
         return CommandOutput::Local {
@@ -105,6 +146,16 @@ pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
         [] | ["list"] => CommandOutput::Local {
             text: manager.describe(),
             is_error: false,
+        },
+        ["show", name, rest @ ..] => match find_member(manager, name, rest.first().copied()) {
+            Some(m) => CommandOutput::Local {
+                text: show(&m),
+                is_error: false,
+            },
+            None => CommandOutput::Local {
+                text: format!("No teammate named {name}."),
+                is_error: true,
+            },
         },
         ["stop", name, rest @ ..] => {
             let team = rest.first().map(|t| t.to_string()).or_else(|| {
@@ -131,7 +182,7 @@ pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
             }
         }
         _ => CommandOutput::Local {
-            text: "Usage: /team [list] | /team stop NAME [TEAM]".into(),
+            text: "Usage: /team [list] | /team show NAME [TEAM] | /team stop NAME [TEAM]".into(),
             is_error: true,
         },
     }

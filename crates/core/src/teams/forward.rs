@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
+use catui_protocol::ContentBlock;
+
 use super::teammate::TeammateState;
 use crate::engine::EngineEvent;
 
@@ -35,8 +37,20 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         EngineEvent::Assistant {
             message,
             parent_tool_use_id: None,
+        } => {
+            for block in &message.content {
+                if let ContentBlock::Text { text } = block
+                    && !text.trim().is_empty()
+                {
+                    state.remember(excerpt(text));
+                }
+            }
+            Some(EngineEvent::Teammate {
+                agent_id: agent_id.to_string(),
+                message,
+            })
         }
-        | EngineEvent::User {
+        EngineEvent::User {
             message,
             parent_tool_use_id: None,
         } => Some(EngineEvent::Teammate {
@@ -54,9 +68,14 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         }
         EngineEvent::ToolEnd {
             id,
+            display,
+            is_error,
             parent_tool_use_id: None,
             ..
         } => {
+            if is_error {
+                state.remember(format!("  ⎿ {}", excerpt(&display)));
+            }
             state.tool_ended(&id);
             None
         }
@@ -80,6 +99,30 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::Teammate { .. } => None,
     }
 }
+
+/// The start of a text for `/team show`: at most [`EXCERPT_LINES`] lines
+/// of at most [`EXCERPT_CHARS`] characters in all.
+fn excerpt(text: &str) -> String {
+    let lines: Vec<&str> = text.trim().lines().collect();
+    let mut out = lines
+        .iter()
+        .take(EXCERPT_LINES)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut cut = lines.len() > EXCERPT_LINES;
+    if out.chars().count() > EXCERPT_CHARS {
+        out = out.chars().take(EXCERPT_CHARS).collect();
+        cut = true;
+    }
+    if cut {
+        out.push('…');
+    }
+    out
+}
+
+const EXCERPT_LINES: usize = 4;
+const EXCERPT_CHARS: usize = 400;
 
 #[cfg(test)]
 mod tests {
@@ -253,5 +296,57 @@ mod tests {
                 text: "[amy@core] overloaded".into(),
             })
         );
+    }
+
+    #[test]
+    fn recent_history_keeps_answers_calls_and_failures() {
+        let state = amy();
+        let answer = Message {
+            role: catui_protocol::Role::Assistant,
+            content: vec![ContentBlock::text(
+                "Looking at the parser.\nline 2\nline 3\nline 4\nline 5",
+            )],
+        };
+        relay(
+            "amy@core",
+            &state,
+            EngineEvent::Assistant {
+                message: answer,
+                parent_tool_use_id: None,
+            },
+        );
+        relay("amy@core", &state, start("t1", "Bash(cargo test)", None));
+        relay(
+            "amy@core",
+            &state,
+            EngineEvent::ToolEnd {
+                id: "t1".into(),
+                name: "Bash".into(),
+                display: "exit 101\n2 tests failed".into(),
+                is_error: true,
+                parent_tool_use_id: None,
+            },
+        );
+        // A sub-agent's call is not the teammate's own history.
+        relay("amy@core", &state, start("s1", "Read(x)", Some("t9")));
+        assert_eq!(
+            state.recent(),
+            [
+                "Looking at the parser.\nline 2\nline 3\nline 4…",
+                "⏺ Bash(cargo test)",
+                "  ⎿ exit 101\n2 tests failed",
+            ]
+        );
+        for i in 0..40 {
+            relay(
+                "amy@core",
+                &state,
+                start(&format!("x{i}"), &format!("Read({i})"), None),
+            );
+        }
+        let recent = state.recent();
+        assert_eq!(recent.len(), crate::teams::teammate::RECENT_LINES);
+        assert_eq!(recent.last().map(String::as_str), Some("⏺ Read(39)"));
+        assert_eq!(excerpt(&"x".repeat(500)).chars().count(), EXCERPT_CHARS + 1);
     }
 }

@@ -3,6 +3,7 @@
 //! after each turn and, when idle, as soon as something arrives — until
 //! the lead stops it or the lead session ends.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,6 +19,9 @@ use crate::plan::restore_mode;
 /// How often an idle teammate looks at its inbox for messages written by
 /// other processes (in-process senders wake it at once).
 pub const INBOX_POLL: Duration = Duration::from_millis(250);
+
+/// How many lines of a teammate's history `/team show` keeps.
+pub const RECENT_LINES: usize = 30;
 
 /// What the lead asks for when starting a teammate.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +76,8 @@ pub struct TeammateState {
     running: Mutex<Vec<(String, String)>>,
     /// Tool calls started since it was spawned.
     tool_uses: AtomicU32,
+    /// Its latest answers and tool calls, oldest first, for `/team show`.
+    recent: Mutex<VecDeque<String>>,
     /// Poked when a message is written to its inbox in this process.
     pub wake: Notify,
     /// Cancelled to stop it.
@@ -95,6 +101,7 @@ impl TeammateState {
             pending_plan: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             tool_uses: AtomicU32::new(0),
+            recent: Mutex::new(VecDeque::new()),
             wake: Notify::new(),
             cancel,
         }
@@ -144,7 +151,23 @@ impl TeammateState {
     /// One of its own tool calls started.
     pub(super) fn tool_started(&self, id: String, summary: String) {
         self.tool_uses.fetch_add(1, Ordering::Relaxed);
+        self.remember(format!("⏺ {summary}"));
         lock(&self.running).push((id, summary));
+    }
+
+    /// Keeps `line` among its recent history, dropping the oldest beyond
+    /// [`RECENT_LINES`].
+    pub(super) fn remember(&self, line: String) {
+        let mut recent = lock(&self.recent);
+        if recent.len() == RECENT_LINES {
+            recent.pop_front();
+        }
+        recent.push_back(line);
+    }
+
+    /// Its latest answers and tool calls, oldest first.
+    pub fn recent(&self) -> Vec<String> {
+        lock(&self.recent).iter().cloned().collect()
     }
 
     /// One of its own tool calls ended.
