@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, json_lines};
+use common::{Sandbox, StreamSession, json_lines, result_of};
 use serde_json::{Value, json};
 
 fn agent(id: &str, kind: &str, prompt: &str) -> Block {
@@ -17,15 +17,6 @@ fn agent(id: &str, kind: &str, prompt: &str) -> Block {
         name: "Agent".into(),
         input: json!({"description": "look around", "prompt": prompt, "subagent_type": kind}),
     }
-}
-
-fn result_of(r: &RecordedRequest, id: &str) -> (String, bool) {
-    let seen = r.tool_results();
-    let t = seen
-        .iter()
-        .find(|t| t.tool_use_id == id)
-        .unwrap_or_else(|| panic!("no result for {id}"));
-    (t.content.clone(), t.is_error)
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession};
+use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
 const ENABLED: &str = r#"{"autoMode": {"enabled": true}}"#;
@@ -30,19 +30,6 @@ fn verdict(tool: &str, decision: &str, reason: &str) -> Turn {
     .when_model("small-model")
     .when(is_classifier)
     .when_contains(format!("Tool: {tool}"))
-}
-
-fn has_result(r: &RecordedRequest, id: &str) -> bool {
-    r.tool_results().iter().any(|t| t.tool_use_id == id)
-}
-
-fn result_of(r: &RecordedRequest, id: &str) -> (String, bool) {
-    let seen = r.tool_results();
-    let t = seen
-        .iter()
-        .find(|t| t.tool_use_id == id)
-        .unwrap_or_else(|| panic!("no result for {id}"));
-    (t.content.clone(), t.is_error)
 }
 
 fn is_permission_prompt(v: &Value) -> bool {
@@ -111,7 +98,7 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
                     "Agent",
                     json!({"description": "tidy", "prompt": "SUBTASK: tidy the project", "subagent_type": "general-purpose"}),
                 )
-                .when(move |r| !sub(r) && !is_classifier(r) && !has_result(r, "a1")),
+                .when(move |r| !sub(r) && !is_classifier(r) && !r.has_tool_result("a1")),
             )
             .turn(
                 Turn::blocks(vec![
@@ -126,12 +113,12 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
                         input: json!({"command": "rm junk.txt"}),
                     },
                 ])
-                .when(move |r| sub(r) && !has_result(r, "w1")),
+                .when(move |r| sub(r) && !r.has_tool_result("w1")),
             )
             .turn(verdict("Write", "allow", "notes were asked for"))
             .turn(verdict("Bash", "deny", "Deleting files was not requested."))
-            .turn(Turn::text("tidied up").when(move |r| sub(r) && has_result(r, "b1")))
-            .turn(Turn::text("all done").when(move |r| !sub(r) && has_result(r, "a1"))),
+            .turn(Turn::text("tidied up").when(move |r| sub(r) && r.has_tool_result("b1")))
+            .turn(Turn::text("all done").when(move |r| !sub(r) && r.has_tool_result("a1"))),
     )
     .unwrap();
     let mut s = StreamSession::start(
@@ -189,15 +176,15 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
                     "TeamCreate",
                     json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please write hello.txt", "mode": "auto"}]}),
                 )
-                .when(move |r| !amy(r) && !is_classifier(r) && !has_result(r, "tc")),
+                .when(move |r| !amy(r) && !is_classifier(r) && !r.has_tool_result("tc")),
             )
-            .turn(Turn::text("Team started.").when(move |r| !amy(r) && has_result(r, "tc")))
+            .turn(Turn::text("Team started.").when(move |r| !amy(r) && r.has_tool_result("tc")))
             .turn(
                 Turn::tool_use("amy-w", "Write", json!({"file_path": hello.to_str().unwrap(), "content": "hi\n"}))
-                    .when(move |r| amy(r) && !has_result(r, "amy-w")),
+                    .when(move |r| amy(r) && !r.has_tool_result("amy-w")),
             )
             .turn(verdict("Write", "allow", "the lead asked for hello.txt"))
-            .turn(Turn::text("finished").when(move |r| amy(r) && has_result(r, "amy-w"))),
+            .turn(Turn::text("finished").when(move |r| amy(r) && r.has_tool_result("amy-w"))),
     )
     .unwrap();
     // The lead itself stays in default mode; only the teammate is in auto.

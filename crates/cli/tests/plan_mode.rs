@@ -6,7 +6,7 @@
 mod common;
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, plan_path_in, writes_plan_then_exits};
+use common::{Sandbox, StreamSession, plan_path_in, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 const FULL: &str = "Plan mode is active.";
@@ -28,15 +28,6 @@ fn last_user_blocks(r: &RecordedRequest) -> String {
             .join("\n"),
         _ => String::new(),
     }
-}
-
-fn tool_result(r: &RecordedRequest, id: &str) -> (String, bool) {
-    let seen = r.tool_results();
-    let t = seen
-        .iter()
-        .find(|t| t.tool_use_id == id)
-        .unwrap_or_else(|| panic!("no result for {id}"));
-    (t.content.clone(), t.is_error)
 }
 
 fn allow(request_id: &str, updated: Value) -> Value {
@@ -146,17 +137,17 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 10);
-    let (w1, w1_err) = tool_result(&reqs[1], "w1");
+    let (w1, w1_err) = result_of(&reqs[1], "w1");
     assert!(w1_err && w1.to_lowercase().contains("plan mode"), "{w1}");
-    let (b1, b1_err) = tool_result(&reqs[2], "b1");
+    let (b1, b1_err) = result_of(&reqs[2], "b1");
     assert!(b1_err, "rm must be refused in plan mode: {b1}");
-    let (b2, b2_err) = tool_result(&reqs[3], "b2");
+    let (b2, b2_err) = result_of(&reqs[3], "b2");
     assert!(!b2_err && b2.contains("main.rs"), "{b2}");
-    let (p1, p1_err) = tool_result(&reqs[4], "p1");
+    let (p1, p1_err) = result_of(&reqs[4], "p1");
     assert!(!p1_err, "{p1}");
-    let (x1, x1_err) = tool_result(&reqs[5], "x1");
+    let (x1, x1_err) = result_of(&reqs[5], "x1");
     assert!(x1_err && x1.contains("Also add tests"), "{x1}");
-    let (x2, x2_err) = tool_result(&reqs[7], "x2");
+    let (x2, x2_err) = result_of(&reqs[7], "x2");
     assert!(
         !x2_err && x2.contains("User has approved your plan. You can now start coding."),
         "{x2}"
@@ -169,7 +160,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
         last_user_blocks(&reqs[7])
     );
     assert!(!last_user_blocks(&reqs[8]).contains(EXITED));
-    let (w2, w2_err) = tool_result(&reqs[8], "w2");
+    let (w2, w2_err) = result_of(&reqs[8], "w2");
     assert!(!w2_err, "{w2}");
     let reentry = last_user_blocks(&reqs[9]);
     assert!(
@@ -465,7 +456,7 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
         (Some("plan"), Some("acceptEdits"))
     );
     let reqs = server.requests();
-    let (text, is_error) = tool_result(&reqs[1], "e");
+    let (text, is_error) = result_of(&reqs[1], "e");
     assert!(
         !is_error && text.starts_with("Entered plan mode."),
         "{text}"
@@ -504,7 +495,7 @@ fn an_unanswered_approval_keeps_plan_mode() {
     let result = seen.iter().find(|v| v["type"] == "result").unwrap();
     assert_eq!(result["permission_mode"], "plan");
     assert!(!seen.iter().any(|v| v["subtype"] == "permission_mode"));
-    let (text, is_error) = tool_result(&server.requests()[1], "x");
+    let (text, is_error) = result_of(&server.requests()[1], "x");
     assert!(is_error && text.contains("still in plan mode"), "{text}");
 }
 
@@ -523,7 +514,7 @@ fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let (text, is_error) = tool_result(&server.requests()[1], "x");
+    let (text, is_error) = result_of(&server.requests()[1], "x");
     assert!(is_error);
     assert_eq!(
         text,
@@ -550,6 +541,6 @@ fn the_model_cannot_fill_in_approval_fields() {
     assert_eq!(r["permission_mode"], "plan");
     let (_, seen) = s.finish();
     assert!(!seen.iter().any(|v| v["type"] == "control_request"));
-    let (text, is_error) = tool_result(&server.requests()[1], "x");
+    let (text, is_error) = result_of(&server.requests()[1], "x");
     assert!(is_error && text.contains("unknown field"), "{text}");
 }

@@ -7,16 +7,8 @@
 mod common;
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession};
+use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
 use serde_json::json;
-
-fn last_user(r: &RecordedRequest) -> String {
-    r.last_user_text().unwrap_or_default()
-}
-
-fn has_result(r: &RecordedRequest, id: &str) -> bool {
-    r.tool_results().iter().any(|t| t.tool_use_id == id)
-}
 
 #[test]
 fn a_teammate_works_and_reports_to_the_lead() {
@@ -35,14 +27,14 @@ fn a_teammate_works_and_reports_to_the_lead() {
             )
             .turn(
                 Turn::tool_use("amy-w", "Write", json!({"file_path": hello_path, "content": "hi from amy\n"}))
-                    .when(|r| last_user(r).contains("Please write hello.txt") && !has_result(r, "amy-w")),
+                    .when(|r| last_user(r).contains("Please write hello.txt") && !r.has_tool_result("amy-w")),
             )
             .turn(
                 Turn::tool_use("amy-s", "SendMessage", json!({"to": "team-lead", "message": "done: hello.txt written"}))
-                    .when(|r| has_result(r, "amy-w") && !has_result(r, "amy-s")),
+                    .when(|r| r.has_tool_result("amy-w") && !r.has_tool_result("amy-s")),
             )
-            .turn(Turn::text("finished").when(|r| has_result(r, "amy-s")))
-            .turn(Turn::text("Team started.").when(|r| has_result(r, "tc") && !last_user(r).contains("done: hello")))
+            .turn(Turn::text("finished").when(|r| r.has_tool_result("amy-s")))
+            .turn(Turn::text("Team started.").when(|r| r.has_tool_result("tc") && !last_user(r).contains("done: hello")))
             .turn(Turn::text("Thanks, amy.").when(|r| last_user(r).contains("done: hello.txt written"))),
     )
     .unwrap();
@@ -119,29 +111,6 @@ fn a_teammate_works_and_reports_to_the_lead() {
     );
 }
 
-/// The teammate's plan file as it appears in its conversation (its
-/// plan-mode reminder).
-fn plan_path_in(r: &RecordedRequest, plans_dir: &str) -> String {
-    let text = serde_json::to_string(r.messages()).unwrap();
-    let start = text
-        .find(plans_dir)
-        .unwrap_or_else(|| panic!("no plan path in {text}"));
-    let end = start + text[start..].find(".md").unwrap() + 3;
-    text[start..end].to_string()
-}
-
-fn is_amy(r: &RecordedRequest) -> bool {
-    r.system_text().contains("You are 'amy'")
-}
-
-fn write_plan(id: &'static str, plans_dir: &str, content: &'static str) -> Turn {
-    let dir = plans_dir.to_string();
-    Turn::respond(move |r| {
-        let path = plan_path_in(r, &dir);
-        Turn::tool_use(id, "Write", json!({"file_path": path, "content": content}))
-    })
-}
-
 #[test]
 fn a_stream_json_client_reviews_a_teammates_plan() {
     let sb = Sandbox::new();
@@ -159,41 +128,41 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
                     "TeamCreate",
                     json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]}),
                 )
-                .when(|r| !is_amy(r) && last_user(r).contains("start a team")),
+                .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
             )
-            .turn(Turn::text("Team started.").when(move |r| !is_amy(r) && has_result(r, "tc")))
+            .turn(Turn::text("Team started.").when(move |r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
             // Amy, first plan.
             .turn(
-                write_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
-                    .when(|r| is_amy(r) && !has_result(r, "w1")),
+                writes_teammate_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
+                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
             )
             .turn(
                 Turn::tool_use("x1", "ExitPlanMode", json!({}))
-                    .when(|r| is_amy(r) && has_result(r, "w1") && !has_result(r, "x1")),
+                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
             )
             .turn(
                 Turn::text("Waiting for the lead.")
-                    .when(move |r| is_amy(r) && has_result(r, "x1") && !rejected(r) && !approved(r)),
+                    .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !rejected(r) && !approved(r)),
             )
             // Rejected with feedback: amy revises and submits again.
             .turn(
-                write_plan("w2", &plans_dir, "# Plan v2\n\n1. Write feature.txt\n2. Test it\n")
-                    .when(move |r| is_amy(r) && rejected(r) && !has_result(r, "w2")),
+                writes_teammate_plan("w2", &plans_dir, "# Plan v2\n\n1. Write feature.txt\n2. Test it\n")
+                    .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
             )
             .turn(
                 Turn::tool_use("x2", "ExitPlanMode", json!({}))
-                    .when(|r| is_amy(r) && has_result(r, "w2") && !has_result(r, "x2")),
+                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
             )
             .turn(
                 Turn::text("Waiting again.")
-                    .when(move |r| is_amy(r) && has_result(r, "x2") && !approved(r)),
+                    .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
             )
             // Approved: amy implements.
             .turn(
                 Turn::tool_use("f", "Write", json!({"file_path": feature_path, "content": "feature\n"}))
-                    .when(move |r| is_amy(r) && approved(r) && !has_result(r, "f")),
+                    .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
             )
-            .turn(Turn::text("Implemented.").when(|r| is_amy(r) && has_result(r, "f"))),
+            .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
     )
     .unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
@@ -244,6 +213,6 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
     let feedback_seen = server
         .requests()
         .iter()
-        .any(|r| is_amy(r) && rejected(r) && last_user(r).contains("Add a test step."));
+        .any(|r| is_teammate(r, "amy") && rejected(r) && last_user(r).contains("Add a test step."));
     assert!(feedback_seen, "amy never saw the lead's feedback");
 }

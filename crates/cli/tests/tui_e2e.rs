@@ -17,9 +17,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use catui_testkit::{RecordedRequest, Script, Turn};
-use common::plan_path_in;
+use catui_testkit::{Script, Turn};
 use common::tmux::*;
+use common::{plan_path_in, result_of};
 use serde_json::json;
 
 /// The scripted model: writes the plan (to the path in its reminder), asks
@@ -44,14 +44,6 @@ fn plan_then_edit_script(plans_dir: &str, main_rs: &Path) -> Script {
             json!({"file_path": main, "old_string": "hello", "new_string": "hello, plan mode"}),
         ))
         .turn(Turn::text("Greeting changed as planned."))
-}
-
-fn tool_result(r: &RecordedRequest, id: &str) -> String {
-    r.tool_results()
-        .into_iter()
-        .find(|t| t.tool_use_id == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-        .content
 }
 
 #[test]
@@ -100,13 +92,13 @@ fn plan_mode_approval_and_edit_in_the_terminal_ui() {
             .to_string()
             .contains("Change the greeting")
     );
-    let approved = tool_result(&reqs[2], "x1");
+    let approved = result_of(&reqs[2], "x1").0;
     assert!(
         approved.contains("User has approved your plan"),
         "{approved}"
     );
     assert!(approved.contains("## Approved Plan:"), "{approved}");
-    assert!(!tool_result(&reqs[4], "e1").is_empty());
+    assert!(!result_of(&reqs[4], "e1").0.is_empty());
     let plan_path = plan_path_in(first, &s.plans_dir);
     assert!(
         std::fs::read_to_string(&plan_path)
@@ -144,7 +136,7 @@ fn ctrl_g_edits_the_plan_in_the_approval_dialog() {
     s.tmux.wait_text("Greeting changed as planned.");
 
     let reqs = s.server.requests();
-    let approved = tool_result(&reqs[2], "x1");
+    let approved = result_of(&reqs[2], "x1").0;
     assert!(
         approved.contains("## Approved Plan (edited by user):"),
         "{approved}"

@@ -13,40 +13,8 @@ mod common;
 
 use catui_testkit::{RecordedRequest, Script, Turn};
 use common::tmux::*;
+use common::{is_teammate, last_user, writes_teammate_plan};
 use serde_json::json;
-
-fn last_user(r: &RecordedRequest) -> String {
-    r.last_user_text().unwrap_or_default()
-}
-
-fn has_result(r: &RecordedRequest, id: &str) -> bool {
-    r.tool_results().iter().any(|t| t.tool_use_id == id)
-}
-
-fn is_amy(r: &RecordedRequest) -> bool {
-    r.system_text().contains("You are 'amy'")
-}
-
-/// Amy's plan file, from the plan-mode reminder in her conversation.
-fn amy_plan_path(r: &RecordedRequest, plans_dir: &str) -> String {
-    let text = serde_json::to_string(r.messages()).unwrap();
-    let start = text
-        .find(plans_dir)
-        .unwrap_or_else(|| panic!("no plan path in {text}"));
-    let end = start + text[start..].find(".md").unwrap() + 3;
-    text[start..end].to_string()
-}
-
-fn write_plan(id: &'static str, plans_dir: &str, content: &'static str) -> Turn {
-    let dir = plans_dir.to_string();
-    Turn::respond(move |r| {
-        Turn::tool_use(
-            id,
-            "Write",
-            json!({"file_path": amy_plan_path(r, &dir), "content": content}),
-        )
-    })
-}
 
 fn team_script(plans_dir: &str, main_rs: &str) -> Script {
     let main = main_rs.to_string();
@@ -60,44 +28,44 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
                 "TeamCreate",
                 json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please change the greeting", "mode": "acceptEdits", "planModeRequired": true}]}),
             )
-            .when(|r| !is_amy(r) && last_user(r).contains("start a team")),
+            .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
         )
-        .turn(Turn::text("Team started; amy is planning.").when(|r| !is_amy(r) && has_result(r, "tc")))
+        .turn(Turn::text("Team started; amy is planning.").when(|r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
         .turn(
             Turn::text("Thanks, amy: greeting confirmed.")
-                .when(|r| !is_amy(r) && last_user(r).contains("done: greeting changed")),
+                .when(|r| !is_teammate(r, "amy") && last_user(r).contains("done: greeting changed")),
         )
         .turn(
-            write_plan("w1", plans_dir, "# Greeting plan\n\n1. Change the greeting\n")
-                .when(|r| is_amy(r) && !has_result(r, "w1")),
+            writes_teammate_plan("w1", plans_dir, "# Greeting plan\n\n1. Change the greeting\n")
+                .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
         )
         .turn(
             Turn::tool_use("x1", "ExitPlanMode", json!({}))
-                .when(|r| is_amy(r) && has_result(r, "w1") && !has_result(r, "x1")),
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
         )
         .turn(
             Turn::text("Waiting for the lead.")
-                .when(move |r| is_amy(r) && has_result(r, "x1") && !rejected(r) && !approved(r)),
+                .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !rejected(r) && !approved(r)),
         )
         .turn(
-            write_plan(
+            writes_teammate_plan(
                 "w2",
                 plans_dir,
                 "# Greeting plan v2\n\n1. Change the greeting\n2. Run the binary to check it\n",
             )
-            .when(move |r| is_amy(r) && rejected(r) && !has_result(r, "w2")),
+            .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
         )
         .turn(
             Turn::tool_use("x2", "ExitPlanMode", json!({}))
-                .when(|r| is_amy(r) && has_result(r, "w2") && !has_result(r, "x2")),
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
         )
         .turn(
             Turn::text("Waiting again.")
-                .when(move |r| is_amy(r) && has_result(r, "x2") && !approved(r)),
+                .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
         )
         .turn(
             Turn::tool_use("r1", "Read", json!({"file_path": main}))
-                .when(move |r| is_amy(r) && approved(r) && !has_result(r, "r1")),
+                .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("r1")),
         )
         .turn(
             Turn::tool_use(
@@ -105,7 +73,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
                 "Edit",
                 json!({"file_path": main_for_edit, "old_string": "hello", "new_string": "hello, team"}),
             )
-            .when(move |r| is_amy(r) && has_result(r, "r1") && !has_result(r, "e1")),
+            .when(move |r| is_teammate(r, "amy") && r.has_tool_result("r1") && !r.has_tool_result("e1")),
         )
         .turn(
             Turn::tool_use(
@@ -113,9 +81,9 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
                 "SendMessage",
                 json!({"to": "team-lead", "message": "done: greeting changed"}),
             )
-            .when(|r| is_amy(r) && has_result(r, "e1") && !has_result(r, "s1")),
+            .when(|r| is_teammate(r, "amy") && r.has_tool_result("e1") && !r.has_tool_result("s1")),
         )
-        .turn(Turn::text("Reported.").when(|r| is_amy(r) && has_result(r, "s1")))
+        .turn(Turn::text("Reported.").when(|r| is_teammate(r, "amy") && r.has_tool_result("s1")))
 }
 
 #[test]
@@ -180,13 +148,13 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
 
     let reqs = s.server.requests();
     let feedback_seen = reqs.iter().any(|r| {
-        is_amy(r)
+        is_teammate(r, "amy")
             && last_user(r).contains("rejected your plan")
             && last_user(r).contains("Add a step that runs the binary.")
     });
     assert!(feedback_seen, "amy never saw the feedback");
     let lead_saw_report = reqs.iter().any(|r| {
-        !is_amy(r)
+        !is_teammate(r, "amy")
             && last_user(r).contains("teammate-message")
             && last_user(r).contains("done: greeting changed")
     });

@@ -81,10 +81,6 @@ impl Approver for Refuse {
     }
 }
 
-fn has_result(r: &RecordedRequest, id: &str) -> bool {
-    r.tool_results().iter().any(|t| t.tool_use_id == id)
-}
-
 fn last_user(r: &RecordedRequest) -> String {
     r.last_user_text().unwrap_or_default()
 }
@@ -143,7 +139,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
     let script = Script::new()
         .turn(
             Turn::tool_use("g1", "Gate", json!({"name": "checkpoint"}))
-                .when(|r| !has_result(r, "g1")),
+                .when(|r| !r.has_tool_result("g1")),
         )
         .turn(
             Turn::tool_use(
@@ -151,11 +147,11 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
                 "SendMessage",
                 json!({"to": TEAM_LEAD, "message": "gate passed"}),
             )
-            .when(|r| has_result(r, "g1") && !has_result(r, "s1")),
+            .when(|r| r.has_tool_result("g1") && !r.has_tool_result("s1")),
         )
         .turn(
             Turn::text("Reported.")
-                .when(|r| has_result(r, "s1") && !last_user(r).contains("say bye")),
+                .when(|r| r.has_tool_result("s1") && !last_user(r).contains("say bye")),
         )
         .turn(
             Turn::tool_use(
@@ -163,9 +159,9 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
                 "SendMessage",
                 json!({"to": TEAM_LEAD, "message": "bye"}),
             )
-            .when(|r| last_user(r).contains("say bye") && !has_result(r, "s2")),
+            .when(|r| last_user(r).contains("say bye") && !r.has_tool_result("s2")),
         )
-        .turn(Turn::text("Bye.").when(|r| has_result(r, "s2")));
+        .turn(Turn::text("Bye.").when(|r| r.has_tool_result("s2")));
     let server = MockServer::start(script).await.unwrap();
     let mut pc = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
     pc.retry_base_delay = Duration::from_millis(1);

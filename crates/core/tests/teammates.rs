@@ -91,6 +91,32 @@ fn team(
     })
 }
 
+/// A project (canonical root) and a config home, kept alive by the caller.
+fn dirs() -> (tempfile::TempDir, std::path::PathBuf, tempfile::TempDir) {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    (project, root, tempfile::tempdir().unwrap())
+}
+
+/// The lead's plan session (teammates' plan files sit beside its own).
+fn lead_plan(plans: &std::path::Path) -> Arc<PlanSession> {
+    Arc::new(PlanSession::new(
+        PlanFiles::new(plans.to_path_buf(), "sess"),
+        PlanModeConfig::default(),
+        None,
+        false,
+    ))
+}
+
+/// The mock model playing `script`, and a client for it.
+async fn mock(script: Script) -> (MockServer, Arc<dyn catui_providers::ModelClient>) {
+    let server = MockServer::start(script).await.unwrap();
+    let mut pc = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
+    pc.retry_base_delay = Duration::from_millis(1);
+    let client = catui_providers::client_for(pc).unwrap();
+    (server, client)
+}
+
 async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     for _ in 0..400 {
         if f() {
@@ -103,16 +129,9 @@ async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
-    let project = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(project.path()).unwrap();
-    let config = tempfile::tempdir().unwrap();
+    let (_project, root, config) = dirs();
     let plans = config.path().join("plans");
-    let lead_plan = Arc::new(PlanSession::new(
-        PlanFiles::new(plans.clone(), "sess"),
-        PlanModeConfig::default(),
-        None,
-        false,
-    ));
+    let lead_plan = lead_plan(&plans);
     let plan_file = lead_plan.files.path(Some("amy@core"));
     let plan_path = plan_file.display().to_string();
     let target = root.join("feature.txt");
@@ -146,10 +165,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
             .when_contains("approved your plan"),
         )
         .turn(Turn::text("Implemented."));
-    let server = MockServer::start(script).await.unwrap();
-    let mut pc = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
-    pc.retry_base_delay = Duration::from_millis(1);
-    let client = catui_providers::client_for(pc).unwrap();
+    let (server, client) = mock(script).await;
 
     let mut tools = ToolRegistry::builtin();
     tools.add(Adapter(Arc::new(ExitPlanModeTool)));
@@ -331,16 +347,9 @@ impl Approver for AllowAll {
 /// leaves it on its own: no request to the lead, no prompt.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
-    let project = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(project.path()).unwrap();
-    let config = tempfile::tempdir().unwrap();
+    let (_project, root, config) = dirs();
     let plans = config.path().join("plans");
-    let lead_plan = Arc::new(PlanSession::new(
-        PlanFiles::new(plans.clone(), "sess"),
-        PlanModeConfig::default(),
-        None,
-        false,
-    ));
+    let lead_plan = lead_plan(&plans);
     let plan_path = lead_plan.files.path(Some("bob@core")).display().to_string();
     let target = root.join("notes.txt");
     let script = Script::new()
@@ -356,10 +365,7 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
             json!({"file_path": target.display().to_string(), "content": "notes\n"}),
         ))
         .turn(Turn::text("Done."));
-    let server = MockServer::start(script).await.unwrap();
-    let mut pc = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
-    pc.retry_base_delay = Duration::from_millis(1);
-    let client = catui_providers::client_for(pc).unwrap();
+    let (server, client) = mock(script).await;
     let mut tools = ToolRegistry::builtin();
     tools.add(Adapter(Arc::new(ExitPlanModeTool)));
     let (events_tx, _events_rx) = tokio::sync::mpsc::unbounded_channel::<EngineEvent>();
@@ -378,7 +384,7 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
     manager.set_reviewer(lead.clone());
     let mut lead_ctx = ToolContext::new(root.clone());
     lead_ctx.plan = Some(lead_plan);
-    manager
+    let bob = manager
         .spawn(
             TeammateSpec {
                 name: "bob".into(),
@@ -418,5 +424,27 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
         !asked.iter().any(|t| t == "ExitPlanMode"),
         "ExitPlanMode prompted: {asked:?}"
     );
+
+    // `/team stop bob` stops him; a second stop finds nobody running, and
+    // `/team show` still describes him.
+    let command =
+        |args: &str| match catui_core::teams::team_command(Some(&manager.lead_handle()), args) {
+            catui_core::engine::commands::CommandOutput::Local { text, is_error } => {
+                (text, is_error)
+            }
+            other => panic!("unexpected output: {other:?}"),
+        };
+    assert_eq!(command("stop bob"), ("Stopped teammate bob.".into(), false));
+    assert_eq!(bob.status(), TeammateStatus::Stopped);
+    assert_eq!(
+        command("stop bob"),
+        ("No running teammate named bob.".into(), true)
+    );
+    let (shown, is_error) = command("show bob");
+    assert!(
+        !is_error && shown.starts_with("bob@core · stopped"),
+        "{shown}"
+    );
+    assert!(shown.contains("⏺ Write("), "{shown}");
     manager.shutdown().await;
 }

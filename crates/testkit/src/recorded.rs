@@ -121,6 +121,18 @@ impl RecordedRequest {
         out
     }
 
+    /// The result of tool call `id`, if the conversation has one.
+    pub fn tool_result(&self, id: &str) -> Option<SeenToolResult> {
+        self.tool_results()
+            .into_iter()
+            .find(|t| t.tool_use_id == id)
+    }
+
+    /// Whether the conversation has a result for tool call `id`.
+    pub fn has_tool_result(&self, id: &str) -> bool {
+        self.tool_result(id).is_some()
+    }
+
     /// The names of the tools offered, in order, in either format.
     pub fn tool_names(&self) -> Vec<String> {
         let Some(tools) = self.body.get("tools").and_then(Value::as_array) else {

@@ -220,3 +220,50 @@ pub fn writes_plan_then_exits(plans_dir: &str, plan: &str) -> catui_testkit::Scr
             serde_json::json!({}),
         ))
 }
+
+/// The text of the last user message of `r` (empty when there is none).
+pub fn last_user(r: &catui_testkit::RecordedRequest) -> String {
+    r.last_user_text().unwrap_or_default()
+}
+
+/// Whether `r` was sent for the teammate `name` (its system prompt names it).
+pub fn is_teammate(r: &catui_testkit::RecordedRequest, name: &str) -> bool {
+    r.system_text().contains(&format!("You are '{name}'"))
+}
+
+/// A teammate's plan file as its conversation names it (its plan-mode
+/// reminder may be in any message, not only the last).
+pub fn teammate_plan_path(r: &catui_testkit::RecordedRequest, plans_dir: &str) -> String {
+    let text = serde_json::to_string(r.messages()).unwrap();
+    let start = text
+        .find(plans_dir)
+        .unwrap_or_else(|| panic!("no plan path in {text}"));
+    let end = start + text[start..].find(".md").unwrap() + 3;
+    text[start..end].to_string()
+}
+
+/// A turn in which a teammate writes `content` to its plan file.
+pub fn writes_teammate_plan(
+    id: &'static str,
+    plans_dir: &str,
+    content: &'static str,
+) -> catui_testkit::Turn {
+    let dir = plans_dir.to_string();
+    catui_testkit::Turn::respond(move |r| {
+        let path = teammate_plan_path(r, &dir);
+        catui_testkit::Turn::tool_use(
+            id,
+            "Write",
+            serde_json::json!({"file_path": path, "content": content}),
+        )
+    })
+}
+
+/// The text and error flag of tool call `id`'s result in `r`; fails the
+/// test when there is none.
+pub fn result_of(r: &catui_testkit::RecordedRequest, id: &str) -> (String, bool) {
+    let t = r
+        .tool_result(id)
+        .unwrap_or_else(|| panic!("no result for {id}"));
+    (t.content, t.is_error)
+}

@@ -158,14 +158,9 @@ pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
             },
         },
         ["stop", name, rest @ ..] => {
-            let team = rest.first().map(|t| t.to_string()).or_else(|| {
-                manager
-                    .members()
-                    .iter()
-                    .rev()
-                    .find(|m| m.name() == *name && m.status() != TeammateStatus::Stopped)
-                    .map(|m| m.team().to_string())
-            });
+            let team = find_member(manager, name, rest.first().copied())
+                .filter(|m| m.status() != TeammateStatus::Stopped)
+                .map(|m| m.team().to_string());
             match team.map(|t| manager.stop(&t, name)) {
                 Some(Ok(())) => CommandOutput::Local {
                     text: format!("Stopped teammate {name}."),
