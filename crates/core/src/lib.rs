@@ -12,6 +12,7 @@
 //! - [`session`] — transcripts, resume, fork.
 //! - [`settings`] — layered `settings.json`.
 //! - [`prompt`] — the system prompt and memory files.
+//! - [`safe_fs`] — reading files of unknown type and size without hanging.
 //! - [`builder`] — assembling a session from a configuration and a front
 //!   end: the one way every front end and test starts one.
 
@@ -22,6 +23,7 @@ pub mod engine;
 pub mod permissions;
 pub mod plan;
 pub mod prompt;
+pub mod safe_fs;
 pub mod session;
 pub mod settings;
 pub mod teams;
