@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use catui_core::plan::PlanFiles;
-use catui_core::session::{self, PlanRestore, ResumedSession};
+use catui_core::session::{self, PlanRestore, ResumedSession, SessionLock, SessionLockError};
 use catui_core::tools::ToolContext;
 use catui_protocol::PermissionMode;
 
@@ -53,6 +53,35 @@ pub fn session_id(args: &Args, resumed: Option<&ResumedSession>) -> Result<Strin
             Ok(r.session_id.clone())
         }
         _ => Ok(explicit.unwrap_or_else(|| uuid::Uuid::new_v4().to_string())),
+    }
+}
+
+/// Claims the session for this process: the one writer of its transcript.
+/// A session that another process has open is refused (the message says
+/// how to fork it instead), and so is `--session-id` naming a session that
+/// already exists. `None` when no lock could be taken for another reason
+/// (e.g. a read-only catui home): the session then runs without one.
+pub fn lock_session(
+    args: &Args,
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+    continues_existing: bool,
+) -> Result<Option<SessionLock>, String> {
+    let transcript = session::session_path(config_dir, cwd, session_id);
+    if !continues_existing && args.session_id.is_some() && transcript.exists() {
+        return Err(format!(
+            "session {session_id} already exists in this project; continue it with --resume \
+             {session_id}, or leave out --session-id to start a new session"
+        ));
+    }
+    match SessionLock::acquire(&transcript, session_id) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e @ SessionLockError::InUse { .. }) => Err(e.to_string()),
+        Err(e) => {
+            tracing::debug!("{e}");
+            Ok(None)
+        }
     }
 }
 

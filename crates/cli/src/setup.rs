@@ -120,6 +120,9 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
 
     let resumed = resume::requested(args, &config_dir, &cwd)?;
     let session_id = resume::session_id(args, resumed.as_ref())?;
+    let continues_existing = resumed.is_some() && !args.fork_session;
+    let session_lock =
+        resume::lock_session(args, &config_dir, &cwd, &session_id, continues_existing)?;
     let max_tokens = env("CATUI_MAX_TOKENS")
         .and_then(|v| v.parse().ok())
         .unwrap_or(match resolved.config.kind {
@@ -264,7 +267,14 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
     let system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
     let agent_prompt_opts = prompt_opts.clone();
     let agent_memory = memory.clone();
-    let recorder = open_recorder(&config_dir, &cwd, &session_id);
+    let notify_tx = events_tx.clone();
+    let notifier: session::Notifier = Arc::new(move |key: &str, text: &str| {
+        let _ = notify_tx.send(EngineEvent::Notification {
+            key: key.to_string(),
+            text: text.to_string(),
+        });
+    });
+    let recorder = open_recorder(&config_dir, &cwd, &session_id, session_lock, notifier);
     if let Some(r) = &recorder {
         r.set_slug(Some(plan.files.slug()));
     }
@@ -397,9 +407,17 @@ fn open_recorder(
     config_dir: &Path,
     cwd: &Path,
     session_id: &str,
+    lock: Option<session::SessionLock>,
+    notifier: session::Notifier,
 ) -> Option<Arc<TranscriptRecorder>> {
     match TranscriptWriter::for_session(config_dir, cwd, session_id) {
-        Ok(w) => Some(Arc::new(TranscriptRecorder::new(w))),
+        Ok(w) => {
+            let recorder = TranscriptRecorder::new(w).with_notifier(notifier);
+            Some(Arc::new(match lock {
+                Some(lock) => recorder.with_lock(lock),
+                None => recorder,
+            }))
+        }
         Err(e) => {
             eprintln!(
                 "catui: the transcript cannot be written ({e}); this session will not be resumable"
@@ -441,19 +459,15 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         team,
         ..
     } = session;
-    if args.output_format == crate::args::OutputFormat::StreamJson {
-        let _ = controls_tx.send(headless::init_event(
-            &info,
-            engine.permission_mode(),
-            engine.plan_file(),
-        ));
-    }
+    let init = (args.output_format == crate::args::OutputFormat::StreamJson)
+        .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file()));
     let printer = tokio::spawn(headless::print_events(
         args.output_format,
         args.verbose,
         info.session_id.clone(),
         events,
         controls_rx,
+        init,
     ));
     let users = match pending {
         Some(pending) => {
