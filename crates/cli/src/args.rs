@@ -83,9 +83,10 @@ pub struct Args {
     #[arg(long)]
     pub session_id: Option<String>,
 
-    /// An extra settings file, applied last.
+    /// An extra settings file, applied last; or the settings themselves as
+    /// inline JSON (`{...}`).
     #[arg(long)]
-    pub settings: Option<PathBuf>,
+    pub settings: Option<String>,
 
     /// Another directory the agent may work in.
     #[arg(long, num_args = 1..)]
@@ -95,8 +96,74 @@ pub struct Args {
     #[arg(long)]
     pub verbose: bool,
 
+    /// With stream-json output: also print the model's stream as
+    /// `stream_event` lines.
+    #[arg(long)]
+    pub include_partial_messages: bool,
+
+    /// Options the Agent SDKs pass (docs/SDK.md says what each does here).
+    #[command(flatten)]
+    pub sdk: SdkArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Flags the official Agent SDKs pass. catui accepts all of them; those
+/// it has no feature for are reported once at the start of the session
+/// (see `sdk_flags::unsupported`).
+#[derive(Debug, Default, clap::Args)]
+pub struct SdkArgs {
+    /// Replaces catui's system prompt (not supported: reported).
+    #[arg(long, hide = true)]
+    pub system_prompt: Option<String>,
+    /// Text added to the system prompt (not supported: reported).
+    #[arg(long, hide = true)]
+    pub append_system_prompt: Option<String>,
+    #[arg(long, hide = true)]
+    pub system_prompt_file: Option<PathBuf>,
+    /// The tools offered: a comma-separated list, `default`, or "" for none.
+    /// Tools not listed are denied for the session.
+    #[arg(long)]
+    pub tools: Option<String>,
+    /// `stdio`: permission prompts go to the client as `can_use_tool`
+    /// control requests (what stream-json input does anyway).
+    #[arg(long, hide = true)]
+    pub permission_prompt_tool: Option<String>,
+    #[arg(long, hide = true)]
+    pub setting_sources: Option<String>,
+    #[arg(long, hide = true)]
+    pub include_hook_events: bool,
+    #[arg(long, hide = true)]
+    pub mcp_config: Vec<String>,
+    #[arg(long, hide = true)]
+    pub strict_mcp_config: bool,
+    #[arg(long, hide = true)]
+    pub fallback_model: Option<String>,
+    #[arg(long, hide = true)]
+    pub max_budget_usd: Option<String>,
+    #[arg(long, hide = true)]
+    pub task_budget: Option<String>,
+    #[arg(long, hide = true)]
+    pub betas: Option<String>,
+    #[arg(long, hide = true)]
+    pub thinking: Option<String>,
+    #[arg(long, hide = true)]
+    pub thinking_display: Option<String>,
+    #[arg(long, hide = true)]
+    pub max_thinking_tokens: Option<String>,
+    #[arg(long, hide = true)]
+    pub effort: Option<String>,
+    #[arg(long, hide = true)]
+    pub json_schema: Option<String>,
+    #[arg(long, hide = true)]
+    pub plugin_dir: Vec<String>,
+    #[arg(long, hide = true)]
+    pub resume_session_at: Option<String>,
+    #[arg(long, hide = true)]
+    pub resume_drops_turn: Option<String>,
+    #[arg(long, hide = true)]
+    pub session_mirror: bool,
 }
 
 #[derive(Debug, Subcommand)]

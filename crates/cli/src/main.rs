@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod demo;
 mod headless;
+mod sdk_flags;
 mod setup;
 
 use std::io::{IsTerminal, Read};

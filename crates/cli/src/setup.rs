@@ -15,7 +15,9 @@ use catui_protocol::{ContentBlock, PermissionMode};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::args::{Args, InputFormat};
-use crate::headless::{self, Pending, StdioApprover, StdioPlanReviewer};
+use crate::headless::hooks::SdkHooks;
+use crate::headless::{self, Controls, Pending, StdioApprover, StdioPlanReviewer};
+use crate::sdk_flags;
 
 /// A session ready to run, with what its front end needs.
 pub struct Session {
@@ -30,6 +32,8 @@ pub struct Session {
     pub approvals: Option<catui_tui::ApprovalReceiver>,
     /// The lead's teams (interactive sessions: the TUI and stream-json).
     pub team: Option<Arc<TeamManager>>,
+    /// Hooks a stream-json client registers.
+    pub hooks: Arc<SdkHooks>,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -52,11 +56,13 @@ pub fn config_from_args(
     config_dir: PathBuf,
 ) -> Result<SessionConfig, String> {
     let permission_mode = match args.permission_mode.as_deref() {
+        // Prompts are denied by the front end instead (see `build`).
+        Some(_) if sdk_flags::is_dont_ask(args) => Some(PermissionMode::Default),
         Some(m) => Some(m.parse::<PermissionMode>().map_err(|e| e.to_string())?),
         None => None,
     };
     Ok(SessionConfig {
-        settings_file: args.settings.clone(),
+        settings_file: args.settings.as_ref().map(PathBuf::from),
         permission_mode,
         provider: args.provider.clone(),
         model: args.model.clone(),
@@ -71,6 +77,7 @@ pub fn config_from_args(
             fork: args.fork_session,
         },
         session_id: args.session_id.clone(),
+        tools: sdk_flags::tool_list(args),
         ..SessionConfig::new(cwd, config_dir)
     })
 }
@@ -79,7 +86,11 @@ pub fn config_from_args(
 /// is one line for the user (exit 2).
 pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let (cwd, config_dir) = process_dirs()?;
-    let config = config_from_args(args, cwd, config_dir)?;
+    let mut config = config_from_args(args, cwd, config_dir)?;
+    // Inline `--settings` JSON is read from a file while the session is
+    // built; the guard removes the file afterwards.
+    let (settings_file, _settings_guard) = sdk_flags::settings_file(args)?;
+    config.settings_file = settings_file;
     let (controls_tx, controls_rx) = headless::control_channel();
     let mut pending = None;
     let mut approvals = None;
@@ -92,11 +103,15 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         // teammates' plans.
         let p = Arc::new(Pending::default());
         pending = Some(p.clone());
-        FrontEnd::interactive(Arc::new(StdioApprover {
-            out: controls_tx.clone(),
-            pending: p.clone(),
-        }))
-        .with_plan_reviewer(Arc::new(StdioPlanReviewer {
+        let approver: Arc<dyn catui_core::engine::Approver> = if sdk_flags::is_dont_ask(args) {
+            Arc::new(catui_core::engine::NobodyToAsk)
+        } else {
+            Arc::new(StdioApprover {
+                out: controls_tx.clone(),
+                pending: p.clone(),
+            })
+        };
+        FrontEnd::interactive(approver).with_plan_reviewer(Arc::new(StdioPlanReviewer {
             out: controls_tx.clone(),
             pending: p,
         }))
@@ -116,6 +131,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         controls_rx,
         approvals,
         team: session.team,
+        hooks: Arc::new(SdkHooks::default()),
     })
 }
 
@@ -129,14 +145,30 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         controls_tx,
         controls_rx,
         team,
+        hooks,
         ..
     } = session;
-    let init = (args.output_format == crate::args::OutputFormat::StreamJson)
+    let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
+    let init = stream_json
         .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file()));
+    // Flags catui accepts but cannot honour are said once, after `init`.
+    for text in sdk_flags::unsupported(args) {
+        eprintln!("catui: {text}");
+        let _ = controls_tx.send(OutputEvent::System(
+            catui_protocol::stream_json::SystemEvent::Notification {
+                key: "unsupported_option".into(),
+                text,
+            },
+        ));
+    }
     let printer = tokio::spawn(headless::print_events(
-        args.output_format,
-        args.verbose,
-        info.session_id.clone(),
+        headless::PrintOptions {
+            format: args.output_format,
+            verbose: args.verbose,
+            session_id: info.session_id.clone(),
+            model: info.model.clone(),
+            partial_messages: args.include_partial_messages,
+        },
         events,
         controls_rx,
         init,
@@ -149,12 +181,14 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 // as user turns.
                 team.set_lead_input(users_tx.downgrade());
             }
-            tokio::spawn(headless::read_stdin(
-                users_tx,
-                engine.control(),
+            let controls = Controls {
+                control: engine.control(),
                 pending,
-                controls_tx.clone(),
-            ));
+                out: controls_tx.clone(),
+                default_model: info.model.clone(),
+                hooks,
+            };
+            tokio::spawn(headless::read_stdin(users_tx, controls));
             Some(users_rx)
         }
         None => None,

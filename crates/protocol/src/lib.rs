@@ -4,10 +4,11 @@
 //! messages and their content blocks ([`message`]), the model request and
 //! streaming events that providers produce ([`model`]), permission modes
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
-//! the headless stream-json wire format ([`stream_json`]) and the
+//! the headless stream-json wire format ([`stream_json`], [`control`]) and the
 //! transcript line format ([`transcript`]).
 
 pub mod attachment;
+pub mod control;
 pub mod message;
 pub mod mode;
 pub mod model;

@@ -8,7 +8,9 @@ use serde_json::Value;
 use crate::attachment::Attachment;
 use crate::message::Message;
 use crate::mode::PermissionMode;
-use crate::model::Usage;
+use crate::model::{StopReason, Usage};
+
+pub use crate::control::{ControlRequest, ControlResponse, PermissionResponse};
 
 /// A line written to stdout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -16,16 +18,27 @@ use crate::model::Usage;
 pub enum OutputEvent {
     System(SystemEvent),
     Assistant {
-        message: Message,
+        message: AssistantMessage,
         session_id: String,
         parent_tool_use_id: Option<String>,
+        /// A fresh id for this line.
+        uuid: String,
     },
     User {
         message: Message,
         session_id: String,
         parent_tool_use_id: Option<String>,
+        uuid: String,
     },
     Result(ResultEvent),
+    /// With `--include-partial-messages`: one raw event of the model's
+    /// stream (Anthropic Messages streaming shape).
+    StreamEvent {
+        uuid: String,
+        session_id: String,
+        event: Value,
+        parent_tool_use_id: Option<String>,
+    },
     ControlRequest {
         request_id: String,
         request: ControlRequest,
@@ -33,22 +46,34 @@ pub enum OutputEvent {
     ControlResponse {
         response: ControlResponse,
     },
+    /// A control request catui sent is no longer asked (the turn was
+    /// interrupted); the client drops its pending answer.
+    ControlCancelRequest {
+        request_id: String,
+    },
+}
+
+/// An assistant message with what the model reported about it, as the
+/// Agent SDKs read it (`message.model`, `message.id`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssistantMessage {
+    #[serde(flatten)]
+    pub message: Message,
+    pub id: String,
+    /// Always `message`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub model: String,
+    pub stop_reason: Option<StopReason>,
+    pub stop_sequence: Option<String>,
+    pub usage: Usage,
 }
 
 /// `{"type":"system","subtype":...}` events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum SystemEvent {
-    Init {
-        session_id: String,
-        cwd: String,
-        model: String,
-        permission_mode: PermissionMode,
-        tools: Vec<String>,
-        plan_file: Option<String>,
-        /// `landlock` or `unavailable`.
-        sandbox: String,
-    },
+    Init(InitEvent),
     PermissionMode {
         mode: PermissionMode,
         pre_plan_mode: Option<PermissionMode>,
@@ -72,6 +97,38 @@ pub enum SystemEvent {
     },
 }
 
+/// `{"type":"system","subtype":"init"}`: the session as it starts. The
+/// SDKs' field names, plus catui's own (`permission_mode`, `plan_file`,
+/// `sandbox`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InitEvent {
+    pub session_id: String,
+    pub cwd: String,
+    pub model: String,
+    pub permission_mode: PermissionMode,
+    #[serde(rename = "permissionMode")]
+    pub permission_mode_sdk: PermissionMode,
+    pub tools: Vec<String>,
+    pub plan_file: Option<String>,
+    /// `landlock` or `unavailable`.
+    pub sandbox: String,
+    /// catui's version.
+    pub claude_code_version: String,
+    /// Which environment variable holds the key (`ANTHROPIC_API_KEY`,
+    /// `OPENAI_API_KEY`) or `none`.
+    #[serde(rename = "apiKeySource")]
+    pub api_key_source: String,
+    /// Always empty: catui has no MCP servers.
+    pub mcp_servers: Vec<Value>,
+    /// Slash commands a user turn may start with, without the `/`.
+    pub slash_commands: Vec<String>,
+    pub output_style: String,
+    pub agents: Vec<String>,
+    pub skills: Vec<String>,
+    pub plugins: Vec<Value>,
+    pub uuid: String,
+}
+
 /// How a user input ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -91,90 +148,17 @@ pub struct ResultEvent {
     pub session_id: String,
     pub num_turns: u32,
     pub duration_ms: u64,
+    /// Time spent in model requests (catui does not time them apart:
+    /// the same as `duration_ms`).
+    pub duration_api_ms: u64,
+    /// 0 when prices are unknown (always, for now).
+    pub total_cost_usd: f64,
+    /// Why the last model response stopped; `null` when no model was asked.
+    pub stop_reason: Option<StopReason>,
     pub usage: Usage,
     pub permission_mode: PermissionMode,
     pub plan_file: Option<String>,
-}
-
-/// A control request, in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "subtype", rename_all = "snake_case")]
-pub enum ControlRequest {
-    /// Agent → client: may this tool run?
-    CanUseTool {
-        tool_name: String,
-        input: Value,
-        tool_use_id: String,
-        /// Set when the call comes from a sub-agent.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        agent_id: Option<String>,
-    },
-    /// Agent → client: a teammate asks the lead to approve its plan. The
-    /// client answers `{"behavior":"allow"}` or
-    /// `{"behavior":"deny","message":"feedback"}`.
-    PlanApproval {
-        /// The teammate's name.
-        from: String,
-        team: String,
-        plan_file_path: String,
-        /// The plan's text.
-        plan: String,
-        /// The teammate's own id for this plan submission.
-        plan_request_id: String,
-    },
-    /// Client → agent.
-    SetPermissionMode { mode: String },
-    /// Client → agent: stop the running turn.
-    Interrupt,
-}
-
-/// A control response, in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "subtype", rename_all = "snake_case")]
-pub enum ControlResponse {
-    Success {
-        request_id: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        response: Option<Value>,
-    },
-    Error {
-        request_id: String,
-        error: String,
-    },
-}
-
-impl ControlResponse {
-    pub fn request_id(&self) -> &str {
-        match self {
-            ControlResponse::Success { request_id, .. }
-            | ControlResponse::Error { request_id, .. } => request_id,
-        }
-    }
-}
-
-/// The client's answer to `can_use_tool`, found in
-/// `control_response.response.response`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "behavior", rename_all = "snake_case")]
-pub enum PermissionResponse {
-    Allow {
-        #[serde(
-            rename = "updatedInput",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        updated_input: Option<Value>,
-        #[serde(
-            rename = "updatedPermissions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        updated_permissions: Option<Value>,
-    },
-    Deny {
-        #[serde(default)]
-        message: String,
-    },
+    pub uuid: String,
 }
 
 /// A line read from stdin with `--input-format stream-json`.
@@ -184,13 +168,23 @@ pub enum InputMessage {
     User {
         message: Message,
     },
+    /// Parsed by [`ClientRequest::parse`] so that an unknown subtype can
+    /// still be answered.
     ControlRequest {
         request_id: String,
-        request: ControlRequest,
+        request: Value,
     },
     ControlResponse {
         response: ControlResponse,
     },
+    /// The client no longer waits for a request it sent.
+    ControlCancelRequest {
+        #[serde(default)]
+        request_id: String,
+    },
+    /// Lines of other types (`keep_alive`, ...) are read and ignored.
+    #[serde(other)]
+    Other,
 }
 
 #[cfg(test)]
@@ -247,13 +241,15 @@ mod tests {
             json!({"type":"control_request","request_id":"c","request":{"subtype":"interrupt"}}),
         )
         .unwrap();
-        assert!(matches!(
-            ctl,
-            InputMessage::ControlRequest {
-                request: ControlRequest::Interrupt,
-                ..
-            }
-        ));
+        let InputMessage::ControlRequest { request, .. } = ctl else {
+            panic!("wrong variant")
+        };
+        assert_eq!(
+            crate::control::ClientRequest::parse(&request),
+            Ok(crate::control::ClientRequest::Interrupt)
+        );
+        let other: InputMessage = serde_json::from_value(json!({"type":"keep_alive"})).unwrap();
+        assert_eq!(other, InputMessage::Other);
     }
 
     #[test]

@@ -38,6 +38,7 @@ fn transcript_state() -> AppState {
                 ],
             },
             parent_tool_use_id: None,
+            response: Default::default(),
         });
         s.apply(catui_core::engine::EngineEvent::ToolEnd {
             id: format!("t{i}"),

@@ -124,6 +124,7 @@ mod tests {
             input: json!({"command": "rm -rf build"}),
             reason: "not read-only".into(),
             agent_id: None,
+            suggestion: None,
         }
     }
 

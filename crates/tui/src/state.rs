@@ -253,10 +253,12 @@ impl AppState {
             EngineEvent::Assistant {
                 message,
                 parent_tool_use_id: None,
+                ..
             } => self.apply_assistant(&message),
             EngineEvent::Assistant {
                 message,
                 parent_tool_use_id: Some(parent),
+                ..
             } => {
                 let uses = message.tool_uses().count() as u32;
                 if let Some(agent) = self.agent_mut(&parent) {

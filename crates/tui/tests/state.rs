@@ -145,6 +145,7 @@ fn ctrl_g_opens_the_plan_while_planning() {
         input: json!({"plan": "# P\n", "planFilePath": plan}),
         reason: "approve".into(),
         agent_id: None,
+        suggestion: None,
     });
     assert_eq!(press(&mut s, ctrl('g')), [Action::EditPlan]);
 }

@@ -14,7 +14,7 @@ use crate::args::{Args, Command};
 
 /// Runs a subcommand other than `demo` and returns the exit code.
 pub fn run(command: &Command, args: &Args) -> u8 {
-    let project = match Project::detect(args.settings.as_deref()) {
+    let project = match Project::detect(args.settings.as_deref().map(Path::new)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("catui: {e}");

@@ -116,6 +116,7 @@ impl Narrator {
             EngineEvent::Assistant {
                 message,
                 parent_tool_use_id,
+                ..
             } => {
                 let who = parent_tool_use_id.as_ref().map(|p| self.agent_label(p));
                 for block in &message.content {

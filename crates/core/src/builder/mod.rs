@@ -119,6 +119,9 @@ pub struct SessionConfig {
     pub resume: Resume,
     /// A session id chosen by the caller (a UUID).
     pub session_id: Option<String>,
+    /// Offer only these tools (`--tools`); `None`: all. The plan-mode
+    /// tools are always kept, so that plan mode can always be left.
+    pub tools: Option<Vec<String>>,
 }
 
 impl SessionConfig {
@@ -139,6 +142,7 @@ impl SessionConfig {
             add_dirs: Vec::new(),
             resume: Resume::default(),
             session_id: None,
+            tools: None,
         }
     }
 }
@@ -342,7 +346,7 @@ impl SessionBuilder {
         }
         let tools = match tools_override {
             Some(t) => t,
-            None => parts::session_tools(&agent_defs, interactive),
+            None => parts::session_tools(&agent_defs, interactive, config.tools.as_deref()),
         };
         let mut tool_ctx = ToolContext::new(cwd.clone());
         tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());

@@ -16,8 +16,12 @@ use crate::tools::{Adapter, ToolRegistry};
 /// The built-in tools, Agent (alias Task) and ExitPlanMode; with someone
 /// to answer prompts also EnterPlanMode (leaving plan mode needs an
 /// approver) and the team tools (a team needs a lead that keeps
-/// listening).
-pub(super) fn session_tools(agents: &[AgentDefinition], interactive: bool) -> ToolRegistry {
+/// listening). `only`: keep just these names (and the plan-mode tools).
+pub(super) fn session_tools(
+    agents: &[AgentDefinition],
+    interactive: bool,
+    only: Option<&[String]>,
+) -> ToolRegistry {
     let mut tools = ToolRegistry::builtin();
     tools.add(Adapter(Arc::new(AgentTool::new(agents.to_vec()))));
     tools.add_alias("Task", "Agent");
@@ -27,6 +31,11 @@ pub(super) fn session_tools(agents: &[AgentDefinition], interactive: bool) -> To
         tools.add(Adapter(Arc::new(TeamCreateTool)));
         tools.add(Adapter(Arc::new(SendMessageTool)));
         tools.add(Adapter(Arc::new(TeamStopTool)));
+    }
+    if let Some(only) = only {
+        tools.retain(|name| {
+            matches!(name, "EnterPlanMode" | "ExitPlanMode") || only.iter().any(|n| n == name)
+        });
     }
     tools
 }

@@ -15,6 +15,9 @@ pub struct PermissionRequest {
     pub reason: String,
     /// Set when a sub-agent asks.
     pub agent_id: Option<String>,
+    /// The rule (`Bash(npm test:*)`, `Edit`) that would allow calls like
+    /// this one for the rest of the session, when there is one.
+    pub suggestion: Option<String>,
 }
 
 /// The user's answer.

@@ -8,7 +8,7 @@
 use catui_protocol::ContentBlock;
 use serde_json::Value;
 
-use super::{Slot, ask_user, interrupted};
+use super::{Question, Slot, ask_user, interrupted};
 use crate::engine::{Engine, EngineEvent, Record};
 use crate::permissions::Decision;
 use crate::permissions::auto::{
@@ -82,12 +82,16 @@ async fn fall_back(
     why: Option<String>,
 ) -> Slot {
     match fallback {
-        Decision::Ask { reason, .. } => {
+        Decision::Ask { reason, suggestion } => {
             let reason = match why {
                 Some(why) => format!("{reason} (auto mode: {why})"),
                 None => reason,
             };
-            ask_user(engine, ctx, id, name, input, call, reason).await
+            let question = Question {
+                reason,
+                suggestion: suggestion.map(|rule| rule.to_string()),
+            };
+            ask_user(engine, ctx, id, name, input, call, question).await
         }
         Decision::Deny { message } => {
             let message = match why {
@@ -99,7 +103,11 @@ async fn fall_back(
         Decision::Allow => Slot::Ready { id, name, call },
         // The permission layer never nests these; treat one as "ask".
         Decision::Classify { reason, .. } => {
-            ask_user(engine, ctx, id, name, input, call, reason).await
+            let question = Question {
+                reason,
+                suggestion: None,
+            };
+            ask_user(engine, ctx, id, name, input, call, question).await
         }
     }
 }

@@ -2,7 +2,16 @@
 //! translate these; neither holds behaviour of its own.
 
 use catui_protocol::stream_json::ResultSubtype;
-use catui_protocol::{Attachment, Message, ModelEvent, PermissionMode, Usage};
+use catui_protocol::{Attachment, Message, ModelEvent, PermissionMode, StopReason, Usage};
+
+/// What the model reported about the response behind an assistant message.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResponseInfo {
+    /// The model that answered (the server's name for it when it said).
+    pub model: String,
+    pub stop_reason: Option<StopReason>,
+    pub usage: Usage,
+}
 
 /// One event of a running session.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +25,7 @@ pub enum EngineEvent {
     Assistant {
         message: Message,
         parent_tool_use_id: Option<String>,
+        response: ResponseInfo,
     },
     /// A complete user message (tool results) committed to the conversation.
     User {

@@ -32,14 +32,14 @@ use tokio_util::sync::CancellationToken;
 
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentProvider};
-pub use events::{EngineEvent, TurnOutcome};
+pub use events::{EngineEvent, ResponseInfo, TurnOutcome};
 pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
     ToolCallView, ToolGate,
 };
 pub use record::{MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
-pub use shared::EngineControl;
+pub use shared::{ContextUsage, EngineControl};
 use shared::{Shared, set_mode};
 
 use crate::permissions::PermissionContext;
@@ -143,6 +143,12 @@ impl Engine {
             default_sandbox,
             plan_sandbox,
             run_end: Mutex::new(None),
+            requested_model: Mutex::new(None),
+            usage_view: Mutex::new(shared::ContextUsage {
+                model: config.model.clone(),
+                tokens: 0,
+                window: context_window::context_window(&config.model),
+            }),
         });
         tool_ctx.session = Some(crate::tools::SessionHandle(shared.clone()));
         Self {
@@ -437,6 +443,9 @@ impl Engine {
         let mut num_turns = 0u32;
         let mut is_human_turn = true;
         loop {
+            if let Some(model) = self.shared.take_requested_model() {
+                self.config.model = model;
+            }
             self.compact_if_needed().await;
             self.inject_attachments(is_human_turn);
             is_human_turn = false;
@@ -462,6 +471,8 @@ impl Engine {
             usage.add(&response.usage);
             self.total_usage.add(&response.usage);
             self.last_prompt_tokens = context_window::prompt_tokens(&response.usage);
+            self.shared
+                .report_usage(&self.config.model, self.last_prompt_tokens);
             let assistant = response.message;
             self.shared.recorder.record(Record::Assistant {
                 message: assistant.clone(),
@@ -471,6 +482,14 @@ impl Engine {
             self.shared.emit(EngineEvent::Assistant {
                 message: assistant.clone(),
                 parent_tool_use_id: self.config.parent_tool_use_id.clone(),
+                response: ResponseInfo {
+                    model: response
+                        .model
+                        .clone()
+                        .unwrap_or_else(|| self.config.model.clone()),
+                    stop_reason: Some(response.stop_reason.clone()),
+                    usage: response.usage,
+                },
             });
             let has_tools = assistant.tool_uses().next().is_some();
             self.messages.push(assistant.clone());

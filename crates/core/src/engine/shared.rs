@@ -30,6 +30,29 @@ pub(super) struct Shared {
     pub(super) plan_sandbox: SandboxPolicy,
     /// Set by a tool hook that ends the handling of the current input.
     pub(super) run_end: Mutex<Option<RunEnd>>,
+    /// A model the client asked for; the engine switches before its next
+    /// request.
+    pub(super) requested_model: Mutex<Option<String>>,
+    /// What the engine last reported: its model and the prompt size of its
+    /// last request.
+    pub(super) usage_view: Mutex<ContextUsage>,
+}
+
+/// How full the conversation's context window is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextUsage {
+    pub model: String,
+    /// Prompt tokens of the last request (0 before the first).
+    pub tokens: u64,
+    /// The model's context window.
+    pub window: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
 }
 
 impl Shared {
@@ -45,6 +68,18 @@ impl Shared {
             Ok(mut g) => g.take(),
             Err(poisoned) => poisoned.into_inner().take(),
         }
+    }
+
+    pub(super) fn take_requested_model(&self) -> Option<String> {
+        lock(&self.requested_model).take()
+    }
+
+    pub(super) fn report_usage(&self, model: &str, tokens: u64) {
+        *lock(&self.usage_view) = ContextUsage {
+            model: model.to_string(),
+            tokens,
+            window: super::context_window::context_window(model),
+        };
     }
 
     pub(super) fn emit(&self, event: EngineEvent) {
@@ -84,6 +119,22 @@ impl EngineControl {
 
     pub fn permission_mode(&self) -> PermissionMode {
         self.shared.permissions().mode
+    }
+
+    /// Switches the model from the next request on.
+    pub fn set_model(&self, model: &str) {
+        *lock(&self.shared.requested_model) = Some(model.to_string());
+    }
+
+    /// The model in use (a requested switch included) and how full its
+    /// context window was at the last request.
+    pub fn context_usage(&self) -> ContextUsage {
+        let mut usage = lock(&self.shared.usage_view).clone();
+        if let Some(model) = lock(&self.shared.requested_model).clone() {
+            usage.window = super::context_window::context_window(&model);
+            usage.model = model;
+        }
+        usage
     }
 }
 

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
+use super::shared::set_mode;
 use super::{Engine, EngineEvent, ToolCallView, ToolGate};
 use crate::permissions::{self, Decision};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
@@ -174,11 +175,24 @@ async fn authorize(
     match decision {
         Decision::Allow => Slot::Ready { id, name, call },
         Decision::Deny { message } => Slot::Answered(ContentBlock::tool_result(id, message, true)),
-        Decision::Ask { reason, .. } => ask_user(engine, ctx, id, name, input, call, reason).await,
+        Decision::Ask { reason, suggestion } => {
+            let question = Question {
+                reason,
+                suggestion: suggestion.map(|rule| rule.to_string()),
+            };
+            ask_user(engine, ctx, id, name, input, call, question).await
+        }
         Decision::Classify { reason, fallback } => {
             auto_review::classify(engine, ctx, id, name, input, call, reason, *fallback).await
         }
     }
+}
+
+/// What the user is asked about a call: why, and the rule that would
+/// allow calls like it from now on.
+pub(super) struct Question {
+    pub(super) reason: String,
+    pub(super) suggestion: Option<String>,
 }
 
 /// Asks the user through the approver (the normal path of `Ask`, and auto
@@ -190,7 +204,7 @@ async fn ask_user(
     name: String,
     input: &Value,
     call: ParsedCall,
-    reason: String,
+    question: Question,
 ) -> Slot {
     let shown = call
         .permission_input(ctx)
@@ -200,8 +214,9 @@ async fn ask_user(
         tool_use_id: id.clone(),
         tool_name: name.clone(),
         input: shown.clone(),
-        reason,
+        reason: question.reason,
         agent_id: engine.config.agent_id.clone(),
+        suggestion: question.suggestion,
     };
     let answer = tokio::select! {
         a = engine.approver.ask(request) => a,
@@ -211,18 +226,39 @@ async fn ask_user(
         // An interrupted prompt never counts as approval.
         return Slot::Answered(interrupted(&id));
     }
+    let mut answer = answer;
     if let PermissionAnswer::Allow {
+        updated_input,
         updated_permissions: Some(updates),
-        ..
-    } = &answer
+    } = &mut answer
     {
-        // "Yes, and don't ask again": rules for the rest of the session.
+        // "Yes, and don't ask again": changes for the rest of the session.
         let applied = {
             let mut perms = engine.shared.permissions();
             permissions::updates::apply_updates(&mut perms, updates, &ctx.project_root)
         };
         let text = match applied {
-            Ok(added) => format!("Allowed for this session: {}", added.join(", ")),
+            Ok(applied) => {
+                if let Some(mode) = applied.mode {
+                    if call.takes_mode_in_input() {
+                        // The call itself picks the mode once approved
+                        // (leaving plan mode): the update becomes its input.
+                        let mut edited = updated_input.take().unwrap_or_else(|| shown.clone());
+                        if let Value::Object(fields) = &mut edited
+                            && fields.get("mode").is_none_or(Value::is_null)
+                        {
+                            fields.insert("mode".into(), Value::String(mode.to_string()));
+                        }
+                        *updated_input = Some(edited);
+                    } else if let Err(e) = set_mode(&engine.shared, mode) {
+                        engine.shared.emit(EngineEvent::Notification {
+                            key: "permission-rules".into(),
+                            text: format!("The mode change was not applied: {e}"),
+                        });
+                    }
+                }
+                format!("Changed for this session: {}", applied.changes.join(", "))
+            }
             Err(e) => format!("The permission update was not applied: {e}"),
         };
         engine.shared.emit(EngineEvent::Notification {

@@ -57,6 +57,10 @@ impl TypedTool for ExitPlanModeTool {
         exit_plan_mode_description().to_string()
     }
 
+    fn takes_mode_in_input(&self) -> bool {
+        true
+    }
+
     fn is_read_only(&self, _: &ExitPlanModeInput) -> bool {
         false
     }

@@ -37,6 +37,7 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         EngineEvent::Assistant {
             message,
             parent_tool_use_id: None,
+            ..
         } => {
             for block in &message.content {
                 if let ContentBlock::Text { text } = block
@@ -183,6 +184,7 @@ mod tests {
             EngineEvent::Assistant {
                 message: call.clone(),
                 parent_tool_use_id: None,
+                response: Default::default(),
             },
         );
         assert_eq!(
@@ -220,6 +222,7 @@ mod tests {
             EngineEvent::Assistant {
                 message: Message::assistant_text("sub-agent talk"),
                 parent_tool_use_id: Some("agent-1".into()),
+                response: Default::default(),
             },
             EngineEvent::User {
                 message: Message::user_text("sub-agent results"),
@@ -313,6 +316,7 @@ mod tests {
             EngineEvent::Assistant {
                 message: answer,
                 parent_tool_use_id: None,
+                response: Default::default(),
             },
         );
         relay("amy@core", &state, start("t1", "Bash(cargo test)", None));

@@ -126,6 +126,12 @@ pub trait TypedTool: Send + Sync + 'static {
     fn denied_result(&self, _input: &Self::Input, _feedback: &str) -> Option<String> {
         None
     }
+    /// True when the call itself sets the permission mode once approved
+    /// (its input's `mode`): a mode change that comes with the approval is
+    /// handed to it instead of being made before it runs.
+    fn takes_mode_in_input(&self) -> bool {
+        false
+    }
 }
 
 /// The object-safe view of a tool, over JSON input.
@@ -150,6 +156,7 @@ pub trait PreparedCall: Send + Sync {
     async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError>;
     fn permission_input(&self, ctx: &ToolContext) -> Option<Value>;
     fn denied_result(&self, feedback: &str) -> Option<String>;
+    fn takes_mode_in_input(&self) -> bool;
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
 
@@ -182,6 +189,9 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     }
     fn denied_result(&self, feedback: &str) -> Option<String> {
         self.tool.denied_result(&self.input, feedback)
+    }
+    fn takes_mode_in_input(&self) -> bool {
+        self.tool.takes_mode_in_input()
     }
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let this = *self;

@@ -288,6 +288,7 @@ mod tests {
             input,
             reason: String::new(),
             agent_id: None,
+            suggestion: None,
         })
     }
 

@@ -92,6 +92,7 @@ impl PlanDialog {
             input: json!({"plan": review.plan, "planFilePath": review.plan_file_path}),
             reason: format!("{agent} asks the team lead to approve its plan"),
             agent_id: Some(agent.clone()),
+            suggestion: None,
         });
         dialog.teammate = Some(agent);
         dialog
@@ -363,6 +364,7 @@ mod tests {
             input: json!({"plan": "# Plan\n1. do it", "planFilePath": "/p/plan.md", "planDiff": "-old\n+new"}),
             reason: String::new(),
             agent_id: None,
+            suggestion: None,
         })
     }
 

@@ -416,6 +416,7 @@ mod tests {
             ]}),
             reason: String::new(),
             agent_id: None,
+            suggestion: None,
         }
     }
 

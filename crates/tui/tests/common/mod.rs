@@ -55,6 +55,7 @@ pub fn assistant(blocks: Vec<ContentBlock>) -> EngineEvent {
             content: blocks,
         },
         parent_tool_use_id: None,
+        response: Default::default(),
     }
 }
 
@@ -65,6 +66,7 @@ pub fn sub_assistant(parent: &str, blocks: Vec<ContentBlock>) -> EngineEvent {
             content: blocks,
         },
         parent_tool_use_id: Some(parent.into()),
+        response: Default::default(),
     }
 }
 
@@ -123,6 +125,7 @@ pub fn request(tool: &str, input: Value) -> PermissionRequest {
         input,
         reason: String::new(),
         agent_id: None,
+        suggestion: None,
     }
 }
 

@@ -1,0 +1,119 @@
+//! Control requests from the stream-json client (the Agent SDKs):
+//! `initialize`, `interrupt`, `set_permission_mode`, `set_model`,
+//! `mcp_status`, `get_context_usage`. Every request is answered; one catui
+//! does not know gets an `error` response that names it.
+
+use std::sync::Arc;
+
+use catui_core::engine::EngineControl;
+use catui_core::engine::commands::COMMANDS;
+use catui_protocol::PermissionMode;
+use catui_protocol::control::ClientRequest;
+use catui_protocol::stream_json::{ControlResponse, OutputEvent};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::hooks::SdkHooks;
+use super::pending::Pending;
+
+/// What answering controls needs.
+pub struct Controls {
+    pub control: EngineControl,
+    pub pending: Arc<Pending>,
+    pub out: UnboundedSender<OutputEvent>,
+    /// The model the session started with (`set_model` with no model
+    /// returns to it).
+    pub default_model: String,
+    pub hooks: Arc<SdkHooks>,
+}
+
+impl Controls {
+    /// Answers one control request (also while a turn runs).
+    pub fn answer(&self, request_id: &str, request: &Value) -> ControlResponse {
+        let result = ClientRequest::parse(request).and_then(|r| self.handle(r));
+        match result {
+            Ok(response) => ControlResponse::Success {
+                request_id: request_id.to_string(),
+                response,
+            },
+            Err(error) => ControlResponse::Error {
+                request_id: request_id.to_string(),
+                error,
+            },
+        }
+    }
+
+    fn handle(&self, request: ClientRequest) -> Result<Option<Value>, String> {
+        match request {
+            ClientRequest::Initialize { hooks } => {
+                let registered = match hooks {
+                    Some(hooks) if !hooks.is_null() => self.hooks.register(&hooks)?,
+                    _ => 0,
+                };
+                Ok(Some(self.initialize_response(registered)))
+            }
+            ClientRequest::Interrupt => {
+                // Prompts still waiting are withdrawn (and count as denied).
+                for request_id in self.pending.cancel("perm-") {
+                    let _ = self
+                        .out
+                        .send(OutputEvent::ControlCancelRequest { request_id });
+                }
+                self.control.interrupt();
+                Ok(None)
+            }
+            ClientRequest::SetPermissionMode { mode } => {
+                let mode = mode.parse::<PermissionMode>().map_err(|e| e.to_string())?;
+                self.control.set_permission_mode(mode)?;
+                Ok(None)
+            }
+            ClientRequest::SetModel { model } => {
+                let model = model
+                    .filter(|m| !m.trim().is_empty() && m != "default")
+                    .unwrap_or_else(|| self.default_model.clone());
+                self.control.set_model(&model);
+                Ok(None)
+            }
+            ClientRequest::McpStatus => Ok(Some(json!({ "mcpServers": [] }))),
+            ClientRequest::GetContextUsage => {
+                let usage = self.control.context_usage();
+                let percentage = if usage.window == 0 {
+                    0.0
+                } else {
+                    usage.tokens as f64 * 100.0 / usage.window as f64
+                };
+                Ok(Some(json!({
+                    "totalTokens": usage.tokens,
+                    "maxTokens": usage.window,
+                    "rawMaxTokens": usage.window,
+                    "percentage": percentage,
+                    "model": usage.model,
+                    "categories": [],
+                })))
+            }
+        }
+    }
+
+    fn initialize_response(&self, hooks: usize) -> Value {
+        let commands: Vec<Value> = COMMANDS
+            .iter()
+            .map(|(name, description)| {
+                json!({"name": name, "description": description, "argumentHint": ""})
+            })
+            .collect();
+        json!({
+            "commands": commands,
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [{
+                "value": self.default_model,
+                "displayName": self.default_model,
+                "description": "the session's model",
+            }],
+            "account": {},
+            "pid": std::process::id(),
+            "hooks_applied": true,
+            "hook_callbacks": hooks,
+        })
+    }
+}

@@ -1,0 +1,326 @@
+//! Headless mode (`-p`): text, json and stream-json output, and with
+//! `--input-format stream-json` a long-lived session driven by JSON lines
+//! on stdin (SPEC §2.1, docs/SDK.md). Stdout carries only the selected
+//! output; anything else goes to stderr.
+
+mod control;
+pub mod hooks;
+mod pending;
+mod stream;
+
+use std::sync::Arc;
+
+use catui_core::engine::{Engine, EngineEvent, TurnOutcome};
+use catui_protocol::stream_json::{
+    InitEvent, InputMessage, OutputEvent, ResultSubtype, SystemEvent,
+};
+use catui_protocol::{ContentBlock, ModelEvent, PermissionMode};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use crate::args::OutputFormat;
+
+pub use catui_core::builder::SessionInfo;
+pub use control::Controls;
+pub use pending::{Pending, StdioApprover, StdioPlanReviewer};
+use stream::{StreamJson, new_uuid, result_event};
+
+/// How the printer renders a session.
+pub struct PrintOptions {
+    pub format: OutputFormat,
+    pub verbose: bool,
+    pub session_id: String,
+    pub model: String,
+    /// `--include-partial-messages`.
+    pub partial_messages: bool,
+}
+
+/// Translates engine events and control lines to the output format.
+/// `first` (the init event) is printed before anything else, also before
+/// notifications the session queued while it was being built.
+pub async fn print_events(
+    options: PrintOptions,
+    mut events: UnboundedReceiver<EngineEvent>,
+    mut controls: UnboundedReceiver<OutputEvent>,
+    first: Option<OutputEvent>,
+) {
+    let PrintOptions {
+        format,
+        verbose,
+        session_id,
+        model,
+        partial_messages,
+    } = options;
+    let mut stream_json = StreamJson::new(session_id.clone(), model, partial_messages);
+    let mut stdout = tokio::io::stdout();
+    if let Some(line) = first.and_then(|event| serde_json::to_string(&event).ok()) {
+        if stdout
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let _ = stdout.flush().await;
+    }
+    let mut events_open = true;
+    let mut controls_open = true;
+    while events_open || controls_open {
+        // Biased: an engine event emitted before a control request (the
+        // assistant message before its permission prompt) is printed first.
+        let lines: Vec<String> = tokio::select! {
+            biased;
+            e = events.recv(), if events_open => match e {
+                Some(e) if format == OutputFormat::StreamJson => stream_json
+                    .lines(e)
+                    .iter()
+                    .filter_map(|l| serde_json::to_string(l).ok())
+                    .collect(),
+                Some(e) => render_event(format, verbose, &session_id, e).into_iter().collect(),
+                None => { events_open = false; Vec::new() }
+            },
+            c = controls.recv(), if controls_open => match c {
+                Some(c) if format == OutputFormat::StreamJson => {
+                    serde_json::to_string(&c).ok().into_iter().collect()
+                }
+                Some(_) => Vec::new(),
+                None => { controls_open = false; Vec::new() }
+            },
+        };
+        for mut line in lines {
+            line.push('\n');
+            if stdout.write_all(line.as_bytes()).await.is_err() {
+                return; // stdout closed: nothing more to say
+            }
+        }
+        let _ = stdout.flush().await;
+    }
+}
+
+fn render_event(
+    format: OutputFormat,
+    verbose: bool,
+    session_id: &str,
+    event: EngineEvent,
+) -> Option<String> {
+    match format {
+        // Rendered by `StreamJson`.
+        OutputFormat::StreamJson => None,
+        OutputFormat::Json => match event {
+            EngineEvent::Result(outcome) => {
+                let result = result_event(session_id, outcome, None);
+                serde_json::to_string(&OutputEvent::Result(result)).ok()
+            }
+            other => {
+                verbose_line(verbose, &other);
+                None
+            }
+        },
+        OutputFormat::Text => match event {
+            EngineEvent::Result(outcome) if outcome.is_error => {
+                eprintln!("catui: {}", outcome.result);
+                None
+            }
+            EngineEvent::Result(outcome) if outcome.subtype == ResultSubtype::PlanReady => {
+                let path = outcome.plan_file.unwrap_or_default();
+                Some(format!(
+                    "{}\n\nPlan saved to {path}",
+                    outcome.result.trim_end()
+                ))
+            }
+            EngineEvent::Result(outcome) => Some(outcome.result),
+            EngineEvent::Delta {
+                event:
+                    ModelEvent::Retrying {
+                        attempt,
+                        delay_ms,
+                        reason,
+                    },
+                ..
+            } if !verbose => {
+                // Always say why nothing happens for a while.
+                eprintln!(
+                    "catui: {reason}; retrying in {:.1} s (attempt {attempt})",
+                    delay_ms as f64 / 1000.0
+                );
+                None
+            }
+            EngineEvent::Notification { key, text } if key == "plan-verification" => {
+                eprintln!("{text}");
+                None
+            }
+            other => {
+                verbose_line(verbose, &other);
+                None
+            }
+        },
+    }
+}
+
+fn verbose_line(verbose: bool, event: &EngineEvent) {
+    if !verbose {
+        return;
+    }
+    match event {
+        EngineEvent::ToolStart { summary, .. } => eprintln!("● {summary}"),
+        EngineEvent::ToolEnd {
+            is_error: true,
+            display,
+            ..
+        } => eprintln!("  ✗ {}", first_line(display)),
+        EngineEvent::PermissionMode { mode, .. } => eprintln!("[mode: {mode}]"),
+        EngineEvent::Notification { text, .. } => eprintln!("[{text}]"),
+        EngineEvent::Delta {
+            event:
+                ModelEvent::Retrying {
+                    attempt,
+                    delay_ms,
+                    reason,
+                },
+            ..
+        } => {
+            eprintln!("[retrying (attempt {attempt}) in {delay_ms} ms: {reason}]")
+        }
+        _ => {}
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// The `init` line: the session as it starts.
+pub fn init_event(
+    info: &SessionInfo,
+    mode: PermissionMode,
+    plan_file: Option<String>,
+) -> OutputEvent {
+    OutputEvent::System(SystemEvent::Init(InitEvent {
+        session_id: info.session_id.clone(),
+        cwd: info.cwd.clone(),
+        model: info.model.clone(),
+        permission_mode: mode,
+        permission_mode_sdk: mode,
+        tools: info.tools.clone(),
+        plan_file,
+        sandbox: info.sandbox.clone(),
+        claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
+        api_key_source: api_key_source().to_string(),
+        mcp_servers: Vec::new(),
+        slash_commands: catui_core::engine::commands::COMMANDS
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .collect(),
+        output_style: "default".into(),
+        agents: Vec::new(),
+        skills: Vec::new(),
+        plugins: Vec::new(),
+        uuid: new_uuid(),
+    }))
+}
+
+/// The variable the API key comes from (its name only, never the key).
+fn api_key_source() -> &'static str {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty());
+    if set("ANTHROPIC_API_KEY") {
+        "ANTHROPIC_API_KEY"
+    } else if set("OPENAI_API_KEY") {
+        "OPENAI_API_KEY"
+    } else {
+        "none"
+    }
+}
+
+/// Reads stream-json lines from stdin: user turns go to `users`, controls
+/// are handled at once (also while a turn runs).
+pub async fn read_stdin(users: UnboundedSender<Vec<ContentBlock>>, controls: Controls) {
+    let out = controls.out.clone();
+    let pending: Arc<Pending> = controls.pending.clone();
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                notify(&out, "invalid_input", format!("could not read stdin: {e}"));
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let message: InputMessage = match serde_json::from_str(&line) {
+            Ok(m) => m,
+            Err(e) => {
+                notify(
+                    &out,
+                    "invalid_input",
+                    format!("ignored an input line that is not a valid stream-json message: {e}"),
+                );
+                continue;
+            }
+        };
+        match message {
+            InputMessage::User { message } => {
+                if users.send(message.content).is_err() {
+                    break;
+                }
+            }
+            InputMessage::ControlRequest {
+                request_id,
+                request,
+            } => {
+                let response = controls.answer(&request_id, &request);
+                let _ = out.send(OutputEvent::ControlResponse { response });
+            }
+            // catui answers every request at once; nothing to cancel.
+            InputMessage::ControlCancelRequest { .. } | InputMessage::Other => {}
+            InputMessage::ControlResponse { response } => {
+                let request_id = response.request_id().to_string();
+                if !pending.answer(response) {
+                    notify(
+                        &out,
+                        "invalid_input",
+                        format!("no control request is waiting for id {request_id}"),
+                    );
+                }
+            }
+        }
+    }
+    // End of input: nobody will answer what is still asked (fail closed).
+    pending.drop_all();
+}
+
+fn notify(out: &UnboundedSender<OutputEvent>, key: &str, text: String) {
+    eprintln!("catui: {text}");
+    let _ = out.send(OutputEvent::System(SystemEvent::Notification {
+        key: key.to_string(),
+        text,
+    }));
+}
+
+/// Runs a headless session to the end; returns the process exit code.
+pub async fn run(
+    mut engine: Engine,
+    first_input: Option<Vec<ContentBlock>>,
+    mut users: Option<UnboundedReceiver<Vec<ContentBlock>>>,
+) -> i32 {
+    let mut last: Option<TurnOutcome> = None;
+    if let Some(input) = first_input {
+        last = Some(engine.handle_input(input).await);
+    }
+    if let Some(rx) = users.as_mut() {
+        while let Some(input) = rx.recv().await {
+            last = Some(engine.handle_input(input).await);
+        }
+    }
+    match last {
+        Some(o) if o.is_error => 1,
+        _ => 0,
+    }
+}
+
+/// A channel pair for control lines.
+pub fn control_channel() -> (UnboundedSender<OutputEvent>, UnboundedReceiver<OutputEvent>) {
+    unbounded_channel()
+}

@@ -1,0 +1,337 @@
+//! Control requests catui sends to the stream-json client and the answers
+//! it waits for: permission prompts (`can_use_tool`) and teammates' plan
+//! approvals (`plan_approval`). Everything fails closed: no answer, an
+//! error answer or an unreadable one denies.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use catui_core::engine::{Approver, PermissionAnswer, PermissionRequest};
+use catui_core::teams::manager::PlanReviewRequest;
+use catui_core::teams::{PlanDecision, PlanReviewer};
+use catui_protocol::stream_json::{
+    ControlRequest, ControlResponse, OutputEvent, PermissionResponse,
+};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::oneshot;
+
+type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
+
+/// Control requests sent to the client and still waiting for their
+/// `control_response` line.
+#[derive(Default)]
+pub struct Pending {
+    next: AtomicU64,
+    waiting: Mutex<Waiters>,
+}
+
+impl Pending {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiters> {
+        match self.waiting.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Registers a waiter under a fresh id `<prefix>-<n>`. The receiver
+    /// gets the client's raw response; it errors when the client closes its
+    /// input first (callers must then fail closed).
+    pub fn register(&self, prefix: &str) -> (String, oneshot::Receiver<ControlResponse>) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let request_id = format!("{prefix}-{n}");
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(request_id.clone(), tx);
+        (request_id, rx)
+    }
+
+    /// Forgets a waiter whose request could not be sent.
+    pub fn forget(&self, request_id: &str) {
+        self.lock().remove(request_id);
+    }
+
+    /// Answers a request; false when nothing waits for it.
+    pub fn answer(&self, response: ControlResponse) -> bool {
+        match self.lock().remove(response.request_id()) {
+            Some(tx) => tx.send(response).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Drops the waiters whose id starts with `prefix` (their askers fail
+    /// closed) and returns their ids, so the client can be told.
+    pub fn cancel(&self, prefix: &str) -> Vec<String> {
+        let mut waiting = self.lock();
+        let ids: Vec<String> = waiting
+            .keys()
+            .filter(|id| id.starts_with(prefix))
+            .cloned()
+            .collect();
+        for id in &ids {
+            waiting.remove(id);
+        }
+        ids
+    }
+
+    /// Drops every waiter (stdin closed): their receivers error, and the
+    /// askers fail closed.
+    pub fn drop_all(&self) {
+        self.lock().clear();
+    }
+}
+
+/// Reads a `can_use_tool` answer; anything unreadable denies.
+fn permission_answer(response: ControlResponse) -> PermissionAnswer {
+    match response {
+        ControlResponse::Success {
+            response: Some(body),
+            ..
+        } => match serde_json::from_value::<PermissionResponse>(body) {
+            Ok(PermissionResponse::Allow {
+                updated_input,
+                updated_permissions,
+            }) => PermissionAnswer::Allow {
+                updated_input,
+                updated_permissions,
+            },
+            Ok(PermissionResponse::Deny { message, .. }) => PermissionAnswer::Deny { message },
+            Err(e) => PermissionAnswer::Deny {
+                message: format!("unreadable permission answer: {e}"),
+            },
+        },
+        ControlResponse::Success { response: None, .. } => PermissionAnswer::Deny {
+            message: "the permission answer had no decision".into(),
+        },
+        ControlResponse::Error { error, .. } => PermissionAnswer::Deny { message: error },
+    }
+}
+
+/// The `updatedPermissions` entry that allows calls like this one for the
+/// rest of the session, from a rule's text (`Bash(npm test:*)`, `Edit`).
+pub fn rule_suggestion(rule: &str) -> Value {
+    let (tool, content) = match rule.split_once('(') {
+        Some((tool, rest)) => (tool, rest.strip_suffix(')')),
+        None => (rule, None),
+    };
+    let mut wire_rule = json!({ "toolName": tool });
+    if let Some(content) = content {
+        wire_rule["ruleContent"] = json!(content);
+    }
+    json!({
+        "type": "addRules",
+        "rules": [wire_rule],
+        "behavior": "allow",
+        "destination": "session",
+    })
+}
+
+/// Asks over stdout with `can_use_tool` control requests.
+pub struct StdioApprover {
+    pub out: UnboundedSender<OutputEvent>,
+    pub pending: Arc<Pending>,
+}
+
+#[async_trait]
+impl Approver for StdioApprover {
+    async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
+        let (request_id, rx) = self.pending.register("perm");
+        let sent = self.out.send(OutputEvent::ControlRequest {
+            request_id: request_id.clone(),
+            request: ControlRequest::CanUseTool {
+                tool_name: request.tool_name.clone(),
+                input: request.input.clone(),
+                tool_use_id: request.tool_use_id.clone(),
+                agent_id: request.agent_id.clone(),
+                permission_suggestions: request
+                    .suggestion
+                    .as_deref()
+                    .map(rule_suggestion)
+                    .into_iter()
+                    .collect(),
+                decision_reason: Some(request.reason.clone()),
+            },
+        });
+        if sent.is_err() {
+            self.pending.forget(&request_id);
+            return PermissionAnswer::Deny {
+                message: "no client is connected to answer".into(),
+            };
+        }
+        match rx.await {
+            Ok(response) => permission_answer(response),
+            Err(_) => PermissionAnswer::Deny {
+                message: "the prompt was withdrawn before the client answered".into(),
+            },
+        }
+    }
+}
+
+/// Puts teammates' plans to the client with `plan_approval` control
+/// requests. Fails closed: no answer, an error answer or an unreadable one
+/// rejects the plan (the teammate stays in plan mode and may resubmit).
+pub struct StdioPlanReviewer {
+    pub out: UnboundedSender<OutputEvent>,
+    pub pending: Arc<Pending>,
+}
+
+#[async_trait]
+impl PlanReviewer for StdioPlanReviewer {
+    async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision> {
+        let (request_id, rx) = self.pending.register("plan");
+        let sent = self.out.send(OutputEvent::ControlRequest {
+            request_id: request_id.clone(),
+            request: ControlRequest::PlanApproval {
+                from: request.from,
+                team: request.team,
+                plan_file_path: request.plan_file_path,
+                plan: request.plan,
+                plan_request_id: request.request_id,
+            },
+        });
+        if sent.is_err() {
+            self.pending.forget(&request_id);
+            return Some(reject("no client is connected to review the plan"));
+        }
+        Some(match rx.await {
+            Ok(response) => plan_decision(response),
+            Err(_) => reject("the client closed its input before reviewing the plan"),
+        })
+    }
+}
+
+fn reject(feedback: &str) -> PlanDecision {
+    PlanDecision {
+        approved: false,
+        feedback: Some(feedback.to_string()),
+    }
+}
+
+/// Reads a `plan_approval` answer: `{"behavior":"allow"}` approves,
+/// `{"behavior":"deny","message":..}` rejects with that feedback.
+fn plan_decision(response: ControlResponse) -> PlanDecision {
+    let body = match response {
+        ControlResponse::Success {
+            response: Some(body),
+            ..
+        } => body,
+        ControlResponse::Success { response: None, .. } => {
+            return reject("the plan approval answer had no decision");
+        }
+        ControlResponse::Error { error, .. } => return reject(&error),
+    };
+    let message = body
+        .get("message")
+        .and_then(|m| m.as_str())
+        .filter(|m| !m.trim().is_empty())
+        .map(str::to_string);
+    match body.get("behavior").and_then(|b| b.as_str()) {
+        Some("allow") => PlanDecision {
+            approved: true,
+            feedback: message,
+        },
+        Some("deny") => PlanDecision {
+            approved: false,
+            feedback: Some(message.unwrap_or_else(|| "The lead rejected the plan.".into())),
+        },
+        _ => reject(&format!(
+            "unreadable plan approval answer (expected behavior allow or deny): {body}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn success(body: serde_json::Value) -> ControlResponse {
+        ControlResponse::Success {
+            request_id: "plan-1".into(),
+            response: Some(body),
+        }
+    }
+
+    #[test]
+    fn plan_answers_map_to_decisions() {
+        let allow = plan_decision(success(json!({"behavior": "allow"})));
+        assert_eq!(
+            allow,
+            PlanDecision {
+                approved: true,
+                feedback: None
+            }
+        );
+        let deny = plan_decision(success(json!({"behavior": "deny", "message": "add tests"})));
+        assert_eq!(
+            deny,
+            PlanDecision {
+                approved: false,
+                feedback: Some("add tests".into())
+            }
+        );
+        // Anything else fails closed.
+        assert!(!plan_decision(success(json!({"behavior": "maybe"}))).approved);
+        assert!(
+            !plan_decision(ControlResponse::Success {
+                request_id: "plan-1".into(),
+                response: None
+            })
+            .approved
+        );
+        assert!(
+            !plan_decision(ControlResponse::Error {
+                request_id: "plan-1".into(),
+                error: "client failed".into()
+            })
+            .approved
+        );
+    }
+
+    #[test]
+    fn suggestions_are_add_rules_updates() {
+        assert_eq!(
+            rule_suggestion("Bash(npm test:*)"),
+            json!({"type":"addRules","behavior":"allow","destination":"session",
+                   "rules":[{"toolName":"Bash","ruleContent":"npm test:*"}]})
+        );
+        assert_eq!(
+            rule_suggestion("Edit")["rules"][0],
+            json!({"toolName":"Edit"})
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_plan_is_rejected_when_input_closes() {
+        let (out, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let pending = Arc::new(Pending::default());
+        let reviewer = StdioPlanReviewer {
+            out,
+            pending: pending.clone(),
+        };
+        let task = tokio::spawn(async move {
+            reviewer
+                .review(PlanReviewRequest {
+                    team: "core".into(),
+                    from: "amy".into(),
+                    request_id: "r1".into(),
+                    plan_file_path: "/p/amy.md".into(),
+                    plan: "# Plan".into(),
+                })
+                .await
+        });
+        let sent = rx.recv().await.unwrap();
+        assert!(matches!(
+            sent,
+            OutputEvent::ControlRequest {
+                request: ControlRequest::PlanApproval { .. },
+                ..
+            }
+        ));
+        pending.drop_all();
+        let decision = task.await.unwrap().unwrap();
+        assert!(!decision.approved);
+        assert!(decision.feedback.unwrap().contains("closed its input"));
+    }
+}

@@ -1,0 +1,341 @@
+//! Engine events as stream-json lines (SPEC §2.1), in the shapes the Agent
+//! SDKs parse: assistant messages with their id, model, stop reason and
+//! usage, a `uuid` on every message, results with the SDK's fields, and
+//! with `--include-partial-messages` the model's stream as `stream_event`
+//! lines (Anthropic Messages streaming events, rebuilt from the engine's
+//! deltas whatever the provider).
+
+use catui_core::engine::{EngineEvent, ResponseInfo, TurnOutcome};
+use catui_protocol::stream_json::{AssistantMessage, OutputEvent, ResultEvent, SystemEvent};
+use catui_protocol::{ModelEvent, StopReason};
+use serde_json::{Value, json};
+
+/// A fresh id for a line or a message.
+pub fn new_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The kind of content block the partial stream has open.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Text,
+    Thinking,
+    ToolUse,
+}
+
+/// The main conversation's message being streamed.
+struct Partial {
+    id: String,
+    /// Index and kind of the open content block.
+    block: Option<(usize, Block)>,
+    next_index: usize,
+}
+
+/// Translates engine events to stream-json lines; keeps what spans events
+/// (the message being streamed, the last stop reason).
+pub struct StreamJson {
+    session_id: String,
+    model: String,
+    partial_messages: bool,
+    partial: Option<Partial>,
+    last_stop_reason: Option<StopReason>,
+}
+
+impl StreamJson {
+    pub fn new(session_id: String, model: String, partial_messages: bool) -> Self {
+        StreamJson {
+            session_id,
+            model,
+            partial_messages,
+            partial: None,
+            last_stop_reason: None,
+        }
+    }
+
+    /// The lines for one engine event (none, one, or with partial messages
+    /// several).
+    pub fn lines(&mut self, event: EngineEvent) -> Vec<OutputEvent> {
+        let session_id = self.session_id.clone();
+        let system = |e: SystemEvent| vec![OutputEvent::System(e)];
+        match event {
+            EngineEvent::Assistant {
+                message,
+                parent_tool_use_id,
+                response,
+            } => {
+                let mut out = Vec::new();
+                let mut id = None;
+                if parent_tool_use_id.is_none() {
+                    self.last_stop_reason = response.stop_reason.clone();
+                    if let Some(partial) = self.partial.take() {
+                        id = Some(partial.id.clone());
+                        out.extend(self.finish_partial(partial, &response));
+                    }
+                }
+                let ResponseInfo {
+                    model,
+                    stop_reason,
+                    usage,
+                } = response;
+                out.push(OutputEvent::Assistant {
+                    message: AssistantMessage {
+                        message,
+                        id: id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple())),
+                        kind: "message".into(),
+                        model,
+                        stop_reason,
+                        stop_sequence: None,
+                        usage,
+                    },
+                    session_id,
+                    parent_tool_use_id,
+                    uuid: new_uuid(),
+                });
+                out
+            }
+            EngineEvent::User {
+                message,
+                parent_tool_use_id,
+            } => vec![OutputEvent::User {
+                message,
+                session_id,
+                parent_tool_use_id,
+                uuid: new_uuid(),
+            }],
+            EngineEvent::PermissionMode {
+                mode,
+                pre_plan_mode,
+            } => system(SystemEvent::PermissionMode {
+                mode,
+                pre_plan_mode,
+            }),
+            EngineEvent::Attachment(attachment) => system(SystemEvent::Attachment { attachment }),
+            EngineEvent::Notification { key, text } => {
+                system(SystemEvent::Notification { key, text })
+            }
+            EngineEvent::Teammate { agent_id, message } => system(SystemEvent::TeammateMessage {
+                session_id,
+                agent_id,
+                message,
+            }),
+            EngineEvent::Delta {
+                event:
+                    ModelEvent::Retrying {
+                        attempt,
+                        delay_ms,
+                        reason,
+                    },
+                agent_id,
+            } => {
+                if agent_id.is_none() {
+                    // What streamed so far is discarded; the next attempt
+                    // starts a new message.
+                    self.partial = None;
+                }
+                system(SystemEvent::Notification {
+                    key: "retrying".into(),
+                    text: format!("attempt {attempt} failed ({reason}); retrying in {delay_ms} ms"),
+                })
+            }
+            EngineEvent::Delta {
+                event,
+                agent_id: None,
+            } if self.partial_messages => self.delta(event),
+            EngineEvent::Result(outcome) => {
+                let stop_reason = self.last_stop_reason.take();
+                self.partial = None;
+                vec![OutputEvent::Result(result_event(
+                    &session_id,
+                    outcome,
+                    stop_reason,
+                ))]
+            }
+            EngineEvent::Delta { .. }
+            | EngineEvent::ToolStart { .. }
+            | EngineEvent::ToolEnd { .. } => Vec::new(),
+        }
+    }
+
+    fn stream_event(&self, event: Value) -> OutputEvent {
+        OutputEvent::StreamEvent {
+            uuid: new_uuid(),
+            session_id: self.session_id.clone(),
+            event,
+            parent_tool_use_id: None,
+        }
+    }
+
+    fn delta(&mut self, event: ModelEvent) -> Vec<OutputEvent> {
+        let mut raw = Vec::new();
+        let partial = match &mut self.partial {
+            Some(p) => p,
+            None => {
+                let id = format!("msg_{}", uuid::Uuid::new_v4().simple());
+                raw.push(json!({"type": "message_start", "message": {
+                    "id": id, "type": "message", "role": "assistant", "model": self.model,
+                    "content": [], "stop_reason": null, "stop_sequence": null,
+                    "usage": {"input_tokens": 0, "output_tokens": 0}}}));
+                self.partial.insert(Partial {
+                    id,
+                    block: None,
+                    next_index: 0,
+                })
+            }
+        };
+        let (kind, start, delta) = match event {
+            ModelEvent::TextDelta { text } => (
+                Block::Text,
+                json!({"type": "text", "text": ""}),
+                json!({"type": "text_delta", "text": text}),
+            ),
+            ModelEvent::ThinkingDelta { thinking } => (
+                Block::Thinking,
+                json!({"type": "thinking", "thinking": "", "signature": ""}),
+                json!({"type": "thinking_delta", "thinking": thinking}),
+            ),
+            ModelEvent::ToolUseStart { id, name } => {
+                // A new tool call always opens a new block.
+                if let Some((index, _)) = partial.block.take() {
+                    raw.push(json!({"type": "content_block_stop", "index": index}));
+                }
+                let index = partial.next_index;
+                partial.next_index += 1;
+                partial.block = Some((index, Block::ToolUse));
+                raw.push(json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+                return raw.into_iter().map(|e| self.stream_event(e)).collect();
+            }
+            ModelEvent::ToolInputDelta { partial_json, .. } => (
+                Block::ToolUse,
+                Value::Null,
+                json!({"type": "input_json_delta", "partial_json": partial_json}),
+            ),
+            ModelEvent::Retrying { .. } => return Vec::new(),
+        };
+        let index = match partial.block {
+            Some((index, open)) if open == kind => index,
+            open => {
+                if let Some((index, _)) = open {
+                    raw.push(json!({"type": "content_block_stop", "index": index}));
+                }
+                let index = partial.next_index;
+                partial.next_index += 1;
+                partial.block = Some((index, kind));
+                raw.push(
+                    json!({"type": "content_block_start", "index": index, "content_block": start}),
+                );
+                index
+            }
+        };
+        raw.push(json!({"type": "content_block_delta", "index": index, "delta": delta}));
+        raw.into_iter().map(|e| self.stream_event(e)).collect()
+    }
+
+    fn finish_partial(&self, partial: Partial, response: &ResponseInfo) -> Vec<OutputEvent> {
+        let mut raw = Vec::new();
+        if let Some((index, _)) = partial.block {
+            raw.push(json!({"type": "content_block_stop", "index": index}));
+        }
+        raw.push(json!({"type": "message_delta",
+            "delta": {"stop_reason": response.stop_reason, "stop_sequence": null},
+            "usage": {"output_tokens": response.usage.output_tokens}}));
+        raw.push(json!({"type": "message_stop"}));
+        raw.into_iter().map(|e| self.stream_event(e)).collect()
+    }
+}
+
+/// The `result` line of one handled input.
+pub fn result_event(
+    session_id: &str,
+    o: TurnOutcome,
+    stop_reason: Option<StopReason>,
+) -> ResultEvent {
+    ResultEvent {
+        subtype: o.subtype,
+        is_error: o.is_error,
+        result: o.result,
+        session_id: session_id.to_string(),
+        num_turns: o.num_turns,
+        duration_ms: o.duration_ms,
+        duration_api_ms: o.duration_ms,
+        total_cost_usd: 0.0,
+        stop_reason,
+        usage: o.usage,
+        permission_mode: o.permission_mode,
+        plan_file: o.plan_file,
+        uuid: new_uuid(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(lines: &[OutputEvent]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| match l {
+                OutputEvent::StreamEvent { event, .. } => {
+                    event["type"].as_str().unwrap_or("?").to_string()
+                }
+                OutputEvent::Assistant { .. } => "assistant".into(),
+                _ => "other".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn deltas_become_anthropic_stream_events() {
+        let mut s = StreamJson::new("s".into(), "m".into(), true);
+        let mut lines = Vec::new();
+        for event in [
+            ModelEvent::TextDelta { text: "Hel".into() },
+            ModelEvent::TextDelta { text: "lo".into() },
+            ModelEvent::ToolUseStart {
+                id: "t1".into(),
+                name: "Read".into(),
+            },
+            ModelEvent::ToolInputDelta {
+                id: "t1".into(),
+                partial_json: "{}".into(),
+            },
+        ] {
+            lines.extend(s.lines(EngineEvent::Delta {
+                agent_id: None,
+                event,
+            }));
+        }
+        lines.extend(s.lines(EngineEvent::Assistant {
+            message: catui_protocol::Message::assistant_text("Hello"),
+            parent_tool_use_id: None,
+            response: ResponseInfo {
+                model: "m".into(),
+                stop_reason: Some(StopReason::ToolUse),
+                usage: Default::default(),
+            },
+        }));
+        assert_eq!(
+            kinds(&lines),
+            [
+                "message_start",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop",
+                "assistant"
+            ]
+        );
+        // The message id of the stream is the assistant message's id.
+        let (OutputEvent::StreamEvent { event, .. }, OutputEvent::Assistant { message, .. }) =
+            (&lines[0], &lines[10])
+        else {
+            panic!("unexpected lines")
+        };
+        assert_eq!(event["message"]["id"], message.id.as_str());
+    }
+}

@@ -1,0 +1,215 @@
+//! What catui makes of the flags the Agent SDKs pass (docs/SDK.md):
+//! inline `--settings` JSON, `--tools`, the `dontAsk` mode, and the flags
+//! catui has no feature for, which are reported once as a notification
+//! instead of being silently ignored.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::args::{Args, InputFormat};
+
+/// `--settings` as a file: the path given, or inline JSON written to a
+/// temporary file that lives as long as the returned guard.
+pub fn settings_file(
+    args: &Args,
+) -> Result<(Option<PathBuf>, Option<tempfile::NamedTempFile>), String> {
+    let Some(value) = args.settings.as_deref() else {
+        return Ok((None, None));
+    };
+    let trimmed = value.trim();
+    if !trimmed.starts_with('{') {
+        return Ok((Some(PathBuf::from(value)), None));
+    }
+    serde_json::from_str::<serde_json::Value>(trimmed)
+        .map_err(|e| format!("--settings: the inline JSON is not valid: {e}"))?;
+    let mut file = tempfile::Builder::new()
+        .prefix("catui-settings-")
+        .suffix(".json")
+        .tempfile()
+        .map_err(|e| format!("--settings: cannot write the inline settings to a file: {e}"))?;
+    file.write_all(trimmed.as_bytes())
+        .map_err(|e| format!("--settings: cannot write the inline settings to a file: {e}"))?;
+    Ok((Some(file.path().to_path_buf()), Some(file)))
+}
+
+/// `--tools`: `None` for all tools (flag absent or `default`), else the
+/// names to offer ("" offers none but the plan-mode tools).
+pub fn tool_list(args: &Args) -> Option<Vec<String>> {
+    let tools = args.sdk.tools.as_deref()?.trim();
+    if tools == "default" {
+        return None;
+    }
+    Some(
+        tools
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// `--permission-mode dontAsk`: the default mode, with every prompt
+/// denied instead of asked.
+pub fn is_dont_ask(args: &Args) -> bool {
+    args.permission_mode.as_deref() == Some("dontAsk")
+}
+
+/// One line per flag that was given but has no effect in catui.
+pub fn unsupported(args: &Args) -> Vec<String> {
+    let sdk = &args.sdk;
+    let mut out = Vec::new();
+    let mut note = |given: bool, flag: &str, why: &str| {
+        if given {
+            out.push(format!(
+                "{flag} is not supported by catui and was ignored: {why}"
+            ));
+        }
+    };
+    // The SDKs pass `--system-prompt ""` by default: nothing to report.
+    note(
+        sdk.system_prompt.as_deref().is_some_and(|p| !p.is_empty()),
+        "--system-prompt",
+        "catui keeps its own system prompt (plan mode depends on it)",
+    );
+    note(
+        sdk.append_system_prompt.is_some(),
+        "--append-system-prompt",
+        "put project instructions in AGENTS.md or CLAUDE.md instead",
+    );
+    note(
+        sdk.system_prompt_file.is_some(),
+        "--system-prompt-file",
+        "catui keeps its own system prompt",
+    );
+    note(
+        sdk.permission_prompt_tool
+            .as_deref()
+            .is_some_and(|t| t != "stdio"),
+        "--permission-prompt-tool (other than stdio)",
+        "permission prompts are can_use_tool control requests",
+    );
+    note(
+        sdk.permission_prompt_tool.as_deref() == Some("stdio")
+            && args.input_format != InputFormat::StreamJson,
+        "--permission-prompt-tool stdio",
+        "it needs --input-format stream-json",
+    );
+    note(
+        sdk.setting_sources.is_some(),
+        "--setting-sources",
+        "user, project and local settings are always read",
+    );
+    note(
+        sdk.include_hook_events,
+        "--include-hook-events",
+        "hooks run, but no hook_started/hook_response lines are printed",
+    );
+    note(
+        !sdk.mcp_config.is_empty() || sdk.strict_mcp_config,
+        "--mcp-config/--strict-mcp-config",
+        "catui has no MCP client",
+    );
+    note(
+        sdk.fallback_model.is_some(),
+        "--fallback-model",
+        "failed requests are retried on the same model",
+    );
+    note(
+        sdk.max_budget_usd.is_some() || sdk.task_budget.is_some(),
+        "--max-budget-usd/--task-budget",
+        "catui does not know model prices; use --max-turns to bound a run",
+    );
+    note(sdk.betas.is_some(), "--betas", "no beta headers are sent");
+    note(
+        sdk.thinking.is_some()
+            || sdk.thinking_display.is_some()
+            || sdk.max_thinking_tokens.is_some()
+            || sdk.effort.is_some(),
+        "--thinking/--max-thinking-tokens/--effort",
+        "catui does not configure extended thinking",
+    );
+    note(
+        sdk.json_schema.is_some(),
+        "--json-schema",
+        "no structured output is produced",
+    );
+    note(
+        !sdk.plugin_dir.is_empty(),
+        "--plugin-dir",
+        "catui has no plugins",
+    );
+    note(
+        sdk.resume_session_at.is_some() || sdk.resume_drops_turn.is_some(),
+        "--resume-session-at/--resume-drops-turn",
+        "a resumed session continues from its end",
+    );
+    note(
+        sdk.session_mirror,
+        "--session-mirror",
+        "transcripts are written to catui's own session files only",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn parse(argv: &[&str]) -> Args {
+        Args::try_parse_from(std::iter::once("catui").chain(argv.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn the_sdk_default_argv_parses_and_reports_nothing() {
+        let args = parse(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            "",
+            "--input-format",
+            "stream-json",
+        ]);
+        assert!(unsupported(&args).is_empty());
+    }
+
+    #[test]
+    fn unsupported_flags_are_reported_once_each() {
+        let args = parse(&[
+            "--fallback-model",
+            "m2",
+            "--max-budget-usd",
+            "1.5",
+            "--betas",
+            "b1",
+            "--mcp-config",
+            "{\"mcpServers\":{}}",
+        ]);
+        let notes = unsupported(&args);
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(notes[0].starts_with("--mcp-config"));
+    }
+
+    #[test]
+    fn inline_settings_become_a_file() {
+        let args = parse(&["--settings", "{\"permissions\":{\"deny\":[\"Bash\"]}}"]);
+        let (path, guard) = settings_file(&args).unwrap();
+        let text = std::fs::read_to_string(path.unwrap()).unwrap();
+        assert!(text.contains("deny"));
+        assert!(guard.is_some());
+        let bad = parse(&["--settings", "{nope"]);
+        assert!(settings_file(&bad).is_err());
+    }
+
+    #[test]
+    fn tools_lists() {
+        assert_eq!(tool_list(&parse(&["--tools", "default"])), None);
+        assert_eq!(tool_list(&parse(&["--tools", ""])), Some(vec![]));
+        assert_eq!(
+            tool_list(&parse(&["--tools", "Read,Grep"])),
+            Some(vec!["Read".to_string(), "Grep".to_string()])
+        );
+    }
+}

@@ -1,0 +1,313 @@
+"""Scenarios for the official Python Agent SDK (claude-agent-sdk) driving the
+real catui binary. Run by crates/cli/tests/sdk_python.rs, which starts the
+testkit mock model with a script per scenario and checks the model side.
+
+usage: python scenarios.py NAME
+
+Environment: CATUI_BIN (the catui binary, used as cli_path), PROJECT (the
+working directory); the model server and catui home come from the
+environment catui inherits. Each scenario asserts what the SDK user sees
+and prints one JSON line of facts for the Rust side.
+"""
+
+import json
+import os
+import sys
+
+import anyio
+from claude_agent_sdk import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    UserMessage,
+    query,
+)
+from claude_agent_sdk.types import PermissionRuleValue, PermissionUpdate
+
+CATUI = os.environ["CATUI_BIN"]
+PROJECT = os.environ["PROJECT"]
+
+
+def options(**kw):
+    return ClaudeAgentOptions(cli_path=CATUI, cwd=PROJECT, **kw)
+
+
+async def collect(client):
+    out = []
+    async for m in client.receive_response():
+        out.append(m)
+    return out
+
+
+def result_of(messages):
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    assert results, f"no result in {messages}"
+    return results[-1]
+
+
+def report(**facts):
+    print(json.dumps(facts))
+
+
+async def one_shot():
+    messages = [m async for m in query(prompt="Say hello", options=options())]
+    init = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
+    assert init, messages
+    data = init[0].data
+    assert data["permissionMode"] == "default", data
+    for field in ("claude_code_version", "apiKeySource", "mcp_servers", "slash_commands"):
+        assert field in data, field
+    assistant = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert assistant[0].model == "test-model", assistant[0]
+    assert assistant[0].message_id, assistant[0]
+    assert assistant[0].stop_reason == "end_turn", assistant[0]
+    result = result_of(messages)
+    assert result.subtype == "success" and not result.is_error, result
+    assert result.duration_api_ms >= 0 and result.total_cost_usd == 0
+    assert result.uuid
+    report(result=result.result, session_id=result.session_id)
+
+
+async def multi_turn():
+    async with ClaudeSDKClient(options=options()) as client:
+        await client.query("First question")
+        first = result_of(await collect(client))
+        await client.query("Second question")
+        second = result_of(await collect(client))
+    assert first.session_id == second.session_id
+    report(first=first.result, second=second.result)
+
+
+def write_asks():
+    asked = []
+
+    async def can_use_tool(tool_name, tool_input, context):
+        asked.append({"tool": tool_name, "input": tool_input,
+                      "suggestions": [s.to_dict() for s in context.suggestions]})
+        path = tool_input.get("file_path", "")
+        if path.endswith("denied.txt"):
+            return PermissionResultDeny(message="not that file")
+        if path.endswith("edited.txt"):
+            return PermissionResultAllow(
+                updated_input={**tool_input, "content": "edited by the client"},
+                updated_permissions=[PermissionUpdate(
+                    type="addRules", behavior="allow",
+                    rules=[PermissionRuleValue(tool_name="Write")])],
+            )
+        return PermissionResultAllow()
+
+    return asked, can_use_tool
+
+
+async def can_use_tool():
+    asked, callback = write_asks()
+    async with ClaudeSDKClient(options=options(can_use_tool=callback)) as client:
+        await client.query("Write the files")
+        result = result_of(await collect(client))
+    assert result.subtype == "success", result
+    # denied.txt and edited.txt were asked; after the addRules update the
+    # third Write ran without asking.
+    assert [a["input"]["file_path"].rsplit("/", 1)[-1] for a in asked] == [
+        "denied.txt", "edited.txt"], asked
+    assert asked[0]["suggestions"], asked
+    report(asked=len(asked))
+
+
+def plan_approver(how):
+    seen = []
+
+    async def can_use_tool(tool_name, tool_input, context):
+        seen.append(tool_name)
+        if tool_name == "ExitPlanMode":
+            assert tool_input.get("plan", "").startswith("# Plan"), tool_input
+            if how == "setMode":
+                return PermissionResultAllow(updated_permissions=[
+                    PermissionUpdate(type="setMode", mode="acceptEdits", destination="session")])
+            return PermissionResultAllow(updated_input={**tool_input, "mode": "acceptEdits"})
+        return PermissionResultDeny(message=f"unexpected prompt for {tool_name}")
+
+    return seen, can_use_tool
+
+
+async def plan_mode(how):
+    seen, callback = plan_approver(how)
+    modes = []
+    async with ClaudeSDKClient(
+            options=options(permission_mode="plan", can_use_tool=callback)) as client:
+        await client.query("Plan and build the feature")
+        messages = await collect(client)
+    for m in messages:
+        if isinstance(m, SystemMessage) and m.subtype == "permission_mode":
+            modes.append(m.data["mode"])
+    result = result_of(messages)
+    assert result.subtype == "success", result
+    # Only ExitPlanMode asked: the edit after approval ran under acceptEdits.
+    assert seen == ["ExitPlanMode"], seen
+    assert modes[-1] == "acceptEdits", modes
+    report(modes=modes)
+
+
+async def controls():
+    async with ClaudeSDKClient(options=options()) as client:
+        info = await client.get_server_info()
+        assert info and info["commands"], info
+        await client.set_permission_mode("acceptEdits")
+        await client.set_model("other-model")
+        status = await client.get_mcp_status()
+        assert status["mcpServers"] == [], status
+        usage = await client.get_context_usage()
+        assert usage["model"] == "other-model", usage
+        await client.query("Which model?")
+        messages = await collect(client)
+        try:
+            await client.rewind_files("nope")
+            raise AssertionError("rewind_files must fail")
+        except Exception as e:  # the error response names the subtype
+            assert "rewind_files" in str(e), e
+    assistant = [m for m in messages if isinstance(m, AssistantMessage)]
+    result = result_of(messages)
+    assert result.permission_denials is None or True
+    report(model=assistant[-1].model)
+
+
+async def interrupt():
+    async with ClaudeSDKClient(options=options()) as client:
+        await client.query("Take your time")
+
+        async def stop_soon():
+            await anyio.sleep(1.0)
+            await client.interrupt()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_soon)
+            messages = await collect(client)
+        result = result_of(messages)
+        await client.query("Again")
+        again = result_of(await collect(client))
+    assert result.subtype == "error_during_execution" or result.is_error, result
+    report(first=result.subtype, second=again.result)
+
+
+async def hooks():
+    post_seen = []
+
+    async def deny_bash(input_data, tool_use_id, context):
+        if "rm -rf" in input_data["tool_input"].get("command", ""):
+            return {"hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "destructive command blocked by hook"}}
+        return {}
+
+    async def after(input_data, tool_use_id, context):
+        post_seen.append({"tool": input_data["tool_name"], "id": tool_use_id,
+                          "response": input_data.get("tool_response")})
+        return {}
+
+    opts = options(
+        permission_mode="bypassPermissions",
+        hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[deny_bash])],
+               "PostToolUse": [HookMatcher(matcher=None, hooks=[after])]})
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("Clean up")
+        result = result_of(await collect(client))
+    assert result.subtype == "success", result
+    assert [p["tool"] for p in post_seen] == ["Bash"], post_seen
+    report(post=post_seen)
+
+
+async def partial_messages():
+    events = []
+    async with ClaudeSDKClient(options=options(include_partial_messages=True)) as client:
+        await client.query("Stream please")
+        async for m in client.receive_response():
+            if isinstance(m, StreamEvent):
+                events.append(m.event["type"])
+    assert events[0] == "message_start" and events[-1] == "message_stop", events
+    assert "content_block_delta" in events, events
+    report(events=events)
+
+
+async def resume():
+    first = result_of([m async for m in query(prompt="Remember 42", options=options())])
+    resumed = result_of([m async for m in query(
+        prompt="What was it?", options=options(resume=first.session_id))])
+    assert resumed.session_id == first.session_id, (first, resumed)
+    continued = result_of([m async for m in query(
+        prompt="And again?", options=options(continue_conversation=True))])
+    assert continued.session_id == first.session_id
+    forked = result_of([m async for m in query(
+        prompt="Fork it", options=options(resume=first.session_id, fork_session=True))])
+    assert forked.session_id != first.session_id
+    report(first=first.session_id, forked=forked.session_id)
+
+
+async def max_turns():
+    try:
+        messages = [m async for m in query(prompt="Loop", options=options(max_turns=1))]
+        result = result_of(messages)
+        subtype = result.subtype
+    except Exception as e:  # the SDK raises the typed error result
+        data = getattr(e, "data", None) or {}
+        subtype = data.get("subtype", str(e))
+    assert subtype == "error_max_turns", subtype
+    report(subtype=subtype)
+
+
+async def all_options():
+    opts = options(
+        system_prompt={"type": "preset", "preset": "claude_code", "append": "Be brief."},
+        tools=["Read", "Grep"],
+        allowed_tools=["Read"],
+        disallowed_tools=["Bash(rm:*)"],
+        max_turns=3,
+        max_budget_usd=1.0,
+        model="test-model",
+        fallback_model="other-model",
+        betas=["context-1m-2025-08-07"],
+        permission_mode="dontAsk",
+        settings='{"permissions": {"deny": ["WebFetch"]}}',
+        add_dirs=[PROJECT],
+        mcp_servers={"none": {"type": "stdio", "command": "true"}},
+        include_partial_messages=True,
+        strict_mcp_config=True,
+        setting_sources=["user", "project"],
+        plugins=[{"type": "local", "path": PROJECT}],
+        thinking={"type": "enabled", "budget_tokens": 2000},
+        effort="low",
+        output_format={"type": "json_schema", "schema": {"type": "object"}},
+        extra_args={"include-hook-events": None},
+    )
+    messages = [m async for m in query(prompt="Hello", options=opts)]
+    notes = [m.data["text"] for m in messages
+             if isinstance(m, SystemMessage) and m.subtype == "notification"
+             and m.data.get("key") == "unsupported_option"]
+    init = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"][0]
+    assert "Bash" not in init.data["tools"], init.data["tools"]
+    assert result_of(messages).subtype == "success"
+    report(notes=notes, tools=init.data["tools"])
+
+
+SCENARIOS = {
+    "one_shot": one_shot,
+    "multi_turn": multi_turn,
+    "can_use_tool": can_use_tool,
+    "plan_set_mode": lambda: plan_mode("setMode"),
+    "plan_input_mode": lambda: plan_mode("updatedInput"),
+    "controls": controls,
+    "interrupt": interrupt,
+    "hooks": hooks,
+    "partial_messages": partial_messages,
+    "resume": resume,
+    "max_turns": max_turns,
+    "all_options": all_options,
+}
+
+if __name__ == "__main__":
+    anyio.run(SCENARIOS[sys.argv[1]])

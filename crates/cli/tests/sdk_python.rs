@@ -1,0 +1,287 @@
+//! The official Python Agent SDK (`claude-agent-sdk` from PyPI) drives the
+//! real catui binary, `cli_path` pointing at it, against the testkit mock
+//! model (issue 17, docs/SDK.md). Each test starts the mock with a script,
+//! runs one scenario of `tests/sdk/scenarios.py`, and checks both what the
+//! SDK user saw (asserted in Python) and what the model was sent.
+//!
+//! These need the SDK installed: `.ci/run` creates the venv (pinned
+//! version) and runs them with `--run-ignored all`; locally run
+//! `bash .ci/sdk-setup` once, then
+//! `cargo nextest run -p catui --test sdk_python --run-ignored all`.
+//! The interpreter is `$CATUI_SDK_PYTHON`, else `target/sdk-venv/bin/python`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use catui_testkit::{MockServer, Script, Turn};
+use common::{Sandbox, plan_path_in, result_of};
+use serde_json::{Value, json};
+
+fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("CATUI_SDK_PYTHON") {
+        return PathBuf::from(p);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/sdk-venv/bin/python")
+}
+
+/// Runs one scenario; returns the JSON facts it printed.
+fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/scenarios.py");
+    let python = python();
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash .ci/sdk-setup` (or set CATUI_SDK_PYTHON)",
+        python.display()
+    );
+    let mut cmd = Command::new(&python);
+    cmd.arg(script)
+        .arg(name)
+        .current_dir(sb.project())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("CATUI_BIN", assert_cmd::cargo::cargo_bin("catui"))
+        .env("PROJECT", sb.project())
+        .env("CATUI_CONFIG_DIR", sb.config())
+        .env("CATUI_RETRY_BASE_MS", "1")
+        .env("CATUI_MODEL", "test-model")
+        .env("ANTHROPIC_API_KEY", "test-key-not-secret")
+        .env("ANTHROPIC_BASE_URL", server.url());
+    let out = common::output_within(cmd, b"", 120);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let last = stdout.lines().rev().find(|l| l.starts_with('{'));
+    serde_json::from_str(last.unwrap_or("{}")).unwrap()
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn query_one_shot_parses_every_message() {
+    let sb = Sandbox::new();
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("Hello there."))).unwrap();
+    let facts = scenario(&sb, &server, "one_shot");
+    assert_eq!(facts["result"], "Hello there.");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn client_keeps_the_conversation_across_queries() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("one"))
+            .turn(Turn::text("two")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "multi_turn");
+    assert_eq!(facts["second"], "two");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let history = requests[1].body["messages"].to_string();
+    assert!(history.contains("First question") && history.contains("one"));
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn can_use_tool_denies_edits_input_and_adds_rules() {
+    let sb = Sandbox::new();
+    let dir = sb.project();
+    let path = |n: &str| dir.join(n).to_string_lossy().to_string();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": path("denied.txt"), "content": "x"}),
+            ))
+            .turn(Turn::tool_use(
+                "w2",
+                "Write",
+                json!({"file_path": path("edited.txt"), "content": "from the model"}),
+            ))
+            .turn(Turn::tool_use(
+                "w3",
+                "Write",
+                json!({"file_path": path("free.txt"), "content": "no prompt"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "can_use_tool");
+    assert_eq!(facts["asked"], 2);
+    assert!(!dir.join("denied.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("edited.txt")).unwrap(),
+        "edited by the client"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("free.txt")).unwrap(),
+        "no prompt"
+    );
+    let (text, is_error) = result_of(&server.requests()[1], "w1");
+    assert!(is_error && text.contains("not that file"), "{text}");
+}
+
+fn plan_script(sb: &Sandbox) -> (Script, PathBuf) {
+    let plans = sb.config().join("plans").to_string_lossy().to_string();
+    let target = sb.project().join("feature.txt");
+    let t = target.to_string_lossy().to_string();
+    let script = Script::new()
+        // Before approval: refused by plan mode, without a prompt.
+        .turn(Turn::tool_use(
+            "early",
+            "Write",
+            json!({"file_path": t, "content": "too early"}),
+        ))
+        .turn(Turn::respond(move |r| {
+            let path = plan_path_in(r, &plans);
+            Turn::tool_use(
+                "p",
+                "Write",
+                json!({"file_path": path, "content": "# Plan\n\n1. Write feature.txt\n"}),
+            )
+        }))
+        .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+        .turn(Turn::tool_use(
+            "late",
+            "Write",
+            json!({"file_path": t, "content": "built"}),
+        ))
+        .turn(Turn::text("Built."));
+    (script, target)
+}
+
+fn plan_approval(how: &str) {
+    let sb = Sandbox::new();
+    let (script, target) = plan_script(&sb);
+    let server = MockServer::start_blocking(script).unwrap();
+    let facts = scenario(&sb, &server, how);
+    assert_eq!(
+        facts["modes"].as_array().unwrap().last().unwrap(),
+        "acceptEdits"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "built");
+    let (early, is_error) = result_of(&server.requests()[1], "early");
+    assert!(
+        is_error,
+        "the edit before approval must be refused: {early}"
+    );
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn plan_approved_with_set_mode_restores_accept_edits() {
+    plan_approval("plan_set_mode");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn plan_approved_with_updated_input_mode() {
+    plan_approval("plan_input_mode");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn control_requests_are_answered() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("switched"))).unwrap();
+    let facts = scenario(&sb, &server, "controls");
+    assert_eq!(server.requests()[0].body["model"], "other-model");
+    assert_eq!(facts["model"], "other-model");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn interrupt_stops_the_turn_and_the_session_goes_on() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("slow").delay(Duration::from_secs(30)))
+            .turn(Turn::text("back")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "interrupt");
+    assert_eq!(facts["second"], "back");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn partial_messages_stream_events() {
+    let sb = Sandbox::new();
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("streamed text"))).unwrap();
+    let facts = scenario(&sb, &server, "partial_messages");
+    assert!(facts["events"].as_array().unwrap().len() >= 5);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn resume_continue_and_fork() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("noted"))
+            .turn(Turn::text("42"))
+            .turn(Turn::text("still 42"))
+            .turn(Turn::text("forked")),
+    )
+    .unwrap();
+    scenario(&sb, &server, "resume");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // Every later request carries the first exchange.
+    for r in &requests[1..] {
+        assert!(r.body["messages"].to_string().contains("Remember 42"));
+    }
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn max_turns_ends_with_a_typed_error_result() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("g", "Glob", json!({"pattern": "*"})))
+            .turn(Turn::text("unreached")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "max_turns");
+    assert_eq!(facts["subtype"], "error_max_turns");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn every_option_is_accepted_and_unsupported_ones_are_reported() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
+    let facts = scenario(&sb, &server, "all_options");
+    let notes = facts["notes"].to_string();
+    for flag in [
+        "--append-system-prompt",
+        "--fallback-model",
+        "--max-budget-usd",
+        "--mcp-config",
+        "--json-schema",
+        "--plugin-dir",
+        "--thinking",
+        "--betas",
+    ] {
+        assert!(notes.contains(flag), "{flag} not reported: {notes}");
+    }
+    let tools = facts["tools"].to_string();
+    assert!(
+        tools.contains("Read") && !tools.contains("\"Write\""),
+        "{tools}"
+    );
+}

@@ -1,0 +1,175 @@
+//! Control messages of the stream-json protocol (SPEC §2.1), as the Agent
+//! SDKs send and read them: requests catui sends to the client (permission
+//! prompts, plan approvals, hook callbacks), requests the client sends to
+//! catui (`initialize`, `interrupt`, `set_model`, ...), and the responses
+//! in both directions.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A control request catui sends to the client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlRequest {
+    /// May this tool run?
+    CanUseTool {
+        tool_name: String,
+        input: Value,
+        tool_use_id: String,
+        /// Set when the call comes from a sub-agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent_id: Option<String>,
+        /// Permission updates the client may send back with an allow
+        /// ("and don't ask again"), in `updatedPermissions` shape.
+        #[serde(default)]
+        permission_suggestions: Vec<Value>,
+        /// Why catui asks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision_reason: Option<String>,
+    },
+    /// A teammate asks the lead to approve its plan. The client answers
+    /// `{"behavior":"allow"}` or `{"behavior":"deny","message":"feedback"}`.
+    PlanApproval {
+        /// The teammate's name.
+        from: String,
+        team: String,
+        plan_file_path: String,
+        /// The plan's text.
+        plan: String,
+        /// The teammate's own id for this plan submission.
+        plan_request_id: String,
+    },
+    /// Runs a hook the client registered in `initialize`.
+    HookCallback {
+        callback_id: String,
+        input: Value,
+        tool_use_id: Option<String>,
+    },
+}
+
+/// A control request the client sends to catui.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ClientRequest {
+    /// The SDK's handshake: its hooks (event → matchers with callback
+    /// ids) and other session options.
+    Initialize {
+        #[serde(default)]
+        hooks: Option<Value>,
+    },
+    /// Stop the running turn.
+    Interrupt,
+    SetPermissionMode {
+        mode: String,
+    },
+    /// Switch the model from the next request on; `null`: back to the
+    /// session's own model.
+    SetModel {
+        #[serde(default)]
+        model: Option<String>,
+    },
+    McpStatus,
+    GetContextUsage,
+}
+
+impl ClientRequest {
+    /// Reads a request; an unknown or malformed one is an error whose
+    /// text can be sent back to the client.
+    pub fn parse(request: &Value) -> Result<ClientRequest, String> {
+        let subtype = request
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        serde_json::from_value(request.clone()).map_err(|e| {
+            if subtype.is_empty() {
+                "control request without a subtype".to_string()
+            } else if e.to_string().starts_with("unknown variant") {
+                format!("unsupported control request subtype: {subtype}")
+            } else {
+                format!("malformed {subtype} control request: {e}")
+            }
+        })
+    }
+}
+
+/// A control response, in either direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlResponse {
+    Success {
+        request_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response: Option<Value>,
+    },
+    Error {
+        request_id: String,
+        error: String,
+    },
+}
+
+impl ControlResponse {
+    pub fn request_id(&self) -> &str {
+        match self {
+            ControlResponse::Success { request_id, .. }
+            | ControlResponse::Error { request_id, .. } => request_id,
+        }
+    }
+}
+
+/// The client's answer to `can_use_tool`, found in
+/// `control_response.response.response`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "behavior", rename_all = "snake_case")]
+pub enum PermissionResponse {
+    Allow {
+        #[serde(
+            rename = "updatedInput",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        updated_input: Option<Value>,
+        #[serde(
+            rename = "updatedPermissions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        updated_permissions: Option<Value>,
+    },
+    Deny {
+        #[serde(default)]
+        message: String,
+        /// Also stop the running turn.
+        #[serde(default)]
+        interrupt: bool,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn client_requests_parse_and_unknown_ones_are_named() {
+        assert_eq!(
+            ClientRequest::parse(&json!({"subtype":"initialize","hooks":null})),
+            Ok(ClientRequest::Initialize { hooks: None })
+        );
+        assert_eq!(
+            ClientRequest::parse(&json!({"subtype":"set_model","model":"m2"})),
+            Ok(ClientRequest::SetModel {
+                model: Some("m2".into())
+            })
+        );
+        assert_eq!(
+            ClientRequest::parse(&json!({"subtype":"rewind_files","user_message_id":"u"})),
+            Err("unsupported control request subtype: rewind_files".into())
+        );
+        assert!(
+            ClientRequest::parse(&json!({"subtype":"set_permission_mode"}))
+                .unwrap_err()
+                .starts_with("malformed set_permission_mode")
+        );
+    }
+}
