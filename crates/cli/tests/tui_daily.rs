@@ -109,7 +109,8 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
     wait_for("the normal screen", &s.tmux, || {
         (s.tmux.display("#{alternate_on}") == "0").then_some(())
     });
-    s.tmux.wait_screen("the status line", |sc| !status_line(sc).is_empty());
+    s.tmux
+        .wait_screen("the status line", |sc| !status_line(sc).is_empty());
     quit_and_check_terminal(&s);
 }
 
@@ -137,7 +138,11 @@ fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
     s.tmux.keys(&["Enter"]);
     let screen = s.tmux.wait_text("queued  third question");
     assert!(screen.contains("queued  second question"), "{screen}");
-    assert_eq!(s.server.requests().len(), 1, "queued input waits for the turn");
+    assert_eq!(
+        s.server.requests().len(),
+        1,
+        "queued input waits for the turn"
+    );
 
     let all = s.tmux.wait_history("Answer three.");
     let order: Vec<usize> = [
@@ -178,9 +183,11 @@ fn escape_before_any_reply_puts_the_prompt_back() {
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("esc to interrupt");
     s.tmux.keys(&["Escape"]);
-    let screen = s.tmux.wait_screen("the prompt back in the input box", |sc| {
-        !sc.contains("esc to interrupt") && sc.contains("> fix the bug in main")
-    });
+    let screen = s
+        .tmux
+        .wait_screen("the prompt back in the input box", |sc| {
+            !sc.contains("esc to interrupt") && sc.contains("> fix the bug in main")
+        });
     assert!(!screen.contains("too late"), "{screen}");
     assert!(!screen.contains("Interrupted"), "{screen}");
     // It is editable and can be sent again.
@@ -200,7 +207,9 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
     if !tmux_or_skip("scrollback_after_exit") {
         return;
     }
-    let long: String = (1..=80).map(|i| format!("Line {i} of the answer.\n\n")).collect();
+    let long: String = (1..=80)
+        .map(|i| format!("Line {i} of the answer.\n\n"))
+        .collect();
     let s = setup(
         move |_, _, _| Script::new().turn(Turn::text(long.clone())),
         None,

@@ -124,7 +124,11 @@ pub fn diff_lines(text: &str, width: usize, max: usize) -> Vec<Line<'static>> {
         .map_or(0, |n| n.to_string().len());
     let t = theme::current();
     let mut out = Vec::new();
-    let shown = if rows.len() > max + 2 { max } else { rows.len() };
+    let shown = if rows.len() > max.saturating_add(2) {
+        max
+    } else {
+        rows.len()
+    };
     for row in rows.iter().take(shown) {
         let Some(row) = row else {
             out.push(Line::styled(
@@ -141,7 +145,10 @@ pub fn diff_lines(text: &str, width: usize, max: usize) -> Vec<Line<'static>> {
         let mut spans = Vec::new();
         if num_w > 0 {
             let n = row.number.map(|n| n.to_string()).unwrap_or_default();
-            spans.push(Span::styled(format!("{n:>num_w$} "), Style::default().fg(t.dim)));
+            spans.push(Span::styled(
+                format!("{n:>num_w$} "),
+                Style::default().fg(t.dim),
+            ));
         }
         spans.push(Span::styled(row.sign.to_string(), sign_style));
         spans.push(Span::styled(format!(" {}", row.text), style));
@@ -181,7 +188,9 @@ mod tests {
     #[test]
     fn hunks_are_separated_and_long_diffs_folded() {
         let old: String = (1..=30).map(|i| format!("{i}\n")).collect();
-        let new = old.replace("2\n", "two\n").replace("28\n", "twenty-eight\n");
+        let new = old
+            .replace("2\n", "two\n")
+            .replace("28\n", "twenty-eight\n");
         let rows = texts(&diff_lines(&unified(&old, &new), 40, 100));
         assert!(rows.iter().any(|r| r.trim() == "⋮"), "{rows:?}");
         assert!(rows.contains(&"28 + twenty-eight".to_string()), "{rows:?}");

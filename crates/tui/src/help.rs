@@ -6,15 +6,30 @@ use crate::palette;
 
 /// Every key of the main screen and what it does, in display order.
 pub const KEYS: &[(&str, &str)] = &[
-    ("Enter", "send (while the agent works: queue it for after the turn)"),
+    (
+        "Enter",
+        "send (while the agent works: queue it for after the turn)",
+    ),
     ("Ctrl+J / Shift+Enter", "new line"),
     ("Up", "take the last queued message back to edit it"),
-    ("Esc", "stop the agent; before any reply, your prompt returns to the input"),
-    ("Ctrl+C", "stop · clear the input (Ctrl+Y brings it back) · twice to quit"),
+    (
+        "Esc",
+        "stop the agent; before any reply, your prompt returns to the input",
+    ),
+    (
+        "Ctrl+C",
+        "stop · clear the input (Ctrl+Y brings it back) · twice to quit",
+    ),
     ("Ctrl+O", "full transcript with all output expanded"),
-    ("PgUp", "full transcript, one page up (also your terminal's scrollback)"),
+    (
+        "PgUp",
+        "full transcript, one page up (also your terminal's scrollback)",
+    ),
     ("Shift+Tab", "cycle permission modes"),
-    ("Ctrl+G", "edit the input (or the plan, while planning) in $EDITOR"),
+    (
+        "Ctrl+G",
+        "edit the input (or the plan, while planning) in $EDITOR",
+    ),
     ("/", "commands (Tab completes)"),
     ("?", "this sheet"),
 ];

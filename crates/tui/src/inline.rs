@@ -116,7 +116,11 @@ impl Inline {
             return Ok(());
         }
         let (width, height) = self.size;
-        queue!(self.backend, MoveTo(0, self.top), Clear(ClearType::FromCursorDown))?;
+        queue!(
+            self.backend,
+            MoveTo(0, self.top),
+            Clear(ClearType::FromCursorDown)
+        )?;
         let mut i = 0;
         while i < rows.len() {
             if self.top >= height {
@@ -215,7 +219,11 @@ impl Inline {
             terminal::set_alternate(false);
             self.pager = false;
         }
-        queue!(self.backend, MoveTo(0, self.top), Clear(ClearType::FromCursorDown))?;
+        queue!(
+            self.backend,
+            MoveTo(0, self.top),
+            Clear(ClearType::FromCursorDown)
+        )?;
         self.insert(rows)?;
         self.insert(farewell)?;
         if self.top >= self.size.1 {

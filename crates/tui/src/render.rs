@@ -495,7 +495,9 @@ pub fn render_pager(state: &AppState, area: Rect, buf: &mut Buffer) {
         area.x,
         area.y + area.height.saturating_sub(1),
         truncate(&title, width),
-        Style::default().fg(t.accent).add_modifier(Modifier::REVERSED),
+        Style::default()
+            .fg(t.accent)
+            .add_modifier(Modifier::REVERSED),
     );
 }
 

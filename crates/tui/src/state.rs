@@ -165,7 +165,7 @@ impl AppState {
         let mut transcript = Transcript::default();
         transcript.push(EntryKind::System {
             text: format!(
-                "✻ catui · {}\n{}\n? for keys and commands · Shift+Tab cycles permission modes · Ctrl+C twice to quit",
+                "✻ catui · {}\n{}\n? for keys and commands · Shift+Tab cycles permission modes",
                 info.model, info.cwd
             ),
             is_error: false,

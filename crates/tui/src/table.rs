@@ -81,11 +81,7 @@ impl Table {
             .collect();
         let avail = width.checked_sub(3 * cols + 1)?;
         while widths.iter().sum::<usize>() > avail {
-            let (i, w) = widths
-                .iter()
-                .copied()
-                .enumerate()
-                .max_by_key(|(_, w)| *w)?;
+            let (i, w) = widths.iter().copied().enumerate().max_by_key(|(_, w)| *w)?;
             if w <= MIN_COL {
                 return None;
             }

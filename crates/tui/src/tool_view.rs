@@ -376,7 +376,12 @@ mod tests {
         );
         assert_eq!(tool_lines(&t, 40, true).len(), 11);
         // Folding never hides just a line or two.
-        let three = entry("Bash", json!({"command": "seq 6"}), ToolStatus::Done, "1\n2\n3\n4\n5\n6");
+        let three = entry(
+            "Bash",
+            json!({"command": "seq 6"}),
+            ToolStatus::Done,
+            "1\n2\n3\n4\n5\n6",
+        );
         assert_eq!(tool_lines(&three, 40, false).len(), 7);
     }
 
@@ -391,13 +396,22 @@ mod tests {
         assert_eq!(text.last().unwrap(), "     Exit code: 1");
         assert!(text.contains(&"     error: boom".to_string()));
         assert_eq!(rows[0].spans[0].style.fg, Some(theme::current().error));
-        assert_eq!(rows.last().unwrap().spans[1].style.fg, Some(theme::current().error));
+        assert_eq!(
+            rows.last().unwrap().spans[1].style.fg,
+            Some(theme::current().error)
+        );
     }
 
     #[test]
     fn paths_under_the_working_directory_are_relative() {
-        assert_eq!(relative_paths("Read(/w/p/src/a.rs)", "/w/p"), "Read(src/a.rs)");
-        assert_eq!(relative_paths("Read(/w/px/a.rs)", "/w/p"), "Read(/w/px/a.rs)");
+        assert_eq!(
+            relative_paths("Read(/w/p/src/a.rs)", "/w/p"),
+            "Read(src/a.rs)"
+        );
+        assert_eq!(
+            relative_paths("Read(/w/px/a.rs)", "/w/p"),
+            "Read(/w/px/a.rs)"
+        );
         assert_eq!(relative_paths("Bash(ls /)", "/"), "Bash(ls /)");
     }
 

@@ -186,7 +186,10 @@ impl Transcript {
 
     /// Total rows of `entries` at `width`.
     pub fn height_of(&self, entries: &[Entry], width: usize, expanded: bool) -> usize {
-        entries.iter().map(|e| e.rows_at(width, expanded).len()).sum()
+        entries
+            .iter()
+            .map(|e| e.rows_at(width, expanded).len())
+            .sum()
     }
 
     /// Copies out rows `[start, start + count)` of the whole transcript at

@@ -250,8 +250,13 @@ pub fn launch(s: &Setup) {
         .type_text(&format!("'{}'; echo \"catui-exit=$?\"", bin.display()));
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Shift+Tab cycles permission modes");
-    s.tmux.wait_screen("the status line", |sc| !status_line(sc).is_empty());
-    assert_eq!(s.tmux.display("#{alternate_on}"), "0", "the UI must not use the alternate screen");
+    s.tmux
+        .wait_screen("the status line", |sc| !status_line(sc).is_empty());
+    assert_eq!(
+        s.tmux.display("#{alternate_on}"),
+        "0",
+        "the UI must not use the alternate screen"
+    );
 }
 
 /// Presses Shift+Tab until the status line shows `target`, one press at a

@@ -57,9 +57,12 @@ pub(super) async fn classify(
     });
     match review {
         AutoReview::Allow { .. } => Slot::Ready { id, name, call },
-        AutoReview::Deny { reason } => {
-            Slot::refused(&name, &id, denied_result(&reason), format!("Auto mode denied · {reason}"))
-        }
+        AutoReview::Deny { reason } => Slot::refused(
+            &name,
+            &id,
+            denied_result(&reason),
+            format!("Auto mode denied · {reason}"),
+        ),
         AutoReview::AskUser { why } => {
             fall_back(engine, ctx, id, name, input, call, fallback, Some(why)).await
         }

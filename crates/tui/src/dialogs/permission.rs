@@ -73,7 +73,11 @@ fn diff_body(path: &str, old: &str, new: &str) -> Vec<Line<'static>> {
         Style::default().add_modifier(Modifier::BOLD),
     )];
     // Wide enough never to wrap here: the dialog wraps its rows itself.
-    rows.extend(diff_lines(&unified(old, new), usize::MAX / 4, MAX_DIFF_LINES));
+    rows.extend(diff_lines(
+        &unified(old, new),
+        usize::MAX / 4,
+        MAX_DIFF_LINES,
+    ));
     rows
 }
 
