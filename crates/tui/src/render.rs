@@ -71,7 +71,11 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let tokens = format!("{} tokens", format_tokens(state.usage.total()));
     let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
     let note = if state.ctrl_c_at.is_some() {
-        Some("Press Ctrl+C again to exit".to_string())
+        Some(if state.undo_draft.is_some() && state.input.is_empty() {
+            "Input cleared (Ctrl+Y brings it back) · Ctrl+C again to exit".to_string()
+        } else {
+            "Press Ctrl+C again to exit".to_string()
+        })
     } else {
         state.hint.as_ref().map(|(h, _)| h.clone())
     };

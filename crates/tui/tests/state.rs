@@ -62,11 +62,6 @@ fn ctrl_c_twice_within_the_window_quits() {
     type_text(&mut s, "draft");
     assert!(s.handle_key(ctrl('c'), t0).is_empty());
     assert!(s.input.is_empty(), "first Ctrl+C clears the input");
-    assert!(
-        s.ctrl_c_at.is_none(),
-        "clearing a draft does not arm the quit"
-    );
-    assert!(s.handle_key(ctrl('c'), t0).is_empty());
     assert!(s.ctrl_c_at.is_some());
     assert_eq!(
         s.handle_key(ctrl('c'), t0 + Duration::from_millis(500)),
@@ -442,11 +437,7 @@ fn ctrl_c_clears_a_draft_that_ctrl_y_brings_back() {
     let now = std::time::Instant::now();
     assert!(s.handle_key(ctrl('c'), now).is_empty());
     assert!(s.input.is_empty());
-    assert!(
-        s.ctrl_c_at.is_none(),
-        "clearing a draft does not arm the quit"
-    );
-    let status = format!("{}", screen(&s, 60, 8).backend());
+    let status = format!("{}", screen(&s, 80, 8).backend());
     assert!(status.contains("Ctrl+Y brings it back"), "{status}");
     press(&mut s, ctrl('y'));
     assert_eq!(s.input.text(), "a long draft");

@@ -69,11 +69,11 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         EngineEvent::ToolEnd {
             id,
             display,
-            is_error,
+            failed,
             parent_tool_use_id: None,
             ..
         } => {
-            if is_error {
+            if failed {
                 state.remember(format!("  ⎿ {}", excerpt(&display)));
             }
             state.tool_ended(&id);

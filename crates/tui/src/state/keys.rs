@@ -108,10 +108,9 @@ impl AppState {
             actions.push(Action::Interrupt);
         }
         if actions.is_empty() && !self.input.is_empty() {
+            // Kept for Ctrl+Y; the status line says so.
             self.undo_draft = Some(self.input.text());
             self.input.clear();
-            self.set_hint("Input cleared · Ctrl+Y brings it back");
-            return actions;
         }
         self.ctrl_c_at = Some(now);
         actions
