@@ -24,16 +24,7 @@ use tokio::sync::oneshot;
 
 use crate::args::OutputFormat;
 
-/// What the init event reports.
-pub struct SessionInfo {
-    pub session_id: String,
-    pub cwd: String,
-    pub model: String,
-    pub tools: Vec<String>,
-    pub sandbox: String,
-    /// Whether `auto` is offered (setting `autoMode.enabled`).
-    pub auto_mode_enabled: bool,
-}
+pub use catui_core::builder::SessionInfo;
 
 type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
 
