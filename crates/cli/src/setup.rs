@@ -131,19 +131,15 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         team,
         ..
     } = session;
-    if args.output_format == crate::args::OutputFormat::StreamJson {
-        let _ = controls_tx.send(headless::init_event(
-            &info,
-            engine.permission_mode(),
-            engine.plan_file(),
-        ));
-    }
+    let init = (args.output_format == crate::args::OutputFormat::StreamJson)
+        .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file()));
     let printer = tokio::spawn(headless::print_events(
         args.output_format,
         args.verbose,
         info.session_id.clone(),
         events,
         controls_rx,
+        init,
     ));
     let users = match pending {
         Some(pending) => {

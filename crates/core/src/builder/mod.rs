@@ -62,6 +62,9 @@ pub enum BuildError {
     /// The transcript to resume or fork.
     #[error("{0}")]
     Resume(String),
+    /// The session is open in another process, or its id is taken.
+    #[error("{0}")]
+    Session(String),
     #[error("--add-dir {}: {source}", path.display())]
     AddDir {
         path: PathBuf,
@@ -315,6 +318,14 @@ impl SessionBuilder {
             resumed.as_ref(),
         )
         .map_err(BuildError::Resume)?;
+        let session_lock = resume::lock_session(
+            config.session_id.as_deref(),
+            &config_dir,
+            &cwd,
+            &session_id,
+            resumed.is_some() && !config.resume.fork,
+        )
+        .map_err(BuildError::Session)?;
         let max_tokens = env("CATUI_MAX_TOKENS")
             .and_then(|v| v.parse().ok())
             .unwrap_or(match resolved.config.kind {
@@ -438,7 +449,23 @@ impl SessionBuilder {
 
         let transcript = match recorder_override {
             Some(r) => parts::MainRecorder::Given(r),
-            None => parts::open_transcript(&config_dir, &cwd, &session_id, &warn),
+            None => {
+                let notify_tx = events_tx.clone();
+                let notifier: session::Notifier = Arc::new(move |key: &str, text: &str| {
+                    let _ = notify_tx.send(EngineEvent::Notification {
+                        key: key.to_string(),
+                        text: text.to_string(),
+                    });
+                });
+                parts::open_transcript(
+                    &config_dir,
+                    &cwd,
+                    &session_id,
+                    session_lock,
+                    notifier,
+                    &warn,
+                )
+            }
         };
         if let parts::MainRecorder::File(r) = &transcript {
             r.set_slug(Some(plan.files.slug()));

@@ -9,7 +9,7 @@ use super::WarningSink;
 use crate::agents::{AgentDefinition, AgentTool};
 use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
 use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
-use crate::session::{TranscriptRecorder, TranscriptWriter};
+use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
 use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
 use crate::tools::{Adapter, ToolRegistry};
 
@@ -52,14 +52,24 @@ impl MainRecorder {
 
 /// The session's transcript, or nothing (with a warning) when it cannot be
 /// opened: a read-only home must not stop the user from working.
+/// The recorder keeps the session's lock and announces write failures
+/// through `notifier`.
 pub(super) fn open_transcript(
     config_dir: &Path,
     cwd: &Path,
     session_id: &str,
+    lock: Option<SessionLock>,
+    notifier: Notifier,
     warn: &WarningSink,
 ) -> MainRecorder {
     match TranscriptWriter::for_session(config_dir, cwd, session_id) {
-        Ok(w) => MainRecorder::File(Arc::new(TranscriptRecorder::new(w))),
+        Ok(w) => {
+            let recorder = TranscriptRecorder::new(w).with_notifier(notifier);
+            MainRecorder::File(Arc::new(match lock {
+                Some(lock) => recorder.with_lock(lock),
+                None => recorder,
+            }))
+        }
         Err(e) => {
             warn(&format!(
                 "the transcript cannot be written ({e}); this session will not be resumable"

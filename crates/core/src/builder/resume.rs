@@ -9,7 +9,7 @@ use catui_protocol::PermissionMode;
 
 use super::Resume;
 use crate::plan::PlanFiles;
-use crate::session::{self, PlanRestore, ResumedSession};
+use crate::session::{self, PlanRestore, ResumedSession, SessionLock, SessionLockError};
 use crate::tools::ToolContext;
 
 /// The transcript to continue, if the command line asks for one.
@@ -57,6 +57,36 @@ pub fn session_id(
             Ok(r.session_id.clone())
         }
         _ => Ok(explicit.unwrap_or_else(|| uuid::Uuid::new_v4().to_string())),
+    }
+}
+
+/// Claims the session for this process: the one writer of its transcript.
+/// A session that another process has open is refused (the message says
+/// how to fork it instead), and so is an explicit `requested_id` naming a
+/// session that already exists when a new session is being started. `None`
+/// when no lock could be taken for another reason (e.g. a read-only catui
+/// home): the session then runs without one.
+pub fn lock_session(
+    requested_id: Option<&str>,
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+    continues_existing: bool,
+) -> Result<Option<SessionLock>, String> {
+    let transcript = session::session_path(config_dir, cwd, session_id);
+    if !continues_existing && requested_id.is_some() && transcript.exists() {
+        return Err(format!(
+            "session {session_id} already exists in this project; continue it with --resume \
+             {session_id}, or leave out --session-id to start a new session"
+        ));
+    }
+    match SessionLock::acquire(&transcript, session_id) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e @ SessionLockError::InUse { .. }) => Err(e.to_string()),
+        Err(e) => {
+            tracing::debug!("{e}");
+            Ok(None)
+        }
     }
 }
 

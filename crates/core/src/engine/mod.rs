@@ -280,6 +280,14 @@ impl Engine {
                 text: format!("Verify the change with the plan's verification steps:\n{steps}"),
             });
         }
+        if let Some(unsaved) = self.shared.recorder.unsaved() {
+            // Said after every input while it lasts: what the user typed or
+            // the model answered is not on disk yet.
+            self.shared.emit(EngineEvent::Notification {
+                key: "transcript_unsaved".into(),
+                text: unsaved,
+            });
+        }
         self.shared.emit(EngineEvent::Result(outcome.clone()));
         outcome
     }
