@@ -17,6 +17,7 @@ pub struct HookMatcher {
 }
 
 impl HookMatcher {
+    #[allow(dead_code)] // called once hooks run (initialize refuses them until then)
     pub fn matches(&self, tool_name: Option<&str>) -> bool {
         let pattern = match self.matcher.as_deref().map(str::trim) {
             None | Some("") | Some("*") => return true,
@@ -87,6 +88,7 @@ impl SdkHooks {
     }
 
     /// The callback ids to call for `event` (and a tool, for tool events).
+    #[allow(dead_code)] // called once hooks run (initialize refuses them until then)
     pub fn callbacks(&self, event: &str, tool_name: Option<&str>) -> Vec<String> {
         let matchers = match self.matchers.lock() {
             Ok(g) => g.clone(),
