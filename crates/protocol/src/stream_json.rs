@@ -73,7 +73,7 @@ pub struct AssistantMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum SystemEvent {
-    Init(InitEvent),
+    Init(Box<InitEvent>),
     PermissionMode {
         mode: PermissionMode,
         pre_plan_mode: Option<PermissionMode>,

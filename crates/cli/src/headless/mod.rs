@@ -195,7 +195,7 @@ pub fn init_event(
     mode: PermissionMode,
     plan_file: Option<String>,
 ) -> OutputEvent {
-    OutputEvent::System(SystemEvent::Init(InitEvent {
+    OutputEvent::System(SystemEvent::Init(Box::new(InitEvent {
         session_id: info.session_id.clone(),
         cwd: info.cwd.clone(),
         model: info.model.clone(),
@@ -216,7 +216,7 @@ pub fn init_event(
         skills: Vec::new(),
         plugins: Vec::new(),
         uuid: new_uuid(),
-    }))
+    })))
 }
 
 /// The variable the API key comes from (its name only, never the key).
