@@ -92,6 +92,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let (settings_file, _settings_guard) = sdk_flags::settings_file(args)?;
     config.settings_file = settings_file;
     let (controls_tx, controls_rx) = headless::control_channel();
+    let hooks = Arc::new(SdkHooks::default());
     let mut pending = None;
     let mut approvals = None;
     let front_end = if tui {
@@ -103,15 +104,13 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         // teammates' plans.
         let p = Arc::new(Pending::default());
         pending = Some(p.clone());
-        let approver: Arc<dyn catui_core::engine::Approver> = if sdk_flags::is_dont_ask(args) {
-            Arc::new(catui_core::engine::NobodyToAsk)
-        } else {
-            Arc::new(StdioApprover {
-                out: controls_tx.clone(),
-                pending: p.clone(),
-            })
+        let approver = StdioApprover {
+            out: controls_tx.clone(),
+            pending: p.clone(),
+            hooks: hooks.clone(),
+            dont_ask: sdk_flags::is_dont_ask(args),
         };
-        FrontEnd::interactive(approver).with_plan_reviewer(Arc::new(StdioPlanReviewer {
+        FrontEnd::interactive(Arc::new(approver)).with_plan_reviewer(Arc::new(StdioPlanReviewer {
             out: controls_tx.clone(),
             pending: p,
         }))
@@ -131,7 +130,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         controls_rx,
         approvals,
         team: session.team,
-        hooks: Arc::new(SdkHooks::default()),
+        hooks,
     })
 }
 
@@ -181,6 +180,20 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 // as user turns.
                 team.set_lead_input(users_tx.downgrade());
             }
+            let mut base = serde_json::Map::new();
+            base.insert("session_id".into(), info.session_id.clone().into());
+            base.insert("cwd".into(), info.cwd.clone().into());
+            base.insert(
+                "transcript_path".into(),
+                catui_core::session::session_path_in_config_dir(
+                    std::path::Path::new(&info.cwd),
+                    &info.session_id,
+                )
+                .display()
+                .to_string()
+                .into(),
+            );
+            hooks.set_base(base);
             let controls = Controls {
                 control: engine.control(),
                 pending,

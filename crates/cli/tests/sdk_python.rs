@@ -285,3 +285,36 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
         "{tools}"
     );
 }
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn hooks_deny_before_and_see_results_after() {
+    let sb = Sandbox::new();
+    sb.write("build/keep.txt", "precious");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "rm",
+                "Bash",
+                json!({"command": "rm -rf build"}),
+            ))
+            .turn(Turn::tool_use(
+                "echo",
+                "Bash",
+                json!({"command": "echo hi"}),
+            ))
+            .turn(Turn::text("cleaned")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "hooks");
+    // The deny won over bypassPermissions' allow: nothing was removed.
+    assert!(sb.project().join("build/keep.txt").exists());
+    let (text, is_error) = result_of(&server.requests()[1], "rm");
+    assert!(
+        is_error && text.contains("destructive command blocked by hook"),
+        "{text}"
+    );
+    let post = &facts["post"][0];
+    assert_eq!(post["id"], "echo");
+    assert!(post["response"].as_str().unwrap().contains("hi"), "{post}");
+}

@@ -50,13 +50,6 @@ impl Controls {
                     Some(hooks) if !hooks.is_null() => self.hooks.register(&hooks)?,
                     _ => 0,
                 };
-                if registered > 0 {
-                    // Fail closed until hook callbacks are wired: a guard the
-                    // client relies on must not be skipped silently.
-                    return Err(
-                        "this catui does not run SDK hooks yet; remove the hooks option".into(),
-                    );
-                }
                 Ok(Some(self.initialize_response(registered)))
             }
             ClientRequest::Interrupt => {

@@ -4,7 +4,12 @@
 
 use std::sync::Mutex;
 
+use catui_core::engine::client_hooks::HookCall;
+use catui_protocol::stream_json::{ControlRequest, ControlResponse, OutputEvent};
 use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::pending::Pending;
 
 /// One matcher of one hook event.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,7 +22,6 @@ pub struct HookMatcher {
 }
 
 impl HookMatcher {
-    #[allow(dead_code)] // called once hooks run (initialize refuses them until then)
     pub fn matches(&self, tool_name: Option<&str>) -> bool {
         let pattern = match self.matcher.as_deref().map(str::trim) {
             None | Some("") | Some("*") => return true,
@@ -31,21 +35,15 @@ impl HookMatcher {
 }
 
 /// The hook events catui calls.
-pub const HOOK_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "PreCompact",
-    "SessionStart",
-    "SessionEnd",
-];
+pub const HOOK_EVENTS: &[&str] = &["PreToolUse", "PostToolUse"];
 
 /// The client's registered hooks.
 #[derive(Default)]
 pub struct SdkHooks {
     matchers: Mutex<Vec<HookMatcher>>,
+    /// Fields every hook input carries (`session_id`, `cwd`,
+    /// `transcript_path`), set once the session is built.
+    base: Mutex<serde_json::Map<String, Value>>,
 }
 
 impl SdkHooks {
@@ -87,8 +85,65 @@ impl SdkHooks {
         Ok(count)
     }
 
+    /// Sets the fields every hook input carries.
+    pub fn set_base(&self, base: serde_json::Map<String, Value>) {
+        match self.base.lock() {
+            Ok(mut g) => *g = base,
+            Err(poisoned) => *poisoned.into_inner() = base,
+        }
+    }
+
+    fn input(&self, call: &HookCall) -> Value {
+        let mut input = match self.base.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        if let Value::Object(fields) = &call.input {
+            input.extend(fields.clone());
+        }
+        Value::Object(input)
+    }
+
+    /// Runs the callbacks registered for `call` one after the other over
+    /// `hook_callback` control requests; returns their outputs. An error
+    /// answer, or the client going away, is an error (the engine fails
+    /// closed where it matters).
+    pub async fn run(
+        &self,
+        call: HookCall,
+        out: &UnboundedSender<OutputEvent>,
+        pending: &Pending,
+    ) -> Result<Vec<Value>, String> {
+        let callbacks = self.callbacks(call.event, call.tool_name.as_deref());
+        let mut outputs = Vec::with_capacity(callbacks.len());
+        for callback_id in callbacks {
+            let (request_id, rx) = pending.register("hook");
+            let sent = out.send(OutputEvent::ControlRequest {
+                request_id: request_id.clone(),
+                request: ControlRequest::HookCallback {
+                    callback_id: callback_id.clone(),
+                    input: self.input(&call),
+                    tool_use_id: call.tool_use_id.clone(),
+                },
+            });
+            if sent.is_err() {
+                pending.forget(&request_id);
+                return Err("no client is connected to run the hook".into());
+            }
+            match rx.await {
+                Ok(ControlResponse::Success { response, .. }) => {
+                    outputs.push(response.unwrap_or(Value::Null))
+                }
+                Ok(ControlResponse::Error { error, .. }) => {
+                    return Err(format!("hook {callback_id}: {error}"));
+                }
+                Err(_) => return Err("the client went away before the hook answered".into()),
+            }
+        }
+        Ok(outputs)
+    }
+
     /// The callback ids to call for `event` (and a tool, for tool events).
-    #[allow(dead_code)] // called once hooks run (initialize refuses them until then)
     pub fn callbacks(&self, event: &str, tool_name: Option<&str>) -> Vec<String> {
         let matchers = match self.matchers.lock() {
             Ok(g) => g.clone(),
@@ -115,7 +170,7 @@ mod tests {
                 "PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]},
                                {"matcher": "Edit|Write", "hookCallbackIds": ["hook_1"]},
                                {"matcher": null, "hookCallbackIds": ["hook_2"]}],
-                "Stop": [{"hookCallbackIds": ["hook_3"]}]
+                "PostToolUse": [{"hookCallbackIds": ["hook_3"]}]
             }))
             .unwrap();
         assert_eq!(n, 4);
@@ -127,7 +182,7 @@ mod tests {
             hooks.callbacks("PreToolUse", Some("Write")),
             ["hook_1", "hook_2"]
         );
-        assert_eq!(hooks.callbacks("Stop", None), ["hook_3"]);
+        assert_eq!(hooks.callbacks("PostToolUse", Some("Read")), ["hook_3"]);
         assert!(hooks.register(&json!({"Notification": []})).is_err());
     }
 }

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use catui_core::engine::{Approver, PermissionAnswer, PermissionRequest};
+use catui_core::engine::client_hooks::HookCall;
+use catui_core::engine::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision, PlanReviewer};
 use catui_protocol::stream_json::{
@@ -17,6 +18,8 @@ use catui_protocol::stream_json::{
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
+
+use super::hooks::SdkHooks;
 
 type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
 
@@ -127,15 +130,27 @@ pub fn rule_suggestion(rule: &str) -> Value {
     })
 }
 
-/// Asks over stdout with `can_use_tool` control requests.
+/// Asks over stdout with `can_use_tool` control requests and runs the
+/// client's hooks with `hook_callback` requests. With `dont_ask` every
+/// prompt is denied without asking (`--permission-mode dontAsk`); hooks
+/// still run.
 pub struct StdioApprover {
     pub out: UnboundedSender<OutputEvent>,
     pub pending: Arc<Pending>,
+    pub hooks: Arc<SdkHooks>,
+    pub dont_ask: bool,
 }
 
 #[async_trait]
 impl Approver for StdioApprover {
+    async fn run_hooks(&self, call: HookCall) -> Result<Vec<Value>, String> {
+        self.hooks.run(call, &self.out, &self.pending).await
+    }
+
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
+        if self.dont_ask {
+            return NobodyToAsk.ask(request).await;
+        }
         let (request_id, rx) = self.pending.register("perm");
         let sent = self.out.send(OutputEvent::ControlRequest {
             request_id: request_id.clone(),

@@ -5,6 +5,8 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
+use super::client_hooks::HookCall;
+
 /// A question for the user about one tool call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequest {
@@ -35,6 +37,12 @@ pub enum PermissionAnswer {
 #[async_trait]
 pub trait Approver: Send + Sync {
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer;
+
+    /// Runs the hooks the client registered for `call` (SDK clients);
+    /// returns each hook's JSON output. An error: a hook failed.
+    async fn run_hooks(&self, _call: HookCall) -> Result<Vec<Value>, String> {
+        Ok(Vec::new())
+    }
 }
 
 /// The approver of sessions where nobody can answer (plain `-p`).

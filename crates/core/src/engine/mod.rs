@@ -9,6 +9,7 @@
 
 pub mod approver;
 pub mod attachments;
+pub mod client_hooks;
 pub mod commands;
 pub mod context_window;
 pub mod events;

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
+use super::client_hooks::{self, HookDecision};
 use super::shared::set_mode;
 use super::{Engine, EngineEvent, ToolCallView, ToolGate};
 use crate::permissions::{self, Decision};
@@ -197,6 +198,27 @@ async fn authorize(
             };
         }
     }
+    // The client's PreToolUse hooks: a deny refuses the call, an edited
+    // input replaces the model's, an allow or ask adjusts only the prompt.
+    let pre = client_hooks::pre_tool_use(engine, &id, &name, input).await;
+    if let Some(refusal) = pre.refusal("PreToolUse") {
+        return Slot::refused(&name, &id, refusal.clone(), refusal);
+    }
+    let edited;
+    let (call, input) = match pre.updated_input {
+        Some(updated) => {
+            let call = match parse(engine, &id, &name, &updated, Source::User) {
+                Ok(call) => call,
+                Err(block) => return Slot::unparsed(&name, block),
+            };
+            if let Err(e) = call.validate(ctx).await {
+                return Slot::refused(&name, &id, e.to_string(), e.user_text());
+            }
+            edited = updated;
+            (call, &edited)
+        }
+        None => (call, input),
+    };
     let access = call.access(ctx);
     let read_only = call.is_read_only();
     let decision = {
@@ -208,6 +230,18 @@ async fn authorize(
             cwd: ctx.cwd(),
         };
         permissions::decide(&perms, &info)
+    };
+    let decision = match (pre.decision, decision) {
+        (Some(HookDecision::Allow), Decision::Ask { .. }) => Decision::Allow,
+        (Some(HookDecision::Ask), Decision::Allow) => Decision::Ask {
+            reason: pre
+                .reasons
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "a PreToolUse hook asks for confirmation".into()),
+            suggestion: None,
+        },
+        (_, decision) => decision,
     };
     match decision {
         Decision::Allow => Slot::Ready { id, name, call },
@@ -406,6 +440,13 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         ),
                         Err(e) => (e.to_string(), e.user_text(), true, true),
                     };
+                    let content =
+                        match client_hooks::post_tool_use(engine, &id, &name, &content, is_error)
+                            .await
+                        {
+                            Some(extra) => format!("{content}\n\n{extra}"),
+                            None => content,
+                        };
                     engine.shared.emit(EngineEvent::ToolEnd {
                         id: id.clone(),
                         name,
