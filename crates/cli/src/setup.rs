@@ -88,6 +88,9 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
         vars,
         approver: approver_override,
     } = senv;
+    // git status/log run in the background from here on; nothing waits for
+    // them (the snapshot reaches the model as an attachment once ready).
+    let git_snapshot = prompt::GitSnapshot::start(&cwd).map(Arc::new);
     let (settings, warnings) = Settings::load_from(&config_dir, &cwd, args.settings.as_deref());
     for w in &warnings {
         if let SettingsWarning::MissingFlagFile { path } = w {
@@ -324,6 +327,7 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
             auto_gate_enabled: settings.auto_mode.enabled,
             events: events_tx.clone(),
             auto_classifier: auto_classifier.clone(),
+            git_snapshot: git_snapshot.clone(),
         })
     });
     if let Some(team) = &team {
@@ -369,6 +373,9 @@ pub fn build_in(args: &Args, tui: bool, senv: SessionEnv) -> Result<Session, Str
     );
     if let Some(classifier) = auto_classifier {
         engine = engine.with_auto_classifier(classifier);
+    }
+    if let Some(snapshot) = git_snapshot {
+        engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
     }
     if let Some(r) = resumed {
         engine.set_messages(r.messages);

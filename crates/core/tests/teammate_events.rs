@@ -195,6 +195,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         auto_gate_enabled: false,
         events: events_tx,
         auto_classifier: None,
+        git_snapshot: None,
     });
     let (lead_tx, mut lead_rx) = unbounded_channel::<Vec<ContentBlock>>();
     manager.set_lead_input(lead_tx.downgrade());

@@ -88,6 +88,7 @@ fn team(
         auto_gate_enabled: false,
         events,
         auto_classifier: None,
+        git_snapshot: None,
     })
 }
 

@@ -82,6 +82,9 @@ pub struct TeamSetup {
     /// enabled). A teammate started in (or moved to) `auto` gets one of its
     /// own, made from this one, with its own count of denials in a row.
     pub auto_classifier: Option<Arc<AutoClassifier>>,
+    /// The session's git snapshot; each teammate gets it once, like the
+    /// lead (`None` outside a repository).
+    pub git_snapshot: Option<Arc<crate::prompt::GitSnapshot>>,
 }
 
 struct Member {
@@ -320,6 +323,11 @@ impl TeamManager {
         );
         if let Some(classifier) = &self.setup.auto_classifier {
             engine = engine.with_auto_classifier(Arc::new(classifier.for_another_agent()));
+        }
+        if let Some(snapshot) = &self.setup.git_snapshot {
+            engine.add_attachment_provider(Arc::new(crate::prompt::GitStatusAttachments::new(
+                snapshot.clone(),
+            )));
         }
         let lead_events = self.setup.events.clone();
         let on_error = move |text: String| {

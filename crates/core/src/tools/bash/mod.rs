@@ -85,7 +85,7 @@ impl TypedTool for BashTool {
              - The time limit is `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
              {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
              - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
-             the end are kept.\n\
+             the end are kept, and the whole output is saved to a file whose path is given.\n\
              - In plan mode only read-only commands may run, and writes outside a private \
              temporary directory are blocked."
         )
@@ -284,7 +284,8 @@ async fn run(
     let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
         .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
     let stop = CancellationToken::new();
-    let mut reader = tokio::spawn(collect(out_rx, stop.clone()));
+    let spill = output::spill_path(ctx.tool_use_id.as_deref());
+    let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill));
 
     let end = tokio::select! {
         status = child.wait() => match status {
@@ -331,8 +332,8 @@ async fn run(
 }
 
 /// Reads the output pipe until end-of-file or `stop`.
-async fn collect(mut rx: pipe::Receiver, stop: CancellationToken) -> OutputBuffer {
-    let mut buffer = OutputBuffer::new();
+async fn collect(mut rx: pipe::Receiver, stop: CancellationToken, spill: PathBuf) -> OutputBuffer {
+    let mut buffer = OutputBuffer::spilling_to(spill);
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         tokio::select! {
