@@ -133,7 +133,10 @@ fn a_git_that_never_answers_does_not_hold_up_or_outlive_the_session() {
     let bin = sb.dir.path().join("fake-bin");
     std::fs::create_dir_all(&bin).unwrap();
     let pids = sb.dir.path().join("git-pids");
-    let script = format!("#!/bin/sh\necho $$ >> '{}'\nexec sleep 600\n", pids.display());
+    let script = format!(
+        "#!/bin/sh\necho $$ >> '{}'\nexec sleep 600\n",
+        pids.display()
+    );
     std::fs::write(bin.join("git"), script).unwrap();
     std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
 

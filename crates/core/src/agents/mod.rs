@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use catui_protocol::Usage;
 
 pub use definitions::{AgentDefinition, ModelChoice, builtin_agents};
-pub use runner::{SubAgentRunner, SubAgentSetup};
+pub use runner::SubAgentRunner;
 pub use tool::AgentTool;
 
 use crate::tools::{ToolContext, ToolError};
@@ -38,6 +38,11 @@ pub struct AgentReport {
     pub turns: u32,
     pub duration_ms: u64,
 }
+
+/// The sub-agent runner as the Agent tool finds it in its
+/// [`ToolContext::values`]; absent inside sub-agents.
+#[derive(Clone)]
+pub struct AgentsHandle(pub std::sync::Arc<dyn AgentRunner>);
 
 /// Runs sub-agents for the Agent tool.
 #[async_trait]

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
-use super::{Engine, EngineEvent};
+use super::{Engine, EngineEvent, ToolCallView, ToolGate};
 use crate::permissions::{self, Decision};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
 
@@ -137,24 +137,27 @@ async fn authorize(
     if let Err(e) = call.validate(ctx).await {
         return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true));
     }
-    if name == "ExitPlanMode" && engine.config.end_at_plan_ready {
-        // A headless planning run (SPEC §2.1): nobody can approve here, so
-        // the run ends with the plan; the session stays in plan mode.
-        let input = call.permission_input(ctx).unwrap_or(Value::Null);
-        let plan = input["plan"].as_str().unwrap_or_default().to_string();
-        let path = input["planFilePath"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        engine.shared.set_plan_ready(plan);
-        return Slot::Answered(ContentBlock::tool_result(
-            id,
-            format!(
-                "The plan at {path} was saved for the user's review. This run ends here and the session \
-                 stays in plan mode; the user will approve or revise it later. Do not continue."
-            ),
-            false,
-        ));
+    // Tool lifecycle hooks may answer the call themselves.
+    for extension in &engine.shared.extensions {
+        let view = ToolCallView {
+            id: &id,
+            name: &name,
+            input,
+            call: call.as_ref(),
+            ctx,
+            agent_id: engine.config.agent_id.as_deref(),
+        };
+        if let ToolGate::Answer {
+            content,
+            is_error,
+            end_run,
+        } = extension.before_tool(&view)
+        {
+            if let Some(end) = end_run {
+                engine.shared.set_run_end(end);
+            }
+            return Slot::Answered(ContentBlock::tool_result(id, content, is_error));
+        }
     }
     let access = call.access(ctx);
     let read_only = call.is_read_only();
@@ -283,7 +286,7 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         summary: call.summary(),
                         parent_tool_use_id: parent.clone(),
                     });
-                    let result = call.call(ctx).await;
+                    let result = call_interruptibly(call.call(ctx), &ctx.cancel, STOP_GRACE).await;
                     let (content, display, is_error) = match result {
                         Ok(ToolOutput {
                             content,
@@ -312,4 +315,69 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
         }
     });
     join_all(futures).await
+}
+
+/// How long a tool may take to stop on its own after an interrupt (Bash
+/// kills its process group and reports) before the turn goes on without it.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs a tool call so that an interrupt always ends it: a tool that does
+/// not stop within `grace` (blocked in a read, a system call that
+/// ignores the token) is abandoned and answered as interrupted, so the turn
+/// ends and every tool_use still gets its tool_result.
+async fn call_interruptibly(
+    call: impl std::future::Future<Output = Result<ToolOutput, ToolError>>,
+    cancel: &CancellationToken,
+    grace: std::time::Duration,
+) -> Result<ToolOutput, ToolError> {
+    tokio::pin!(call);
+    tokio::select! {
+        result = &mut call => return result,
+        _ = cancel.cancelled() => {}
+    }
+    match tokio::time::timeout(grace, &mut call).await {
+        Ok(result) => result,
+        Err(_) => Err(ToolError::Cancelled),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_tool_that_ignores_the_interrupt_is_abandoned() {
+        let cancel = CancellationToken::new();
+        let stuck = futures::future::pending::<Result<ToolOutput, ToolError>>();
+        let trigger = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            trigger.cancel();
+        });
+        assert_eq!(
+            call_interruptibly(stuck, &cancel, Duration::from_millis(50)).await,
+            Err(ToolError::Cancelled)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tool_that_stops_on_its_own_keeps_its_answer() {
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let token = cancel.clone();
+        let polite = async move {
+            token.cancelled().await;
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            Ok(ToolOutput::text("stopped; partial output"))
+        };
+        assert_eq!(
+            call_interruptibly(polite, &cancel, Duration::from_secs(30))
+                .await
+                .unwrap()
+                .content,
+            "stopped; partial output"
+        );
+    }
 }

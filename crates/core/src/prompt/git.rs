@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use catui_protocol::Attachment;
 
-use crate::engine::{AttachmentContext, AttachmentProvider};
+use crate::engine::{AttachmentContext, AttachmentFactory, AttachmentProvider};
 use crate::session::git_branch::{self, Head};
 
 /// How long each git command may take.
@@ -381,6 +381,12 @@ impl GitStatusAttachments {
             snapshot,
             sent: AtomicBool::new(false),
         }
+    }
+
+    /// A maker of one provider per conversation (each teammate gets the
+    /// snapshot once).
+    pub fn factory(snapshot: Arc<GitSnapshot>) -> AttachmentFactory {
+        Arc::new(move || Arc::new(GitStatusAttachments::new(snapshot.clone())))
     }
 
     /// The snapshot being delivered (e.g. to wait for it in tests).

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catui_protocol::{ContentBlock, PermissionMode};
-use catui_providers::ModelClient;
 use tokio::sync::Notify;
-use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{WeakUnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -21,11 +20,10 @@ use super::forward::forward;
 use super::mailbox::is_valid_name;
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
-use crate::agents::runner::RecorderFactory;
-use crate::engine::{Approver, Engine, EngineConfig, EngineEvent, EngineParts};
-use crate::permissions::auto::AutoClassifier;
-use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
-use crate::tools::{ToolContext, ToolRegistry};
+use crate::agents::AgentsHandle;
+use crate::engine::{AttachmentFactory, Conversation, EngineEvent, SessionServices};
+use crate::plan::{PlanFiles, PlanModeConfig, PlanRoute, PlanSession};
+use crate::tools::ToolContext;
 
 /// Where user turns for the lead model go (the front end's input queue).
 /// Weak, so that the team never keeps a finished session's input open.
@@ -56,35 +54,22 @@ pub trait PlanReviewer: Send + Sync {
     async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision>;
 }
 
-/// What teammates are built from (the lead session's pieces).
+/// What teammates are built from: the lead session's services (client,
+/// tools minus the team-management ones, approver, event stream for
+/// notices, transcripts, classifier, models and limits) and what only
+/// teams need.
 pub struct TeamSetup {
-    pub client: Arc<dyn ModelClient>,
-    /// The lead's tools; teammates get them minus the team-management ones.
-    pub tools: ToolRegistry,
-    /// Asks permission for teammates' tool calls (the lead's front end).
-    pub approver: Arc<dyn Approver>,
-    pub session_id: String,
-    pub model: String,
-    pub small_model: String,
-    pub max_tokens: u32,
-    /// Model requests per teammate turn.
-    pub max_turns: Option<u32>,
+    pub services: Arc<SessionServices>,
     /// The teammates' system prompt (the member's role is added to it).
     pub system_prompt: String,
-    pub recorder: RecorderFactory,
     pub config_dir: PathBuf,
     pub plans_dir: PathBuf,
     pub plan_config: PlanModeConfig,
     pub auto_gate_enabled: bool,
-    /// The lead's event stream (notifications about the team).
-    pub events: UnboundedSender<EngineEvent>,
-    /// The session's auto-mode classifier (`None` when auto mode is not
-    /// enabled). A teammate started in (or moved to) `auto` gets one of its
-    /// own, made from this one, with its own count of denials in a row.
-    pub auto_classifier: Option<Arc<AutoClassifier>>,
-    /// The session's git snapshot; each teammate gets it once, like the
-    /// lead (`None` outside a repository).
-    pub git_snapshot: Option<Arc<crate::prompt::GitSnapshot>>,
+    /// Context each teammate's conversation gets from the session (e.g.
+    /// the git snapshot): called once per teammate, so that each one keeps
+    /// its own state (what it was already sent).
+    pub teammate_attachments: Option<AttachmentFactory>,
 }
 
 struct Member {
@@ -114,6 +99,13 @@ pub struct TeamManager {
 pub struct TeamHandle {
     pub manager: Arc<TeamManager>,
     pub member: Option<Arc<TeammateState>>,
+}
+
+impl TeamHandle {
+    /// The team handle of the conversation running this tool call.
+    pub fn of(ctx: &ToolContext) -> Option<&TeamHandle> {
+        ctx.values.get::<TeamHandle>()
+    }
 }
 
 impl std::fmt::Debug for TeamHandle {
@@ -149,7 +141,7 @@ impl TeamManager {
         })
     }
 
-    /// The lead's handle (for the lead's [`ToolContext::team`]).
+    /// The lead's handle (for the lead's tool context values).
     pub fn lead_handle(self: &Arc<Self>) -> TeamHandle {
         TeamHandle {
             manager: self.clone(),
@@ -240,7 +232,7 @@ impl TeamManager {
         let model = spec
             .model
             .clone()
-            .unwrap_or_else(|| self.setup.model.clone());
+            .unwrap_or_else(|| self.setup.services.models.main.clone());
         let state = Arc::new(TeammateState::new(
             spec.clone(),
             model.clone(),
@@ -264,8 +256,11 @@ impl TeamManager {
                 .map_err(|e| format!("cannot start {} in {mode} mode: {e}", spec.name))?;
         }
 
-        let files = PlanFiles::new(self.setup.plans_dir.clone(), self.setup.session_id.clone());
-        if let Some(slug) = lead.plan.as_ref().map(|p| p.files.slug()) {
+        let files = PlanFiles::new(
+            self.setup.plans_dir.clone(),
+            self.setup.services.session_id.clone(),
+        );
+        if let Some(slug) = PlanSession::of(lead).map(|p| p.files.slug()) {
             let _ = files.adopt_slug(&slug);
         }
         let plan = Arc::new(PlanSession::new(
@@ -278,19 +273,28 @@ impl TeamManager {
         let mut ctx = ToolContext::new(lead.project_root.clone());
         ctx.set_cwd(lead.cwd());
         ctx.env = lead.env.clone();
-        ctx.agents = lead.agents.clone();
+        if let Some(agents) = lead.values.get::<AgentsHandle>() {
+            ctx.values.insert(agents.clone());
+        }
         ctx.agent_id = Some(agent_id.clone());
         ctx.cancel = state.cancel.clone();
-        ctx.team = Some(TeamHandle {
+        let handle = TeamHandle {
             manager: me,
             member: Some(state.clone()),
-        });
+        };
+        // A teammate's plan goes to the lead, not to a local user.
+        ctx.values.insert(PlanRoute(Arc::new(handle.clone())));
+        ctx.values.insert(handle);
 
-        let mut tools = self.setup.tools.clone();
+        let mut tools = self.setup.services.tools.clone();
         tools.retain(|n| !matches!(n, "TeamCreate" | "TeamStop" | "EnterPlanMode"));
 
         let (events_tx, events_rx) = unbounded_channel();
-        tokio::spawn(forward(events_rx, state.clone(), self.setup.events.clone()));
+        tokio::spawn(forward(
+            events_rx,
+            state.clone(),
+            self.setup.services.events.clone(),
+        ));
         // The end of each turn goes down the same stream as the turn's
         // events, so the relay sees it after the turn's last tool call.
         let turn_events = events_tx.clone();
@@ -298,38 +302,20 @@ impl TeamManager {
             let _ = turn_events.send(EngineEvent::Result(outcome));
         };
 
-        let mut engine = Engine::new(
-            EngineConfig {
-                session_id: self.setup.session_id.clone(),
-                model,
-                small_model: self.setup.small_model.clone(),
-                system_prompt: teammate_prompt(&self.setup.system_prompt, &spec),
-                max_turns: self.setup.max_turns,
-                max_tokens: self.setup.max_tokens,
-                agent_id: Some(agent_id.clone()),
-                parent_tool_use_id: None,
-                end_at_plan_ready: false,
-            },
-            EngineParts {
-                client: self.setup.client.clone(),
-                tools,
-                permissions,
-                tool_ctx: ctx,
-                approver: self.setup.approver.clone(),
-                recorder: (self.setup.recorder)(&agent_id),
-                events: events_tx,
-                plan: Some(plan),
-            },
-        );
-        if let Some(classifier) = &self.setup.auto_classifier {
-            engine = engine.with_auto_classifier(Arc::new(classifier.for_another_agent()));
+        let mut engine = self.setup.services.conversation(Conversation {
+            agent_id: Some(agent_id.clone()),
+            model: Some(model),
+            system_prompt: teammate_prompt(&self.setup.system_prompt, &spec),
+            max_turns: self.setup.services.limits.max_turns,
+            tools: Some(tools),
+            events: Some(events_tx),
+            extensions: vec![plan.extension()],
+            ..Conversation::new(String::new(), permissions, ctx)
+        });
+        if let Some(make) = &self.setup.teammate_attachments {
+            engine.add_attachment_provider(make());
         }
-        if let Some(snapshot) = &self.setup.git_snapshot {
-            engine.add_attachment_provider(Arc::new(crate::prompt::GitStatusAttachments::new(
-                snapshot.clone(),
-            )));
-        }
-        let lead_events = self.setup.events.clone();
+        let lead_events = self.setup.services.events.clone();
         let on_error = move |text: String| {
             let _ = lead_events.send(EngineEvent::Notification {
                 key: "teammate-error".into(),
@@ -338,6 +324,7 @@ impl TeamManager {
         };
         let task = tokio::spawn(run_teammate(
             engine,
+            plan,
             state.clone(),
             self.mailboxes.clone(),
             on_error,
@@ -453,7 +440,7 @@ impl TeamManager {
     }
 
     fn notify(&self, key: &str, text: String) {
-        let _ = self.setup.events.send(EngineEvent::Notification {
+        let _ = self.setup.services.events.send(EngineEvent::Notification {
             key: key.into(),
             text,
         });

@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::glob_select::{ThreadMatches, select};
 pub use super::glob_select::MAX_TIME_SORTED;
+use super::glob_select::{ThreadMatches, select};
 use super::walk::{fold_parallel, is_file_like};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;

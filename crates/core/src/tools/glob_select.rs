@@ -15,7 +15,7 @@
 //! few enough, grouped by directory as the walk produced them.
 
 use std::cmp::Ordering;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
@@ -69,7 +69,7 @@ pub(crate) fn select(
     }
     if total > limit {
         keep_first_paths(&mut found);
-        found.sort_unstable_by(path_order);
+        found.sort_unstable_by(|a, b| path_order(a, b));
         return GlobResult {
             files: found,
             total,
@@ -134,7 +134,7 @@ fn stat_all(found: Vec<PathBuf>, cancel: &CancellationToken) -> Vec<(Option<Syst
 }
 
 /// Byte order of the paths.
-fn path_order(a: &PathBuf, b: &PathBuf) -> Ordering {
+fn path_order(a: &Path, b: &Path) -> Ordering {
     a.as_os_str()
         .as_encoded_bytes()
         .cmp(b.as_os_str().as_encoded_bytes())
@@ -149,7 +149,7 @@ fn newest_order(a: &(Option<SystemTime>, PathBuf), b: &(Option<SystemTime>, Path
 /// Keeps the first [`MAX_RESULTS`] paths (in no particular order); linear.
 fn keep_first_paths(found: &mut Vec<PathBuf>) {
     if found.len() > MAX_RESULTS {
-        found.select_nth_unstable_by(MAX_RESULTS, path_order);
+        found.select_nth_unstable_by(MAX_RESULTS, |a, b| path_order(a, b));
         found.truncate(MAX_RESULTS);
     }
 }

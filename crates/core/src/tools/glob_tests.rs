@@ -203,7 +203,11 @@ fn beyond_the_time_limit_matches_are_listed_by_path() {
     // the newest file sorts last by path.
     for d in 0..6 {
         for i in 0..40 {
-            touch(&root.join(format!("d{d}/f{i:03}.txt")), "", 1000 + d * 40 + i);
+            touch(
+                &root.join(format!("d{d}/f{i:03}.txt")),
+                "",
+                1000 + d * 40 + i,
+            );
         }
     }
     touch(&root.join("zz/newest.txt"), "", 1);

@@ -60,9 +60,11 @@ fn parse() -> Result<Options, String> {
             }
             "--tool-file" => o.tool_file = value()?,
             "-h" | "--help" => {
-                return Err("usage: catui-mock [--port N] [--latency-ms MS] [--agents N] \
+                return Err(
+                    "usage: catui-mock [--port N] [--latency-ms MS] [--agents N] \
                      [--small-model NAME] [--tool-turns N [--tool-file PATH]]"
-                    .into());
+                        .into(),
+                );
             }
             other => return Err(format!("unknown option {other}; see --help")),
         }

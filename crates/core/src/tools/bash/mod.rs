@@ -8,6 +8,8 @@
 //! over between calls: an `EXIT` trap writes the final `pwd` to a private
 //! pipe that the tool reads after the shell exits.
 
+#[cfg(test)]
+mod containment_tests;
 mod output;
 
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -23,7 +25,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
-pub use output::{MAX_OUTPUT_CHARS, OutputBuffer};
+pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
@@ -284,7 +286,10 @@ async fn run(
     let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
         .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
     let stop = CancellationToken::new();
-    let spill = output::spill_path(ctx.tool_use_id.as_deref());
+    let spill = ctx
+        .values
+        .get::<ToolOutputDir>()
+        .map(|dir| output::spill_path(&dir.0, ctx.tool_use_id.as_deref()));
     let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill));
 
     let end = tokio::select! {
@@ -332,8 +337,12 @@ async fn run(
 }
 
 /// Reads the output pipe until end-of-file or `stop`.
-async fn collect(mut rx: pipe::Receiver, stop: CancellationToken, spill: PathBuf) -> OutputBuffer {
-    let mut buffer = OutputBuffer::spilling_to(spill);
+async fn collect(
+    mut rx: pipe::Receiver,
+    stop: CancellationToken,
+    spill: Option<PathBuf>,
+) -> OutputBuffer {
+    let mut buffer = spill.map_or_else(OutputBuffer::new, OutputBuffer::spilling_to);
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         tokio::select! {

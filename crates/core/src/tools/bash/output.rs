@@ -128,10 +128,7 @@ impl OutputBuffer {
         match (&spill.file, cut, spill.failed) {
             (Some(_), true, false) => {
                 let whole = if spill.written < self.total_bytes {
-                    format!(
-                        "its first {} of {} bytes",
-                        spill.written, self.total_bytes
-                    )
+                    format!("its first {} of {} bytes", spill.written, self.total_bytes)
                 } else {
                     format!("all {} bytes", self.total_bytes)
                 };
@@ -235,10 +232,16 @@ fn remove_old_spills(dir: &Path) {
     }
 }
 
+/// Where a session keeps the whole output of commands too long to show
+/// (set by the session builder in the [`ToolContext`](crate::tools::ToolContext)'s
+/// values; without it long output is only shortened).
+#[derive(Debug, Clone)]
+pub struct ToolOutputDir(pub PathBuf);
+
 /// Where the whole output of tool call `tool_use_id` goes when it is too
-/// long to show: `tool-output/ID.txt` under catui's home (ids are reduced to
-/// letters, digits, `-` and `_`; a missing one gets a random name).
-pub fn spill_path(tool_use_id: Option<&str>) -> PathBuf {
+/// long to show: `ID.txt` in `dir` (ids are reduced to letters, digits,
+/// `-` and `_`; a missing one gets a random name).
+pub fn spill_path(dir: &Path, tool_use_id: Option<&str>) -> PathBuf {
     let id: String = tool_use_id
         .unwrap_or_default()
         .chars()
@@ -250,9 +253,7 @@ pub fn spill_path(tool_use_id: Option<&str>) -> PathBuf {
     } else {
         id
     };
-    crate::config_dir::config_dir()
-        .join("tool-output")
-        .join(format!("{id}.txt"))
+    dir.join(format!("{id}.txt"))
 }
 
 fn is_continuation(b: u8) -> bool {
@@ -383,10 +384,11 @@ mod unit {
 
     #[test]
     fn spill_paths_are_sanitised() {
-        let p = spill_path(Some("toolu_01/../../etc"));
+        let dir = Path::new("/x/tool-output");
+        let p = spill_path(dir, Some("toolu_01/../../etc"));
         assert_eq!(p.file_name().unwrap(), "toolu_01etc.txt");
-        assert_eq!(p.parent().unwrap().file_name().unwrap(), "tool-output");
-        let random = spill_path(None);
+        assert_eq!(p.parent().unwrap(), dir);
+        let random = spill_path(dir, None);
         assert_eq!(random.extension().unwrap(), "txt");
     }
 
