@@ -24,16 +24,7 @@ use tokio::sync::oneshot;
 
 use crate::args::OutputFormat;
 
-/// What the init event reports.
-pub struct SessionInfo {
-    pub session_id: String,
-    pub cwd: String,
-    pub model: String,
-    pub tools: Vec<String>,
-    pub sandbox: String,
-    /// Whether `auto` is offered (setting `autoMode.enabled`).
-    pub auto_mode_enabled: bool,
-}
+pub use catui_core::builder::SessionInfo;
 
 type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
 
@@ -218,14 +209,27 @@ fn plan_decision(response: ControlResponse) -> PlanDecision {
 }
 
 /// Translates engine events and control lines to the output format.
+/// `first` (the init event) is printed before anything else, also before
+/// notifications the session queued while it was being built.
 pub async fn print_events(
     format: OutputFormat,
     verbose: bool,
     session_id: String,
     mut events: UnboundedReceiver<EngineEvent>,
     mut controls: UnboundedReceiver<OutputEvent>,
+    first: Option<OutputEvent>,
 ) {
     let mut stdout = tokio::io::stdout();
+    if let Some(line) = first.and_then(|event| serde_json::to_string(&event).ok()) {
+        if stdout
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let _ = stdout.flush().await;
+    }
     let mut events_open = true;
     let mut controls_open = true;
     while events_open || controls_open {

@@ -5,8 +5,6 @@ mod args;
 mod commands;
 mod demo;
 mod headless;
-mod provider;
-mod resume;
 mod setup;
 
 use std::io::{IsTerminal, Read};

@@ -12,13 +12,18 @@
 //! - [`session`] — transcripts, resume, fork.
 //! - [`settings`] — layered `settings.json`.
 //! - [`prompt`] — the system prompt and memory files.
+//! - [`safe_fs`] — reading files of unknown type and size without hanging.
+//! - [`builder`] — assembling a session from a configuration and a front
+//!   end: the one way every front end and test starts one.
 
 pub mod agents;
+pub mod builder;
 pub mod config_dir;
 pub mod engine;
 pub mod permissions;
 pub mod plan;
 pub mod prompt;
+pub mod safe_fs;
 pub mod session;
 pub mod settings;
 pub mod teams;

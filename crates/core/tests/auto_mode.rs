@@ -11,21 +11,19 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+mod common;
+
 use catui_core::engine::{
-    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, PermissionAnswer,
-    PermissionRequest, Record,
+    Approver, Engine, EngineEvent, MemoryRecorder, PermissionAnswer, PermissionRequest, Record,
 };
-use catui_core::permissions::auto::{AutoClassifier, ClassifierConfig};
 use catui_core::permissions::rules::{RuleBehavior, RuleOrigin, SourcedRule};
 use catui_core::permissions::{
     Access, AutoModeConfig, CallInfo, Decision, PermissionContext, Rule, decide,
-    transition_permission_mode,
 };
 use catui_core::tools::bash::BashTool;
 use catui_core::tools::{Adapter, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
 use catui_protocol::stream_json::ResultSubtype;
 use catui_protocol::{ContentBlock, PermissionMode};
-use catui_providers::{ProviderConfig, ProviderKind};
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -132,6 +130,7 @@ struct Harness {
     events: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
     approver: Arc<ScriptedApprover>,
     _dir: tempfile::TempDir,
+    _home: tempfile::TempDir,
     root: PathBuf,
 }
 
@@ -155,11 +154,6 @@ fn auto_context(root: &Path, interactive: bool, allow_rules: &[&str]) -> Permiss
 }
 
 fn harness(server: &MockServer, setup: Setup) -> Harness {
-    let mut config = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
-    config.retry_base_delay = Duration::from_millis(1);
-    let client = catui_providers::client_for(config).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
     let runs = Arc::new(Mutex::new(vec![]));
     let mut tools = ToolRegistry::new();
     for read in [true, false] {
@@ -169,53 +163,41 @@ fn harness(server: &MockServer, setup: Setup) -> Harness {
         })));
     }
     tools.add(Adapter(Arc::new(BashTool)));
-    let mut perms = auto_context(&root, setup.interactive, &setup.allow_rules);
-    perms.auto_mode.enabled = setup.auto_enabled;
-    if setup.auto_enabled {
-        transition_permission_mode(&mut perms, PermissionMode::Auto).unwrap();
-    }
-    let recorder = Arc::new(MemoryRecorder::default());
     let approver = Arc::new(ScriptedApprover {
         answers: Mutex::new(setup.answers),
         asked: Mutex::new(vec![]),
     });
-    let (tx, events) = tokio::sync::mpsc::unbounded_channel();
-    let mut engine = Engine::new(
-        EngineConfig {
-            session_id: "s".into(),
-            model: "main".into(),
-            small_model: "small".into(),
-            system_prompt: "sys".into(),
-            max_turns: Some(10),
-            max_tokens: 1000,
-            agent_id: None,
-            parent_tool_use_id: None,
-            end_at_plan_ready: false,
-        },
-        EngineParts {
-            client: client.clone(),
-            tools,
-            permissions: perms,
-            tool_ctx: ToolContext::new(root.clone()),
-            approver: approver.clone(),
-            recorder: recorder.clone(),
-            events: tx,
-            plan: None,
-        },
-    );
-    if setup.classifier {
-        let mut config = ClassifierConfig::new("small");
-        config.timeout = setup.timeout;
-        engine = engine.with_auto_classifier(Arc::new(AutoClassifier::new(client, config)));
+    let mut session = common::TestSession::new(server)
+        .model("main")
+        .tools(tools)
+        .max_turns(10);
+    for rule in &setup.allow_rules {
+        session = session.allow(rule);
     }
+    if setup.interactive {
+        session = session.approver(approver.clone());
+    }
+    if setup.auto_enabled {
+        session = session
+            .settings(&format!(
+                r#"{{"autoMode": {{"enabled": true, "classifierTimeoutMs": {}}}}}"#,
+                setup.timeout.as_millis()
+            ))
+            .mode(PermissionMode::Auto);
+    }
+    if !setup.classifier {
+        session = session.without_auto_classifier();
+    }
+    let started = session.start();
     Harness {
-        engine,
+        engine: started.engine,
         runs,
-        recorder,
-        events,
+        recorder: started.recorder,
+        events: started.events,
         approver,
-        _dir: dir,
-        root,
+        root: started.root,
+        _dir: started.project,
+        _home: started.home,
     }
 }
 
@@ -659,5 +641,8 @@ async fn the_mode_control_refuses_auto_while_it_is_not_enabled() {
     assert!(err.contains("\"autoMode\": {\"enabled\": true}"), "{err}");
     assert_eq!(control.permission_mode(), PermissionMode::Default);
     assert!(h.events.try_recv().is_err(), "no mode-change event");
-    assert!(h.recorder.records().is_empty(), "no transcript entry");
+    assert!(
+        common::conversation_records(&h.recorder).is_empty(),
+        "no transcript entry"
+    );
 }

@@ -7,15 +7,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+mod common;
+
 use catui_core::engine::{
-    Approver, Engine, EngineConfig, EngineEvent, EngineParts, MemoryRecorder, PermissionAnswer,
-    PermissionRequest, Record,
+    Approver, Engine, EngineEvent, MemoryRecorder, PermissionAnswer, PermissionRequest, Record,
 };
-use catui_core::permissions::{Access, PermissionContext};
+use catui_core::permissions::Access;
 use catui_core::tools::{Adapter, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
 use catui_protocol::stream_json::ResultSubtype;
 use catui_protocol::{ContentBlock, Role};
-use catui_providers::{ProviderConfig, ProviderKind};
 use catui_testkit::{MockServer, Script, Turn};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -92,12 +92,10 @@ struct Harness {
     recorder: Arc<MemoryRecorder>,
     events: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
     approver: Arc<ScriptedApprover>,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
 }
 
 fn harness(server: &MockServer, answers: Vec<PermissionAnswer>) -> Harness {
-    let mut config = ProviderConfig::new(ProviderKind::Anthropic, server.url(), "k");
-    config.retry_base_delay = Duration::from_millis(1);
-    let client = catui_providers::client_for(config).unwrap();
     let log = Arc::new(Mutex::new(vec![]));
     let mut tools = ToolRegistry::new();
     tools.add(Adapter(Arc::new(Nap {
@@ -108,42 +106,21 @@ fn harness(server: &MockServer, answers: Vec<PermissionAnswer>) -> Harness {
         log: log.clone(),
         safe: false,
     })));
-    let recorder = Arc::new(MemoryRecorder::default());
     let approver = Arc::new(ScriptedApprover {
         answers: Mutex::new(answers),
         asked: Mutex::new(vec![]),
     });
-    let (tx, events) = tokio::sync::mpsc::unbounded_channel();
-    let dir = std::env::temp_dir();
-    let engine = Engine::new(
-        EngineConfig {
-            session_id: "s".into(),
-            model: "m".into(),
-            small_model: "small".into(),
-            system_prompt: "sys".into(),
-            max_turns: None,
-            max_tokens: 1000,
-            agent_id: None,
-            parent_tool_use_id: None,
-            end_at_plan_ready: false,
-        },
-        EngineParts {
-            client,
-            tools,
-            permissions: PermissionContext::default(),
-            tool_ctx: ToolContext::new(dir),
-            approver: approver.clone(),
-            recorder: recorder.clone(),
-            events: tx,
-            plan: None,
-        },
-    );
+    let started = common::TestSession::new(server)
+        .tools(tools)
+        .approver(approver.clone())
+        .start();
     Harness {
-        engine,
+        engine: started.engine,
         log,
-        recorder,
-        events,
+        recorder: started.recorder,
+        events: started.events,
         approver,
+        _dirs: (started.project, started.home),
     }
 }
 
@@ -240,9 +217,7 @@ async fn unsafe_calls_run_one_at_a_time_and_ask_first() {
         other => panic!("{other:?}"),
     }
     // Recorded: user, assistant, tool results, assistant.
-    let kinds: Vec<&str> = h
-        .recorder
-        .records()
+    let kinds: Vec<&str> = common::conversation_records(&h.recorder)
         .iter()
         .map(|r| match r {
             Record::User { .. } => "user",

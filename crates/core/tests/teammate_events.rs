@@ -10,10 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use catui_core::agents::runner::RecorderFactory;
 use catui_core::engine::{
-    Approver, EngineEvent, MemoryRecorder, NobodyToAsk, PermissionAnswer, PermissionRequest,
-    Recorder,
+    Approver, EngineEvent, Limits, Models, NobodyToAsk, PermissionAnswer, PermissionRequest,
+    SessionServices,
 };
 use catui_core::permissions::Access;
 use catui_core::plan::PlanModeConfig;
@@ -176,25 +175,29 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
     tools.add(Adapter(gate.clone()));
     tools.add(Adapter(Arc::new(SendMessageTool)));
     let (events_tx, mut events) = unbounded_channel::<EngineEvent>();
-    let recorder: RecorderFactory =
-        Arc::new(|_: &str| -> Arc<dyn Recorder> { Arc::new(MemoryRecorder::default()) });
-    let manager = TeamManager::new(TeamSetup {
+    let mut services = SessionServices::new(
+        "sess",
         client,
         tools,
-        approver: Arc::new(Refuse),
-        session_id: "sess".into(),
-        model: "mate-model".into(),
-        small_model: "small".into(),
+        Models {
+            main: "mate-model".into(),
+            small: "small".into(),
+        },
+        events_tx,
+    );
+    services.approver = Arc::new(Refuse);
+    services.limits = Limits {
         max_tokens: 1000,
         max_turns: Some(10),
+        ..Limits::default()
+    };
+    let manager = TeamManager::new(TeamSetup {
+        services: Arc::new(services),
         system_prompt: "sys".into(),
-        recorder,
         config_dir: config.path().to_path_buf(),
         plans_dir: config.path().join("plans"),
         plan_config: PlanModeConfig::default(),
         auto_gate_enabled: false,
-        events: events_tx,
-        auto_classifier: None,
     });
     let (lead_tx, mut lead_rx) = unbounded_channel::<Vec<ContentBlock>>();
     manager.set_lead_input(lead_tx.downgrade());

@@ -10,10 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use catui_core::agents::runner::RecorderFactory;
 use catui_core::engine::{
-    Approver, EngineEvent, MemoryRecorder, NobodyToAsk, PermissionAnswer, PermissionRequest,
-    Recorder,
+    Approver, EngineEvent, Limits, Models, NobodyToAsk, PermissionAnswer, PermissionRequest,
+    SessionServices,
 };
 use catui_core::plan::{ExitPlanModeTool, PlanFiles, PlanModeConfig, PlanSession};
 use catui_core::teams::manager::PlanReviewRequest;
@@ -69,25 +68,29 @@ fn team(
     plans: &std::path::Path,
     events: tokio::sync::mpsc::UnboundedSender<EngineEvent>,
 ) -> Arc<TeamManager> {
-    let recorder: RecorderFactory =
-        Arc::new(|_: &str| -> Arc<dyn Recorder> { Arc::new(MemoryRecorder::default()) });
-    TeamManager::new(TeamSetup {
+    let mut services = SessionServices::new(
+        "sess",
         client,
         tools,
-        approver,
-        session_id: "sess".into(),
-        model: "mate-model".into(),
-        small_model: "small".into(),
+        Models {
+            main: "mate-model".into(),
+            small: "small".into(),
+        },
+        events,
+    );
+    services.approver = approver;
+    services.limits = Limits {
         max_tokens: 1000,
         max_turns: Some(10),
+        ..Limits::default()
+    };
+    TeamManager::new(TeamSetup {
+        services: Arc::new(services),
         system_prompt: "sys".into(),
-        recorder,
         config_dir: config.to_path_buf(),
         plans_dir: plans.to_path_buf(),
         plan_config: PlanModeConfig::default(),
         auto_gate_enabled: false,
-        events,
-        auto_classifier: None,
     })
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use catui_core::engine::{Engine, EngineConfig, EngineParts, MemoryRecorder};
+use catui_core::engine::{Conversation, Models, SessionServices};
 use catui_core::permissions::PermissionContext;
 use catui_core::tools::{ToolContext, ToolRegistry};
 use catui_protocol::{Message, ModelEvent, ModelRequest, ModelResponse, StopReason, Usage};
@@ -58,29 +58,22 @@ async fn main() -> std::io::Result<()> {
     let (approver, approvals) = catui_tui::approver();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let cwd = std::env::current_dir()?;
-    let engine = Engine::new(
-        EngineConfig {
-            session_id: "smoke".into(),
-            model: "echo".into(),
-            small_model: "echo".into(),
-            system_prompt: String::new(),
-            max_turns: None,
-            max_tokens: 1000,
-            agent_id: None,
-            parent_tool_use_id: None,
-            end_at_plan_ready: false,
+    let mut services = SessionServices::new(
+        "smoke",
+        Arc::new(Echo),
+        ToolRegistry::new(),
+        Models {
+            main: "echo".into(),
+            small: "echo".into(),
         },
-        EngineParts {
-            client: Arc::new(Echo),
-            tools: ToolRegistry::new(),
-            permissions: PermissionContext::default(),
-            tool_ctx: ToolContext::new(cwd.clone()),
-            approver: Arc::new(approver),
-            recorder: Arc::new(MemoryRecorder::default()),
-            events: tx,
-            plan: None,
-        },
+        tx,
     );
+    services.approver = Arc::new(approver);
+    let engine = services.conversation(Conversation::new(
+        String::new(),
+        PermissionContext::default(),
+        ToolContext::new(cwd.clone()),
+    ));
     let opts = catui_tui::TuiOptions {
         model: "echo".into(),
         cwd: cwd.display().to_string(),

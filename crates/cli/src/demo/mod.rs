@@ -13,13 +13,10 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use catui_protocol::ContentBlock;
-use catui_testkit::{MockServer, Script};
-use clap::Parser;
-
-use crate::args::Args;
-use crate::setup::{self, SessionEnv};
 use approver::{Answers, DemoApprover};
+use catui_core::builder::{FrontEnd, SessionBuilder, SessionConfig};
+use catui_protocol::{ContentBlock, PermissionMode};
+use catui_testkit::{MockServer, Script};
 use narrate::{Narrator, Notes};
 
 /// The sample project, embedded so the binary needs no data files.
@@ -63,16 +60,6 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
         Answers::Keyboard
     };
     let (notes, notes_rx) = Notes::channel();
-    let args = Args::try_parse_from([
-        "catui",
-        "--permission-mode",
-        "plan",
-        "--model",
-        script::MAIN_MODEL,
-        "--small-model",
-        script::SMALL_MODEL,
-    ])
-    .map_err(|e| format!("internal error: demo arguments rejected: {e}"))?;
     // Only these variables: the user's keys and model settings stay out.
     let vars = HashMap::from([
         (
@@ -81,16 +68,20 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
         ),
         ("ANTHROPIC_BASE_URL".to_string(), server.url()),
     ]);
-    let session = setup::build_in(
-        &args,
-        false,
-        SessionEnv {
-            cwd: project.clone(),
-            config_dir: config.clone(),
-            vars: Some(vars),
-            approver: Some(Arc::new(DemoApprover::new(answers, notes.clone()))),
-        },
-    )?;
+    let session_config = SessionConfig {
+        vars: Some(vars),
+        permission_mode: Some(PermissionMode::Plan),
+        model: Some(script::MAIN_MODEL.into()),
+        small_model: Some(script::SMALL_MODEL.into()),
+        ..SessionConfig::new(project.clone(), config.clone())
+    };
+    let session = SessionBuilder::new(session_config)
+        .front_end(
+            FrontEnd::interactive(Arc::new(DemoApprover::new(answers, notes.clone())))
+                .with_warnings(crate::setup::stderr_warnings()),
+        )
+        .build()
+        .map_err(|e| e.to_string())?;
     let plan_file = session
         .engine
         .plan_file()
@@ -100,7 +91,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
     }
 
     print_intro(&server, &project, &config, answers);
-    let setup::Session {
+    let catui_core::builder::Session {
         mut engine, events, ..
     } = session;
     let narrator = tokio::spawn(Narrator::new(project.clone()).run(events, notes_rx));

@@ -267,3 +267,30 @@ pub fn result_of(r: &catui_testkit::RecordedRequest, id: &str) -> (String, bool)
         .unwrap_or_else(|| panic!("no result for {id}"));
     (t.content, t.is_error)
 }
+
+/// Runs `cmd` to completion with `stdin` as its input, failing the test
+/// (and killing the process) if it has not exited after `secs` seconds: a
+/// hang is a failure, not a stuck test run.
+pub fn output_within(mut cmd: Command, stdin: &[u8], secs: u64) -> std::process::Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let pid = child.id();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("catui did not exit within {secs} s");
+        }
+    }
+}

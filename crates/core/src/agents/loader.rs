@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 
 use super::definitions::{AgentDefinition, ModelChoice, WRITE_TOOLS};
 
+/// The largest agent file read: a system prompt, not a data dump (and a
+/// link to `/dev/zero` must not exhaust memory).
+const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;
+
 /// Every agent type of a session, and warnings about files that were skipped.
 pub fn load_agents(project_root: &Path, config_dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
     let mut agents = super::builtin_agents();
@@ -17,7 +21,7 @@ pub fn load_agents(project_root: &Path, config_dir: &Path) -> (Vec<AgentDefiniti
         project_root.join(".catui").join("agents"),
     ] {
         for path in markdown_files(&dir) {
-            match std::fs::read_to_string(&path)
+            match crate::safe_fs::read_text_bounded(&path, MAX_AGENT_FILE_BYTES)
                 .map_err(|e| e.to_string())
                 .and_then(|t| parse_agent(&t, &path))
             {
@@ -229,5 +233,21 @@ mod tests {
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("broken.md"));
         assert!(agents.iter().any(|a| a.name == "general-purpose"));
+    }
+
+    #[test]
+    fn hostile_agent_files_are_skipped_without_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        let agents = dir.path().join("p/.catui/agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", agents.join("zero.md")).unwrap();
+        crate::safe_fs::mkfifo(&agents.join("pipe.md"));
+        std::fs::write(agents.join("huge.md"), vec![b'x'; 2 * 1024 * 1024]).unwrap();
+        let (_, warnings) = load_agents(&dir.path().join("p"), &dir.path().join("c"));
+        let all = warnings.join("\n");
+        assert_eq!(warnings.len(), 3, "{all}");
+        assert!(all.contains("character device"), "{all}");
+        assert!(all.contains("FIFO"), "{all}");
+        assert!(all.contains("too large"), "{all}");
     }
 }

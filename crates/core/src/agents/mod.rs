@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use catui_protocol::Usage;
 
 pub use definitions::{AgentDefinition, ModelChoice, builtin_agents};
-pub use runner::{SubAgentRunner, SubAgentSetup};
+pub use runner::SubAgentRunner;
 pub use tool::AgentTool;
 
 use crate::tools::{ToolContext, ToolError};

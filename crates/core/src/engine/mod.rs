@@ -12,6 +12,7 @@ pub mod attachments;
 pub mod commands;
 pub mod events;
 mod record;
+pub mod services;
 mod shared;
 mod tool_runner;
 
@@ -31,6 +32,7 @@ pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentProvider};
 pub use events::{EngineEvent, TurnOutcome};
 pub use record::{MemoryRecorder, Record, Recorder};
+pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::EngineControl;
 use shared::{Shared, set_mode};
 
@@ -59,17 +61,18 @@ pub struct EngineConfig {
     pub end_at_plan_ready: bool,
 }
 
-/// The collaborators an engine is built from.
-pub struct EngineParts {
-    pub client: Arc<dyn ModelClient>,
-    pub tools: ToolRegistry,
-    pub permissions: PermissionContext,
-    pub tool_ctx: ToolContext,
-    pub approver: Arc<dyn Approver>,
-    pub recorder: Arc<dyn Recorder>,
-    pub events: UnboundedSender<EngineEvent>,
-    /// The session's plan mode; `None` only in tests and tools-only uses.
-    pub plan: Option<Arc<PlanSession>>,
+/// The collaborators an engine is built from (gathered by
+/// [`SessionServices::conversation`]).
+struct EngineParts {
+    client: Arc<dyn ModelClient>,
+    tools: ToolRegistry,
+    permissions: PermissionContext,
+    tool_ctx: ToolContext,
+    approver: Arc<dyn Approver>,
+    recorder: Arc<dyn Recorder>,
+    events: UnboundedSender<EngineEvent>,
+    /// The conversation's plan mode; `None` in tools-only uses.
+    plan: Option<Arc<PlanSession>>,
 }
 
 /// One conversation.
@@ -90,7 +93,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(config: EngineConfig, parts: EngineParts) -> Self {
+    /// Only [`SessionServices::conversation`] builds engines.
+    fn new(config: EngineConfig, parts: EngineParts) -> Self {
         let EngineParts {
             client,
             tools,
@@ -166,9 +170,8 @@ impl Engine {
         self.shared.plan.as_ref()
     }
 
-    /// Gives the engine the auto-mode classifier (built by the front end
-    /// from the provider client and the small model).
-    pub fn with_auto_classifier(
+    /// Gives the engine the auto-mode classifier.
+    fn with_auto_classifier(
         mut self,
         classifier: Arc<crate::permissions::auto::AutoClassifier>,
     ) -> Self {
@@ -288,6 +291,14 @@ impl Engine {
             self.shared.emit(EngineEvent::Notification {
                 key: "plan-verification".into(),
                 text: format!("Verify the change with the plan's verification steps:\n{steps}"),
+            });
+        }
+        if let Some(unsaved) = self.shared.recorder.unsaved() {
+            // Said after every input while it lasts: what the user typed or
+            // the model answered is not on disk yet.
+            self.shared.emit(EngineEvent::Notification {
+                key: "transcript_unsaved".into(),
+                text: unsaved,
             });
         }
         self.shared.emit(EngineEvent::Result(outcome.clone()));

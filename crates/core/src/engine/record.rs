@@ -44,6 +44,11 @@ pub enum Record {
 /// report their own IO errors.
 pub trait Recorder: Send + Sync {
     fn record(&self, record: Record);
+    /// What has been recorded but could not be saved yet, in one sentence
+    /// for the user (`None`: everything is saved, or nothing is kept).
+    fn unsaved(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Keeps records in memory (tests, sub-agents without transcripts).

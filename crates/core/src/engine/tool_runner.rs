@@ -306,7 +306,7 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         summary: call.summary(),
                         parent_tool_use_id: parent.clone(),
                     });
-                    let result = call.call(ctx).await;
+                    let result = call_interruptibly(call.call(ctx), &ctx.cancel, STOP_GRACE).await;
                     let (content, display, is_error) = match result {
                         Ok(ToolOutput {
                             content,
@@ -335,4 +335,69 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
         }
     });
     join_all(futures).await
+}
+
+/// How long a tool may take to stop on its own after an interrupt (Bash
+/// kills its process group and reports) before the turn goes on without it.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs a tool call so that an interrupt always ends it: a tool that does
+/// not stop within `grace` (blocked in a read, a system call that
+/// ignores the token) is abandoned and answered as interrupted, so the turn
+/// ends and every tool_use still gets its tool_result.
+async fn call_interruptibly(
+    call: impl std::future::Future<Output = Result<ToolOutput, ToolError>>,
+    cancel: &CancellationToken,
+    grace: std::time::Duration,
+) -> Result<ToolOutput, ToolError> {
+    tokio::pin!(call);
+    tokio::select! {
+        result = &mut call => return result,
+        _ = cancel.cancelled() => {}
+    }
+    match tokio::time::timeout(grace, &mut call).await {
+        Ok(result) => result,
+        Err(_) => Err(ToolError::Cancelled),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_tool_that_ignores_the_interrupt_is_abandoned() {
+        let cancel = CancellationToken::new();
+        let stuck = futures::future::pending::<Result<ToolOutput, ToolError>>();
+        let trigger = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            trigger.cancel();
+        });
+        assert_eq!(
+            call_interruptibly(stuck, &cancel, Duration::from_millis(50)).await,
+            Err(ToolError::Cancelled)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tool_that_stops_on_its_own_keeps_its_answer() {
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let token = cancel.clone();
+        let polite = async move {
+            token.cancelled().await;
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            Ok(ToolOutput::text("stopped; partial output"))
+        };
+        assert_eq!(
+            call_interruptibly(polite, &cancel, Duration::from_secs(30))
+                .await
+                .unwrap()
+                .content,
+            "stopped; partial output"
+        );
+    }
 }

@@ -62,8 +62,8 @@ pub fn load_memory_files(cwd: &Path, config_dir: &Path) -> Vec<MemoryFile> {
 /// Reads at most the cap (plus a little, to know whether there is more)
 /// and cuts on a character boundary.
 fn read_capped(path: &Path) -> std::io::Result<String> {
-    let file = std::fs::File::open(path)?;
-    let total = file.metadata()?.len();
+    let (file, meta) = crate::safe_fs::open_regular(path).map_err(std::io::Error::other)?;
+    let total = meta.len();
     let mut bytes = Vec::new();
     file.take(MEMORY_FILE_CAP_BYTES as u64 + 4)
         .read_to_end(&mut bytes)?;

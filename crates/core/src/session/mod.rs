@@ -4,7 +4,9 @@
 //! - [`entry`] — the JSONL entry format ([`TranscriptEntry`], [`EntryBody`]).
 //! - [`transcript`] — [`TranscriptWriter`] (append-only, chained, fsynced,
 //!   secrets redacted) and [`load`] (torn lines skipped with warnings).
-//! - [`recorder`] — [`TranscriptRecorder`], the engine's recorder on disk.
+//! - [`recorder`] — [`TranscriptRecorder`], the engine's recorder on disk
+//!   (unsaved entries kept and retried, failures announced).
+//! - [`lock`] — [`SessionLock`]: one process writes a session at a time.
 //! - [`index`] / [`list`] — a project's sessions, newest first, through
 //!   the `sessions-index.json` cache.
 //! - [`rebuild`] — the model conversation rebuilt from entries.
@@ -21,6 +23,7 @@ pub mod fork;
 pub mod git_branch;
 pub mod index;
 pub mod list;
+pub mod lock;
 pub mod paths;
 pub mod plan_recovery;
 pub mod rebuild;
@@ -37,6 +40,7 @@ pub use compact::{
 pub use entry::{EntryBody, TranscriptEntry};
 pub use fork::{ForkError, ForkedSession, fork_session};
 pub use list::{SessionSummary, latest_session, list_sessions};
+pub use lock::{SessionLock, SessionLockError};
 pub use paths::{
     project_dir, project_dir_in_config_dir, projects_dir, sanitize_cwd, session_path,
     session_path_in_config_dir, sidechain_path,
@@ -45,7 +49,7 @@ pub use plan_recovery::{
     PlanRestore, PlanRestoreError, PlanSource, copy_plan_for_resume, recover_plan_content,
 };
 pub use rebuild::rebuild_messages;
-pub use recorder::TranscriptRecorder;
+pub use recorder::{Notifier, TranscriptRecorder};
 pub use redact::Redactor;
 pub use resume::{ResumeError, ResumedSession, load_session, resume_session};
 pub use snapshot::{PlanSnapshotRecorder, record_plan_snapshot, snapshot_plans_enabled};

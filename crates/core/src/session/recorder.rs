@@ -1,35 +1,87 @@
 //! The engine's [`Recorder`] backed by a transcript file: each
 //! [`Record`] becomes one [`EntryBody`] appended through a
-//! [`TranscriptWriter`]. Recording never fails the conversation: the first
-//! IO error is logged with `tracing::warn!`, later ones only at debug level
-//! (a full disk would otherwise flood the log).
+//! [`TranscriptWriter`].
+//!
+//! Recording never fails the conversation, and never loses an entry
+//! silently. An entry that cannot be written (full disk, IO error) is kept
+//! in memory and written, in order, before the next entry as soon as
+//! writing works again. The user is told through the notifier when writing
+//! starts failing (with what was not saved) and when it recovers; entries
+//! still unsaved when the recorder is dropped are reported on stderr.
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::engine::{Record, Recorder};
 
 use super::entry::{EntryBody, TranscriptEntry};
+use super::lock::SessionLock;
 use super::transcript::TranscriptWriter;
 
+/// Shows the user a notice outside the conversation: `(key, text)`.
+pub type Notifier = Arc<dyn Fn(&str, &str) + Send + Sync>;
+
+/// Notification key: writing the transcript failed; what was not saved.
+pub const NOTICE_WRITE_FAILED: &str = "transcript_write_failed";
+/// Notification key: held entries were written after all.
+pub const NOTICE_RECOVERED: &str = "transcript_recovered";
+
+struct Inner {
+    writer: TranscriptWriter,
+    /// Entries not written yet, oldest first.
+    unsaved: Vec<EntryBody>,
+    /// Why the last write failed.
+    last_error: Option<String>,
+}
+
 /// Records a conversation into a transcript file.
-#[derive(Debug)]
 pub struct TranscriptRecorder {
-    writer: Mutex<TranscriptWriter>,
+    inner: Mutex<Inner>,
     path: PathBuf,
-    warned: AtomicBool,
+    notifier: Option<Notifier>,
+    /// Held for as long as the session records (one writer per session).
+    lock: Option<SessionLock>,
+}
+
+impl std::fmt::Debug for TranscriptRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranscriptRecorder")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TranscriptRecorder {
     pub fn new(writer: TranscriptWriter) -> Self {
         let path = writer.path().to_path_buf();
         Self {
-            writer: Mutex::new(writer),
+            inner: Mutex::new(Inner {
+                writer,
+                unsaved: Vec::new(),
+                last_error: None,
+            }),
             path,
-            warned: AtomicBool::new(false),
+            notifier: None,
+            lock: None,
         }
+    }
+
+    /// Where failures and recoveries are announced.
+    pub fn with_notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    /// Keeps the session's lock for as long as this recorder lives.
+    pub fn with_lock(mut self, lock: SessionLock) -> Self {
+        self.lock = Some(lock);
+        self
+    }
+
+    /// The session lock this recorder holds, if any.
+    pub fn lock(&self) -> Option<&SessionLock> {
+        self.lock.as_ref()
     }
 
     /// The transcript file.
@@ -39,50 +91,165 @@ impl TranscriptRecorder {
 
     /// Sets the plan slug written in entries from now on.
     pub fn set_slug(&self, slug: Option<String>) {
-        self.writer().set_slug(slug);
+        self.inner().writer.set_slug(slug);
     }
 
     /// Appends an entry the engine's [`Record`] has no variant for
     /// (system notices, file snapshots, summaries, todos). Errors are
-    /// returned, not just logged, for callers that care.
+    /// returned, not just reported, for callers that care; an entry that
+    /// failed to be written is still kept and written later.
     pub fn append(&self, body: EntryBody) -> io::Result<TranscriptEntry> {
-        let result = self.writer().append(body);
-        if let Err(err) = &result {
-            self.report(err);
+        if matches!(body, EntryBody::Unknown) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "an entry of unknown kind cannot be written to a transcript",
+            ));
+        }
+        let mut notice = None;
+        let result = {
+            let mut inner = self.inner();
+            let held = inner.unsaved.len();
+            inner.unsaved.push(body);
+            let Inner {
+                writer, unsaved, ..
+            } = &mut *inner;
+            match writer.append_all(unsaved) {
+                Ok(mut entries) => {
+                    inner.unsaved.clear();
+                    inner.last_error = None;
+                    if held > 0 {
+                        notice = Some((
+                            NOTICE_RECOVERED,
+                            format!(
+                                "The transcript {} can be written again: the {held} entr{} held \
+                                 in memory {} now saved.",
+                                self.path.display(),
+                                if held == 1 { "y" } else { "ies" },
+                                if held == 1 { "is" } else { "are" },
+                            ),
+                        ));
+                    }
+                    entries
+                        .pop()
+                        .ok_or_else(|| io::Error::other("a transcript append produced no entry"))
+                }
+                Err(err) => {
+                    if held == 0 {
+                        let what = inner.unsaved.last().map_or("an entry", describe);
+                        notice = Some((
+                            NOTICE_WRITE_FAILED,
+                            format!(
+                                "Could not save to the transcript {}: {err}. Not saved: {what}. \
+                                 catui keeps what it could not save and writes it as soon as \
+                                 writing works again (check free space and permissions); if the \
+                                 session ends first it is lost, and a resume stops before it.",
+                                self.path.display()
+                            ),
+                        ));
+                    }
+                    tracing::debug!("transcript {}: write failed: {err}", self.path.display());
+                    inner.last_error = Some(err.to_string());
+                    Err(err)
+                }
+            }
+        };
+        if let (Some((key, text)), Some(notify)) = (notice, &self.notifier) {
+            notify(key, &text);
         }
         result
     }
 
-    /// The uuid of the last entry written.
-    pub fn last_uuid(&self) -> Option<String> {
-        self.writer().last_uuid().map(str::to_string)
+    /// How many entries are not written yet, and why (the last error).
+    pub fn unsaved_entries(&self) -> Option<(usize, String)> {
+        let inner = self.inner();
+        (!inner.unsaved.is_empty()).then(|| {
+            (
+                inner.unsaved.len(),
+                inner.last_error.clone().unwrap_or_default(),
+            )
+        })
     }
 
-    fn writer(&self) -> MutexGuard<'_, TranscriptWriter> {
+    /// The uuid of the last entry written.
+    pub fn last_uuid(&self) -> Option<String> {
+        self.inner().writer.last_uuid().map(str::to_string)
+    }
+
+    fn inner(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock cannot leave the writer half
         // updated in a way that matters: at worst one chain link is lost.
-        match self.writer.lock() {
+        match self.inner.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
 
-    fn report(&self, err: &io::Error) {
-        if self.warned.swap(true, Ordering::Relaxed) {
-            tracing::debug!("transcript {}: write failed: {err}", self.path.display());
-        } else {
-            tracing::warn!(
-                "could not write the transcript {}: {err}; the conversation continues but \
-                 may not be resumable (check free space and permissions)",
-                self.path.display()
-            );
+    /// The one-sentence account of what is still unsaved, if anything.
+    fn unsaved_message(&self) -> Option<String> {
+        let (count, error) = self.unsaved_entries()?;
+        Some(format!(
+            "{count} entr{} of this session {} not saved to the transcript {} ({error}); a resume \
+             of this session stops before {}.",
+            if count == 1 { "y" } else { "ies" },
+            if count == 1 { "is" } else { "are" },
+            self.path.display(),
+            if count == 1 { "it" } else { "them" },
+        ))
+    }
+}
+
+impl Drop for TranscriptRecorder {
+    fn drop(&mut self) {
+        // One last try, then say plainly what is lost.
+        let retry = {
+            let inner = match self.inner.get_mut() {
+                Ok(g) => g,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            if inner.unsaved.is_empty() {
+                return;
+            }
+            match inner.writer.append_all(&inner.unsaved) {
+                Ok(_) => {
+                    inner.unsaved.clear();
+                    true
+                }
+                Err(e) => {
+                    inner.last_error = Some(e.to_string());
+                    false
+                }
+            }
+        };
+        if !retry && let Some(message) = self.unsaved_message() {
+            eprintln!("catui: {message}");
         }
+    }
+}
+
+/// What an unsaved entry was, in words for the user.
+fn describe(body: &EntryBody) -> &'static str {
+    match body {
+        EntryBody::User { message, .. } if message.is_tool_results_only() => "tool results",
+        EntryBody::User { is_meta: true, .. } => "a message catui added to the conversation",
+        EntryBody::User { .. } => "your message",
+        EntryBody::Assistant { .. } => "the model's answer",
+        EntryBody::Attachment { .. } => "a context attachment",
+        EntryBody::PermissionMode { .. } => "the permission mode",
+        EntryBody::System { .. } => "a session notice",
+        EntryBody::FileSnapshot { .. } => "a plan snapshot",
+        EntryBody::Summary { .. } => "a compaction summary",
+        EntryBody::Todos { .. } => "the todo list",
+        EntryBody::Unknown => "an entry",
     }
 }
 
 impl Recorder for TranscriptRecorder {
     fn record(&self, record: Record) {
         let _ = self.append(body_of(record));
+    }
+
+    fn unsaved(&self) -> Option<String> {
+        self.unsaved_message()
     }
 }
 
@@ -254,11 +421,18 @@ mod tests {
         if !full.exists() {
             return;
         }
+        let notices = Arc::new(std::sync::Mutex::new(Vec::<(String, String)>::new()));
+        let seen = notices.clone();
         let recorder = TranscriptRecorder::new(
             TranscriptWriter::open(full)
                 .unwrap()
                 .with_redactor(Redactor::default()),
-        );
+        )
+        .with_notifier(Arc::new(move |key: &str, text: &str| {
+            seen.lock()
+                .unwrap()
+                .push((key.to_string(), text.to_string()));
+        }));
         for _ in 0..3 {
             recorder.record(Record::User {
                 message: Message::user_text("lost"),
@@ -269,5 +443,20 @@ mod tests {
             .append(EntryBody::user(Message::user_text("x")))
             .unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
+        // Said once, when writing started to fail, with what was not saved;
+        // everything is kept for a later write.
+        let notices = notices.lock().unwrap().clone();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert_eq!(notices[0].0, NOTICE_WRITE_FAILED);
+        assert!(
+            notices[0].1.contains("Not saved: your message"),
+            "{notices:?}"
+        );
+        assert_eq!(recorder.unsaved_entries().unwrap().0, 4);
+        let unsaved = Recorder::unsaved(&recorder).unwrap();
+        assert!(
+            unsaved.starts_with("4 entries of this session are not saved"),
+            "{unsaved}"
+        );
     }
 }

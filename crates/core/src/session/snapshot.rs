@@ -148,4 +148,8 @@ impl Recorder for PlanSnapshotRecorder {
             let _ = record_plan_snapshot(&self.inner, &plan);
         }
     }
+
+    fn unsaved(&self) -> Option<String> {
+        self.inner.unsaved()
+    }
 }

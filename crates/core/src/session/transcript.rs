@@ -7,9 +7,15 @@
 //! writers never interleave. Every append is fsynced; [`TranscriptWriter::append_batch`]
 //! writes several entries with one fsync.
 //!
+//! A failed append (full disk, IO error) is taken back: the file is cut to
+//! where the append began, so a half-written line never glues onto the
+//! next entry; if it cannot be cut, the next append starts on a new line.
+//! The caller keeps what was not written (see [`super::recorder`]).
+//!
 //! Loading is forgiving: a line that does not parse (a torn last line after
 //! a crash, a hand-edited middle line) is skipped with a warning, never an
-//! error for the whole file.
+//! error for the whole file; complete entries glued behind a torn one (by
+//! older versions) are recovered.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -38,6 +44,9 @@ pub struct TranscriptWriter {
     git_branch: Option<String>,
     last_uuid: Option<String>,
     redactor: Redactor,
+    /// A failed append left part of a line that could not be cut away:
+    /// the next append starts with a newline.
+    torn: bool,
 }
 
 impl TranscriptWriter {
@@ -78,6 +87,7 @@ impl TranscriptWriter {
             git_branch: None,
             last_uuid,
             redactor: Redactor::from_env(),
+            torn: false,
         })
     }
 
@@ -172,15 +182,26 @@ impl TranscriptWriter {
     }
 
     /// Appends several entries, chained in order, with a single write and
-    /// a single fsync.
+    /// a single fsync. On error nothing of the batch stays in the file (or,
+    /// when the file cannot be cut back, the next append starts on a fresh
+    /// line) and the chain is unchanged.
     pub fn append_batch(&mut self, bodies: Vec<EntryBody>) -> io::Result<Vec<TranscriptEntry>> {
+        self.append_all(&bodies)
+    }
+
+    /// [`Self::append_batch`] over borrowed bodies, so a caller can keep
+    /// them when the write fails.
+    pub fn append_all(&mut self, bodies: &[EntryBody]) -> io::Result<Vec<TranscriptEntry>> {
         if bodies.is_empty() {
             return Ok(Vec::new());
         }
         let mut entries = Vec::with_capacity(bodies.len());
         let mut parent = self.last_uuid.clone();
         let mut buf = String::new();
-        for body in bodies {
+        if self.torn {
+            buf.push('\n');
+        }
+        for body in bodies.iter().cloned() {
             if matches!(body, EntryBody::Unknown) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -206,11 +227,31 @@ impl TranscriptWriter {
         }
         // One write for the whole batch: with O_APPEND the kernel places it
         // at the end atomically with respect to other appenders.
-        self.file.write_all(buf.as_bytes())?;
-        self.file.flush()?;
-        self.file.sync_data()?;
+        let before = self.file.metadata().map(|m| m.len()).ok();
+        let written = self
+            .file
+            .write_all(buf.as_bytes())
+            .and_then(|()| self.file.flush())
+            .and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            self.take_back(before);
+            return Err(e);
+        }
+        self.torn = false;
         self.last_uuid = parent;
         Ok(entries)
+    }
+
+    /// Removes what a failed append may have written (a partial line, or
+    /// lines whose fsync failed), so the file ends with a complete entry.
+    /// One writer per session (the session lock) makes cutting back safe.
+    fn take_back(&mut self, before: Option<u64>) {
+        let cut = before.is_some_and(|len| {
+            self.file.set_len(len).is_ok() && self.file.metadata().is_ok_and(|m| m.len() == len)
+        });
+        if !cut {
+            self.torn = true;
+        }
     }
 }
 
@@ -286,21 +327,72 @@ fn parse(path: &Path, bytes: &[u8]) -> Loaded {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<TranscriptEntry>(line) {
-            Ok(entry) => loaded.entries.push(entry),
-            Err(err) if Some(index) == last_content => loaded.warnings.push(format!(
+        let err = match serde_json::from_slice::<TranscriptEntry>(line) {
+            Ok(entry) => {
+                loaded.entries.push(entry);
+                continue;
+            }
+            Err(err) => err,
+        };
+        if let Some((entries, lost)) = glued_entries(line) {
+            let skipped = if lost > 0 {
+                format!(" and {lost} incomplete one(s) skipped ({err})")
+            } else {
+                String::new()
+            };
+            loaded.warnings.push(format!(
+                "{}: line {} held several entries glued together (an interrupted write); {} \
+                 complete one(s) were recovered{skipped}",
+                path.display(),
+                index + 1,
+                entries.len(),
+            ));
+            loaded.entries.extend(entries);
+        } else if Some(index) == last_content {
+            loaded.warnings.push(format!(
                 "{}: the last line is incomplete or corrupt and was skipped \
                  (probably cut off when catui stopped while writing): {err}",
                 path.display()
-            )),
-            Err(err) => loaded.warnings.push(format!(
+            ));
+        } else {
+            loaded.warnings.push(format!(
                 "{}: line {} is not a valid transcript entry and was skipped: {err}",
                 path.display(),
                 index + 1
-            )),
+            ));
         }
     }
     loaded
+}
+
+/// Every entry starts with its uuid; a torn entry followed by complete ones
+/// on the same line (the glue an interrupted append used to leave) splits
+/// at those starts. `Some((complete entries, pieces that did not parse))`
+/// when the line holds at least two pieces and one of them parses.
+fn glued_entries(line: &[u8]) -> Option<(Vec<TranscriptEntry>, usize)> {
+    const START: &[u8] = b"{\"uuid\":\"";
+    let mut starts: Vec<usize> = line
+        .windows(START.len())
+        .enumerate()
+        .filter(|(_, w)| *w == START)
+        .map(|(i, _)| i)
+        .collect();
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    if starts.len() < 2 {
+        return None;
+    }
+    let mut entries = Vec::new();
+    let mut lost = 0;
+    for (n, &start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(line.len());
+        match serde_json::from_slice::<TranscriptEntry>(&line[start..end]) {
+            Ok(entry) => entries.push(entry),
+            Err(_) => lost += 1,
+        }
+    }
+    (!entries.is_empty()).then_some((entries, lost))
 }
 
 #[cfg(test)]

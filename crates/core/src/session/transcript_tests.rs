@@ -277,3 +277,29 @@ fn measure_loading_ten_thousand_entries() {
     );
     assert_eq!(loaded.entries.len(), 10_000);
 }
+
+#[test]
+fn complete_entries_glued_behind_a_torn_one_are_recovered() {
+    // What an interrupted append used to leave: half an entry, then the
+    // next complete entry on the same line.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut w = writer(&path);
+    let first = w.append(user("question")).unwrap();
+    let answer = w.append(user("the answer")).unwrap();
+    let next = w.append(user("next question")).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let torn = &lines[1][..lines[1].len() / 2];
+    std::fs::write(&path, format!("{}\n{torn}{}\n", lines[0], lines[2])).unwrap();
+
+    let loaded = load(&path).unwrap();
+    assert_eq!(loaded.entries, vec![first, next]);
+    assert_eq!(loaded.warnings.len(), 1);
+    assert!(
+        loaded.warnings[0].contains("glued") && loaded.warnings[0].contains("1 complete one"),
+        "{:?}",
+        loaded.warnings
+    );
+    let _ = answer;
+}

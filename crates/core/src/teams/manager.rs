@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use catui_protocol::{ContentBlock, PermissionMode};
-use catui_providers::ModelClient;
 use tokio::sync::Notify;
-use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{WeakUnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -21,11 +20,9 @@ use super::forward::forward;
 use super::mailbox::is_valid_name;
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
-use crate::agents::runner::RecorderFactory;
-use crate::engine::{Approver, Engine, EngineConfig, EngineEvent, EngineParts};
-use crate::permissions::auto::AutoClassifier;
+use crate::engine::{Conversation, EngineEvent, SessionServices};
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
-use crate::tools::{ToolContext, ToolRegistry};
+use crate::tools::ToolContext;
 
 /// Where user turns for the lead model go (the front end's input queue).
 /// Weak, so that the team never keeps a finished session's input open.
@@ -56,32 +53,18 @@ pub trait PlanReviewer: Send + Sync {
     async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision>;
 }
 
-/// What teammates are built from (the lead session's pieces).
+/// What teammates are built from: the lead session's services (client,
+/// tools minus the team-management ones, approver, event stream for
+/// notices, transcripts, classifier, models and limits) and what only
+/// teams need.
 pub struct TeamSetup {
-    pub client: Arc<dyn ModelClient>,
-    /// The lead's tools; teammates get them minus the team-management ones.
-    pub tools: ToolRegistry,
-    /// Asks permission for teammates' tool calls (the lead's front end).
-    pub approver: Arc<dyn Approver>,
-    pub session_id: String,
-    pub model: String,
-    pub small_model: String,
-    pub max_tokens: u32,
-    /// Model requests per teammate turn.
-    pub max_turns: Option<u32>,
+    pub services: Arc<SessionServices>,
     /// The teammates' system prompt (the member's role is added to it).
     pub system_prompt: String,
-    pub recorder: RecorderFactory,
     pub config_dir: PathBuf,
     pub plans_dir: PathBuf,
     pub plan_config: PlanModeConfig,
     pub auto_gate_enabled: bool,
-    /// The lead's event stream (notifications about the team).
-    pub events: UnboundedSender<EngineEvent>,
-    /// The session's auto-mode classifier (`None` when auto mode is not
-    /// enabled). A teammate started in (or moved to) `auto` gets one of its
-    /// own, made from this one, with its own count of denials in a row.
-    pub auto_classifier: Option<Arc<AutoClassifier>>,
 }
 
 struct Member {
@@ -237,7 +220,7 @@ impl TeamManager {
         let model = spec
             .model
             .clone()
-            .unwrap_or_else(|| self.setup.model.clone());
+            .unwrap_or_else(|| self.setup.services.models.main.clone());
         let state = Arc::new(TeammateState::new(
             spec.clone(),
             model.clone(),
@@ -261,7 +244,10 @@ impl TeamManager {
                 .map_err(|e| format!("cannot start {} in {mode} mode: {e}", spec.name))?;
         }
 
-        let files = PlanFiles::new(self.setup.plans_dir.clone(), self.setup.session_id.clone());
+        let files = PlanFiles::new(
+            self.setup.plans_dir.clone(),
+            self.setup.services.session_id.clone(),
+        );
         if let Some(slug) = lead.plan.as_ref().map(|p| p.files.slug()) {
             let _ = files.adopt_slug(&slug);
         }
@@ -283,11 +269,15 @@ impl TeamManager {
             member: Some(state.clone()),
         });
 
-        let mut tools = self.setup.tools.clone();
+        let mut tools = self.setup.services.tools.clone();
         tools.retain(|n| !matches!(n, "TeamCreate" | "TeamStop" | "EnterPlanMode"));
 
         let (events_tx, events_rx) = unbounded_channel();
-        tokio::spawn(forward(events_rx, state.clone(), self.setup.events.clone()));
+        tokio::spawn(forward(
+            events_rx,
+            state.clone(),
+            self.setup.services.events.clone(),
+        ));
         // The end of each turn goes down the same stream as the turn's
         // events, so the relay sees it after the turn's last tool call.
         let turn_events = events_tx.clone();
@@ -295,33 +285,17 @@ impl TeamManager {
             let _ = turn_events.send(EngineEvent::Result(outcome));
         };
 
-        let mut engine = Engine::new(
-            EngineConfig {
-                session_id: self.setup.session_id.clone(),
-                model,
-                small_model: self.setup.small_model.clone(),
-                system_prompt: teammate_prompt(&self.setup.system_prompt, &spec),
-                max_turns: self.setup.max_turns,
-                max_tokens: self.setup.max_tokens,
-                agent_id: Some(agent_id.clone()),
-                parent_tool_use_id: None,
-                end_at_plan_ready: false,
-            },
-            EngineParts {
-                client: self.setup.client.clone(),
-                tools,
-                permissions,
-                tool_ctx: ctx,
-                approver: self.setup.approver.clone(),
-                recorder: (self.setup.recorder)(&agent_id),
-                events: events_tx,
-                plan: Some(plan),
-            },
-        );
-        if let Some(classifier) = &self.setup.auto_classifier {
-            engine = engine.with_auto_classifier(Arc::new(classifier.for_another_agent()));
-        }
-        let lead_events = self.setup.events.clone();
+        let engine = self.setup.services.conversation(Conversation {
+            agent_id: Some(agent_id.clone()),
+            model: Some(model),
+            system_prompt: teammate_prompt(&self.setup.system_prompt, &spec),
+            max_turns: self.setup.services.limits.max_turns,
+            tools: Some(tools),
+            events: Some(events_tx),
+            plan: Some(plan),
+            ..Conversation::new(String::new(), permissions, ctx)
+        });
+        let lead_events = self.setup.services.events.clone();
         let on_error = move |text: String| {
             let _ = lead_events.send(EngineEvent::Notification {
                 key: "teammate-error".into(),
@@ -445,7 +419,7 @@ impl TeamManager {
     }
 
     fn notify(&self, key: &str, text: String) {
-        let _ = self.setup.events.send(EngineEvent::Notification {
+        let _ = self.setup.services.events.send(EngineEvent::Notification {
             key: key.into(),
             text,
         });

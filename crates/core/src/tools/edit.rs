@@ -9,9 +9,12 @@ use serde::Deserialize;
 
 use super::fs_atomic::write_atomic;
 use super::read::numbered_snippet;
-use super::write::{ensure_fresh, unified_diff, write_error};
+use super::write::{
+    MAX_EDIT_FILE_BYTES, ensure_fresh, refuse_special_file, unified_diff, write_error,
+};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
+use crate::safe_fs::{self, SafeReadError};
 
 /// Lines of context around the change in the snippet the model gets back.
 const SNIPPET_CONTEXT: usize = 4;
@@ -84,15 +87,25 @@ impl TypedTool for EditTool {
     }
     async fn call(&self, input: EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.file_path);
-        let bytes = match std::fs::read(&path) {
+        refuse_special_file(&path, "Edit")?;
+        let bytes = match safe_fs::read_bounded(&path, MAX_EDIT_FILE_BYTES) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 return create_with_empty_old(&path, &input, ctx);
             }
-            Err(e) if path.is_dir() => {
+            Err(SafeReadError::NotRegular { kind, .. }) => {
                 return Err(ToolError::failed(format!(
-                    "{} is a directory, not a file ({e}).",
+                    "{} is {kind}, not a file.",
                     path.display()
+                )));
+            }
+            Err(SafeReadError::TooLarge { size, .. }) => {
+                return Err(ToolError::failed(format!(
+                    "{} is too large for Edit ({}; Edit loads whole files up to {}). Use Bash \
+                     with a streaming tool such as `sed` for a file this large.",
+                    path.display(),
+                    super::media::human_size(size),
+                    super::media::human_size(MAX_EDIT_FILE_BYTES)
                 )));
             }
             Err(e) => {
@@ -177,8 +190,11 @@ struct Applied {
 
 fn apply_edit(original: &str, input: &EditInput) -> Result<Applied, ToolError> {
     let crlf = uses_crlf(original);
-    let old = with_line_endings(&input.old_string, crlf);
-    let new = with_line_endings(&input.new_string, crlf);
+    let file_eol = if crlf { "\r\n" } else { "\n" };
+    // The model sees lines without `\r` (Read strips it), so its line
+    // breaks match either ending: that is what lets an edit span the lines
+    // of a file with mixed LF and CRLF endings.
+    let old = input.old_string.replace("\r\n", "\n");
 
     if old.is_empty() {
         if !original.is_empty() {
@@ -187,6 +203,7 @@ fn apply_edit(original: &str, input: &EditInput) -> Result<Applied, ToolError> {
                  use Write to replace the whole file.",
             ));
         }
+        let new = with_line_endings(&input.new_string, file_eol);
         return Ok(Applied {
             replacements: 1,
             first_line: 0,
@@ -194,14 +211,15 @@ fn apply_edit(original: &str, input: &EditInput) -> Result<Applied, ToolError> {
             content: new,
         });
     }
-    let count = original.matches(old.as_str()).count();
-    if count == 0 {
+    let found = find_matches(original, &old);
+    let count = found.len();
+    let Some(&(first_at, first_end)) = found.first() else {
         return Err(ToolError::failed(
             "old_string was not found in the file. It must match exactly, including whitespace, \
              indentation and line breaks, and must not include Read's line-number prefixes. Read \
              the file again to copy the current text.",
         ));
-    }
+    };
     if count > 1 && !input.replace_all {
         return Err(ToolError::failed(format!(
             "old_string occurs {count} times in the file, but replace_all is false. Include more \
@@ -209,19 +227,106 @@ fn apply_edit(original: &str, input: &EditInput) -> Result<Applied, ToolError> {
              replace_all to true to change all {count}."
         )));
     }
-    let first_at = original.find(old.as_str()).unwrap_or(0);
-    let mut content = if input.replace_all {
-        original.replace(old.as_str(), &new)
+    let used = if input.replace_all {
+        &found[..]
     } else {
-        original.replacen(old.as_str(), &new, 1)
+        &found[..1]
     };
-    keep_trailing_newline(original, &mut content, crlf);
+    let mut content = String::with_capacity(original.len() + input.new_string.len());
+    let mut done = 0;
+    for &(start, end) in used {
+        content.push_str(&original[done..start]);
+        // Each replacement takes the line ending of the text it replaces.
+        let eol = line_ending_in(&original[start..end]).unwrap_or(file_eol);
+        content.push_str(&with_line_endings(&input.new_string, eol));
+        done = end;
+    }
+    content.push_str(&original[done..]);
+    let first_eol = line_ending_in(&original[first_at..first_end]).unwrap_or(file_eol);
+    let new_first = with_line_endings(&input.new_string, first_eol);
+
+    let mut adjusted = content.clone();
+    keep_trailing_newline(original, &mut adjusted, crlf);
+    // Adding or removing the final newline on purpose (the adjustment
+    // would undo the whole edit) is the model's call.
+    if adjusted != original {
+        content = adjusted;
+    }
+    if content == original {
+        return Err(ToolError::failed(
+            "The edit would leave the file unchanged (old_string and new_string differ only in \
+             line endings, which Edit keeps as the file has them). Nothing was written.",
+        ));
+    }
     Ok(Applied {
         replacements: count,
         first_line: original[..first_at].matches('\n').count(),
-        new_lines: new.matches('\n').count() + 1,
+        new_lines: new_first.matches('\n').count() + 1,
         content,
     })
+}
+
+/// Every non-overlapping place where `old` (LF line breaks) occurs in
+/// `text`, each `\n` of `old` matching `\n` or `\r\n`; as byte ranges.
+fn find_matches(text: &str, old: &str) -> Vec<(usize, usize)> {
+    let segments: Vec<&str> = old.split('\n').collect();
+    let first = segments[0];
+    let mut found = Vec::new();
+    let mut from = 0;
+    while from <= text.len() {
+        let Some(start) = next_candidate(text, from, first) else {
+            break;
+        };
+        match match_rest(text, start + first.len(), &segments[1..]) {
+            Some(end) if end > start => {
+                found.push((start, end));
+                from = end;
+            }
+            _ => {
+                // Try the next position (char boundaries only).
+                from = start + text[start..].chars().next().map_or(1, char::len_utf8);
+            }
+        }
+    }
+    found
+}
+
+/// The next position at or after `from` where `first` occurs (any position
+/// when `first` is empty, i.e. `old` starts with a line break).
+fn next_candidate(text: &str, from: usize, first: &str) -> Option<usize> {
+    if first.is_empty() {
+        return text[from..].find('\n').map(|i| {
+            let at = from + i;
+            // Start before a `\r` that belongs to this line break.
+            if at > from && text.as_bytes()[at - 1] == b'\r' {
+                at - 1
+            } else {
+                at
+            }
+        });
+    }
+    text[from..].find(first).map(|i| from + i)
+}
+
+/// Matches `\n`/`\r\n` + segment for each of `rest` from `at`; the end of
+/// the match.
+fn match_rest(text: &str, mut at: usize, rest: &[&str]) -> Option<usize> {
+    for segment in rest {
+        let tail = &text[at..];
+        let eol = if tail.starts_with("\r\n") {
+            2
+        } else if tail.starts_with('\n') {
+            1
+        } else {
+            return None;
+        };
+        at += eol;
+        if !text[at..].starts_with(segment) {
+            return None;
+        }
+        at += segment.len();
+    }
+    Some(at)
 }
 
 /// Whether the file's first line ending is CRLF.
@@ -230,13 +335,23 @@ fn uses_crlf(text: &str) -> bool {
         .is_some_and(|i| i > 0 && text.as_bytes()[i - 1] == b'\r')
 }
 
-/// Converts the model's text to the file's line endings (the model sees
-/// CRLF files through Read without the `\r`).
-fn with_line_endings(s: &str, crlf: bool) -> String {
-    if crlf {
-        s.replace("\r\n", "\n").replace('\n', "\r\n")
+/// The first line ending in `text`, if it has one.
+fn line_ending_in(text: &str) -> Option<&'static str> {
+    let i = text.find('\n')?;
+    Some(if i > 0 && text.as_bytes()[i - 1] == b'\r' {
+        "\r\n"
     } else {
-        s.to_string()
+        "\n"
+    })
+}
+
+/// Converts the model's text to the line ending `eol`.
+fn with_line_endings(s: &str, eol: &str) -> String {
+    let lf = s.replace("\r\n", "\n");
+    if eol == "\n" {
+        lf
+    } else {
+        lf.replace('\n', eol)
     }
 }
 

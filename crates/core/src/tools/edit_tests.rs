@@ -208,3 +208,59 @@ async fn keeps_permissions() {
         0o755
     );
 }
+
+#[tokio::test]
+async fn an_edit_spans_lines_with_mixed_endings() {
+    // First line LF, second CRLF: the model's `\n` matches either.
+    let (_d, c, path) = read_file_setup("m.txt", b"one\ntwo\r\nthree\n").await;
+    run(EditTool, &c, edit("m.txt", "one\ntwo\nthree", "1\n2\n3"))
+        .await
+        .unwrap();
+    // The replacement takes the ending of the text it replaced (LF first).
+    assert_eq!(fs::read(&path).unwrap(), b"1\n2\n3\n".to_vec());
+
+    let (_d2, c2, path2) = read_file_setup("n.txt", b"a\r\nb\nc\r\n").await;
+    run(EditTool, &c2, edit("n.txt", "b\nc", "B\nC"))
+        .await
+        .unwrap();
+    assert_eq!(fs::read(&path2).unwrap(), b"a\r\nB\nC\r\n".to_vec());
+}
+
+#[tokio::test]
+async fn adding_the_missing_final_newline_is_written() {
+    let (_d, c, path) = read_file_setup("f.txt", b"abc").await;
+    let out = run(EditTool, &c, edit("f.txt", "abc", "abc\n"))
+        .await
+        .unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"abc\n".to_vec());
+    assert!(out.content.starts_with("Edited"), "{}", out.content);
+    // And removing it on purpose.
+    run(EditTool, &c, edit("f.txt", "abc\n", "abc"))
+        .await
+        .unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"abc".to_vec());
+}
+
+#[tokio::test]
+async fn an_edit_that_changes_nothing_says_so() {
+    // new differs from old only in line endings, which the file keeps.
+    let (_d, c, path) = read_file_setup("f.txt", b"a\nb\n").await;
+    let err = run_err(EditTool, &c, edit("f.txt", "a\nb", "a\r\nb")).await;
+    assert!(err.contains("unchanged"), "{err}");
+    assert_eq!(fs::read(&path).unwrap(), b"a\nb\n".to_vec());
+}
+
+#[tokio::test]
+async fn special_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = ctx(dir.path());
+    crate::safe_fs::mkfifo(&dir.path().join("pipe"));
+    let err = run_err(EditTool, &c, edit("pipe", "a", "b")).await;
+    assert!(
+        err.contains("FIFO") && err.contains("regular file"),
+        "{err}"
+    );
+    std::os::unix::fs::symlink("/dev/null", dir.path().join("null")).unwrap();
+    let err = run_err(EditTool, &c, edit("null", "", "x")).await;
+    assert!(err.contains("character device"), "{err}");
+}

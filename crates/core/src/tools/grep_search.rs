@@ -20,6 +20,10 @@ use tokio_util::sync::CancellationToken;
 use super::ToolError;
 use super::walk::{collect_parallel, split_globs};
 
+/// The most memory the searcher may use for one file (its line buffer, or
+/// the whole file in multiline mode); larger needs skip the file.
+const SEARCH_HEAP_LIMIT: usize = 64 * 1024 * 1024;
+
 /// Output lines longer than this (in bytes) are cut, so one minified line
 /// cannot flood the answer.
 pub const MAX_LINE_BYTES: usize = 500;
@@ -72,6 +76,13 @@ pub fn search(req: &SearchRequest, cancel: &CancellationToken) -> Result<Vec<Fil
         return Err(ToolError::failed(format!(
             "The path {} does not exist. Give an existing file or directory, or leave path out to \
              search the working directory.",
+            req.root.display()
+        )));
+    }
+    if let Some(kind) = crate::safe_fs::special_file_kind(&req.root).filter(|k| *k != "a directory")
+    {
+        return Err(ToolError::failed(format!(
+            "{} is {kind}, not a regular file or directory; Grep only searches regular files.",
             req.root.display()
         )));
     }
@@ -162,6 +173,10 @@ impl<'r> Worker<'r> {
             .multi_line(req.multiline)
             .before_context(if content { req.before } else { 0 })
             .after_context(if content { req.after } else { 0 })
+            // A giant line (or a whole file in multiline mode) would
+            // otherwise be held in memory entire; past this the file is
+            // skipped.
+            .heap_limit(Some(SEARCH_HEAP_LIMIT))
             .build();
         Worker {
             req,
@@ -180,10 +195,14 @@ impl<'r> Worker<'r> {
             count: 0,
             binary: false,
         };
-        // Unreadable files are skipped, as rg does (it only reports them on stderr).
+        // Unreadable files are skipped, as rg does (it only reports them on
+        // stderr); so are FIFOs and devices, which could block or never end.
+        let Ok((file, _)) = crate::safe_fs::open_regular(path) else {
+            return;
+        };
         if self
             .searcher
-            .search_path(&self.matcher, path, &mut sink)
+            .search_file(&self.matcher, &file, &mut sink)
             .is_err()
         {
             return;

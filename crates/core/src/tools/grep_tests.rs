@@ -314,3 +314,26 @@ fn schema_uses_rg_style_field_names() {
     }
     assert_eq!(schema["additionalProperties"], json!(false));
 }
+
+#[tokio::test]
+async fn fifos_in_the_tree_are_skipped_and_a_fifo_path_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", "needle\n", 0);
+    crate::safe_fs::mkfifo(&dir.path().join("pipe"));
+    // The FIFO has no writer: opening it to search would block forever.
+    let out = grep(dir.path(), json!({"pattern": "needle"})).await;
+    assert!(out.contains("a.txt") && !out.contains("pipe"), "{out}");
+    let out = grep(
+        dir.path(),
+        json!({"pattern": "needle", "glob": "*", "output_mode": "content"}),
+    )
+    .await;
+    assert!(out.contains("needle"), "{out}");
+    let err = run_err(
+        GrepTool,
+        &ctx(dir.path()),
+        json!({"pattern": "x", "path": "pipe"}),
+    )
+    .await;
+    assert!(err.contains("FIFO"), "{err}");
+}

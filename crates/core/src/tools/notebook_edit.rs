@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::fs_atomic::write_atomic;
-use super::write::write_error;
+use super::write::{MAX_EDIT_FILE_BYTES, refuse_special_file, write_error};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
 
@@ -124,9 +124,9 @@ impl TypedTool for NotebookEditTool {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.notebook_path);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            ToolError::failed(format!("Could not read notebook {}: {e}.", path.display()))
-        })?;
+        refuse_special_file(&path, "NotebookEdit")?;
+        let text = crate::safe_fs::read_text_bounded(&path, MAX_EDIT_FILE_BYTES)
+            .map_err(|e| ToolError::failed(format!("Could not read the notebook: {e}.")))?;
         let mut notebook: Value = serde_json::from_str(&text).map_err(|e| {
             ToolError::failed(format!(
                 "{} is not valid notebook JSON ({e}); fix the file before editing cells.",

@@ -2,7 +2,6 @@
 //! describes images and PDFs instead of dumping them, refuses binary files,
 //! and records what it read for the stale-write guard of Write and Edit.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -13,6 +12,7 @@ use serde::Deserialize;
 use super::media::{self, MediaKind};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
+use crate::safe_fs::{self, SafeReadError};
 
 /// Lines shown when the model gives no `limit`.
 pub const DEFAULT_LIMIT: u64 = 2000;
@@ -97,21 +97,43 @@ impl TypedTool for ReadTool {
         let offset = input.offset.unwrap_or(1).max(1);
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let read_path = path.clone();
-        let text = tokio::task::spawn_blocking(move || read_file(&read_path, offset, limit))
-            .await
-            .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
+        let cancel = ctx.cancel.clone();
+        let text = tokio::task::spawn_blocking(move || {
+            read_file(&read_path, offset, limit, &|| cancel.is_cancelled())
+        })
+        .await
+        .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
         ctx.record_read(&path);
         Ok(ToolOutput::text(text))
     }
 }
 
 /// Reads `path` for the model: a numbered window of `limit` lines from
-/// line `offset` (1-based), or a description for media files.
-pub fn read_file(path: &Path, offset: u64, limit: u64) -> Result<String, ToolError> {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::failed(not_found_message(path)));
+/// line `offset` (1-based), or a description for media files. Only regular
+/// files are opened; memory stays bounded whatever the file holds (long
+/// lines are cut while reading). `cancelled` is polled while scanning, so
+/// an interrupted read of a huge file stops early.
+pub fn read_file(
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<String, ToolError> {
+    let (mut file, meta) = match safe_fs::open_regular(path) {
+        Ok(opened) => opened,
+        Err(e) if e.is_not_found() => return Err(ToolError::failed(not_found_message(path))),
+        Err(SafeReadError::NotRegular {
+            kind: "a directory",
+            ..
+        }) => {
+            return Err(ToolError::failed(format!(
+                "{} is a directory, not a file. To see what it contains, use Glob (e.g. pattern \"*\" \
+                 with this path) or run `ls` with Bash.",
+                path.display()
+            )));
+        }
+        Err(SafeReadError::NotRegular { kind, .. }) => {
+            return Err(ToolError::failed(not_regular_message(path, kind)));
         }
         Err(e) => {
             return Err(ToolError::failed(format!(
@@ -120,17 +142,9 @@ pub fn read_file(path: &Path, offset: u64, limit: u64) -> Result<String, ToolErr
             )));
         }
     };
-    if meta.is_dir() {
-        return Err(ToolError::failed(format!(
-            "{} is a directory, not a file. To see what it contains, use Glob (e.g. pattern \"*\" \
-             with this path) or run `ls` with Bash.",
-            path.display()
-        )));
-    }
     let io_err =
         |e: std::io::Error| ToolError::failed(format!("Could not read {}: {e}.", path.display()));
     let size = meta.len();
-    let mut file = File::open(path).map_err(io_err)?;
 
     if let Some(kind) = MediaKind::from_path(path) {
         let mut head = Vec::new();
@@ -163,12 +177,37 @@ pub fn read_file(path: &Path, offset: u64, limit: u64) -> Result<String, ToolErr
             media::human_size(size)
         )));
     }
-    render_window(&mut reader, offset, limit).map_err(io_err)
+    match render_window(&mut reader, offset, limit, cancelled) {
+        Ok(text) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(ToolError::Cancelled),
+        Err(e) => Err(io_err(e)),
+    }
 }
 
+/// The refusal for FIFOs, devices and sockets: reading one could wait
+/// forever (a pipe with no writer) or never end (`/dev/zero`).
+fn not_regular_message(path: &Path, kind: &str) -> String {
+    format!(
+        "{} is {kind}, not a regular file. Read only reads regular files: reading a pipe, device \
+         or socket could wait forever or never end. If you need its contents, use Bash with a \
+         command that stops on its own (e.g. `timeout 5 head -c 4096 FILE`).",
+        path.display()
+    )
+}
+
+/// Bytes of one line kept in memory; the rest of a longer line is counted
+/// and skipped. Enough for [`MAX_LINE_CHARS`] characters of any width.
+const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4 + 4;
+
 /// Numbers lines `offset..offset+limit` of `reader` and counts the rest so
-/// the note can say how long the file is.
-fn render_window(reader: &mut impl BufRead, offset: u64, limit: u64) -> std::io::Result<String> {
+/// the note can say how long the file is. Fails with `Interrupted` when
+/// `cancelled` turns true.
+fn render_window(
+    reader: &mut impl BufRead,
+    offset: u64,
+    limit: u64,
+    cancelled: &dyn Fn() -> bool,
+) -> std::io::Result<String> {
     let last_wanted = offset.saturating_add(limit - 1);
     let mut out = String::new();
     let mut line = Vec::new();
@@ -178,17 +217,17 @@ fn render_window(reader: &mut impl BufRead, offset: u64, limit: u64) -> std::io:
     let mut any_long = false;
 
     while line_no < last_wanted {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
+        let Some(skipped_chars) = read_line_capped(reader, &mut line, MAX_LINE_BYTES, cancelled)?
+        else {
             break;
-        }
+        };
         line_no += 1;
         if line_no < offset || capped {
             continue;
         }
         let text = String::from_utf8_lossy(trim_eol(&line));
         let start_len = out.len();
-        any_long |= push_numbered(&mut out, line_no, &text);
+        any_long |= push_numbered_counted(&mut out, line_no, &text, skipped_chars);
         if out.len() > MAX_OUTPUT_BYTES && shown_until >= offset {
             out.truncate(start_len);
             capped = true;
@@ -197,7 +236,7 @@ fn render_window(reader: &mut impl BufRead, offset: u64, limit: u64) -> std::io:
         }
         shown_until = line_no;
     }
-    let total = line_no + count_remaining_lines(reader)?;
+    let total = line_no + count_remaining_lines(reader, cancelled)?;
 
     if offset > total {
         return Ok(format!(
@@ -232,19 +271,73 @@ fn render_window(reader: &mut impl BufRead, offset: u64, limit: u64) -> std::io:
     Ok(out)
 }
 
+/// Reads one line (with its `\n`) into `line`, keeping at most `cap` bytes
+/// of it. Returns `None` at end of input, else the number of characters
+/// (UTF-8 lead bytes) skipped beyond the cap.
+fn read_line_capped(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+    cancelled: &dyn Fn() -> bool,
+) -> std::io::Result<Option<u64>> {
+    line.clear();
+    let mut skipped: u64 = 0;
+    let mut any = false;
+    loop {
+        if cancelled() {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(any.then_some(skipped));
+        }
+        any = true;
+        let (piece, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..=i], true),
+            None => (buf, false),
+        };
+        let room = cap.saturating_sub(line.len());
+        let keep = piece.len().min(room);
+        line.extend_from_slice(&piece[..keep]);
+        skipped += piece[keep..]
+            .iter()
+            .filter(|&&b| b != b'\n' && b != b'\r' && !is_utf8_continuation(b))
+            .count() as u64;
+        let used = piece.len();
+        reader.consume(used);
+        if done {
+            return Ok(Some(skipped));
+        }
+    }
+}
+
+fn is_utf8_continuation(b: u8) -> bool {
+    b & 0b1100_0000 == 0b1000_0000
+}
+
 /// Appends one `cat -n` style line; returns whether it had to be cut.
 fn push_numbered(out: &mut String, n: u64, text: &str) -> bool {
+    push_numbered_counted(out, n, text, 0)
+}
+
+/// [`push_numbered`] for a line of which `skipped` more characters were
+/// never read into `text`.
+fn push_numbered_counted(out: &mut String, n: u64, text: &str, skipped: u64) -> bool {
     use std::fmt::Write;
     let (shown, cut) = match text.char_indices().nth(MAX_LINE_CHARS) {
         Some((end, _)) => (&text[..end], true),
-        None => (text, false),
+        None => (text, skipped > 0),
     };
     let _ = write!(out, "{n:>6}\t{shown}");
     if cut {
         let _ = write!(
             out,
             "… [line cut: {} characters in all]",
-            text.chars().count()
+            text.chars().count() as u64 + skipped
         );
     }
     out.push('\n');
@@ -271,11 +364,21 @@ fn trim_eol(line: &[u8]) -> &[u8] {
 }
 
 /// Counts the lines left in `reader` (a last line without `\n` counts).
-fn count_remaining_lines(reader: &mut impl BufRead) -> std::io::Result<u64> {
+fn count_remaining_lines(
+    reader: &mut impl BufRead,
+    cancelled: &dyn Fn() -> bool,
+) -> std::io::Result<u64> {
     let mut count = 0u64;
     let mut last = b'\n';
     loop {
-        let buf = reader.fill_buf()?;
+        if cancelled() {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
         if buf.is_empty() {
             break;
         }

@@ -208,3 +208,53 @@ fn numbered_snippet_strips_cr() {
     let s = numbered_snippet(7, ["a\r", "b"].into_iter());
     assert_eq!(s, "     7\ta\n     8\tb\n");
 }
+
+#[tokio::test]
+async fn fifos_and_devices_are_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::safe_fs::mkfifo(&dir.path().join("pipe"));
+    let c = ctx(dir.path());
+    // Nobody writes to the FIFO: opening it for reading would wait forever.
+    let err = run_err(ReadTool, &c, json!({"file_path": "pipe"})).await;
+    assert!(
+        err.contains("FIFO") && err.contains("not a regular file"),
+        "{err}"
+    );
+    // /dev/zero has size 0 but never ends: it is not "an empty file".
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero")).unwrap();
+    let err = run_err(ReadTool, &c, json!({"file_path": "zero"})).await;
+    assert!(err.contains("character device"), "{err}");
+    assert!(c.read_stamp(&dir.path().join("pipe")).is_none());
+}
+
+#[tokio::test]
+async fn a_giant_line_is_cut_while_reading_and_counted_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    // 6 MiB on one line, then two short lines.
+    let mut text = "é".repeat(3 * 1024 * 1024);
+    text.push_str("\nsecond\nthird");
+    fs::write(dir.path().join("big.txt"), &text).unwrap();
+    let out = run(ReadTool, &ctx(dir.path()), json!({"file_path": "big.txt"}))
+        .await
+        .unwrap();
+    let first = out.content.lines().next().unwrap();
+    assert_eq!(first.matches('é').count(), 2000);
+    assert!(
+        first.contains(&format!(
+            "[line cut: {} characters in all]",
+            3 * 1024 * 1024
+        )),
+        "{}",
+        &first[first.len().saturating_sub(80)..]
+    );
+    assert!(out.content.contains("     2\tsecond\n     3\tthird\n"));
+}
+
+#[test]
+fn an_interrupted_scan_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.txt");
+    fs::write(&path, "a\n".repeat(100_000)).unwrap();
+    let err = crate::tools::read::read_file(&path, 1, 10, &|| true).unwrap_err();
+    assert_eq!(err, crate::tools::ToolError::Cancelled);
+}

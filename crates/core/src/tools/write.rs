@@ -11,6 +11,7 @@ use serde::Deserialize;
 use super::fs_atomic::write_atomic;
 use super::{FileStamp, ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
+use crate::safe_fs::{self, SafeReadError};
 
 pub struct WriteTool;
 
@@ -71,12 +72,17 @@ impl TypedTool for WriteTool {
                 path.display()
             )));
         }
-        let old = match std::fs::read(&path) {
+        refuse_special_file(&path, "Write")?;
+        let old = match safe_fs::read_bounded(&path, MAX_EDIT_FILE_BYTES) {
             Ok(bytes) => {
                 ensure_fresh(ctx, &path)?;
-                Some(String::from_utf8_lossy(&bytes).into_owned())
+                Previous::Text(String::from_utf8_lossy(&bytes).into_owned())
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) if e.is_not_found() => Previous::None,
+            Err(SafeReadError::TooLarge { size, .. }) => {
+                ensure_fresh(ctx, &path)?;
+                Previous::TooLarge(size)
+            }
             Err(e) => {
                 return Err(ToolError::failed(format!(
                     "Could not read the existing {}: {e}.",
@@ -90,15 +96,44 @@ impl TypedTool for WriteTool {
         let lines = input.content.lines().count();
         let shown = path.display();
         Ok(match old {
-            None => {
-                ToolOutput::text(format!("Created {shown} ({lines} lines).")).with_display(format!(
+            Previous::None => ToolOutput::text(format!("Created {shown} ({lines} lines)."))
+                .with_display(format!(
                     "Created {shown} ({lines} lines)\n{}",
                     preview(&input.content)
-                ))
-            }
-            Some(old) => ToolOutput::text(format!("Wrote {shown} ({lines} lines)."))
+                )),
+            Previous::Text(old) => ToolOutput::text(format!("Wrote {shown} ({lines} lines)."))
                 .with_display(unified_diff(&path, &old, &input.content)),
+            Previous::TooLarge(size) => ToolOutput::text(format!("Wrote {shown} ({lines} lines)."))
+                .with_display(format!(
+                    "Replaced {shown} (it was {}; too large to show a diff)",
+                    super::media::human_size(size)
+                )),
         })
+    }
+}
+
+/// The most of an existing file Write, Edit and NotebookEdit load into
+/// memory (Edit and NotebookEdit refuse larger files; Write replaces them
+/// without a diff).
+pub(crate) const MAX_EDIT_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What the file looked like before a Write.
+enum Previous {
+    None,
+    Text(String),
+    TooLarge(u64),
+}
+
+/// Refuses to write over a FIFO, device or socket (the rename would replace
+/// the node itself, or fail in a system directory). `tool` names the
+/// caller in the message.
+pub(crate) fn refuse_special_file(path: &Path, tool: &str) -> Result<(), ToolError> {
+    match safe_fs::special_file_kind(path) {
+        Some(kind) if kind != "a directory" => Err(ToolError::failed(format!(
+            "{} is {kind}, not a regular file. {tool} only changes regular files.",
+            path.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -240,6 +275,20 @@ mod tests {
         )
         .await;
         assert!(err.contains("is a directory"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn special_files_are_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        crate::safe_fs::mkfifo(&dir.path().join("pipe"));
+        let err = run_err(WriteTool, &c, json!({"file_path": "pipe", "content": "x"})).await;
+        assert!(err.contains("FIFO"), "{err}");
+        assert!(crate::safe_fs::special_file_kind(&dir.path().join("pipe")).is_some());
+        // A link to a device would otherwise have the device node replaced.
+        std::os::unix::fs::symlink("/dev/null", dir.path().join("null")).unwrap();
+        let err = run_err(WriteTool, &c, json!({"file_path": "null", "content": "x"})).await;
+        assert!(err.contains("character device"), "{err}");
     }
 
     #[test]

@@ -1,43 +1,47 @@
-//! `--resume`, `--continue` and `--fork-session`: which transcript a session
-//! continues, and how its state (conversation, mode, plan, todos, read
-//! files) comes back. The logic lives in `catui_core::session`; this module
-//! only maps the command line onto it.
+//! Resuming (`--resume`, `--continue`) and forking (`--fork-session`):
+//! which transcript a new session continues, and how its state
+//! (conversation, mode, plan, todos, read files) comes back. The transcript
+//! logic lives in [`crate::session`]; this module maps the request onto it.
 
 use std::path::Path;
 
-use catui_core::plan::PlanFiles;
-use catui_core::session::{self, PlanRestore, ResumedSession};
-use catui_core::tools::ToolContext;
 use catui_protocol::PermissionMode;
 
-use crate::args::Args;
+use super::Resume;
+use crate::plan::PlanFiles;
+use crate::session::{self, PlanRestore, ResumedSession, SessionLock, SessionLockError};
+use crate::tools::ToolContext;
 
 /// The transcript to continue, if the command line asks for one.
+/// Transcript warnings go to `warnings`.
 pub fn requested(
-    args: &Args,
+    resume: &Resume,
     config_dir: &Path,
     cwd: &Path,
+    warnings: &mut Vec<String>,
 ) -> Result<Option<ResumedSession>, String> {
-    if args.resume.is_none() && !args.continue_session {
-        if args.fork_session {
+    if resume.resume.is_none() && !resume.continue_latest {
+        if resume.fork {
             return Err("--fork-session needs --resume or --continue".into());
         }
         return Ok(None);
     }
-    if args.resume.is_some() && args.continue_session {
+    if resume.resume.is_some() && resume.continue_latest {
         return Err("use either --resume or --continue, not both".into());
     }
-    let id = args.resume.as_deref().filter(|id| !id.is_empty());
+    let id = resume.resume.as_deref().filter(|id| !id.is_empty());
     let resumed = session::resume_session(config_dir, cwd, id).map_err(|e| e.to_string())?;
-    for w in &resumed.warnings {
-        eprintln!("catui: {w}");
-    }
+    warnings.extend(resumed.warnings.iter().map(|w| w.to_string()));
     Ok(Some(resumed))
 }
 
 /// The session id to use: the resumed one, or a new one for a fork.
-pub fn session_id(args: &Args, resumed: Option<&ResumedSession>) -> Result<String, String> {
-    let explicit = match &args.session_id {
+pub fn session_id(
+    requested_id: Option<&str>,
+    fork: bool,
+    resumed: Option<&ResumedSession>,
+) -> Result<String, String> {
+    let explicit = match requested_id {
         Some(id) => Some(
             uuid::Uuid::parse_str(id)
                 .map_err(|_| format!("--session-id must be a UUID, got '{id}'"))?
@@ -46,13 +50,43 @@ pub fn session_id(args: &Args, resumed: Option<&ResumedSession>) -> Result<Strin
         None => None,
     };
     match resumed {
-        Some(r) if !args.fork_session => {
+        Some(r) if !fork => {
             if explicit.is_some() {
                 return Err("--session-id cannot be combined with --resume/--continue (use --fork-session for a new id)".into());
             }
             Ok(r.session_id.clone())
         }
         _ => Ok(explicit.unwrap_or_else(|| uuid::Uuid::new_v4().to_string())),
+    }
+}
+
+/// Claims the session for this process: the one writer of its transcript.
+/// A session that another process has open is refused (the message says
+/// how to fork it instead), and so is an explicit `requested_id` naming a
+/// session that already exists when a new session is being started. `None`
+/// when no lock could be taken for another reason (e.g. a read-only catui
+/// home): the session then runs without one.
+pub fn lock_session(
+    requested_id: Option<&str>,
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+    continues_existing: bool,
+) -> Result<Option<SessionLock>, String> {
+    let transcript = session::session_path(config_dir, cwd, session_id);
+    if !continues_existing && requested_id.is_some() && transcript.exists() {
+        return Err(format!(
+            "session {session_id} already exists in this project; continue it with --resume \
+             {session_id}, or leave out --session-id to start a new session"
+        ));
+    }
+    match SessionLock::acquire(&transcript, session_id) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e @ SessionLockError::InUse { .. }) => Err(e.to_string()),
+        Err(e) => {
+            tracing::debug!("{e}");
+            Ok(None)
+        }
     }
 }
 
@@ -79,32 +113,33 @@ pub fn restore_plan(
     cwd: &Path,
     plan_files: &PlanFiles,
     new_session_id: &str,
+    warnings: &mut Vec<String>,
 ) -> Result<ResumedSession, String> {
     if fork {
         let forked =
             session::fork_session(config_dir, cwd, &resumed, plan_files, Some(new_session_id))
                 .map_err(|e| e.to_string())?;
-        eprintln!(
-            "catui: forked session {} into {new_session_id}",
+        warnings.push(format!(
+            "forked session {} into {new_session_id}",
             forked.parent_session_id
-        );
+        ));
         return Ok(forked.session);
     }
     match session::copy_plan_for_resume(&resumed, plan_files) {
         Ok(PlanRestore::Recovered { path, source }) => {
-            eprintln!(
-                "catui: the plan file was missing; recovered it from the transcript ({source:?}) into {}",
+            warnings.push(format!(
+                "the plan file was missing; recovered it from the transcript ({source:?}) into {}",
                 path.display()
-            );
+            ));
         }
         Ok(PlanRestore::Missing { path }) => {
-            eprintln!(
-                "catui: the plan file {} is missing and the transcript has no copy of it",
+            warnings.push(format!(
+                "the plan file {} is missing and the transcript has no copy of it",
                 path.display()
-            );
+            ));
         }
         Ok(_) => {}
-        Err(e) => eprintln!("catui: {e}"),
+        Err(e) => warnings.push(e.to_string()),
     }
     Ok(resumed)
 }

@@ -1,0 +1,287 @@
+//! Reliability end to end, through the real binary: hostile files in the
+//! project, interrupted and signalled sessions, failing transcript writes,
+//! shared sessions and broken input never hang catui, leave a process
+//! behind or lose something silently.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)]
+
+mod common;
+
+use catui_testkit::{Block, MockServer, Script, Turn};
+use common::{Sandbox, output_within};
+use serde_json::json;
+
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_fifo_in_the_project_is_refused_by_the_file_tools_without_hanging() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "the needle is here\n");
+    let pipe = sb.project().join("pipe");
+    mkfifo(&pipe);
+    std::os::unix::fs::symlink("/dev/zero", sb.project().join("zero.txt")).unwrap();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::blocks(vec![
+                Block::tool_use("r1", "Read", json!({"file_path": "pipe"})),
+                Block::tool_use("r2", "Read", json!({"file_path": "zero.txt"})),
+                Block::tool_use("g1", "Grep", json!({"pattern": "needle"})),
+                Block::tool_use("g2", "Glob", json!({"pattern": "*"})),
+            ]))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "look around"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = server.requests();
+    let (read_pipe, is_error) = common::result_of(&reqs[1], "r1");
+    assert!(is_error && read_pipe.contains("FIFO"), "{read_pipe}");
+    let (read_zero, is_error) = common::result_of(&reqs[1], "r2");
+    assert!(
+        is_error && read_zero.contains("character device"),
+        "{read_zero}"
+    );
+    let (grep, _) = common::result_of(&reqs[1], "g1");
+    assert!(
+        grep.contains("notes.txt") && !grep.contains("pipe"),
+        "{grep}"
+    );
+    let (glob, _) = common::result_of(&reqs[1], "g2");
+    assert!(
+        glob.contains("notes.txt") && !glob.contains("pipe"),
+        "{glob}"
+    );
+}
+
+/// Limits the size of files catui may write to `bytes` (RLIMIT_FSIZE, with
+/// SIGXFSZ ignored): writes past it fail with EFBIG, a real kernel-level
+/// write failure, as on a full disk.
+fn limit_file_size(cmd: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork
+    // and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Lifts the file size limit of the running process `pid`.
+fn lift_file_size_limit(pid: u32) {
+    let limit = libc::rlimit {
+        rlim_cur: libc::RLIM_INFINITY,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: plain system call on a pid we started; no pointers kept.
+    let rc = unsafe {
+        libc::prlimit(
+            pid as libc::pid_t,
+            libc::RLIMIT_FSIZE,
+            &limit,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(rc, 0, "prlimit: {}", std::io::Error::last_os_error());
+}
+
+fn is_notice(v: &serde_json::Value, key: &str) -> bool {
+    v["type"] == "system" && v["subtype"] == "notification" && v["key"] == key
+}
+
+#[test]
+fn a_failing_transcript_write_is_announced_taken_back_and_caught_up() {
+    let sb = Sandbox::new();
+    let long_answer = format!("BEGIN {} END", "words ".repeat(4000));
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text(long_answer.clone()))
+            .turn(Turn::text("second answer"))
+            .turn(Turn::text("third answer")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    // Room for the first entries, not for the long answer.
+    limit_file_size(&mut cmd, 6 * 1024);
+    let mut s = common::StreamSession::start(cmd, &[]);
+    let init = s.wait_type("system");
+    assert_eq!(init["subtype"], "init", "the init event comes first");
+    let session_id = init["session_id"].as_str().unwrap().to_string();
+
+    s.send_user("first question");
+    let failed = s.wait_for("the write failure", |v| {
+        is_notice(v, "transcript_write_failed")
+    });
+    let text = failed["text"].as_str().unwrap();
+    assert!(
+        text.contains("Not saved: the model's answer") && text.contains("File too large"),
+        "{text}"
+    );
+    let result = s.wait_type("result");
+    assert_eq!(result["result"].as_str().unwrap(), long_answer);
+    assert!(
+        s.seen.iter().any(|v| is_notice(v, "transcript_unsaved")),
+        "the turn ends by saying what is unsaved: {:#?}",
+        s.seen
+    );
+
+    lift_file_size_limit(s.child.id());
+    s.send_user("second question");
+    s.wait_for("the recovery", |v| is_notice(v, "transcript_recovered"));
+    s.wait_type("result");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+
+    // Every line is a whole entry: the torn write was taken back.
+    let path = sb
+        .transcripts()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(&session_id))
+        .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("torn line ({e}): {line:.200}"));
+    }
+    let order: Vec<usize> = [
+        "first question",
+        "BEGIN words",
+        "second question",
+        "second answer",
+    ]
+    .iter()
+    .map(|needle| text.find(needle).unwrap_or_else(|| panic!("{needle} lost")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+
+    // A resume sends the whole conversation, nothing dropped.
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "--resume", &session_id, "third question"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = server.requests().pop().unwrap();
+    for needle in [
+        "first question",
+        "BEGIN words",
+        "second question",
+        "second answer",
+    ] {
+        assert!(last.contains_text(needle), "{needle} missing after resume");
+    }
+}
+
+#[test]
+fn a_transcript_that_can_never_be_written_is_said_on_every_front() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("the answer"))).unwrap();
+    let mut cmd = sb.catui(&server);
+    limit_file_size(&mut cmd, 0);
+    let mut s = common::StreamSession::start(cmd, &[]);
+    assert_eq!(s.wait_type("system")["subtype"], "init");
+    s.wait_for("the write failure", |v| {
+        is_notice(v, "transcript_write_failed")
+    });
+    s.send_user("hello");
+    let result = s.wait_type("result");
+    assert_eq!(result["result"], "the answer");
+    let unsaved = s
+        .seen
+        .iter()
+        .find(|v| is_notice(v, "transcript_unsaved"))
+        .unwrap_or_else(|| panic!("no unsaved notice: {:#?}", s.seen));
+    assert!(
+        unsaved["text"]
+            .as_str()
+            .unwrap()
+            .contains("not saved to the transcript"),
+        "{unsaved}"
+    );
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_live_session_has_one_writer() {
+    let sb = Sandbox::new();
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("one").forever())).unwrap();
+    let mut live = common::StreamSession::start(sb.catui(&server), &[]);
+    let id = live.wait_type("system")["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    live.send_user("hello");
+    live.wait_type("result");
+
+    // A second resume of the live session is refused, clearly.
+    for args in [vec!["--resume", id.as_str()], vec!["--continue"]] {
+        let mut cmd = sb.catui(&server);
+        cmd.arg("-p").args(&args).arg("again");
+        let out = output_within(cmd, b"", 60);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("open in another catui process") && err.contains("--fork-session"),
+            "{err}"
+        );
+    }
+    // Forking it is fine: a new session, its own transcript.
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "--resume", &id, "--fork-session", "fork"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // --session-id of an existing session never merges two conversations.
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "--session-id", &id, "merge?"]);
+    let out = output_within(cmd, b"", 60);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("already exists") && err.contains("--resume"),
+        "{err}"
+    );
+
+    let (code, _) = live.finish();
+    assert_eq!(code, 0);
+    // Once the first process is gone, the session can be resumed.
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "--resume", &id, "later"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

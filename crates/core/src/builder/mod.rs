@@ -1,0 +1,584 @@
+//! Assembling a session: the one path from a [`SessionConfig`] (what the
+//! user asked for) and a [`FrontEnd`] (how to reach the user) to a running
+//! [`Session`]. Every front end — the terminal UI, headless `-p` and
+//! stream-json, the demo, and tests — starts sessions here.
+//!
+//! The builder loads settings, resolves the provider, opens the transcript
+//! (or resumes one), sets up permissions, plan mode, sub-agents and teams,
+//! and gathers the shared [`SessionServices`] from which the main
+//! conversation, its sub-agents and its teammates are all made.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), catui_core::builder::BuildError> {
+//! use catui_core::builder::{FrontEnd, SessionBuilder, SessionConfig};
+//! let config = SessionConfig::new(std::env::current_dir().unwrap_or_default(), "/tmp/catui-home".into());
+//! let mut session = SessionBuilder::new(config).front_end(FrontEnd::unattended()).build()?;
+//! let outcome = session.engine.handle_input(vec![catui_protocol::ContentBlock::text("hi")]).await;
+//! println!("{}", outcome.result);
+//! # Ok(()) }
+//! ```
+
+mod parts;
+pub mod provider;
+pub mod resume;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use catui_protocol::PermissionMode;
+use catui_providers::{ModelClient, ProviderKind};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use crate::engine::{
+    Approver, Conversation, Engine, EngineEvent, Limits, Models, NobodyToAsk, Record, Recorder,
+    SessionServices,
+};
+use crate::permissions::PermissionContext;
+use crate::permissions::auto::{AutoClassifier, ClassifierConfig};
+use crate::permissions::rules::RuleBehavior;
+use crate::permissions::sandbox::SandboxPolicy;
+use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
+use crate::prompt::{self, PromptOptions};
+use crate::session::{self, PlanSnapshotRecorder};
+use crate::settings::{Settings, SettingsWarning};
+use crate::teams::{PlanReviewer, TeamManager, TeamSetup};
+use crate::tools::{AgentsHandle, ToolContext, ToolRegistry};
+
+use provider::ProviderChoice;
+
+/// Why a session could not be started. Each message is one line for the
+/// user that says what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("--settings {}: no such file", .0.display())]
+    MissingSettingsFile(PathBuf),
+    /// No usable provider, model or key.
+    #[error("{0}")]
+    Provider(String),
+    /// The model client could not be made.
+    #[error("{0}")]
+    Client(#[from] catui_providers::ProviderError),
+    /// The transcript to resume or fork.
+    #[error("{0}")]
+    Resume(String),
+    /// The session is open in another process, or its id is taken.
+    #[error("{0}")]
+    Session(String),
+    #[error("--add-dir {}: {source}", path.display())]
+    AddDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid permission rule: {0}")]
+    PermissionRule(String),
+    #[error("cannot start in permission mode {mode}: {source}")]
+    StartingMode {
+        mode: PermissionMode,
+        source: crate::permissions::ModeError,
+    },
+}
+
+/// Which earlier session to continue.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resume {
+    /// `Some("")`: the most recent session; `Some(id)`: that one.
+    pub resume: Option<String>,
+    /// Continue the most recent session.
+    pub continue_latest: bool,
+    /// Continue under a new session id, with a copy of the plan.
+    pub fork: bool,
+}
+
+/// What the user asked for: everything the command line can say, in
+/// plain values.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The project (working) directory.
+    pub cwd: PathBuf,
+    /// catui's home: settings, transcripts, plans.
+    pub config_dir: PathBuf,
+    /// Environment variables; `None` reads the process environment.
+    pub vars: Option<HashMap<String, String>>,
+    /// An extra settings file (`--settings`).
+    pub settings_file: Option<PathBuf>,
+    /// The starting mode; `None`: the settings' default (or the resumed
+    /// session's own).
+    pub permission_mode: Option<PermissionMode>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub small_model: Option<String>,
+    /// Model requests per user input.
+    pub max_turns: Option<u32>,
+    /// Permission rules from the command line.
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
+    /// More directories the session may work in.
+    pub add_dirs: Vec<PathBuf>,
+    pub resume: Resume,
+    /// A session id chosen by the caller (a UUID).
+    pub session_id: Option<String>,
+}
+
+impl SessionConfig {
+    /// A new session in `cwd` with nothing else asked for.
+    pub fn new(cwd: PathBuf, config_dir: PathBuf) -> Self {
+        SessionConfig {
+            cwd,
+            config_dir,
+            vars: None,
+            settings_file: None,
+            permission_mode: None,
+            provider: None,
+            model: None,
+            small_model: None,
+            max_turns: None,
+            allowed_tools: Vec::new(),
+            disallowed_tools: Vec::new(),
+            add_dirs: Vec::new(),
+            resume: Resume::default(),
+            session_id: None,
+        }
+    }
+}
+
+/// Shows the user a warning while the session starts or runs outside a
+/// turn (settings problems, an unwritable transcript).
+pub type WarningSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How the session reaches its user: the front end's side of the session.
+#[derive(Clone)]
+pub struct FrontEnd {
+    /// Answers permission prompts. With one the session is interactive:
+    /// plan mode can be entered by the model, teams are available and a
+    /// planning run waits for approval instead of ending with the plan.
+    pub approver: Option<Arc<dyn Approver>>,
+    /// Reviews teammates' plans; without one the lead model is asked.
+    pub plan_reviewer: Option<Arc<dyn PlanReviewer>>,
+    pub warnings: WarningSink,
+}
+
+impl FrontEnd {
+    /// Someone answers prompts through `approver`.
+    pub fn interactive(approver: Arc<dyn Approver>) -> Self {
+        FrontEnd {
+            approver: Some(approver),
+            plan_reviewer: None,
+            warnings: Arc::new(|_: &str| {}),
+        }
+    }
+
+    /// Nobody answers prompts: calls that need approval are refused.
+    pub fn unattended() -> Self {
+        FrontEnd {
+            approver: None,
+            plan_reviewer: None,
+            warnings: Arc::new(|_: &str| {}),
+        }
+    }
+
+    pub fn with_plan_reviewer(mut self, reviewer: Arc<dyn PlanReviewer>) -> Self {
+        self.plan_reviewer = Some(reviewer);
+        self
+    }
+
+    pub fn with_warnings(mut self, sink: WarningSink) -> Self {
+        self.warnings = sink;
+        self
+    }
+
+    fn is_interactive(&self) -> bool {
+        self.approver.is_some()
+    }
+}
+
+/// What a front end shows about the session (the stream-json `init`
+/// event, the TUI's header).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub cwd: String,
+    pub model: String,
+    pub tools: Vec<String>,
+    pub sandbox: String,
+    /// Whether `auto` is offered (setting `autoMode.enabled`).
+    pub auto_mode_enabled: bool,
+}
+
+/// A started session, ready for input.
+pub struct Session {
+    /// The main conversation.
+    pub engine: Engine,
+    /// Everything the session reports (its sub-agents' and teammates' too).
+    pub events: UnboundedReceiver<EngineEvent>,
+    pub info: SessionInfo,
+    /// The lead's teams (interactive sessions only).
+    pub team: Option<Arc<TeamManager>>,
+    /// What the main conversation, sub-agents and teammates share.
+    pub services: Arc<SessionServices>,
+}
+
+/// Builds a [`Session`]. Production and tests use the same path; the
+/// `with_*` knobs replace one piece for tests and embedders.
+pub struct SessionBuilder {
+    config: SessionConfig,
+    front_end: FrontEnd,
+    tools: Option<ToolRegistry>,
+    recorder: Option<Arc<dyn Recorder>>,
+    /// `Some`: replaces the classifier the settings would give.
+    classifier: Option<Option<Arc<AutoClassifier>>>,
+}
+
+impl SessionBuilder {
+    pub fn new(config: SessionConfig) -> Self {
+        SessionBuilder {
+            config,
+            front_end: FrontEnd::unattended(),
+            tools: None,
+            recorder: None,
+            classifier: None,
+        }
+    }
+
+    pub fn front_end(mut self, front_end: FrontEnd) -> Self {
+        self.front_end = front_end;
+        self
+    }
+
+    /// Replaces the session's whole tool set. Without it the session has
+    /// the built-in tools, Agent, the plan tools and (interactive) the team
+    /// tools.
+    pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Records the main conversation here instead of its transcript file.
+    pub fn with_recorder(mut self, recorder: Arc<dyn Recorder>) -> Self {
+        self.recorder = Some(recorder);
+        self
+    }
+
+    /// Replaces the auto-mode classifier (`None`: auto mode asks the user
+    /// instead of a model).
+    pub fn with_auto_classifier(mut self, classifier: Option<Arc<AutoClassifier>>) -> Self {
+        self.classifier = Some(classifier);
+        self
+    }
+
+    /// Starts the session. Needs a tokio runtime (teams start tasks).
+    pub fn build(self) -> Result<Session, BuildError> {
+        let SessionBuilder {
+            config,
+            front_end,
+            tools: tools_override,
+            recorder: recorder_override,
+            classifier: classifier_override,
+        } = self;
+        let warn = front_end.warnings.clone();
+        let cwd = config.cwd.clone();
+        let config_dir = config.config_dir.clone();
+        let (settings, warnings) =
+            Settings::load_from(&config_dir, &cwd, config.settings_file.as_deref());
+        for w in &warnings {
+            if let SettingsWarning::MissingFlagFile { path } = w {
+                return Err(BuildError::MissingSettingsFile(path.clone()));
+            }
+            warn(&w.to_string());
+        }
+        let settings_env = settings.env.clone();
+        let vars = config.vars.clone();
+        let env = move |name: &str| {
+            settings_env.get(name).cloned().or_else(|| match &vars {
+                Some(vars) => vars.get(name).cloned(),
+                None => std::env::var(name).ok(),
+            })
+        };
+
+        let choice = ProviderChoice {
+            provider: config
+                .provider
+                .clone()
+                .or_else(|| settings.provider.clone()),
+            model: config.model.clone().or_else(|| settings.model.clone()),
+            small_model: config
+                .small_model
+                .clone()
+                .or_else(|| settings.small_model.clone()),
+            idle_timeout_secs: settings.idle_timeout_secs,
+        };
+        let resolved = provider::resolve(&choice, &env).map_err(BuildError::Provider)?;
+
+        let mut notes = Vec::new();
+        let resumed = resume::requested(&config.resume, &config_dir, &cwd, &mut notes)
+            .map_err(BuildError::Resume)?;
+        let session_id = resume::session_id(
+            config.session_id.as_deref(),
+            config.resume.fork,
+            resumed.as_ref(),
+        )
+        .map_err(BuildError::Resume)?;
+        let session_lock = resume::lock_session(
+            config.session_id.as_deref(),
+            &config_dir,
+            &cwd,
+            &session_id,
+            resumed.is_some() && !config.resume.fork,
+        )
+        .map_err(BuildError::Session)?;
+        let max_tokens = env("CATUI_MAX_TOKENS")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(match resolved.config.kind {
+                ProviderKind::Anthropic => 16_384,
+                ProviderKind::OpenAi => 8_192,
+            });
+        let client: Arc<dyn ModelClient> = catui_providers::client_for(resolved.config.clone())?;
+
+        let interactive = front_end.is_interactive();
+        let (agent_defs, agent_warnings) = crate::agents::loader::load_agents(&cwd, &config_dir);
+        for w in agent_warnings {
+            warn(&w);
+        }
+        let tools = match tools_override {
+            Some(t) => t,
+            None => parts::session_tools(&agent_defs, interactive),
+        };
+        let mut tool_ctx = ToolContext::new(cwd.clone());
+        tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
+
+        let mut permissions = PermissionContext::new(cwd.clone());
+        settings.apply_to(&mut permissions);
+        for dir in &config.add_dirs {
+            let dir = std::fs::canonicalize(dir).map_err(|source| BuildError::AddDir {
+                path: dir.clone(),
+                source,
+            })?;
+            if !permissions.working_dirs.contains(&dir) {
+                permissions.working_dirs.push(dir);
+            }
+        }
+        for (behavior, list) in [
+            (RuleBehavior::Allow, &config.allowed_tools),
+            (RuleBehavior::Deny, &config.disallowed_tools),
+        ] {
+            for item in list {
+                if let Some(e) = permissions
+                    .rules
+                    .add_cli_list(behavior, item, &cwd)
+                    .into_iter()
+                    .next()
+                {
+                    return Err(BuildError::PermissionRule(e.to_string()));
+                }
+            }
+        }
+        permissions.interactive = interactive;
+        // Enter the starting mode through the one transition function so that
+        // prePlanMode is recorded however plan mode is entered. A resumed session
+        // comes back in its own mode unless the configuration says otherwise.
+        let modes = match (&resumed, config.permission_mode) {
+            (Some(r), None) => resume::modes(r),
+            (_, Some(m)) => vec![m],
+            (None, None) => vec![settings.permissions.default_mode.unwrap_or_default()],
+        };
+        for m in &modes {
+            crate::permissions::transition_permission_mode(&mut permissions, *m)
+                .map_err(|source| BuildError::StartingMode { mode: *m, source })?;
+        }
+        let mode = permissions.mode;
+
+        let plan_files = PlanFiles::from_settings(
+            &cwd,
+            settings.plans_directory.as_deref(),
+            &config_dir,
+            session_id.clone(),
+        );
+        let resumed = match resumed {
+            Some(r) => Some(
+                resume::restore_plan(
+                    r,
+                    config.resume.fork,
+                    &config_dir,
+                    &cwd,
+                    &plan_files,
+                    &session_id,
+                    &mut notes,
+                )
+                .map_err(BuildError::Resume)?,
+            ),
+            None => None,
+        };
+        for note in &notes {
+            warn(note);
+        }
+        if let Some(r) = &resumed {
+            resume::restore_tool_state(r, &tool_ctx);
+        }
+        let plan_config = PlanModeConfig::resolve(
+            &env,
+            settings.plan_agents.map(u64::from),
+            Some(settings.plan_variant.as_str()),
+        );
+        let editor = env("VISUAL").or_else(|| env("EDITOR"));
+        let plan = Arc::new(PlanSession::new(
+            plan_files,
+            plan_config,
+            editor,
+            settings.auto_mode.enabled,
+        ));
+        if settings.sandbox == Some(true) {
+            let mut writable = permissions.working_dirs.clone();
+            writable.push(std::env::temp_dir());
+            tool_ctx.set_sandbox_policy(SandboxPolicy::WorkingDirs { writable });
+        }
+
+        let info = SessionInfo {
+            session_id: session_id.clone(),
+            cwd: cwd.display().to_string(),
+            model: resolved.model.clone(),
+            tools: tools.names(),
+            sandbox: crate::permissions::sandbox::sandbox_status().into(),
+            auto_mode_enabled: settings.auto_mode.enabled,
+        };
+        let (events_tx, events) = unbounded_channel();
+        let mut prompt_opts =
+            PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
+        prompt_opts.config_dir = config_dir.clone();
+        let memory = prompt::load_memory_files(&cwd, &config_dir);
+        let system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
+
+        let transcript = match recorder_override {
+            Some(r) => parts::MainRecorder::Given(r),
+            None => {
+                let notify_tx = events_tx.clone();
+                let notifier: session::Notifier = Arc::new(move |key: &str, text: &str| {
+                    let _ = notify_tx.send(EngineEvent::Notification {
+                        key: key.to_string(),
+                        text: text.to_string(),
+                    });
+                });
+                parts::open_transcript(
+                    &config_dir,
+                    &cwd,
+                    &session_id,
+                    session_lock,
+                    notifier,
+                    &warn,
+                )
+            }
+        };
+        if let parts::MainRecorder::File(r) = &transcript {
+            r.set_slug(Some(plan.files.slug()));
+        }
+        // With CATUI_REMOTE=1 or `snapshotPlans`, plan writes are also kept
+        // in the transcript.
+        let snapshot_plans = session::snapshot_plans_enabled(settings.snapshot_plans, &env);
+        let recorders = parts::sidechain_recorders(
+            transcript.path(),
+            session_id.clone(),
+            cwd.clone(),
+            warn.clone(),
+        );
+        let recorder: Arc<dyn Recorder> = match transcript {
+            parts::MainRecorder::File(r) if snapshot_plans => {
+                Arc::new(PlanSnapshotRecorder::new(r, plan.files.clone()))
+            }
+            parts::MainRecorder::File(r) => r,
+            parts::MainRecorder::Given(r) => r,
+            parts::MainRecorder::None => Arc::new(crate::engine::MemoryRecorder::default()),
+        };
+        // Only with the opt-in: without it no conversation can be in auto mode,
+        // and sub-agents and teammates ask exactly as before.
+        let auto_classifier = classifier_override.unwrap_or_else(|| {
+            settings.auto_mode.enabled.then(|| {
+                let mut config = ClassifierConfig::new(resolved.small_model.clone());
+                if let Some(timeout) = settings.auto_mode_classifier_timeout {
+                    config.timeout = timeout;
+                }
+                Arc::new(AutoClassifier::new(client.clone(), config))
+            })
+        });
+        let approver: Arc<dyn Approver> = match &front_end.approver {
+            Some(a) => a.clone(),
+            None => Arc::new(NobodyToAsk),
+        };
+        let services = Arc::new(SessionServices {
+            session_id: session_id.clone(),
+            client,
+            tools,
+            approver,
+            events: events_tx,
+            recorders,
+            auto_classifier,
+            models: Models {
+                main: resolved.model.clone(),
+                small: resolved.small_model.clone(),
+            },
+            limits: Limits {
+                max_tokens,
+                max_turns: config.max_turns,
+                sub_agent_max_turns: Limits::default().sub_agent_max_turns,
+                max_parallel_agents: settings.max_parallel_agents.unwrap_or(8) as usize,
+            },
+        });
+
+        let agent_prompt_opts = prompt_opts.clone();
+        let agent_memory = memory.clone();
+        let runner = crate::agents::SubAgentRunner::new(
+            services.clone(),
+            agent_defs,
+            Arc::new(move |def| {
+                let memory = if def.omit_memory {
+                    Vec::new()
+                } else {
+                    agent_memory.clone()
+                };
+                prompt::render_agent_prompt(&def.system_prompt, &agent_prompt_opts, &memory)
+            }),
+        );
+        tool_ctx.agents = Some(AgentsHandle(Arc::new(runner)));
+        // Teams need a lead that keeps listening: an interactive front end,
+        // not a one-shot run.
+        let team = interactive.then(|| {
+            TeamManager::new(TeamSetup {
+                services: services.clone(),
+                system_prompt: system_prompt.clone(),
+                config_dir: config_dir.clone(),
+                plans_dir: plan.files.dir().to_path_buf(),
+                plan_config,
+                auto_gate_enabled: settings.auto_mode.enabled,
+            })
+        });
+        if let Some(team) = &team {
+            tool_ctx.team = Some(team.lead_handle());
+            if let Some(reviewer) = &front_end.plan_reviewer {
+                team.set_reviewer(reviewer.clone());
+            }
+        }
+        let mut engine = services.conversation(Conversation {
+            max_turns: config.max_turns,
+            recorder: Some(recorder),
+            plan: Some(plan),
+            // Unattended in plan mode is a planning run: it ends with the
+            // plan for a later review.
+            end_at_plan_ready: !interactive && mode == PermissionMode::Plan,
+            ..Conversation::new(system_prompt, permissions, tool_ctx)
+        });
+        if let Some(r) = resumed {
+            engine.set_messages(r.messages);
+        }
+        // The starting mode goes into the transcript so a resume comes back in it.
+        let pre_plan_mode = engine.session_hooks().pre_plan_mode();
+        engine.session_hooks().record(Record::PermissionMode {
+            mode: engine.permission_mode(),
+            pre_plan_mode,
+        });
+        Ok(Session {
+            engine,
+            events,
+            info,
+            team,
+            services,
+        })
+    }
+}

@@ -1,0 +1,102 @@
+//! Pieces the session builder gathers: the session's tool set and where its
+//! conversations are recorded (the transcript and the sub-agents'
+//! sidechain files).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::WarningSink;
+use crate::agents::{AgentDefinition, AgentTool};
+use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
+use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
+use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
+use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
+use crate::tools::{Adapter, ToolRegistry};
+
+/// The built-in tools, Agent (alias Task) and ExitPlanMode; with someone
+/// to answer prompts also EnterPlanMode (leaving plan mode needs an
+/// approver) and the team tools (a team needs a lead that keeps
+/// listening).
+pub(super) fn session_tools(agents: &[AgentDefinition], interactive: bool) -> ToolRegistry {
+    let mut tools = ToolRegistry::builtin();
+    tools.add(Adapter(Arc::new(AgentTool::new(agents.to_vec()))));
+    tools.add_alias("Task", "Agent");
+    tools.add(Adapter(Arc::new(ExitPlanModeTool)));
+    if interactive {
+        tools.add(Adapter(Arc::new(EnterPlanModeTool)));
+        tools.add(Adapter(Arc::new(TeamCreateTool)));
+        tools.add(Adapter(Arc::new(SendMessageTool)));
+        tools.add(Adapter(Arc::new(TeamStopTool)));
+    }
+    tools
+}
+
+/// Where the main conversation is recorded.
+pub(super) enum MainRecorder {
+    /// The session's transcript file.
+    File(Arc<TranscriptRecorder>),
+    /// A recorder the caller gave.
+    Given(Arc<dyn Recorder>),
+    /// Nowhere: the transcript could not be opened.
+    None,
+}
+
+impl MainRecorder {
+    pub(super) fn path(&self) -> Option<PathBuf> {
+        match self {
+            MainRecorder::File(r) => Some(r.path().to_path_buf()),
+            _ => None,
+        }
+    }
+}
+
+/// The session's transcript, or nothing (with a warning) when it cannot be
+/// opened: a read-only home must not stop the user from working.
+/// The recorder keeps the session's lock and announces write failures
+/// through `notifier`.
+pub(super) fn open_transcript(
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+    lock: Option<SessionLock>,
+    notifier: Notifier,
+    warn: &WarningSink,
+) -> MainRecorder {
+    match TranscriptWriter::for_session(config_dir, cwd, session_id) {
+        Ok(w) => {
+            let recorder = TranscriptRecorder::new(w).with_notifier(notifier);
+            MainRecorder::File(Arc::new(match lock {
+                Some(lock) => recorder.with_lock(lock),
+                None => recorder,
+            }))
+        }
+        Err(e) => {
+            warn(&format!(
+                "the transcript cannot be written ({e}); this session will not be resumable"
+            ));
+            MainRecorder::None
+        }
+    }
+}
+
+/// Sub-agents and teammates record into sidechain files beside the
+/// session's transcript (in memory when it has none).
+pub(super) fn sidechain_recorders(
+    session_path: Option<PathBuf>,
+    session_id: String,
+    cwd: PathBuf,
+    warn: WarningSink,
+) -> RecorderFactory {
+    Arc::new(move |agent_id: &str| -> Arc<dyn Recorder> {
+        let Some(path) = &session_path else {
+            return Arc::new(MemoryRecorder::default());
+        };
+        match TranscriptWriter::for_sidechain(path, &session_id, &cwd, agent_id) {
+            Ok(w) => Arc::new(TranscriptRecorder::new(w)),
+            Err(e) => {
+                warn(&format!("the sub-agent transcript cannot be written: {e}"));
+                Arc::new(MemoryRecorder::default())
+            }
+        }
+    })
+}
