@@ -17,14 +17,14 @@ use std::path::PathBuf;
 use catui_protocol::PermissionMode;
 use catui_testkit::shell_corpus::{self, Class, World};
 
-use super::sandbox::{SandboxPolicy, sandbox_status};
-use super::shell::{ShellAnalysis, analyze};
-use super::{
+use super::{BashInput, BashTool};
+use crate::permissions::sandbox::{SandboxPolicy, sandbox_status};
+use crate::permissions::shell::{ShellAnalysis, analyze};
+use crate::permissions::{
     Access, CallInfo, Decision, Grant, PermissionContext, decide, decide_with,
     transition_permission_mode,
 };
 use crate::tools::TypedTool;
-use crate::tools::bash::{BashInput, BashTool};
 use crate::tools::{ToolContext, ToolOutput};
 
 fn world() -> (tempfile::TempDir, World) {
@@ -154,7 +154,7 @@ fn every_mode_decides_the_corpus_as_expected() {
                 }
             }
             // Beyond the corpus: never allowed unasked outside bypass.
-            for cmd in super::shell::tests::NOT_READ_ONLY {
+            for cmd in crate::permissions::shell::tests::NOT_READ_ONLY {
                 let d = decide(&perms, &shell_call(&world, cmd));
                 if mode != PermissionMode::BypassPermissions
                     && matches!(d, Decision::Allow(Grant::ReadOnly))
