@@ -16,7 +16,7 @@ use super::approver::{PermissionAnswer, PermissionRequest};
 use super::client_hooks::{self, HookDecision};
 use super::shared::set_mode;
 use super::{Engine, EngineEvent, ToolCallView, ToolGate};
-use crate::permissions::{self, Decision};
+use crate::permissions::{self, Decision, Grant};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
 
 /// A call after parsing and permission, ready to run or already answered.
@@ -25,6 +25,8 @@ enum Slot {
         id: String,
         name: String,
         call: ParsedCall,
+        /// Why it may run (a read-only grant runs confined).
+        grant: Grant,
     },
     /// Answered without running (refused, invalid, interrupted): the
     /// model's tool_result and the user-facing line for the front ends.
@@ -232,8 +234,11 @@ async fn authorize(
         permissions::decide(&perms, &info)
     };
     let decision = match (pre.decision, decision) {
-        (Some(HookDecision::Allow), Decision::Ask { .. }) => Decision::Allow,
-        (Some(HookDecision::Ask), Decision::Allow) => Decision::Ask {
+        // Like the user answering yes: the call runs as it is.
+        (Some(HookDecision::Allow), Decision::Ask { .. }) => {
+            Decision::Allow(permissions::Grant::Explicit)
+        }
+        (Some(HookDecision::Ask), Decision::Allow(_)) => Decision::Ask {
             reason: pre
                 .reasons
                 .first()
@@ -244,7 +249,12 @@ async fn authorize(
         (_, decision) => decision,
     };
     match decision {
-        Decision::Allow => Slot::Ready { id, name, call },
+        Decision::Allow(grant) => Slot::Ready {
+            id,
+            name,
+            call,
+            grant,
+        },
         Decision::Deny { message } => Slot::refused(&name, &id, message.clone(), message),
         Decision::Ask { reason, suggestion } => {
             let question = Question {
@@ -343,12 +353,22 @@ async fn ask_user(
             ..
         } if updated != *input => match parse(engine, &id, &name, &updated, Source::User) {
             Ok(call) => match call.validate(ctx).await {
-                Ok(()) => Slot::Ready { id, name, call },
+                Ok(()) => Slot::Ready {
+                    id,
+                    name,
+                    call,
+                    grant: Grant::Explicit,
+                },
                 Err(e) => Slot::refused(&name, &id, e.to_string(), e.user_text()),
             },
             Err(block) => Slot::unparsed(&name, block),
         },
-        PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
+        PermissionAnswer::Allow { .. } => Slot::Ready {
+            id,
+            name,
+            call,
+            grant: Grant::Explicit,
+        },
         PermissionAnswer::Deny { message } => {
             let text = call.denied_result(&message).unwrap_or_else(|| {
                 if message.trim().is_empty() {
@@ -411,9 +431,15 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                     }
                     block
                 }
-                Slot::Ready { id, name, call } => {
+                Slot::Ready {
+                    id,
+                    name,
+                    call,
+                    grant,
+                } => {
                     let mut ctx = ctx.clone();
                     ctx.tool_use_id = Some(id.clone());
+                    ctx.grant = grant;
                     let ctx = &ctx;
                     engine.shared.emit(EngineEvent::ToolStart {
                         id: id.clone(),

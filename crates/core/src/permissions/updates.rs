@@ -243,6 +243,7 @@ mod tests {
             tool_name: "Bash".into(),
             access: Access::Shell {
                 command: cmd.into(),
+                unconfined: false,
             },
             read_only: false,
             cwd: root.to_path_buf(),
@@ -266,7 +267,10 @@ mod tests {
         .unwrap();
         assert_eq!(applied.changes, ["allow Bash(make test)"]);
         assert_eq!(applied.mode, None);
-        assert_eq!(decide(&ctx, &bash("make test", &root)), Decision::Allow);
+        assert_eq!(
+            decide(&ctx, &bash("make test", &root)),
+            Decision::Allow(super::super::Grant::Explicit)
+        );
         assert!(matches!(
             decide(&ctx, &bash("make clean", &root)),
             Decision::Ask { .. }
