@@ -54,7 +54,10 @@ fn format_tokens(n: u64) -> String {
 /// and working directory on the right, cut to fit.
 pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let width = area.width as usize;
-    let tokens = format!("{} tokens", format_tokens(state.usage.total()));
+    let mut tokens = format!("{} tokens", format_tokens(state.usage.total()));
+    if state.cost_usd > 0.0 {
+        tokens.push_str(&format!(" · ${:.2}", state.cost_usd));
+    }
     let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
     let mut left: Vec<Span<'static>> = if state.ctrl_c_at.is_some() {
         vec![Span::styled(

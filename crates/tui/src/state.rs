@@ -87,6 +87,8 @@ pub struct AppState {
     pub info: SessionInfo,
     pub mode: PermissionMode,
     pub usage: Usage,
+    /// What the session has cost so far (US dollars, by the price table).
+    pub cost_usd: f64,
     pub plan_file: Option<String>,
     pub transcript: Transcript,
     /// The main agent's answer while it streams.
@@ -128,6 +130,7 @@ impl AppState {
             info,
             mode,
             usage: Usage::default(),
+            cost_usd: 0.0,
             plan_file: None,
             transcript,
             live_text: String::new(),
@@ -381,6 +384,12 @@ impl AppState {
                 ContentBlock::Text { text } if !text.trim().is_empty() => {
                     self.transcript.push(EntryKind::Assistant(text.clone()));
                 }
+                ContentBlock::Thinking { thinking: text, .. }
+                | ContentBlock::Reasoning { summary: text, .. }
+                    if !text.trim().is_empty() =>
+                {
+                    self.transcript.push(EntryKind::Thinking(text.clone()));
+                }
                 ContentBlock::ToolUse { id, name, input } => {
                     if name == "TodoWrite" {
                         self.todos = parse_todos(input);
@@ -429,6 +438,7 @@ impl AppState {
     fn apply_result(&mut self, outcome: TurnOutcome) {
         let sent = self.pending_inputs.pop_front().unwrap_or_default();
         self.usage.add(&outcome.usage);
+        self.cost_usd = outcome.cost.total_cost_usd;
         self.mode = outcome.permission_mode;
         self.plan_file = outcome.plan_file.clone();
         // A partial answer that was interrupted stays visible.

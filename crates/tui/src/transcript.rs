@@ -45,6 +45,9 @@ pub enum EntryKind {
     User(String),
     /// Assistant text, Markdown.
     Assistant(String),
+    /// The model's thinking (or reasoning summary), shown collapsed to one
+    /// line.
+    Thinking(String),
     Tool(ToolEntry),
     /// A line from the interface or a command's output.
     System {
@@ -235,6 +238,22 @@ fn render_entry(kind: &EntryKind, width: usize) -> Vec<Line<'static>> {
             markdown_lines(text, inner),
             Span::styled("● ", Style::default().fg(Color::White)),
         ),
+        EntryKind::Thinking(text) => {
+            let words = text.split_whitespace().count();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let label = format!("Thought ({words} words): ");
+            let style = dim().add_modifier(Modifier::ITALIC);
+            let line = Line::from(vec![
+                Span::styled(label, style),
+                Span::styled(first.trim().to_string(), style),
+            ]);
+            // Collapsed: the first row of the first line only.
+            let rows = wrap_line(&line, inner, 0);
+            with_gutter(
+                rows.into_iter().take(1).collect(),
+                Span::styled("✻ ", dim()),
+            )
+        }
         EntryKind::Tool(tool) => tool_lines(tool, width),
         EntryKind::System { text, is_error } => {
             let style = if *is_error {
