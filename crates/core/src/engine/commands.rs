@@ -42,6 +42,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "list teammates and their status: /team [show NAME | stop NAME]",
     ),
     ("cost", "what this session has used and cost, per model"),
+    (
+        "compact",
+        "summarise older turns to free context: /compact [instructions]",
+    ),
 ];
 
 /// Parses `text` as a slash command when it starts with `/` followed by a
