@@ -116,19 +116,11 @@ pub fn unsupported(args: &Args) -> Vec<String> {
         "failed requests are retried on the same model",
     );
     note(
-        sdk.max_budget_usd.is_some() || sdk.task_budget.is_some(),
-        "--max-budget-usd/--task-budget",
-        "catui does not know model prices; use --max-turns to bound a run",
+        sdk.task_budget.is_some(),
+        "--task-budget",
+        "use --max-budget-usd or --max-turns to bound a run",
     );
     note(sdk.betas.is_some(), "--betas", "no beta headers are sent");
-    note(
-        sdk.thinking.is_some()
-            || sdk.thinking_display.is_some()
-            || sdk.max_thinking_tokens.is_some()
-            || sdk.effort.is_some(),
-        "--thinking/--max-thinking-tokens/--effort",
-        "catui does not configure extended thinking",
-    );
     note(
         sdk.json_schema.is_some(),
         "--json-schema",
@@ -180,8 +172,8 @@ mod tests {
         let args = parse(&[
             "--fallback-model",
             "m2",
-            "--max-budget-usd",
-            "1.5",
+            "--task-budget",
+            "15",
             "--betas",
             "b1",
             "--mcp-config",

@@ -78,6 +78,8 @@ pub fn config_from_args(
         },
         session_id: args.session_id.clone(),
         tools: sdk_flags::tool_list(args),
+        reasoning: args.reasoning()?,
+        max_budget_usd: args.max_budget_usd,
         ..SessionConfig::new(cwd, config_dir)
     })
 }

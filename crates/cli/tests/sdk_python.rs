@@ -270,11 +270,9 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
     for flag in [
         "--append-system-prompt",
         "--fallback-model",
-        "--max-budget-usd",
         "--mcp-config",
         "--json-schema",
         "--plugin-dir",
-        "--thinking",
         "--betas",
     ] {
         assert!(notes.contains(flag), "{flag} not reported: {notes}");
