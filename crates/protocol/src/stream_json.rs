@@ -283,11 +283,13 @@ mod tests {
             num_turns: 1,
             duration_ms: 9,
             duration_api_ms: 7,
+            stop_reason: Some(StopReason::EndTurn),
             usage: Usage::default(),
             total_cost_usd: 0.25,
             model_usage,
             permission_mode: PermissionMode::Default,
             plan_file: None,
+            uuid: "u".into(),
         });
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["subtype"], "error_max_budget_usd");
