@@ -3,6 +3,7 @@
 //! on stdin (SPEC §2.1). Stdout carries only the selected output; anything
 //! else goes to stderr.
 
+use catui_core::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,10 +39,7 @@ pub struct Pending {
 
 impl Pending {
     fn lock(&self) -> std::sync::MutexGuard<'_, Waiters> {
-        match self.waiting.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.waiting)
     }
 
     /// Registers a waiter under a fresh id `<prefix>-<n>`. The receiver

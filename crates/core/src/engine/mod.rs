@@ -18,6 +18,7 @@ pub mod services;
 mod shared;
 mod tool_runner;
 
+use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -295,10 +296,7 @@ impl Engine {
     /// the extensions' kept document (the plan) (`/compact`, and automatically near the context limit).
     /// The permission mode is untouched.
     pub async fn compact(&mut self, instructions: Option<&str>) -> Result<String, String> {
-        let cancel = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let cancel = lock(&self.shared.cancel).clone();
         let Some(compactor) = &self.compactor else {
             return Err("Compaction is not available in this session.".into());
         };
@@ -402,27 +400,18 @@ impl Engine {
     }
 
     fn install_turn_token(&self, token: CancellationToken) {
-        match self.shared.cancel.lock() {
-            Ok(mut g) => *g = token,
-            Err(poisoned) => *poisoned.into_inner() = token,
-        }
+        *lock(&self.shared.cancel) = token;
     }
 
     fn new_turn_token(&self) -> CancellationToken {
         let token = CancellationToken::new();
-        match self.shared.cancel.lock() {
-            Ok(mut g) => *g = token.clone(),
-            Err(poisoned) => *poisoned.into_inner() = token.clone(),
-        }
+        *lock(&self.shared.cancel) = token.clone();
         token
     }
 
     /// The model loop for one human input.
     async fn run_turn(&mut self, content: Vec<ContentBlock>, started: Instant) -> TurnOutcome {
-        let cancel = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let cancel = lock(&self.shared.cancel).clone();
         let user = Message {
             role: Role::User,
             content,

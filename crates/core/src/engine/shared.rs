@@ -4,6 +4,7 @@
 //! changes go through [`set_mode`], the engine's side of the one
 //! transition function.
 
+use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
 use catui_protocol::PermissionMode;
@@ -34,17 +35,11 @@ pub(super) struct Shared {
 
 impl Shared {
     pub(super) fn set_run_end(&self, end: RunEnd) {
-        match self.run_end.lock() {
-            Ok(mut g) => *g = Some(end),
-            Err(poisoned) => *poisoned.into_inner() = Some(end),
-        }
+        *lock(&self.run_end) = Some(end)
     }
 
     pub(super) fn take_run_end(&self) -> Option<RunEnd> {
-        match self.run_end.lock() {
-            Ok(mut g) => g.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        }
+        lock(&self.run_end).take()
     }
 
     pub(super) fn emit(&self, event: EngineEvent) {
@@ -53,10 +48,7 @@ impl Shared {
     }
 
     pub(super) fn permissions(&self) -> std::sync::MutexGuard<'_, PermissionContext> {
-        match self.permissions.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.permissions)
     }
 }
 
@@ -70,10 +62,7 @@ impl EngineControl {
     /// Stops the running turn: the model request and tools are cancelled and
     /// every started tool call still gets a result.
     pub fn interrupt(&self) {
-        let token = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let token = lock(&self.shared.cancel).clone();
         token.cancel();
     }
 
@@ -149,8 +138,5 @@ pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), Stri
 }
 
 fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {
-    match slot.lock() {
-        Ok(mut g) => *g = policy,
-        Err(poisoned) => *poisoned.into_inner() = policy,
-    }
+    *lock(slot) = policy;
 }

@@ -6,6 +6,7 @@
 //! without touching process globals; [`PlanFiles`] bundles the resolved
 //! directory, the slug cache and the session id for the engine.
 
+use crate::sync::lock;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
@@ -208,13 +209,6 @@ impl PlanFiles {
         }
         std::fs::write(&target, content)?;
         Ok(Some(target))
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! session (permission checks, `/plan`, attachments, ExitPlanMode) resolves
 //! to the same file.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -117,15 +118,6 @@ impl PlanSlugs {
     /// Forgets every slug (`/clear`).
     pub fn clear_all(&self) {
         lock(&self.cache).clear();
-    }
-}
-
-/// The cache holds plain strings, so a panic elsewhere cannot leave it
-/// inconsistent: recover from poisoning instead of propagating it.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

@@ -11,6 +11,7 @@
 //! Plan writes that do not go through a tool (the user's edited plan on
 //! approval, `/plan open`) call [`record_plan_snapshot`] directly.
 
+use crate::sync::lock;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -89,10 +90,7 @@ impl PlanSnapshotRecorder {
     }
 
     fn pending(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        match self.pending.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.pending)
     }
 }
 

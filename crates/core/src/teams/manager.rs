@@ -5,6 +5,7 @@
 //! user as a notice), stopping a teammate and stopping them all when the
 //! lead session ends. Mailboxes stay on disk for inspection.
 
+use crate::sync::lock;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -110,13 +111,6 @@ impl std::fmt::Debug for TeamHandle {
             Some(m) => write!(f, "TeamHandle({})", m.agent_id()),
             None => f.write_str("TeamHandle(lead)"),
         }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

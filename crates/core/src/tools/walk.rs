@@ -2,6 +2,7 @@
 //! per-thread state (e.g. a Searcher) and per-thread result lists that are
 //! merged once at the end, so the hot path takes no locks.
 
+use crate::sync::lock;
 use std::sync::Mutex;
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkParallel, WalkState};
@@ -32,10 +33,7 @@ where
         cancel,
     };
     walker.visit(&mut builder);
-    match out.into_inner() {
-        Ok(v) => v,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    crate::sync::into_inner(out)
 }
 
 struct Builder<'a, T, M, F> {
@@ -88,10 +86,7 @@ where
 
 impl<T, S, F> Drop for Visitor<'_, T, S, F> {
     fn drop(&mut self) {
-        let mut out = match self.out.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut out = lock(&self.out);
         out.append(&mut self.local);
     }
 }
