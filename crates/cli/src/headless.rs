@@ -304,7 +304,7 @@ fn render_event(
                 );
                 None
             }
-            EngineEvent::Notification { key, text } if key == "plan-verification" => {
+            EngineEvent::Advice { text, .. } => {
                 eprintln!("{text}");
                 None
             }
@@ -329,6 +329,7 @@ fn verbose_line(verbose: bool, event: &EngineEvent) {
         } => eprintln!("  ✗ {}", first_line(display)),
         EngineEvent::PermissionMode { mode, .. } => eprintln!("[mode: {mode}]"),
         EngineEvent::Notification { text, .. } => eprintln!("[{text}]"),
+        EngineEvent::TeammateMessage { from, text } => eprintln!("[{from}: {text}]"),
         EngineEvent::Delta {
             event:
                 ModelEvent::Retrying {
@@ -376,8 +377,14 @@ fn stream_json_event(session_id: &str, event: EngineEvent) -> Option<OutputEvent
         EngineEvent::Attachment(attachment) => {
             OutputEvent::System(SystemEvent::Attachment { attachment })
         }
-        EngineEvent::Notification { key, text } => {
+        EngineEvent::Notification { key, text } | EngineEvent::Advice { key, text } => {
             OutputEvent::System(SystemEvent::Notification { key, text })
+        }
+        EngineEvent::TeammateMessage { from, text } => {
+            OutputEvent::System(SystemEvent::Notification {
+                key: "teammate-message".into(),
+                text: format!("{from}: {text}"),
+            })
         }
         EngineEvent::Teammate { agent_id, message } => {
             OutputEvent::System(SystemEvent::TeammateMessage {
@@ -517,7 +524,7 @@ fn handle_control(
         ControlRequest::SetPermissionMode { mode } => match mode.parse::<PermissionMode>() {
             Ok(mode) => match control.set_permission_mode(mode) {
                 Ok(()) => ok(),
-                Err(e) => error(e),
+                Err(e) => error(e.to_string()),
             },
             Err(e) => error(e.to_string()),
         },

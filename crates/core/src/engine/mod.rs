@@ -214,7 +214,12 @@ impl Engine {
             .map(|p| p.display().to_string())
     }
 
-    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+    /// Changes the permission mode through the one transition function;
+    /// refused (and nothing changes) when the mode's gate is closed.
+    pub fn set_permission_mode(
+        &self,
+        mode: PermissionMode,
+    ) -> Result<(), crate::permissions::ModeError> {
         set_mode(&self.shared, mode)
     }
 
@@ -238,7 +243,7 @@ impl Engine {
                 }
                 Err(e) => self.outcome(
                     ResultSubtype::ErrorDuringExecution,
-                    e,
+                    e.to_string(),
                     0,
                     Usage::default(),
                     started,
@@ -274,9 +279,11 @@ impl Engine {
         };
         for extension in &self.shared.extensions {
             for notice in extension.input_handled() {
-                self.shared.emit(EngineEvent::Notification {
-                    key: notice.key,
-                    text: notice.text,
+                let (key, text) = (notice.key, notice.text);
+                self.shared.emit(if notice.essential {
+                    EngineEvent::Advice { key, text }
+                } else {
+                    EngineEvent::Notification { key, text }
                 });
             }
         }
@@ -295,10 +302,13 @@ impl Engine {
     /// Replaces older turns with a summary written by the model, re-attaching
     /// the extensions' kept document (the plan) (`/compact`, and automatically near the context limit).
     /// The permission mode is untouched.
-    pub async fn compact(&mut self, instructions: Option<&str>) -> Result<String, String> {
+    pub async fn compact(
+        &mut self,
+        instructions: Option<&str>,
+    ) -> Result<String, extension::CompactError> {
         let cancel = lock(&self.shared.cancel).clone();
         let Some(compactor) = &self.compactor else {
-            return Err("Compaction is not available in this session.".into());
+            return Err(extension::CompactError::Unavailable);
         };
         let agent = self.config.agent_id.as_deref();
         let kept = self
@@ -317,7 +327,7 @@ impl Engine {
                 &cancel,
             )
             .await
-            .map_err(|e| format!("Could not compact the conversation: {e}"))?;
+            .map_err(extension::CompactError::Failed)?;
         self.total_usage.add(&compacted.usage);
         self.messages = compacted.messages;
         for entry in compacted.entries {
@@ -342,7 +352,7 @@ impl Engine {
         self.last_prompt_tokens = 0;
         let text = match self.compact(None).await {
             Ok(text) => text,
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
         self.shared.emit(EngineEvent::Notification {
             key: "auto-compact".into(),

@@ -4,6 +4,7 @@
 //! changes go through [`set_mode`], the engine's side of the one
 //! transition function.
 
+use crate::permissions::ModeError;
 use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
@@ -67,7 +68,7 @@ impl EngineControl {
     }
 
     /// Changes the permission mode through the one transition function.
-    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), ModeError> {
         set_mode(&self.shared, mode)
     }
 
@@ -89,7 +90,7 @@ impl crate::tools::SessionHooks for Shared {
         self.permissions().clone()
     }
 
-    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String> {
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), ModeError> {
         set_mode(self, to)
     }
 
@@ -109,11 +110,10 @@ impl crate::tools::SessionHooks for Shared {
     }
 }
 
-pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
+pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), ModeError> {
     let change = {
         let mut perms = shared.permissions();
-        crate::permissions::transition_permission_mode(&mut perms, mode)
-            .map_err(|e| e.to_string())?
+        crate::permissions::transition_permission_mode(&mut perms, mode)?
     };
     for extension in &shared.extensions {
         extension.mode_changed(&change);

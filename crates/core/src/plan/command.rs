@@ -25,7 +25,7 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
     if session.permission_mode() != PermissionMode::Plan {
         if let Err(e) = session.set_permission_mode(PermissionMode::Plan) {
             return CommandOutput::Local {
-                text: e,
+                text: e.to_string(),
                 is_error: true,
             };
         }

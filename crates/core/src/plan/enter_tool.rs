@@ -70,7 +70,7 @@ impl TypedTool for EnterPlanModeTool {
         session
             .0
             .set_permission_mode(PermissionMode::Plan)
-            .map_err(ToolError::failed)?;
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         let interview = super::PlanSession::of(ctx).is_some_and(|p| p.config.interview_phase);
         Ok(ToolOutput::text(enter_plan_mode_result(interview)))
     }

@@ -150,7 +150,7 @@ impl TypedTool for ExitPlanModeTool {
             session
                 .0
                 .set_permission_mode(mode)
-                .map_err(ToolError::failed)?;
+                .map_err(|e| ToolError::failed(e.to_string()))?;
             if fell_back {
                 session.0.notify(
                     AUTO_GATE_PLAN_EXIT_FALLBACK_KEY,

@@ -488,7 +488,14 @@ impl TeamManager {
                         // only the lead model. This notice also stands in
                         // for the fallback of `to_lead_model` when nothing
                         // takes the lead's input, so that is not repeated.
-                        self.notify("teammate-message", format!("{}@{team}: {}", m.from, m.text));
+                        let _ = self
+                            .setup
+                            .services
+                            .events
+                            .send(EngineEvent::TeammateMessage {
+                                from: format!("{}@{team}", m.from),
+                                text: m.text.clone(),
+                            });
                         self.queue_for_lead(format!(
                             "<teammate-message team=\"{team}\" from=\"{}\" timestamp=\"{}\">\n{}\n</teammate-message>",
                             m.from, m.timestamp, m.text

@@ -101,7 +101,7 @@ pub trait SessionHooks: Send + Sync {
     fn permission_context(&self) -> crate::permissions::PermissionContext;
     /// Changes the mode through the one transition function (events and
     /// transcript entries included).
-    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String>;
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), crate::permissions::ModeError>;
     /// Shows the user something outside the conversation.
     fn notify(&self, key: &str, text: &str);
     /// Keeps a file's content in the transcript under `key` (e.g. each

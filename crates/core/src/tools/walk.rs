@@ -86,7 +86,7 @@ where
 
 impl<T, S, F> Drop for Visitor<'_, T, S, F> {
     fn drop(&mut self) {
-        let mut out = lock(&self.out);
+        let mut out = lock(self.out);
         out.append(&mut self.local);
     }
 }
