@@ -43,9 +43,7 @@ fn the_interactive_demo_runs_in_the_terminal_ui_and_follows_the_users_choices() 
     tmux.keys(&["Enter"]);
 
     // The interface, in plan mode, with the scripted request sent.
-    wait_for("the alternate screen", &tmux, || {
-        (tmux.display("#{alternate_on}") == "1").then_some(())
-    });
+    tmux.wait_text("plan mode on");
     let todo = demo.join("project/todo.py");
     let original = std::fs::read_to_string(&todo).unwrap();
 
@@ -79,7 +77,7 @@ fn the_interactive_demo_runs_in_the_terminal_ui_and_follows_the_users_choices() 
 
     // Leaving the interface prints what changed.
     tmux.keys(&["C-c", "C-c"]);
-    let screen = tmux.wait_text("catui-exit=0");
+    let screen = tmux.wait_history("catui-exit=0");
     assert!(
         screen.contains("created   tests/test_list_json.py"),
         "{screen}"
