@@ -1,6 +1,6 @@
 //! Headless mode (`-p`): text, json and stream-json output, and with
 //! `--input-format stream-json` a long-lived session driven by JSON lines
-//! on stdin (SPEC §2.1). Stdout carries only the selected output; anything
+//! on stdin. Stdout carries only the selected output; anything
 //! else goes to stderr.
 
 use catui_core::sync::lock;

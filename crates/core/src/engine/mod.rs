@@ -1,4 +1,4 @@
-//! The conversation engine (SPEC §4): one loop per conversation that sends
+//! The conversation engine: one loop per conversation that sends
 //! the messages and tools to the model, streams the answer, runs the tool
 //! calls through the permission layer, appends the results and repeats until
 //! the model ends its turn or the turn limit is reached.

@@ -1,6 +1,6 @@
-//! `EnterPlanMode` (G§9): the model asks to plan first. It enters plan mode
+//! `EnterPlanMode`: the model asks to plan first. It enters plan mode
 //! through the one transition function and answers briefly; the workflow
-//! itself arrives through the plan-mode attachment (G§20 mistake 4).
+//! itself arrives through the plan-mode attachment.
 
 use async_trait::async_trait;
 use schemars::JsonSchema;

@@ -1,4 +1,4 @@
-//! Plan slugs (G§7.4): the `{word}-{word}-{word}` name of a session's plan
+//! Plan slugs: the `{word}-{word}-{word}` name of a session's plan
 //! file, generated lazily once per session and cached so every lookup in the
 //! session (permission checks, `/plan`, attachments, ExitPlanMode) resolves
 //! to the same file.
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn same_session_keeps_its_slug_and_sessions_differ() {
-        // G§20 mistake 7: the slug must not be regenerated per lookup.
+        // The slug must not be regenerated per lookup.
         let dir = tempfile::tempdir().unwrap();
         let slugs = PlanSlugs::new();
         let first = slugs.get_or_create("s1", dir.path());

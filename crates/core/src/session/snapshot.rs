@@ -1,4 +1,4 @@
-//! Plan snapshots in the transcript (G§7.9, SPEC §1): with `CATUI_REMOTE=1`
+//! Plan snapshots in the transcript: with `CATUI_REMOTE=1`
 //! or the setting `snapshotPlans: true`, every plan write is followed by a
 //! `file_snapshot` entry (key `plan`) holding the plan's full text, so the
 //! plan survives the loss of the plans directory (see

@@ -254,7 +254,7 @@ pub async fn run_teammate(
 }
 
 /// Turns inbox messages into the next user turn, acting on protocol
-/// messages on the way (an approved plan leaves plan mode here, G§10.8).
+/// messages on the way (an approved plan leaves plan mode here).
 fn deliver(
     engine: &Engine,
     plan: &PlanSession,
