@@ -11,7 +11,7 @@
 //! - [`attachments`]: which plan-mode attachments to inject before a model
 //!   request, and their text.
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
-//!; [`contract`]: the short protocol strings.
+//!   ([`contract`]: the short protocol strings).
 //! - [`exit`]: ExitPlanMode's validation, mode restoration and results.
 //! - [`provider`]: the attachment provider that injects and renders them.
 //! - [`extension`]: how plan mode plugs into the engine, and the route a
