@@ -4,7 +4,8 @@
 //! (so a timeout or interrupt can kill everything it started, and it cannot
 //! reach the user's terminal), with stdin at `/dev/null`, stdout and stderr
 //! interleaved in one pipe, provider API keys removed from the environment,
-//! and the session's sandbox policy applied. The working directory carries
+//! and the session's sandbox policy applied — or, for a command allowed only
+//! because it was judged read-only, the read-only one. The working directory carries
 //! over between calls: an `EXIT` trap writes the final `pwd` to a private
 //! pipe that the tool reads after the shell exits.
 
@@ -25,12 +26,12 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
-pub use output::{MAX_OUTPUT_CHARS, OutputBuffer};
+pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
-use crate::permissions::Access;
-use crate::permissions::sandbox::{self, Confinement};
+use crate::permissions::sandbox::{self, Confinement, SandboxPolicy};
 use crate::permissions::shell;
+use crate::permissions::{Access, Grant};
 
 /// Default time limit of a command.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -62,6 +63,10 @@ pub struct BashInput {
     /// A short, plain description of what the command does, shown to the user.
     #[serde(default)]
     pub description: Option<String>,
+    /// Set to true only to run again a command that failed because it ran
+    /// in the read-only sandbox and needs to write. The user is asked first.
+    #[serde(default)]
+    pub unconfined: Option<bool>,
 }
 
 #[async_trait]
@@ -87,7 +92,10 @@ impl TypedTool for BashTool {
              - The time limit is `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
              {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
              - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
-             the end are kept.\n\
+             the end are kept, and the whole output is saved to a file whose path is given.\n\
+             - Commands that only read run without asking, in a read-only sandbox (writes only \
+             to a private temporary directory and /dev/null). If such a command fails because it \
+             needs to write, run it again with `unconfined: true` and the user will be asked.\n\
              - In plan mode only read-only commands may run, and writes outside a private \
              temporary directory are blocked."
         )
@@ -120,6 +128,7 @@ impl TypedTool for BashTool {
     fn access(&self, input: &BashInput, _ctx: &ToolContext) -> Access {
         Access::Shell {
             command: input.command.clone(),
+            unconfined: input.unconfined.unwrap_or(false),
         }
     }
 
@@ -156,19 +165,45 @@ impl TypedTool for BashTool {
         }
         if let (Some(dirs), End::Exited(status)) = (&run.confined_to, run.end)
             && !status.success()
-            && run.output.contains("Permission denied")
+            && WRITE_REFUSED.iter().any(|m| run.output.contains(m))
         {
             // Tell the model why, so it does not retry the same write.
             let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            notes.push(format!(
+            let mut note = format!(
                 "Note: commands run in a sandbox here; writing is only allowed under {} and to /dev/null.",
                 dirs.join(", ")
-            ));
+            );
+            if ctx.grant == Grant::ReadOnly
+                && ctx.permission_mode() != catui_protocol::PermissionMode::Plan
+            {
+                note.push_str(
+                    " This command ran without asking because it was judged read-only, so it was \
+                     confined to reading. If it has to write, run it again with `unconfined: true`; \
+                     the user will be asked first.",
+                );
+            }
+            notes.push(note);
         }
         match run.end {
             End::Cancelled => Err(ToolError::Cancelled),
             end => Ok(render(&run.output, end, timeout_ms, &notes)),
         }
+    }
+}
+
+/// What programs print when the sandbox refuses a write.
+const WRITE_REFUSED: &[&str] = &[
+    "Permission denied",
+    "Operation not permitted",
+    "Read-only file system",
+];
+
+/// The sandbox a call runs under: the read-only one when it was allowed
+/// only because it was judged read-only, else the session's.
+fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
+    match ctx.grant {
+        Grant::ReadOnly => ctx.read_only_sandbox.clone(),
+        Grant::Explicit => ctx.sandbox_policy(),
     }
 }
 
@@ -269,7 +304,12 @@ async fn run(
     let cwd_writer = OwnedFd::from(cwd_writer);
     cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
     child_setup(&mut cmd, cwd_writer);
-    let policy = ctx.sandbox_policy();
+    let policy = policy_for(ctx);
+    if ctx.grant == Grant::ReadOnly {
+        // Git then skips the index refresh `git status` would write, also
+        // where the kernel cannot confine the command.
+        cmd.env("GIT_OPTIONAL_LOCKS", "0");
+    }
     let confinement =
         sandbox::confine(&mut cmd, &policy).map_err(|e| ToolError::failed(e.to_string()))?;
     if confinement == Confinement::Unavailable {
@@ -288,7 +328,11 @@ async fn run(
     let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
         .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
     let stop = CancellationToken::new();
-    let mut reader = tokio::spawn(collect(out_rx, stop.clone()));
+    let spill = ctx
+        .values
+        .get::<ToolOutputDir>()
+        .map(|dir| output::spill_path(&dir.0, ctx.tool_use_id.as_deref()));
+    let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill));
 
     let end = tokio::select! {
         status = child.wait() => match status {
@@ -335,8 +379,12 @@ async fn run(
 }
 
 /// Reads the output pipe until end-of-file or `stop`.
-async fn collect(mut rx: pipe::Receiver, stop: CancellationToken) -> OutputBuffer {
-    let mut buffer = OutputBuffer::new();
+async fn collect(
+    mut rx: pipe::Receiver,
+    stop: CancellationToken,
+    spill: Option<PathBuf>,
+) -> OutputBuffer {
+    let mut buffer = spill.map_or_else(OutputBuffer::new, OutputBuffer::spilling_to);
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         tokio::select! {
