@@ -297,10 +297,11 @@ fn resizing_the_window_leaves_one_live_area() {
             .tmux
             .run(&["resize-window", "-t", "e2e", "-x", &w, "-y", &h]);
         assert!(out.status.success(), "resize-window {w}x{h}");
-        let screen = s.tmux.wait_screen(&format!("one live area at {w}x{h}"), |sc| {
-            sc.matches("Type a message").count() == 1
-                && rules(sc) == 2
-        });
+        let screen = s
+            .tmux
+            .wait_screen(&format!("one live area at {w}x{h}"), |sc| {
+                sc.matches("Type a message").count() == 1 && rules(sc) == 2
+            });
         assert!(screen.contains("First answer."), "{screen}");
     }
     // It still works, at the new size.

@@ -253,7 +253,9 @@ impl Inline {
                 self.backend.show_cursor()?;
                 self.anchor = Anchor {
                     column: x,
-                    rows_above: (area.y..y.max(area.y)).map(|r| row_width(&buf, r)).collect(),
+                    rows_above: (area.y..y.max(area.y))
+                        .map(|r| row_width(&buf, r))
+                        .collect(),
                 };
             }
             None => {

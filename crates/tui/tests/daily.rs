@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use catui_core::engine::EngineEvent;
 use catui_protocol::{ContentBlock, ModelEvent, PermissionMode};
-use catui_tui::AppState;
 use common::*;
 use crossterm::event::KeyCode;
 use serde_json::json;
