@@ -1,4 +1,4 @@
-//! Control messages of the stream-json protocol (SPEC §2.1), as the Agent
+//! Control messages of the stream-json protocol, as the Agent
 //! SDKs send and read them: requests catui sends to the client (permission
 //! prompts, plan approvals, hook callbacks), requests the client sends to
 //! catui (`initialize`, `interrupt`, `set_model`, ...), and the responses

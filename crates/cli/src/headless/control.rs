@@ -64,7 +64,9 @@ impl Controls {
             }
             ClientRequest::SetPermissionMode { mode } => {
                 let mode = mode.parse::<PermissionMode>().map_err(|e| e.to_string())?;
-                self.control.set_permission_mode(mode)?;
+                self.control
+                    .set_permission_mode(mode)
+                    .map_err(|e| e.to_string())?;
                 Ok(None)
             }
             ClientRequest::SetModel { model } => {

@@ -2,6 +2,7 @@
 //! event, matchers (a tool-name pattern) with the ids of callbacks that
 //! run in the client and are called with `hook_callback` control requests.
 
+use catui_core::sync::lock;
 use std::sync::Mutex;
 
 use catui_core::engine::client_hooks::HookCall;
@@ -78,26 +79,17 @@ impl SdkHooks {
             }
         }
         let count = parsed.iter().map(|m| m.callback_ids.len()).sum();
-        match self.matchers.lock() {
-            Ok(mut g) => *g = parsed,
-            Err(poisoned) => *poisoned.into_inner() = parsed,
-        }
+        *lock(&self.matchers) = parsed;
         Ok(count)
     }
 
     /// Sets the fields every hook input carries.
     pub fn set_base(&self, base: serde_json::Map<String, Value>) {
-        match self.base.lock() {
-            Ok(mut g) => *g = base,
-            Err(poisoned) => *poisoned.into_inner() = base,
-        }
+        *lock(&self.base) = base;
     }
 
     fn input(&self, call: &HookCall) -> Value {
-        let mut input = match self.base.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let mut input = lock(&self.base).clone();
         if let Value::Object(fields) = &call.input {
             input.extend(fields.clone());
         }
@@ -145,10 +137,7 @@ impl SdkHooks {
 
     /// The callback ids to call for `event` (and a tool, for tool events).
     pub fn callbacks(&self, event: &str, tool_name: Option<&str>) -> Vec<String> {
-        let matchers = match self.matchers.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let matchers = lock(&self.matchers).clone();
         matchers
             .iter()
             .filter(|m| m.event == event && m.matches(tool_name))

@@ -1,6 +1,6 @@
 //! Headless mode (`-p`): text, json and stream-json output, and with
 //! `--input-format stream-json` a long-lived session driven by JSON lines
-//! on stdin (SPEC §2.1, docs/SDK.md). Stdout carries only the selected
+//! on stdin (docs/SDK.md). Stdout carries only the selected
 //! output; anything else goes to stderr.
 
 mod control;
@@ -145,7 +145,7 @@ fn render_event(
                 );
                 None
             }
-            EngineEvent::Notification { key, text } if key == "plan-verification" => {
+            EngineEvent::Advice { text, .. } => {
                 eprintln!("{text}");
                 None
             }
@@ -170,6 +170,7 @@ fn verbose_line(verbose: bool, event: &EngineEvent) {
         } => eprintln!("  ✗ {}", first_line(display)),
         EngineEvent::PermissionMode { mode, .. } => eprintln!("[mode: {mode}]"),
         EngineEvent::Notification { text, .. } => eprintln!("[{text}]"),
+        EngineEvent::TeammateMessage { from, text } => eprintln!("[{from}: {text}]"),
         EngineEvent::Delta {
             event:
                 ModelEvent::Retrying {

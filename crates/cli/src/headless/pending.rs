@@ -3,6 +3,7 @@
 //! approvals (`plan_approval`). Everything fails closed: no answer, an
 //! error answer or an unreadable one denies.
 
+use catui_core::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,10 +34,7 @@ pub struct Pending {
 
 impl Pending {
     fn lock(&self) -> std::sync::MutexGuard<'_, Waiters> {
-        match self.waiting.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.waiting)
     }
 
     /// Registers a waiter under a fresh id `<prefix>-<n>`. The receiver

@@ -1,4 +1,4 @@
-//! Engine events as stream-json lines (SPEC §2.1), in the shapes the Agent
+//! Engine events as stream-json lines, in the shapes the Agent
 //! SDKs parse: assistant messages with their id, model, stop reason and
 //! usage, a `uuid` on every message, results with the SDK's fields, and
 //! with `--include-partial-messages` the model's stream as `stream_event`
@@ -110,9 +110,13 @@ impl StreamJson {
                 pre_plan_mode,
             }),
             EngineEvent::Attachment(attachment) => system(SystemEvent::Attachment { attachment }),
-            EngineEvent::Notification { key, text } => {
+            EngineEvent::Notification { key, text } | EngineEvent::Advice { key, text } => {
                 system(SystemEvent::Notification { key, text })
             }
+            EngineEvent::TeammateMessage { from, text } => system(SystemEvent::Notification {
+                key: "teammate-message".into(),
+                text: format!("{from}: {text}"),
+            }),
             EngineEvent::Teammate { agent_id, message } => system(SystemEvent::TeammateMessage {
                 session_id,
                 agent_id,

@@ -4,6 +4,8 @@
 //! changes go through [`set_mode`], the engine's side of the one
 //! transition function.
 
+use crate::permissions::ModeError;
+use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
 use catui_protocol::PermissionMode;
@@ -48,26 +50,13 @@ pub struct ContextUsage {
     pub window: u64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
 impl Shared {
     pub(super) fn set_run_end(&self, end: RunEnd) {
-        match self.run_end.lock() {
-            Ok(mut g) => *g = Some(end),
-            Err(poisoned) => *poisoned.into_inner() = Some(end),
-        }
+        *lock(&self.run_end) = Some(end)
     }
 
     pub(super) fn take_run_end(&self) -> Option<RunEnd> {
-        match self.run_end.lock() {
-            Ok(mut g) => g.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        }
+        lock(&self.run_end).take()
     }
 
     pub(super) fn take_requested_model(&self) -> Option<String> {
@@ -88,10 +77,7 @@ impl Shared {
     }
 
     pub(super) fn permissions(&self) -> std::sync::MutexGuard<'_, PermissionContext> {
-        match self.permissions.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.permissions)
     }
 }
 
@@ -105,15 +91,12 @@ impl EngineControl {
     /// Stops the running turn: the model request and tools are cancelled and
     /// every started tool call still gets a result.
     pub fn interrupt(&self) {
-        let token = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let token = lock(&self.shared.cancel).clone();
         token.cancel();
     }
 
     /// Changes the permission mode through the one transition function.
-    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), ModeError> {
         set_mode(&self.shared, mode)
     }
 
@@ -151,7 +134,7 @@ impl crate::tools::SessionHooks for Shared {
         self.permissions().clone()
     }
 
-    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String> {
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), ModeError> {
         set_mode(self, to)
     }
 
@@ -171,11 +154,10 @@ impl crate::tools::SessionHooks for Shared {
     }
 }
 
-pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
+pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), ModeError> {
     let change = {
         let mut perms = shared.permissions();
-        crate::permissions::transition_permission_mode(&mut perms, mode)
-            .map_err(|e| e.to_string())?
+        crate::permissions::transition_permission_mode(&mut perms, mode)?
     };
     for extension in &shared.extensions {
         extension.mode_changed(&change);
@@ -200,8 +182,5 @@ pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), Stri
 }
 
 fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {
-    match slot.lock() {
-        Ok(mut g) => *g = policy,
-        Err(poisoned) => *poisoned.into_inner() = policy,
-    }
+    *lock(slot) = policy;
 }
