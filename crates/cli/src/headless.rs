@@ -540,24 +540,101 @@ fn notify(out: &UnboundedSender<OutputEvent>, key: &str, text: String) {
     }));
 }
 
-/// Runs a headless session to the end; returns the process exit code.
+/// How long a turn may take to end after a stop signal interrupted it.
+const STOP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How a headless session ended.
+pub enum Ended {
+    /// The input ran out; the last turn's outcome, if there was one.
+    Finished(Option<TurnOutcome>),
+    /// A stop signal ended it; whether the turn it interrupted answered
+    /// with its own result.
+    Stopped { turn_answered: bool },
+}
+
+/// Runs a headless session to the end. `stop` (a signal) ends it early:
+/// the running turn is interrupted and given a moment to finish with its
+/// own result; no further input is taken.
 pub async fn run(
     mut engine: Engine,
     first_input: Option<Vec<ContentBlock>>,
     mut users: Option<UnboundedReceiver<Vec<ContentBlock>>>,
-) -> i32 {
+    stop: &tokio_util::sync::CancellationToken,
+) -> Ended {
     let mut last: Option<TurnOutcome> = None;
-    if let Some(input) = first_input {
-        last = Some(engine.handle_input(input).await);
-    }
-    if let Some(rx) = users.as_mut() {
-        while let Some(input) = rx.recv().await {
-            last = Some(engine.handle_input(input).await);
+    let mut inputs = first_input;
+    loop {
+        let input = match inputs.take() {
+            Some(input) => Some(input),
+            None if stop.is_cancelled() => None,
+            None => match users.as_mut() {
+                Some(rx) => tokio::select! {
+                    input = rx.recv() => input,
+                    _ = stop.cancelled() => None,
+                },
+                None => None,
+            },
+        };
+        let Some(input) = input else { break };
+        match run_turn(&mut engine, input, stop).await {
+            // The turn the stop interrupted ended with its own result.
+            Some(_) if stop.is_cancelled() => {
+                return Ended::Stopped {
+                    turn_answered: true,
+                };
+            }
+            Some(outcome) => last = Some(outcome),
+            None => {
+                return Ended::Stopped {
+                    turn_answered: false,
+                };
+            }
         }
     }
-    match last {
-        Some(o) if o.is_error => 1,
-        _ => 0,
+    if stop.is_cancelled() {
+        return Ended::Stopped {
+            turn_answered: false,
+        };
+    }
+    Ended::Finished(last)
+}
+
+/// One input; `None` when a stop came and the turn did not end in time.
+async fn run_turn(
+    engine: &mut Engine,
+    input: Vec<ContentBlock>,
+    stop: &tokio_util::sync::CancellationToken,
+) -> Option<TurnOutcome> {
+    let control = engine.control();
+    if stop.is_cancelled() {
+        control.interrupt();
+    }
+    let turn = engine.handle_input(input);
+    tokio::pin!(turn);
+    tokio::select! {
+        outcome = &mut turn => return Some(outcome),
+        _ = stop.cancelled() => control.interrupt(),
+    }
+    tokio::time::timeout(STOP_TIMEOUT, turn).await.ok()
+}
+
+/// The `result` that ends a session stopped by `signal` when no turn
+/// answered for it.
+pub fn stopped_result(
+    session_id: &str,
+    signal: &str,
+    permission_mode: PermissionMode,
+) -> ResultEvent {
+    ResultEvent {
+        subtype: ResultSubtype::ErrorDuringExecution,
+        is_error: true,
+        result: format!("catui was stopped by {signal}; the session ended."),
+        session_id: session_id.to_string(),
+        num_turns: 0,
+        duration_ms: 0,
+        usage: Default::default(),
+        permission_mode,
+        plan_file: None,
     }
 }
 
