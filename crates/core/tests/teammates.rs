@@ -196,7 +196,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
     });
     manager.set_reviewer(lead.clone());
     let mut lead_ctx = ToolContext::new(root.clone());
-    lead_ctx.plan = Some(lead_plan.clone());
+    lead_ctx.values.insert(lead_plan.clone());
 
     let amy = manager
         .spawn(
@@ -386,7 +386,7 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
     });
     manager.set_reviewer(lead.clone());
     let mut lead_ctx = ToolContext::new(root.clone());
-    lead_ctx.plan = Some(lead_plan);
+    lead_ctx.values.insert(lead_plan);
     let bob = manager
         .spawn(
             TeammateSpec {

@@ -5,6 +5,21 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The tags around attachment text in the conversation.
+pub const SYSTEM_REMINDER_OPEN: &str = "<system-reminder>";
+pub const SYSTEM_REMINDER_CLOSE: &str = "</system-reminder>";
+
+/// Wraps an attachment body as `<system-reminder>` content.
+pub fn wrap_system_reminder(body: &str) -> String {
+    format!("{SYSTEM_REMINDER_OPEN}\n{body}\n{SYSTEM_REMINDER_CLOSE}")
+}
+
+/// Whether a text block is injected context rather than something the
+/// user typed.
+pub fn is_system_reminder(text: &str) -> bool {
+    text.trim_start().starts_with(SYSTEM_REMINDER_OPEN)
+}
+
 /// Whether a plan-mode reminder carries the full workflow or a short nudge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,13 +4,15 @@
 //! messages and their content blocks ([`message`]), the model request and
 //! streaming events that providers produce ([`model`]), permission modes
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
-//! and the headless stream-json wire format ([`stream_json`]).
+//! the headless stream-json wire format ([`stream_json`]) and the
+//! transcript line format ([`transcript`]).
 
 pub mod attachment;
 pub mod message;
 pub mod mode;
 pub mod model;
 pub mod stream_json;
+pub mod transcript;
 
 pub use attachment::Attachment;
 pub use message::{ContentBlock, Message, Role, ToolResultContent};

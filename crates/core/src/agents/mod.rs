@@ -39,6 +39,11 @@ pub struct AgentReport {
     pub duration_ms: u64,
 }
 
+/// The sub-agent runner as the Agent tool finds it in its
+/// [`ToolContext::values`]; absent inside sub-agents.
+#[derive(Clone)]
+pub struct AgentsHandle(pub std::sync::Arc<dyn AgentRunner>);
+
 /// Runs sub-agents for the Agent tool.
 #[async_trait]
 pub trait AgentRunner: Send + Sync {

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use tokio::sync::Semaphore;
 
 use super::{AgentDefinition, AgentReport, AgentRequest, AgentRunner, ModelChoice};
-use crate::engine::{Conversation, SessionServices};
+use crate::engine::{Conversation, Extensions, SessionServices};
 use crate::tools::{ToolContext, ToolError};
 
 /// Builds a sub-agent's system prompt from its definition.
@@ -99,7 +99,12 @@ impl AgentRunner for SubAgentRunner {
             system_prompt: (self.prompt)(def),
             max_turns: Some(self.services.limits.sub_agent_max_turns),
             tools: Some(tools),
-            plan: ctx.plan.clone(),
+            // The parent's plug-ins (plan mode) carry over.
+            extensions: ctx
+                .values
+                .get::<Extensions>()
+                .map(|e| e.0.clone())
+                .unwrap_or_default(),
             ..Conversation::new(String::new(), permissions, agent_ctx)
         });
         let outcome = engine.run_prompt(request.prompt, cancel.clone()).await;

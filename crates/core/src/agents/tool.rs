@@ -117,7 +117,7 @@ impl TypedTool for AgentTool {
     }
 
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let Some(runner) = &ctx.agents else {
+        let Some(runner) = ctx.values.get::<super::AgentsHandle>() else {
             return Err(ToolError::failed(
                 "Agents are not available in this context.",
             ));

@@ -30,6 +30,7 @@ use catui_protocol::PermissionMode;
 use catui_providers::{ModelClient, ProviderKind};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+use crate::agents::AgentsHandle;
 use crate::engine::{
     Approver, Conversation, Engine, EngineEvent, Limits, Models, NobodyToAsk, Record, Recorder,
     SessionServices,
@@ -42,8 +43,8 @@ use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
 use crate::settings::{Settings, SettingsWarning};
-use crate::teams::{PlanReviewer, TeamManager, TeamSetup};
-use crate::tools::{AgentsHandle, ToolContext, ToolRegistry};
+use crate::teams::{PlanReviewer, TeamCommand, TeamManager, TeamSetup};
+use crate::tools::{ToolContext, ToolRegistry};
 
 use provider::ProviderChoice;
 
@@ -420,12 +421,12 @@ impl SessionBuilder {
             Some(settings.plan_variant.as_str()),
         );
         let editor = env("VISUAL").or_else(|| env("EDITOR"));
-        let plan = Arc::new(PlanSession::new(
-            plan_files,
-            plan_config,
-            editor,
-            settings.auto_mode.enabled,
-        ));
+        // Unattended in plan mode is a planning run: it ends with the plan
+        // for a later review.
+        let plan = Arc::new(
+            PlanSession::new(plan_files, plan_config, editor, settings.auto_mode.enabled)
+                .ending_runs_at_plan(!interactive && mode == PermissionMode::Plan),
+        );
         if settings.sandbox == Some(true) {
             let mut writable = permissions.working_dirs.clone();
             writable.push(std::env::temp_dir());
@@ -510,6 +511,7 @@ impl SessionBuilder {
             events: events_tx,
             recorders,
             auto_classifier,
+            compactor: Some(Arc::new(session::SummaryCompactor)),
             models: Models {
                 main: resolved.model.clone(),
                 small: resolved.small_model.clone(),
@@ -536,7 +538,7 @@ impl SessionBuilder {
                 prompt::render_agent_prompt(&def.system_prompt, &agent_prompt_opts, &memory)
             }),
         );
-        tool_ctx.agents = Some(AgentsHandle(Arc::new(runner)));
+        tool_ctx.values.insert(AgentsHandle(Arc::new(runner)));
         // Teams need a lead that keeps listening: an interactive front end,
         // not a one-shot run.
         let team = interactive.then(|| {
@@ -550,7 +552,7 @@ impl SessionBuilder {
             })
         });
         if let Some(team) = &team {
-            tool_ctx.team = Some(team.lead_handle());
+            tool_ctx.values.insert(team.lead_handle());
             if let Some(reviewer) = &front_end.plan_reviewer {
                 team.set_reviewer(reviewer.clone());
             }
@@ -558,10 +560,10 @@ impl SessionBuilder {
         let mut engine = services.conversation(Conversation {
             max_turns: config.max_turns,
             recorder: Some(recorder),
-            plan: Some(plan),
-            // Unattended in plan mode is a planning run: it ends with the
-            // plan for a later review.
-            end_at_plan_ready: !interactive && mode == PermissionMode::Plan,
+            extensions: vec![
+                plan.extension(),
+                Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
+            ],
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });
         if let Some(r) = resumed {
@@ -569,7 +571,7 @@ impl SessionBuilder {
         }
         // The starting mode goes into the transcript so a resume comes back in it.
         let pre_plan_mode = engine.session_hooks().pre_plan_mode();
-        engine.session_hooks().record(Record::PermissionMode {
+        engine.record(Record::PermissionMode {
             mode: engine.permission_mode(),
             pre_plan_mode,
         });

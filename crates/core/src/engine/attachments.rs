@@ -37,5 +37,5 @@ pub fn render_attachment(attachment: &Attachment) -> String {
 
 /// Wraps an attachment body as `<system-reminder>` content.
 pub fn wrap(body: &str) -> String {
-    crate::plan::attachments::wrap_system_reminder(body)
+    catui_protocol::attachment::wrap_system_reminder(body)
 }

@@ -69,21 +69,22 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
-        "team" => crate::teams::team_command(engine.tool_ctx.team.as_ref(), &command.args),
-        "plan" => match engine.plan() {
-            Some(plan) => {
-                let plan = plan.clone();
-                crate::plan::command::plan_command(engine.session_hooks(), &plan, &command.args)
-            }
-            None => CommandOutput::Local {
-                text: "Plan mode is not available in this session.".into(),
+        other => {
+            // Commands of the conversation's extensions (`/plan`, `/team`).
+            let found = engine
+                .shared
+                .extensions
+                .iter()
+                .find_map(|e| e.command(command, engine.session_hooks()));
+            found.unwrap_or_else(|| CommandOutput::Local {
+                text: if COMMANDS.iter().any(|(name, _)| *name == other) {
+                    format!("/{other} is not available in this session.")
+                } else {
+                    format!("Unknown command: /{other}. Type /help to list the commands.")
+                },
                 is_error: true,
-            },
-        },
-        other => CommandOutput::Local {
-            text: format!("Unknown command: /{other}. Type /help to list the commands."),
-            is_error: true,
-        },
+            })
+        }
     }
 }
 

@@ -10,7 +10,9 @@
 pub mod approver;
 pub mod attachments;
 pub mod commands;
+pub mod context_window;
 pub mod events;
+pub mod extension;
 mod record;
 pub mod services;
 mod shared;
@@ -31,6 +33,10 @@ use tokio_util::sync::CancellationToken;
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentProvider};
 pub use events::{EngineEvent, TurnOutcome};
+pub use extension::{
+    AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
+    ToolCallView, ToolGate,
+};
 pub use record::{MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::EngineControl;
@@ -38,7 +44,6 @@ use shared::{Shared, set_mode};
 
 use crate::permissions::PermissionContext;
 use crate::permissions::sandbox::SandboxPolicy;
-use crate::plan::PlanSession;
 use crate::tools::{ToolContext, ToolRegistry};
 
 /// Fixed settings of one conversation.
@@ -56,9 +61,6 @@ pub struct EngineConfig {
     pub agent_id: Option<String>,
     /// The Agent tool_use that started this conversation (sub-agents).
     pub parent_tool_use_id: Option<String>,
-    /// A headless planning run: ExitPlanMode ends the run with the plan
-    /// (`plan_ready`) instead of asking for approval.
-    pub end_at_plan_ready: bool,
 }
 
 /// The collaborators an engine is built from (gathered by
@@ -71,8 +73,8 @@ struct EngineParts {
     approver: Arc<dyn Approver>,
     recorder: Arc<dyn Recorder>,
     events: UnboundedSender<EngineEvent>,
-    /// The conversation's plan mode; `None` in tools-only uses.
-    plan: Option<Arc<PlanSession>>,
+    extensions: Vec<Arc<dyn EngineExtension>>,
+    compactor: Option<Arc<dyn Compactor>>,
 }
 
 /// One conversation.
@@ -90,6 +92,8 @@ pub struct Engine {
     last_prompt_tokens: u64,
     /// Judges calls in auto mode; `None`: auto mode falls back to asking.
     auto_classifier: Option<Arc<crate::permissions::auto::AutoClassifier>>,
+    /// `/compact` and automatic compaction; `None`: not available.
+    compactor: Option<Arc<dyn Compactor>>,
 }
 
 impl Engine {
@@ -103,17 +107,21 @@ impl Engine {
             approver,
             recorder,
             events,
-            plan,
+            extensions,
+            compactor,
         } = parts;
         let agent_id = config.agent_id.clone();
         let mut attachment_providers: Vec<Arc<dyn AttachmentProvider>> = Vec::new();
-        if let Some(plan) = &plan {
-            // The one file writable in plan mode (G§8.4): this
-            // conversation's own plan file.
-            permissions.plan_file = Some(plan.files.path(agent_id.as_deref()));
-            tool_ctx.plan = Some(plan.clone());
-            attachment_providers.push(plan.provider.clone());
+        for extension in &extensions {
+            extension.attach(&mut AttachContext {
+                agent_id: agent_id.as_deref(),
+                permissions: &mut permissions,
+                tool_ctx: &mut tool_ctx,
+            });
+            attachment_providers.extend(extension.attachment_provider());
         }
+        // Sub-agents started from this conversation inherit its extensions.
+        tool_ctx.values.insert(Extensions(extensions.clone()));
         let temp_name = match &agent_id {
             Some(a) => format!("catui-plan-{}-{a}", config.session_id),
             None => format!("catui-plan-{}", config.session_id),
@@ -130,11 +138,11 @@ impl Engine {
             events,
             recorder,
             cancel: Mutex::new(CancellationToken::new()),
-            plan,
+            extensions,
             sandbox: tool_ctx.sandbox.clone(),
             default_sandbox,
             plan_sandbox,
-            plan_ready: Mutex::new(None),
+            run_end: Mutex::new(None),
         });
         tool_ctx.session = Some(crate::tools::SessionHandle(shared.clone()));
         Self {
@@ -149,12 +157,8 @@ impl Engine {
             total_usage: Usage::default(),
             last_prompt_tokens: 0,
             auto_classifier: None,
+            compactor,
         }
-    }
-
-    /// The session's plan mode, when it has one.
-    pub fn plan(&self) -> Option<&Arc<PlanSession>> {
-        self.shared.plan.as_ref()
     }
 
     /// Gives the engine the auto-mode classifier.
@@ -267,18 +271,13 @@ impl Engine {
         } else {
             self.run_turn(content, started).await
         };
-        if let Some(steps) = self
-            .shared
-            .plan
-            .as_ref()
-            .and_then(|p| p.take_verification())
-        {
-            // Beyond the reference (SPEC §7): the approved plan's
-            // verification steps, listed for the user when the run ends.
-            self.shared.emit(EngineEvent::Notification {
-                key: "plan-verification".into(),
-                text: format!("Verify the change with the plan's verification steps:\n{steps}"),
-            });
+        for extension in &self.shared.extensions {
+            for notice in extension.input_handled() {
+                self.shared.emit(EngineEvent::Notification {
+                    key: notice.key,
+                    text: notice.text,
+                });
+            }
         }
         if let Some(unsaved) = self.shared.recorder.unsaved() {
             // Said after every input while it lasts: what the user typed or
@@ -293,30 +292,34 @@ impl Engine {
     }
 
     /// Replaces older turns with a summary written by the model, re-attaching
-    /// the plan (`/compact`, and automatically near the context limit).
+    /// the extensions' kept document (the plan) (`/compact`, and automatically near the context limit).
     /// The permission mode is untouched.
     pub async fn compact(&mut self, instructions: Option<&str>) -> Result<String, String> {
         let cancel = match self.shared.cancel.lock() {
             Ok(g) => g.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         };
-        let plan = self.shared.plan.as_ref().and_then(|p| {
-            let agent = self.config.agent_id.as_deref();
-            p.files
-                .read(agent)
-                .map(|content| (p.files.path(agent), content))
-        });
-        let compacted = crate::session::compact(
-            self.client.as_ref(),
-            &self.config.model,
-            &self.messages,
-            instructions,
-            plan.as_ref()
-                .map(|(path, content)| (path.as_path(), content.as_str())),
-            &cancel,
-        )
-        .await
-        .map_err(|e| format!("Could not compact the conversation: {e}"))?;
+        let Some(compactor) = &self.compactor else {
+            return Err("Compaction is not available in this session.".into());
+        };
+        let agent = self.config.agent_id.as_deref();
+        let kept = self
+            .shared
+            .extensions
+            .iter()
+            .find_map(|e| e.kept_document(agent));
+        let compacted = compactor
+            .compact(
+                self.client.as_ref(),
+                &self.config.model,
+                &self.messages,
+                instructions,
+                kept.as_ref()
+                    .map(|(path, content)| (path.as_path(), content.as_str())),
+                &cancel,
+            )
+            .await
+            .map_err(|e| format!("Could not compact the conversation: {e}"))?;
         self.total_usage.add(&compacted.usage);
         self.messages = compacted.messages;
         for entry in compacted.entries {
@@ -331,9 +334,11 @@ impl Engine {
     /// Compacts before a request when the last one came near the model's
     /// context window.
     async fn compact_if_needed(&mut self) {
-        let window = crate::session::context_window(&self.config.model);
-        let threshold = crate::session::auto_compact_threshold(None);
-        if !crate::session::should_auto_compact(self.last_prompt_tokens, window, threshold) {
+        let window = context_window::context_window(&self.config.model);
+        let threshold = context_window::auto_compact_threshold(None);
+        if self.compactor.is_none()
+            || !context_window::should_auto_compact(self.last_prompt_tokens, window, threshold)
+        {
             return;
         }
         self.last_prompt_tokens = 0;
@@ -350,6 +355,11 @@ impl Engine {
     /// The engine's session hooks (what tools and commands may ask of it).
     pub fn session_hooks(&self) -> &dyn crate::tools::SessionHooks {
         self.shared.as_ref()
+    }
+
+    /// Keeps `record` in the conversation's transcript.
+    pub fn record(&self, record: Record) {
+        self.shared.recorder.record(record);
     }
 
     fn interrupted(&self, num_turns: u32, usage: Usage, started: Instant) -> TurnOutcome {
@@ -451,7 +461,7 @@ impl Engine {
             };
             usage.add(&response.usage);
             self.total_usage.add(&response.usage);
-            self.last_prompt_tokens = crate::session::prompt_tokens(&response.usage);
+            self.last_prompt_tokens = context_window::prompt_tokens(&response.usage);
             let assistant = response.message;
             self.shared.recorder.record(Record::Assistant {
                 message: assistant.clone(),
@@ -490,8 +500,8 @@ impl Engine {
             });
             self.messages.push(tool_message);
 
-            if let Some(plan) = self.shared.take_plan_ready() {
-                return self.outcome(ResultSubtype::PlanReady, plan, num_turns, usage, started);
+            if let Some(end) = self.shared.take_run_end() {
+                return self.outcome(end.subtype, end.result, num_turns, usage, started);
             }
             if cancel.is_cancelled() {
                 return self.interrupted(num_turns, usage, started);

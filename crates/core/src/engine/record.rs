@@ -32,7 +32,7 @@ pub enum Record {
         content: String,
     },
     /// A transcript entry built elsewhere (compaction's summary).
-    Entry(crate::session::EntryBody),
+    Entry(catui_protocol::transcript::EntryBody),
     /// A note about the session (e.g. an auto-mode decision).
     System {
         subtype: String,

@@ -12,10 +12,12 @@ use std::sync::Arc;
 use catui_providers::ModelClient;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{Approver, Engine, EngineConfig, EngineEvent, MemoryRecorder, Recorder};
+use super::{
+    Approver, Compactor, Engine, EngineConfig, EngineEvent, EngineExtension, MemoryRecorder,
+    Recorder,
+};
 use crate::permissions::PermissionContext;
 use crate::permissions::auto::AutoClassifier;
-use crate::plan::PlanSession;
 use crate::tools::{ToolContext, ToolRegistry};
 
 /// Gives each sub-agent or teammate (by agent id) somewhere to record its
@@ -70,6 +72,8 @@ pub struct SessionServices {
     pub recorders: RecorderFactory,
     /// Judges calls in auto mode; `None` when auto mode is not enabled.
     pub auto_classifier: Option<Arc<AutoClassifier>>,
+    /// Summarises conversations (`/compact`); `None`: not available.
+    pub compactor: Option<Arc<dyn Compactor>>,
     pub models: Models,
     pub limits: Limits,
 }
@@ -94,6 +98,7 @@ impl SessionServices {
                 Arc::new(MemoryRecorder::default())
             }),
             auto_classifier: None,
+            compactor: None,
             models,
             limits: Limits::default(),
         }
@@ -117,7 +122,6 @@ impl SessionServices {
             max_tokens: self.limits.max_tokens,
             agent_id: agent_id.clone(),
             parent_tool_use_id: c.parent_tool_use_id,
-            end_at_plan_ready: c.end_at_plan_ready,
         };
         let parts = super::EngineParts {
             client: self.client.clone(),
@@ -127,7 +131,8 @@ impl SessionServices {
             approver: self.approver.clone(),
             recorder,
             events: c.events.unwrap_or_else(|| self.events.clone()),
-            plan: c.plan,
+            extensions: c.extensions,
+            compactor: self.compactor.clone(),
         };
         let mut engine = Engine::new(config, parts);
         if let Some(classifier) = &self.auto_classifier {
@@ -163,10 +168,9 @@ pub struct Conversation {
     pub recorder: Option<Arc<dyn Recorder>>,
     /// `None`: the session's event stream.
     pub events: Option<UnboundedSender<EngineEvent>>,
-    /// The conversation's plan mode.
-    pub plan: Option<Arc<PlanSession>>,
-    /// A headless planning run: presenting the plan ends the run.
-    pub end_at_plan_ready: bool,
+    /// Plug-ins of this conversation (plan mode, commands); sub-agents get
+    /// their parent's.
+    pub extensions: Vec<Arc<dyn EngineExtension>>,
 }
 
 impl Conversation {
@@ -188,8 +192,7 @@ impl Conversation {
             tool_ctx,
             recorder: None,
             events: None,
-            plan: None,
-            end_at_plan_ready: false,
+            extensions: Vec::new(),
         }
     }
 }

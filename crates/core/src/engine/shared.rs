@@ -1,7 +1,8 @@
 //! State the engine shares with its controls and with the tools it runs:
 //! the permission context, the event channel, the recorder, the running
-//! turn's cancellation token and the plan session. Mode changes go through
-//! [`set_mode`], the engine's side of the one transition function.
+//! turn's cancellation token and the conversation's extensions. Mode
+//! changes go through [`set_mode`], the engine's side of the one
+//! transition function.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,10 +10,9 @@ use catui_protocol::PermissionMode;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::{EngineEvent, Record, Recorder};
+use super::{EngineEvent, EngineExtension, Record, Recorder, RunEnd};
 use crate::permissions::PermissionContext;
 use crate::permissions::sandbox::SandboxPolicy;
-use crate::plan::PlanSession;
 
 /// State shared between the engine and its controls.
 pub(super) struct Shared {
@@ -21,27 +21,27 @@ pub(super) struct Shared {
     pub(super) recorder: Arc<dyn Recorder>,
     /// The token of the running turn; replaced at the start of each turn.
     pub(super) cancel: Mutex<CancellationToken>,
-    pub(super) plan: Option<Arc<PlanSession>>,
+    pub(super) extensions: Vec<Arc<dyn EngineExtension>>,
     /// Bash's confinement, switched with the mode.
     pub(super) sandbox: Arc<Mutex<SandboxPolicy>>,
     /// Confinement outside plan mode (the `sandbox` setting).
     pub(super) default_sandbox: SandboxPolicy,
     /// Confinement in plan mode: writes only to a private temp dir.
     pub(super) plan_sandbox: SandboxPolicy,
-    /// Set by a headless planning run when the model presents its plan.
-    pub(super) plan_ready: Mutex<Option<String>>,
+    /// Set by a tool hook that ends the handling of the current input.
+    pub(super) run_end: Mutex<Option<RunEnd>>,
 }
 
 impl Shared {
-    pub(super) fn set_plan_ready(&self, plan: String) {
-        match self.plan_ready.lock() {
-            Ok(mut g) => *g = Some(plan),
-            Err(poisoned) => *poisoned.into_inner() = Some(plan),
+    pub(super) fn set_run_end(&self, end: RunEnd) {
+        match self.run_end.lock() {
+            Ok(mut g) => *g = Some(end),
+            Err(poisoned) => *poisoned.into_inner() = Some(end),
         }
     }
 
-    pub(super) fn take_plan_ready(&self) -> Option<String> {
-        match self.plan_ready.lock() {
+    pub(super) fn take_run_end(&self) -> Option<RunEnd> {
+        match self.run_end.lock() {
             Ok(mut g) => g.take(),
             Err(poisoned) => poisoned.into_inner().take(),
         }
@@ -104,8 +104,12 @@ impl crate::tools::SessionHooks for Shared {
         set_mode(self, to)
     }
 
-    fn record(&self, record: Record) {
-        self.recorder.record(record);
+    fn snapshot_file(&self, key: &str, path: &str, content: &str) {
+        self.recorder.record(Record::FileSnapshot {
+            key: key.to_string(),
+            path: path.to_string(),
+            content: content.to_string(),
+        });
     }
 
     fn notify(&self, key: &str, text: &str) {
@@ -117,21 +121,16 @@ impl crate::tools::SessionHooks for Shared {
 }
 
 pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
-    let (changed, from, pre_plan_mode) = {
+    let change = {
         let mut perms = shared.permissions();
-        let change = crate::permissions::transition_permission_mode(&mut perms, mode)
-            .map_err(|e| e.to_string())?;
-        if change.auto_mode_exited
-            && let Some(plan) = &shared.plan
-        {
-            plan.state.set_needs_auto_mode_exit_attachment(true);
-        }
-        (change.changed(), change.from, change.pre_plan_mode)
+        crate::permissions::transition_permission_mode(&mut perms, mode)
+            .map_err(|e| e.to_string())?
     };
+    for extension in &shared.extensions {
+        extension.mode_changed(&change);
+    }
+    let (changed, from, pre_plan_mode) = (change.changed(), change.from, change.pre_plan_mode);
     if changed {
-        if let Some(plan) = &shared.plan {
-            plan.state.handle_plan_mode_transition(from, mode);
-        }
         if mode == PermissionMode::Plan {
             set_sandbox(&shared.sandbox, shared.plan_sandbox.clone());
         } else if from == PermissionMode::Plan {

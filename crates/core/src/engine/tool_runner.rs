@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
-use super::{Engine, EngineEvent};
+use super::{Engine, EngineEvent, ToolCallView, ToolGate};
 use crate::permissions::{self, Decision};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
 
@@ -137,24 +137,27 @@ async fn authorize(
     if let Err(e) = call.validate(ctx).await {
         return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true));
     }
-    if name == "ExitPlanMode" && engine.config.end_at_plan_ready {
-        // A headless planning run (SPEC §2.1): nobody can approve here, so
-        // the run ends with the plan; the session stays in plan mode.
-        let input = call.permission_input(ctx).unwrap_or(Value::Null);
-        let plan = input["plan"].as_str().unwrap_or_default().to_string();
-        let path = input["planFilePath"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        engine.shared.set_plan_ready(plan);
-        return Slot::Answered(ContentBlock::tool_result(
-            id,
-            format!(
-                "The plan at {path} was saved for the user's review. This run ends here and the session \
-                 stays in plan mode; the user will approve or revise it later. Do not continue."
-            ),
-            false,
-        ));
+    // Tool lifecycle hooks may answer the call themselves.
+    for extension in &engine.shared.extensions {
+        let view = ToolCallView {
+            id: &id,
+            name: &name,
+            input,
+            call: call.as_ref(),
+            ctx,
+            agent_id: engine.config.agent_id.as_deref(),
+        };
+        if let ToolGate::Answer {
+            content,
+            is_error,
+            end_run,
+        } = extension.before_tool(&view)
+        {
+            if let Some(end) = end_run {
+                engine.shared.set_run_end(end);
+            }
+            return Slot::Answered(ContentBlock::tool_result(id, content, is_error));
+        }
     }
     let access = call.access(ctx);
     let read_only = call.is_read_only();

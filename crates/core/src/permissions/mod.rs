@@ -429,7 +429,5 @@ fn non_interactive_message(call: &CallInfo, reason: &str, why: &AskWhy) -> Strin
 }
 
 #[cfg(test)]
-mod containment_tests;
-#[cfg(test)]
 #[path = "decide_tests.rs"]
 mod decide_tests;

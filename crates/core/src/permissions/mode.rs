@@ -9,7 +9,6 @@ use catui_protocol::PermissionMode;
 
 use super::PermissionContext;
 use super::rules::Rule;
-use crate::plan::state::plan_entry_effects;
 
 /// What a transition did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +200,58 @@ fn restore_dangerous_rules(ctx: &mut PermissionContext) {
             .min(ctx.rules.allow.len());
         ctx.rules.allow.insert(at, rule);
     }
+}
+
+/// What the permission layer must do when entering plan mode from a mode
+/// other than plan (G§8.1, G§8.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanEntryEffects {
+    /// The mode to record as `prePlanMode` (restored on exit).
+    pub pre_plan_mode: PermissionMode,
+    /// `Some(x)`: set the auto-mode classifier active to `x`; `None`: leave it.
+    pub set_auto_active: Option<bool>,
+    /// Strip the dangerous allow rules (auto stays or becomes active).
+    pub strip_dangerous: bool,
+    /// Put back the dangerous allow rules stripped for auto mode.
+    pub restore_dangerous: bool,
+    /// Schedule the `auto_mode_exit` attachment.
+    pub needs_auto_mode_exit_attachment: bool,
+}
+
+/// The G§8.2 table. `plan_auto_mode` is `shouldPlanUseAutoMode()`: auto mode
+/// is opted in, its gate is enabled and `autoMode.useDuringPlan` is set.
+/// Returns `None` when already in plan mode: the context is left unchanged.
+pub fn plan_entry_effects(
+    current_mode: PermissionMode,
+    plan_auto_mode: bool,
+) -> Option<PlanEntryEffects> {
+    let only_record = PlanEntryEffects {
+        pre_plan_mode: current_mode,
+        set_auto_active: None,
+        strip_dangerous: false,
+        restore_dangerous: false,
+        needs_auto_mode_exit_attachment: false,
+    };
+    Some(match (current_mode, plan_auto_mode) {
+        (PermissionMode::Plan, _) => return None,
+        // Auto continues into plan mode untouched.
+        (PermissionMode::Auto, true) => only_record,
+        // Auto stops for planning: restore its stripped rules and tell the model.
+        (PermissionMode::Auto, false) => PlanEntryEffects {
+            set_auto_active: Some(false),
+            restore_dangerous: true,
+            needs_auto_mode_exit_attachment: true,
+            ..only_record
+        },
+        // Bypass never turns the classifier on.
+        (PermissionMode::BypassPermissions, _) => only_record,
+        (PermissionMode::Default | PermissionMode::AcceptEdits, true) => PlanEntryEffects {
+            set_auto_active: Some(true),
+            strip_dangerous: true,
+            ..only_record
+        },
+        (PermissionMode::Default | PermissionMode::AcceptEdits, false) => only_record,
+    })
 }
 
 #[cfg(test)]

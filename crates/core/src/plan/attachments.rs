@@ -45,15 +45,12 @@ pub const TURNS_BETWEEN_ATTACHMENTS: usize = 5;
 /// Every n-th `plan_mode` attachment is a full reminder.
 pub const FULL_REMINDER_EVERY_N_ATTACHMENTS: usize = 5;
 
-const REMINDER_OPEN: &str = "<system-reminder>";
-const REMINDER_CLOSE: &str = "</system-reminder>";
-
-/// Wraps an attachment body the way the engine does. The scanner accepts
-/// any text block that starts with `<system-reminder>` (after whitespace)
-/// and whose body starts with a marker.
-pub fn wrap_system_reminder(body: &str) -> String {
-    format!("{REMINDER_OPEN}\n{body}\n{REMINDER_CLOSE}")
-}
+// The scanner accepts any text block that starts with `<system-reminder>`
+// (after whitespace) and whose body starts with a marker.
+use catui_protocol::attachment::{
+    SYSTEM_REMINDER_CLOSE as REMINDER_CLOSE, SYSTEM_REMINDER_OPEN as REMINDER_OPEN,
+};
+pub use catui_protocol::attachment::{is_system_reminder, wrap_system_reminder};
 
 /// What a rendered reminder found in the conversation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,11 +61,6 @@ pub enum ReminderKind {
     PlanModeExit,
     PlanFileReference,
     AutoModeExit,
-}
-
-/// True when a text block is a `<system-reminder>` (of any kind).
-pub fn is_system_reminder(text: &str) -> bool {
-    text.trim_start().starts_with(REMINDER_OPEN)
 }
 
 /// Recognises a rendered plan reminder block by its marker. A body that is

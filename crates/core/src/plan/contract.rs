@@ -66,3 +66,8 @@ pub const AUTO_GATE_PLAN_EXIT_FALLBACK_KEY: &str = "auto-mode-gate-plan-exit-fal
 pub fn auto_gate_plan_exit_fallback_text(reason: &str) -> String {
     format!("plan exit -> default · {reason}")
 }
+
+/// The `file_snapshot` key of a plan presented for approval: catui's
+/// ExitPlanMode carries the plan in the approval request rather than in the
+/// model's input, and keeps each presented revision under this key.
+pub const PLAN_REVISION_KEY: &str = "plan_revision";

@@ -71,7 +71,7 @@ impl TypedTool for EnterPlanModeTool {
             .0
             .set_permission_mode(PermissionMode::Plan)
             .map_err(ToolError::failed)?;
-        let interview = ctx.plan.as_ref().is_some_and(|p| p.config.interview_phase);
+        let interview = super::PlanSession::of(ctx).is_some_and(|p| p.config.interview_phase);
         Ok(ToolOutput::text(enter_plan_mode_result(interview)))
     }
 }

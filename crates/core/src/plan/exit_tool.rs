@@ -9,13 +9,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::contract::PLAN_REVISION_KEY;
 use super::contract::{AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, auto_gate_plan_exit_fallback_text};
 use super::exit::{
     ExitResultInput, exit_tool_result, plan_rejected_result, restore_mode, validate_exit,
 };
+use super::extension::PlanRoute;
 use super::prompts::exit_plan_mode_description;
-use super::session::verification_section;
-use crate::engine::Record;
+use super::session::{PlanSession, verification_section};
 use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
@@ -69,31 +70,29 @@ impl TypedTool for ExitPlanModeTool {
         _: &ExitPlanModeInput,
         ctx: &ToolContext,
     ) -> Result<(), ToolError> {
-        let teammate = crate::teams::plan_approval::is_teammate(ctx.team.as_ref());
+        let teammate = PlanRoute::is_teammate(ctx);
         validate_exit(ctx.permission_mode(), teammate).map_err(|e| ToolError::invalid(e.message))
     }
 
     fn access(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Access {
         // Teammates have no local user to ask (G§10.3, G§10.5): allowed.
-        if crate::teams::plan_approval::is_teammate(ctx.team.as_ref()) {
+        if PlanRoute::is_teammate(ctx) {
             return Access::Session;
         }
         Access::Interaction
     }
 
     fn permission_input(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Option<Value> {
-        let plan = ctx.plan.as_ref()?;
+        let plan = PlanSession::of(ctx)?;
         let agent = ctx.agent_id.as_deref();
         let path = plan.files.path(agent);
         let text = plan.files.read(agent);
         let diff = text.as_deref().and_then(|t| plan.present_revision(t));
         if let (Some(session), Some(text)) = (&ctx.session, &text) {
             // Every revision shown for approval is kept in the transcript.
-            session.0.record(Record::FileSnapshot {
-                key: crate::session::plan_recovery::PLAN_REVISION_KEY.into(),
-                path: path.display().to_string(),
-                content: text.clone(),
-            });
+            session
+                .0
+                .snapshot_file(PLAN_REVISION_KEY, &path.display().to_string(), text);
         }
         Some(json!({
             "plan": text,
@@ -111,7 +110,7 @@ impl TypedTool for ExitPlanModeTool {
         input: ExitPlanModeInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let Some(plan) = &ctx.plan else {
+        let Some(plan) = PlanSession::of(ctx) else {
             return Err(ToolError::failed(
                 "plan mode is not available in this context",
             ));
@@ -132,15 +131,13 @@ impl TypedTool for ExitPlanModeTool {
         let text = edited.or(on_disk);
 
         // G§10.7: a plan-required teammate asks the lead and stays in plan mode.
-        if let Some(team) = &ctx.team
-            && crate::teams::plan_approval::is_plan_mode_required(Some(team))
+        if let Some(route) = PlanRoute::of(ctx)
+            && let Some(sent) = route.0.submit(&path, text.as_deref())
         {
-            let result =
-                crate::teams::plan_approval::submit_plan_to_lead(team, &path, text.as_deref())?;
-            return Ok(ToolOutput::text(result)
+            return Ok(ToolOutput::text(sent?)
                 .with_display(format!("Plan sent to the team lead: {}", path.display())));
         }
-        let is_teammate = crate::teams::plan_approval::is_teammate(ctx.team.as_ref());
+        let is_teammate = PlanRoute::is_teammate(ctx);
 
         if let Some(session) = &ctx.session {
             let chosen = match &input.mode {

@@ -13,14 +13,18 @@
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   (G§12, G§13); [`contract`]: the short protocol strings.
 //! - [`exit`]: ExitPlanMode's validation, mode restoration and results (G§10).
-//! - [`provider`]: the engine hook that injects and renders the attachments.
+//! - [`provider`]: the attachment provider that injects and renders them.
+//! - [`extension`]: how plan mode plugs into the engine, and the route a
+//!   teammate's plan takes to its lead.
 
 pub mod attachments;
+pub mod auto_exit;
 pub mod command;
 pub mod contract;
 pub mod enter_tool;
 pub mod exit;
 pub mod exit_tool;
+pub mod extension;
 pub mod files;
 pub mod prompts;
 pub mod provider;
@@ -29,6 +33,8 @@ pub mod slug;
 mod slug_words;
 pub mod state;
 
+#[cfg(test)]
+mod auto_exit_tests;
 #[cfg(test)]
 mod prompt_tests;
 
@@ -39,6 +45,7 @@ pub use attachments::{
 pub use enter_tool::EnterPlanModeTool;
 pub use exit::{plan_diff, restore_mode};
 pub use exit_tool::ExitPlanModeTool;
+pub use extension::{PlanApprovalRoute, PlanExtension, PlanRoute};
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
 pub use provider::PlanAttachmentProvider;

@@ -23,6 +23,9 @@ pub struct PlanSession {
     pub editor: Option<String>,
     /// Whether the auto-mode gate is open (plan exit may restore `auto`).
     pub auto_gate_enabled: bool,
+    /// A headless planning run: presenting the plan ends the run (nobody
+    /// is there to approve it).
+    ends_run_at_plan: bool,
 }
 
 impl PlanSession {
@@ -48,7 +51,19 @@ impl PlanSession {
             verification: Mutex::new(None),
             editor,
             auto_gate_enabled,
+            ends_run_at_plan: false,
         }
+    }
+
+    /// Makes this a headless planning run (see [`Self::ends_run_at_plan`]).
+    pub fn ending_runs_at_plan(mut self, yes: bool) -> Self {
+        self.ends_run_at_plan = yes;
+        self
+    }
+
+    /// Whether presenting the plan ends the main conversation's run.
+    pub fn ends_run_at_plan(&self) -> bool {
+        self.ends_run_at_plan
     }
 
     /// Remembers `plan` as presented for approval and returns the diff

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::entry::EntryBody;
 use super::rebuild::{plan_reference_text, summary_message_text};
+use crate::engine::{Compaction, Compactor};
 use crate::plan::attachments::is_human_turn;
 
 /// Human turns kept verbatim after the summary.
@@ -39,10 +40,10 @@ const SUMMARY_MAX_TOKENS: u32 = 8_192;
 const TOOL_INPUT_CHARS: usize = 1_000;
 const TOOL_RESULT_CHARS: usize = 2_000;
 
-/// Compact when the prompt uses this share of the context window.
-pub const DEFAULT_AUTO_COMPACT_THRESHOLD: f64 = 0.85;
-/// The context window assumed for models not in the table.
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+pub use crate::engine::context_window::{
+    DEFAULT_AUTO_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, auto_compact_threshold, context_window,
+    prompt_tokens, should_auto_compact,
+};
 
 const SUMMARY_SYSTEM_PROMPT: &str = "You condense coding-agent conversations. \
 You are given the earlier part of a conversation between a user and an AI coding assistant \
@@ -235,47 +236,31 @@ fn cut(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// The context window of `model`, by name prefix (a `provider/` prefix is
-/// ignored): Claude 200k, GPT-4.1 1M, GPT-4o 128k, anything else 128k.
-pub fn context_window(model: &str) -> u64 {
-    let name = model
-        .rsplit('/')
-        .next()
-        .unwrap_or(model)
-        .to_ascii_lowercase();
-    const TABLE: [(&str, u64); 3] = [
-        ("claude", 200_000),
-        ("gpt-4.1", 1_000_000),
-        ("gpt-4o", 128_000),
-    ];
-    TABLE
-        .iter()
-        .find(|(prefix, _)| name.starts_with(prefix))
-        .map(|(_, window)| *window)
-        .unwrap_or(DEFAULT_CONTEXT_WINDOW)
-}
+/// The session's [`Compactor`]: [`compact`] as the engine calls it.
+pub struct SummaryCompactor;
 
-/// The threshold to use: the setting when it is a share in (0, 1], else
-/// [`DEFAULT_AUTO_COMPACT_THRESHOLD`].
-pub fn auto_compact_threshold(setting: Option<f64>) -> f64 {
-    setting
-        .filter(|t| t.is_finite() && *t > 0.0 && *t <= 1.0)
-        .unwrap_or(DEFAULT_AUTO_COMPACT_THRESHOLD)
-}
-
-/// The tokens a request's prompt took: fresh, cached and cache-written input.
-pub fn prompt_tokens(usage: &Usage) -> u64 {
-    usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
-}
-
-/// Whether the last request's prompt (`usage_input_tokens`, see
-/// [`prompt_tokens`]) has filled `threshold` of `context_window`.
-pub fn should_auto_compact(usage_input_tokens: u64, context_window: u64, threshold: f64) -> bool {
-    if context_window == 0 {
-        return false;
+#[async_trait::async_trait]
+impl Compactor for SummaryCompactor {
+    async fn compact(
+        &self,
+        client: &dyn ModelClient,
+        model: &str,
+        messages: &[Message],
+        instructions: Option<&str>,
+        kept_document: Option<(&Path, &str)>,
+        cancel: &CancellationToken,
+    ) -> Result<Compaction, String> {
+        let done = compact(client, model, messages, instructions, kept_document, cancel)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(Compaction {
+            messages: done.messages,
+            entries: done.entries,
+            summarized: done.summarized,
+            kept: done.kept,
+            usage: done.usage,
+        })
     }
-    let threshold = auto_compact_threshold(Some(threshold));
-    usage_input_tokens as f64 >= context_window as f64 * threshold
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@
 //! - [`git_branch`] — the branch a session ran on.
 
 pub mod compact;
-pub mod entry;
+/// The transcript line format (shared with other readers of transcripts).
+pub use catui_protocol::transcript as entry;
 pub mod fork;
 pub mod git_branch;
 pub mod index;
@@ -34,8 +35,8 @@ pub mod snapshot;
 pub mod transcript;
 
 pub use compact::{
-    CompactError, Compacted, DEFAULT_AUTO_COMPACT_THRESHOLD, auto_compact_threshold, compact,
-    context_window, prompt_tokens, should_auto_compact,
+    CompactError, Compacted, DEFAULT_AUTO_COMPACT_THRESHOLD, SummaryCompactor,
+    auto_compact_threshold, compact, context_window, prompt_tokens, should_auto_compact,
 };
 pub use entry::{EntryBody, TranscriptEntry};
 pub use fork::{ForkError, ForkedSession, fork_session};

@@ -26,10 +26,7 @@ use crate::plan::slug::InvalidSlug;
 /// The `file_snapshot` key of plan snapshots.
 pub const PLAN_SNAPSHOT_KEY: &str = "plan";
 
-/// The `file_snapshot` key of a plan presented for approval: catui's
-/// ExitPlanMode carries the plan in the approval request rather than in the
-/// model's input, and keeps each presented revision under this key.
-pub const PLAN_REVISION_KEY: &str = "plan_revision";
+pub use crate::plan::contract::PLAN_REVISION_KEY;
 
 /// The tool whose calls carry the plan.
 const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";

@@ -183,6 +183,20 @@ pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
     }
 }
 
+/// `/team` as an engine extension of the lead's conversation (`None`: a
+/// session without teams, which says so).
+pub struct TeamCommand(pub Option<TeamHandle>);
+
+impl crate::engine::EngineExtension for TeamCommand {
+    fn command(
+        &self,
+        command: &crate::engine::commands::SlashCommand,
+        _session: &dyn crate::tools::SessionHooks,
+    ) -> Option<CommandOutput> {
+        (command.name == "team").then(|| team_command(self.0.as_ref(), &command.args))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,8 +20,9 @@ use super::forward::forward;
 use super::mailbox::is_valid_name;
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
+use crate::agents::AgentsHandle;
 use crate::engine::{Conversation, EngineEvent, SessionServices};
-use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
+use crate::plan::{PlanFiles, PlanModeConfig, PlanRoute, PlanSession};
 use crate::tools::ToolContext;
 
 /// Where user turns for the lead model go (the front end's input queue).
@@ -96,6 +97,13 @@ pub struct TeamHandle {
     pub member: Option<Arc<TeammateState>>,
 }
 
+impl TeamHandle {
+    /// The team handle of the conversation running this tool call.
+    pub fn of(ctx: &ToolContext) -> Option<&TeamHandle> {
+        ctx.values.get::<TeamHandle>()
+    }
+}
+
 impl std::fmt::Debug for TeamHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.member {
@@ -129,7 +137,7 @@ impl TeamManager {
         })
     }
 
-    /// The lead's handle (for the lead's [`ToolContext::team`]).
+    /// The lead's handle (for the lead's tool context values).
     pub fn lead_handle(self: &Arc<Self>) -> TeamHandle {
         TeamHandle {
             manager: self.clone(),
@@ -248,7 +256,7 @@ impl TeamManager {
             self.setup.plans_dir.clone(),
             self.setup.services.session_id.clone(),
         );
-        if let Some(slug) = lead.plan.as_ref().map(|p| p.files.slug()) {
+        if let Some(slug) = PlanSession::of(lead).map(|p| p.files.slug()) {
             let _ = files.adopt_slug(&slug);
         }
         let plan = Arc::new(PlanSession::new(
@@ -261,13 +269,18 @@ impl TeamManager {
         let mut ctx = ToolContext::new(lead.project_root.clone());
         ctx.set_cwd(lead.cwd());
         ctx.env = lead.env.clone();
-        ctx.agents = lead.agents.clone();
+        if let Some(agents) = lead.values.get::<AgentsHandle>() {
+            ctx.values.insert(agents.clone());
+        }
         ctx.agent_id = Some(agent_id.clone());
         ctx.cancel = state.cancel.clone();
-        ctx.team = Some(TeamHandle {
+        let handle = TeamHandle {
             manager: me,
             member: Some(state.clone()),
-        });
+        };
+        // A teammate's plan goes to the lead, not to a local user.
+        ctx.values.insert(PlanRoute(Arc::new(handle.clone())));
+        ctx.values.insert(handle);
 
         let mut tools = self.setup.services.tools.clone();
         tools.retain(|n| !matches!(n, "TeamCreate" | "TeamStop" | "EnterPlanMode"));
@@ -292,7 +305,7 @@ impl TeamManager {
             max_turns: self.setup.services.limits.max_turns,
             tools: Some(tools),
             events: Some(events_tx),
-            plan: Some(plan),
+            extensions: vec![plan.extension()],
             ..Conversation::new(String::new(), permissions, ctx)
         });
         let lead_events = self.setup.services.events.clone();
@@ -304,6 +317,7 @@ impl TeamManager {
         };
         let task = tokio::spawn(run_teammate(
             engine,
+            plan,
             state.clone(),
             self.mailboxes.clone(),
             on_error,

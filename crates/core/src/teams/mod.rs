@@ -24,7 +24,7 @@ pub mod tools;
 
 use serde::{Deserialize, Serialize};
 
-pub use command::team_command;
+pub use command::{TeamCommand, team_command};
 pub use mailbox::{MailMessage, MailboxError, Mailboxes};
 pub use manager::{LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup};
 pub use teammate::{TeammateSpec, TeammateState, TeammateStatus};

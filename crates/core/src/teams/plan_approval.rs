@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::mailbox::now_timestamp;
 use super::{TEAM_LEAD, TeamHandle, TeamProtocol, plan_approval_request_id};
+use crate::plan::PlanApprovalRoute;
 use crate::plan::contract::no_plan_file_found;
 use crate::plan::exit::awaiting_leader_approval_result;
 use crate::tools::ToolError;
@@ -49,4 +50,16 @@ pub fn submit_plan_to_lead(
         .map_err(|e| ToolError::failed(format!("could not send the plan to the team lead: {e}")))?;
     member.await_approval(&request_id, &path);
     Ok(awaiting_leader_approval_result(plan_file, &request_id))
+}
+
+/// A teammate's plans go to its lead; a plan-mode teammate that does not
+/// need approval leaves plan mode on its own.
+impl PlanApprovalRoute for TeamHandle {
+    fn is_teammate(&self) -> bool {
+        is_teammate(Some(self))
+    }
+
+    fn submit(&self, plan_file: &Path, plan: Option<&str>) -> Option<Result<String, ToolError>> {
+        is_plan_mode_required(Some(self)).then(|| submit_plan_to_lead(self, plan_file, plan))
+    }
 }

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
 use crate::engine::{Engine, TurnOutcome};
-use crate::plan::restore_mode;
+use crate::plan::{PlanSession, restore_mode};
 
 /// How often an idle teammate looks at its inbox for messages written by
 /// other processes (in-process senders wake it at once).
@@ -201,6 +201,7 @@ impl TeammateState {
 /// reports none for prompts it is handed directly).
 pub async fn run_teammate(
     mut engine: Engine,
+    plan: Arc<PlanSession>,
     state: Arc<TeammateState>,
     mailboxes: Mailboxes,
     on_error: impl Fn(String) + Send + Sync,
@@ -231,7 +232,7 @@ pub async fn run_teammate(
         }
         match mailboxes.read_unread_and_mark(state.team(), state.name()) {
             Ok(messages) if !messages.is_empty() => {
-                next = Some(deliver(&engine, &state, &messages));
+                next = Some(deliver(&engine, &plan, &state, &messages));
                 continue;
             }
             Ok(_) => {}
@@ -260,7 +261,12 @@ pub async fn run_teammate(
 
 /// Turns inbox messages into the next user turn, acting on protocol
 /// messages on the way (an approved plan leaves plan mode here, G§10.8).
-fn deliver(engine: &Engine, state: &TeammateState, messages: &[MailMessage]) -> String {
+fn deliver(
+    engine: &Engine,
+    plan: &PlanSession,
+    state: &TeammateState,
+    messages: &[MailMessage],
+) -> String {
     let mut parts = Vec::new();
     for m in messages {
         match TeamProtocol::parse(&m.text) {
@@ -271,6 +277,7 @@ fn deliver(engine: &Engine, state: &TeammateState, messages: &[MailMessage]) -> 
             }) if m.from == TEAM_LEAD => {
                 parts.push(approval_turn(
                     engine,
+                    plan,
                     state,
                     &request_id,
                     approved,
@@ -288,6 +295,7 @@ fn deliver(engine: &Engine, state: &TeammateState, messages: &[MailMessage]) -> 
 
 fn approval_turn(
     engine: &Engine,
+    plan: &PlanSession,
     state: &TeammateState,
     request_id: &str,
     approved: bool,
@@ -308,12 +316,9 @@ fn approval_turn(
         );
     }
     let hooks = engine.session_hooks();
-    let auto_gate = engine.plan().is_some_and(|p| p.auto_gate_enabled);
-    let (mode, _) = restore_mode(hooks.pre_plan_mode(), None, auto_gate);
+    let (mode, _) = restore_mode(hooks.pre_plan_mode(), None, plan.auto_gate_enabled);
     if hooks.permission_mode() == PermissionMode::Plan {
-        if let Some(plan) = engine.plan() {
-            plan.state.record_plan_approved_exit();
-        }
+        plan.state.record_plan_approved_exit();
         // The one transition function; it cannot fail for a non-plan mode.
         let _ = engine.set_permission_mode(mode);
     }

@@ -14,9 +14,7 @@ use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
 fn team_of(ctx: &ToolContext) -> Result<&TeamHandle, ToolError> {
-    ctx.team
-        .as_ref()
-        .ok_or_else(|| ToolError::failed("teams are not available in this session"))
+    TeamHandle::of(ctx).ok_or_else(|| ToolError::failed("teams are not available in this session"))
 }
 
 /// Which team a lead's call means: the one named, else the only one.

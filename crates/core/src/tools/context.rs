@@ -1,5 +1,6 @@
 //! What a running tool can see of its session.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -50,16 +51,45 @@ pub struct ToolContext {
     pub tool_use_id: Option<String>,
     /// The engine's session controls (mode changes, notifications).
     pub session: Option<SessionHandle>,
-    /// Starts sub-agents (the Agent tool); absent inside sub-agents.
-    pub agents: Option<AgentsHandle>,
     /// Where Bash commands may write (plan mode sets a private temp dir).
     pub sandbox: Arc<Mutex<SandboxPolicy>>,
     /// The session's todo list, replaced by TodoWrite.
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
-    /// The session's plan mode (plan files, state), when it has one.
-    pub plan: Option<Arc<crate::plan::PlanSession>>,
-    /// The session's team (lead or teammate), when teams are available.
-    pub team: Option<crate::teams::TeamHandle>,
+    /// What higher layers hand to their own tools (the plan session, the
+    /// team handle, the sub-agent runner), looked up by type.
+    pub values: ContextValues,
+}
+
+/// A map from a type to one value of that type, shared by clones of a
+/// [`ToolContext`] until one of them inserts (copy on write). This is how
+/// plan mode, teams and sub-agents reach their tools without the tools
+/// layer naming them.
+#[derive(Clone, Default)]
+pub struct ContextValues(Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>);
+
+impl ContextValues {
+    /// Sets the value of type `T` (replacing an earlier one).
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) {
+        Arc::make_mut(&mut self.0).insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The value of type `T`, if one was set.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.0.get(&TypeId::of::<T>())?.downcast_ref::<T>()
+    }
+
+    /// Removes the value of type `T`.
+    pub fn remove<T: Any + Send + Sync>(&mut self) {
+        if self.0.contains_key(&TypeId::of::<T>()) {
+            Arc::make_mut(&mut self.0).remove(&TypeId::of::<T>());
+        }
+    }
+}
+
+impl std::fmt::Debug for ContextValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ContextValues({} values)", self.0.len())
+    }
 }
 
 /// What tools may ask of the engine that runs them.
@@ -73,8 +103,9 @@ pub trait SessionHooks: Send + Sync {
     fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String>;
     /// Shows the user something outside the conversation.
     fn notify(&self, key: &str, text: &str);
-    /// Keeps something in the transcript.
-    fn record(&self, record: crate::engine::Record);
+    /// Keeps a file's content in the transcript under `key` (e.g. each
+    /// revision of a plan shown for approval).
+    fn snapshot_file(&self, key: &str, path: &str, content: &str);
 }
 
 /// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).
@@ -84,16 +115,6 @@ pub struct SessionHandle(pub Arc<dyn SessionHooks>);
 impl std::fmt::Debug for SessionHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("SessionHandle")
-    }
-}
-
-/// A shared [`crate::agents::AgentRunner`].
-#[derive(Clone)]
-pub struct AgentsHandle(pub Arc<dyn crate::agents::AgentRunner>);
-
-impl std::fmt::Debug for AgentsHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("AgentsHandle")
     }
 }
 
@@ -108,11 +129,9 @@ impl ToolContext {
             agent_id: None,
             tool_use_id: None,
             session: None,
-            agents: None,
             sandbox: Arc::default(),
             todos: Arc::default(),
-            plan: None,
-            team: None,
+            values: ContextValues::default(),
         }
     }
 

@@ -4,8 +4,9 @@
 //!
 //! - [`classifier`]: the request, the timeout and the denial count.
 //! - [`prompt`]: what the classifier sees and must answer.
-//! - [`plan_exit`]: leaving plan mode with auto mode in play (G§10.8,
-//!   G§10.9).
+//!
+//! Leaving plan mode with auto mode in play is plan mode's business
+//! (`crate::plan::auto_exit`).
 //!
 //! Which calls reach the classifier is decided by
 //! [`super::decide`] (`Decision::Classify`: calls that would ask by the
@@ -15,16 +16,11 @@
 //! `engine/tool_runner`.
 
 pub mod classifier;
-pub mod plan_exit;
 pub mod prompt;
-
-#[cfg(test)]
-mod transition_tests;
 
 pub use classifier::{
     AutoClassifier, AutoReview, ClassifierConfig, DEFAULT_MAX_CONSECUTIVE_DENIALS, DEFAULT_TIMEOUT,
 };
-pub use plan_exit::{PlanExit, exit_plan_mode, gate_fallback_notification};
 pub use prompt::ProposedAction;
 
 /// Notification key of every classifier decision.

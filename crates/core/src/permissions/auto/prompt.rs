@@ -12,7 +12,7 @@ use std::path::Path;
 use catui_protocol::{ContentBlock, Message, Role, ToolSpec};
 use serde_json::{Value, json};
 
-use crate::plan::attachments::is_system_reminder;
+use catui_protocol::attachment::is_system_reminder;
 
 /// The tool the classifier is forced to call.
 pub const DECIDE_TOOL: &str = "decide";
@@ -208,7 +208,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::plan::attachments::wrap_system_reminder;
+    use catui_protocol::attachment::wrap_system_reminder;
 
     fn assistant_call(id: &str, name: &str, input: Value) -> Message {
         Message {

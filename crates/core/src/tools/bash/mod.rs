@@ -9,6 +9,8 @@
 //! over between calls: an `EXIT` trap writes the final `pwd` to a private
 //! pipe that the tool reads after the shell exits.
 
+#[cfg(test)]
+mod containment_tests;
 pub mod groups;
 mod output;
 

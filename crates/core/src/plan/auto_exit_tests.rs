@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use catui_protocol::PermissionMode::{self, *};
 
-use super::*;
+use super::auto_exit::*;
+use crate::permissions::auto::*;
 use crate::permissions::rules::{Rule, RuleBehavior, RuleOrigin, SourcedRule};
 use crate::permissions::{
     AutoModeConfig, ModeChange, ModeError, PermissionContext, is_auto_mode_active,

@@ -8,7 +8,7 @@
 //! they do not know keep the entry as [`EntryBody::Unknown`] instead of
 //! failing, so older binaries can read newer transcripts.
 
-use catui_protocol::{Attachment, Message, PermissionMode, Usage};
+use crate::{Attachment, Message, PermissionMode, Usage};
 use serde::{Deserialize, Serialize};
 
 /// One line of a transcript.

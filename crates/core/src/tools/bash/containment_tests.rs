@@ -8,13 +8,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::sandbox::{SandboxPolicy, sandbox_status};
-use super::shell::analyze;
-use super::shell::tests::NOT_READ_ONLY;
-use super::{Access, CallInfo, Decision, PermissionContext, decide, transition_permission_mode};
+use super::{BashInput, BashTool};
+use crate::permissions::sandbox::{SandboxPolicy, sandbox_status};
+use crate::permissions::shell::analyze;
+use crate::permissions::shell::tests::NOT_READ_ONLY;
+use crate::permissions::{
+    Access, CallInfo, Decision, PermissionContext, decide, transition_permission_mode,
+};
 use crate::tools::ToolContext;
 use crate::tools::TypedTool;
-use crate::tools::bash::{BashInput, BashTool};
 use catui_protocol::PermissionMode;
 
 /// Commands whose effect is outside the file system (signals, the clock,

@@ -1,0 +1,152 @@
+//! The engine's extension points. Features that are not the conversation
+//! loop itself — plan mode, the `/team` command, later hooks and MCP —
+//! plug in here instead of being named by the engine:
+//!
+//! - [`EngineExtension`]: attached to a conversation when it is built and
+//!   inherited by its sub-agents. It may adjust the conversation's
+//!   permission state and tool context, provide attachments, observe mode
+//!   changes, answer slash commands, keep a document across compaction,
+//!   report notices once an input is handled, and act on each tool call
+//!   before the permission check ([`ToolGate`]).
+//! - [`Compactor`]: how the conversation is summarised (`/compact` and
+//!   automatic compaction); the session layer provides it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use catui_protocol::stream_json::ResultSubtype;
+use catui_protocol::transcript::EntryBody;
+use catui_protocol::{Message, Usage};
+use catui_providers::ModelClient;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::attachments::AttachmentProvider;
+use super::commands::{CommandOutput, SlashCommand};
+use crate::permissions::{ModeChange, PermissionContext};
+use crate::tools::{PreparedCall, SessionHooks, ToolContext};
+
+/// What an extension may set up when a conversation is built.
+pub struct AttachContext<'a> {
+    /// `None` for the main conversation.
+    pub agent_id: Option<&'a str>,
+    pub permissions: &'a mut PermissionContext,
+    pub tool_ctx: &'a mut ToolContext,
+}
+
+/// A tool call after its input parsed and validated, before the permission
+/// check.
+pub struct ToolCallView<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    /// The input as the model sent it.
+    pub input: &'a Value,
+    pub call: &'a dyn PreparedCall,
+    pub ctx: &'a ToolContext,
+    /// `None` in the main conversation.
+    pub agent_id: Option<&'a str>,
+}
+
+/// What a tool lifecycle hook decided about a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolGate {
+    /// Carry on: permission check, then the tool.
+    Continue,
+    /// Do not run the tool: this is its result. With `end_run`, the
+    /// handling of the current input ends after this batch of calls.
+    Answer {
+        content: String,
+        is_error: bool,
+        end_run: Option<RunEnd>,
+    },
+}
+
+/// How a hook ends the handling of the current input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEnd {
+    pub subtype: ResultSubtype,
+    pub result: String,
+}
+
+/// Something to show the user after an input was handled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub key: String,
+    pub text: String,
+}
+
+/// A plug-in to a conversation. Every method has a do-nothing default.
+pub trait EngineExtension: Send + Sync {
+    /// Called once as a conversation (main, sub-agent or teammate) is built.
+    fn attach(&self, _conversation: &mut AttachContext<'_>) {}
+
+    /// Context to inject before model requests.
+    fn attachment_provider(&self) -> Option<Arc<dyn AttachmentProvider>> {
+        None
+    }
+
+    /// The permission mode changed (or an auto-mode state was left).
+    fn mode_changed(&self, _change: &ModeChange) {}
+
+    /// A tool lifecycle hook: runs for each call before the permission
+    /// check and may answer the call itself.
+    fn before_tool(&self, _call: &ToolCallView<'_>) -> ToolGate {
+        ToolGate::Continue
+    }
+
+    /// Answers a slash command this extension owns; `None`: not its command.
+    fn command(
+        &self,
+        _command: &SlashCommand,
+        _session: &dyn SessionHooks,
+    ) -> Option<CommandOutput> {
+        None
+    }
+
+    /// A document to attach again after compaction: its path and content.
+    fn kept_document(&self, _agent_id: Option<&str>) -> Option<(PathBuf, String)> {
+        None
+    }
+
+    /// Notices for the user once an input of the main conversation has
+    /// been handled.
+    fn input_handled(&self) -> Vec<Notice> {
+        Vec::new()
+    }
+}
+
+/// The extensions of a conversation; kept in its tool context's values so
+/// that the sub-agents it starts inherit them.
+#[derive(Clone, Default)]
+pub struct Extensions(pub Vec<Arc<dyn EngineExtension>>);
+
+/// A compacted conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction {
+    /// The new conversation.
+    pub messages: Vec<Message>,
+    /// What to append to the transcript, in order.
+    pub entries: Vec<EntryBody>,
+    /// How many messages the summary replaced.
+    pub summarized: usize,
+    /// How many trailing messages were kept verbatim.
+    pub kept: usize,
+    /// Tokens spent on the summary request.
+    pub usage: Usage,
+}
+
+/// Summarises a conversation so it fits the context window again.
+#[async_trait]
+pub trait Compactor: Send + Sync {
+    /// `kept_document` (path, content) is attached again after the summary.
+    async fn compact(
+        &self,
+        client: &dyn ModelClient,
+        model: &str,
+        messages: &[Message],
+        instructions: Option<&str>,
+        kept_document: Option<(&Path, &str)>,
+        cancel: &CancellationToken,
+    ) -> Result<Compaction, String>;
+}

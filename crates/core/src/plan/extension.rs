@@ -1,0 +1,149 @@
+//! How plan mode plugs into the engine: [`PlanExtension`] implements the
+//! engine's [`EngineExtension`] for one session's [`PlanSession`] — the
+//! plan file as the one writable file, the plan-mode attachments, the
+//! reaction to mode changes, `/plan`, the plan kept across compaction, the
+//! verification steps after an approved plan, and a headless planning run
+//! that ends when the model presents its plan.
+//!
+//! [`PlanRoute`] is the other direction: how a conversation that has no
+//! local user (a teammate) gets its plan approved; teams provide it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use catui_protocol::stream_json::ResultSubtype;
+use serde_json::Value;
+
+use super::command::plan_command;
+use super::session::PlanSession;
+use crate::engine::attachments::AttachmentProvider;
+use crate::engine::commands::{CommandOutput, SlashCommand};
+use crate::engine::{AttachContext, EngineExtension, Notice, RunEnd, ToolCallView, ToolGate};
+use crate::permissions::ModeChange;
+use crate::tools::{SessionHooks, ToolContext, ToolError};
+
+/// The name of the tool that presents a plan.
+const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+
+/// Plan mode as an engine extension.
+pub struct PlanExtension {
+    plan: Arc<PlanSession>,
+}
+
+impl PlanExtension {
+    pub fn new(plan: Arc<PlanSession>) -> Self {
+        PlanExtension { plan }
+    }
+}
+
+impl PlanSession {
+    /// The plan session of the conversation running this tool call.
+    pub fn of(ctx: &ToolContext) -> Option<&Arc<PlanSession>> {
+        ctx.values.get::<Arc<PlanSession>>()
+    }
+
+    /// This session as an engine extension.
+    pub fn extension(self: &Arc<Self>) -> Arc<dyn EngineExtension> {
+        Arc::new(PlanExtension::new(self.clone()))
+    }
+}
+
+impl EngineExtension for PlanExtension {
+    fn attach(&self, conversation: &mut AttachContext<'_>) {
+        // The one file writable in plan mode: this conversation's own plan
+        // file (sub-agents have their own beside the session's).
+        conversation.permissions.plan_file = Some(self.plan.files.path(conversation.agent_id));
+        conversation.tool_ctx.values.insert(self.plan.clone());
+    }
+
+    fn attachment_provider(&self) -> Option<Arc<dyn AttachmentProvider>> {
+        Some(self.plan.provider.clone())
+    }
+
+    fn mode_changed(&self, change: &ModeChange) {
+        if change.auto_mode_exited {
+            self.plan.state.set_needs_auto_mode_exit_attachment(true);
+        }
+        if change.changed() {
+            self.plan
+                .state
+                .handle_plan_mode_transition(change.from, change.to);
+        }
+    }
+
+    fn before_tool(&self, call: &ToolCallView<'_>) -> ToolGate {
+        if call.name != EXIT_PLAN_MODE || !self.plan.ends_run_at_plan() || call.agent_id.is_some() {
+            return ToolGate::Continue;
+        }
+        // A headless planning run: nobody can approve here, so the run ends
+        // with the plan and the session stays in plan mode. The plan is
+        // presented as for an approval (and so kept in the transcript).
+        let input = call.call.permission_input(call.ctx).unwrap_or(Value::Null);
+        let plan = input["plan"].as_str().unwrap_or_default().to_string();
+        let path = input["planFilePath"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        ToolGate::Answer {
+            content: format!(
+                "The plan at {path} was saved for the user's review. This run ends here and the session \
+                 stays in plan mode; the user will approve or revise it later. Do not continue."
+            ),
+            is_error: false,
+            end_run: Some(RunEnd {
+                subtype: ResultSubtype::PlanReady,
+                result: plan,
+            }),
+        }
+    }
+
+    fn command(&self, command: &SlashCommand, session: &dyn SessionHooks) -> Option<CommandOutput> {
+        (command.name == "plan").then(|| plan_command(session, &self.plan, &command.args))
+    }
+
+    fn kept_document(&self, agent_id: Option<&str>) -> Option<(PathBuf, String)> {
+        let files = &self.plan.files;
+        files
+            .read(agent_id)
+            .map(|content| (files.path(agent_id), content))
+    }
+
+    fn input_handled(&self) -> Vec<Notice> {
+        // The approved plan's verification steps, listed for the user when
+        // the run ends.
+        self.plan
+            .take_verification()
+            .map(|steps| Notice {
+                key: "plan-verification".into(),
+                text: format!("Verify the change with the plan's verification steps:\n{steps}"),
+            })
+            .into_iter()
+            .collect()
+    }
+}
+
+/// Where the plan of a conversation without a local user goes for
+/// approval (a teammate's team lead).
+pub trait PlanApprovalRoute: Send + Sync {
+    /// The caller has no local user to ask (it is a teammate).
+    fn is_teammate(&self) -> bool;
+    /// Sends the plan for approval when the caller needs someone else's;
+    /// returns the tool result telling it to wait. `None`: the caller exits
+    /// plan mode as usual.
+    fn submit(&self, plan_file: &Path, plan: Option<&str>) -> Option<Result<String, ToolError>>;
+}
+
+/// A conversation's [`PlanApprovalRoute`], in its tool context's values.
+#[derive(Clone)]
+pub struct PlanRoute(pub Arc<dyn PlanApprovalRoute>);
+
+impl PlanRoute {
+    pub fn of(ctx: &ToolContext) -> Option<&PlanRoute> {
+        ctx.values.get::<PlanRoute>()
+    }
+
+    /// Whether the conversation running this call is a teammate.
+    pub fn is_teammate(ctx: &ToolContext) -> bool {
+        Self::of(ctx).is_some_and(|r| r.0.is_teammate())
+    }
+}
