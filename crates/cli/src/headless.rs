@@ -434,6 +434,7 @@ pub fn init_event(
         tools: info.tools.clone(),
         plan_file,
         sandbox: info.sandbox.clone(),
+        settings_warnings: info.settings_warnings.clone(),
     })
 }
 
@@ -445,20 +446,39 @@ pub async fn read_stdin(
     pending: Arc<Pending>,
     out: UnboundedSender<OutputEvent>,
 ) {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
+    let mut bytes = Vec::new();
+    let mut number = 0u64;
     loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes).await {
+            Ok(0) => break,
+            Ok(_) => {}
             Err(e) => {
                 notify(&out, "invalid_input", format!("could not read stdin: {e}"));
                 break;
+            }
+        }
+        number += 1;
+        // Bytes that are not UTF-8 spoil their line only, not the session.
+        let line = match std::str::from_utf8(&bytes) {
+            Ok(line) => line,
+            Err(e) => {
+                notify(
+                    &out,
+                    "invalid_input",
+                    format!(
+                        "ignored input line {number}: it is not valid UTF-8 (byte {})",
+                        e.valid_up_to() + 1
+                    ),
+                );
+                continue;
             }
         };
         if line.trim().is_empty() {
             continue;
         }
-        let message: InputMessage = match serde_json::from_str(&line) {
+        let message: InputMessage = match serde_json::from_str(line) {
             Ok(m) => m,
             Err(e) => {
                 notify(

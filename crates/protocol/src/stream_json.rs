@@ -48,6 +48,10 @@ pub enum SystemEvent {
         plan_file: Option<String>,
         /// `landlock` or `unavailable`.
         sandbox: String,
+        /// Problems with the settings files, one line each (each also
+        /// sent as a `settings` notification); absent when there are none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        settings_warnings: Vec<String>,
     },
     PermissionMode {
         mode: PermissionMode,

@@ -332,6 +332,8 @@ impl AppState {
                     text: body.to_string(),
                 });
             }
+            // A settings file that was not applied is a problem to fix.
+            EngineEvent::Notification { key, text } if key == "settings" => self.system(text, true),
             EngineEvent::Notification { text, .. } => self.system(text, false),
             // Teammates' conversations stay out of the lead's transcript;
             // the team panel shows what they do.
