@@ -1,52 +1,31 @@
-//! Coloured diffs for the transcript and the permission dialogs: computed
-//! from an edit's old/new text (with `similar`), or parsed from a unified
-//! diff a tool or the plan history already produced.
+//! Coloured diffs with line numbers for the transcript and the permission
+//! dialogs: computed from old/new text (with `similar`), or parsed from a
+//! unified diff a tool or the plan history already produced. File headers
+//! (`---`/`+++`) are dropped; hunks are separated by a `⋮` row.
 
-use ratatui::style::{Color, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use similar::{ChangeTag, TextDiff};
+use similar::TextDiff;
 
+use crate::theme;
 use crate::wrap::wrap_line;
 
-fn added() -> Style {
-    Style::default().fg(Color::Green)
-}
-
-fn removed() -> Style {
-    Style::default().fg(Color::Red)
-}
-
-fn context() -> Style {
-    Style::default().fg(Color::DarkGray)
-}
-
-/// A line-level diff of `old` → `new` as `+`/`-`/` ` lines with up to
-/// three lines of context around each change (hunks separated by `…`).
-pub fn diff_text(old: &str, new: &str) -> String {
+/// A unified diff of `old` → `new` (hunk headers, three lines of context,
+/// no file headers).
+pub fn unified(old: &str, new: &str) -> String {
     let diff = TextDiff::from_lines(old, new);
     let mut out = String::new();
-    for (i, group) in diff.grouped_ops(3).iter().enumerate() {
-        if i > 0 {
-            out.push_str("…\n");
-        }
-        for op in group {
-            for change in diff.iter_changes(op) {
-                let sign = match change.tag() {
-                    ChangeTag::Delete => '-',
-                    ChangeTag::Insert => '+',
-                    ChangeTag::Equal => ' ',
-                };
-                out.push(sign);
-                out.push_str(change.value().trim_end_matches(['\n', '\r']));
-                out.push('\n');
-            }
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        out.push_str(&hunk.to_string());
+        if !out.ends_with('\n') {
+            out.push('\n');
         }
     }
     out
 }
 
-/// Whether `text` looks like a diff (unified or the `+`/`-` form above),
-/// so a tool's display can be coloured as one.
+/// Whether `text` looks like a diff (unified, or bare `+`/`-` lines), so a
+/// tool's display can be coloured as one.
 pub fn looks_like_diff(text: &str) -> bool {
     let mut changes = 0;
     for line in text.lines().take(200) {
@@ -63,34 +42,123 @@ pub fn looks_like_diff(text: &str) -> bool {
         })
 }
 
-/// Colours one diff line.
-pub fn diff_line(line: &str) -> Line<'static> {
-    let style = if line.starts_with("+++") || line.starts_with("---") {
-        Style::default().fg(Color::DarkGray)
-    } else if line.starts_with('+') {
-        added()
-    } else if line.starts_with('-') {
-        removed()
-    } else if line.starts_with("@@") {
-        Style::default().fg(Color::Cyan)
-    } else {
-        context()
-    };
-    Line::from(Span::styled(line.to_string(), style))
+/// `@@ -a,b +c,d @@` → (a, c).
+fn hunk_start(line: &str) -> Option<(usize, usize)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(' ')?;
+    let new = rest.strip_prefix('+')?.split([' ', ',']).next()?;
+    let old = old.split(',').next()?;
+    Some((old.parse().ok()?, new.parse().ok()?))
 }
 
-/// Colours and wraps a diff to `width`, at most `max` source lines (then a
-/// `… +N lines` note).
-pub fn diff_lines(text: &str, width: usize, max: usize) -> Vec<Line<'static>> {
-    let all: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    for line in all.iter().take(max) {
-        out.extend(wrap_line(&diff_line(line), width, 1));
+/// One row of a diff: kind, line number (when known) and text.
+struct Row<'a> {
+    sign: char,
+    number: Option<usize>,
+    text: &'a str,
+}
+
+fn parse(text: &str) -> Vec<Option<Row<'_>>> {
+    let mut rows = Vec::new();
+    let (mut old_no, mut new_no) = (0usize, 0usize);
+    let mut numbered = false;
+    let mut hunks = 0;
+    for line in text.lines() {
+        if line.starts_with("--- ")
+            || line.starts_with("+++ ")
+            || line.starts_with("diff ")
+            || line.starts_with("index ")
+            || line.starts_with('\\')
+        {
+            continue;
+        }
+        if let Some((o, n)) = hunk_start(line) {
+            if hunks > 0 {
+                rows.push(None);
+            }
+            hunks += 1;
+            (old_no, new_no, numbered) = (o, n, true);
+            continue;
+        }
+        if line == "…" {
+            rows.push(None);
+            continue;
+        }
+        let (sign, body) = match line.chars().next() {
+            Some(c @ ('+' | '-' | ' ')) => (c, &line[1..]),
+            _ => (' ', line),
+        };
+        let number = numbered.then(|| match sign {
+            '-' => {
+                old_no += 1;
+                old_no - 1
+            }
+            '+' => {
+                new_no += 1;
+                new_no - 1
+            }
+            _ => {
+                old_no += 1;
+                new_no += 1;
+                new_no - 1
+            }
+        });
+        rows.push(Some(Row {
+            sign,
+            number,
+            text: body,
+        }));
     }
-    if all.len() > max {
+    rows
+}
+
+/// Colours, numbers and wraps a diff to `width`, at most `max` rows (then
+/// a `… +N lines` note).
+pub fn diff_lines(text: &str, width: usize, max: usize) -> Vec<Line<'static>> {
+    let rows = parse(text);
+    let num_w = rows
+        .iter()
+        .flatten()
+        .filter_map(|r| r.number)
+        .max()
+        .map_or(0, |n| n.to_string().len());
+    let t = theme::current();
+    let mut out = Vec::new();
+    let shown = if rows.len() > max.saturating_add(2) {
+        max
+    } else {
+        rows.len()
+    };
+    for row in rows.iter().take(shown) {
+        let Some(row) = row else {
+            out.push(Line::styled(
+                format!("{:>num_w$} ⋮", ""),
+                Style::default().fg(t.dim),
+            ));
+            continue;
+        };
+        let (style, sign_style) = match row.sign {
+            '+' => (t.added(), t.added().add_modifier(Modifier::BOLD)),
+            '-' => (t.removed(), t.removed().add_modifier(Modifier::BOLD)),
+            _ => (Style::default(), Style::default().fg(t.dim)),
+        };
+        let mut spans = Vec::new();
+        if num_w > 0 {
+            let n = row.number.map(|n| n.to_string()).unwrap_or_default();
+            spans.push(Span::styled(
+                format!("{n:>num_w$} "),
+                Style::default().fg(t.dim),
+            ));
+        }
+        spans.push(Span::styled(row.sign.to_string(), sign_style));
+        spans.push(Span::styled(format!(" {}", row.text), style));
+        let indent = if num_w > 0 { num_w + 3 } else { 2 };
+        out.extend(wrap_line(&Line::from(spans), width, indent));
+    }
+    if rows.len() > shown {
         out.push(Line::styled(
-            format!("… +{} lines", all.len() - max),
-            context(),
+            crate::tool_view::more_lines(rows.len() - shown),
+            Style::default().fg(t.dim),
         ));
     }
     out
@@ -100,11 +168,34 @@ pub fn diff_lines(text: &str, width: usize, max: usize) -> Vec<Line<'static>> {
 mod tests {
     use super::*;
 
+    fn texts(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
     #[test]
-    fn diff_marks_changes_with_context() {
+    fn unified_diffs_get_line_numbers_and_lose_their_headers() {
         let old = "a\nb\nc\n";
         let new = "a\nB\nc\nd\n";
-        assert_eq!(diff_text(old, new), " a\n-b\n+B\n c\n+d\n");
+        let diff = unified(old, new);
+        assert!(diff.starts_with("@@ -1,3 +1,4 @@"), "{diff}");
+        let with_headers = format!("--- a.txt\n+++ a.txt\n{diff}");
+        assert_eq!(
+            texts(&diff_lines(&with_headers, 40, 100)),
+            ["1   a", "2 - b", "2 + B", "3   c", "4 + d"]
+        );
+    }
+
+    #[test]
+    fn hunks_are_separated_and_long_diffs_folded() {
+        let old: String = (1..=30).map(|i| format!("{i}\n")).collect();
+        let new = old
+            .replace("2\n", "two\n")
+            .replace("28\n", "twenty-eight\n");
+        let rows = texts(&diff_lines(&unified(&old, &new), 40, 100));
+        assert!(rows.iter().any(|r| r.trim() == "⋮"), "{rows:?}");
+        assert!(rows.contains(&"28 + twenty-eight".to_string()), "{rows:?}");
+        let folded = diff_lines(&unified(&old, &new), 40, 4);
+        assert!(folded.last().unwrap().to_string().starts_with("… +"));
     }
 
     #[test]
@@ -112,10 +203,7 @@ mod tests {
         assert!(looks_like_diff("@@ -1 +1 @@\n-a\n+b"));
         assert!(looks_like_diff(" a\n-b\n+B\n"));
         assert!(!looks_like_diff("total 3\n-rw-r--r-- file\nplain"));
-        assert_eq!(diff_line("+x").spans[0].style, added());
-        assert_eq!(diff_line("-x").spans[0].style, removed());
-        let lines = diff_lines("+1\n+2\n+3", 20, 2);
-        assert_eq!(lines.len(), 3);
-        assert_eq!(lines[2].to_string(), "… +1 lines");
+        let rows = diff_lines("@@ -1 +1 @@\n-a\n+b\n", 20, 10);
+        assert_eq!(rows[1].spans[1].style.fg, theme::current().added().fg);
     }
 }

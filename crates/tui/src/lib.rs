@@ -1,6 +1,8 @@
 //! catui's interactive terminal interface (ratatui + crossterm) over the
 //! core engine's event stream.
 //!
+//! The transcript goes into the terminal's own scrollback as entries
+//! become final; only a small live area is redrawn (see `inline`).
 //! The front end only translates: engine events become screen state
 //! ([`AppState`]), keys become actions (send input, interrupt, change the
 //! permission mode through the engine's one transition function, answer a
@@ -17,6 +19,9 @@
 mod approval;
 pub mod dialogs;
 mod diff;
+pub mod help;
+mod highlight;
+mod inline;
 mod input;
 mod markdown;
 mod palette;
@@ -24,7 +29,9 @@ mod picker;
 mod render;
 mod runtime;
 mod state;
+mod table;
 mod terminal;
+pub mod theme;
 mod tool_view;
 mod transcript;
 mod wrap;
@@ -36,7 +43,7 @@ pub use approval::{
 pub use picker::{
     PickerItem, PickerOutcome, PickerState, pick_session, relative_age, render_picker,
 };
-pub use render::{render, render_status};
+pub use render::{live_height, render, render_live, render_pager, render_status};
 pub use runtime::{TuiOptions, run};
-pub use state::{Action, AppState, SessionInfo, TeammateRow};
+pub use state::{Action, AppState, Pager, RetryNote, SessionInfo, TeammateRow};
 pub use terminal::restore_terminal;

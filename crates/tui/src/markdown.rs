@@ -1,12 +1,16 @@
 //! Markdown to styled terminal lines (pulldown-cmark events in, ratatui
 //! lines out): headings, emphasis, inline code, lists, block quotes, rules,
-//! tables and fenced code blocks. Lines come out unwrapped with a hanging
-//! indent, so the caller can wrap them for any width and cache the result.
+//! tables (laid out with column widths and borders for the width at hand)
+//! and fenced code blocks (syntax-highlighted, see [`crate::highlight`]).
+//! Lines come out unwrapped with a hanging indent, so the caller can wrap
+//! them for any width and cache the result.
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use crate::table::Table;
+use crate::theme;
 use crate::wrap::{str_width, wrap_line};
 
 /// One logical line of rendered Markdown.
@@ -17,17 +21,21 @@ pub struct MdLine {
     pub indent: usize,
     /// A horizontal rule: drawn across the full width, never wrapped.
     pub is_rule: bool,
+    /// A table, laid out when the width is known.
+    pub table: Option<Table>,
 }
 
-/// The style of fenced code blocks: set apart by a dark background.
+/// The style of code block text that is not highlighted.
 pub fn code_block_style() -> Style {
-    Style::default()
-        .fg(Color::Indexed(223))
-        .bg(Color::Indexed(236))
+    Style::default().fg(theme::current().code_fg)
 }
 
 fn inline_code_style() -> Style {
-    Style::default().fg(Color::Indexed(117))
+    Style::default().fg(theme::current().inline_code)
+}
+
+fn dim() -> Style {
+    Style::default().fg(theme::current().dim)
 }
 
 struct ListState {
@@ -43,10 +51,13 @@ struct Renderer {
     pending_marker: Option<String>,
     quote_depth: usize,
     in_code: bool,
+    code_lang: String,
+    code: String,
     heading: Option<HeadingLevel>,
     link_url: Vec<String>,
     needs_blank: bool,
     table_row: Vec<String>,
+    table: Option<Table>,
     cell: String,
     in_cell: bool,
 }
@@ -61,10 +72,13 @@ impl Renderer {
             pending_marker: None,
             quote_depth: 0,
             in_code: false,
+            code_lang: String::new(),
+            code: String::new(),
             heading: None,
             link_url: Vec::new(),
             needs_blank: false,
             table_row: Vec::new(),
+            table: None,
             cell: String::new(),
             in_cell: false,
         }
@@ -108,6 +122,7 @@ impl Renderer {
             line,
             indent,
             is_rule: false,
+            table: None,
         });
     }
 
@@ -129,7 +144,7 @@ impl Renderer {
         let quote = self.quote_prefix();
         let mut indent = str_width(&quote);
         if !quote.is_empty() {
-            spans.push(Span::styled(quote, Style::default().fg(Color::DarkGray)));
+            spans.push(Span::styled(quote, dim()));
         }
         if !self.lists.is_empty() {
             let base = self.list_indent();
@@ -137,7 +152,7 @@ impl Renderer {
                 Some(marker) => {
                     let w = str_width(&marker);
                     spans.push(Span::raw(" ".repeat(base)));
-                    spans.push(Span::styled(marker, Style::default().fg(Color::DarkGray)));
+                    spans.push(Span::styled(marker, dim()));
                     indent += base + w;
                 }
                 None => {
@@ -174,13 +189,11 @@ impl Renderer {
                 self.flush();
                 self.start_block();
                 self.in_code = true;
-                if let CodeBlockKind::Fenced(lang) = kind
-                    && !lang.is_empty()
-                {
-                    let label =
-                        Span::styled(format!(" {lang} "), Style::default().fg(Color::DarkGray));
-                    self.push_raw(Line::from(label), 0);
-                }
+                self.code.clear();
+                self.code_lang = match kind {
+                    CodeBlockKind::Fenced(lang) => lang.to_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
             }
             Tag::List(start) => {
                 self.flush();
@@ -210,13 +223,14 @@ impl Renderer {
                 self.link_url.push(dest_url.to_string());
                 self.push_style(
                     Style::default()
-                        .fg(Color::Blue)
+                        .fg(theme::current().accent)
                         .add_modifier(Modifier::UNDERLINED),
                 );
             }
-            Tag::Table(_) => {
+            Tag::Table(aligns) => {
                 self.flush();
                 self.start_block();
+                self.table = Some(Table::new(aligns.to_vec()));
             }
             Tag::TableCell => {
                 self.in_cell = true;
@@ -246,6 +260,8 @@ impl Renderer {
             }
             TagEnd::CodeBlock => {
                 self.in_code = false;
+                let code = std::mem::take(&mut self.code);
+                self.code_lines(&code);
                 self.needs_blank = true;
             }
             TagEnd::List(_) => {
@@ -263,10 +279,7 @@ impl Renderer {
                     && !url.is_empty()
                     && !self.cur.iter().any(|s| s.content == url)
                 {
-                    self.cur.push(Span::styled(
-                        format!(" ({url})"),
-                        Style::default().fg(Color::DarkGray),
-                    ));
+                    self.cur.push(Span::styled(format!(" ({url})"), dim()));
                 }
             }
             TagEnd::TableCell => {
@@ -274,22 +287,38 @@ impl Renderer {
                 self.table_row.push(std::mem::take(&mut self.cell));
             }
             TagEnd::TableHead | TagEnd::TableRow => {
-                let row = std::mem::take(&mut self.table_row).join(" │ ");
-                let style = if matches!(tag, TagEnd::TableHead) {
-                    Style::default().add_modifier(Modifier::BOLD)
-                } else {
-                    Style::default()
-                };
-                self.cur.push(Span::styled(row, style));
-                self.flush();
+                let row = std::mem::take(&mut self.table_row);
+                if let Some(t) = self.table.as_mut() {
+                    t.rows.push(row);
+                }
             }
-            TagEnd::Table => self.needs_blank = true,
+            TagEnd::Table => {
+                if let Some(table) = self.table.take() {
+                    self.out.push(MdLine {
+                        line: Line::default(),
+                        indent: 0,
+                        is_rule: false,
+                        table: Some(table),
+                    });
+                }
+                self.needs_blank = true;
+            }
             _ => {}
         }
     }
 
-    fn code_text(&mut self, text: &str) {
-        for line in text.trim_end_matches('\n').split('\n') {
+    /// A finished code block: highlighted when its language is known.
+    fn code_lines(&mut self, code: &str) {
+        let code = code.trim_end_matches('\n');
+        if let Some(lines) = crate::highlight::highlight(code, &self.code_lang) {
+            for pieces in lines {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(pieces.into_iter().map(|(s, t)| Span::styled(t, s)));
+                self.push_raw(Line::from(spans), 2);
+            }
+            return;
+        }
+        for line in code.split('\n') {
             let content = format!("  {line}");
             self.push_raw(Line::from(Span::styled(content, code_block_style())), 2);
         }
@@ -299,7 +328,7 @@ impl Renderer {
         match event {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
-            Event::Text(t) if self.in_code => self.code_text(&t),
+            Event::Text(t) if self.in_code => self.code.push_str(&t),
             Event::Text(t) => self.text(&t),
             Event::Code(t) => {
                 if self.in_cell {
@@ -318,6 +347,7 @@ impl Renderer {
                     line: Line::default(),
                     indent: 0,
                     is_rule: true,
+                    table: None,
                 });
                 self.needs_blank = true;
             }
@@ -354,11 +384,10 @@ pub fn markdown_lines(src: &str, width: usize) -> Vec<Line<'static>> {
 pub fn wrap_md(lines: &[MdLine], width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::with_capacity(lines.len());
     for l in lines {
-        if l.is_rule {
-            out.push(Line::styled(
-                "─".repeat(width.min(80)),
-                Style::default().fg(Color::DarkGray),
-            ));
+        if let Some(table) = &l.table {
+            out.extend(table.lines(width));
+        } else if l.is_rule {
+            out.push(Line::styled("─".repeat(width.min(80)), dim()));
         } else if l.line.spans.is_empty() {
             out.push(Line::default());
         } else {
@@ -421,7 +450,6 @@ mod tests {
             [
                 "Run:",
                 "",
-                " rust ",
                 "  fn main() {",
                 "      println!(\"hi\");",
                 "  }",
@@ -429,7 +457,24 @@ mod tests {
                 "after"
             ]
         );
-        assert_eq!(lines[3].line.spans[0].style, code_block_style());
+        let plain = render_markdown("```\nplain text\n```");
+        assert_eq!(plain[0].line.spans[0].style, code_block_style());
+    }
+
+    #[test]
+    fn tables_are_laid_out_with_widths_and_borders() {
+        let src = "| Name | Size |\n|:-----|-----:|\n| a.rs | 12 |\n| longer.rs | 3 |\n";
+        assert_eq!(
+            plain(src, 40),
+            [
+                "┌───────────┬──────┐",
+                "│ Name      │ Size │",
+                "├───────────┼──────┤",
+                "│ a.rs      │   12 │",
+                "│ longer.rs │    3 │",
+                "└───────────┴──────┘",
+            ]
+        );
     }
 
     #[test]

@@ -1,39 +1,54 @@
 //! The slash-command palette: when the input starts with `/` the matching
 //! commands are listed above the input box; Tab completes the selected one
-//! and Enter runs it.
+//! and Enter runs it. The list is the engine's own command table plus the
+//! few commands the interface answers itself, so it never offers a command
+//! that does not exist.
 
-/// Commands offered, with one-line help. The engine's dispatcher decides
-/// what each does; this list only helps typing them.
-pub const COMMANDS: &[(&str, &str)] = &[
-    ("plan", "enter plan mode, or show the current plan"),
-    ("plan open", "open the plan file in your editor"),
-    ("mode", "show or set the permission mode"),
-    ("clear", "start a fresh conversation"),
-    ("compact", "summarise older turns to free context"),
-    ("resume", "resume an earlier session"),
-    ("help", "list the commands"),
-    ("exit", "quit catui"),
-    ("agents", "list the available agent types"),
-    ("todos", "show the current todo list"),
-    ("team", "list teammates and what they are doing"),
-    ("team show", "a teammate's recent work: /team show NAME"),
-    ("team stop", "stop a teammate: /team stop NAME"),
+use catui_core::engine::commands::COMMANDS as ENGINE_COMMANDS;
+
+/// Commands the interface handles without the engine.
+pub const LOCAL_COMMANDS: &[(&str, &str)] = &[
+    ("help", "show the keys and commands"),
+    ("exit", "quit catui (also /quit)"),
 ];
 
+/// Every command offered, in display order: the interface's own first,
+/// then the engine's (its `help` is the interface's sheet).
+pub fn commands() -> Vec<(&'static str, &'static str)> {
+    LOCAL_COMMANDS
+        .iter()
+        .copied()
+        .chain(
+            ENGINE_COMMANDS
+                .iter()
+                .copied()
+                .filter(|(name, _)| !LOCAL_COMMANDS.iter().any(|(l, _)| l == name)),
+        )
+        .collect()
+}
+
 /// Commands matching what was typed, in list order. Empty when the input is
-/// not a bare command prefix (has a newline, or arguments that match none).
+/// not a bare command prefix (has a newline, a space, or matches none).
 pub fn matches(input: &str) -> Vec<(&'static str, &'static str)> {
     let Some(typed) = input.strip_prefix('/') else {
         return Vec::new();
     };
-    if typed.contains('\n') {
+    if typed.contains(char::is_whitespace) {
         return Vec::new();
     }
-    COMMANDS
-        .iter()
-        .copied()
+    commands()
+        .into_iter()
         .filter(|(name, _)| name.starts_with(typed))
         .collect()
+}
+
+/// The part of the list to show: `max` rows that keep `selected` in view.
+pub fn window(len: usize, selected: usize, max: usize) -> std::ops::Range<usize> {
+    if len <= max {
+        return 0..len;
+    }
+    let start = selected.saturating_sub(max - 1).min(len - max);
+    start..start + max
 }
 
 #[cfg(test)]
@@ -45,18 +60,26 @@ mod tests {
     }
 
     #[test]
-    fn filters_by_prefix() {
-        assert_eq!(
-            names("/"),
-            COMMANDS.iter().map(|(n, _)| *n).collect::<Vec<_>>()
-        );
-        assert_eq!(names("/pl"), ["plan", "plan open"]);
-        assert_eq!(names("/plan "), ["plan open"]);
-        assert_eq!(names("/plan"), ["plan", "plan open"]);
-        assert_eq!(names("/c"), ["clear", "compact"]);
-        assert_eq!(names("/te"), ["team", "team show", "team stop"]);
+    fn filters_by_prefix_over_the_real_tables() {
+        let all = names("/");
+        assert_eq!(all.len(), commands().len());
+        for (name, _) in ENGINE_COMMANDS {
+            assert!(all.contains(name), "{name} missing from the palette");
+        }
+        assert_eq!(all.iter().filter(|n| **n == "help").count(), 1);
+        assert_eq!(names("/pl"), ["plan"]);
+        assert_eq!(names("/e"), ["exit"]);
         assert!(names("/plan fix the bug").is_empty());
         assert!(names("hello").is_empty());
         assert!(names("/x\ny").is_empty());
+    }
+
+    #[test]
+    fn the_window_follows_the_selection() {
+        assert_eq!(window(5, 4, 8), 0..5);
+        assert_eq!(window(20, 0, 8), 0..8);
+        assert_eq!(window(20, 7, 8), 0..8);
+        assert_eq!(window(20, 8, 8), 1..9);
+        assert_eq!(window(20, 19, 8), 12..20);
     }
 }

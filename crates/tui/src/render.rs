@@ -1,46 +1,59 @@
-//! Drawing: `render(frame, &AppState)` is a pure function of the state.
-//! The screen is, top to bottom: the transcript (only the visible window is
-//! copied out of the per-entry row caches), the spinner, the todo list, the
-//! team panel, the slash palette, the input box or the open dialog, and the
-//! status line.
+//! Drawing, as pure functions of the state. The screen is the terminal's
+//! own scrollback (final transcript entries, printed once by the runtime)
+//! above a small live area, which is, top to bottom: entries still
+//! changing (a running tool, a prompt without a reply), the streaming
+//! answer, the spinner or retry line, the todo list, the team panel, the
+//! queued inputs, the palette or the key sheet, the input box or the open
+//! dialog, and the status line. [`render`] draws the whole screen as the
+//! user sees it (history tail plus live area), for tests and benchmarks;
+//! the runtime draws [`render_live`] and [`render_pager`].
 
 use catui_core::teams::TeammateStatus;
 use catui_protocol::PermissionMode;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
+use crate::help;
 use crate::markdown::markdown_lines;
+use crate::palette;
 use crate::state::AppState;
-use crate::transcript::with_gutter;
+use crate::theme;
+use crate::transcript::{EntryKind, tail_of, window_of, with_gutter};
 use crate::wrap::{str_width, truncate};
 
 const MAX_INPUT_ROWS: usize = 8;
 /// Teammates listed in the panel before "and N more".
 const MAX_TEAM_ROWS: usize = 4;
+/// Palette rows shown at once; the list scrolls with the selection.
+pub const PALETTE_ROWS: usize = 5;
 const SPINNER: [&str; 6] = ["·", "✢", "✳", "✶", "✻", "✽"];
 
 fn dim() -> Style {
-    Style::default().fg(Color::DarkGray)
+    Style::default().fg(theme::current().dim)
 }
 
 /// Label and colour of a permission mode in the status line.
 pub fn mode_badge(mode: PermissionMode) -> (&'static str, Style) {
+    let t = theme::current();
     match mode {
-        PermissionMode::Plan => ("⏸ plan mode on", Style::default().fg(Color::Cyan)),
-        PermissionMode::AcceptEdits => ("⏵⏵ accept edits on", Style::default().fg(Color::Magenta)),
+        PermissionMode::Plan => ("⏸ plan mode on", Style::default().fg(t.accent)),
+        PermissionMode::AcceptEdits => (
+            "⏵⏵ accept edits on",
+            Style::default().fg(ratatui::style::Color::Magenta),
+        ),
         PermissionMode::BypassPermissions => {
-            ("⏵⏵ bypass permissions on", Style::default().fg(Color::Red))
+            ("⏵⏵ bypass permissions on", Style::default().fg(t.error))
         }
-        PermissionMode::Auto => ("⏵⏵ auto mode on", Style::default().fg(Color::Yellow)),
+        PermissionMode::Auto => ("⏵⏵ auto mode on", Style::default().fg(t.warn)),
         PermissionMode::Default => ("default mode", dim()),
     }
 }
 
-fn format_tokens(n: u64) -> String {
+pub fn format_tokens(n: u64) -> String {
     if n >= 1_000_000 {
         format!("{:.1}M", n as f64 / 1_000_000.0)
     } else if n >= 1_000 {
@@ -50,26 +63,34 @@ fn format_tokens(n: u64) -> String {
     }
 }
 
-/// The status line: mode (or the Ctrl+C hint) on the left; model, tokens
+/// The status line: mode (or a passing hint) on the left; model, tokens
 /// and working directory on the right, cut to fit.
 pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let width = area.width as usize;
+    let t = theme::current();
     let tokens = format!("{} tokens", format_tokens(state.usage.total()));
     let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
-    let mut left: Vec<Span<'static>> = if state.ctrl_c_at.is_some() {
-        vec![Span::styled(
-            "Press Ctrl+C again to exit",
-            Style::default().fg(Color::Yellow),
-        )]
+    let note = if state.ctrl_c_at.is_some() {
+        Some(if state.undo_draft.is_some() && state.input.is_empty() {
+            "Input cleared (Ctrl+Y brings it back) · Ctrl+C again to exit".to_string()
+        } else {
+            "Press Ctrl+C again to exit".to_string()
+        })
     } else {
-        let (label, style) = mode_badge(state.mode);
-        vec![Span::styled(label, style)]
+        state.hint.as_ref().map(|(h, _)| h.clone())
+    };
+    let mut left: Vec<Span<'static>> = match &note {
+        Some(n) => vec![Span::styled(n.clone(), Style::default().fg(t.warn))],
+        None => {
+            let (label, style) = mode_badge(state.mode);
+            vec![Span::styled(label, style)]
+        }
     };
     let left_w: usize = left.iter().map(|s| s.width()).sum();
     // The cycle hint is the first thing to go on a narrow screen.
     let hint = " (shift+tab to cycle)";
     let cwd_w = str_width(&state.info.cwd);
-    if state.ctrl_c_at.is_none() && left_w + hint.len() + facts_width + cwd_w.min(20) + 2 <= width {
+    if note.is_none() && left_w + hint.len() + facts_width + cwd_w.min(20) + 2 <= width {
         left.push(Span::styled(hint, dim()));
     }
     let left_w: usize = left.iter().map(|s| s.width()).sum();
@@ -77,7 +98,7 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let right = if room >= facts_width + 8 {
         let cwd = truncate_left(&state.info.cwd, room - facts_width);
         format!("{} · {tokens} · {cwd}", state.info.model)
-    } else if room >= facts_width - 3 {
+    } else if room >= facts_width.saturating_sub(3) {
         format!("{} · {tokens}", state.info.model)
     } else {
         truncate(&tokens, room)
@@ -100,54 +121,32 @@ fn truncate_left(s: &str, width: usize) -> String {
     format!("…{body}")
 }
 
-fn live_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
-    if state.live_text.is_empty() {
-        return Vec::new();
-    }
-    let inner = width.saturating_sub(2).max(1);
-    let mut rows = with_gutter(
-        markdown_lines(&state.live_text, inner),
-        Span::styled("● ", Style::default().fg(Color::White)),
-    );
-    rows.push(Line::default());
-    rows
-}
-
-fn render_transcript(state: &AppState, area: Rect, buf: &mut Buffer) {
-    let width = area.width as usize;
-    let height = area.height as usize;
-    let live = live_rows(state, width);
-    let history = state.transcript.height(width);
-    let total = history + live.len();
-    let scroll = state.scroll.min(total.saturating_sub(height));
-    let end = total - scroll;
-    let start = end.saturating_sub(height);
-    let mut rows = Vec::with_capacity(height);
-    if start < history {
-        rows.extend(
-            state
-                .transcript
-                .window(width, start, end.min(history) - start),
-        );
-    }
-    if end > history {
-        let from = start.saturating_sub(history);
-        rows.extend(live[from..end - history].iter().cloned());
-    }
-    Paragraph::new(rows).render(area, buf);
-    if scroll > 0 {
-        let note = format!(" ↓ {scroll} more rows (PgDn) ");
-        let x = area.x + area.width.saturating_sub(str_width(&note) as u16);
-        buf.set_string(
-            x,
-            area.y + area.height.saturating_sub(1),
-            note,
-            Style::default().fg(Color::Black).bg(Color::Yellow),
-        );
+fn seconds(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s >= 60 {
+        format!("{}m {:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
     }
 }
 
-fn spinner_line(state: &AppState) -> Option<Line<'static>> {
+/// The spinner while a turn runs (what it does, elapsed time, tokens), or
+/// the one updating line of a pending retry with its countdown.
+fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
+    let t = theme::current();
+    if let Some(retry) = &state.retry {
+        let left = retry.at.saturating_duration_since(state.clock);
+        let text = format!(
+            "⟳ Retrying in {}s (attempt {}) · {}",
+            left.as_secs_f64().ceil() as u64,
+            retry.attempt,
+            retry.reason
+        );
+        return Some(Line::styled(
+            truncate(&text, width),
+            Style::default().fg(t.warn),
+        ));
+    }
     if !state.busy() || state.dialog.is_some() {
         return None;
     }
@@ -157,12 +156,21 @@ fn spinner_line(state: &AppState) -> Option<Line<'static>> {
         (None, true) => "Thinking…".to_string(),
         (None, false) => "Working…".to_string(),
     };
+    let mut facts = Vec::new();
+    if let Some(start) = state.turn_started {
+        facts.push(seconds(state.clock.saturating_duration_since(start)));
+    }
+    if state.streamed_chars > 0 {
+        let tokens = (state.streamed_chars as u64).div_ceil(4);
+        facts.push(format!("↓ {} tokens", format_tokens(tokens)));
+    }
+    facts.push("esc to interrupt".into());
+    let head = format!("{frame} {what}");
+    let tail = format!(" ({})", facts.join(" · "));
+    let room = width.saturating_sub(str_width(&head));
     Some(Line::from(vec![
-        Span::styled(
-            format!("{frame} {what}"),
-            Style::default().fg(Color::LightRed),
-        ),
-        Span::styled(" (esc to interrupt)", dim()),
+        Span::styled(head, Style::default().fg(t.accent)),
+        Span::styled(truncate(&tail, room), dim()),
     ]))
 }
 
@@ -191,11 +199,13 @@ fn todo_rows(state: &AppState) -> Vec<Line<'static>> {
             ),
             _ => Line::raw(format!("  ☐ {}", t.content)),
         })
+        .take(8)
         .collect()
 }
 
 /// One row per running teammate: who, what state, what it is doing.
 fn team_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    let t = theme::current();
     let shown = if state.teammates.len() > MAX_TEAM_ROWS {
         MAX_TEAM_ROWS - 1
     } else {
@@ -205,19 +215,19 @@ fn team_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
         .teammates
         .iter()
         .take(shown)
-        .map(|t| {
-            let (mark, status_style) = match t.status {
-                TeammateStatus::Working => ("◆", Style::default().fg(Color::Green)),
-                TeammateStatus::AwaitingApproval => ("◇", Style::default().fg(Color::Yellow)),
+        .map(|m| {
+            let (mark, status_style) = match m.status {
+                TeammateStatus::Working => ("◆", Style::default().fg(t.ok)),
+                TeammateStatus::AwaitingApproval => ("◇", Style::default().fg(t.warn)),
                 TeammateStatus::Idle | TeammateStatus::Stopped => ("◇", dim()),
             };
-            let head = format!("  {mark} {} ", t.agent_id);
-            let status = t.status.to_string();
+            let head = format!("  {mark} {} ", m.agent_id);
+            let status = m.status.to_string();
             let mut spans = vec![
                 Span::styled(head.clone(), status_style.add_modifier(Modifier::BOLD)),
                 Span::styled(status.clone(), status_style),
             ];
-            if let Some(activity) = &t.activity {
+            if let Some(activity) = &m.activity {
                 let room = width.saturating_sub(str_width(&head) + str_width(&status) + 3);
                 spans.push(Span::styled(
                     format!(" · {}", truncate(activity, room)),
@@ -239,29 +249,86 @@ fn team_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
-fn palette_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
-    let matches = state.palette();
-    let selected = state.palette_selected.min(matches.len().saturating_sub(1));
-    matches
+/// Inputs waiting for the turn to end, oldest first.
+fn queued_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    if state.queued_inputs.is_empty() {
+        return Vec::new();
+    }
+    let mut rows: Vec<Line<'static>> = state
+        .queued_inputs
         .iter()
-        .enumerate()
-        .take(10)
-        .map(|(i, (name, help))| {
-            let name_style = if i == selected {
-                Style::default()
-                    .fg(Color::Cyan)
-                    .add_modifier(Modifier::BOLD)
-            } else {
-                Style::default()
-            };
-            let text = format!("  /{name:<12}");
-            let help = truncate(help, width.saturating_sub(str_width(&text) + 1));
+        .map(|q| {
+            let first = q.lines().next().unwrap_or("");
+            let more = if q.lines().count() > 1 { " …" } else { "" };
             Line::from(vec![
-                Span::styled(text, name_style),
-                Span::styled(help, dim()),
+                Span::styled("  ⏵ queued  ", dim()),
+                Span::raw(truncate(
+                    &format!("{first}{more}"),
+                    width.saturating_sub(12),
+                )),
             ])
         })
-        .collect()
+        .collect();
+    rows.push(Line::styled(
+        "    sent when the turn ends · ↑ to edit the last one · esc puts them back",
+        dim(),
+    ));
+    rows
+}
+
+/// The palette: a window of the matching commands that follows the
+/// selection, with counts of the hidden ones.
+fn palette_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    let matches = state.palette();
+    if matches.is_empty() {
+        return Vec::new();
+    }
+    let t = theme::current();
+    let selected = state.palette_selected.min(matches.len() - 1);
+    let range = palette::window(matches.len(), selected, PALETTE_ROWS);
+    let name_w = matches.iter().map(|(n, _)| n.len() + 1).max().unwrap_or(0) + 2;
+    let mut rows = Vec::new();
+    if range.start > 0 {
+        rows.push(Line::styled(format!("  ↑ {} more", range.start), dim()));
+    }
+    for i in range.clone() {
+        let (name, help) = matches[i];
+        let name_style = if i == selected {
+            Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
+        } else {
+            Style::default()
+        };
+        let text = format!("  {:<name_w$}", format!("/{name}"));
+        let help = truncate(help, width.saturating_sub(str_width(&text) + 1));
+        rows.push(Line::from(vec![
+            Span::styled(text, name_style),
+            Span::styled(help, dim()),
+        ]));
+    }
+    if range.end < matches.len() {
+        rows.push(Line::styled(
+            format!("  ↓ {} more", matches.len() - range.end),
+            dim(),
+        ));
+    }
+    rows
+}
+
+/// The `?` sheet: keys, then commands.
+fn help_rows(width: usize) -> Vec<Line<'static>> {
+    let t = theme::current();
+    let mut rows = Vec::new();
+    for (i, line) in help::sheet().lines().enumerate() {
+        let style = if !line.starts_with(' ') && !line.is_empty() {
+            Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
+        } else {
+            Style::default()
+        };
+        let _ = i;
+        rows.push(Line::styled(truncate(line, width), style));
+    }
+    rows.push(Line::styled("  any key closes this sheet", dim()));
+    rows
 }
 
 /// Draws the input box; returns the cursor cell.
@@ -277,12 +344,14 @@ fn render_input(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u16, 
     let first = (crow + 1).saturating_sub(visible);
     let mut lines: Vec<Line<'static>> = Vec::new();
     if state.input.is_empty() {
+        let placeholder = if state.busy() {
+            "Type to queue a message for after this turn"
+        } else {
+            "Type a message · / for commands · ? for keys"
+        };
         lines.push(Line::from(vec![
             Span::raw("> "),
-            Span::styled(
-                "Type a message · / for commands · Ctrl+G opens your editor",
-                dim(),
-            ),
+            Span::styled(placeholder, dim()),
         ]));
     } else {
         for (i, row) in rows.iter().enumerate().skip(first).take(visible) {
@@ -299,60 +368,93 @@ fn render_input(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u16, 
     (y < inner.y + inner.height && x < inner.x + inner.width).then_some((x, y))
 }
 
-/// Renders the whole screen from `state`.
-pub fn render(frame: &mut Frame<'_>, state: &AppState) {
-    let area = frame.area();
-    let buf = frame.buffer_mut();
-    let width = area.width as usize;
-    let spinner = spinner_line(state);
-    let todos = if state.dialog.is_some() {
-        Vec::new()
-    } else {
-        todo_rows(state)
-    };
-    let palette = palette_rows(state, width);
-    // Like the todo list, the team panel gives way to an open dialog.
-    let team = if state.dialog.is_some() {
-        Vec::new()
-    } else {
-        team_rows(state, width)
-    };
+/// The rows above the input box or dialog: unsettled entries, the
+/// streaming answer, and the panels.
+fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    let mut rows = Vec::new();
+    let open_dialog = state.dialog.as_ref().map(|d| d.id().to_string());
+    for e in state
+        .transcript
+        .entries()
+        .get(state.settled()..)
+        .unwrap_or_default()
+    {
+        // The open dialog shows its own call.
+        if let (EntryKind::Tool(t), Some(id)) = (&e.kind, &open_dialog)
+            && &t.id == id
+        {
+            continue;
+        }
+        rows.extend(e.rows(width).iter().cloned());
+    }
+    if !state.live_text.is_empty() {
+        let inner = width.saturating_sub(2).max(1);
+        rows.extend(with_gutter(
+            markdown_lines(&state.live_text, inner),
+            Span::styled("● ", Style::default().fg(theme::current().text)),
+        ));
+        rows.push(Line::default());
+    }
+    if let Some(s) = spinner_line(state, width) {
+        rows.push(s);
+    }
+    if state.dialog.is_none() {
+        rows.extend(todo_rows(state));
+        rows.extend(team_rows(state, width));
+        rows.extend(queued_rows(state, width));
+        if state.help_open {
+            rows.extend(help_rows(width));
+        } else {
+            rows.extend(palette_rows(state, width));
+        }
+    }
+    rows
+}
 
-    let bottom_h: u16 = match &state.dialog {
+/// Height of the input box or the dialog.
+fn bottom_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
+    match &state.dialog {
         Some(d) => d
-            .desired_height(area.width, area.height)
-            .min(area.height.saturating_sub(4)),
+            .desired_height(width, screen_h)
+            .min(screen_h.saturating_sub(1)),
         None => {
-            let (rows, _) = state.input.layout(width.saturating_sub(2));
+            let (rows, _) = state.input.layout((width as usize).saturating_sub(2));
             rows.len().clamp(1, MAX_INPUT_ROWS) as u16 + 2
         }
-    };
-    let [
-        transcript_a,
-        spinner_a,
-        todos_a,
-        team_a,
-        palette_a,
-        bottom_a,
-        status_a,
-    ] = Layout::vertical([
-        Constraint::Min(1),
-        Constraint::Length(spinner.is_some() as u16),
-        Constraint::Length(todos.len().min(8) as u16),
-        Constraint::Length(team.len() as u16),
-        Constraint::Length(palette.len() as u16),
-        Constraint::Length(bottom_h),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-
-    render_transcript(state, transcript_a, buf);
-    if let Some(s) = spinner {
-        Paragraph::new(s).render(spinner_a, buf);
     }
-    Paragraph::new(todos).render(todos_a, buf);
-    Paragraph::new(team).render(team_a, buf);
-    Paragraph::new(palette).render(palette_a, buf);
+}
+
+/// Rows the live area needs at this screen size (at most the screen).
+pub fn live_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
+    let upper = upper_rows(state, width as usize).len();
+    let bottom = bottom_height(state, width, screen_h) as usize + 1;
+    (upper + bottom).min(screen_h as usize) as u16
+}
+
+/// Draws the live area into `area`; returns the cursor cell.
+pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+    let width = area.width;
+    let bottom_h = bottom_height(state, width, area.height).min(area.height.saturating_sub(1));
+    let mut upper = upper_rows(state, width as usize);
+    let upper_h = area.height.saturating_sub(bottom_h + 1) as usize;
+    if upper.len() > upper_h {
+        upper.drain(..upper.len() - upper_h);
+    }
+    let upper_a = Rect {
+        height: upper.len() as u16,
+        ..area
+    };
+    Paragraph::new(upper).render(upper_a, buf);
+    let bottom_a = Rect {
+        y: upper_a.y + upper_a.height,
+        height: bottom_h,
+        ..area
+    };
+    let status_a = Rect {
+        y: bottom_a.y + bottom_h,
+        height: 1,
+        ..area
+    };
     let cursor = match &state.dialog {
         Some(d) => {
             d.render(bottom_a, buf);
@@ -360,8 +462,75 @@ pub fn render(frame: &mut Frame<'_>, state: &AppState) {
         }
         None => render_input(state, bottom_a, buf),
     };
-    render_status(state, status_a, buf);
-    if let Some((x, y)) = cursor {
+    if status_a.y < area.y + area.height {
+        render_status(state, status_a, buf);
+    }
+    cursor
+}
+
+/// The full transcript view (Ctrl+O): every entry with output unfolded,
+/// scrolled from the bottom, with a title row.
+pub fn render_pager(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let width = area.width as usize;
+    let height = area.height.saturating_sub(1) as usize;
+    let entries = state.transcript.entries();
+    let total = state.transcript.height_of(entries, width, true);
+    let max_scroll = total.saturating_sub(height);
+    let scroll = state.pager.map_or(0, |p| p.scroll).min(max_scroll);
+    let start = max_scroll - scroll;
+    let rows = window_of(entries, width, true, start, height);
+    Paragraph::new(rows).render(
+        Rect {
+            height: height as u16,
+            ..area
+        },
+        buf,
+    );
+    let t = theme::current();
+    let pos = if max_scroll == 0 {
+        "all".to_string()
+    } else {
+        format!("{}%", (start + height).min(total) * 100 / total.max(1))
+    };
+    let title = format!(
+        " Transcript · all output expanded · {pos} · PgUp/PgDn ↑/↓ Home/End scroll · Esc back "
+    );
+    buf.set_string(
+        area.x,
+        area.y + area.height.saturating_sub(1),
+        truncate(&title, width),
+        Style::default()
+            .fg(t.accent)
+            .add_modifier(Modifier::REVERSED),
+    );
+}
+
+/// Renders the whole screen from `state`: the transcript's final entries
+/// as the scrollback shows them, then the live area at the bottom (or the
+/// transcript view when it is open).
+pub fn render(frame: &mut Frame<'_>, state: &AppState) {
+    let area = frame.area();
+    let buf = frame.buffer_mut();
+    if state.pager.is_some() {
+        render_pager(state, area, buf);
+        return;
+    }
+    let live_h = live_height(state, area.width, area.height);
+    let history_h = area.height - live_h;
+    let entries = state.transcript.entries();
+    let settled = state.settled().min(entries.len());
+    let history = tail_of(&entries[..settled], area.width as usize, history_h as usize);
+    let history_a = Rect {
+        height: history.len() as u16,
+        ..area
+    };
+    Paragraph::new(history).render(history_a, buf);
+    let live_a = Rect {
+        y: area.y + history_a.height,
+        height: live_h,
+        ..area
+    };
+    if let Some((x, y)) = render_live(state, live_a, buf) {
         frame.set_cursor_position((x, y));
     }
 }

@@ -1,7 +1,10 @@
 //! The UI loop: owns the terminal, the state and the answer channels of
 //! pending prompts; runs the engine on its own task; and turns terminal
 //! events, engine events and permission requests into state changes and
-//! [`Action`]s. Redraws are coalesced to about 30 per second.
+//! [`Action`]s. Before each frame, entries that became final are printed
+//! into the scrollback; redraws are coalesced to about 30 per second. On
+//! the way out the rest of the transcript is printed, with how to resume
+//! the session.
 //!
 //! With a team, the runtime is also the lead's front end: teammates' plans
 //! open the plan dialog, teammates' messages for the lead model join the
@@ -16,15 +19,18 @@ use std::time::{Duration, Instant};
 use catui_core::engine::{Engine, EngineControl, EngineEvent, PermissionAnswer};
 use catui_core::teams::{PlanDecision, TeamManager, TeammateStatus};
 use catui_protocol::ContentBlock;
-use crossterm::event::{Event, KeyEventKind};
+use crossterm::event::{Event, KeyEventKind, MouseEventKind};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 
 use crate::approval::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
 use crate::dialogs::Dialog;
-use crate::render::render;
+use crate::inline::Inline;
 use crate::state::{Action, AppState, SessionInfo, TeammateRow};
-use crate::terminal::{InputReader, TerminalSession, edit_text, open_in_editor};
+use crate::terminal::{InputReader, edit_text, open_in_editor};
+use crate::transcript::EntryKind;
 
 /// What the interface needs to know at start.
 #[derive(Debug, Clone, Default)]
@@ -82,7 +88,7 @@ fn teammate_rows(manager: &TeamManager) -> Vec<TeammateRow> {
 }
 
 struct Runtime {
-    session: TerminalSession,
+    term: Inline,
     reader: InputReader,
     state: AppState,
     control: EngineControl,
@@ -94,18 +100,43 @@ struct Runtime {
 
 impl Runtime {
     fn draw(&mut self) -> io::Result<()> {
-        let size = self.session.terminal.size()?;
-        // The transcript gets the screen less the input box and status.
-        self.state.viewport = (size.width, size.height.saturating_sub(4));
-        let state = &self.state;
-        self.session.terminal.draw(|f| render(f, state))?;
-        Ok(())
+        if let Ok(size) = crossterm::terminal::size() {
+            self.state.viewport = size;
+        }
+        self.state.clock = Instant::now();
+        let rows = self.state.take_settled_rows(self.state.viewport.0 as usize);
+        self.term.insert(&rows)?;
+        self.term.draw(&self.state)
+    }
+
+    /// Prints what is left of the transcript and how to come back.
+    fn finish(&mut self) -> io::Result<()> {
+        let width = self.state.viewport.0 as usize;
+        let rows = self.state.take_remaining_rows(width);
+        let talked = self
+            .state
+            .transcript
+            .entries()
+            .iter()
+            .any(|e| matches!(e.kind, EntryKind::User(_)));
+        let mut farewell = Vec::new();
+        if talked && !self.state.info.session_id.is_empty() {
+            let dim = Style::default().fg(crate::theme::current().dim);
+            farewell.push(Line::from(vec![
+                Span::styled("Resume this session with: ", dim),
+                Span::styled(
+                    format!("catui --resume {}", self.state.info.session_id),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ),
+            ]));
+        }
+        self.term.finish(&rows, &farewell)
     }
 
     /// Runs `f` with the terminal suspended and the reader paused.
     fn with_editor<T>(&mut self, f: impl FnOnce() -> T) -> io::Result<T> {
         self.reader.pause();
-        let out = self.session.suspended(f);
+        let out = self.term.suspended(f);
         self.reader.resume();
         out
     }
@@ -207,8 +238,27 @@ impl Runtime {
                 self.state.paste(&text);
                 Vec::new()
             }
+            Event::Resize(w, h) => {
+                self.term.resize(w, h);
+                self.state.viewport = (w, h);
+                Vec::new()
+            }
+            Event::Mouse(m) => {
+                match m.kind {
+                    MouseEventKind::ScrollUp => self.state.scroll_pager(true, 3),
+                    MouseEventKind::ScrollDown => self.state.scroll_pager(false, 3),
+                    _ => {}
+                }
+                Vec::new()
+            }
             _ => Vec::new(),
         };
+        self.perform(actions)
+    }
+
+    /// Sends the next queued input once the turn has ended.
+    fn send_due_input(&mut self) -> io::Result<bool> {
+        let actions = self.state.take_due_input();
         self.perform(actions)
     }
 
@@ -269,7 +319,8 @@ pub async fn run(
     });
     let mut team = team.map(TeamLink::attach);
 
-    let session = TerminalSession::enter()?;
+    crate::highlight::warm_up();
+    let term = Inline::enter()?;
     let (term_tx, mut term_rx) = mpsc::unbounded_channel();
     let reader = InputReader::spawn(term_tx);
     let info = SessionInfo {
@@ -279,7 +330,7 @@ pub async fn run(
         auto_mode_enabled: opts.auto_mode_enabled,
     };
     let mut rt = Runtime {
-        session,
+        term,
         reader,
         state: AppState::new(info, mode),
         control,
@@ -302,11 +353,13 @@ pub async fn run(
     )
     .await;
 
-    // Leave cleanly: stop the turn, end the engine task, restore the screen.
+    // Leave cleanly: stop the turn, end the engine task, print the rest of
+    // the transcript, restore the terminal.
     rt.control.interrupt();
     engine_task.abort();
+    let finished = rt.finish();
     drop(rt);
-    result.map(|()| 0)
+    result.and(finished).map(|()| 0)
 }
 
 async fn event_loop(
@@ -335,6 +388,7 @@ async fn event_loop(
         tokio::select! {
             ev = term.recv() => {
                 let Some(ev) = ev else { return Ok(()) };
+                rt.state.clock = Instant::now();
                 if !rt.on_terminal_event(ev)? {
                     return Ok(());
                 }
@@ -348,9 +402,13 @@ async fn event_loop(
             }
             ev = events.recv(), if !events.is_closed() => {
                 if let Some(ev) = ev {
+                    rt.state.clock = Instant::now();
                     rt.state.apply(ev);
                     while let Ok(ev) = events.try_recv() {
                         rt.state.apply(ev);
+                    }
+                    if !rt.send_due_input()? {
+                        return Ok(());
                     }
                     dirty = true;
                 }
@@ -388,7 +446,7 @@ async fn event_loop(
                 {
                     dirty = true;
                 }
-                if rt.state.busy() && frames.is_multiple_of(3) {
+                if rt.state.animating() && frames.is_multiple_of(3) {
                     rt.state.tick += 1;
                     dirty = true;
                 }

@@ -7,22 +7,24 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use catui_core::engine::{EngineEvent, PermissionAnswer, PermissionRequest, TurnOutcome};
+use catui_core::engine::{PermissionAnswer, PermissionRequest};
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision, TeammateStatus};
-use catui_protocol::{ContentBlock, Message, ModelEvent, PermissionMode, Usage};
+use catui_protocol::{PermissionMode, Usage};
 use serde_json::Value;
 
 use crate::dialogs::Dialog;
 use crate::input::InputBox;
 use crate::palette;
-use crate::tool_view::{AgentProgress, fallback_summary};
 
+mod events;
 mod keys;
-use crate::transcript::{EntryKind, ToolEntry, ToolStatus, Transcript};
+use crate::transcript::{EntryKind, ToolStatus, Transcript};
 
 /// How long a first Ctrl+C waits for the second.
 pub const CTRL_C_WINDOW: Duration = Duration::from_millis(1500);
+/// How long a passing hint stays in the status line.
+pub const HINT_TIME: Duration = Duration::from_secs(4);
 
 /// Something the runtime must do after a key press.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +54,23 @@ pub enum Action {
         request_id: String,
         decision: Option<PlanDecision>,
     },
+}
+
+/// A model request waiting to be retried, shown as one updating line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryNote {
+    pub attempt: u32,
+    pub reason: String,
+    /// When the next attempt starts.
+    pub at: Instant,
+}
+
+/// The full transcript view (Ctrl+O): every entry with its output
+/// unfolded, scrolled like a pager.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pager {
+    /// Rows scrolled up from the bottom.
+    pub scroll: usize,
 }
 
 /// One running teammate, as the team panel shows it.
@@ -89,6 +108,9 @@ pub struct AppState {
     pub usage: Usage,
     pub plan_file: Option<String>,
     pub transcript: Transcript,
+    /// Leading transcript entries already printed into the terminal's
+    /// scrollback (they are final and never drawn again).
+    pub flushed: usize,
     /// The main agent's answer while it streams.
     pub live_text: String,
     pub thinking: bool,
@@ -105,12 +127,36 @@ pub struct AppState {
     pub todos: Vec<Todo>,
     /// Inputs sent and not yet answered by a result.
     pub pending_inputs: VecDeque<String>,
-    /// Rows scrolled up from the bottom of the transcript.
-    pub scroll: usize,
+    /// Inputs typed while a turn runs: sent one by one after it, editable
+    /// until then (Up takes the last one back into the input box).
+    pub queued_inputs: Vec<String>,
+    /// Set from a submit until the turn shows any reply: Esc then puts
+    /// the prompt back into the input box.
+    pub awaiting_reply: bool,
+    /// The prompt Esc took back; the turn's "interrupted" result is then
+    /// not reported.
+    pub withdrawn: bool,
+    /// The draft the last Ctrl+C cleared (Ctrl+Y brings it back).
+    pub undo_draft: Option<String>,
+    /// A passing note for the status line, and when it was set.
+    pub hint: Option<(String, Instant)>,
+    /// The key and command sheet (`?`).
+    pub help_open: bool,
+    /// The full transcript view (Ctrl+O, PgUp), when open.
+    pub pager: Option<Pager>,
     pub ctrl_c_at: Option<Instant>,
     /// Frame counter for the spinner.
     pub tick: usize,
-    /// Transcript viewport of the last frame (for paging).
+    /// The time as of the last event or frame (set by the runtime), so
+    /// that rendering stays a pure function of the state.
+    pub clock: Instant,
+    /// When the running turn started.
+    pub turn_started: Option<Instant>,
+    /// Characters of answer streamed in the running turn (a token
+    /// estimate until the result reports usage).
+    pub streamed_chars: usize,
+    pub retry: Option<RetryNote>,
+    /// Screen size of the last frame (for paging).
     pub viewport: (u16, u16),
 }
 
@@ -119,7 +165,7 @@ impl AppState {
         let mut transcript = Transcript::default();
         transcript.push(EntryKind::System {
             text: format!(
-                "✻ catui · {}\n{}\n/help for commands · Shift+Tab cycles permission modes · Ctrl+C twice to quit",
+                "✻ catui · {}\n{}\n? for keys and commands · Shift+Tab cycles permission modes",
                 info.model, info.cwd
             ),
             is_error: false,
@@ -130,6 +176,7 @@ impl AppState {
             usage: Usage::default(),
             plan_file: None,
             transcript,
+            flushed: 0,
             live_text: String::new(),
             thinking: false,
             streaming_tool: None,
@@ -141,15 +188,90 @@ impl AppState {
             teammates: Vec::new(),
             todos: Vec::new(),
             pending_inputs: VecDeque::new(),
-            scroll: 0,
+            queued_inputs: Vec::new(),
+            awaiting_reply: false,
+            withdrawn: false,
+            undo_draft: None,
+            hint: None,
+            help_open: false,
+            pager: None,
             ctrl_c_at: None,
             tick: 0,
+            clock: Instant::now(),
+            turn_started: None,
+            streamed_chars: 0,
+            retry: None,
             viewport: (80, 24),
         }
     }
 
     pub fn busy(&self) -> bool {
         !self.pending_inputs.is_empty()
+    }
+
+    /// Sets a passing note for the status line.
+    pub fn set_hint(&mut self, text: impl Into<String>) {
+        self.hint = Some((text.into(), self.clock));
+    }
+
+    /// How many leading entries are final: everything before the first
+    /// tool call still waiting or running, and before a prompt that has
+    /// no reply yet (Esc may still take it back).
+    pub fn settled(&self) -> usize {
+        let entries = self.transcript.entries();
+        // Entries already printed stay final.
+        let start = self.flushed.min(entries.len());
+        let mut n = start;
+        for (i, e) in entries.iter().enumerate().skip(start) {
+            let open = match &e.kind {
+                EntryKind::Tool(t) => matches!(t.status, ToolStatus::Pending | ToolStatus::Running),
+                EntryKind::User(_) => self.awaiting_reply && i + 1 == entries.len(),
+                _ => false,
+            };
+            if open {
+                break;
+            }
+            n = i + 1;
+        }
+        n
+    }
+
+    /// Rows of the entries that became final since the last call, for the
+    /// terminal's scrollback; marks them printed.
+    pub fn take_settled_rows(&mut self, width: usize) -> Vec<ratatui::text::Line<'static>> {
+        let settled = self.settled();
+        let mut rows = Vec::new();
+        for e in self
+            .transcript
+            .entries()
+            .get(self.flushed..settled)
+            .unwrap_or_default()
+        {
+            rows.extend(e.rows(width).iter().cloned());
+        }
+        self.flushed = settled;
+        rows
+    }
+
+    /// Everything not yet in the scrollback, as final rows (the way out:
+    /// the streamed partial answer and open entries are printed as they
+    /// stand).
+    pub fn take_remaining_rows(&mut self, width: usize) -> Vec<ratatui::text::Line<'static>> {
+        let partial = std::mem::take(&mut self.live_text);
+        if !partial.trim().is_empty() {
+            self.transcript.push(EntryKind::Assistant(partial));
+        }
+        let mut rows = Vec::new();
+        for e in self
+            .transcript
+            .entries()
+            .get(self.flushed..)
+            .unwrap_or_default()
+        {
+            rows.extend(e.rows(width).iter().cloned());
+        }
+        self.flushed = self.transcript.entries().len();
+        rows
     }
 
     /// Commands matching the input, when the palette is showing.
@@ -228,253 +350,31 @@ impl AppState {
         self.system(text, false);
     }
 
-    /// Clears the Ctrl+C hint once its window has passed.
+    /// Clears the Ctrl+C and passing hints once their time has passed.
     pub fn expire_hints(&mut self, now: Instant) -> bool {
-        match self.ctrl_c_at {
-            Some(at) if now.duration_since(at) > CTRL_C_WINDOW => {
-                self.ctrl_c_at = None;
-                true
-            }
-            _ => false,
+        let mut changed = false;
+        if self
+            .ctrl_c_at
+            .is_some_and(|at| now.duration_since(at) > CTRL_C_WINDOW)
+        {
+            self.ctrl_c_at = None;
+            changed = true;
         }
+        if self
+            .hint
+            .as_ref()
+            .is_some_and(|(_, at)| now.duration_since(*at) > HINT_TIME)
+        {
+            self.hint = None;
+            changed = true;
+        }
+        changed
     }
 
-    // ----- engine events -------------------------------------------------
-
-    /// Folds one engine event into the state.
-    pub fn apply(&mut self, event: EngineEvent) {
-        match event {
-            EngineEvent::Delta {
-                agent_id: None,
-                event,
-            } => self.apply_delta(event),
-            // Sub-agents' streams are summarised by their progress line.
-            EngineEvent::Delta { .. } => {}
-            EngineEvent::Assistant {
-                message,
-                parent_tool_use_id: None,
-            } => self.apply_assistant(&message),
-            EngineEvent::Assistant {
-                message,
-                parent_tool_use_id: Some(parent),
-            } => {
-                let uses = message.tool_uses().count() as u32;
-                if let Some(agent) = self.agent_mut(&parent) {
-                    agent.turns += 1;
-                    agent.tool_uses += uses;
-                }
-            }
-            EngineEvent::User {
-                message,
-                parent_tool_use_id: None,
-            } => self.apply_tool_results(&message),
-            EngineEvent::User { .. } => {}
-            EngineEvent::ToolStart {
-                id,
-                name,
-                summary,
-                parent_tool_use_id,
-            } => match parent_tool_use_id {
-                Some(parent) => {
-                    if let Some(agent) = self.agent_mut(&parent) {
-                        agent.current = Some(summary);
-                    }
-                }
-                None => {
-                    if let Some(tool) = self.transcript.tool_mut(&id) {
-                        tool.status = ToolStatus::Running;
-                        // The engine's summary wins unless it is the bare name.
-                        if summary != name || !tool.summary.contains('(') {
-                            tool.summary = summary;
-                        }
-                    } else {
-                        self.transcript.push(EntryKind::Tool(ToolEntry {
-                            id,
-                            name,
-                            input: Value::Null,
-                            summary,
-                            status: ToolStatus::Running,
-                            result: None,
-                            agent: None,
-                        }));
-                    }
-                }
-            },
-            EngineEvent::ToolEnd {
-                id,
-                display,
-                is_error,
-                parent_tool_use_id,
-                ..
-            } => match parent_tool_use_id {
-                Some(parent) => {
-                    if let Some(agent) = self.agent_mut(&parent) {
-                        agent.current = None;
-                    }
-                }
-                None => {
-                    if let Some(tool) = self.transcript.tool_mut(&id) {
-                        tool.status = if is_error {
-                            ToolStatus::Failed
-                        } else {
-                            ToolStatus::Done
-                        };
-                        tool.result = Some(display);
-                    }
-                }
-            },
-            EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
-            EngineEvent::Attachment(_) => {}
-            EngineEvent::Notification { key, text } if key == "teammate-message" => {
-                let (from, body) = text.split_once(": ").unwrap_or(("teammate", &text));
-                self.transcript.push(EntryKind::Teammate {
-                    from: from.to_string(),
-                    text: body.to_string(),
-                });
-            }
-            // A settings file that was not applied is a problem to fix.
-            EngineEvent::Notification { key, text } if key == "settings" => self.system(text, true),
-            EngineEvent::Notification { text, .. } => self.system(text, false),
-            // Teammates' conversations stay out of the lead's transcript;
-            // the team panel shows what they do.
-            EngineEvent::Teammate { .. } => {}
-            EngineEvent::Result(outcome) => self.apply_result(outcome),
-        }
-    }
-
-    fn agent_mut(&mut self, parent: &str) -> Option<&mut AgentProgress> {
-        self.transcript.tool_mut(parent)?.agent.as_mut()
-    }
-
-    fn apply_delta(&mut self, event: ModelEvent) {
-        match event {
-            ModelEvent::TextDelta { text } => {
-                self.thinking = false;
-                self.live_text.push_str(&text);
-            }
-            ModelEvent::ThinkingDelta { .. } => self.thinking = true,
-            ModelEvent::ToolUseStart { name, .. } => self.streaming_tool = Some(name),
-            ModelEvent::ToolInputDelta { .. } => {}
-            ModelEvent::Retrying {
-                attempt,
-                delay_ms,
-                reason,
-            } => {
-                self.live_text.clear();
-                self.thinking = false;
-                self.streaming_tool = None;
-                self.system(
-                    format!(
-                        "Retrying (attempt {attempt}) in {:.1}s: {reason}",
-                        delay_ms as f64 / 1000.0
-                    ),
-                    false,
-                );
-            }
-        }
-    }
-
-    fn apply_assistant(&mut self, message: &Message) {
-        self.live_text.clear();
-        self.thinking = false;
-        self.streaming_tool = None;
-        for block in &message.content {
-            match block {
-                ContentBlock::Text { text } if !text.trim().is_empty() => {
-                    self.transcript.push(EntryKind::Assistant(text.clone()));
-                }
-                ContentBlock::ToolUse { id, name, input } => {
-                    if name == "TodoWrite" {
-                        self.todos = parse_todos(input);
-                    }
-                    let agent = matches!(name.as_str(), "Agent" | "Task")
-                        .then(|| AgentProgress::from_input(input));
-                    self.transcript.push(EntryKind::Tool(ToolEntry {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
-                        summary: fallback_summary(name, input),
-                        status: ToolStatus::Pending,
-                        result: None,
-                        agent,
-                    }));
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Results of calls that never ran (denied, invalid) arrive only here.
-    fn apply_tool_results(&mut self, message: &Message) {
-        for block in &message.content {
-            if let ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                is_error,
-            } = block
-            {
-                self.drop_request(tool_use_id);
-                if let Some(tool) = self.transcript.tool_mut(tool_use_id)
-                    && matches!(tool.status, ToolStatus::Pending | ToolStatus::Running)
-                {
-                    tool.status = if *is_error {
-                        ToolStatus::Failed
-                    } else {
-                        ToolStatus::Done
-                    };
-                    tool.result = Some(content.as_text());
-                }
-            }
-        }
-    }
-
-    fn apply_result(&mut self, outcome: TurnOutcome) {
-        let sent = self.pending_inputs.pop_front().unwrap_or_default();
-        self.usage.add(&outcome.usage);
-        self.mode = outcome.permission_mode;
-        self.plan_file = outcome.plan_file.clone();
-        // A partial answer that was interrupted stays visible.
-        let partial = std::mem::take(&mut self.live_text);
-        if !partial.trim().is_empty() {
-            self.transcript.push(EntryKind::Assistant(partial));
-        }
-        self.thinking = false;
-        self.streaming_tool = None;
-        for id in self.transcript.open_tool_ids() {
-            if let Some(tool) = self.transcript.tool_mut(&id) {
-                tool.status = ToolStatus::Failed;
-                tool.result = Some("Not run.".into());
-            }
-        }
-        if outcome.num_turns == 0 {
-            if sent.trim() == "/clear" && !outcome.is_error {
-                self.transcript.clear();
-                self.todos.clear();
-            }
-            self.push_command_output(&outcome.result, outcome.is_error);
-        } else if outcome.is_error {
-            self.system(outcome.result, true);
-        }
-    }
-
-    /// A local command's output; `/plan` output becomes a plan display.
-    fn push_command_output(&mut self, text: &str, is_error: bool) {
-        if let Some(rest) = text.strip_prefix("Current Plan\n") {
-            let (path, body) = rest.split_once('\n').unwrap_or((rest, ""));
-            let body = body.trim_start_matches('\n');
-            // The trailing `"/plan open" to edit...` hint is shown dimmed.
-            let (content, hint) = match body.rsplit_once("\n\n") {
-                Some((c, h)) if h.contains("/plan open") => (c.to_string(), Some(h.to_string())),
-                _ => (body.to_string(), None),
-            };
-            self.transcript.push(EntryKind::PlanDisplay {
-                path: path.to_string(),
-                content,
-                hint,
-            });
-        } else if !text.trim().is_empty() {
-            self.system(text.trim_end(), is_error);
-        }
+    /// Whether the spinner line changes with time (elapsed seconds, a
+    /// retry countdown).
+    pub fn animating(&self) -> bool {
+        self.busy() || self.retry.is_some()
     }
 }
 

@@ -1,7 +1,8 @@
-//! Terminal hygiene: raw mode, the alternate screen, bracketed paste and
-//! keyboard enhancement (so Shift+Enter is distinguishable) are switched on
-//! together and always switched off again — on return, on error (Drop) and
-//! on panic (a hook). Also owns the input reader thread, which can be
+//! Terminal hygiene: raw mode, bracketed paste, keyboard enhancement (so
+//! Shift+Enter is distinguishable) and — for full-screen uses such as the
+//! session picker or the transcript view — the alternate screen are
+//! switched on together and always switched off again: on return, on error
+//! (Drop) and on panic (a hook). Also owns the input reader thread, which can be
 //! paused so that an external editor gets every keystroke, and running
 //! `$VISUAL`/`$EDITOR` with the terminal suspended.
 
@@ -19,8 +20,8 @@ use crossterm::event::{
 };
 use crossterm::execute;
 use crossterm::terminal::{
-    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
-    enable_raw_mode, supports_keyboard_enhancement,
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    supports_keyboard_enhancement,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -30,15 +31,41 @@ use tokio::sync::mpsc::UnboundedSender;
 static ENHANCED: AtomicBool = AtomicBool::new(false);
 /// Whether our modes are on, so restoring twice is harmless.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Whether the alternate screen is on (and must be left).
+static ALTERNATE: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
 /// The terminal's answer to the keyboard-enhancement query, asked once: a
 /// terminal that does not answer costs a timeout, so never ask twice.
 static ENHANCEMENT_SUPPORTED: OnceLock<bool> = OnceLock::new();
 
-fn enter_modes() -> io::Result<()> {
+/// Where a session draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// The alternate screen, cleared on the way out.
+    Full,
+    /// The normal screen: output stays in the scrollback.
+    Inline,
+}
+
+/// Records that the alternate screen was entered or left by the caller.
+pub fn set_alternate(on: bool) {
+    ALTERNATE.store(on, Ordering::SeqCst);
+}
+
+/// Switches the terminal modes on for `screen`.
+pub fn enter(screen: Screen) -> io::Result<()> {
+    install_panic_hook();
+    enter_modes(screen).inspect_err(|_| restore_terminal())
+}
+
+fn enter_modes(screen: Screen) -> io::Result<()> {
     enable_raw_mode()?;
     let mut out = io::stdout();
-    execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
+    if screen == Screen::Full {
+        execute!(out, EnterAlternateScreen)?;
+        set_alternate(true);
+    }
+    execute!(out, EnableBracketedPaste)?;
     if *ENHANCEMENT_SUPPORTED.get_or_init(|| supports_keyboard_enhancement().unwrap_or(false)) {
         execute!(
             out,
@@ -60,12 +87,14 @@ pub fn restore_terminal() {
     if ENHANCED.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, PopKeyboardEnhancementFlags);
     }
-    let _ = execute!(
-        out,
-        DisableBracketedPaste,
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
+    let _ = execute!(out, DisableBracketedPaste, crossterm::cursor::Show);
+    if ALTERNATE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(
+            out,
+            crossterm::event::DisableMouseCapture,
+            LeaveAlternateScreen
+        );
+    }
     let _ = disable_raw_mode();
     let _ = out.flush();
 }
@@ -89,11 +118,7 @@ pub struct TerminalSession {
 
 impl TerminalSession {
     pub fn enter() -> io::Result<Self> {
-        install_panic_hook();
-        if let Err(e) = enter_modes() {
-            restore_terminal();
-            return Err(e);
-        }
+        enter(Screen::Full)?;
         match Terminal::new(CrosstermBackend::new(io::stdout())) {
             Ok(terminal) => Ok(Self { terminal }),
             Err(e) => {
@@ -101,22 +126,6 @@ impl TerminalSession {
                 Err(e)
             }
         }
-    }
-
-    /// Leaves full-screen mode, runs `f` (an editor) and comes back. The
-    /// input reader must be paused by the caller so it does not steal keys.
-    pub fn suspended<T>(&mut self, f: impl FnOnce() -> T) -> io::Result<T> {
-        restore_terminal();
-        let out = f();
-        enter_modes()?;
-        // The editor drew over everything: clear the screen and draw one
-        // blank frame so the next frame repaints every cell. (Terminal::clear
-        // would query the cursor position, which some terminals never
-        // answer.)
-        execute!(io::stdout(), Clear(ClearType::All))?;
-        self.terminal
-            .draw(|f| f.render_widget(ratatui::widgets::Clear, f.area()))?;
-        Ok(out)
     }
 }
 

@@ -1,13 +1,17 @@
 //! How one tool call looks in the transcript: a one-line summary such as
-//! `● Read(src/main.rs)` and its result folded to a few lines (coloured
-//! diffs for edits, the head of command output for Bash), plus the live
-//! line of a sub-agent started by an `Agent` call.
+//! `● Read(src/main.rs)` (paths relative to the working directory) and its
+//! user-facing result folded to a few lines: numbered, coloured diffs for
+//! edits, the head of command output, and for a failed call a red bullet
+//! with its last lines and exit code always in view. The full transcript
+//! view (Ctrl+O) shows every result unfolded. Also the live line of a
+//! sub-agent started by an `Agent` call.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use crate::diff::{diff_lines, diff_text, looks_like_diff};
+use crate::diff::{diff_lines, looks_like_diff, unified};
+use crate::theme;
 use crate::transcript::{ToolEntry, ToolStatus, with_gutter};
 use crate::wrap::{truncate, wrap_line};
 
@@ -68,7 +72,23 @@ pub fn fallback_summary(name: &str, input: &Value) -> String {
 }
 
 fn dim() -> Style {
-    Style::default().fg(Color::DarkGray)
+    Style::default().fg(theme::current().dim)
+}
+
+/// Writes paths under `cwd` relative to it (`/work/p/src/a.rs` →
+/// `src/a.rs`): the working directory is on the status line already.
+pub fn relative_paths(text: &str, cwd: &str) -> String {
+    let cwd = cwd.trim_end_matches('/');
+    if cwd.len() < 2 || !text.contains(cwd) {
+        return text.to_string();
+    }
+    text.replace(&format!("{cwd}/"), "")
+}
+
+/// The note that replaces folded lines.
+pub fn more_lines(n: usize) -> String {
+    let noun = if n == 1 { "line" } else { "lines" };
+    format!("… +{n} {noun} (ctrl+o to expand)")
 }
 
 /// Styles `Name(args)` with the name in bold.
@@ -88,50 +108,147 @@ fn summary_line(summary: &str) -> Line<'static> {
     }
 }
 
-/// Keeps the first `max` lines of `text`, noting how many were folded.
-fn folded(text: &str, width: usize, max: usize, style: Style) -> Vec<Line<'static>> {
+/// How much of a result to show: the first `max` lines, or everything
+/// when expanded or when folding would hide only a line or two.
+fn folded(
+    text: &str,
+    width: usize,
+    max: usize,
+    style: Style,
+    expanded: bool,
+) -> Vec<Line<'static>> {
     let lines: Vec<&str> = text.trim_end().lines().collect();
+    let shown = if expanded || lines.len() <= max + 2 {
+        lines.len()
+    } else {
+        max
+    };
     let mut out: Vec<Line<'static>> = lines
         .iter()
-        .take(max)
+        .take(shown)
         .flat_map(|l| wrap_line(&Line::styled(l.to_string(), style), width, 0))
         .collect();
-    if lines.len() > max {
-        out.push(Line::styled(
-            format!("… +{} lines", lines.len() - max),
-            dim(),
-        ));
+    if lines.len() > shown {
+        out.push(Line::styled(more_lines(lines.len() - shown), dim()));
     }
     out
 }
 
-fn result_rows(tool: &ToolEntry, width: usize) -> Vec<Line<'static>> {
-    let result = tool.result.as_deref().unwrap_or("");
-    if tool.status == ToolStatus::Failed {
-        return folded(result, width, 4, Style::default().fg(Color::Red));
+/// Whether a line is a command's closing status (exit code, signal,
+/// timeout), which a failed call always shows.
+fn is_status_line(line: &str) -> bool {
+    line.starts_with("Exit code: ")
+        || line.starts_with("Killed by signal")
+        || line.starts_with("Command timed out")
+        || line.starts_with("The command ended abnormally")
+}
+
+/// A failed call: its last lines (where errors and the exit code are),
+/// with the status in bold red.
+fn failure_rows(text: &str, width: usize, max: usize, expanded: bool) -> Vec<Line<'static>> {
+    let t = theme::current();
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let skip = if expanded || lines.len() <= max + 2 {
+        0
+    } else {
+        lines.len() - max
+    };
+    let mut out = Vec::new();
+    if skip > 0 {
+        let noun = if skip == 1 { "line" } else { "lines" };
+        out.push(Line::styled(
+            format!("… {skip} {noun} above (ctrl+o to expand)"),
+            dim(),
+        ));
     }
-    let is_edit = matches!(
-        tool.name.as_str(),
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit"
-    );
-    if looks_like_diff(result) {
-        return diff_lines(result, width, 16);
+    let single = lines.len() == 1;
+    for line in &lines[skip..] {
+        let style = if is_status_line(line) {
+            Style::default().fg(t.error).add_modifier(Modifier::BOLD)
+        } else if single || !lines.iter().any(|l| is_status_line(l)) {
+            Style::default().fg(t.error)
+        } else {
+            Style::default()
+        };
+        out.extend(wrap_line(&Line::styled(line.to_string(), style), width, 0));
     }
-    if is_edit {
-        let mut rows = folded(result, width, 1, Style::default());
-        let old = tool.input.get("old_string").and_then(Value::as_str);
-        let new = tool
-            .input
-            .get("new_string")
-            .or_else(|| tool.input.get("content"))
-            .and_then(Value::as_str);
-        if let Some(new) = new {
-            rows.extend(diff_lines(&diff_text(old.unwrap_or(""), new), width, 16));
+    out
+}
+
+/// `+A −R` counts of a diff, for the line above it.
+fn change_counts(diff: &str) -> (usize, usize) {
+    diff.lines().fold((0, 0), |(a, r), l| {
+        if l.starts_with("+++") || l.starts_with("---") {
+            (a, r)
+        } else if l.starts_with('+') {
+            (a + 1, r)
+        } else if l.starts_with('-') {
+            (a, r + 1)
+        } else {
+            (a, r)
         }
+    })
+}
+
+fn edit_rows(tool: &ToolEntry, result: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let max = if expanded { usize::MAX / 2 } else { 16 };
+    if looks_like_diff(result) {
+        let (added, removed) = change_counts(result);
+        let mut rows = vec![Line::from(vec![
+            Span::raw(if tool.name == "Write" {
+                "Overwrote the file · "
+            } else {
+                "Updated · "
+            }),
+            Span::styled(format!("+{added}"), theme::current().added()),
+            Span::raw(" "),
+            Span::styled(format!("−{removed}"), theme::current().removed()),
+        ])];
+        rows.extend(diff_lines(result, width, max));
         return rows;
     }
+    // A created file: the summary line, then its first lines.
+    let mut lines = result.lines();
+    let mut rows: Vec<Line<'static>> = lines
+        .next()
+        .map(|l| Line::raw(l.to_string()))
+        .into_iter()
+        .collect();
+    let rest: Vec<&str> = lines.collect();
+    if !rest.is_empty() {
+        rows.extend(folded(&rest.join("\n"), width, 4, dim(), expanded));
+    } else if tool.name == "Edit" {
+        let old = tool.input.get("old_string").and_then(Value::as_str);
+        let new = tool.input.get("new_string").and_then(Value::as_str);
+        if let (Some(old), Some(new)) = (old, new) {
+            rows.extend(diff_lines(&unified(old, new), width, max));
+        }
+    }
+    rows
+}
+
+fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let result = tool.result.as_deref().unwrap_or("");
+    if tool.status == ToolStatus::Failed {
+        return failure_rows(result, width, 6, expanded);
+    }
+    if matches!(
+        tool.name.as_str(),
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit"
+    ) {
+        return edit_rows(tool, result, width, expanded);
+    }
+    if looks_like_diff(result) {
+        let max = if expanded { usize::MAX / 2 } else { 16 };
+        return diff_lines(result, width, max);
+    }
     let max = if tool.name == "Bash" { 4 } else { 2 };
-    folded(result, width, max, Style::default())
+    let body = if result.trim().is_empty() {
+        "(no output)"
+    } else {
+        result
+    };
+    folded(body, width, max, Style::default(), expanded)
 }
 
 fn agent_rows(tool: &ToolEntry, agent: &AgentProgress, width: usize) -> Vec<Line<'static>> {
@@ -162,11 +279,11 @@ fn agent_rows(tool: &ToolEntry, agent: &AgentProgress, width: usize) -> Vec<Line
                 dim(),
             )];
             if tool.status == ToolStatus::Failed {
-                rows.extend(folded(
+                rows.extend(failure_rows(
                     tool.result.as_deref().unwrap_or(""),
                     width,
                     2,
-                    Style::default().fg(Color::Red),
+                    false,
                 ));
             }
             rows
@@ -174,13 +291,15 @@ fn agent_rows(tool: &ToolEntry, agent: &AgentProgress, width: usize) -> Vec<Line
     }
 }
 
-/// The rows of one tool call at `width`.
-pub fn tool_lines(tool: &ToolEntry, width: usize) -> Vec<Line<'static>> {
+/// The rows of one tool call at `width`; `expanded` unfolds its output
+/// (the full transcript view).
+pub fn tool_lines(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let t = theme::current();
     let bullet_style = match tool.status {
         ToolStatus::Pending => dim(),
-        ToolStatus::Running => Style::default().fg(Color::Yellow),
-        ToolStatus::Done => Style::default().fg(Color::Green),
-        ToolStatus::Failed => Style::default().fg(Color::Red),
+        ToolStatus::Running => Style::default().fg(t.warn),
+        ToolStatus::Done => Style::default().fg(t.ok),
+        ToolStatus::Failed => Style::default().fg(t.error),
     };
     let inner = width.saturating_sub(2).max(1);
     let mut rows = with_gutter(
@@ -194,7 +313,7 @@ pub fn tool_lines(tool: &ToolEntry, width: usize) -> Vec<Line<'static>> {
         match tool.status {
             ToolStatus::Pending => Vec::new(),
             ToolStatus::Running => vec![Line::styled("Running…", dim())],
-            ToolStatus::Done | ToolStatus::Failed => result_rows(tool, body_width),
+            ToolStatus::Done | ToolStatus::Failed => result_rows(tool, body_width, expanded),
         }
     };
     if !body.is_empty() {
@@ -245,36 +364,78 @@ mod tests {
         let out: String = (1..=10).map(|i| format!("line {i}\n")).collect();
         let t = entry("Bash", json!({"command": "seq 10"}), ToolStatus::Done, &out);
         assert_eq!(
-            texts(&tool_lines(&t, 40)),
+            texts(&tool_lines(&t, 40, false)),
             [
                 "● Bash(seq 10)",
                 "  ⎿  line 1",
                 "     line 2",
                 "     line 3",
                 "     line 4",
-                "     … +6 lines"
+                "     … +6 lines (ctrl+o to expand)"
             ]
+        );
+        assert_eq!(tool_lines(&t, 40, true).len(), 11);
+        // Folding never hides just a line or two.
+        let three = entry(
+            "Bash",
+            json!({"command": "seq 6"}),
+            ToolStatus::Done,
+            "1\n2\n3\n4\n5\n6",
+        );
+        assert_eq!(tool_lines(&three, 40, false).len(), 7);
+    }
+
+    #[test]
+    fn a_failed_command_shows_its_last_lines_and_exit_code_in_red() {
+        let out: String = (1..=20).map(|i| format!("out {i}\n")).collect();
+        let out = format!("{out}error: boom\nExit code: 1");
+        let t = entry("Bash", json!({"command": "make"}), ToolStatus::Failed, &out);
+        let rows = tool_lines(&t, 60, false);
+        let text = texts(&rows);
+        assert_eq!(text[1], "  ⎿  … 16 lines above (ctrl+o to expand)");
+        assert_eq!(text.last().unwrap(), "     Exit code: 1");
+        assert!(text.contains(&"     error: boom".to_string()));
+        assert_eq!(rows[0].spans[0].style.fg, Some(theme::current().error));
+        assert_eq!(
+            rows.last().unwrap().spans[1].style.fg,
+            Some(theme::current().error)
         );
     }
 
     #[test]
-    fn edits_show_a_coloured_diff_from_the_input() {
+    fn paths_under_the_working_directory_are_relative() {
+        assert_eq!(
+            relative_paths("Read(/w/p/src/a.rs)", "/w/p"),
+            "Read(src/a.rs)"
+        );
+        assert_eq!(
+            relative_paths("Read(/w/px/a.rs)", "/w/p"),
+            "Read(/w/px/a.rs)"
+        );
+        assert_eq!(relative_paths("Bash(ls /)", "/"), "Bash(ls /)");
+    }
+
+    #[test]
+    fn edits_show_a_numbered_coloured_diff_without_file_headers() {
+        let diff = "--- a.rs\n+++ a.rs\n@@ -9,3 +9,3 @@\n fn a() {\n-    let x = 1;\n+    let x = 2;\n }\n";
         let t = entry(
             "Edit",
             json!({"file_path": "a.rs", "old_string": "let x = 1;", "new_string": "let x = 2;"}),
             ToolStatus::Done,
-            "Updated a.rs",
+            diff,
         );
-        let rows = tool_lines(&t, 40);
+        let rows = tool_lines(&t, 40, false);
         assert_eq!(
             texts(&rows),
             [
                 "● Edit(a.rs)",
-                "  ⎿  Updated a.rs",
-                "     -let x = 1;",
-                "     +let x = 2;"
+                "  ⎿  Updated · +1 −1",
+                "      9   fn a() {",
+                "     10 -     let x = 1;",
+                "     10 +     let x = 2;",
+                "     11   }"
             ]
         );
-        assert_eq!(rows[3].spans[1].style.fg, Some(Color::Green));
+        assert_eq!(rows[4].spans[2].style.fg, Some(theme::current().added_fg));
     }
 }

@@ -7,11 +7,12 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::markdown::markdown_lines;
+use crate::theme;
 use crate::tool_view::{AgentProgress, tool_lines};
 use crate::wrap::wrap_line;
 
@@ -71,7 +72,8 @@ type Rows = Arc<Vec<Line<'static>>>;
 pub struct Entry {
     pub kind: EntryKind,
     version: u64,
-    cache: RefCell<Option<(usize, u64, Rows)>>,
+    /// (width, version, expanded) → rows.
+    cache: RefCell<Option<(usize, u64, bool, Rows)>>,
 }
 
 impl Entry {
@@ -86,16 +88,22 @@ impl Entry {
     /// Rows at `width`, from the cache when still valid. Includes the blank
     /// row that separates entries.
     pub fn rows(&self, width: usize) -> Rows {
-        if let Some((w, v, rows)) = self.cache.borrow().as_ref()
+        self.rows_at(width, false)
+    }
+
+    /// Rows at `width`, tool output unfolded when `expanded`.
+    pub fn rows_at(&self, width: usize, expanded: bool) -> Rows {
+        if let Some((w, v, e, rows)) = self.cache.borrow().as_ref()
             && *w == width
             && *v == self.version
+            && *e == expanded
         {
             return rows.clone();
         }
-        let mut rows = render_entry(&self.kind, width);
+        let mut rows = render_entry(&self.kind, width, expanded);
         rows.push(Line::default());
         let rows = Arc::new(rows);
-        *self.cache.borrow_mut() = Some((width, self.version, rows.clone()));
+        *self.cache.borrow_mut() = Some((width, self.version, expanded, rows.clone()));
         rows
     }
 
@@ -121,6 +129,15 @@ impl Transcript {
 
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Removes the last entry (a prompt taken back before any reply).
+    pub fn pop(&mut self) -> Option<EntryKind> {
+        let entry = self.entries.pop()?;
+        if let EntryKind::Tool(t) = &entry.kind {
+            self.tools.remove(&t.id);
+        }
+        Some(entry.kind)
     }
 
     pub fn clear(&mut self) {
@@ -164,39 +181,82 @@ impl Transcript {
 
     /// Total rows at `width`.
     pub fn height(&self, width: usize) -> usize {
-        self.entries.iter().map(|e| e.height(width)).sum()
+        self.height_of(&self.entries, width, false)
+    }
+
+    /// Total rows of `entries` at `width`.
+    pub fn height_of(&self, entries: &[Entry], width: usize, expanded: bool) -> usize {
+        entries
+            .iter()
+            .map(|e| e.rows_at(width, expanded).len())
+            .sum()
     }
 
     /// Copies out rows `[start, start + count)` of the whole transcript at
     /// `width`, touching only the entries that overlap the window.
     pub fn window(&self, width: usize, start: usize, count: usize) -> Vec<Line<'static>> {
-        let mut out = Vec::with_capacity(count);
-        let mut offset = 0;
-        for entry in &self.entries {
-            if out.len() >= count {
-                break;
-            }
-            let h = entry.height(width);
-            if offset + h <= start {
-                offset += h;
-                continue;
-            }
-            let rows = entry.rows(width);
-            let skip = start.saturating_sub(offset);
-            for row in rows.iter().skip(skip) {
-                if out.len() >= count {
-                    break;
-                }
-                out.push(row.clone());
-            }
-            offset += h;
-        }
-        out
+        window_of(&self.entries, width, false, start, count)
     }
 }
 
+/// Rows `[start, start + count)` of `entries` at `width`.
+pub fn window_of(
+    entries: &[Entry],
+    width: usize,
+    expanded: bool,
+    start: usize,
+    count: usize,
+) -> Vec<Line<'static>> {
+    let mut out = Vec::with_capacity(count);
+    let mut offset = 0;
+    for entry in entries {
+        if out.len() >= count {
+            break;
+        }
+        let rows = entry.rows_at(width, expanded);
+        let h = rows.len();
+        if offset + h <= start {
+            offset += h;
+            continue;
+        }
+        let skip = start.saturating_sub(offset);
+        for row in rows.iter().skip(skip) {
+            if out.len() >= count {
+                break;
+            }
+            out.push(row.clone());
+        }
+        offset += h;
+    }
+    out
+}
+
 fn dim() -> Style {
-    Style::default().fg(Color::DarkGray)
+    Style::default().fg(theme::current().dim)
+}
+
+/// The last `count` rows of `entries` at `width` (walks back from the
+/// end, so the cost follows the screen, not the transcript).
+pub fn tail_of(entries: &[Entry], width: usize, count: usize) -> Vec<Line<'static>> {
+    let mut chunks = Vec::new();
+    let mut have = 0;
+    for entry in entries.iter().rev() {
+        if have >= count {
+            break;
+        }
+        let rows = entry.rows(width);
+        have += rows.len();
+        chunks.push(rows);
+    }
+    let mut out: Vec<Line<'static>> = chunks
+        .iter()
+        .rev()
+        .flat_map(|rows| rows.iter().cloned())
+        .collect();
+    if out.len() > count {
+        out.drain(..out.len() - count);
+    }
+    out
 }
 
 /// Prefixes the first row with `first` and the others with spaces of the
@@ -223,22 +283,23 @@ fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn render_entry(kind: &EntryKind, width: usize) -> Vec<Line<'static>> {
+fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let t = theme::current();
     let inner = width.saturating_sub(2).max(1);
     match kind {
         EntryKind::User(text) => {
-            let style = Style::default().fg(Color::Gray);
+            let style = Style::default().add_modifier(Modifier::BOLD);
             let rows = plain_rows(text, inner, style);
             with_gutter(rows, Span::styled("> ", dim()))
         }
         EntryKind::Assistant(text) => with_gutter(
             markdown_lines(text, inner),
-            Span::styled("● ", Style::default().fg(Color::White)),
+            Span::styled("● ", Style::default().fg(t.text)),
         ),
-        EntryKind::Tool(tool) => tool_lines(tool, width),
+        EntryKind::Tool(tool) => tool_lines(tool, width, expanded),
         EntryKind::System { text, is_error } => {
             let style = if *is_error {
-                Style::default().fg(Color::Red)
+                Style::default().fg(t.error)
             } else {
                 dim()
             };
@@ -248,9 +309,7 @@ fn render_entry(kind: &EntryKind, width: usize) -> Vec<Line<'static>> {
             let mut rows = vec![Line::from(vec![
                 Span::styled(
                     format!("✉ {from}"),
-                    Style::default()
-                        .fg(Color::Cyan)
-                        .add_modifier(Modifier::BOLD),
+                    Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(" to you", dim()),
             ])];

@@ -78,11 +78,21 @@ fn ctrl_c_twice_within_the_window_quits() {
 #[test]
 fn slash_palette_completes_and_runs() {
     let mut s = state();
+    type_text(&mut s, "/");
+    let all = s.palette().len();
+    for _ in 0..all {
+        press(&mut s, key(KeyCode::Down));
+    }
+    assert_eq!(
+        s.palette_selected,
+        all - 1,
+        "the selection reaches the last command"
+    );
+    let mut s = state();
     type_text(&mut s, "/pl");
-    assert_eq!(s.palette().len(), 2);
-    press(&mut s, key(KeyCode::Down));
+    assert_eq!(s.palette().len(), 1);
     press(&mut s, key(KeyCode::Tab));
-    assert_eq!(s.input.text(), "/plan open");
+    assert_eq!(s.input.text(), "/plan");
     let mut s = state();
     type_text(&mut s, "/comp");
     assert_eq!(
@@ -163,7 +173,16 @@ fn streamed_text_is_replaced_by_the_committed_message_and_retry_discards() {
         },
     });
     assert!(s.live_text.is_empty());
+    let retrying = format!("{}", screen(&s, 60, 16).backend());
+    assert!(
+        retrying.contains("⟳ Retrying in 1s (attempt 1) · overloaded"),
+        "{retrying}"
+    );
     s.apply(text_delta("final"));
+    assert!(
+        s.retry.is_none(),
+        "the retry line goes once text streams again"
+    );
     // Sub-agent deltas never reach the main answer.
     s.apply(EngineEvent::Delta {
         agent_id: Some("agent-1".into()),
@@ -177,7 +196,10 @@ fn streamed_text_is_replaced_by_the_committed_message_and_retry_discards() {
     assert_eq!(s.usage.total(), 1540);
     let screen = format!("{}", screen(&s, 60, 16).backend());
     assert!(screen.contains("● final answer"));
-    assert!(screen.contains("Retrying (attempt 1)"));
+    assert!(
+        !screen.contains("Retrying"),
+        "no permanent retry lines:\n{screen}"
+    );
     assert!(!screen.contains("partial that"));
 }
 
@@ -202,6 +224,15 @@ fn denied_calls_get_their_result_from_the_tool_result_message() {
         }]
     );
     assert!(s.dialog.is_none());
+    // The engine's user-facing line, not the text meant for the model.
+    s.apply(EngineEvent::ToolEnd {
+        id: "call-Bash".into(),
+        name: "Bash".into(),
+        display: "Declined".into(),
+        is_error: true,
+        failed: true,
+        parent_tool_use_id: None,
+    });
     s.apply(EngineEvent::User {
         message: Message {
             role: Role::User,
@@ -214,7 +245,8 @@ fn denied_calls_get_their_result_from_the_tool_result_message() {
         parent_tool_use_id: None,
     });
     let screen = format!("{}", screen(&s, 60, 14).backend());
-    assert!(screen.contains("The user declined to run Bash."));
+    assert!(screen.contains("⎿  Declined"), "{screen}");
+    assert!(!screen.contains("The user declined"), "{screen}");
 }
 
 #[test]
@@ -301,16 +333,164 @@ fn todos_follow_the_latest_todowrite() {
 }
 
 #[test]
-fn page_up_scrolls_back_and_page_down_returns() {
+fn page_up_and_ctrl_o_open_the_full_transcript_view() {
     let mut s = state();
     for i in 0..40 {
         s.submit_text(format!("message {i}"));
+        s.apply(result("ok", 1, false, PermissionMode::Default));
     }
     s.viewport = (60, 10);
     press(&mut s, key(KeyCode::PageUp));
-    assert_eq!(s.scroll, 5);
-    let text = format!("{}", screen(&s, 60, 14).backend());
-    assert!(text.contains("more rows"));
+    assert_eq!(s.pager.map(|p| p.scroll), Some(8));
+    let text = format!("{}", screen(&s, 60, 10).backend());
+    assert!(text.contains("Transcript · all output expanded"), "{text}");
+    assert!(text.contains("message 35"), "{text}");
+    assert!(!text.contains("message 39"), "{text}");
     press(&mut s, key(KeyCode::PageDown));
-    assert_eq!(s.scroll, 0);
+    assert_eq!(s.pager.map(|p| p.scroll), Some(0));
+    press(&mut s, key(KeyCode::Esc));
+    assert!(s.pager.is_none());
+    press(&mut s, ctrl('o'));
+    press(&mut s, key(KeyCode::Home));
+    let top = format!("{}", screen(&s, 60, 10).backend());
+    assert!(top.contains("✻ catui"), "{top}");
+    press(&mut s, ctrl('o'));
+    assert!(s.pager.is_none());
+}
+
+#[test]
+fn input_during_a_turn_is_queued_editable_and_sent_after_it() {
+    let mut s = state();
+    assert_eq!(
+        s.submit_text("first".into()),
+        [Action::Submit("first".into())]
+    );
+    type_text(&mut s, "second");
+    assert!(press(&mut s, key(KeyCode::Enter)).is_empty());
+    type_text(&mut s, "third");
+    assert!(press(&mut s, key(KeyCode::Enter)).is_empty());
+    assert_eq!(s.queued_inputs, ["second", "third"]);
+    let text = format!("{}", screen(&s, 60, 16).backend());
+    assert!(text.contains("⏵ queued  second"), "{text}");
+    // Up takes the last one back to edit.
+    press(&mut s, key(KeyCode::Up));
+    assert_eq!(s.input.text(), "third");
+    type_text(&mut s, "!");
+    press(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.queued_inputs, ["second", "third!"]);
+    // Nothing is sent until the turn ends; then one at a time, in order.
+    assert!(s.take_due_input().is_empty());
+    s.apply(assistant(vec![ContentBlock::text("one")]));
+    s.apply(result("one", 1, false, PermissionMode::Default));
+    assert_eq!(s.take_due_input(), [Action::Submit("second".into())]);
+    assert!(s.take_due_input().is_empty());
+    s.apply(result("two", 1, false, PermissionMode::Default));
+    assert_eq!(s.take_due_input(), [Action::Submit("third!".into())]);
+}
+
+#[test]
+fn escape_before_any_reply_puts_the_prompt_back() {
+    let mut s = state();
+    s.submit_text("fix it".into());
+    type_text(&mut s, "and test");
+    press(&mut s, key(KeyCode::Enter));
+    assert_eq!(press(&mut s, key(KeyCode::Esc)), [Action::Interrupt]);
+    assert_eq!(s.input.text(), "fix it\nand test");
+    assert!(s.queued_inputs.is_empty());
+    s.apply(result(
+        "Interrupted by the user.",
+        1,
+        true,
+        PermissionMode::Default,
+    ));
+    let text = format!("{}", screen(&s, 60, 12).backend());
+    assert!(!text.contains("Interrupted"), "{text}");
+    assert_eq!(
+        s.transcript.entries().len(),
+        1,
+        "the prompt left the transcript"
+    );
+
+    // After a reply has begun, Esc only stops the turn.
+    let mut s = state();
+    s.submit_text("explain".into());
+    s.apply(text_delta("Sure"));
+    assert_eq!(press(&mut s, key(KeyCode::Esc)), [Action::Interrupt]);
+    assert!(s.input.is_empty());
+    s.apply(result(
+        "Interrupted by the user.",
+        1,
+        true,
+        PermissionMode::Default,
+    ));
+    let text = format!("{}", screen(&s, 60, 12).backend());
+    assert!(
+        text.contains("Interrupted · tell catui what to do instead"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ctrl_c_clears_a_draft_that_ctrl_y_brings_back() {
+    let mut s = state();
+    type_text(&mut s, "a long draft");
+    let now = std::time::Instant::now();
+    assert!(s.handle_key(ctrl('c'), now).is_empty());
+    assert!(s.input.is_empty());
+    let status = format!("{}", screen(&s, 80, 8).backend());
+    assert!(status.contains("Ctrl+Y brings it back"), "{status}");
+    press(&mut s, ctrl('y'));
+    assert_eq!(s.input.text(), "a long draft");
+}
+
+#[test]
+fn question_mark_and_help_show_the_generated_sheet() {
+    let mut s = state();
+    press(&mut s, key(KeyCode::Char('?')));
+    assert!(s.help_open && s.input.is_empty());
+    let text = format!("{}", screen(&s, 100, 40).backend());
+    assert!(text.contains("Ctrl+J / Shift+Enter"), "{text}");
+    assert!(text.contains("/compact"), "{text}");
+    press(&mut s, key(KeyCode::Esc));
+    assert!(!s.help_open);
+    assert!(s.submit_text("/help".into()).is_empty(), "answered here");
+    let text = format!("{}", screen(&s, 100, 40).backend());
+    assert!(text.contains("Ctrl+O"), "{text}");
+}
+
+#[test]
+fn final_entries_go_to_the_scrollback_once_and_in_order() {
+    let mut s = state();
+    s.submit_text("q".into());
+    // A prompt without a reply stays live (Esc may take it back).
+    assert_eq!(s.settled(), 1);
+    s.apply(assistant(vec![
+        ContentBlock::text("Let me look."),
+        tool_use("r1", "Read", json!({"file_path": "/home/dev/project/a.rs"})),
+    ]));
+    let rows: Vec<String> = s
+        .take_settled_rows(60)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert!(rows.iter().any(|r| r == "> q"), "{rows:?}");
+    assert!(rows.iter().any(|r| r == "● Let me look."), "{rows:?}");
+    assert!(
+        !rows.iter().any(|r| r.contains("Read(")),
+        "the running call stays live"
+    );
+    assert!(s.take_settled_rows(60).is_empty());
+    s.apply(tool_start(
+        "r1",
+        "Read",
+        "Read(/home/dev/project/a.rs)",
+        None,
+    ));
+    s.apply(tool_end("r1", "Read", "Read 3 lines", false));
+    let rows: Vec<String> = s
+        .take_settled_rows(60)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(rows[0], "● Read(a.rs)", "paths are relative to the project");
 }

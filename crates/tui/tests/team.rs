@@ -127,8 +127,13 @@ fn teammate_messages_are_shown_and_their_turns_are_queued() {
     // result, and the result does not eat a typed message's slot.
     s.push_team_turn();
     assert!(s.busy());
-    s.submit_text("and now the docs".into());
+    // A message typed meanwhile waits in the queue for that turn's end.
+    assert!(s.submit_text("and now the docs".into()).is_empty());
     s.apply(result("Thanks, amy.", 1, false, PermissionMode::Default));
+    assert_eq!(
+        s.take_due_input(),
+        [catui_tui::Action::Submit("and now the docs".into())]
+    );
     assert!(s.busy(), "the typed message is still waiting");
     s.apply(result("Docs updated.", 1, false, PermissionMode::Default));
     assert!(!s.busy());

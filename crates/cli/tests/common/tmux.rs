@@ -89,6 +89,22 @@ impl Tmux {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
     }
 
+    /// The pane's scrollback and screen, oldest line first.
+    pub fn history(&self) -> String {
+        String::from_utf8_lossy(
+            &self
+                .run(&["capture-pane", "-p", "-S", "-", "-E", "-", "-t", "e2e"])
+                .stdout,
+        )
+        .into_owned()
+    }
+
+    /// The visible screen with colours and attributes as escape sequences.
+    pub fn screen_styled(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-e", "-t", "e2e"]).stdout)
+            .into_owned()
+    }
+
     /// A pane property, e.g. `#{alternate_on}`.
     pub fn display(&self, format: &str) -> String {
         String::from_utf8_lossy(
@@ -117,6 +133,21 @@ impl Tmux {
 
     pub fn wait_text(&self, text: &str) -> String {
         self.wait_screen(&format!("{text:?} on screen"), |s| s.contains(text))
+    }
+
+    /// Polls the scrollback and screen until they contain `text`.
+    pub fn wait_history(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let all = self.history();
+            if all.contains(text) {
+                return all;
+            }
+            if start.elapsed() > STEP {
+                panic!("timed out after {STEP:?} waiting for {text:?} in the scrollback:\n{all}");
+            }
+            std::thread::sleep(POLL);
+        }
     }
 }
 
@@ -210,16 +241,22 @@ pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Optio
     }
 }
 
-/// Starts catui from the shell and waits for its first frame.
+/// Starts catui from the shell and waits for its first frame. The
+/// interface draws on the normal screen (no alternate screen), so what it
+/// prints stays in the scrollback.
 pub fn launch(s: &Setup) {
     let bin = assert_cmd::cargo::cargo_bin("catui");
     s.tmux
         .type_text(&format!("'{}'; echo \"catui-exit=$?\"", bin.display()));
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Shift+Tab cycles permission modes");
-    wait_for("the alternate screen", &s.tmux, || {
-        (s.tmux.display("#{alternate_on}") == "1").then_some(())
-    });
+    s.tmux
+        .wait_screen("the status line", |sc| !status_line(sc).is_empty());
+    assert_eq!(
+        s.tmux.display("#{alternate_on}"),
+        "0",
+        "the UI must not use the alternate screen"
+    );
 }
 
 /// Presses Shift+Tab until the status line shows `target`, one press at a

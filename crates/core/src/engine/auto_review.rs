@@ -5,7 +5,6 @@
 //! transcript `system` entry); allow runs the call, deny answers it with the
 //! reason, anything else falls back to asking the user.
 
-use catui_protocol::ContentBlock;
 use serde_json::Value;
 
 use super::{Slot, ask_user, interrupted};
@@ -45,7 +44,7 @@ pub(super) async fn classify(
         .review(&engine.messages, &action, &ctx.cancel)
         .await;
     if ctx.cancel.is_cancelled() || review == AutoReview::Interrupted {
-        return Slot::Answered(interrupted(&id));
+        return interrupted(&name, &id);
     }
     let text = decision_text(&name, &review);
     engine.shared.emit(EngineEvent::Notification {
@@ -58,13 +57,16 @@ pub(super) async fn classify(
     });
     match review {
         AutoReview::Allow { .. } => Slot::Ready { id, name, call },
-        AutoReview::Deny { reason } => {
-            Slot::Answered(ContentBlock::tool_result(id, denied_result(&reason), true))
-        }
+        AutoReview::Deny { reason } => Slot::refused(
+            &name,
+            &id,
+            denied_result(&reason),
+            format!("Auto mode denied · {reason}"),
+        ),
         AutoReview::AskUser { why } => {
             fall_back(engine, ctx, id, name, input, call, fallback, Some(why)).await
         }
-        AutoReview::Interrupted => Slot::Answered(interrupted(&id)),
+        AutoReview::Interrupted => interrupted(&name, &id),
     }
 }
 
@@ -94,7 +96,7 @@ async fn fall_back(
                 Some(why) => format!("Auto mode could not approve this call: {why}. {message}"),
                 None => message,
             };
-            Slot::Answered(ContentBlock::tool_result(id, message, true))
+            Slot::refused(&name, &id, message.clone(), message)
         }
         Decision::Allow => Slot::Ready { id, name, call },
         // The permission layer never nests these; treat one as "ask".

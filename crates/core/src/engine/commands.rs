@@ -40,6 +40,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "team",
         "list teammates and their status: /team [show NAME | stop NAME]",
     ),
+    (
+        "compact",
+        "summarise older turns to free context: /compact [instructions]",
+    ),
 ];
 
 /// Parses `text` as a slash command when it starts with `/` followed by a

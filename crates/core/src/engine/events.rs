@@ -29,12 +29,17 @@ pub enum EngineEvent {
         summary: String,
         parent_tool_use_id: Option<String>,
     },
-    /// A tool call finished; `display` is the user-facing rendering.
+    /// A tool call finished, or was answered without running (declined,
+    /// invalid, interrupted). `display` is the user-facing rendering, never
+    /// the advice written for the model; `is_error` is what the model was
+    /// told; `failed` whether the user should see the call as failed (also
+    /// a command that exited non-zero).
     ToolEnd {
         id: String,
         name: String,
         display: String,
         is_error: bool,
+        failed: bool,
         parent_tool_use_id: Option<String>,
     },
     /// The permission mode changed.

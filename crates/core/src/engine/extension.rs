@@ -56,7 +56,10 @@ pub enum ToolGate {
     /// Do not run the tool: this is its result. With `end_run`, the
     /// handling of the current input ends after this batch of calls.
     Answer {
+        /// What the model reads.
         content: String,
+        /// What the user sees in place of the tool's output.
+        display: String,
         is_error: bool,
         end_run: Option<RunEnd>,
     },

@@ -24,7 +24,38 @@ enum Slot {
         name: String,
         call: ParsedCall,
     },
-    Answered(ContentBlock),
+    /// Answered without running (refused, invalid, interrupted): the
+    /// model's tool_result and the user-facing line for the front ends.
+    Answered {
+        name: String,
+        block: ContentBlock,
+        display: String,
+    },
+}
+
+impl Slot {
+    /// An error result that never ran: `model` goes to the model, `user`
+    /// to the user.
+    fn refused(name: &str, id: &str, model: impl Into<String>, user: impl Into<String>) -> Slot {
+        Slot::Answered {
+            name: name.to_string(),
+            block: ContentBlock::tool_result(id, model.into(), true),
+            display: user.into(),
+        }
+    }
+
+    /// A block built by `parse`, shown to the user as it is.
+    fn unparsed(name: &str, block: ContentBlock) -> Slot {
+        let display = match &block {
+            ContentBlock::ToolResult { content, .. } => content.as_text(),
+            _ => String::new(),
+        };
+        Slot::Answered {
+            name: name.to_string(),
+            block,
+            display,
+        }
+    }
 }
 
 pub(super) async fn run_tool_calls(
@@ -57,8 +88,8 @@ pub(super) async fn run_tool_calls(
             results.extend(run_batch(engine, &ctx, std::mem::take(&mut batch)).await);
         }
         let slot = match call {
-            Err(block) => Slot::Answered(block),
-            Ok(_) if cancel.is_cancelled() => Slot::Answered(interrupted(&id)),
+            Err(block) => Slot::unparsed(&name, block),
+            Ok(_) if cancel.is_cancelled() => interrupted(&name, &id),
             Ok(call) => authorize(engine, &ctx, id, name, &input, call).await,
         };
         batch.push(slot);
@@ -70,11 +101,12 @@ pub(super) async fn run_tool_calls(
     results
 }
 
-fn interrupted(id: &str) -> ContentBlock {
-    ContentBlock::tool_result(
+fn interrupted(name: &str, id: &str) -> Slot {
+    Slot::refused(
+        name,
         id,
         "Interrupted by the user: this tool call was not run.",
-        true,
+        "Interrupted · not run",
     )
 }
 
@@ -135,7 +167,7 @@ async fn authorize(
     call: ParsedCall,
 ) -> Slot {
     if let Err(e) = call.validate(ctx).await {
-        return Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true));
+        return Slot::refused(&name, &id, e.to_string(), e.user_text());
     }
     // Tool lifecycle hooks may answer the call themselves.
     for extension in &engine.shared.extensions {
@@ -149,6 +181,7 @@ async fn authorize(
         };
         if let ToolGate::Answer {
             content,
+            display,
             is_error,
             end_run,
         } = extension.before_tool(&view)
@@ -156,7 +189,11 @@ async fn authorize(
             if let Some(end) = end_run {
                 engine.shared.set_run_end(end);
             }
-            return Slot::Answered(ContentBlock::tool_result(id, content, is_error));
+            return Slot::Answered {
+                block: ContentBlock::tool_result(id, content, is_error),
+                display,
+                name,
+            };
         }
     }
     let access = call.access(ctx);
@@ -173,7 +210,7 @@ async fn authorize(
     };
     match decision {
         Decision::Allow => Slot::Ready { id, name, call },
-        Decision::Deny { message } => Slot::Answered(ContentBlock::tool_result(id, message, true)),
+        Decision::Deny { message } => Slot::refused(&name, &id, message.clone(), message),
         Decision::Ask { reason, .. } => ask_user(engine, ctx, id, name, input, call, reason).await,
         Decision::Classify { reason, fallback } => {
             auto_review::classify(engine, ctx, id, name, input, call, reason, *fallback).await
@@ -209,7 +246,7 @@ async fn ask_user(
     };
     if ctx.cancel.is_cancelled() {
         // An interrupted prompt never counts as approval.
-        return Slot::Answered(interrupted(&id));
+        return interrupted(&name, &id);
     }
     if let PermissionAnswer::Allow {
         updated_permissions: Some(updates),
@@ -237,9 +274,9 @@ async fn ask_user(
         } if updated != *input => match parse(engine, &id, &name, &updated, Source::User) {
             Ok(call) => match call.validate(ctx).await {
                 Ok(()) => Slot::Ready { id, name, call },
-                Err(e) => Slot::Answered(ContentBlock::tool_result(id, e.to_string(), true)),
+                Err(e) => Slot::refused(&name, &id, e.to_string(), e.user_text()),
             },
-            Err(block) => Slot::Answered(block),
+            Err(block) => Slot::unparsed(&name, block),
         },
         PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
         PermissionAnswer::Deny { message } => {
@@ -252,7 +289,14 @@ async fn ask_user(
                     format!("The user declined to run {name}: {message}")
                 }
             });
-            Slot::Answered(ContentBlock::tool_result(id, text, true))
+            let feedback = message.trim();
+            let shown = match (name.as_str(), feedback.is_empty()) {
+                ("ExitPlanMode", true) => "Plan not approved · still planning".to_string(),
+                ("ExitPlanMode", false) => format!("Plan not approved · {feedback}"),
+                (_, true) => "Declined".to_string(),
+                (_, false) => format!("Declined · {feedback}"),
+            };
+            Slot::refused(&name, &id, text, shown)
         }
     }
 }
@@ -275,7 +319,28 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
         let parent = parent.clone();
         async move {
             match slot {
-                Slot::Answered(block) => block,
+                Slot::Answered {
+                    name,
+                    block,
+                    display,
+                } => {
+                    if let ContentBlock::ToolResult {
+                        tool_use_id,
+                        is_error,
+                        ..
+                    } = &block
+                    {
+                        engine.shared.emit(EngineEvent::ToolEnd {
+                            id: tool_use_id.clone(),
+                            name,
+                            display,
+                            is_error: *is_error,
+                            failed: *is_error,
+                            parent_tool_use_id: parent,
+                        });
+                    }
+                    block
+                }
                 Slot::Ready { id, name, call } => {
                     let mut ctx = ctx.clone();
                     ctx.tool_use_id = Some(id.clone());
@@ -287,26 +352,30 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         parent_tool_use_id: parent.clone(),
                     });
                     let result = call_interruptibly(call.call(ctx), &ctx.cancel, STOP_GRACE).await;
-                    let (content, display, is_error) = match result {
+                    let (content, display, is_error, failed) = match result {
                         Ok(ToolOutput {
                             content,
                             display,
                             is_error,
+                            failed,
                         }) => {
                             let display = display.unwrap_or_else(|| content.clone());
-                            (content, display, is_error)
+                            (content, display, is_error, failed || is_error)
                         }
-                        Err(ToolError::Cancelled) => {
-                            let msg = "Interrupted by the user while running.".to_string();
-                            (msg.clone(), msg, true)
-                        }
-                        Err(e) => (e.to_string(), e.to_string(), true),
+                        Err(ToolError::Cancelled) => (
+                            "Interrupted by the user while running.".to_string(),
+                            "Interrupted".to_string(),
+                            true,
+                            true,
+                        ),
+                        Err(e) => (e.to_string(), e.user_text(), true, true),
                     };
                     engine.shared.emit(EngineEvent::ToolEnd {
                         id: id.clone(),
                         name,
                         display,
                         is_error,
+                        failed,
                         parent_tool_use_id: parent,
                     });
                     ContentBlock::tool_result(id, content, is_error)

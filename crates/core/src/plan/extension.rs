@@ -89,6 +89,7 @@ impl EngineExtension for PlanExtension {
                 "The plan at {path} was saved for the user's review. This run ends here and the session \
                  stays in plan mode; the user will approve or revise it later. Do not continue."
             ),
+            display: format!("Plan saved for review: {path}"),
             is_error: false,
             end_run: Some(RunEnd {
                 subtype: ResultSubtype::PlanReady,

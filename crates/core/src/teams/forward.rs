@@ -69,11 +69,11 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         EngineEvent::ToolEnd {
             id,
             display,
-            is_error,
+            failed,
             parent_tool_use_id: None,
             ..
         } => {
-            if is_error {
+            if failed {
                 state.remember(format!("  ⎿ {}", excerpt(&display)));
             }
             state.tool_ended(&id);
@@ -162,6 +162,7 @@ mod tests {
             name: "Edit".into(),
             display: "ok".into(),
             is_error: false,
+            failed: false,
             parent_tool_use_id: parent.map(str::to_string),
         }
     }
@@ -324,6 +325,7 @@ mod tests {
                 name: "Bash".into(),
                 display: "exit 101\n2 tests failed".into(),
                 is_error: true,
+                failed: true,
                 parent_tool_use_id: None,
             },
         );

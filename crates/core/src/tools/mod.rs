@@ -44,6 +44,10 @@ pub struct ToolOutput {
     /// The call completed but reports a failure the model should see as an
     /// error (e.g. a non-zero exit code is *not* this; a refused write is).
     pub is_error: bool,
+    /// The call ran but did not succeed in the user's eyes (a command that
+    /// exited non-zero or was killed): front ends show it as failed even
+    /// though the model receives an ordinary result.
+    pub failed: bool,
 }
 
 impl ToolOutput {
@@ -52,6 +56,7 @@ impl ToolOutput {
             content: content.into(),
             display: None,
             is_error: false,
+            failed: false,
         }
     }
 
@@ -71,6 +76,10 @@ pub enum ToolError {
     /// The call ran and failed.
     #[error("{0}")]
     Failed(String),
+    /// The call failed, with advice meant for the model only (what to try
+    /// instead). The model receives both; the user is shown `message`.
+    #[error("{message} {advice}")]
+    Advised { message: String, advice: String },
     /// The call was interrupted.
     #[error("interrupted by the user")]
     Cancelled,
@@ -82,6 +91,19 @@ impl ToolError {
     }
     pub fn invalid(msg: impl Into<String>) -> Self {
         ToolError::InvalidInput(msg.into())
+    }
+    pub fn advised(message: impl Into<String>, advice: impl Into<String>) -> Self {
+        ToolError::Advised {
+            message: message.into(),
+            advice: advice.into(),
+        }
+    }
+    /// The text shown to the user: the error without advice for the model.
+    pub fn user_text(&self) -> String {
+        match self {
+            ToolError::Advised { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
     }
 }
 

@@ -121,7 +121,10 @@ pub fn read_file(
 ) -> Result<String, ToolError> {
     let (mut file, meta) = match safe_fs::open_regular(path) {
         Ok(opened) => opened,
-        Err(e) if e.is_not_found() => return Err(ToolError::failed(not_found_message(path))),
+        Err(e) if e.is_not_found() => {
+            let (message, advice) = not_found_message(path);
+            return Err(ToolError::advised(message, advice));
+        }
         Err(SafeReadError::NotRegular {
             kind: "a directory",
             ..
@@ -393,27 +396,28 @@ fn count_remaining_lines(
     Ok(count)
 }
 
-/// The error for a missing file, with look-alike names from its directory.
-fn not_found_message(path: &Path) -> String {
-    let mut msg = format!("File does not exist: {}.", path.display());
+/// The error for a missing file (for the user), and advice for the model:
+/// look-alike names from its directory, or where to look instead.
+fn not_found_message(path: &Path) -> (String, String) {
+    let msg = format!("File does not exist: {}.", path.display());
     let Some(parent) = path.parent() else {
-        return msg;
+        return (msg, String::new());
     };
     if !parent.is_dir() {
-        msg.push_str(&format!(
-            " Its directory {} does not exist either; use Glob to find the file.",
+        let advice = format!(
+            "Its directory {} does not exist either; use Glob to find the file.",
             parent.display()
-        ));
-        return msg;
+        );
+        return (msg, advice);
     }
     let similar = similar_names(parent, path);
-    if similar.is_empty() {
-        msg.push_str(" Use Glob to find the file.");
+    let advice = if similar.is_empty() {
+        "Use Glob to find the file.".to_string()
     } else {
         let shown: Vec<String> = similar.iter().map(|p| p.display().to_string()).collect();
-        msg.push_str(&format!(" Did you mean: {}?", shown.join(", ")));
-    }
-    msg
+        format!("Did you mean: {}?", shown.join(", "))
+    };
+    (msg, advice)
 }
 
 fn similar_names(dir: &Path, wanted: &Path) -> Vec<PathBuf> {

@@ -104,8 +104,8 @@ impl Dialog {
     pub fn desired_height(&self, width: u16, screen_height: u16) -> u16 {
         match self {
             Dialog::Permission(d) => d.desired_height(width),
-            // The plan gets most of the screen: it is the thing to read.
-            Dialog::Plan(_) => screen_height.saturating_sub(3),
+            // As tall as the plan needs, up to the screen.
+            Dialog::Plan(d) => d.desired_height(width).min(screen_height),
             Dialog::Question(d) => d.desired_height(width),
         }
     }

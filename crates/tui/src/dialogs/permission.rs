@@ -6,7 +6,7 @@ use catui_core::engine::{PermissionAnswer, PermissionRequest};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 use serde_json::{Value, json};
@@ -15,8 +15,10 @@ use super::{
     DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
     wrapped_height,
 };
-use crate::diff::{diff_line, diff_text};
+use crate::diff::{diff_lines, unified};
 use crate::input::InputBox;
+use crate::theme;
+use crate::tool_view::relative_paths;
 
 const FEEDBACK_LABEL: &str = "  Tell the agent what to do instead: ";
 /// Diff lines shown before folding; the dialog must leave room for options.
@@ -57,21 +59,44 @@ fn bash_rule(command: &str) -> Option<String> {
     }
 }
 
+/// The path as the user knows it: relative to the working directory.
+fn shown_path(path: &str) -> String {
+    match std::env::current_dir() {
+        Ok(cwd) => relative_paths(path, &cwd.to_string_lossy()),
+        Err(_) => path.to_string(),
+    }
+}
+
 fn diff_body(path: &str, old: &str, new: &str) -> Vec<Line<'static>> {
     let mut rows = vec![Line::styled(
-        path.to_string(),
+        shown_path(path),
         Style::default().add_modifier(Modifier::BOLD),
     )];
-    let diff = diff_text(old, new);
-    let lines: Vec<&str> = diff.lines().collect();
-    rows.extend(lines.iter().take(MAX_DIFF_LINES).map(|l| diff_line(l)));
-    if lines.len() > MAX_DIFF_LINES {
-        rows.push(Line::styled(
-            format!("… +{} lines", lines.len() - MAX_DIFF_LINES),
-            Style::default().fg(Color::DarkGray),
-        ));
-    }
+    // Wide enough never to wrap here: the dialog wraps its rows itself.
+    rows.extend(diff_lines(
+        &unified(old, new),
+        usize::MAX / 4,
+        MAX_DIFF_LINES,
+    ));
     rows
+}
+
+/// An edit as a change to the whole file, so that line numbers are the
+/// file's; the fragments alone when the file cannot be read or the text
+/// is not found in it.
+fn edit_body(path: &str, old: &str, new: &str, all: bool) -> Vec<Line<'static>> {
+    if let Ok(content) = std::fs::read_to_string(path)
+        && !old.is_empty()
+        && content.contains(old)
+    {
+        let updated = if all {
+            content.replace(old, new)
+        } else {
+            content.replacen(old, new, 1)
+        };
+        return diff_body(path, &content, &updated);
+    }
+    diff_body(path, old, new)
 }
 
 impl PermissionDialog {
@@ -89,7 +114,7 @@ impl PermissionDialog {
                 if !description.is_empty() {
                     body.push(Line::styled(
                         format!("  {description}"),
-                        Style::default().fg(Color::DarkGray),
+                        Style::default().fg(theme::current().dim),
                     ));
                 }
                 (
@@ -100,10 +125,11 @@ impl PermissionDialog {
             }
             "Edit" => {
                 let path = str_field(input, "file_path");
-                let body = diff_body(
+                let body = edit_body(
                     path,
                     str_field(input, "old_string"),
                     str_field(input, "new_string"),
+                    input.get("replace_all").and_then(Value::as_bool) == Some(true),
                 );
                 ("Edit file".to_string(), body, (name.to_string(), None))
             }
@@ -163,7 +189,7 @@ impl PermissionDialog {
         vec![
             "Yes".to_string(),
             self.rule_label(),
-            "No, and tell the agent what to do differently (esc)".to_string(),
+            "No, and tell the agent what to do differently".to_string(),
         ]
     }
 
@@ -239,18 +265,24 @@ impl PermissionDialog {
         if !self.request.reason.is_empty() {
             rows.push(Line::styled(
                 self.request.reason.clone(),
-                Style::default().fg(Color::DarkGray),
+                Style::default().fg(theme::current().dim),
             ));
         }
         rows.push(Line::from(Span::raw("Do you want to proceed?")));
         rows.extend(option_rows(&self.options(), self.selected));
+        let dim = Style::default().fg(theme::current().dim);
         let mut field_at = None;
         if let Some(f) = &self.feedback {
             field_at = Some(rows.len());
             rows.push(field_row(FEEDBACK_LABEL, f));
             rows.push(Line::styled(
-                "  Enter to send · Esc to cancel",
-                Style::default().fg(Color::DarkGray),
+                "  Enter sends the note and declines · Esc declines without it",
+                dim,
+            ));
+        } else {
+            rows.push(Line::styled(
+                "  Enter or 1-3 to choose · Esc declines (3 to add a note for the agent)",
+                dim,
             ));
         }
         (rows, field_at)
@@ -261,14 +293,14 @@ impl PermissionDialog {
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
-        let block = frame_block(&self.title, Color::Yellow);
+        let block = frame_block(&self.title, theme::current().warn);
         let inner = block.inner(area);
         block.render(area, buf);
         draw_rows(&self.rows().0, inner, buf);
     }
 
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
-        let inner = frame_block("", Color::Yellow).inner(area);
+        let inner = frame_block("", theme::current().warn).inner(area);
         let (rows, at) = self.rows();
         let at = at?;
         let y = wrapped_height(&rows[..at], inner.width);
@@ -347,6 +379,20 @@ mod tests {
     }
 
     #[test]
+    fn edits_are_numbered_as_lines_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.rs");
+        std::fs::write(&path, "a\nb\nc\nd\ne\nlet x = 1;\n").unwrap();
+        let d = dialog(
+            "Edit",
+            json!({"file_path": path.to_string_lossy(), "old_string": "let x = 1;", "new_string": "let x = 2;"}),
+        );
+        let text: Vec<String> = d.body.iter().map(|l| l.to_string()).collect();
+        assert!(text.contains(&"6 - let x = 1;".to_string()), "{text:?}");
+        assert!(text.contains(&"6 + let x = 2;".to_string()), "{text:?}");
+    }
+
+    #[test]
     fn rules_for_commands() {
         assert_eq!(
             bash_rule("npm test -- --watch").as_deref(),
@@ -367,6 +413,6 @@ mod tests {
         );
         let text: Vec<String> = d.body.iter().map(|l| l.to_string()).collect();
         assert_eq!(d.title, "Overwrite file");
-        assert_eq!(&text[1..], [" one", "-two", "+three"]);
+        assert_eq!(&text[1..], ["1   one", "2 - two", "2 + three"]);
     }
 }

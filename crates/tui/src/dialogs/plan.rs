@@ -209,6 +209,7 @@ impl PlanDialog {
             }
             KeyCode::PageDown => self.scroll += 10,
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            KeyCode::Home if self.feedback.is_none() => self.scroll = 0,
             _ => {}
         }
         if let Some(field) = self.feedback.as_mut() {
@@ -279,6 +280,15 @@ impl PlanDialog {
         });
         rows.push(Line::styled(hint, dim));
         (rows, field_at)
+    }
+
+    /// Rows that show the whole plan and the choices at `width`.
+    pub fn desired_height(&self, width: u16) -> u16 {
+        let inner_w = width.saturating_sub(4);
+        let pane = self.pane_rows(inner_w.saturating_sub(1) as usize).len() as u16;
+        let bottom = wrapped_height(&self.bottom_rows().0, inner_w);
+        // Frame (2), header (1), the pane's rules (2).
+        pane.saturating_add(bottom).saturating_add(5)
     }
 
     /// Splits the inner area into header row, plan pane and bottom rows.

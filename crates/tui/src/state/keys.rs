@@ -1,5 +1,7 @@
 //! Key presses and pasted text: what each key does to the input box, the
-//! palette or the open dialog, and the [`Action`]s it asks the runtime for.
+//! palette, the queue, the transcript view or the open dialog, and the
+//! [`Action`]s it asks the runtime for. The keys are listed once, in
+//! [`crate::help::KEYS`], for the `?` sheet and `/help`.
 
 use std::time::Instant;
 
@@ -8,31 +10,59 @@ use catui_core::teams::PlanDecision;
 use catui_protocol::PermissionMode;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{Action, AppState, CTRL_C_WINDOW};
+use super::{Action, AppState, CTRL_C_WINDOW, Pager};
 use crate::dialogs::{Dialog, DialogOutcome};
 use crate::transcript::EntryKind;
 
 impl AppState {
-    /// Text the user sends: shown in the transcript and queued for a result.
+    /// Text the user sends. While a turn runs it waits in the queue and is
+    /// sent when the turn ends; otherwise it is shown and sent at once.
     fn submit(&mut self, text: String) -> Vec<Action> {
         let trimmed = text.trim();
         if matches!(trimmed, "/exit" | "/quit") {
             return vec![Action::Quit];
         }
+        if matches!(trimmed, "/help" | "/?") {
+            self.transcript.push(EntryKind::System {
+                text: crate::help::sheet(),
+                is_error: false,
+            });
+            return Vec::new();
+        }
+        if self.busy() {
+            self.queued_inputs.push(text);
+            return Vec::new();
+        }
+        self.send_now(text)
+    }
+
+    fn send_now(&mut self, text: String) -> Vec<Action> {
         self.transcript.push(EntryKind::User(text.clone()));
-        self.scroll = 0;
-        if trimmed == "/plan open"
+        if text.trim() == "/plan open"
             && let Some(path) = self.plan_file.clone()
         {
             return vec![Action::OpenPlanFile(path)];
         }
         self.pending_inputs.push_back(text.clone());
+        self.awaiting_reply = true;
+        self.withdrawn = false;
+        self.turn_started = Some(self.clock);
+        self.streamed_chars = 0;
         vec![Action::Submit(text)]
     }
 
     /// Sends the first prompt given on the command line.
     pub fn submit_text(&mut self, text: String) -> Vec<Action> {
         self.submit(text)
+    }
+
+    /// The next queued input, once no turn runs.
+    pub fn take_due_input(&mut self) -> Vec<Action> {
+        if self.busy() || self.queued_inputs.is_empty() {
+            return Vec::new();
+        }
+        let text = self.queued_inputs.remove(0);
+        self.send_now(text)
     }
 
     fn dialog_key(&mut self, key: KeyEvent) -> Vec<Action> {
@@ -60,49 +90,124 @@ impl AppState {
         }
     }
 
+    /// Ctrl+C: closes a dialog (declining), stops a running turn, clears a
+    /// draft (kept for Ctrl+Y), and a second press within the window quits.
+    fn ctrl_c(&mut self, now: Instant) -> Vec<Action> {
+        if self
+            .ctrl_c_at
+            .is_some_and(|at| now.duration_since(at) <= CTRL_C_WINDOW)
+        {
+            return vec![Action::Quit];
+        }
+        let mut actions = Vec::new();
+        if let Some(d) = self.dialog.as_ref() {
+            actions.push(dismissal(d));
+            self.close_dialog();
+        }
+        if self.busy() {
+            actions.push(Action::Interrupt);
+        }
+        if actions.is_empty() && !self.input.is_empty() {
+            // Kept for Ctrl+Y; the status line says so.
+            self.undo_draft = Some(self.input.text());
+            self.input.clear();
+        }
+        self.ctrl_c_at = Some(now);
+        actions
+    }
+
     /// Handles one key press.
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') {
-            if self
-                .ctrl_c_at
-                .is_some_and(|at| now.duration_since(at) <= CTRL_C_WINDOW)
-            {
-                return vec![Action::Quit];
-            }
-            self.ctrl_c_at = Some(now);
-            let mut actions = Vec::new();
-            if let Some(d) = self.dialog.as_ref() {
-                actions.push(dismissal(d));
-                self.close_dialog();
-            }
-            if self.busy() {
-                actions.push(Action::Interrupt);
-            }
-            self.input.clear();
-            return actions;
+            self.pager = None;
+            self.help_open = false;
+            return self.ctrl_c(now);
         }
-        match key.code {
-            KeyCode::PageUp => {
-                let (w, h) = self.viewport;
-                let max = self
-                    .transcript
-                    .height(w as usize)
-                    .saturating_sub(h as usize);
-                self.scroll = (self.scroll + (h as usize / 2).max(1)).min(max);
+        if self.pager.is_some() {
+            self.pager_key(key);
+            return Vec::new();
+        }
+        if self.help_open {
+            // Any key closes the sheet; only Esc and `?` are used up.
+            self.help_open = false;
+            if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
                 return Vec::new();
             }
-            KeyCode::PageDown if self.dialog.is_none() => {
-                let step = (self.viewport.1 as usize / 2).max(1);
-                self.scroll = self.scroll.saturating_sub(step);
-                return Vec::new();
-            }
-            _ => {}
+        }
+        if ctrl && key.code == KeyCode::Char('o') {
+            self.pager = Some(Pager::default());
+            return Vec::new();
         }
         if self.dialog.is_some() {
             return self.dialog_key(key);
         }
+        if key.code == KeyCode::PageUp {
+            let page = self.page_rows();
+            self.pager = Some(Pager { scroll: page });
+            return Vec::new();
+        }
         self.input_key(key)
+    }
+
+    fn page_rows(&self) -> usize {
+        (self.viewport.1 as usize).saturating_sub(2).max(1)
+    }
+
+    /// Keys of the transcript view: scrolling, and leaving it.
+    fn pager_key(&mut self, key: KeyEvent) {
+        let page = self.page_rows();
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let Some(pager) = self.pager.as_mut() else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => self.pager = None,
+            KeyCode::Char('o') if ctrl => self.pager = None,
+            KeyCode::PageUp | KeyCode::Char('b') => pager.scroll += page,
+            KeyCode::PageDown | KeyCode::Char(' ') => {
+                pager.scroll = pager.scroll.saturating_sub(page)
+            }
+            KeyCode::Up | KeyCode::Char('k') => pager.scroll += 1,
+            KeyCode::Down | KeyCode::Char('j') => pager.scroll = pager.scroll.saturating_sub(1),
+            KeyCode::Home | KeyCode::Char('g') => pager.scroll = usize::MAX / 2,
+            KeyCode::End | KeyCode::Char('G') => pager.scroll = 0,
+            _ => {}
+        }
+    }
+
+    /// Mouse wheel in the transcript view.
+    pub fn scroll_pager(&mut self, up: bool, rows: usize) {
+        if let Some(p) = self.pager.as_mut() {
+            p.scroll = if up {
+                p.scroll.saturating_add(rows)
+            } else {
+                p.scroll.saturating_sub(rows)
+            };
+        }
+    }
+
+    /// Esc while a turn runs: stops it. Before any reply, the prompt (and
+    /// whatever was queued) goes back into the input box to be edited.
+    fn escape_turn(&mut self) -> Vec<Action> {
+        let mut restored: Vec<String> = Vec::new();
+        if self.awaiting_reply
+            && self.flushed < self.transcript.entries().len()
+            && let Some(EntryKind::User(text)) = self.transcript.entries().last().map(|e| &e.kind)
+        {
+            restored.push(text.clone());
+            self.transcript.pop();
+            self.withdrawn = true;
+            self.awaiting_reply = false;
+        }
+        restored.append(&mut self.queued_inputs);
+        if !restored.is_empty() {
+            if !self.input.is_empty() {
+                restored.push(self.input.text());
+            }
+            self.input.set_text(&restored.join("\n"));
+        }
+        vec![Action::Interrupt]
     }
 
     fn input_key(&mut self, key: KeyEvent) -> Vec<Action> {
@@ -111,7 +216,8 @@ impl AppState {
         let palette_open = !palette.is_empty();
         match key.code {
             KeyCode::Esc if palette_open => self.palette_dismissed = true,
-            KeyCode::Esc if self.busy() => return vec![Action::Interrupt],
+            KeyCode::Esc if self.busy() => return self.escape_turn(),
+            KeyCode::Char('?') if self.input.is_empty() => self.help_open = true,
             KeyCode::BackTab => {
                 return vec![Action::SetMode(
                     self.mode.next_in_cycle(self.info.auto_mode_enabled),
@@ -145,6 +251,17 @@ impl AppState {
             }
             KeyCode::Down if palette_open => {
                 self.palette_selected = (self.palette_selected + 1).min(palette.len() - 1)
+            }
+            // The last queued input comes back to be edited or dropped.
+            KeyCode::Up if self.input.is_empty() && !self.queued_inputs.is_empty() => {
+                if let Some(text) = self.queued_inputs.pop() {
+                    self.input.set_text(&text);
+                }
+            }
+            KeyCode::Char('y') if ctrl => {
+                if let Some(draft) = self.undo_draft.take() {
+                    self.input.insert_str(&draft);
+                }
             }
             KeyCode::Char('g') if ctrl => return vec![self.ctrl_g()],
             KeyCode::Char('a') if ctrl => self.input.home(),

@@ -91,6 +91,7 @@ pub fn tool_end(id: &str, name: &str, display: &str, is_error: bool) -> EngineEv
         name: name.into(),
         display: display.into(),
         is_error,
+        failed: is_error,
         parent_tool_use_id: None,
     }
 }

@@ -206,9 +206,10 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
         parts.push(body.to_string());
     }
     let mut is_error = false;
+    let mut failed = true;
     match end {
         End::Exited(status) => match (status.code(), status.signal()) {
-            (Some(0), _) => {}
+            (Some(0), _) => failed = false,
             (Some(code), _) => parts.push(format!("Exit code: {code}")),
             (None, Some(sig)) => parts.push(format!("Killed by signal {sig}")),
             (None, None) => parts.push("The command ended abnormally".into()),
@@ -227,6 +228,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
         content: parts.join("\n"),
         display: None,
         is_error,
+        failed,
     }
 }
 

@@ -1,0 +1,75 @@
+//! The key and command sheet shown by `?` and `/help`, generated from the
+//! one table of keys below and the palette's command list, so it always
+//! says what the interface really does.
+
+use crate::palette;
+
+/// Every key of the main screen and what it does, in display order.
+pub const KEYS: &[(&str, &str)] = &[
+    (
+        "Enter",
+        "send (while the agent works: queue it for after the turn)",
+    ),
+    ("Ctrl+J / Shift+Enter", "new line"),
+    ("Up", "take the last queued message back to edit it"),
+    (
+        "Esc",
+        "stop the agent; before any reply, your prompt returns to the input",
+    ),
+    (
+        "Ctrl+C",
+        "stop · clear the input (Ctrl+Y brings it back) · twice to quit",
+    ),
+    ("Ctrl+O", "full transcript with all output expanded"),
+    (
+        "PgUp",
+        "full transcript, one page up (also your terminal's scrollback)",
+    ),
+    ("Shift+Tab", "cycle permission modes"),
+    (
+        "Ctrl+G",
+        "edit the input (or the plan, while planning) in $EDITOR",
+    ),
+    ("/", "commands (Tab completes)"),
+    ("?", "this sheet"),
+];
+
+/// Keys of the transcript view.
+pub const PAGER_KEYS: &[(&str, &str)] = &[
+    ("PgUp/PgDn, Up/Down, wheel", "scroll"),
+    ("Home/End", "top, bottom"),
+    ("Esc, q, Ctrl+O", "back"),
+];
+
+/// The sheet as plain text.
+pub fn sheet() -> String {
+    let mut out = String::from("Keys\n");
+    let key_w = KEYS.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (key, what) in KEYS {
+        out.push_str(&format!("  {key:<key_w$}  {what}\n"));
+    }
+    out.push_str("\nCommands\n");
+    let commands = palette::commands();
+    let name_w = commands.iter().map(|(n, _)| n.len() + 1).max().unwrap_or(0);
+    for (name, what) in commands {
+        out.push_str(&format!("  {:<name_w$}  {what}\n", format!("/{name}")));
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sheet_lists_every_key_and_command() {
+        let sheet = sheet();
+        for (key, _) in KEYS {
+            assert!(sheet.contains(key), "{key} missing");
+        }
+        for (name, _) in palette::commands() {
+            assert!(sheet.contains(&format!("/{name} ")), "/{name} missing");
+        }
+        assert!(sheet.contains("Ctrl+J"));
+    }
+}

@@ -1,0 +1,279 @@
+//! Engine events folded into the screen state: streamed text, committed
+//! messages, tool calls and their user-facing results, retries, and the
+//! end of a turn.
+
+use catui_core::engine::{EngineEvent, TurnOutcome};
+use catui_protocol::{ContentBlock, Message, ModelEvent};
+use serde_json::Value;
+
+use super::{AppState, RetryNote, parse_todos};
+use crate::tool_view::{AgentProgress, fallback_summary, relative_paths};
+use crate::transcript::{EntryKind, ToolEntry, ToolStatus};
+
+/// The engine's text for a turn the user interrupted.
+const INTERRUPTED: &str = "Interrupted by the user.";
+
+impl AppState {
+    /// Folds one engine event into the state.
+    pub fn apply(&mut self, event: EngineEvent) {
+        match event {
+            EngineEvent::Delta {
+                agent_id: None,
+                event,
+            } => self.apply_delta(event),
+            // Sub-agents' streams are summarised by their progress line.
+            EngineEvent::Delta { .. } => {}
+            EngineEvent::Assistant {
+                message,
+                parent_tool_use_id: None,
+            } => self.apply_assistant(&message),
+            EngineEvent::Assistant {
+                message,
+                parent_tool_use_id: Some(parent),
+            } => {
+                let uses = message.tool_uses().count() as u32;
+                if let Some(agent) = self.agent_mut(&parent) {
+                    agent.turns += 1;
+                    agent.tool_uses += uses;
+                }
+            }
+            EngineEvent::User {
+                message,
+                parent_tool_use_id: None,
+            } => self.apply_tool_results(&message),
+            EngineEvent::User { .. } => {}
+            EngineEvent::ToolStart {
+                id,
+                name,
+                summary,
+                parent_tool_use_id,
+            } => match parent_tool_use_id {
+                Some(parent) => {
+                    if let Some(agent) = self.agent_mut(&parent) {
+                        agent.current = Some(summary);
+                    }
+                }
+                None => {
+                    let summary = relative_paths(&summary, &self.info.cwd);
+                    self.awaiting_reply = false;
+                    if let Some(tool) = self.transcript.tool_mut(&id) {
+                        tool.status = ToolStatus::Running;
+                        // The engine's summary wins unless it is the bare name.
+                        if summary != name || !tool.summary.contains('(') {
+                            tool.summary = summary;
+                        }
+                    } else {
+                        self.transcript.push(EntryKind::Tool(ToolEntry {
+                            id,
+                            name,
+                            input: Value::Null,
+                            summary,
+                            status: ToolStatus::Running,
+                            result: None,
+                            agent: None,
+                        }));
+                    }
+                }
+            },
+            EngineEvent::ToolEnd {
+                id,
+                display,
+                failed,
+                parent_tool_use_id,
+                ..
+            } => match parent_tool_use_id {
+                Some(parent) => {
+                    if let Some(agent) = self.agent_mut(&parent) {
+                        agent.current = None;
+                    }
+                }
+                None => {
+                    let display = relative_paths(&display, &self.info.cwd);
+                    if let Some(tool) = self.transcript.tool_mut(&id) {
+                        tool.status = if failed {
+                            ToolStatus::Failed
+                        } else {
+                            ToolStatus::Done
+                        };
+                        tool.result = Some(display);
+                    }
+                }
+            },
+            EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
+            EngineEvent::Attachment(_) => {}
+            EngineEvent::Notification { key, text } if key == "teammate-message" => {
+                let (from, body) = text.split_once(": ").unwrap_or(("teammate", &text));
+                self.transcript.push(EntryKind::Teammate {
+                    from: from.to_string(),
+                    text: body.to_string(),
+                });
+            }
+            // A settings file that was not applied is a problem to fix.
+            EngineEvent::Notification { key, text } if key == "settings" => self.system(text, true),
+            EngineEvent::Notification { text, .. } => self.system(text, false),
+            // Teammates' conversations stay out of the lead's transcript;
+            // the team panel shows what they do.
+            EngineEvent::Teammate { .. } => {}
+            EngineEvent::Result(outcome) => self.apply_result(outcome),
+        }
+    }
+
+    fn agent_mut(&mut self, parent: &str) -> Option<&mut AgentProgress> {
+        self.transcript.tool_mut(parent)?.agent.as_mut()
+    }
+
+    fn apply_delta(&mut self, event: ModelEvent) {
+        match event {
+            ModelEvent::TextDelta { text } => {
+                self.thinking = false;
+                self.retry = None;
+                self.awaiting_reply = false;
+                self.streamed_chars += text.len();
+                self.live_text.push_str(&text);
+            }
+            ModelEvent::ThinkingDelta { thinking } => {
+                self.retry = None;
+                self.streamed_chars += thinking.len();
+                self.thinking = true;
+            }
+            ModelEvent::ToolUseStart { name, .. } => {
+                self.retry = None;
+                self.awaiting_reply = false;
+                self.streaming_tool = Some(name);
+            }
+            ModelEvent::ToolInputDelta { partial_json, .. } => {
+                self.streamed_chars += partial_json.len();
+            }
+            // One updating line, not a permanent entry per attempt.
+            ModelEvent::Retrying {
+                attempt,
+                delay_ms,
+                reason,
+            } => {
+                self.live_text.clear();
+                self.thinking = false;
+                self.streaming_tool = None;
+                self.retry = Some(RetryNote {
+                    attempt,
+                    reason: reason.lines().next().unwrap_or("").to_string(),
+                    at: self.clock + std::time::Duration::from_millis(delay_ms),
+                });
+            }
+        }
+    }
+
+    fn apply_assistant(&mut self, message: &Message) {
+        self.awaiting_reply = false;
+        self.retry = None;
+        self.live_text.clear();
+        self.thinking = false;
+        self.streaming_tool = None;
+        for block in &message.content {
+            match block {
+                ContentBlock::Text { text } if !text.trim().is_empty() => {
+                    self.transcript.push(EntryKind::Assistant(text.clone()));
+                }
+                ContentBlock::ToolUse { id, name, input } => {
+                    if name == "TodoWrite" {
+                        self.todos = parse_todos(input);
+                    }
+                    let agent = matches!(name.as_str(), "Agent" | "Task")
+                        .then(|| AgentProgress::from_input(input));
+                    self.transcript.push(EntryKind::Tool(ToolEntry {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                        summary: relative_paths(&fallback_summary(name, input), &self.info.cwd),
+                        status: ToolStatus::Pending,
+                        result: None,
+                        agent,
+                    }));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Results of calls that never ran (denied, invalid) arrive only here.
+    fn apply_tool_results(&mut self, message: &Message) {
+        for block in &message.content {
+            if let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } = block
+            {
+                self.drop_request(tool_use_id);
+                if let Some(tool) = self.transcript.tool_mut(tool_use_id)
+                    && matches!(tool.status, ToolStatus::Pending | ToolStatus::Running)
+                {
+                    tool.status = if *is_error {
+                        ToolStatus::Failed
+                    } else {
+                        ToolStatus::Done
+                    };
+                    tool.result = Some(relative_paths(&content.as_text(), &self.info.cwd));
+                }
+            }
+        }
+    }
+
+    fn apply_result(&mut self, outcome: TurnOutcome) {
+        let sent = self.pending_inputs.pop_front().unwrap_or_default();
+        self.turn_started = None;
+        self.retry = None;
+        self.awaiting_reply = false;
+        self.streamed_chars = 0;
+        let withdrawn = std::mem::take(&mut self.withdrawn);
+        self.usage.add(&outcome.usage);
+        self.mode = outcome.permission_mode;
+        self.plan_file = outcome.plan_file.clone();
+        // A partial answer that was interrupted stays visible.
+        let partial = std::mem::take(&mut self.live_text);
+        if !partial.trim().is_empty() {
+            self.transcript.push(EntryKind::Assistant(partial));
+        }
+        self.thinking = false;
+        self.streaming_tool = None;
+        for id in self.transcript.open_tool_ids() {
+            if let Some(tool) = self.transcript.tool_mut(&id) {
+                tool.status = ToolStatus::Failed;
+                tool.result = Some("Not run".into());
+            }
+        }
+        if outcome.num_turns == 0 {
+            if sent.trim() == "/clear" && !outcome.is_error {
+                self.transcript.clear();
+                self.flushed = 0;
+                self.todos.clear();
+            }
+            self.push_command_output(&outcome.result, outcome.is_error);
+        } else if outcome.result == INTERRUPTED {
+            if !withdrawn {
+                self.system("Interrupted · tell catui what to do instead", false);
+            }
+        } else if outcome.is_error {
+            self.system(outcome.result, true);
+        }
+    }
+
+    /// A local command's output; `/plan` output becomes a plan display.
+    fn push_command_output(&mut self, text: &str, is_error: bool) {
+        if let Some(rest) = text.strip_prefix("Current Plan\n") {
+            let (path, body) = rest.split_once('\n').unwrap_or((rest, ""));
+            let body = body.trim_start_matches('\n');
+            // The trailing `"/plan open" to edit...` hint is shown dimmed.
+            let (content, hint) = match body.rsplit_once("\n\n") {
+                Some((c, h)) if h.contains("/plan open") => (c.to_string(), Some(h.to_string())),
+                _ => (body.to_string(), None),
+            };
+            self.transcript.push(EntryKind::PlanDisplay {
+                path: path.to_string(),
+                content,
+                hint,
+            });
+        } else if !text.trim().is_empty() {
+            self.system(text.trim_end(), is_error);
+        }
+    }
+}
