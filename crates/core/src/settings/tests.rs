@@ -414,7 +414,8 @@ fn a_file_whose_rules_cannot_be_told_makes_every_call_ask() {
     };
     // Not JSON; `deny` not a list; a directory where the file should be;
     // a FIFO (refused, not opened: no hang); a symlink to /dev/zero.
-    let cases: [(&str, fn(&Dirs) -> PathBuf); 5] = [
+    type Make = fn(&Dirs) -> PathBuf;
+    let cases: [(&str, Make); 5] = [
         ("broken JSON", |d| {
             d.project("{\"permissions\": {\"deny\": [\"Read(./.env)\"]")
         }),
