@@ -63,6 +63,7 @@ impl TypedTool for Job {
         } else {
             Access::Shell {
                 command: "chore --now".into(),
+                unconfined: false,
             }
         }
     }
@@ -598,12 +599,16 @@ async fn a_bash_rm_allowed_by_a_wildcard_rule_goes_to_the_classifier_in_auto() {
         tool_name: "Bash".into(),
         access: Access::Shell {
             command: "rm victim.txt".into(),
+            unconfined: false,
         },
         read_only: false,
         cwd: h.root.clone(),
     };
     let default_ctx = auto_context(&h.root, true, &["Bash(*)"]);
-    assert_eq!(decide(&default_ctx, &call), Decision::Allow);
+    assert_eq!(
+        decide(&default_ctx, &call),
+        Decision::Allow(catui_core::permissions::Grant::Explicit)
+    );
 
     h.engine
         .handle_input(vec![ContentBlock::text("summarise the project")])

@@ -21,6 +21,7 @@ async fn api_keys_are_removed_from_the_environment() {
                 command: "env; echo \"[$ANTHROPIC_API_KEY][$OPENAI_API_KEY]\"".into(),
                 timeout: None,
                 description: None,
+                unconfined: None,
             },
             &ctx,
         )

@@ -14,6 +14,7 @@ fn input(command: &str) -> BashInput {
         command: command.to_string(),
         timeout: None,
         description: None,
+        unconfined: None,
     }
 }
 
@@ -152,6 +153,7 @@ async fn timeout_kills_the_whole_process_tree() {
                 command,
                 timeout: Some(500),
                 description: None,
+                unconfined: None,
             },
             &ctx,
         )
@@ -260,7 +262,8 @@ fn read_only_and_access_follow_the_analysis() {
     assert_eq!(
         BashTool.access(&input("ls"), &ctx),
         Access::Shell {
-            command: "ls".into()
+            command: "ls".into(),
+            unconfined: false,
         }
     );
 }

@@ -55,6 +55,7 @@ impl TypedTool for Nap {
         } else {
             Access::Shell {
                 command: "chore".into(),
+                unconfined: false,
             }
         }
     }

@@ -64,6 +64,7 @@ async fn run(ctx: &ToolContext, command: &str) -> ToolOutput {
                 command: command.to_string(),
                 timeout: Some(20_000),
                 description: None,
+                unconfined: None,
             },
             ctx,
         )

@@ -25,6 +25,7 @@ mod recorded;
 mod render;
 mod script;
 mod server;
+pub mod shell_corpus;
 
 pub use recorded::{RecordedRequest, SeenToolResult};
 pub use script::{Block, Predicate, Script, Turn};

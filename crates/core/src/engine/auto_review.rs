@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::{Slot, ask_user, interrupted};
 use crate::engine::{Engine, EngineEvent, Record};
-use crate::permissions::Decision;
 use crate::permissions::auto::{
     AUTO_MODE_DECISION_KEY, AUTO_MODE_DECISION_SUBTYPE, AutoReview, ProposedAction, decision_text,
     denied_result,
 };
+use crate::permissions::{Decision, Grant};
 use crate::tools::{ParsedCall, ToolContext};
 
 #[allow(clippy::too_many_arguments)]
@@ -56,7 +56,12 @@ pub(super) async fn classify(
         text,
     });
     match review {
-        AutoReview::Allow { .. } => Slot::Ready { id, name, call },
+        AutoReview::Allow { .. } => Slot::Ready {
+            id,
+            name,
+            call,
+            grant: Grant::Explicit,
+        },
         AutoReview::Deny { reason } => Slot::refused(
             &name,
             &id,
@@ -98,7 +103,12 @@ async fn fall_back(
             };
             Slot::refused(&name, &id, message.clone(), message)
         }
-        Decision::Allow => Slot::Ready { id, name, call },
+        Decision::Allow(grant) => Slot::Ready {
+            id,
+            name,
+            call,
+            grant,
+        },
         // The permission layer never nests these; treat one as "ask".
         Decision::Classify { reason, .. } => {
             ask_user(engine, ctx, id, name, input, call, reason).await

@@ -122,14 +122,27 @@ impl Engine {
         }
         // Sub-agents started from this conversation inherit its extensions.
         tool_ctx.values.insert(Extensions(extensions.clone()));
+        // Where commands confined to reading may write (plan mode, and
+        // every command allowed only because it was judged read-only).
         let temp_name = match &agent_id {
-            Some(a) => format!("catui-plan-{}-{a}", config.session_id),
-            None => format!("catui-plan-{}", config.session_id),
+            Some(a) => format!("catui-readonly-{}-{a}", config.session_id),
+            None => format!("catui-readonly-{}", config.session_id),
         };
         let plan_sandbox = SandboxPolicy::ReadOnlyExceptTemp {
             temp_dir: std::env::temp_dir().join(temp_name),
         };
+        tool_ctx.read_only_sandbox = plan_sandbox.clone();
         let default_sandbox = tool_ctx.sandbox_policy();
+        if agent_id.is_none() && !permissions.can_confine {
+            // Said once per session, by the main conversation.
+            let _ = events.send(EngineEvent::Notification {
+                key: "read-only-confinement".into(),
+                text: "This system cannot confine commands to reading (no Landlock): commands \
+                       judged read-only run on the analysis alone, and those that would run \
+                       project code (make -n, cargo metadata) ask first."
+                    .into(),
+            });
+        }
         if permissions.mode == PermissionMode::Plan {
             tool_ctx.set_sandbox_policy(plan_sandbox.clone());
         }

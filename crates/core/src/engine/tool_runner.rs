@@ -14,7 +14,7 @@ mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
 use super::{Engine, EngineEvent, ToolCallView, ToolGate};
-use crate::permissions::{self, Decision};
+use crate::permissions::{self, Decision, Grant};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
 
 /// A call after parsing and permission, ready to run or already answered.
@@ -23,6 +23,8 @@ enum Slot {
         id: String,
         name: String,
         call: ParsedCall,
+        /// Why it may run (a read-only grant runs confined).
+        grant: Grant,
     },
     /// Answered without running (refused, invalid, interrupted): the
     /// model's tool_result and the user-facing line for the front ends.
@@ -209,7 +211,12 @@ async fn authorize(
         permissions::decide(&perms, &info)
     };
     match decision {
-        Decision::Allow => Slot::Ready { id, name, call },
+        Decision::Allow(grant) => Slot::Ready {
+            id,
+            name,
+            call,
+            grant,
+        },
         Decision::Deny { message } => Slot::refused(&name, &id, message.clone(), message),
         Decision::Ask { reason, .. } => ask_user(engine, ctx, id, name, input, call, reason).await,
         Decision::Classify { reason, fallback } => {
@@ -273,12 +280,22 @@ async fn ask_user(
             ..
         } if updated != *input => match parse(engine, &id, &name, &updated, Source::User) {
             Ok(call) => match call.validate(ctx).await {
-                Ok(()) => Slot::Ready { id, name, call },
+                Ok(()) => Slot::Ready {
+                    id,
+                    name,
+                    call,
+                    grant: Grant::Explicit,
+                },
                 Err(e) => Slot::refused(&name, &id, e.to_string(), e.user_text()),
             },
             Err(block) => Slot::unparsed(&name, block),
         },
-        PermissionAnswer::Allow { .. } => Slot::Ready { id, name, call },
+        PermissionAnswer::Allow { .. } => Slot::Ready {
+            id,
+            name,
+            call,
+            grant: Grant::Explicit,
+        },
         PermissionAnswer::Deny { message } => {
             let text = call.denied_result(&message).unwrap_or_else(|| {
                 if message.trim().is_empty() {
@@ -341,9 +358,15 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                     }
                     block
                 }
-                Slot::Ready { id, name, call } => {
+                Slot::Ready {
+                    id,
+                    name,
+                    call,
+                    grant,
+                } => {
                     let mut ctx = ctx.clone();
                     ctx.tool_use_id = Some(id.clone());
+                    ctx.grant = grant;
                     let ctx = &ctx;
                     engine.shared.emit(EngineEvent::ToolStart {
                         id: id.clone(),

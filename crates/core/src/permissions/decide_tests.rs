@@ -18,22 +18,35 @@ fn fake_analyze(command: &str) -> ShellAnalysis {
         if text.is_empty() {
             continue;
         }
-        let text = text.split('>').next().unwrap_or("").trim();
-        commands.push(SimpleCommand {
-            argv: text.split_whitespace().map(String::from).collect(),
-            text: text.to_string(),
-        });
+        let (text, target) = match text.split_once('>') {
+            Some((t, target)) => (t.trim(), Some(target.trim())),
+            None => (text, None),
+        };
+        let argv: Vec<String> = text.split_whitespace().map(String::from).collect();
+        let mut c = SimpleCommand::unanalysed(argv.clone(), text.to_string());
+        if argv
+            .first()
+            .is_some_and(|p| FAKE_READ_ONLY.contains(&p.as_str()))
+        {
+            c.words_problem = None;
+        }
+        if let Some(target) = target {
+            c.redirects.push(shell::Redirect {
+                fd: None,
+                op: ">".into(),
+                target: target.to_string(),
+                dynamic: false,
+                writes: true,
+            });
+        }
+        commands.push(c);
     }
-    let read_only = !command.contains('>')
-        && !commands.is_empty()
-        && commands.iter().all(|c| {
-            c.argv
-                .first()
-                .is_some_and(|p| FAKE_READ_ONLY.contains(&p.as_str()))
-        });
+    let read_only = !commands.is_empty() && commands.iter().all(SimpleCommand::is_read_only);
     ShellAnalysis {
         commands,
+        line_problems: Vec::new(),
         read_only,
+        needs_confinement: None,
         reason: (!read_only).then(|| "fake: not read-only".to_string()),
     }
 }
@@ -68,7 +81,7 @@ fn fixture(mode: PermissionMode) -> Fixture {
 
 fn call(f: &Fixture, tool: &str, access: Access) -> CallInfo {
     let read_only = match &access {
-        Access::Shell { command } => fake_analyze(command).read_only,
+        Access::Shell { command, .. } => fake_analyze(command).read_only,
         Access::Read { .. } => true,
         _ => false,
     };
@@ -95,6 +108,7 @@ fn write(path: &Path) -> Access {
 fn bash(command: &str) -> Access {
     Access::Shell {
         command: command.to_string(),
+        unconfined: false,
     }
 }
 
@@ -123,7 +137,7 @@ enum Want {
 
 fn kind(d: &Decision) -> Want {
     match d {
-        Decision::Allow => Want::Allow,
+        Decision::Allow(_) => Want::Allow,
         Decision::Ask { .. } => Want::Ask,
         Decision::Deny { .. } => Want::Deny,
         Decision::Classify { .. } => Want::Classify,

@@ -1,17 +1,46 @@
 //! What each permission mode allows once no deny or ask rule has decided:
 //! plan-mode enforcement (reads, read-only commands, read-only agents and
-//! the plan file only), Bash outside plan mode (every simple command
-//! covered), and the acceptEdits allowances inside the working directories.
+//! the plan file only), Bash outside plan mode (the whole line read-only,
+//! or every simple command covered), and the acceptEdits allowances inside
+//! the working directories.
+//!
+//! Every mode judges Bash by the same whole-line analysis: a line judged
+//! read-only is allowed with [`Grant::ReadOnly`] and so runs confined.
 
 use std::path::{Path, PathBuf};
 
 use catui_protocol::PermissionMode;
 
-use super::shell::{ShellAnalysis, SimpleCommand};
+use super::shell::{Redirect, SimpleCommand};
 use super::{
-    Access, AskWhy, CallInfo, PermissionContext, READ_ONLY_AGENT_TYPES, Rule, Target, Verdict,
-    paths,
+    Access, AskWhy, CallInfo, Grant, PermissionContext, READ_ONLY_AGENT_TYPES, Rule, Target,
+    Verdict, paths,
 };
+
+/// Files in a working directory that a shell or git reads as configuration
+/// or code: acceptEdits never writes them without asking.
+const STARTUP_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".inputrc",
+    ".envrc",
+    ".gitconfig",
+    ".gitmodules",
+];
+
+/// Directories that steer the agent or the repository (`.catui`, `.git`).
+const PROTECTED_DIRS: &[&str] = &[".catui", ".git"];
 
 /// Plan mode (G§8.4): reads, read-only commands, read-only agents and the
 /// plan file; nothing else, whatever the allow rules say. `Allow` here
@@ -32,13 +61,15 @@ pub(super) fn plan_mode(
     match &call.access {
         // Interaction tools (ExitPlanMode, AskUserQuestion) are not refused;
         // the caller still asks.
-        Access::Read { .. } | Access::Session | Access::Interaction => Verdict::Allow,
+        Access::Read { .. } | Access::Session | Access::Interaction => {
+            Verdict::Allow(Grant::Explicit)
+        }
         Access::Write { .. } if call.tool_name == "NotebookEdit" => Verdict::Deny(format!(
             "Plan mode is active: notebooks cannot be edited while planning. {closing}"
         )),
         Access::Write { path } => {
             if is_plan_file(ctx, path, &call.cwd) {
-                Verdict::Allow
+                Verdict::Allow(Grant::Explicit)
             } else {
                 Verdict::Deny(format!(
                     "Plan mode is active: {} may not change {what}; the only file you may write while planning is {plan}. Describe the change in the plan instead. {closing}",
@@ -46,22 +77,21 @@ pub(super) fn plan_mode(
                 ))
             }
         }
-        Access::Shell { .. } if call.read_only => Verdict::Allow,
-        Access::Shell { .. } => {
-            let why = target
-                .shell
-                .as_ref()
-                .and_then(|s| s.reason.clone())
-                .map(|r| format!(" ({r})"))
-                .unwrap_or_default();
-            Verdict::Deny(format!(
-                "Plan mode is active: only read-only shell commands may run, and {what} is not read-only{why}. {closing}"
-            ))
-        }
+        Access::Shell {
+            unconfined: true, ..
+        } => Verdict::Deny(format!(
+            "Plan mode is active: shell commands run only read-only and confined, so {what} cannot run unconfined. {closing}"
+        )),
+        Access::Shell { .. } => match runs_as_read_only(ctx, target) {
+            Ok(()) => Verdict::Allow(Grant::ReadOnly),
+            Err(why) => Verdict::Deny(format!(
+                "Plan mode is active: only read-only shell commands may run, and {what} is not read-only ({why}). {closing}"
+            )),
+        },
         Access::Agent { subagent_type }
             if READ_ONLY_AGENT_TYPES.contains(&subagent_type.as_str()) =>
         {
-            Verdict::Allow
+            Verdict::Allow(Grant::Explicit)
         }
         Access::Agent { subagent_type } => Verdict::Deny(format!(
             "Plan mode is active: only read-only agents ({}) may be started, not `{subagent_type}`. {closing}",
@@ -101,52 +131,109 @@ pub(super) fn is_plan_file(ctx: &PermissionContext, path: &Path, cwd: &Path) -> 
     }
 }
 
-/// Bash outside plan mode: read-only lines run; otherwise every simple
-/// command must be allowed by a rule, be read-only on its own, or (in
-/// acceptEdits) be a file-system command inside the working directories.
+/// Whether the whole line may run unasked as read-only: the analysis says
+/// so, and what it can only trust while confined is confined.
+fn runs_as_read_only(ctx: &PermissionContext, target: &Target) -> Result<(), String> {
+    let Some(shell) = &target.shell else {
+        return Err("the command was not analysed".into());
+    };
+    if !shell.read_only {
+        return Err(shell
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the command is not read-only".into()));
+    }
+    match &shell.needs_confinement {
+        Some(why) if !ctx.can_confine => Err(format!(
+            "{why}, and this system cannot confine commands to reading"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Bash outside plan mode: a read-only line runs unasked and confined;
+/// otherwise every simple command must be covered (allowed by a rule,
+/// read-only on its own, or in acceptEdits' scope) and nothing else in the
+/// line may write or run code.
 pub(super) fn shell_default(
     ctx: &PermissionContext,
     call: &CallInfo,
     target: &Target,
-    analyze: &dyn Fn(&str) -> ShellAnalysis,
     working_dirs: &[PathBuf],
 ) -> Verdict {
-    if call.read_only || ctx.mode == PermissionMode::BypassPermissions {
-        return Verdict::Allow;
+    if ctx.mode == PermissionMode::BypassPermissions {
+        return Verdict::Allow(Grant::Explicit);
     }
-    let allowed_by_rule = |c: &SimpleCommand| {
-        ctx.rules.allow.iter().any(|r| {
-            r.rule.covers_tool(&call.tool_name, &call.access) && r.rule.matches_command(c, false)
-        })
+    let unconfined = matches!(
+        call.access,
+        Access::Shell {
+            unconfined: true,
+            ..
+        }
+    );
+    let read_only = runs_as_read_only(ctx, target);
+    if !unconfined && read_only.is_ok() {
+        return Verdict::Allow(Grant::ReadOnly);
+    }
+    let bash_rules: Vec<&Rule> = ctx
+        .rules
+        .allow
+        .iter()
+        .map(|r| &r.rule)
+        .filter(|r| r.covers_tool(&call.tool_name, &call.access))
+        .collect();
+    if bash_rules.iter().any(|r| r.allows_every_command()) {
+        return Verdict::Allow(Grant::Explicit);
+    }
+    let scope = Scope {
+        cwd: &call.cwd,
+        working_dirs,
+        // After a `cd`, relative paths no longer resolve against `call.cwd`.
+        changes_dir: target.commands.iter().any(|c| {
+            matches!(
+                c.argv.first().map(String::as_str),
+                Some("cd" | "pushd" | "popd")
+            )
+        }),
     };
-    // After a `cd`, relative paths no longer resolve against `call.cwd`.
-    let changes_dir = target.commands.iter().any(|c| {
-        matches!(
-            c.argv.first().map(String::as_str),
-            Some("cd" | "pushd" | "popd")
-        )
-    });
-    let accept_fs = ctx.mode == PermissionMode::AcceptEdits && !changes_dir;
+    let covered = |c: &SimpleCommand, accept_edits: bool| {
+        let by_rule = bash_rules.iter().any(|r| r.matches_command(c, false));
+        // The line will run unconfined, so a command that reads only while
+        // confined needs a rule of its own; and a request to run unconfined
+        // is never covered by the read-only verdict.
+        let words = by_rule
+            || (!unconfined && c.words_problem.is_none() && c.needs_confinement.is_none())
+            || (accept_edits && scope.fs_command_inside(c));
+        words
+            && c.other_problems.is_empty()
+            && c.writes().all(|r| accept_edits && scope.redirect_inside(r))
+    };
+    let line_ok = target
+        .shell
+        .as_ref()
+        .is_some_and(|s| s.line_problems.is_empty());
+    let accept_edits = ctx.mode == PermissionMode::AcceptEdits;
     let uncovered: Vec<&SimpleCommand> = target
         .commands
         .iter()
-        .filter(|c| {
-            !(allowed_by_rule(c)
-                || analyze(&c.text).read_only
-                || (accept_fs && fs_command_inside(c, &call.cwd, working_dirs)))
-        })
+        .filter(|c| !covered(c, accept_edits))
         .collect();
-    if !target.commands.is_empty() && uncovered.is_empty() {
-        return Verdict::Allow;
+    if line_ok && !target.commands.is_empty() && uncovered.is_empty() {
+        return Verdict::Allow(Grant::Explicit);
     }
-    let why = target
-        .shell
-        .as_ref()
-        .and_then(|s| s.reason.clone())
-        .map(|r| format!(" ({r})"))
-        .unwrap_or_default();
+    let accept_edits_would_allow =
+        line_ok && !target.commands.is_empty() && target.commands.iter().all(|c| covered(c, true));
+    let why = match (&read_only, unconfined) {
+        (Ok(()), true) => " (it asks to run without the read-only sandbox)".to_string(),
+        (Err(r), _) => format!(" ({r})"),
+        (Ok(()), false) => String::new(),
+    };
     let suggestion = match uncovered.as_slice() {
-        [only] if !only.argv.is_empty() => {
+        [only]
+            if !only.argv.is_empty()
+                && only.other_problems.is_empty()
+                && only.writes().next().is_none() =>
+        {
             Some(Rule::with_specifier("Bash", shell_join(&only.argv)))
         }
         _ => None,
@@ -155,70 +242,111 @@ pub(super) fn shell_default(
         reason: format!("Bash wants to run `{}`{why}", command_text(call)),
         why: AskWhy::Default {
             suggestion,
-            accept_edits_would_allow: false,
+            accept_edits_would_allow,
         },
     }
 }
 
 fn command_text(call: &CallInfo) -> &str {
     match &call.access {
-        Access::Shell { command } => command.trim(),
+        Access::Shell { command, .. } => command.trim(),
         _ => "",
     }
 }
 
-/// `mkdir`, `touch`, `mv`, `cp` with plain flags and literal paths that all
-/// resolve inside the working directories (acceptEdits).
-fn fs_command_inside(command: &SimpleCommand, cwd: &Path, working_dirs: &[PathBuf]) -> bool {
-    let Some((program, args)) = command.argv.split_first() else {
-        return false;
-    };
-    let flags: &[&str] = match program.as_str() {
-        "mkdir" => &["-p", "--parents", "-v", "--verbose"],
-        "touch" => &["-c", "--no-create"],
-        "mv" | "cp" => &[
-            "-f",
-            "-i",
-            "-n",
-            "-v",
-            "-r",
-            "-R",
-            "-p",
-            "-a",
-            "-u",
-            "--force",
-            "--interactive",
-            "--no-clobber",
-            "--verbose",
-            "--recursive",
-            "--archive",
-            "--update",
-        ],
-        _ => return false,
-    };
-    let mut paths_seen = 0;
-    let mut options_done = false;
-    for arg in args {
-        if !options_done && arg == "--" {
-            options_done = true;
-            continue;
-        }
-        if !options_done && arg.starts_with('-') && arg != "-" {
-            if !flags.contains(&arg.as_str()) {
-                return false;
-            }
-            continue;
-        }
+/// Where acceptEdits may write from the shell.
+struct Scope<'a> {
+    cwd: &'a Path,
+    working_dirs: &'a [PathBuf],
+    changes_dir: bool,
+}
+
+impl Scope<'_> {
+    /// A literal path that resolves inside the working directories and is
+    /// not protected.
+    fn path_inside(&self, word: &str) -> bool {
         // Words the shell would expand are not the paths they look like.
-        if arg.is_empty() || arg.contains(['$', '`', '*', '?', '[', '{', '~', '\\']) {
+        if self.changes_dir
+            || word.is_empty()
+            || word.contains(['$', '`', '*', '?', '[', '{', '~', '\\'])
+        {
             return false;
         }
-        match paths::canonicalize(Path::new(arg), cwd) {
-            Ok(p) if working_dirs.iter().any(|d| paths::is_within(&p, d)) => paths_seen += 1,
-            _ => return false,
+        match paths::canonicalize(Path::new(word), self.cwd) {
+            Ok(p) => writable_inside(&p, self.working_dirs),
+            Err(_) => false,
         }
     }
-    paths_seen > 0
+
+    fn redirect_inside(&self, r: &Redirect) -> bool {
+        !r.dynamic && self.path_inside(&r.target)
+    }
+
+    /// `mkdir`, `touch`, `mv`, `cp` with plain flags and literal paths that
+    /// all resolve inside the working directories (acceptEdits).
+    fn fs_command_inside(&self, command: &SimpleCommand) -> bool {
+        let Some((program, args)) = command.argv.split_first() else {
+            return false;
+        };
+        let flags: &[&str] = match program.as_str() {
+            "mkdir" => &["-p", "--parents", "-v", "--verbose"],
+            "touch" => &["-c", "--no-create"],
+            "mv" | "cp" => &[
+                "-f",
+                "-i",
+                "-n",
+                "-v",
+                "-r",
+                "-R",
+                "-p",
+                "-a",
+                "-u",
+                "--force",
+                "--interactive",
+                "--no-clobber",
+                "--verbose",
+                "--recursive",
+                "--archive",
+                "--update",
+            ],
+            _ => return false,
+        };
+        let mut paths_seen = 0;
+        let mut options_done = false;
+        for arg in args {
+            if !options_done && arg == "--" {
+                options_done = true;
+                continue;
+            }
+            if !options_done && arg.starts_with('-') && arg != "-" {
+                if !flags.contains(&arg.as_str()) {
+                    return false;
+                }
+                continue;
+            }
+            if !self.path_inside(arg) {
+                return false;
+            }
+            paths_seen += 1;
+        }
+        paths_seen > 0
+    }
+}
+
+/// Whether the canonical path `p` is inside a working directory and outside
+/// what steers the agent, the repository or the shell (`.catui`, `.git`,
+/// `.bashrc`...).
+fn writable_inside(p: &Path, working_dirs: &[PathBuf]) -> bool {
+    working_dirs.iter().any(|d| {
+        paths::is_within(p, d)
+            && p.strip_prefix(d).is_ok_and(|rest| {
+                !rest.components().any(|part| {
+                    let name = part.as_os_str();
+                    PROTECTED_DIRS.iter().any(|x| name == *x)
+                        || STARTUP_FILES.iter().any(|x| name == *x)
+                })
+            })
+    })
 }
 
 pub(super) fn canonical_working_dirs(ctx: &PermissionContext) -> Vec<PathBuf> {
@@ -229,20 +357,14 @@ pub(super) fn canonical_working_dirs(ctx: &PermissionContext) -> Vec<PathBuf> {
 }
 
 /// Whether a write lands inside the working directories and outside the
-/// directories that steer the agent or the repository (`.catui`, `.git`):
-/// acceptEdits never edits those without asking.
+/// directories and files that steer the agent, the repository or the shell
+/// (`.catui`, `.git`, `.bashrc`...): acceptEdits never edits those without
+/// asking.
 pub(super) fn write_inside_working_dirs(target: &Target, working_dirs: &[PathBuf]) -> bool {
     target.paths.iter().all(|(_, canonical)| {
-        canonical.as_ref().is_some_and(|c| {
-            working_dirs.iter().any(|d| {
-                paths::is_within(c, d)
-                    && c.strip_prefix(d).is_ok_and(|rest| {
-                        !rest
-                            .components()
-                            .any(|part| part.as_os_str() == ".catui" || part.as_os_str() == ".git")
-                    })
-            })
-        })
+        canonical
+            .as_ref()
+            .is_some_and(|c| writable_inside(c, working_dirs))
     }) && !target.paths.is_empty()
 }
 

@@ -6,6 +6,11 @@
 //! enforced here, after deny and ask rules but before allow rules, so no
 //! rule can open a write or a mutating command while planning.
 //!
+//! An allowed call carries its [`Grant`]: a shell command that runs only
+//! because the analysis judged it read-only ([`Grant::ReadOnly`]) must run
+//! confined to reading; what a rule, the mode or the user allowed runs as
+//! it is (see `docs/SECURITY.md`).
+//!
 //! - [`rules`] — parsing and matching `Tool(specifier)` rules.
 //! - [`paths`] — canonical paths for every path comparison.
 //! - [`mode`] — the one mode transition function.
@@ -46,8 +51,10 @@ pub enum Access {
     Read { paths: Vec<PathBuf> },
     /// Creates or changes this file.
     Write { path: PathBuf },
-    /// Runs this shell command.
-    Shell { command: String },
+    /// Runs this shell command. `unconfined`: the caller asks to run it
+    /// without the read-only confinement, so the analysis alone can never
+    /// let it run unasked.
+    Shell { command: String, unconfined: bool },
     /// Needs the user's answer whatever the mode (AskUserQuestion,
     /// ExitPlanMode).
     Interaction,
@@ -57,10 +64,21 @@ pub enum Access {
     Agent { subagent_type: String },
 }
 
+/// Why an allowed call may run, which decides how it runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// A rule, the permission mode or the user allowed the call as it is.
+    #[default]
+    Explicit,
+    /// Nobody allowed it: it runs without a prompt only because the shell
+    /// analysis judged it read-only, so it must run confined to reading.
+    ReadOnly,
+}
+
 /// The outcome of a permission check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    Allow,
+    Allow(Grant),
     /// Ask the user; `reason` says what is being asked, `suggestion` is the
     /// rule that "always allow" would add (none when no rule can help).
     Ask {
@@ -110,6 +128,9 @@ pub struct PermissionContext {
     /// False when nobody can answer a prompt (plain `-p`): asks are denied.
     pub interactive: bool,
     pub auto_mode: AutoModeConfig,
+    /// Whether the OS can confine commands to reading (Landlock). Without
+    /// it, commands that run project code (`make -n`) are never read-only.
+    pub can_confine: bool,
 }
 
 impl Default for PermissionContext {
@@ -125,6 +146,7 @@ impl Default for PermissionContext {
             is_agent: false,
             interactive: true,
             auto_mode: AutoModeConfig::default(),
+            can_confine: sandbox::sandbox_status() == "landlock",
         }
     }
 }
@@ -162,8 +184,8 @@ pub fn decide_with(
     analyze: &dyn Fn(&str) -> ShellAnalysis,
 ) -> Decision {
     let target = Target::of(call, analyze);
-    match evaluate(ctx, call, &target, analyze) {
-        Verdict::Allow => Decision::Allow,
+    match evaluate(ctx, call, &target) {
+        Verdict::Allow(grant) => Decision::Allow(grant),
         Verdict::Deny(message) => Decision::Deny { message },
         Verdict::Ask { reason, why } => {
             let classify = matches!(why, AskWhy::Default { .. }) && mode::is_auto_mode_active(ctx);
@@ -203,7 +225,7 @@ enum AskWhy {
 }
 
 enum Verdict {
-    Allow,
+    Allow(Grant),
     Deny(String),
     Ask { reason: String, why: AskWhy },
 }
@@ -227,21 +249,21 @@ impl Target {
         let (paths, shell) = match &call.access {
             Access::Read { paths } => (paths.iter().map(resolve).collect(), None),
             Access::Write { path } => (vec![resolve(path)], None),
-            Access::Shell { command } => (Vec::new(), Some(analyze(command))),
+            Access::Shell { command, .. } => (Vec::new(), Some(analyze(command))),
             _ => (Vec::new(), None),
         };
         let mut commands = shell
             .as_ref()
             .map(|s| s.commands.clone())
             .unwrap_or_default();
-        if let (true, Access::Shell { command }) = (commands.is_empty(), &call.access)
+        if let (true, Access::Shell { command, .. }) = (commands.is_empty(), &call.access)
             && !command.trim().is_empty()
         {
             // Unparsable: rules still see the line as one command.
-            commands.push(SimpleCommand {
-                argv: command.split_whitespace().map(String::from).collect(),
-                text: command.trim().to_string(),
-            });
+            commands.push(SimpleCommand::unanalysed(
+                command.split_whitespace().map(String::from).collect(),
+                command.trim().to_string(),
+            ));
         }
         Target {
             paths,
@@ -252,7 +274,7 @@ impl Target {
 
     fn describe(&self, call: &CallInfo) -> String {
         match &call.access {
-            Access::Shell { command } => format!("`{}`", command.trim()),
+            Access::Shell { command, .. } => format!("`{}`", command.trim()),
             Access::Agent { subagent_type } => format!("agent `{subagent_type}`"),
             _ => match self.paths.first() {
                 Some((p, _)) => p.display().to_string(),
@@ -304,12 +326,7 @@ fn rule_matches(rule: &SourcedRule, call: &CallInfo, target: &Target, lenient: b
     }
 }
 
-fn evaluate(
-    ctx: &PermissionContext,
-    call: &CallInfo,
-    target: &Target,
-    analyze: &dyn Fn(&str) -> ShellAnalysis,
-) -> Verdict {
+fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdict {
     let what = target.describe(call);
     if let Some(rule) = ctx
         .rules
@@ -360,21 +377,25 @@ fn evaluate(
     }
     let working_dirs = defaults::canonical_working_dirs(ctx);
     match &call.access {
-        Access::Shell { .. } => defaults::shell_default(ctx, call, target, analyze, &working_dirs),
+        Access::Shell { .. } => defaults::shell_default(ctx, call, target, &working_dirs),
         _ if ctx
             .rules
             .allow
             .iter()
             .any(|r| rule_matches(r, call, target, false)) =>
         {
-            Verdict::Allow
+            Verdict::Allow(Grant::Explicit)
         }
-        Access::Read { .. } | Access::Session | Access::Agent { .. } => Verdict::Allow,
-        Access::Write { .. } if ctx.mode == PermissionMode::BypassPermissions => Verdict::Allow,
+        Access::Read { .. } | Access::Session | Access::Agent { .. } => {
+            Verdict::Allow(Grant::Explicit)
+        }
+        Access::Write { .. } if ctx.mode == PermissionMode::BypassPermissions => {
+            Verdict::Allow(Grant::Explicit)
+        }
         Access::Write { .. } => {
             let inside = defaults::write_inside_working_dirs(target, &working_dirs);
             if ctx.mode == PermissionMode::AcceptEdits && inside {
-                return Verdict::Allow;
+                return Verdict::Allow(Grant::Explicit);
             }
             Verdict::Ask {
                 reason: format!("{} wants to change {what}", call.tool_name),
@@ -384,7 +405,9 @@ fn evaluate(
                 },
             }
         }
-        _ if call.read_only || ctx.mode == PermissionMode::BypassPermissions => Verdict::Allow,
+        _ if call.read_only || ctx.mode == PermissionMode::BypassPermissions => {
+            Verdict::Allow(Grant::Explicit)
+        }
         _ => Verdict::Ask {
             reason: format!("{} needs your permission", call.tool_name),
             why: AskWhy::Default {

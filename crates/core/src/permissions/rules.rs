@@ -167,6 +167,14 @@ impl Rule {
         }
     }
 
+    /// Whether this (Bash) rule allows every command (`Bash`, `Bash(*)`).
+    pub fn allows_every_command(&self) -> bool {
+        matches!(
+            CommandPattern::from_specifier(self.specifier.as_deref()),
+            CommandPattern::Any
+        )
+    }
+
     /// Whether this (Bash) rule matches one simple command. `lenient`
     /// also looks through wrappers (`sudo`, `env`, `timeout`, ...) and a
     /// path-qualified program name: right for deny and ask rules, never

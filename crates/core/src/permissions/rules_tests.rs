@@ -3,10 +3,10 @@
 use super::*;
 
 fn cmd(text: &str) -> SimpleCommand {
-    SimpleCommand {
-        argv: text.split_whitespace().map(String::from).collect(),
-        text: text.to_string(),
-    }
+    SimpleCommand::unanalysed(
+        text.split_whitespace().map(String::from).collect(),
+        text.to_string(),
+    )
 }
 
 fn rule(text: &str) -> Rule {
@@ -93,16 +93,16 @@ fn bash_exact_prefix_and_all() {
 #[test]
 fn quoted_specifier_words() {
     let r = rule("Bash(git commit -m 'a b':*)");
-    let c = SimpleCommand {
-        argv: vec![
+    let c = SimpleCommand::unanalysed(
+        vec![
             "git".into(),
             "commit".into(),
             "-m".into(),
             "a b".into(),
             "-q".into(),
         ],
-        text: "git commit -m 'a b' -q".into(),
-    };
+        "git commit -m 'a b' -q".into(),
+    );
     assert!(r.matches_command(&c, false));
 }
 

@@ -79,6 +79,7 @@ mod tests {
             tool_name: "Bash".into(),
             access: Access::Shell {
                 command: cmd.into(),
+                unconfined: false,
             },
             read_only: false,
             cwd: root.to_path_buf(),
@@ -101,7 +102,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(added, ["Bash(make test)"]);
-        assert_eq!(decide(&ctx, &bash("make test", &root)), Decision::Allow);
+        assert_eq!(
+            decide(&ctx, &bash("make test", &root)),
+            Decision::Allow(super::super::Grant::Explicit)
+        );
         assert!(matches!(
             decide(&ctx, &bash("make clean", &root)),
             Decision::Ask { .. }

@@ -335,7 +335,7 @@ fn project_rules_are_relative_to_the_project_root() {
     };
     assert_eq!(
         decide(&ctx, &edit(d.root.join("src/a.rs"))),
-        Decision::Allow
+        Decision::Allow(crate::permissions::Grant::Explicit)
     );
     assert!(matches!(
         decide(&ctx, &edit(d.root.join("src/gen/a.rs"))),

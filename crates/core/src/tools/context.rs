@@ -10,6 +10,7 @@ use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
 use super::todo_write::TodoItem;
+use crate::permissions::Grant;
 use crate::permissions::sandbox::SandboxPolicy;
 
 /// What a file looked like when the model last read it, for the stale-write
@@ -53,6 +54,11 @@ pub struct ToolContext {
     pub session: Option<SessionHandle>,
     /// Where Bash commands may write (plan mode sets a private temp dir).
     pub sandbox: Arc<Mutex<SandboxPolicy>>,
+    /// Where a Bash command allowed only because it was judged read-only
+    /// may write: a private temp dir (set by the engine).
+    pub read_only_sandbox: SandboxPolicy,
+    /// Why the call being run was allowed (set per call by the engine).
+    pub grant: Grant,
     /// The session's todo list, replaced by TodoWrite.
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
     /// What higher layers hand to their own tools (the plan session, the
@@ -130,6 +136,11 @@ impl ToolContext {
             tool_use_id: None,
             session: None,
             sandbox: Arc::default(),
+            read_only_sandbox: SandboxPolicy::ReadOnlyExceptTemp {
+                temp_dir: std::env::temp_dir()
+                    .join(format!("catui-readonly-{}", std::process::id())),
+            },
+            grant: Grant::Explicit,
             todos: Arc::default(),
             values: ContextValues::default(),
         }

@@ -3,8 +3,8 @@
 //! the subcommands with both reading and writing forms (`branch`, `tag`,
 //! `config`, `remote`, `reflog`, `stash`, `worktree`), the listing forms.
 
-use super::parse::Word;
-use super::readonly_list::{long_option_is, no_dynamic_options};
+use super::readonly_list::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
+use super::words::Word;
 
 /// Subcommands that never change the repository, checked only for the few
 /// options that write a file or run a program.
@@ -42,7 +42,11 @@ const READERS: &[&str] = &[
 ];
 
 /// Judges `git ARGS`.
-pub(super) fn check(args: &[Word]) -> Result<(), String> {
+pub(super) fn check(args: &[Word]) -> Judged {
+    check_words(args).map(|()| ReadOnly::Always)
+}
+
+fn check_words(args: &[Word]) -> Result<(), String> {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -122,16 +126,13 @@ pub(super) fn check(args: &[Word]) -> Result<(), String> {
                 Some(other) => Err(format!("`git remote {other}` changes remotes")),
             }
         }
-        "reflog" => {
-            let writes = rest
-                .iter()
-                .any(|w| matches!(w.text.as_str(), "expire" | "delete" | "drop"));
-            match first {
-                None | Some("show") => Ok(()),
-                Some(f) if f.starts_with('-') && !writes => Ok(()),
-                Some(other) => Err(format!("`git reflog {other}` changes the reflog")),
-            }
-        }
+        // `git reflog [show]` takes `git log`'s options, `--output` included.
+        "reflog" => match first {
+            None => Ok(()),
+            Some("show") => reader("reflog", &rest[1..]),
+            Some(f) if f.starts_with('-') => reader("reflog", rest),
+            Some(other) => Err(format!("`git reflog {other}` changes the reflog")),
+        },
         "stash" => match first {
             Some("list" | "show") => Ok(()),
             _ => Err("`git stash` without `list` or `show` changes the working tree".into()),
@@ -146,61 +147,40 @@ pub(super) fn check(args: &[Word]) -> Result<(), String> {
     }
 }
 
-/// Settings given with `-c` that make git run a program (or load settings
-/// that could).
+/// Settings that may be given with `-c`: how output looks, never which
+/// program runs or which files are read as configuration.
 fn check_setting(setting: &str) -> Result<(), String> {
     let key = setting
         .split('=')
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
+    const SECTIONS: &[&str] = &["color.", "log.", "grep.", "blame.", "column."];
     const EXACT: &[&str] = &[
-        "core.pager",
-        "core.editor",
-        "core.sshcommand",
-        "core.fsmonitor",
-        "core.hookspath",
-        "core.askpass",
-        "core.gitproxy",
-        "core.alternaterefscommand",
-        "diff.external",
-        "sequence.editor",
-        "interactive.difffilter",
-        "uploadpack.packobjectshook",
-        "ssh.variant",
+        "core.quotepath",
+        "core.abbrev",
+        "diff.noprefix",
+        "diff.mnemonicprefix",
+        "diff.renames",
+        "diff.algorithm",
+        "diff.relative",
+        "diff.context",
+        "diff.interhunkcontext",
+        "diff.statgraphwidth",
+        "diff.submodule",
+        "diff.colormoved",
+        "format.pretty",
+        "advice.detachedhead",
+        "i18n.logoutputencoding",
     ];
-    const PREFIXES: &[&str] = &[
-        "alias.",
-        "pager.",
-        "filter.",
-        "credential.",
-        "include.",
-        "includeif.",
-        "protocol.",
-        "gpg.",
-    ];
-    const SUFFIXES: &[&str] = &[
-        ".textconv",
-        ".command",
-        ".driver",
-        ".program",
-        ".cmd",
-        ".tool",
-        ".helper",
-        ".sshcommand",
-        ".uploadpack",
-        ".receivepack",
-        ".proxy",
-    ];
-    let runs = EXACT.contains(&key.as_str())
-        || PREFIXES.iter().any(|p| key.starts_with(p))
-        || SUFFIXES.iter().any(|s| key.ends_with(s));
-    if runs {
-        Err(format!(
-            "`git -c {key}=...` can make git run another program"
-        ))
-    } else {
+    let harmless = (SECTIONS.iter().any(|p| key.starts_with(p)) && key != "log.showsignature")
+        || EXACT.contains(&key.as_str());
+    if harmless {
         Ok(())
+    } else {
+        Err(format!(
+            "`git -c {key}=...` is a setting the analysis does not know to be harmless"
+        ))
     }
 }
 
@@ -211,13 +191,26 @@ fn reader(sub: &str, rest: &[Word]) -> Result<(), String> {
         if t == "--" {
             break;
         }
-        if long_option_is(t, "output", 3) || long_option_is(t, "output-directory", 3) {
+        // Git accepts any unambiguous abbreviation of a long option, so
+        // every prefix counts.
+        if long_option_is(t, "output", 1) || long_option_is(t, "output-directory", 1) {
             return Err(format!("`git {sub} --output` writes a file"));
         }
-        if sub == "grep" && (t.starts_with("-O") || long_option_is(t, "open-files-in-pager", 3)) {
+        if long_option_is(t, "ext-diff", 1) {
+            return Err(format!(
+                "`git {sub} --ext-diff` runs an external diff program"
+            ));
+        }
+        if sub == "grep"
+            && (short_cluster(t).is_some_and(|c| c.contains('O'))
+                || long_option_is(t, "open-files-in-pager", 1))
+        {
             return Err("`git grep -O` opens the matches in another program".into());
         }
-        if sub == "ls-remote" && (long_option_is(t, "upload-pack", 2) || t == "-u") {
+        if sub == "ls-remote"
+            && (long_option_is(t, "upload-pack", 1)
+                || short_cluster(t).is_some_and(|c| c.contains('u')))
+        {
             return Err("`git ls-remote --upload-pack` runs a program".into());
         }
     }
@@ -368,10 +361,18 @@ fn config(rest: &[Word]) -> Result<(), String> {
     ];
     const WITH_VALUE: &[&str] = &["--file", "-f", "--blob", "--type", "--default"];
     let mut reads = false;
+    let mut names = 0;
     let mut i = 0;
     while let Some(w) = rest.get(i) {
         let t = w.text.as_str();
         i += 1;
+        let subcommand = i == 1 && matches!(t, "get" | "list");
+        if !t.starts_with('-') && !subcommand {
+            // A key has a section (`user.email`); a bare word is a
+            // subcommand such as `edit` or `set`.
+            names += if t.contains('.') { 1 } else { 2 };
+            continue;
+        }
         if (i == 1 && matches!(t, "get" | "list")) || READ_MODES.contains(&t) {
             reads = true;
         } else if WITH_VALUE.contains(&t) {
@@ -394,7 +395,8 @@ fn config(rest: &[Word]) -> Result<(), String> {
             ));
         }
     }
-    if reads {
+    // `git config NAME` with no value reads it.
+    if reads || names == 1 {
         Ok(())
     } else {
         Err("`git config` without `--get` or `--list` changes configuration".into())

@@ -1,48 +1,37 @@
-//! Walking the tree-sitter-bash syntax tree: finds every simple command
-//! (with its unquoted words) and every construct that can write or run code
-//! without being a command (redirections, assignments to sensitive
-//! variables, function definitions, parse errors).
+//! Walking the tree-sitter-bash syntax tree: every simple command with its
+//! words, prefix assignments and redirections (its own and those of the
+//! compound statements around it), and every construct that can write or
+//! run code without being a command (assignments, function definitions,
+//! arithmetic, unusual expansions).
 //!
-//! Judging a simple command's program and flags is [`super::readonly_list`]'s
-//! job; this module only reports what the shell would see.
+//! The walk is an allow-list over node kinds: a kind it does not know is a
+//! problem, never skipped. Judging a command's program and flags is
+//! [`super::readonly_list`]'s job; expansions are [`super::expand`]'s.
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 use tree_sitter::{Node, Parser};
 
-use super::SimpleCommand;
-use super::readonly_list::{self, is_sensitive_variable};
+use super::expand::{Vars, check_arithmetic, check_assignment_name, check_braced};
+use super::readonly_list::{self, ReadOnly};
+use super::words::{self, Word};
+use super::{Assignment, Redirect, SimpleCommand, builtins};
 
 /// Nesting deeper than this is refused rather than walked, so a hostile
 /// command cannot exhaust the stack.
 const MAX_DEPTH: usize = 256;
 
-/// One shell word as the analysis sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Word {
-    /// The unquoted value when `dynamic` is false; the source text otherwise.
-    pub text: String,
-    /// The value is only known when the shell runs (expansions,
-    /// substitutions, brace expansion).
-    pub dynamic: bool,
-}
-
-impl Word {
-    #[cfg(test)]
-    pub(super) fn lit(text: &str) -> Word {
-        Word {
-            text: text.to_string(),
-            dynamic: false,
-        }
-    }
-}
-
 /// Everything found in one command line.
 #[derive(Debug, Default)]
 pub(super) struct Outcome {
     pub commands: Vec<SimpleCommand>,
-    /// Why the command line is not read-only, in the order found.
-    pub violations: Vec<String>,
+    /// Problems that belong to no single command.
+    pub line_problems: Vec<String>,
+    /// Every problem, in the order found.
+    pub problems: Vec<String>,
+    /// Why the line is read-only only while confined, if it is.
+    pub needs_confinement: Option<String>,
 }
 
 thread_local! {
@@ -70,14 +59,15 @@ fn parse(src: &str) -> Result<tree_sitter::Tree, String> {
     })
 }
 
-/// Parses `src` and collects its commands and violations.
+/// Parses `src` and collects its commands and problems.
 pub(super) fn walk(src: &str) -> Outcome {
     let tree = match parse(src) {
         Ok(tree) => tree,
         Err(reason) => {
             return Outcome {
-                commands: Vec::new(),
-                violations: vec![reason],
+                line_problems: vec![reason.clone()],
+                problems: vec![reason],
+                ..Outcome::default()
             };
         }
     };
@@ -85,21 +75,29 @@ pub(super) fn walk(src: &str) -> Outcome {
     let mut walker = Walker {
         src: src.as_bytes(),
         out: Outcome::default(),
+        current: None,
+        inherited: Vec::new(),
+        starts: BTreeSet::new(),
+        checked: Vec::new(),
+        vars: Vars::default(),
     };
     if root.has_error() {
         let near = first_error(root)
             .map(|n| format!(" near `{}`", clip(&walker.raw(n), 40)))
             .unwrap_or_default();
-        walker.deny(format!(
-            "the command could not be parsed{near} (unbalanced quotes, a missing \
-             keyword or an unfinished construct)"
+        walker.problem(format!(
+            "the command could not be parsed{near} (unbalanced quotes, a missing keyword or an unfinished construct)"
         ));
     }
     walker.walk(root, 0);
+    if let Some(why) = walker.vars.unsafe_arithmetic() {
+        walker.problem(why);
+    }
+    walker.cross_check(src);
     walker.out
 }
 
-fn first_error(node: Node) -> Option<Node> {
+pub(super) fn first_error(node: Node) -> Option<Node> {
     if node.is_error() || node.is_missing() {
         return Some(node);
     }
@@ -107,7 +105,7 @@ fn first_error(node: Node) -> Option<Node> {
     node.children(&mut cursor).find_map(first_error)
 }
 
-fn clip(s: &str, max: usize) -> String {
+pub(super) fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
@@ -116,7 +114,7 @@ fn clip(s: &str, max: usize) -> String {
 }
 
 /// A child node with the name of the field it fills, if any.
-fn fields<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
+pub(super) fn fields<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
     let mut out = Vec::new();
     let mut cursor = node.walk();
     if cursor.goto_first_child() {
@@ -130,378 +128,322 @@ fn fields<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
     out
 }
 
-struct Walker<'s> {
-    src: &'s [u8],
-    out: Outcome,
+pub(super) fn named_children(node: Node) -> Vec<Node> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+pub(super) fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+pub(super) struct Walker<'s> {
+    pub(super) src: &'s [u8],
+    pub(super) out: Outcome,
+    /// The simple command whose words are being walked.
+    pub(super) current: Option<usize>,
+    /// Redirections of the compound statements around the walk.
+    pub(super) inherited: Vec<Redirect>,
+    /// Where the substitutions and expansions that were checked start.
+    pub(super) starts: BTreeSet<usize>,
+    /// Byte ranges checked as a whole (arithmetic).
+    pub(super) checked: Vec<(usize, usize)>,
+    pub(super) vars: Vars,
 }
 
 impl Walker<'_> {
-    fn raw(&self, node: Node) -> String {
+    pub(super) fn raw(&self, node: Node) -> String {
         node.utf8_text(self.src).unwrap_or_default().to_string()
     }
 
-    fn deny(&mut self, reason: impl Into<String>) {
-        self.out.violations.push(reason.into());
+    /// A problem of the current command, or of the line.
+    pub(super) fn problem(&mut self, reason: impl Into<String>) {
+        let reason = reason.into();
+        match self.current.and_then(|i| self.out.commands.get_mut(i)) {
+            Some(c) => c.other_problems.push(reason.clone()),
+            None => self.out.line_problems.push(reason.clone()),
+        }
+        self.out.problems.push(reason);
     }
 
-    fn walk_children(&mut self, node: Node, depth: usize) {
-        let mut cursor = node.walk();
-        let children: Vec<Node> = node.named_children(&mut cursor).collect();
-        for child in children {
+    pub(super) fn walk_children(&mut self, node: Node, depth: usize) {
+        for child in named_children(node) {
             self.walk(child, depth + 1);
         }
     }
 
-    fn walk(&mut self, node: Node, depth: usize) {
+    pub(super) fn walk(&mut self, node: Node, depth: usize) {
         if depth > MAX_DEPTH {
-            self.deny("the command is nested too deeply to be checked");
+            self.problem("the command is nested too deeply to be checked");
             return;
         }
         match node.kind() {
-            "command" => self.command(node, depth),
-            "file_redirect" => self.file_redirect(node, depth),
-            "heredoc_redirect" => {
-                if fields(node).iter().any(|(f, _)| *f == Some("argument")) {
-                    // Words after `<<EOF` belong to the command; rather than
-                    // re-attach them, refuse the unusual form.
-                    self.deny("words after a here-document marker cannot be checked");
+            "program"
+            | "list"
+            | "pipeline"
+            | "subshell"
+            | "do_group"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "while_statement"
+            | "case_statement"
+            | "case_item"
+            | "negated_command"
+            | "variable_assignments"
+            | "concatenation"
+            | "string"
+            | "translated_string"
+            | "array"
+            | "heredoc_body"
+            | "command_name"
+            | "simple_expansion"
+            | "subscript"
+            | "ERROR"
+            | "binary_expression"
+            | "unary_expression"
+            | "parenthesized_expression"
+            | "postfix_expression"
+            | "ternary_expression" => self.walk_children(node, depth),
+            "comment"
+            | "word"
+            | "raw_string"
+            | "ansi_c_string"
+            | "string_content"
+            | "number"
+            | "heredoc_start"
+            | "heredoc_end"
+            | "heredoc_content"
+            | "file_descriptor"
+            | "extglob_pattern"
+            | "regex"
+            | "special_variable_name"
+            | "variable_name"
+            | "test_operator" => {}
+            "compound_statement" => {
+                let raw = self.raw(node);
+                match raw.strip_prefix("((").and_then(|r| r.strip_suffix("))")) {
+                    Some(inner) => self.arithmetic(node, inner, &raw),
+                    None => self.walk_children(node, depth),
                 }
-                self.walk_children(node, depth);
+            }
+            "command" => self.command(node, depth),
+            "declaration_command" => self.declaration(node, depth),
+            "unset_command" => self.unset(node, depth),
+            "test_command" => self.test_command(node, depth),
+            "redirected_statement" => self.redirected(node, depth),
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                let found = self.redirect(node, depth);
+                self.attach(found);
             }
             "variable_assignment" => self.assignment(node, depth),
-            "declaration_command" => self.declaration(node, depth),
             "function_definition" => {
                 let name = node
                     .child_by_field_name("name")
                     .map(|n| self.raw(n))
                     .unwrap_or_default();
-                self.deny(format!(
+                self.problem(format!(
                     "it defines a shell function (`{name}`), whose body runs later"
                 ));
                 self.walk_children(node, depth);
             }
-            "for_statement" => {
-                if let Some(var) = node.child_by_field_name("variable") {
-                    let name = self.raw(var);
-                    if is_sensitive_variable(&name) {
-                        self.deny(format!("the loop assigns to `{name}`"));
+            "for_statement" => self.for_loop(node, depth),
+            "c_style_for_statement" => {
+                let raw = self.raw(node);
+                let inner = raw
+                    .find("((")
+                    .and_then(|a| raw[a + 2..].find("))").map(|b| &raw[a + 2..a + 2 + b]));
+                match inner {
+                    Some(inner) => {
+                        for part in inner.split(';') {
+                            if let Err(why) = check_arithmetic(part, &raw, &mut self.vars) {
+                                self.problem(why);
+                            }
+                        }
+                        let body = node.child_by_field_name("body");
+                        let end = body.map_or(node.end_byte(), |b| b.start_byte());
+                        self.checked.push((node.start_byte(), end));
+                        if let Some(body) = body {
+                            self.walk(body, depth + 1);
+                        }
+                    }
+                    None => {
+                        self.problem(format!("the loop `{}` is not understood", clip(&raw, 40)))
                     }
                 }
+            }
+            "arithmetic_expansion" => {
+                let raw = self.raw(node);
+                let inner = raw
+                    .strip_prefix("$((")
+                    .and_then(|r| r.strip_suffix("))"))
+                    .or_else(|| raw.strip_prefix("$[").and_then(|r| r.strip_suffix(']')));
+                match inner {
+                    Some(inner) => self.arithmetic(node, inner, &raw),
+                    None => self.problem(format!("the arithmetic `{raw}` is not understood")),
+                }
+            }
+            "command_substitution" | "process_substitution" => {
+                self.starts.insert(node.start_byte());
+                // Redirections around the outer command do not apply inside.
+                let saved = std::mem::take(&mut self.inherited);
                 self.walk_children(node, depth);
+                self.inherited = saved;
             }
             "expansion" => {
-                self.expansion(node);
-                self.walk_children(node, depth);
-            }
-            "binary_expression" | "postfix_expression" | "unary_expression" => {
-                // Arithmetic like `((PATH=1))` assigns; reading a sensitive
-                // variable in arithmetic has no use, so any mention counts.
-                let mut cursor = node.walk();
-                let names: Vec<String> = node
-                    .named_children(&mut cursor)
-                    .filter(|c| c.kind() == "variable_name")
-                    .map(|c| self.raw(c))
-                    .collect();
-                for name in names {
-                    if is_sensitive_variable(&name) {
-                        self.deny(format!("arithmetic changes `{name}`"));
-                    }
+                self.starts.insert(node.start_byte());
+                let raw = self.raw(node);
+                if let Err(why) = check_braced(&raw, &mut self.vars) {
+                    self.problem(why);
                 }
                 self.walk_children(node, depth);
             }
-            _ => self.walk_children(node, depth),
+            other => self.problem(format!(
+                "the shell construct `{other}` (`{}`) is not understood",
+                clip(&self.raw(node), 40)
+            )),
         }
     }
 
-    fn command(&mut self, node: Node, depth: usize) {
+    /// Arithmetic text checked as a whole.
+    pub(super) fn arithmetic(&mut self, node: Node, inner: &str, raw: &str) {
+        self.starts.insert(node.start_byte());
+        self.checked.push((node.start_byte(), node.end_byte()));
+        if let Err(why) = check_arithmetic(inner, raw, &mut self.vars) {
+            self.problem(why);
+        }
+    }
+
+    pub(super) fn new_command(&mut self, node: Node) -> usize {
+        self.out.commands.push(SimpleCommand {
+            argv: Vec::new(),
+            text: self.raw(node),
+            assignments: Vec::new(),
+            redirects: self.inherited.clone(),
+            words_problem: None,
+            needs_confinement: None,
+            other_problems: Vec::new(),
+        });
+        self.out.commands.len() - 1
+    }
+
+    pub(super) fn set_words(
+        &mut self,
+        idx: usize,
+        words: &[Word],
+        judged: Result<ReadOnly, String>,
+    ) {
+        let Some(c) = self.out.commands.get_mut(idx) else {
+            return;
+        };
+        c.argv = words.iter().map(|w| w.text.clone()).collect();
+        match judged {
+            Ok(ReadOnly::Always) => {}
+            Ok(ReadOnly::WhenConfined(why)) => {
+                c.needs_confinement = Some(why.clone());
+                self.out.needs_confinement.get_or_insert(why);
+            }
+            Err(why) => {
+                c.words_problem = Some(why.clone());
+                self.out.problems.push(why);
+            }
+        }
+    }
+
+    pub(super) fn command(&mut self, node: Node, depth: usize) {
+        let idx = self.new_command(node);
+        let saved = self.current.replace(idx);
         let mut words = Vec::new();
-        let mut nested = Vec::new();
         for (field, child) in fields(node) {
             match (field, child.kind()) {
-                (None, "variable_assignment") => nested.push(child),
+                (_, "variable_assignment") => self.prefix_assignment(idx, child, depth),
+                (_, "file_redirect" | "heredoc_redirect" | "herestring_redirect") => {
+                    let found = self.redirect(child, depth);
+                    self.attach(found);
+                }
                 (Some("name"), _) => {
-                    let mut cursor = child.walk();
-                    let inner: Vec<Node> = child.named_children(&mut cursor).collect();
-                    let word = match inner.as_slice() {
-                        [only] => self.word(*only),
-                        _ => self.word(child),
-                    };
-                    words.push(word);
-                    nested.push(child);
+                    let inner = named_children(child);
+                    words.push(match inner.as_slice() {
+                        [only] => words::word(*only, self.src),
+                        _ => words::word(child, self.src),
+                    });
+                    self.walk(child, depth + 1);
                 }
                 (Some("argument"), _) => {
-                    words.push(self.word(child));
-                    nested.push(child);
+                    words.push(words::word(child, self.src));
+                    self.walk(child, depth + 1);
                 }
-                _ if child.is_named() => nested.push(child),
+                _ if child.is_named() => self.walk(child, depth + 1),
                 _ => {}
             }
         }
-        let text = self.raw(node);
-        self.out.commands.push(SimpleCommand {
-            argv: words.iter().map(|w| w.text.clone()).collect(),
-            text,
-        });
-        if let Err(reason) = readonly_list::judge(&words) {
-            self.deny(reason);
-        }
-        for child in nested {
-            self.walk(child, depth + 1);
-        }
-    }
-
-    fn assignment(&mut self, node: Node, depth: usize) {
-        if let Some(name) = node.child_by_field_name("name") {
-            // `arr[i]=x` names the array through a subscript node.
-            let name_node = name.child_by_field_name("name").unwrap_or(name);
-            let name = self.raw(name_node);
-            if is_sensitive_variable(&name) {
-                self.deny(format!(
-                    "it assigns to `{name}`, which changes which programs run or how"
-                ));
-            }
-        }
-        self.walk_children(node, depth);
-    }
-
-    fn declaration(&mut self, node: Node, depth: usize) {
-        let mut cursor = node.walk();
-        let children: Vec<Node> = node.named_children(&mut cursor).collect();
-        for child in &children {
-            if child.kind() == "word" {
-                let flag = self.raw(*child);
-                if flag.starts_with('-') && flag.contains('n') {
-                    self.deny("a name reference (`declare -n`) can assign to any variable");
-                }
-            }
-        }
-        for child in children {
-            self.walk(child, depth + 1);
-        }
-    }
-
-    fn expansion(&mut self, node: Node) {
-        let mut cursor = node.walk();
-        let mut name = None;
-        let mut assigns = false;
-        for child in node.children(&mut cursor) {
-            match child.kind() {
-                "variable_name" if name.is_none() => name = Some(self.raw(child)),
-                "=" | ":=" => assigns = true,
-                _ => {}
-            }
-        }
-        if let Some(name) = name
-            && assigns
-            && is_sensitive_variable(&name)
+        if words
+            .first()
+            .is_some_and(|w| !w.dynamic && w.text == "read")
         {
-            self.deny(format!("`${{{name}:=...}}` assigns to `{name}`"));
-        }
-    }
-
-    fn file_redirect(&mut self, node: Node, depth: usize) {
-        let parts = fields(node);
-        let op = parts
-            .iter()
-            .find(|(f, n)| f.is_none() && !n.is_named())
-            .map(|(_, n)| n.kind())
-            .unwrap_or("");
-        let dests: Vec<Node> = parts
-            .iter()
-            .filter(|(f, _)| *f == Some("destination"))
-            .map(|(_, n)| *n)
-            .collect();
-        let dest_words: Vec<Word> = dests.iter().map(|d| self.word(*d)).collect();
-        match op {
-            "<" | "<&" | "<&-" | ">&-" => {
-                if dest_words.len() > 1 {
-                    self.deny("words after an input redirection cannot be checked");
-                }
+            for name in builtins::read_targets(&words[1..]) {
+                self.vars.assigned(&name, false);
             }
-            ">&" if matches!(dest_words.as_slice(), [w] if !w.dynamic
-                && (w.text == "-" || w.text.bytes().all(|b| b.is_ascii_digit()))) => {}
-            ">" | ">>" | "&>" | "&>>" | ">|" | ">&" => match dest_words.as_slice() {
-                [w] if !w.dynamic && is_harmless_sink(&w.text) => {}
-                [w] => self.deny(format!(
-                    "it redirects output to `{}`, which writes a file",
-                    w.text
-                )),
-                _ => self.deny("an output redirection with several words cannot be checked"),
-            },
-            other => self.deny(format!("the redirection `{other}` cannot be checked")),
         }
-        for dest in dests {
-            self.walk(dest, depth + 1);
-        }
+        let judged = readonly_list::judge(&words);
+        self.set_words(idx, &words, judged);
+        self.current = saved;
     }
 
-    /// The value of a word-like node.
-    fn word(&self, node: Node) -> Word {
-        let raw = self.raw(node);
-        let dynamic = |text: String| Word {
-            text,
-            dynamic: true,
+    /// `NAME=value` before a command: in that command's environment.
+    pub(super) fn prefix_assignment(&mut self, idx: usize, node: Node, depth: usize) {
+        let (name, value) = self.assignment_parts(node);
+        if let Some(c) = self.out.commands.get_mut(idx) {
+            c.assignments.push(Assignment {
+                name: name.clone(),
+                value: value.clone().unwrap_or_else(|| "…".into()),
+            });
+        }
+        self.check_assignment(&name, value.as_deref(), node, depth);
+    }
+
+    /// The assigned name (with any subscript) and the value when it is a
+    /// fixed word.
+    pub(super) fn assignment_parts(&self, node: Node) -> (String, Option<String>) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.raw(n))
+            .unwrap_or_default();
+        let value = match node.child_by_field_name("value") {
+            None => Some(String::new()),
+            Some(v) => {
+                let w = words::word(v, self.src);
+                (!w.dynamic).then_some(w.text)
+            }
         };
-        let fixed = |text: String| Word {
-            text,
-            dynamic: false,
-        };
-        match node.kind() {
-            "word" => {
-                if has_brace_expansion(&raw) {
-                    dynamic(raw)
-                } else {
-                    fixed(unescape_unquoted(&raw))
-                }
-            }
-            "number" if node.named_child_count() == 0 => fixed(raw),
-            "raw_string" => fixed(strip_quotes(&raw, 1)),
-            "string" => {
-                let mut cursor = node.walk();
-                let plain = node
-                    .named_children(&mut cursor)
-                    .all(|c| c.kind() == "string_content");
-                if plain {
-                    fixed(unescape_double(&strip_quotes(&raw, 1)))
-                } else {
-                    dynamic(raw)
-                }
-            }
-            "translated_string" => match node.named_child(0) {
-                Some(inner) if inner.kind() == "string" => self.word(inner),
-                _ => dynamic(raw),
-            },
-            "ansi_c_string" => match decode_ansi_c(&raw) {
-                Some(text) => fixed(text),
-                None => dynamic(raw),
-            },
-            "concatenation" => self.concatenation(node, raw),
-            _ => dynamic(raw),
+        (name, value)
+    }
+
+    pub(super) fn check_assignment(
+        &mut self,
+        name: &str,
+        value: Option<&str>,
+        node: Node,
+        depth: usize,
+    ) {
+        if let Err(why) = check_assignment_name(name, value) {
+            self.problem(why);
+        }
+        self.vars.assigned(name, value.is_some_and(is_integer));
+        if let Some(v) = node.child_by_field_name("value") {
+            self.walk(v, depth + 1);
+        }
+        if let Some(n) = node.child_by_field_name("name") {
+            // Subscripts may hold substitutions.
+            self.walk(n, depth + 1);
         }
     }
 
-    fn concatenation(&self, node: Node, raw: String) -> Word {
-        let mut text = String::new();
-        let mut unquoted = String::new();
-        let mut dynamic = false;
-        let mut end = node.start_byte();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if child.start_byte() != end {
-                // Pieces the grammar did not name: do not guess their value.
-                dynamic = true;
-            }
-            end = child.end_byte();
-            let part = self.word(child);
-            dynamic |= part.dynamic;
-            if child.kind() == "word" {
-                unquoted.push_str(&self.raw(child));
-            }
-            text.push_str(&part.text);
-        }
-        if end != node.end_byte() || has_brace_expansion(&unquoted) {
-            dynamic = true;
-        }
-        if dynamic {
-            Word { text: raw, dynamic }
-        } else {
-            Word { text, dynamic }
-        }
+    pub(super) fn assignment(&mut self, node: Node, depth: usize) {
+        let (name, value) = self.assignment_parts(node);
+        self.check_assignment(&name, value.as_deref(), node, depth);
     }
-}
-
-/// Output redirections to these only reach the terminal or nowhere.
-fn is_harmless_sink(path: &str) -> bool {
-    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
-}
-
-/// `{a,b}` and `{1..3}` turn one word into several, so the word's value is
-/// not what it looks like.
-fn has_brace_expansion(unquoted: &str) -> bool {
-    match (unquoted.find('{'), unquoted.rfind('}')) {
-        (Some(open), Some(close)) if open < close => {
-            let inner = &unquoted[open..close];
-            inner.contains(',') || inner.contains("..")
-        }
-        _ => false,
-    }
-}
-
-fn strip_quotes(raw: &str, n: usize) -> String {
-    if raw.len() >= 2 * n {
-        raw.get(n..raw.len() - n).unwrap_or_default().to_string()
-    } else {
-        String::new()
-    }
-}
-
-/// Removes the backslashes of an unquoted word (`a\ b` → `a b`).
-fn unescape_unquoted(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('\n') | None => {}
-                Some(next) => out.push(next),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Removes the backslashes that are special inside double quotes.
-fn unescape_double(inner: &str) -> String {
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('$' | '`' | '"' | '\\') => {
-                    if let Some(next) = chars.next() {
-                        out.push(next);
-                    }
-                }
-                Some('\n') => {
-                    chars.next();
-                }
-                _ => out.push(c),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Decodes `$'...'` for the common escapes; `None` for the rest (the word is
-/// then treated as unknown).
-fn decode_ansi_c(raw: &str) -> Option<String> {
-    let inner = raw.strip_prefix("$'")?.strip_suffix('\'')?;
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let decoded = match chars.next()? {
-            'n' => '\n',
-            't' => '\t',
-            'r' => '\r',
-            'a' => '\u{7}',
-            'b' => '\u{8}',
-            'e' | 'E' => '\u{1b}',
-            'f' => '\u{c}',
-            'v' => '\u{b}',
-            c @ ('\\' | '\'' | '"' | '?') => c,
-            _ => return None,
-        };
-        out.push(decoded);
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -509,7 +451,7 @@ mod unit {
     use super::*;
 
     #[test]
-    fn words_are_unquoted() {
+    pub(super) fn words_are_unquoted() {
         let out = walk(r#"grep -n 'a b' "c d" e\ f $'g\th' "x\"y" {} ''"#);
         assert_eq!(
             out.commands[0].argv,
@@ -518,7 +460,7 @@ mod unit {
     }
 
     #[test]
-    fn expansions_keep_their_source_text() {
+    pub(super) fn expansions_keep_their_source_text() {
         let out = walk(r#"echo "$HOME/x" ${y} $(ls) a{b,c}"#);
         assert_eq!(
             out.commands[0].argv,
@@ -528,10 +470,18 @@ mod unit {
     }
 
     #[test]
-    fn brace_expansion_is_detected() {
-        assert!(has_brace_expansion("{a,b}"));
-        assert!(has_brace_expansion("x{1..3}"));
-        assert!(!has_brace_expansion("{}"));
-        assert!(!has_brace_expansion("HEAD@{1}"));
+    pub(super) fn redirections_travel_with_their_commands() {
+        let out = walk("{ ls; pwd; } > out 2>&1; cat < in");
+        assert_eq!(out.commands.len(), 3);
+        for c in &out.commands[..2] {
+            assert!(
+                c.redirects.iter().any(|r| r.writes && r.target == "out"),
+                "{c:?}"
+            );
+        }
+        assert!(out.commands[2].redirects.iter().all(|r| !r.writes));
+        let out = walk("x=1 git log > log.txt");
+        assert_eq!(out.commands[0].assignments[0].name, "x");
+        assert_eq!(out.commands[0].redirects[0].target, "log.txt");
     }
 }

@@ -1,176 +1,13 @@
-//! The read-only corpus: commands a model writes, each with the expected
-//! verdict. A change to the analysis that flips any of them fails here.
+//! The analysis against the public corpus (`crates/testkit/corpus/shell.txt`)
+//! and against attack strings that cannot be shown to write in the corpus'
+//! fixture (they need a pager, a preload library, the network...). A change
+//! to the analysis that flips any verdict fails here.
+
+use catui_testkit::shell_corpus::{self, Class};
 
 use super::analyze;
 
-/// Read-only command lines.
-const READ_ONLY: &[&str] = &[
-    "ls",
-    "ls -la",
-    "ls -la src/ | head -20",
-    "ls >/dev/null 2>&1",
-    "ls 2>/dev/null",
-    "ls &>/dev/null",
-    "ls 2>&1 | grep x",
-    "cat README.md",
-    "cat -n src/main.rs | sed -n 1,40p",
-    "cat < input.txt",
-    "cat <<EOF\nhello\nEOF",
-    "cat <<'EOF' | grep x\nhi\nEOF",
-    "grep <<< \"some text\" some",
-    "head -n 50 Cargo.toml",
-    "tail -n 100 log.txt",
-    "tail -f log.txt",
-    "wc -l src/*.rs",
-    "echo hello",
-    "echo $(ls)",
-    "echo \"$HOME\"",
-    "echo `pwd`",
-    "printf '%s\\n' a b",
-    "pwd",
-    "which cargo",
-    "type ls",
-    "file Cargo.toml",
-    "stat -c %s Cargo.toml",
-    "du -sh target",
-    "df -h .",
-    "tree -L 2",
-    "tree -a -I target",
-    "rg foo",
-    "rg -n 'fn main' --type rust",
-    "rg -l TODO | xargs wc -l",
-    "grep -r foo . | wc -l",
-    "grep -rn \"pattern\" src/ --include='*.rs'",
-    "egrep 'a|b' f",
-    "fgrep -x word f",
-    "find . -name '*.rs'",
-    "find . -type f -name '*.toml' -newer Cargo.lock",
-    "find . -name '*.rs' -exec grep -l foo {} \\;",
-    "find src -name '*.rs' -exec wc -l {} +",
-    "find . -print0 | xargs -0 grep -l x",
-    "fd -e rs",
-    "fdfind main src",
-    "sed -n 1,5p f",
-    "sed -n '/start/,/end/p' file.txt",
-    "sed 's/foo/bar/g' f",
-    "sed -e 's/a/b/' -e 's/c/d/' f",
-    "sed -E 's/(a|b)+/x/' f",
-    "awk '{print $1}' f",
-    "awk -F: '$3 > 1000 {print $1}' /etc/passwd",
-    "awk 'NR==1, NR==5' f",
-    "awk '{ n += $2 } END { print n }' data",
-    "sort f",
-    "sort -u -k2 f | uniq -c",
-    "sort -t, -k 2n data.csv",
-    "uniq -c f",
-    "cut -d: -f1 /etc/passwd",
-    "tr a-z A-Z < f",
-    "nl f",
-    "diff a b",
-    "diff <(ls a) <(ls b)",
-    "diff -u old new",
-    "cmp a b",
-    "comm -12 a b",
-    "basename /a/b.rs .rs",
-    "dirname /a/b",
-    "realpath .",
-    "readlink -f x",
-    "date",
-    "date +%Y-%m-%d",
-    "date -u -d '2 days ago' +%s",
-    "env",
-    "env FOO=1 ls",
-    "env -i ls",
-    "printenv HOME",
-    "uname -a",
-    "id",
-    "whoami",
-    "hostname",
-    "hostname -f",
-    "true",
-    "false || true",
-    "test -f Cargo.toml && cat Cargo.toml",
-    "[ -d src ] && ls src",
-    "[[ -f x ]] || echo missing",
-    "jq .name package.json",
-    "cd /tmp && ls",
-    "cd src; ls -la",
-    "FOO=1 ls",
-    "FOO=bar BAZ=qux grep x f",
-    "ls | xargs cat",
-    "xargs -n1 echo < list",
-    "git status",
-    "git status --short",
-    "git log --oneline | head",
-    "git log -n 5 --format='%h %s'",
-    "git diff",
-    "git diff --stat HEAD~1",
-    "git diff --cached -- src/",
-    "git show HEAD:src/main.rs",
-    "git blame -L 1,20 src/lib.rs",
-    "git branch",
-    "git branch -a",
-    "git branch --list 'feat/*'",
-    "git branch -vv",
-    "git branch --show-current",
-    "git branch --contains HEAD",
-    "git rev-parse --show-toplevel",
-    "git rev-parse HEAD",
-    "git ls-files",
-    "git ls-files -m",
-    "git ls-tree -r HEAD --name-only",
-    "git grep -n foo",
-    "git describe --tags",
-    "git shortlog -sn",
-    "git remote -v",
-    "git remote show origin",
-    "git tag",
-    "git tag -l 'v1.*'",
-    "git tag --list",
-    "git config --get user.name",
-    "git config --list",
-    "git config -l --show-origin",
-    "git cat-file -p HEAD",
-    "git for-each-ref --format='%(refname)' refs/heads",
-    "git merge-base main HEAD",
-    "git reflog",
-    "git reflog show -n 10",
-    "git stash list",
-    "git worktree list",
-    "git -C sub status",
-    "git --no-pager log -1",
-    "git -c color.ui=never log -1",
-    "git --version",
-    "cargo metadata --format-version 1",
-    "cargo tree -d",
-    "cargo --version",
-    "rustc --version",
-    "node --version",
-    "python3 --version",
-    "for f in *.rs; do wc -l \"$f\"; done",
-    "while read -r l; do echo \"$l\"; done < f",
-    "if [ -f x ]; then cat x; else echo none; fi",
-    "case $x in a) echo a;; *) echo b;; esac",
-    "(cd src && ls)",
-    "{ ls; pwd; }",
-    "ls; pwd; echo done",
-    "! grep -q x f",
-    "time ls",
-    "timeout 5 cat f",
-    "command -v rg",
-    "/usr/bin/ls -l",
-    "ls # a comment",
-    "x=$(git rev-parse HEAD); echo $x",
-    "export FOO=bar; printenv FOO",
-    "set -euo pipefail; ls",
-    "echo {}",
-    "git log @{u}..HEAD",
-    "echo hi > /dev/stderr",
-    "awk '{ print $1 > \"/dev/stderr\" }' f",
-    "",
-];
-
-/// Command lines that must not count as read-only.
+/// Command lines that must not count as read-only, beyond the corpus.
 pub(crate) const NOT_READ_ONLY: &[&str] = &[
     "echo x > f",
     "echo x >> f",
@@ -199,7 +36,7 @@ pub(crate) const NOT_READ_ONLY: &[&str] = &[
     "wget x",
     "npm install",
     "pip install x",
-    "python -c 'print(1)'",
+    "python -c 'import os'",
     "python3 script.py",
     "perl -pi -e s/a/b/ f",
     "ruby -e 'x'",
@@ -361,24 +198,151 @@ fn print_reasons() {
 }
 
 #[test]
-fn corpus_has_enough_commands() {
-    assert!(READ_ONLY.len() + NOT_READ_ONLY.len() >= 150);
-}
-
-#[test]
-fn read_only_commands_are_read_only() {
-    let wrong: Vec<String> = READ_ONLY
-        .iter()
-        .filter_map(|cmd| {
-            let a = analyze(cmd);
-            (!a.read_only).then(|| format!("{cmd:?}: {:?}", a.reason))
-        })
-        .collect();
+fn corpus_verdicts() {
+    let mut wrong = Vec::new();
+    for e in shell_corpus::entries() {
+        let a = analyze(&e.command);
+        let ok = match e.class {
+            Class::Read => a.read_only && a.needs_confinement.is_none(),
+            Class::ReadConfined => a.read_only && a.needs_confinement.is_some(),
+            Class::Edit | Class::Write | Class::Ask | Class::FalseAsk => {
+                !a.read_only && a.reason.as_deref().is_some_and(|r| !r.is_empty())
+            }
+        };
+        if !ok {
+            wrong.push(format!(
+                "line {} ({:?}) {:?}: read_only={} confined={:?} reason={:?}",
+                e.line, e.class, e.command, a.read_only, a.needs_confinement, a.reason
+            ));
+        }
+    }
     assert!(
         wrong.is_empty(),
-        "judged not read-only:\n{}",
+        "{} wrong:\n{}",
+        wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// The share of read-only command lines of the corpus that run without a
+/// prompt (the corpus' `false-ask` lines are the ones that do not).
+#[test]
+fn read_only_commands_run_unprompted_at_least_95_percent() {
+    let all = shell_corpus::entries();
+    let reads: Vec<_> = all.iter().filter(|e| e.class.reads()).collect();
+    let judged = reads
+        .iter()
+        .filter(|e| analyze(&e.command).read_only)
+        .count();
+    let share = judged as f64 / reads.len() as f64;
+    assert!(share >= 0.95, "{judged}/{} = {share:.3}", reads.len());
+}
+
+/// Every kind of miss reported against the first analysis, each with an
+/// example that really writes (see the corpus for proofs of most).
+#[test]
+fn every_reported_miss_class_asks() {
+    let cases: &[(&str, &str)] = &[
+        ("redirect in default mode", "echo pwn > ../outside.txt"),
+        ("append redirect", "cat README.md >> README2.md"),
+        ("redirect on a group", "{ ls; } > f"),
+        ("redirect on a subshell", "(ls) > f"),
+        ("redirect on a loop", "while true; do ls; done > f"),
+        ("redirect on a function call", "f() { ls; }; f > out"),
+        ("clobbering redirect", "ls >| f"),
+        ("read-write redirect", "ls 1<>f"),
+        ("process substitution target", "echo x > >(cat > f)"),
+        ("process substitution body", "diff <(ls) <(cat > p.txt < a)"),
+        ("bare PS4 assignment", "PS4='$(touch x)'; set -x; ls"),
+        ("export 'NAME=value'", "export 'PS4=$(touch x)'; set -x; ls"),
+        (
+            "declare 'NAME=value'",
+            "declare 'PS4=$(touch x)'; set -x; :",
+        ),
+        (
+            "git config by environment",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git log",
+        ),
+        (
+            "external diff by environment",
+            "GIT_EXTERNAL_DIFF=x git diff",
+        ),
+        ("set -k", "set -k; git diff GIT_EXTERNAL_DIFF=touch"),
+        ("set -x after a trap of PS4", "set -a; PS4=x"),
+        ("shopt", "shopt -s extdebug"),
+        ("xargs injects options", "echo -delete | xargs find ."),
+        ("xargs injects --pre", "echo --pre=x | xargs rg y"),
+        ("xargs injects --output", "echo --output=x | xargs git log"),
+        ("xargs -i replaces", "echo x | xargs -i sed -n p {}"),
+        (
+            "find -exec with a stray +",
+            "find . -name a -exec sed -e s/alpha/omega/ + -i {} \\;",
+        ),
+        (
+            "find -exec {} is a run-time word",
+            "find . -exec rg x {} \\;",
+        ),
+        ("arithmetic on a string", "x='a[$(touch x)]'; echo $((x))"),
+        ("test -v with a subscript", "test -v 'a[$(touch x)]'"),
+        ("[ -v ] with a subscript", "[ -v 'a[$(touch x)]' ]"),
+        ("[[ -eq ]] evaluates", "x='a[$(touch x)]'; [[ $x -eq 1 ]]"),
+        ("indirect expansion", "x='a[$(touch x)]'; echo ${!x}"),
+        ("substring offset", "y='a[$(touch x)]'; echo ${x:y}"),
+        ("declare -i", "declare -i y; y='a[$(touch x)]'"),
+        ("prompt expansion", "y='$(touch x)'; echo ${y@P}"),
+        ("backticks in ${x?}", "echo ${x?`touch x`}"),
+        ("backticks in a here-document", "cat <<E\n`touch x`\nE"),
+        ("substitution in a here-document", "cat <<E\n$(touch x)\nE"),
+        ("sed label hides w", "sed -n ':a w out' f"),
+        ("sed branch hides w", "sed -n '/x/b;w out' f"),
+        ("sed version hides w", "sed -n 'v 4.2 w out' f"),
+        (
+            "awk number then slash",
+            "awk 'BEGIN { x = 4. / 2; print \"/\" ; y = 1 | 2 }'",
+        ),
+        (
+            "awk slash after else",
+            "awk '{ if (1) print; else /\"/; print | \"sh\"; x=\"/\" }'",
+        ),
+        ("awk system", "awk 'BEGIN { system(\"touch x\") }'"),
+        ("git reflog --output", "git reflog show --output=f"),
+        ("git grep -O in a cluster", "git grep -nOtouch x"),
+        ("git abbreviated --output", "git diff --ou=f"),
+        (
+            "git grep abbreviated --open-files-in-pager",
+            "git grep --op=touch x",
+        ),
+        ("a glob that becomes an option", "sort *"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(_, cmd)| analyze(cmd).read_only)
+        .map(|(name, cmd)| format!("{name}: {cmd:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "judged read-only:\n{}", wrong.join("\n"));
+}
+
+/// Read-only commands the first analysis asked about.
+#[test]
+fn former_false_asks_run_unprompted() {
+    for cmd in [
+        "git config user.email",
+        "GIT_PAGER=cat git log",
+        "base64 README.md",
+        "xxd Cargo.toml | head",
+        "ps aux",
+        "python3 -c 'print(1 + 2)'",
+        "perl -ne 'print if /fn /' src/main.rs",
+    ] {
+        let a = analyze(cmd);
+        assert!(
+            a.read_only && a.needs_confinement.is_none(),
+            "{cmd:?}: {:?}",
+            a.reason
+        );
+    }
+    let make = analyze("make -n");
+    assert!(make.read_only && make.needs_confinement.is_some());
 }
 
 #[test]
@@ -468,7 +432,9 @@ fn commands_in_every_construct_are_found() {
 
 #[test]
 fn prefix_assignments_are_not_part_of_argv() {
-    let a = analyze("FOO=1 BAR='x y' git log -1");
+    let a = analyze("foo=1 bar='x y' git log -1");
     assert_eq!(a.commands[0].argv, ["git", "log", "-1"]);
+    assert_eq!(a.commands[0].assignments.len(), 2);
+    assert_eq!(a.commands[0].assignments[1].value, "x y");
     assert!(a.read_only);
 }

@@ -1,11 +1,102 @@
 //! Wrappers: commands that run another command (`find -exec`, `xargs`,
 //! `env`, `command`, `nice`, `timeout`) are judged on the command they run,
-//! after their own options are checked; and `read`, which only assigns.
+//! after their own options are checked. Words the wrapper fills in at run
+//! time (`find`'s `{}`, what `xargs` reads) count as unknown words, which
+//! the inner command must accept.
 
-use super::parse::Word;
-use super::readonly_list::{is_sensitive_variable, judge_at, long_option_is, short_cluster};
+use super::expand::check_assignment_name;
+use super::readonly_list::{Judged, ReadOnly, both, judge_at, long_option_is, short_cluster};
+use super::words::{Word, is_identifier};
 
-pub(super) fn find(args: &[Word], depth: usize) -> Result<(), String> {
+/// `find`'s tests and options that take one value.
+const FIND_WITH_VALUE: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-regextype",
+    "-type",
+    "-xtype",
+    "-size",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-used",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-perm",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-lname",
+    "-ilname",
+    "-fstype",
+    "-context",
+    "-maxdepth",
+    "-mindepth",
+    "-printf",
+    "-files0-from",
+    "-D",
+];
+
+/// `find`'s tests, options and actions without a value that only read.
+const FIND_FLAGS: &[&str] = &[
+    "-empty",
+    "-nouser",
+    "-nogroup",
+    "-readable",
+    "-writable",
+    "-executable",
+    "-true",
+    "-false",
+    "-depth",
+    "-d",
+    "-mount",
+    "-xdev",
+    "-follow",
+    "-noleaf",
+    "-ignore_readdir_race",
+    "-noignore_readdir_race",
+    "-daystart",
+    "-warn",
+    "-nowarn",
+    "-print",
+    "-print0",
+    "-ls",
+    "-prune",
+    "-quit",
+    "-a",
+    "-and",
+    "-o",
+    "-or",
+    "-not",
+    "-L",
+    "-P",
+    "-H",
+    "-O0",
+    "-O1",
+    "-O2",
+    "-O3",
+    "-help",
+    "--help",
+    "-version",
+    "--version",
+    "--",
+];
+
+pub(super) fn find(args: &[Word], depth: usize) -> Judged {
     // `--` ends only find's leading options, not its expression, so no
     // run-time word is acceptable anywhere.
     if let Some(w) = args.iter().find(|w| w.dynamic) {
@@ -14,35 +105,61 @@ pub(super) fn find(args: &[Word], depth: usize) -> Result<(), String> {
             w.text
         ));
     }
+    let mut verdict = Ok(ReadOnly::Always);
     let mut i = 0;
-    while i < args.len() {
-        let t = args[i].text.as_str();
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        i += 1;
         match t {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                // `+` ends the command only right after `{}`; otherwise
+                // find reads on to `;`.
+                let end = (i..args.len())
+                    .find(|&k| {
+                        args[k].text == ";"
+                            || (args[k].text == "+" && k > i && args[k - 1].text == "{}")
+                    })
+                    .ok_or_else(|| format!("`find {t}` has no terminating `;` or `{{}} +`"))?;
+                let inner: Vec<Word> = args[i..end]
+                    .iter()
+                    .map(|w| {
+                        if w.text.contains("{}") {
+                            Word::unknown(&w.text)
+                        } else {
+                            w.clone()
+                        }
+                    })
+                    .collect();
+                if inner.is_empty() {
+                    return Err(format!("`find {t}` names no command"));
+                }
+                let judged =
+                    judge_at(&inner, depth + 1).map_err(|why| format!("`find {t}` runs: {why}"));
+                verdict = both(verdict, judged);
+                i = end + 1;
+            }
             "-delete" => return Err("`find -delete` deletes files".into()),
             "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                 return Err(format!("`find {t}` writes a file"));
             }
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = args[i + 1..]
-                    .iter()
-                    .position(|w| !w.dynamic && (w.text == ";" || w.text == "+"))
-                    .map(|p| p + i + 1)
-                    .ok_or_else(|| format!("`find {t}` has no terminating `;` or `+`"))?;
-                let inner = &args[i + 1..end];
-                if inner.is_empty() {
-                    return Err(format!("`find {t}` names no command"));
-                }
-                judge_at(inner, depth + 1).map_err(|why| format!("`find {t}` runs: {why}"))?;
-                i = end;
+            "(" | ")" | "!" | "," => {}
+            _ if FIND_WITH_VALUE.contains(&t) => i += 1,
+            _ if FIND_FLAGS.contains(&t) => {}
+            // `-newerXY REF`.
+            _ if t.starts_with("-newer") && t.len() == 8 => i += 1,
+            _ if t.starts_with('-') => {
+                return Err(format!(
+                    "`find {t}` is not an expression the analysis knows"
+                ));
             }
+            // Starting points.
             _ => {}
         }
-        i += 1;
     }
-    Ok(())
+    verdict
 }
 
-pub(super) fn xargs(args: &[Word], depth: usize) -> Result<(), String> {
+pub(super) fn xargs(args: &[Word], depth: usize) -> Judged {
     const LONG_WITH_VALUE: &[&str] = &[
         "arg-file",
         "delimiter",
@@ -50,7 +167,6 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Result<(), String> {
         "max-args",
         "max-procs",
         "max-chars",
-        "process-slot-var",
         "eof",
         "replace",
     ];
@@ -63,9 +179,9 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Result<(), String> {
         "open-tty",
         "show-limits",
     ];
+    let mut replace: Option<String> = None;
     let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
+    while let Some(w) = args.get(i) {
         if w.dynamic {
             return Err(format!(
                 "`xargs` gets an option only known at run time (`{}`)",
@@ -78,12 +194,14 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Result<(), String> {
             break;
         }
         if let Some(body) = t.strip_prefix("--") {
-            let (name, has_value) = match body.split_once('=') {
-                Some((n, _)) => (n, true),
-                None => (body, false),
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
             };
-            if LONG_WITH_VALUE.contains(&name) {
-                if !has_value && name != "replace" && name != "eof" {
+            if name == "replace" {
+                replace = Some(value.unwrap_or("{}").to_string());
+            } else if LONG_WITH_VALUE.contains(&name) {
+                if value.is_none() && name != "eof" {
                     i += 1;
                 }
             } else if !LONG_FLAGS.contains(&name) {
@@ -93,35 +211,63 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Result<(), String> {
             }
         } else if let Some(cluster) = short_cluster(t) {
             let first = cluster.chars().next().unwrap_or_default();
-            if "ILnPsdEa".contains(first) {
-                if cluster.len() == 1 {
-                    i += 1;
+            let attached = &cluster[first.len_utf8()..];
+            match first {
+                'I' => {
+                    if attached.is_empty() {
+                        i += 1;
+                        replace = args.get(i).map(|w| w.text.clone());
+                    } else {
+                        replace = Some(attached.to_string());
+                    }
                 }
-            } else if !"eil".contains(first) && !cluster.chars().all(|c| "0rtpxo".contains(c)) {
-                return Err(format!(
-                    "`xargs {t}` is an option the analysis does not know"
-                ));
+                'i' => replace = Some(if attached.is_empty() { "{}" } else { attached }.into()),
+                'L' | 'n' | 'P' | 's' | 'd' | 'E' | 'a' => {
+                    if attached.is_empty() {
+                        i += 1;
+                    }
+                }
+                'e' | 'l' => {}
+                _ if cluster.chars().all(|c| "0rtpxo".contains(c)) => {}
+                _ => {
+                    return Err(format!(
+                        "`xargs {t}` is an option the analysis does not know"
+                    ));
+                }
             }
         } else {
             break;
         }
         i += 1;
     }
-    let inner = args.get(i..).unwrap_or_default();
+    let mut inner: Vec<Word> = args.get(i..).unwrap_or_default().to_vec();
     if inner.is_empty() {
         // Without a command xargs runs `echo`.
-        return Ok(());
+        return Ok(ReadOnly::Always);
     }
-    judge_at(inner, depth + 1).map_err(|why| format!("`xargs` runs: {why}"))
+    // The words xargs reads are added to the command, or replace the
+    // placeholder: either way they are unknown here.
+    match replace.filter(|r| !r.is_empty()) {
+        Some(r) => {
+            for w in inner.iter_mut() {
+                if w.text.contains(&r) {
+                    *w = Word::unknown(&w.text);
+                }
+            }
+        }
+        None => inner.push(Word::unknown("<words read by xargs>")),
+    }
+    judge_at(&inner, depth + 1).map_err(|why| format!("`xargs` runs: {why}"))
 }
 
-pub(super) fn env(args: &[Word], depth: usize) -> Result<(), String> {
+pub(super) fn env(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
+    while let Some(w) = args.get(i) {
         let t = w.text.as_str();
-        if w.dynamic && (t.starts_with('-') || !t.contains('=')) {
-            break;
+        if w.dynamic {
+            return Err(format!(
+                "`env` gets an argument only known at run time (`{t}`)"
+            ));
         }
         match t {
             "-i" | "--ignore-environment" | "-0" | "--null" | "-v" | "--debug" | "-" => {}
@@ -146,73 +292,32 @@ pub(super) fn env(args: &[Word], depth: usize) -> Result<(), String> {
     }
     // NAME=VALUE assignments, then the command.
     while let Some(w) = args.get(i) {
-        let Some((name, _)) = w.text.split_once('=') else {
+        let Some((name, value)) = w.text.split_once('=') else {
             break;
         };
         if !is_identifier(name) {
             break;
         }
-        if is_sensitive_variable(name) {
-            return Err(format!(
-                "`env {name}=...` changes which programs run or how"
-            ));
-        }
+        check_assignment_name(name, Some(value)).map_err(|why| format!("`env`: {why}"))?;
         i += 1;
     }
     let inner = args.get(i..).unwrap_or_default();
     if inner.is_empty() {
-        return Ok(());
+        return Ok(ReadOnly::Always);
     }
     judge_at(inner, depth + 1).map_err(|why| format!("`env` runs: {why}"))
 }
 
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
-
-pub(super) fn command_builtin(args: &[Word], depth: usize) -> Result<(), String> {
+pub(super) fn command_builtin(args: &[Word], depth: usize) -> Judged {
     match args.first() {
         // `command -v x` only looks a name up.
-        Some(w) if !w.dynamic && (w.text == "-v" || w.text == "-V") => Ok(()),
+        Some(w) if !w.dynamic && (w.text == "-v" || w.text == "-V") => Ok(ReadOnly::Always),
         Some(w) if !w.dynamic && w.text == "-p" => judge_at(&args[1..], depth + 1),
         _ => judge_at(args, depth + 1),
     }
 }
 
-/// `read` only assigns shell variables; it is refused when it names a
-/// sensitive one.
-pub(super) fn read(args: &[Word]) -> Result<(), String> {
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        i += 1;
-        let t = w.text.as_str();
-        if w.dynamic {
-            return Err(format!(
-                "`read` assigns a variable only known at run time (`{t}`)"
-            ));
-        }
-        let name = match t {
-            "-a" => {
-                i += 1;
-                args.get(i - 1).map(|w| w.text.as_str()).unwrap_or_default()
-            }
-            "-d" | "-n" | "-N" | "-p" | "-t" | "-u" | "-i" => {
-                i += 1;
-                continue;
-            }
-            _ if t.starts_with('-') => continue,
-            _ => t,
-        };
-        if is_sensitive_variable(name) {
-            return Err(format!("`read {name}` assigns to `{name}`"));
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn nice(args: &[Word], depth: usize) -> Result<(), String> {
+pub(super) fn nice(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -233,7 +338,7 @@ pub(super) fn nice(args: &[Word], depth: usize) -> Result<(), String> {
     judge_at(args.get(i..).unwrap_or_default(), depth + 1)
 }
 
-pub(super) fn timeout(args: &[Word], depth: usize) -> Result<(), String> {
+pub(super) fn timeout(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -263,5 +368,38 @@ pub(super) fn timeout(args: &[Word], depth: usize) -> Result<(), String> {
             judge_at(inner, depth + 1).map_err(|why| format!("`timeout` runs: {why}"))
         }
         _ => Err("`timeout` without a command".into()),
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    fn w(s: &[&str]) -> Vec<Word> {
+        s.iter().map(|t| Word::lit(t)).collect()
+    }
+
+    #[test]
+    fn find_exec_ends_at_semicolon_or_braces_plus() {
+        assert!(find(&w(&[".", "-exec", "grep", "-l", "x", "{}", "+"]), 0).is_ok());
+        assert!(find(&w(&[".", "-exec", "wc", "-l", "{}", ";"]), 0).is_ok());
+        // `+` not after `{}` does not end the command.
+        assert!(find(&w(&[".", "-exec", "cat", "+", "-delete", ";"]), 0).is_ok());
+        assert!(find(&w(&[".", "-exec", "cat", "+", "-delete"]), 0).is_err());
+        // `{}` is a file name only known at run time.
+        assert!(find(&w(&[".", "-exec", "rg", "x", "{}", ";"]), 0).is_err());
+        assert!(find(&w(&[".", "-newermt", "2020-01-01", "-print"]), 0).is_ok());
+        assert!(find(&w(&[".", "-fls", "x"]), 0).is_err());
+        assert!(find(&w(&[".", "-unknown"]), 0).is_err());
+    }
+
+    #[test]
+    fn xargs_adds_unknown_words() {
+        assert!(xargs(&w(&["grep", "-l", "x"]), 0).is_ok());
+        assert!(xargs(&w(&["find"]), 0).is_err());
+        assert!(xargs(&w(&["rg", "x"]), 0).is_err());
+        assert!(xargs(&w(&["-I{}", "cat", "{}"]), 0).is_ok());
+        assert!(xargs(&w(&["-I", "X", "sed", "-n", "p", "X"]), 0).is_err());
+        assert!(xargs(&w(&["sed", "-n", "p", "--"]), 0).is_ok());
     }
 }

@@ -1,202 +1,285 @@
-//! Plan-mode containment (issue "Permission system", acceptance): every
-//! mutating command of the shell corpus, in a real git repository, through
-//! the real Bash tool — once guarded by the analysis alone (the permission
-//! decision, no sandbox) and once by Landlock alone (no analysis). Each
-//! layer on its own must leave every file but the plan untouched.
+//! Containment: the public shell corpus (`crates/testkit/corpus/shell.txt`)
+//! in its fixture (a real git repository), through the permission decision
+//! and the real Bash tool:
+//!
+//! - the decision alone, in every mode: nothing that writes is allowed
+//!   unasked, read-only lines are allowed as read-only (so they run
+//!   confined), acceptEdits allows exactly the project edits;
+//! - Landlock alone: every mutating line of the corpus, run confined with
+//!   no analysis at all, changes no file;
+//! - a deliberately wrong analysis that calls everything read-only, passed
+//!   through the real decision: the grant makes Bash confine each command,
+//!   nothing is written, and the model is told why.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+
+use catui_protocol::PermissionMode;
+use catui_testkit::shell_corpus::{self, Class, World};
 
 use super::{BashInput, BashTool};
 use crate::permissions::sandbox::{SandboxPolicy, sandbox_status};
-use crate::permissions::shell::analyze;
-use crate::permissions::shell::tests::NOT_READ_ONLY;
+use crate::permissions::shell::{ShellAnalysis, analyze};
 use crate::permissions::{
-    Access, CallInfo, Decision, PermissionContext, decide, transition_permission_mode,
+    Access, CallInfo, Decision, Grant, PermissionContext, decide, decide_with,
+    transition_permission_mode,
 };
-use crate::tools::ToolContext;
 use crate::tools::TypedTool;
-use catui_protocol::PermissionMode;
+use crate::tools::{ToolContext, ToolOutput};
 
-/// Commands whose effect is outside the file system (signals, the clock,
-/// the host name, the network): Landlock does not govern those, so the
-/// Landlock-only run leaves them out. The analysis run covers them.
-const NOT_FILE_SYSTEM: &[&str] = &[
-    "kill", "date", "hostname", "curl", "wget", "npm", "pip", "sudo",
-];
-const NETWORK_GIT: &[&str] = &[
-    "git push",
-    "git fetch",
-    "git pull",
-    "git clone",
-    "git ls-remote",
-];
+fn world() -> (tempfile::TempDir, World) {
+    let dir = tempfile::tempdir().unwrap();
+    let world = World::build(&dir.path().join("w")).unwrap();
+    (dir, world)
+}
 
-/// Paths with their content (and, with `with_modes`, their permission bits).
-fn snapshot_with(root: &Path, with_modes: bool) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>, with_modes: bool) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let rel = p.strip_prefix(root).unwrap().to_path_buf();
-            let meta = std::fs::symlink_metadata(&p).unwrap();
-            if meta.is_dir() {
-                out.insert(rel, b"<dir>".to_vec());
-                walk(&p, root, out, with_modes);
-            } else if meta.file_type().is_symlink() {
-                out.insert(
-                    rel,
-                    std::fs::read_link(&p)
-                        .unwrap()
-                        .to_string_lossy()
-                        .as_bytes()
-                        .to_vec(),
-                );
-            } else {
-                let mut content = std::fs::read(&p).unwrap();
-                if with_modes {
-                    use std::os::unix::fs::PermissionsExt;
-                    let mode = format!("<mode {:o}>", meta.permissions().mode());
-                    content.extend_from_slice(mode.as_bytes());
-                }
-                out.insert(rel, content);
-            }
-        }
+fn context(world: &World, mode: PermissionMode) -> PermissionContext {
+    let mut perms = PermissionContext::new(world.project.canonicalize().unwrap());
+    perms.plan_file = Some(world.root.join("plan.md"));
+    perms.auto_mode.enabled = true;
+    transition_permission_mode(&mut perms, mode).unwrap();
+    perms
+}
+
+fn shell_call(world: &World, command: &str) -> CallInfo {
+    CallInfo {
+        tool_name: "Bash".into(),
+        access: Access::Shell {
+            command: command.to_string(),
+            unconfined: false,
+        },
+        read_only: analyze(command).read_only,
+        cwd: world.project.canonicalize().unwrap(),
     }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out, with_modes);
-    out
 }
 
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    snapshot_with(root, true)
-}
-
-/// The paths that differ between two snapshots.
-fn changed(a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<PathBuf> {
-    let keys: std::collections::BTreeSet<&PathBuf> = a.keys().chain(b.keys()).collect();
-    keys.into_iter()
-        .filter(|k| a.get(*k) != b.get(*k))
-        .cloned()
+/// Landlock governs what files contain and which exist, not their
+/// metadata: compare those only.
+fn contents(snapshot: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
+    snapshot
+        .iter()
+        .map(|(p, v)| {
+            let body = match v.split_once(" mtime ") {
+                Some((_, rest)) => rest.split_once(' ').map_or("", |(_, b)| b).to_string(),
+                None => v.split(" mode ").next().unwrap_or_default().to_string(),
+            };
+            (p.clone(), body)
+        })
         .collect()
 }
 
-fn git(root: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
-/// A small repository with the files the corpus names.
-fn repo() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    for name in [
-        "a",
-        "b",
-        "f",
-        "g",
-        "x",
-        "y",
-        "in",
-        "p.diff",
-        "script.sh",
-        "main.rs",
-        "src/lib.rs",
-    ] {
-        std::fs::write(root.join(name), format!("content of {name}\n")).unwrap();
+/// Tests that need Landlock fail in CI when it is missing, and are
+/// skipped (saying so) elsewhere.
+fn landlock_or_skip() -> bool {
+    if sandbox_status() == "landlock" {
+        return true;
     }
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "."]);
-    git(&root, &["commit", "-qm", "init"]);
-    std::fs::write(root.join("a"), "changed but not committed\n").unwrap();
-    let plans = dir.path().join("plans");
-    std::fs::create_dir_all(&plans).unwrap();
-    let plan = plans.join("quiet-amber-heron.md");
-    std::fs::write(&plan, "# plan\n").unwrap();
-    (dir, root, plan)
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "this CI machine cannot confine commands (no Landlock)"
+    );
+    eprintln!("skipped: this kernel has no Landlock");
+    false
 }
 
-async fn run_bash(ctx: &ToolContext, command: &str) {
+async fn run_bash(ctx: &ToolContext, command: &str) -> String {
     let input = BashInput {
         command: command.to_string(),
-        timeout: Some(3_000),
+        timeout: Some(10_000),
         description: None,
+        unconfined: None,
     };
-    // Failures are expected; only the file system matters.
-    let _ = BashTool.call(input, ctx).await;
+    match BashTool.call(input, ctx).await {
+        Ok(ToolOutput { content, .. }) => content,
+        Err(e) => e.to_string(),
+    }
 }
 
-#[tokio::test]
-async fn analysis_alone_keeps_every_mutating_command_out() {
-    let (_dir, root, plan) = repo();
-    let before = snapshot(&root);
-    let mut perms = PermissionContext::new(root.clone());
-    perms.plan_file = Some(plan.clone());
-    transition_permission_mode(&mut perms, PermissionMode::Plan).unwrap();
-    let ctx = ToolContext::new(root.clone()); // no sandbox: the analysis is the only guard
-    let mut ran = Vec::new();
-    for command in NOT_READ_ONLY {
-        let call = CallInfo {
-            tool_name: "Bash".into(),
-            access: Access::Shell {
-                command: command.to_string(),
-            },
-            read_only: analyze(command).read_only,
-            cwd: root.clone(),
-        };
-        if decide(&perms, &call) == Decision::Allow {
-            ran.push(*command);
-            run_bash(&ctx, command).await;
+#[derive(Debug, PartialEq)]
+enum Want {
+    ReadOnly,
+    Explicit,
+    Ask,
+    Deny,
+    Classify,
+}
+
+fn got(d: &Decision) -> Want {
+    match d {
+        Decision::Allow(Grant::ReadOnly) => Want::ReadOnly,
+        Decision::Allow(Grant::Explicit) => Want::Explicit,
+        Decision::Ask { .. } => Want::Ask,
+        Decision::Deny { .. } => Want::Deny,
+        Decision::Classify { .. } => Want::Classify,
+    }
+}
+
+/// What each class expects in each mode (the client is interactive).
+fn expected(class: Class, mode: PermissionMode, can_confine: bool) -> Want {
+    use PermissionMode::*;
+    let reads = class == Class::Read || (class == Class::ReadConfined && can_confine);
+    match (mode, class) {
+        (BypassPermissions, _) => Want::Explicit,
+        (_, _) if reads => Want::ReadOnly,
+        (Plan, _) => Want::Deny,
+        (AcceptEdits, Class::Edit) => Want::Explicit,
+        (Auto, _) => Want::Classify,
+        _ => Want::Ask,
+    }
+}
+
+#[test]
+fn every_mode_decides_the_corpus_as_expected() {
+    let (_dir, world) = world();
+    let corpus = shell_corpus::entries();
+    let mut wrong = Vec::new();
+    for mode in [
+        PermissionMode::Default,
+        PermissionMode::AcceptEdits,
+        PermissionMode::Plan,
+        PermissionMode::Auto,
+        PermissionMode::BypassPermissions,
+    ] {
+        for can_confine in [true, false] {
+            let mut perms = context(&world, mode);
+            perms.can_confine = can_confine;
+            for e in &corpus {
+                let d = decide(&perms, &shell_call(&world, &e.command));
+                let want = expected(e.class, mode, can_confine);
+                if got(&d) != want {
+                    wrong.push(format!(
+                        "{mode:?} (confine {can_confine}) line {} {:?} {:?}: want {want:?}, got {d:?}",
+                        e.line, e.class, e.command
+                    ));
+                }
+            }
+            // Beyond the corpus: never allowed unasked outside bypass.
+            for cmd in crate::permissions::shell::tests::NOT_READ_ONLY {
+                let d = decide(&perms, &shell_call(&world, cmd));
+                if mode != PermissionMode::BypassPermissions
+                    && matches!(d, Decision::Allow(Grant::ReadOnly))
+                {
+                    wrong.push(format!("{mode:?}: {cmd:?} allowed as read-only"));
+                }
+            }
         }
     }
-    assert!(ran.is_empty(), "plan mode let these run: {ran:?}");
-    assert_eq!(changed(&before, &snapshot(&root)), Vec::<PathBuf>::new());
-    assert_eq!(std::fs::read_to_string(&plan).unwrap(), "# plan\n");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// Asking to run unconfined never rides on the read-only verdict.
+#[test]
+fn unconfined_requests_always_ask() {
+    let (_dir, world) = world();
+    let mut call = shell_call(&world, "git status");
+    call.access = Access::Shell {
+        command: "git status".into(),
+        unconfined: true,
+    };
+    let default = decide(&context(&world, PermissionMode::Default), &call);
+    assert!(
+        matches!(default, Decision::Ask { ref reason, .. } if reason.contains("sandbox")),
+        "{default:?}"
+    );
+    let plan = decide(&context(&world, PermissionMode::Plan), &call);
+    assert!(matches!(plan, Decision::Deny { .. }), "{plan:?}");
 }
 
 #[tokio::test]
 async fn landlock_alone_keeps_every_mutating_command_out() {
-    if sandbox_status() != "landlock" {
-        eprintln!("skipped: this kernel has no Landlock");
+    if !landlock_or_skip() {
         return;
     }
-    let (dir, root, plan) = repo();
-    // Landlock governs what files contain and which exist, not their
-    // metadata (mode bits, timestamps): `chmod` and `touch` on an existing
-    // file are stopped by the analysis layer, not this one.
-    let before = snapshot_with(&root, false);
-    let ctx = ToolContext::new(root.clone());
+    let (dir, world) = world();
+    let before = contents(&world.snapshot());
+    let ctx = ToolContext::new(world.project.clone());
     ctx.set_sandbox_policy(SandboxPolicy::ReadOnlyExceptTemp {
         temp_dir: dir.path().join("tmp"),
     });
     let mut count = 0;
-    for command in NOT_READ_ONLY {
-        let program = command.split_whitespace().next().unwrap_or("");
-        if NOT_FILE_SYSTEM.contains(&program) || NETWORK_GIT.iter().any(|g| command.starts_with(g))
-        {
-            continue;
-        }
+    for e in shell_corpus::entries().iter().filter(|e| e.class.mutates()) {
         // No analysis at all: every command really runs, confined.
-        run_bash(&ctx, command).await;
+        ctx.set_cwd(world.project.clone());
+        run_bash(&ctx, &e.command).await;
         count += 1;
-        let now = snapshot_with(&root, false);
+        let now = contents(&world.snapshot());
         assert_eq!(
-            changed(&before, &now),
+            shell_corpus::changed(&before, &now),
             Vec::<PathBuf>::new(),
-            "`{command}` changed the repository"
+            "line {}: `{}` changed the world",
+            e.line,
+            e.command
         );
     }
     assert!(count > 150, "only {count} commands ran");
-    assert_eq!(std::fs::read_to_string(&plan).unwrap(), "# plan\n");
+}
+
+/// An analysis that judges every command line read-only, as a broken
+/// analysis would.
+fn everything_read_only(command: &str) -> ShellAnalysis {
+    let mut a = analyze(command);
+    for c in &mut a.commands {
+        c.words_problem = None;
+        c.needs_confinement = None;
+        c.other_problems.clear();
+        for r in &mut c.redirects {
+            r.writes = false;
+        }
+    }
+    a.line_problems.clear();
+    a.read_only = true;
+    a.needs_confinement = None;
+    a.reason = None;
+    a
+}
+
+#[tokio::test]
+async fn a_misjudged_command_runs_confined_and_cannot_write() {
+    if !landlock_or_skip() {
+        return;
+    }
+    let (dir, world) = world();
+    let before = contents(&world.snapshot());
+    let perms = context(&world, PermissionMode::Default);
+    let mut ctx = ToolContext::new(world.project.clone());
+    ctx.read_only_sandbox = SandboxPolicy::ReadOnlyExceptTemp {
+        temp_dir: dir.path().join("tmp"),
+    };
+    let mut told = 0;
+    for e in shell_corpus::entries().iter().filter(|e| e.class.mutates()) {
+        let decision = decide_with(
+            &perms,
+            &shell_call(&world, &e.command),
+            &everything_read_only,
+        );
+        assert_eq!(decision, Decision::Allow(Grant::ReadOnly), "{}", e.command);
+        ctx.grant = Grant::ReadOnly;
+        ctx.set_cwd(world.project.clone());
+        let out = run_bash(&ctx, &e.command).await;
+        if out.contains("judged read-only") && out.contains("unconfined: true") {
+            told += 1;
+        }
+        let now = contents(&world.snapshot());
+        assert_eq!(
+            shell_corpus::changed(&before, &now),
+            Vec::<PathBuf>::new(),
+            "line {}: `{}` wrote although confined",
+            e.line,
+            e.command
+        );
+    }
+    assert!(told > 50, "only {told} failures explained the sandbox");
+    // The same wrong verdict in plan mode is confined the same way.
+    let plan = context(&world, PermissionMode::Plan);
+    let d = decide_with(
+        &plan,
+        &shell_call(&world, "echo x > f"),
+        &everything_read_only,
+    );
+    assert_eq!(d, Decision::Allow(Grant::ReadOnly));
 }

@@ -5,7 +5,8 @@
 //! reach the user's terminal; see [`groups`] for background jobs and the
 //! end of the session), with stdin at `/dev/null`, stdout and stderr
 //! interleaved in one pipe, provider API keys removed from the environment,
-//! and the session's sandbox policy applied. The working directory carries
+//! and the session's sandbox policy applied — or, for a command allowed only
+//! because it was judged read-only, the read-only one. The working directory carries
 //! over between calls: an `EXIT` trap writes the final `pwd` to a private
 //! pipe that the tool reads after the shell exits.
 
@@ -30,9 +31,9 @@ use tokio_util::sync::CancellationToken;
 pub use output::{MAX_OUTPUT_CHARS, OutputBuffer};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
-use crate::permissions::Access;
-use crate::permissions::sandbox::{self, Confinement};
+use crate::permissions::sandbox::{self, Confinement, SandboxPolicy};
 use crate::permissions::shell;
+use crate::permissions::{Access, Grant};
 
 /// Default time limit of a command.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -64,6 +65,10 @@ pub struct BashInput {
     /// A short, plain description of what the command does, shown to the user.
     #[serde(default)]
     pub description: Option<String>,
+    /// Set to true only to run again a command that failed because it ran
+    /// in the read-only sandbox and needs to write. The user is asked first.
+    #[serde(default)]
+    pub unconfined: Option<bool>,
 }
 
 #[async_trait]
@@ -92,6 +97,9 @@ impl TypedTool for BashTool {
              the end are kept.\n\
              - Processes the command leaves running in the background (`server &`) keep running \
              until the session ends, and are stopped then.\n\
+             - Commands that only read run without asking, in a read-only sandbox (writes only \
+             to a private temporary directory and /dev/null). If such a command fails because it \
+             needs to write, run it again with `unconfined: true` and the user will be asked.\n\
              - In plan mode only read-only commands may run, and writes outside a private \
              temporary directory are blocked."
         )
@@ -124,6 +132,7 @@ impl TypedTool for BashTool {
     fn access(&self, input: &BashInput, _ctx: &ToolContext) -> Access {
         Access::Shell {
             command: input.command.clone(),
+            unconfined: input.unconfined.unwrap_or(false),
         }
     }
 
@@ -160,19 +169,45 @@ impl TypedTool for BashTool {
         }
         if let (Some(dirs), End::Exited(status)) = (&run.confined_to, run.end)
             && !status.success()
-            && run.output.contains("Permission denied")
+            && WRITE_REFUSED.iter().any(|m| run.output.contains(m))
         {
             // Tell the model why, so it does not retry the same write.
             let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            notes.push(format!(
+            let mut note = format!(
                 "Note: commands run in a sandbox here; writing is only allowed under {} and to /dev/null.",
                 dirs.join(", ")
-            ));
+            );
+            if ctx.grant == Grant::ReadOnly
+                && ctx.permission_mode() != catui_protocol::PermissionMode::Plan
+            {
+                note.push_str(
+                    " This command ran without asking because it was judged read-only, so it was \
+                     confined to reading. If it has to write, run it again with `unconfined: true`; \
+                     the user will be asked first.",
+                );
+            }
+            notes.push(note);
         }
         match run.end {
             End::Cancelled => Err(ToolError::Cancelled),
             end => Ok(render(&run.output, end, timeout_ms, &notes)),
         }
+    }
+}
+
+/// What programs print when the sandbox refuses a write.
+const WRITE_REFUSED: &[&str] = &[
+    "Permission denied",
+    "Operation not permitted",
+    "Read-only file system",
+];
+
+/// The sandbox a call runs under: the read-only one when it was allowed
+/// only because it was judged read-only, else the session's.
+fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
+    match ctx.grant {
+        Grant::ReadOnly => ctx.read_only_sandbox.clone(),
+        Grant::Explicit => ctx.sandbox_policy(),
     }
 }
 
@@ -273,7 +308,12 @@ async fn run(
     let cwd_writer = OwnedFd::from(cwd_writer);
     cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
     child_setup(&mut cmd, cwd_writer);
-    let policy = ctx.sandbox_policy();
+    let policy = policy_for(ctx);
+    if ctx.grant == Grant::ReadOnly {
+        // Git then skips the index refresh `git status` would write, also
+        // where the kernel cannot confine the command.
+        cmd.env("GIT_OPTIONAL_LOCKS", "0");
+    }
     let confinement =
         sandbox::confine(&mut cmd, &policy).map_err(|e| ToolError::failed(e.to_string()))?;
     if confinement == Confinement::Unavailable {

@@ -1,0 +1,429 @@
+//! `awk` (and gawk, mawk, nawk): its options, and a scan of the program
+//! text for what writes files (`print > "f"`) or runs programs (`system()`,
+//! pipes, `@load`).
+//!
+//! The delicate part is telling a regular expression (`/a|b/`) from a
+//! division (`4. / 2`), since a wrong guess hides code inside what looks
+//! like a string or a regex. The scanner follows awk's rule (a `/` starts a
+//! regex where an operand is expected: after an operator, a keyword, or
+//! the condition of `if`/`while`/`for`), refuses the spots where awks
+//! disagree (a `/` inside a bracket expression, after `++`), and looks for
+//! `system` and `@` in the raw text whatever the tokens.
+
+use super::readonly_list::no_dynamic_options;
+use super::words::Word;
+
+/// Judges `awk ARGS`.
+pub(super) fn check_awk(args: &[Word]) -> Result<(), String> {
+    const FLAGS: &[&str] = &[
+        "-b",
+        "-c",
+        "-M",
+        "-n",
+        "-N",
+        "-O",
+        "-P",
+        "-r",
+        "-s",
+        "-S",
+        "-t",
+        "-V",
+        "--posix",
+        "--traditional",
+        "--re-interval",
+        "--characters-as-bytes",
+        "--sandbox",
+        "--version",
+        "--help",
+        "--bignum",
+        "--lint",
+    ];
+    let mut programs: Vec<&Word> = Vec::new();
+    let mut first_operand = None;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        i += 1;
+        if w.dynamic {
+            // Options come before the program; a run-time word there could
+            // be any option.
+            no_dynamic_options("awk", std::slice::from_ref(w))?;
+        }
+        if t == "--" {
+            first_operand = args.get(i);
+            break;
+        }
+        if t == "-" || !t.starts_with('-') {
+            first_operand = Some(w);
+            break;
+        }
+        match t {
+            "-F" | "-v" | "--field-separator" | "--assign" => i += 1,
+            "-e" | "--source" => {
+                programs.push(args.get(i).ok_or("`awk -e` without a program")?);
+                i += 1;
+            }
+            _ if t.starts_with("-F") || t.starts_with("-v") => {}
+            _ if t.starts_with("--field-separator=") || t.starts_with("--assign=") => {}
+            _ if FLAGS.contains(&t) => {}
+            _ => {
+                return Err(format!(
+                    "`awk {t}` loads code, writes files or is not understood"
+                ));
+            }
+        }
+    }
+    if programs.is_empty() {
+        programs.push(first_operand.ok_or("`awk` without a program")?);
+    }
+    for program in programs {
+        if program.dynamic {
+            return Err(format!(
+                "the awk program `{}` is only known at run time",
+                program.text
+            ));
+        }
+        check_awk_program(&program.text)?;
+    }
+    Ok(())
+}
+
+/// What came before, for deciding what a `/` is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Prev {
+    /// Start of a statement or after an operator: a `/` starts a regex.
+    Operator,
+    /// After a value: a `/` divides.
+    Operand,
+    /// After `++`/`--`: awks disagree, so a `/` here is refused.
+    Increment,
+}
+
+const KEYWORDS: &[&str] = &[
+    "BEGIN",
+    "END",
+    "BEGINFILE",
+    "ENDFILE",
+    "function",
+    "func",
+    "if",
+    "else",
+    "while",
+    "for",
+    "do",
+    "break",
+    "continue",
+    "next",
+    "nextfile",
+    "exit",
+    "return",
+    "delete",
+    "in",
+    "getline",
+    "print",
+    "printf",
+    "switch",
+    "case",
+    "default",
+];
+
+/// Scans awk program text for output redirection inside `print`/`printf`,
+/// pipes, `system()` and `@load`/`@include`.
+pub(super) fn check_awk_program(program: &str) -> Result<(), String> {
+    raw_scan(program)?;
+    let s: Vec<char> = program.chars().collect();
+    let mut i = 0;
+    // Open parens and brackets; true for the condition of if/while/for.
+    let mut parens: Vec<bool> = Vec::new();
+    // Paren depth at which the current print statement started.
+    let mut print_depth: Option<usize> = None;
+    let mut prev = Prev::Operator;
+    // The last keyword or operator, for statements continued on the next
+    // line and for `if (` conditions.
+    let mut last_word = String::new();
+    let mut last_sig = ' ';
+    while let Some(&c) = s.get(i) {
+        i += 1;
+        let word_before = std::mem::take(&mut last_word);
+        match c {
+            '"' => {
+                skip_string(&s, &mut i)?;
+                prev = Prev::Operand;
+            }
+            '/' => {
+                match prev {
+                    Prev::Operator => {
+                        skip_regex(&s, &mut i)?;
+                        prev = Prev::Operand;
+                    }
+                    Prev::Operand => prev = Prev::Operator,
+                    Prev::Increment => {
+                        return Err("the awk program has a `/` after `++` or `--`, which awks read differently".into());
+                    }
+                }
+            }
+            '#' => {
+                while s.get(i).is_some_and(|&c| c != '\n') {
+                    i += 1;
+                }
+                continue;
+            }
+            '\\' if s.get(i) == Some(&'\n') => {
+                i += 1;
+                continue;
+            }
+            '\\' => return Err("the awk program has a `\\` outside a string or regex".into()),
+            '|' if s.get(i) == Some(&'|') => {
+                i += 1;
+                prev = Prev::Operator;
+                last_word = "||".into();
+            }
+            '|' => return Err("the awk program pipes to or from a command".into()),
+            '>' if print_depth == Some(parens.len()) => {
+                if s.get(i) == Some(&'>') {
+                    i += 1;
+                }
+                while s.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
+                    i += 1;
+                }
+                if !redirects_to_terminal(&s, &mut i) {
+                    return Err("the awk program redirects output to a file".into());
+                }
+                prev = Prev::Operand;
+            }
+            '(' | '[' => {
+                let condition = c == '(' && matches!(word_before.as_str(), "if" | "while" | "for");
+                parens.push(condition);
+                prev = Prev::Operator;
+            }
+            ')' | ']' => {
+                let condition = parens.pop().unwrap_or(false);
+                if print_depth.is_some_and(|d| d > parens.len()) {
+                    print_depth = None;
+                }
+                prev = if condition {
+                    Prev::Operator
+                } else {
+                    Prev::Operand
+                };
+            }
+            '\n' => {
+                // A statement goes on after a comma, `&&`, `||`, `{`,
+                // `do` and `else`.
+                let continues = matches!(last_sig, ',' | '{' | '&')
+                    || matches!(word_before.as_str(), "||" | "do" | "else");
+                if !continues && print_depth == Some(parens.len()) {
+                    print_depth = None;
+                }
+                if !continues {
+                    prev = Prev::Operator;
+                }
+                if continues {
+                    last_word = word_before;
+                }
+                continue;
+            }
+            ';' | '{' | '}' => {
+                if print_depth.is_some_and(|d| d >= parens.len()) {
+                    print_depth = None;
+                }
+                prev = Prev::Operator;
+            }
+            '+' | '-' if s.get(i) == Some(&c) => {
+                i += 1;
+                prev = if prev == Prev::Operand {
+                    Prev::Increment
+                } else {
+                    Prev::Operator
+                };
+            }
+            c if c.is_ascii_digit()
+                || (c == '.' && s.get(i).is_some_and(|d| d.is_ascii_digit())) =>
+            {
+                while s
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
+                {
+                    i += 1;
+                }
+                // An exponent's sign.
+                if matches!(s.get(i - 1), Some('e' | 'E')) && matches!(s.get(i), Some('+' | '-')) {
+                    i += 1;
+                    while s.get(i).is_some_and(|c| c.is_ascii_digit()) {
+                        i += 1;
+                    }
+                }
+                prev = Prev::Operand;
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let start = i - 1;
+                while s
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    i += 1;
+                }
+                let word: String = s[start..i].iter().collect();
+                if matches!(word.as_str(), "print" | "printf") {
+                    print_depth = Some(parens.len());
+                }
+                prev = if KEYWORDS.contains(&word.as_str()) {
+                    Prev::Operator
+                } else {
+                    Prev::Operand
+                };
+                last_word = word;
+            }
+            c if c.is_whitespace() => {
+                last_word = word_before;
+                continue;
+            }
+            _ => prev = Prev::Operator,
+        }
+        last_sig = c;
+    }
+    Ok(())
+}
+
+/// Looks at the raw text, whatever the tokens: `system` and `@` (gawk's
+/// `@load`, `@include` and indirect calls) are refused even inside strings.
+fn raw_scan(program: &str) -> Result<(), String> {
+    let mut rest = program;
+    while let Some(pos) = rest.find("system") {
+        let before = rest[..pos].chars().next_back();
+        let after = rest[pos + 6..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ident(before) && !ident(after) {
+            return Err("the awk program calls `system()`".into());
+        }
+        rest = &rest[pos + 6..];
+    }
+    if program.contains('@') {
+        return Err(
+            "the awk program loads code with `@load`/`@include` or calls indirectly".into(),
+        );
+    }
+    Ok(())
+}
+
+/// After `print ... >`: only the terminal or nowhere, as a string literal
+/// that ends the statement.
+fn redirects_to_terminal(s: &[char], i: &mut usize) -> bool {
+    for target in ["\"/dev/stdout\"", "\"/dev/stderr\"", "\"/dev/null\""] {
+        let t: Vec<char> = target.chars().collect();
+        if s[*i..].starts_with(&t) {
+            let mut end = *i + t.len();
+            while s.get(end).is_some_and(|c| *c == ' ' || *c == '\t') {
+                end += 1;
+            }
+            if matches!(s.get(end), None | Some(';' | '}' | '\n')) {
+                *i += t.len();
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn skip_string(s: &[char], i: &mut usize) -> Result<(), String> {
+    while let Some(&c) = s.get(*i) {
+        *i += 1;
+        match c {
+            '\\' => *i += 1,
+            '"' => return Ok(()),
+            '\n' => break,
+            _ => {}
+        }
+    }
+    Err("the awk program has an unterminated string".into())
+}
+
+/// Skips a regex to its closing `/`. Awks differ on whether a `/` inside a
+/// bracket expression ends the regex, so that is refused.
+fn skip_regex(s: &[char], i: &mut usize) -> Result<(), String> {
+    let mut bracket: Option<usize> = None;
+    while let Some(&c) = s.get(*i) {
+        let at = *i;
+        *i += 1;
+        match (c, bracket) {
+            ('\\', _) => *i += 1,
+            ('\n', _) => break,
+            ('/', Some(_)) => {
+                return Err(
+                    "the awk program has a `/` inside a bracket expression of a regex".into(),
+                );
+            }
+            ('/', None) => return Ok(()),
+            ('[', None) => {
+                bracket = Some(at);
+                if s.get(*i) == Some(&'^') {
+                    *i += 1;
+                }
+                // A `]` right after `[` or `[^` is a member.
+                if s.get(*i) == Some(&']') {
+                    *i += 1;
+                }
+            }
+            ('[', Some(_)) if matches!(s.get(*i), Some(':' | '.' | '=')) => {
+                let kind = s[*i];
+                *i += 1;
+                while let Some(&d) = s.get(*i) {
+                    *i += 1;
+                    if d == kind && s.get(*i) == Some(&']') {
+                        *i += 1;
+                        break;
+                    }
+                }
+            }
+            (']', Some(_)) => bracket = None,
+            _ => {}
+        }
+    }
+    Err("the awk program has an unterminated regex".into())
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn awk_programs() {
+        for ok in [
+            "{print $1}",
+            "$3 > 10 { print $1 }",
+            "{ if ($1 > 2) print }",
+            "{ print ($1 > 2) }",
+            "/a|b/ { n++ } END { print n }",
+            "{ x = a || b; print x > \"/dev/stderr\" }",
+            "{ n = $1 / 2; print n }",
+            "{ print \"a > b | c\" }",
+            "BEGIN { FS = \",\" } NR > 1 { s += $2 } END { printf \"%d\\n\", s }",
+            "/^[[:space:]]*#/ { next } { print }",
+            "/[]a]/",
+            "{ print length($0) / 2 }",
+            "NR==1, NR==5",
+            "{ print $1,\n $2 }",
+        ] {
+            assert!(check_awk_program(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "{print > \"f\"}",
+            "{ print $1 >> out }",
+            "{ printf(\"%s\", $0) > \"x\" }",
+            "{ system(\"rm x\") }",
+            "{ \"date\" | getline d }",
+            "{ print | \"sort\" }",
+            "@load \"x\"",
+            "BEGIN { x = 4. / 2; print \"/\" ; y = 1 | 2 }",
+            "{ if (1) print; else /\"/; print | \"sh\"; x=\"/\" }",
+            "{ if ($1) /\"/; print | \"sh\"; x = \"/\" }",
+            "/[/]/ { print | \"sh\" }",
+            "{ print > \"/dev/stderr\" \"x\" }",
+            "{ print $1,\n $2 > \"f\" }",
+            "{ x++ / 2 }",
+            "{ s = \"system\" }",
+        ] {
+            assert!(check_awk_program(bad).is_err(), "{bad}");
+        }
+    }
+}

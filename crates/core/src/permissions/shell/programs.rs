@@ -1,0 +1,406 @@
+//! Programs whose flags decide whether they only read: `sort -o` writes,
+//! `rg --pre` runs a program, `date -s` sets the clock, a second `uniq` or
+//! `xxd` operand is an output file, `make` reads only with `-n`...
+
+use super::readonly_list::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
+use super::words::Word;
+
+/// Judges the programs this module knows; anything else is not read-only.
+pub(super) fn check(name: &str, args: &[Word]) -> Judged {
+    let always = |r: Result<(), String>| r.map(|()| ReadOnly::Always);
+    match name {
+        "printf" => always(printf(args)),
+        "sort" => always(sort(args)),
+        "uniq" => always(uniq(args)),
+        "xxd" => always(xxd(args)),
+        "fd" | "fdfind" => always(fd(args)),
+        "rg" => always(rg(args)),
+        "tree" => always(tree(args)),
+        "file" => always(file(args)),
+        "date" => always(date(args)),
+        "hostname" => always(hostname(args)),
+        "cargo" => cargo(args),
+        "make" | "gmake" => make(args),
+        "rustc" => always(version_only(
+            name,
+            args,
+            &["--version", "-V", "-vV", "--verbose", "-v"],
+        )),
+        "node" | "npm" | "pnpm" | "yarn" => always(version_only(name, args, &["--version", "-v"])),
+        "go" => always(version_only(name, args, &["version"])),
+        _ => Err(format!("`{name}` is not a known read-only command")),
+    }
+}
+
+fn printf(args: &[Word]) -> Result<(), String> {
+    match args.first() {
+        Some(w) if w.dynamic => Err(format!(
+            "`printf` with a first argument only known at run time (`{}`) could be `-v`",
+            w.text
+        )),
+        Some(w) if w.text.starts_with("-v") => Err("`printf -v` assigns a variable".into()),
+        _ => Ok(()),
+    }
+}
+
+fn sort(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("sort", args)?;
+    let mut skip_next = false;
+    for w in args {
+        let t = w.text.as_str();
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if t == "--" {
+            break;
+        }
+        if long_option_is(t, "output", 1) {
+            return Err("`sort -o` writes a file".into());
+        }
+        if long_option_is(t, "compress-program", 1) {
+            return Err("`sort --compress-program` runs a program".into());
+        }
+        if let Some(cluster) = short_cluster(t) {
+            for (idx, c) in cluster.char_indices() {
+                match c {
+                    'o' => return Err("`sort -o` writes a file".into()),
+                    'k' | 't' | 'S' | 'T' => {
+                        skip_next = idx + 1 == cluster.len();
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The operands of a command whose options may take a value: the words
+/// that are neither options nor option values.
+fn operands<'a>(args: &'a [Word], takes_value: &[&str]) -> Vec<&'a Word> {
+    let mut out = Vec::new();
+    let mut only_operands = false;
+    let mut skip_next = false;
+    for w in args {
+        let t = w.text.as_str();
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if only_operands || t == "-" || !t.starts_with('-') {
+            out.push(w);
+        } else if t == "--" {
+            only_operands = true;
+        } else if takes_value.contains(&t) {
+            skip_next = true;
+        }
+    }
+    out
+}
+
+fn uniq(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("uniq", args)?;
+    let takes = [
+        "-f",
+        "-s",
+        "-w",
+        "--skip-fields",
+        "--skip-chars",
+        "--check-chars",
+    ];
+    if operands(args, &takes).len() > 1 {
+        return Err("`uniq` with a second file operand writes to that file".into());
+    }
+    Ok(())
+}
+
+/// `xxd [options] [infile [outfile]]`: the second operand is written.
+fn xxd(args: &[Word]) -> Result<(), String> {
+    if let Some(w) = args.iter().find(|w| w.dynamic) {
+        return Err(format!(
+            "`xxd` gets an argument only known at run time (`{}`), which could name an output file",
+            w.text
+        ));
+    }
+    let takes = [
+        "-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek", "-name",
+    ];
+    if operands(args, &takes).len() > 1 {
+        return Err("`xxd` with a second file operand writes to that file".into());
+    }
+    Ok(())
+}
+
+fn fd(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("fd", args)?;
+    for w in args {
+        let t = w.text.as_str();
+        if t == "--" {
+            break;
+        }
+        let execs = long_option_is(t, "exec", 1)
+            || long_option_is(t, "exec-batch", 1)
+            || short_cluster(t).is_some_and(|c| c.contains(['x', 'X']));
+        if execs {
+            return Err("`fd --exec` runs a command for each match".into());
+        }
+    }
+    Ok(())
+}
+
+fn rg(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("rg", args)?;
+    for w in args {
+        let t = w.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if long_option_is(t, "pre", 3) {
+            return Err("`rg --pre` runs a program on every file".into());
+        }
+        if long_option_is(t, "hostname-bin", 1) {
+            return Err("`rg --hostname-bin` runs a program".into());
+        }
+    }
+    Ok(())
+}
+
+fn tree(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("tree", args)?;
+    let mut skip_next = false;
+    for w in args {
+        let t = w.text.as_str();
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if t == "--" {
+            break;
+        }
+        if let Some(cluster) = short_cluster(t) {
+            if cluster.contains(['o', 'R']) {
+                return Err(format!("`tree {t}` writes files"));
+            }
+            skip_next = cluster.ends_with(['L', 'P', 'I', 'H', 'T']);
+        } else if long_option_is(t, "output", 1) {
+            return Err(format!("`tree {t}` writes files"));
+        } else if matches!(t, "--charset" | "--filelimit" | "--timefmt" | "--sort") {
+            skip_next = true;
+        }
+    }
+    Ok(())
+}
+
+fn file(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("file", args)?;
+    for w in args {
+        let t = w.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if long_option_is(t, "compile", 1) || short_cluster(t).is_some_and(|c| c.contains('C')) {
+            return Err("`file -C` writes a compiled magic file".into());
+        }
+    }
+    Ok(())
+}
+
+fn date(args: &[Word]) -> Result<(), String> {
+    no_dynamic_options("date", args)?;
+    let mut skip_next = false;
+    for w in args {
+        let t = w.text.as_str();
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if long_option_is(t, "set", 1) {
+            return Err("`date --set` changes the system clock".into());
+        }
+        if let Some(cluster) = short_cluster(t) {
+            if cluster.contains('s') {
+                return Err("`date -s` changes the system clock".into());
+            }
+            skip_next = matches!(cluster, "d" | "f" | "r");
+        } else if matches!(t, "--date" | "--file" | "--reference") {
+            skip_next = true;
+        } else if !t.starts_with('+') && !t.starts_with("--") {
+            return Err(format!("`date {t}` sets the system clock"));
+        }
+    }
+    Ok(())
+}
+
+fn hostname(args: &[Word]) -> Result<(), String> {
+    const QUERIES: &[&str] = &[
+        "-f",
+        "-s",
+        "-d",
+        "-i",
+        "-I",
+        "-A",
+        "-a",
+        "-y",
+        "-V",
+        "-h",
+        "--fqdn",
+        "--long",
+        "--short",
+        "--domain",
+        "--ip-address",
+        "--all-ip-addresses",
+        "--all-fqdns",
+        "--alias",
+        "--nis",
+        "--version",
+        "--help",
+    ];
+    match args
+        .iter()
+        .find(|w| w.dynamic || !QUERIES.contains(&w.text.as_str()))
+    {
+        Some(w) => Err(format!("`hostname {}` can set the host name", w.text)),
+        None => Ok(()),
+    }
+}
+
+/// `cargo metadata` and `cargo tree` read, but run the compiler named by the
+/// project's `.cargo/config.toml` to learn the target, and may rewrite
+/// `Cargo.lock`.
+fn cargo(args: &[Word]) -> Judged {
+    no_dynamic_options("cargo", args)?;
+    let args = match args.first() {
+        Some(w) if w.text.starts_with('+') => &args[1..],
+        _ => args,
+    };
+    if args.iter().any(|w| {
+        w.text == "--config" || w.text.starts_with("--config=") || w.text.starts_with("-Z")
+    }) {
+        return Err("`cargo --config` can make cargo run other programs".into());
+    }
+    match args.first().map(|w| w.text.as_str()) {
+        Some("--version" | "-V" | "-Vv" | "version") | None => Ok(ReadOnly::Always),
+        Some(sub @ ("metadata" | "tree")) => Ok(ReadOnly::WhenConfined(format!(
+            "`cargo {sub}` runs the compiler the project's cargo configuration names and may rewrite Cargo.lock"
+        ))),
+        Some(sub) => Err(format!("`cargo {sub}` builds, runs or changes files")),
+    }
+}
+
+/// `make -n` prints the recipes instead of running them, but still runs
+/// the Makefile's `$(shell ...)` functions and recipe lines that call
+/// `$(MAKE)` or start with `+`.
+fn make(args: &[Word]) -> Judged {
+    const FLAGS: &[&str] = &[
+        "-n",
+        "--dry-run",
+        "--just-print",
+        "--recon",
+        "-s",
+        "--silent",
+        "--quiet",
+        "-k",
+        "--keep-going",
+        "-B",
+        "--always-make",
+        "-w",
+        "--print-directory",
+        "--no-print-directory",
+        "-p",
+        "--print-data-base",
+        "-r",
+        "--no-builtin-rules",
+        "-R",
+        "--no-builtin-variables",
+        "-i",
+        "--ignore-errors",
+    ];
+    const WITH_VALUE: &[&str] = &["-C", "-f", "--file", "--makefile", "--directory", "-j"];
+    let mut dry_run = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.text.as_str();
+        if w.dynamic {
+            return Err(format!(
+                "`make` gets an argument only known at run time (`{t}`)"
+            ));
+        }
+        if matches!(t, "-n" | "--dry-run" | "--just-print" | "--recon") {
+            dry_run = true;
+        } else if WITH_VALUE.contains(&t) {
+            i += 1;
+        } else if FLAGS.contains(&t)
+            || ["--file=", "--makefile=", "--directory=", "-C", "-f", "-j"]
+                .iter()
+                .any(|p| t.starts_with(p))
+        {
+        } else if let Some(cluster) = short_cluster(t)
+            && cluster.chars().all(|c| "nskBwpriR".contains(c))
+        {
+            dry_run |= cluster.contains('n');
+        } else if t.starts_with('-') {
+            return Err(format!(
+                "`make {t}` is an option the analysis does not know"
+            ));
+        } else if t.contains('=') {
+            return Err(format!(
+                "`make {t}` overrides a variable, which can change what runs"
+            ));
+        }
+    }
+    if dry_run {
+        Ok(ReadOnly::WhenConfined(
+            "`make -n` still runs the Makefile's `$(shell ...)` functions and `+`/`$(MAKE)` recipe lines"
+                .into(),
+        ))
+    } else {
+        Err("`make` without `-n` runs the build".into())
+    }
+}
+
+pub(super) fn version_only(name: &str, args: &[Word], allowed: &[&str]) -> Result<(), String> {
+    if !args.is_empty()
+        && args
+            .iter()
+            .all(|w| !w.dynamic && allowed.contains(&w.text.as_str()))
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` runs code; only its version query is read-only"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    fn run(args: &[&str]) -> Judged {
+        let words: Vec<Word> = args[1..].iter().map(|t| Word::lit(t)).collect();
+        check(args[0], &words)
+    }
+
+    #[test]
+    fn operand_counts() {
+        assert!(run(&["xxd", "f"]).is_ok());
+        assert!(run(&["xxd", "-c", "16", "f"]).is_ok());
+        assert!(run(&["xxd", "-r", "f", "out"]).is_err());
+        assert!(run(&["uniq", "-f", "1", "in"]).is_ok());
+        assert!(run(&["uniq", "in", "out"]).is_err());
+    }
+
+    #[test]
+    fn make_reads_only_dry_run_and_needs_confinement() {
+        assert!(matches!(
+            run(&["make", "-n"]),
+            Ok(ReadOnly::WhenConfined(_))
+        ));
+        assert!(matches!(
+            run(&["make", "-C", "sub", "--dry-run", "all"]),
+            Ok(ReadOnly::WhenConfined(_))
+        ));
+        assert!(run(&["make"]).is_err());
+        assert!(run(&["make", "-n", "MAKE=touch x"]).is_err());
+        assert!(run(&["make", "-n", "--eval=x"]).is_err());
+    }
+}
