@@ -2,11 +2,18 @@
 # catui's benchmark suite: regenerates docs/BENCHMARKS.md.
 #
 # Usage: bash bench/run.sh [--runs N] [--with-search] [--with-criterion] [--with-claude-code]
+#                          [--with-scale] [--repo-sizes LIST] [--search-files N]
 #   --runs N            runs per figure (default 10, at least 5)
 #   --with-search       also run bench/search.sh (Grep/Glob vs rg/fd; takes minutes)
 #   --with-criterion    also run the criterion benches (shell analysis, TUI frame)
 #   --with-claude-code  also time Claude Code against the same mock
 #                       (installs @anthropic-ai/claude-code with npm into a temp dir)
+#   --with-scale        also run bench/scale.sh (start-up against repository size,
+#                       long sessions, resume, many agents; takes minutes)
+#   --repo-sizes LIST   tracked files of the generated repositories for --with-scale
+#                       (comma-separated, default 60000)
+#   --search-files N    files in the --with-search tree (default 100000; 1000000 is
+#                       the large-tree figure)
 #
 # Everything talks to a mock model server (target/release/catui-mock) on
 # 127.0.0.1 only: no network, no API key. Needs cargo and python3; installs
@@ -17,6 +24,9 @@ RUNS=10
 WITH_SEARCH=0
 WITH_CRITERION=0
 WITH_CC=0
+WITH_SCALE=0
+REPO_SIZES=60000
+SEARCH_FILES=100000
 CMDLINE="bash bench/run.sh $*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -24,7 +34,10 @@ while [ $# -gt 0 ]; do
         --with-search) WITH_SEARCH=1; shift ;;
         --with-criterion) WITH_CRITERION=1; shift ;;
         --with-claude-code) WITH_CC=1; shift ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        --with-scale) WITH_SCALE=1; shift ;;
+        --repo-sizes) REPO_SIZES=$2; shift 2 ;;
+        --search-files) SEARCH_FILES=$2; shift 2 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -164,8 +177,9 @@ SEARCH_SECTION="Not run this time (pass \`--with-search\`). The last results are
 [bench/SEARCH_RESULTS.md](../bench/SEARCH_RESULTS.md), produced by \`bash bench/search.sh\`."
 if [ "$WITH_SEARCH" = 1 ]; then
     echo "== Grep/Glob vs rg/fd" >&2
-    SEARCH_SECTION=$(bash bench/search.sh /tmp/catui-search-bench 100000 "$RUNS")
+    SEARCH_SECTION=$(bash bench/search.sh "/tmp/catui-search-bench-$SEARCH_FILES" "$SEARCH_FILES" "$RUNS")
 fi
+
 
 CRITERION_SECTION="Not run this time (pass \`--with-criterion\`). Run them with
 \`cargo bench -p catui-core --bench shell_analysis\` (read-only analysis of a ~200-character
@@ -236,6 +250,15 @@ $(tail -n 5 "$WORK/npm.log" | sed 's/^/    /')"
     fi
 fi
 
+SCALE_SECTION="Not run this time (pass \`--with-scale\`). The last figures and the design are in
+[docs/SCALE.md](SCALE.md); \`bash bench/scale.sh --help\` lists its parameters."
+if [ "$WITH_SCALE" = 1 ]; then
+    echo "== scale" >&2
+    SCALE_ARGS=(--runs "$RUNS" --repo-sizes "$REPO_SIZES")
+    if [ "$WITH_CC" = 1 ] && [ -n "${CLAUDE:-}" ]; then SCALE_ARGS+=(--claude "$CLAUDE"); fi
+    SCALE_SECTION=$(bash bench/scale.sh "${SCALE_ARGS[@]}")
+fi
+
 RT_MED=$(median_ms "$WORK/roundtrip.json" 0)
 echo "== writing $OUT_DOC" >&2
 cat >"$OUT_DOC" <<EOF
@@ -286,5 +309,9 @@ $CRITERION_SECTION
 ## Claude Code, same mock
 
 $CC_SECTION
+
+## Scale: repository size, long sessions, many agents
+
+$SCALE_SECTION
 EOF
 echo "catui -p hi median: $RT_MED ms; wrote $OUT_DOC" >&2

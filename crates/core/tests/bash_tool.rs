@@ -138,6 +138,31 @@ async fn long_output_keeps_head_and_tail() {
 }
 
 #[tokio::test]
+async fn long_output_is_saved_whole_when_the_session_has_an_output_dir() {
+    let (dir, mut ctx) = project();
+    let spills = dir.path().join("tool-output");
+    ctx.values
+        .insert(catui_core::tools::bash::ToolOutputDir(spills.clone()));
+    ctx.tool_use_id = Some("toolu_long".into());
+    let out = run(&ctx, "seq 1 100000").await;
+    let saved = spills.join("toolu_long.txt");
+    assert!(
+        out.content.contains(&saved.display().to_string()),
+        "the answer names the file: {}",
+        &out.content[out.content.len() - 300..]
+    );
+    let whole = std::fs::read_to_string(&saved).unwrap();
+    let expected: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+    assert_eq!(whole, expected);
+
+    // Short output leaves no file behind.
+    ctx.tool_use_id = Some("toolu_short".into());
+    let out = run(&ctx, "echo hi").await;
+    assert_eq!(out.content.trim(), "hi");
+    assert!(!spills.join("toolu_short.txt").exists());
+}
+
+#[tokio::test]
 async fn timeout_kills_the_whole_process_tree() {
     let (_dir, ctx) = project();
     let marker = ctx.project_root.join("marker");

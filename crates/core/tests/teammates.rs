@@ -91,6 +91,7 @@ fn team(
         plans_dir: plans.to_path_buf(),
         plan_config: PlanModeConfig::default(),
         auto_gate_enabled: false,
+        teammate_attachments: None,
     })
 }
 

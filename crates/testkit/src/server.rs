@@ -5,7 +5,7 @@
 use std::future::IntoFuture;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -42,6 +42,9 @@ struct Slot {
 struct Shared {
     slots: Mutex<Vec<Slot>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// Whether [`MockServer::requests`] keeps what arrives (off for long
+    /// benchmark sessions, whose request bodies add up to gigabytes).
+    keep_requests: AtomicBool,
     serial: AtomicU64,
     shutdown: CancellationToken,
 }
@@ -140,6 +143,12 @@ impl MockServer {
         lock(&self.shared.requests).clone()
     }
 
+    /// Stops (or resumes) keeping requests for [`requests`](Self::requests);
+    /// they are still matched against the script.
+    pub fn keep_requests(&self, keep: bool) {
+        self.shared.keep_requests.store(keep, Ordering::Relaxed);
+    }
+
     /// Adds a turn at the end of the script while the server runs.
     pub fn push(&self, turn: Turn) {
         lock(&self.shared.slots).push(Slot { turn, used: false });
@@ -179,6 +188,7 @@ impl Shared {
                     .collect(),
             ),
             requests: Mutex::new(Vec::new()),
+            keep_requests: AtomicBool::new(true),
             serial: AtomicU64::new(1),
             shutdown: CancellationToken::new(),
         })
@@ -260,7 +270,9 @@ fn record(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: &Bytes) -> Reco
         body: serde_json::from_slice(body).unwrap_or(Value::Null),
         received_at: Instant::now(),
     };
-    lock(&shared.requests).push(request.clone());
+    if shared.keep_requests.load(Ordering::Relaxed) {
+        lock(&shared.requests).push(request.clone());
+    }
     request
 }
 

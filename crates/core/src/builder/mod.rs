@@ -44,6 +44,7 @@ use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
 use crate::settings::{Settings, SettingsWarning};
 use crate::teams::{PlanReviewer, TeamCommand, TeamManager, TeamSetup};
+use crate::tools::bash::ToolOutputDir;
 use crate::tools::{ToolContext, ToolRegistry};
 
 use provider::ProviderChoice;
@@ -282,6 +283,9 @@ impl SessionBuilder {
         let warn = front_end.warnings.clone();
         let cwd = config.cwd.clone();
         let config_dir = config.config_dir.clone();
+        // git status/log run in the background from here on; nothing waits
+        // for them (the snapshot reaches the model as a reminder once ready).
+        let git_snapshot = prompt::GitSnapshot::start(&cwd).map(Arc::new);
         let (settings, warnings) =
             Settings::load_from(&config_dir, &cwd, config.settings_file.as_deref());
         let mut settings_warnings = Vec::new();
@@ -351,6 +355,9 @@ impl SessionBuilder {
         };
         let mut tool_ctx = ToolContext::new(cwd.clone());
         tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
+        tool_ctx
+            .values
+            .insert(ToolOutputDir(config_dir.join("tool-output")));
 
         let mut permissions = PermissionContext::new(cwd.clone());
         settings.apply_to(&mut permissions);
@@ -563,6 +570,9 @@ impl SessionBuilder {
                 plans_dir: plan.files.dir().to_path_buf(),
                 plan_config,
                 auto_gate_enabled: settings.auto_mode.enabled,
+                teammate_attachments: git_snapshot
+                    .clone()
+                    .map(prompt::GitStatusAttachments::factory),
             })
         });
         if let Some(team) = &team {
@@ -580,6 +590,9 @@ impl SessionBuilder {
             ],
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });
+        if let Some(snapshot) = git_snapshot {
+            engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
+        }
         if let Some(r) = resumed {
             engine.set_messages(r.messages);
         }

@@ -3,6 +3,8 @@
 //! `<system-reminder>` user content, is emitted as an event and stored in
 //! the transcript.
 
+use std::sync::Arc;
+
 use catui_protocol::{Attachment, Message, PermissionMode};
 
 /// What attachment providers can see when deciding.
@@ -15,6 +17,10 @@ pub struct AttachmentContext<'a> {
     pub is_human_turn: bool,
     pub agent_id: Option<&'a str>,
 }
+
+/// Makes a fresh provider for each new conversation that should get the
+/// same context (e.g. every teammate), each with its own state.
+pub type AttachmentFactory = Arc<dyn Fn() -> Arc<dyn AttachmentProvider> + Send + Sync>;
 
 /// A source of attachments.
 pub trait AttachmentProvider: Send + Sync {

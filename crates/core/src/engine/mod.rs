@@ -31,7 +31,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
-pub use attachments::{AttachmentContext, AttachmentProvider};
+pub use attachments::{AttachmentContext, AttachmentFactory, AttachmentProvider};
 pub use events::{EngineEvent, TurnOutcome};
 pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,

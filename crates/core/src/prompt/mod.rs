@@ -1,20 +1,22 @@
 //! The system prompt: who the agent is, how it works, notes for the tools it
-//! has, the environment, a git snapshot, and the memory files (AGENTS.md /
-//! CLAUDE.md).
+//! has, the environment (with the git branch), and the memory files
+//! (AGENTS.md / CLAUDE.md).
 //!
 //! [`build_system_prompt`] reads the memory files and renders;
 //! [`render_system_prompt`] is the pure part (snapshot-tested).
-//! [`PromptOptions::detect`] fills the options from the real environment.
-//! Plan-mode instructions are not here: they arrive as attachments.
+//! [`PromptOptions::detect`] fills the options from the real environment
+//! without running anything. Plan-mode instructions are not here, and
+//! neither is the git snapshot ([`git`]): they arrive as attachments.
 
 mod environment;
+pub mod git;
 mod guidance;
 mod memory;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-pub use environment::{GIT_TIMEOUT, GitSummary, git_summary};
+pub use git::{GIT_TIMEOUT, GitSnapshot, GitStatusAttachments, GitSummary, git_summary};
 pub use memory::{MEMORY_FILE_CAP_BYTES, MEMORY_FILE_NAMES, MemoryFile, load_memory_files};
 
 /// Everything the system prompt depends on. Injectable so tests and
@@ -34,21 +36,23 @@ pub struct PromptOptions {
     pub date: String,
     /// e.g. `linux (x86_64)`.
     pub platform: String,
-    /// The git snapshot; `None` outside a repository.
-    pub git: Option<GitSummary>,
+    /// The checked-out branch (or detached HEAD) when `cwd` is inside a
+    /// git work tree; `None` outside a repository.
+    pub git_branch: Option<String>,
 }
 
 impl PromptOptions {
     /// Options for a real session in `cwd`: the configured catui home,
-    /// today's local date, this machine's platform and a git snapshot
-    /// (which runs `git`, bounded by [`GIT_TIMEOUT`]).
+    /// today's local date, this machine's platform and the git branch (read
+    /// from the repository's HEAD file; no process is started).
     pub fn detect(
         cwd: impl Into<PathBuf>,
         tool_names: Vec<String>,
         model: impl Into<String>,
     ) -> Self {
         let cwd = cwd.into();
-        let git = git_summary(&cwd);
+        let git_branch =
+            crate::session::git_branch::head(&cwd).map(|head| git::describe_head(&head));
         Self {
             cwd,
             tool_names,
@@ -57,7 +61,7 @@ impl PromptOptions {
             config_dir: crate::config_dir::config_dir(),
             date: chrono::Local::now().format("%Y-%m-%d").to_string(),
             platform: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
-            git,
+            git_branch,
         }
     }
 }
@@ -88,15 +92,11 @@ pub fn render_system_prompt(opts: &PromptOptions, memory: &[MemoryFile]) -> Stri
     environment::render_environment(
         &mut out,
         &opts.cwd,
-        opts.git.is_some(),
+        opts.git_branch.as_deref(),
         &opts.platform,
         &opts.date,
         &opts.model,
     );
-    if let Some(git) = &opts.git {
-        out.push('\n');
-        environment::render_git(&mut out, git);
-    }
     if !memory.is_empty() {
         out.push('\n');
         render_memory(&mut out, memory);
@@ -138,7 +138,7 @@ pub fn render_agent_prompt(
     environment::render_environment(
         &mut out,
         &opts.cwd,
-        opts.git.is_some(),
+        opts.git_branch.as_deref(),
         &opts.platform,
         &opts.date,
         &opts.model,
@@ -181,12 +181,7 @@ mod tests {
             config_dir: PathBuf::from("/home/dev/.catui"),
             date: "2025-06-01".into(),
             platform: "linux (x86_64)".into(),
-            git: Some(GitSummary {
-                branch: "feature/login".into(),
-                changes: vec![" M src/auth.rs".into(), "?? notes.txt".into()],
-                more_changes: 3,
-                recent_commits: vec!["Add session tokens".into(), "Initial commit".into()],
-            }),
+            git_branch: Some("feature/login".into()),
         }
     }
 
@@ -209,7 +204,7 @@ mod tests {
     fn minimal_prompt_snapshot() {
         let opts = PromptOptions {
             tool_names: vec![],
-            git: None,
+            git_branch: None,
             include_memory: false,
             ..fixed_options()
         };
@@ -224,7 +219,7 @@ mod tests {
         let opts = PromptOptions {
             cwd: cwd.clone(),
             config_dir: cwd.join("cfg"),
-            git: None,
+            git_branch: None,
             ..fixed_options()
         };
         let with = build_system_prompt(&opts);
@@ -245,7 +240,7 @@ mod tests {
     fn detect_fills_the_environment() {
         let tmp = tempfile::tempdir().unwrap();
         let opts = PromptOptions::detect(tmp.path(), vec!["Read".into()], "m");
-        assert_eq!(opts.git, None);
+        assert_eq!(opts.git_branch, None);
         assert!(opts.include_memory);
         assert_eq!(opts.date.len(), 10);
         assert!(opts.platform.starts_with(std::env::consts::OS));

@@ -4,23 +4,43 @@
 
 use std::path::{Path, PathBuf};
 
-/// The branch checked out in the repository containing `cwd`: the name
-/// after `refs/heads/`, or the first 12 characters of the commit for a
-/// detached HEAD. `None` outside a repository or when HEAD is unreadable.
-pub fn current_branch(cwd: &Path) -> Option<String> {
+/// What HEAD points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// A branch (the name after `refs/heads/`, or the full ref when HEAD
+    /// points elsewhere), possibly unborn.
+    Branch(String),
+    /// A detached HEAD: the commit id as written in `HEAD`.
+    Detached(String),
+}
+
+/// HEAD of the repository containing `cwd`, read from the git directory
+/// (two small file reads, whatever the size of the repository). `None`
+/// outside a repository or when HEAD is unreadable.
+pub fn head(cwd: &Path) -> Option<Head> {
     let git_dir = find_git_dir(cwd)?;
     let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
     let head = head.trim();
     if let Some(reference) = head.strip_prefix("ref:") {
         let reference = reference.trim();
-        return Some(
+        return Some(Head::Branch(
             reference
                 .strip_prefix("refs/heads/")
                 .unwrap_or(reference)
                 .to_string(),
-        );
+        ));
     }
-    (!head.is_empty()).then(|| head.chars().take(12).collect())
+    (!head.is_empty()).then(|| Head::Detached(head.to_string()))
+}
+
+/// The branch checked out in the repository containing `cwd`: the name
+/// after `refs/heads/`, or the first 12 characters of the commit for a
+/// detached HEAD. `None` outside a repository or when HEAD is unreadable.
+pub fn current_branch(cwd: &Path) -> Option<String> {
+    Some(match head(cwd)? {
+        Head::Branch(name) => name,
+        Head::Detached(id) => id.chars().take(12).collect(),
+    })
 }
 
 /// The git directory of the repository containing `start`: a `.git`

@@ -21,7 +21,7 @@ use super::mailbox::is_valid_name;
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
 use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
 use crate::agents::AgentsHandle;
-use crate::engine::{Conversation, EngineEvent, SessionServices};
+use crate::engine::{AttachmentFactory, Conversation, EngineEvent, SessionServices};
 use crate::plan::{PlanFiles, PlanModeConfig, PlanRoute, PlanSession};
 use crate::tools::ToolContext;
 
@@ -66,6 +66,10 @@ pub struct TeamSetup {
     pub plans_dir: PathBuf,
     pub plan_config: PlanModeConfig,
     pub auto_gate_enabled: bool,
+    /// Context each teammate's conversation gets from the session (e.g.
+    /// the git snapshot): called once per teammate, so that each one keeps
+    /// its own state (what it was already sent).
+    pub teammate_attachments: Option<AttachmentFactory>,
 }
 
 struct Member {
@@ -298,7 +302,7 @@ impl TeamManager {
             let _ = turn_events.send(EngineEvent::Result(outcome));
         };
 
-        let engine = self.setup.services.conversation(Conversation {
+        let mut engine = self.setup.services.conversation(Conversation {
             agent_id: Some(agent_id.clone()),
             model: Some(model),
             system_prompt: teammate_prompt(&self.setup.system_prompt, &spec),
@@ -308,6 +312,9 @@ impl TeamManager {
             extensions: vec![plan.extension()],
             ..Conversation::new(String::new(), permissions, ctx)
         });
+        if let Some(make) = &self.setup.teammate_attachments {
+            engine.add_attachment_provider(make());
+        }
         let lead_events = self.setup.services.events.clone();
         let on_error = move |text: String| {
             let _ = lead_events.send(EngineEvent::Notification {

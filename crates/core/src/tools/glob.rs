@@ -2,7 +2,6 @@
 //! newest first.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -11,7 +10,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::walk::{collect_parallel, is_file_like};
+pub use super::glob_select::MAX_TIME_SORTED;
+use super::glob_select::{ThreadMatches, select};
+use super::walk::{fold_parallel, is_file_like};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
 
@@ -46,7 +47,8 @@ impl TypedTool for GlobTool {
          - Searches the working directory unless `path` names another directory.\n\
          - Files ignored by .gitignore and hidden files are skipped (hidden ones are included \
            when the pattern itself names a dot-file or dot-directory).\n\
-         - Results are absolute paths, most recently modified first, at most 100.\n\
+         - Results are absolute paths, most recently modified first, at most 100 (when more \
+           than 10,000 files match, the first 100 by path).\n\
          - To search file contents, use Grep. For open-ended searches that take several rounds, \
            consider the Agent tool."
             .into()
@@ -95,12 +97,14 @@ fn search_dir(input: &GlobInput, ctx: &ToolContext) -> PathBuf {
     }
 }
 
-/// What Glob found: the newest [`MAX_RESULTS`] matches, newest first, and
+/// What Glob found: up to [`MAX_RESULTS`] matches in the order shown, and
 /// how many matched in all.
 #[derive(Debug)]
 pub struct GlobResult {
     pub files: Vec<PathBuf>,
     pub total: usize,
+    /// Newest first (else by path: too many matches to stat them all).
+    pub by_time: bool,
 }
 
 impl GlobResult {
@@ -118,7 +122,14 @@ impl GlobResult {
             .join("\n");
         let shown = self.files.len().min(MAX_RESULTS);
         let more = self.total.saturating_sub(shown);
-        if more > 0 {
+        if more > 0 && !self.by_time {
+            out.push_str(&format!(
+                "\n(results truncated: {} files matched, more than {MAX_TIME_SORTED}, so these are \
+                 the first {shown} by path rather than the most recently modified; use a more \
+                 specific pattern or path)",
+                self.total
+            ));
+        } else if more > 0 {
             out.push_str(&format!(
                 "\n(results truncated: {more} more files not shown; use a more specific pattern \
                  or path)"
@@ -128,11 +139,22 @@ impl GlobResult {
     }
 }
 
-/// Finds the files under `dir` matching `pattern`, newest first.
+/// Finds the files under `dir` matching `pattern`: newest first, or by path
+/// when more than [`MAX_TIME_SORTED`] match.
 pub fn find_files(
     dir: &Path,
     pattern: &str,
     cancel: &CancellationToken,
+) -> Result<GlobResult, ToolError> {
+    find_files_sorting_up_to(dir, pattern, cancel, MAX_TIME_SORTED)
+}
+
+/// [`find_files`] with another limit for ordering by time.
+pub(crate) fn find_files_sorting_up_to(
+    dir: &Path,
+    pattern: &str,
+    cancel: &CancellationToken,
+    time_limit: usize,
 ) -> Result<GlobResult, ToolError> {
     let (root, pattern) = split_root(dir, pattern);
     if !root.is_dir() {
@@ -147,47 +169,22 @@ pub fn find_files(
             root.display()
         )));
     }
-    let matcher = PathMatcher::new(&pattern)?;
+    let matcher = PathMatcher::new(&pattern, &root)?;
     let mut walk = WalkBuilder::new(&root);
     if matcher.wants_hidden {
         walk.hidden(false).filter_entry(|e| e.file_name() != ".git");
     }
-    let found: Vec<(Option<SystemTime>, PathBuf)> = collect_parallel(
+    let threads = fold_parallel(
         walk.build_parallel(),
         cancel,
-        || (),
-        |_, entry, out| {
-            if matcher.is_match(entry.path(), &root) && is_file_like(&entry) {
-                let mtime = entry.metadata().ok().and_then(|m| m.modified().ok());
-                out.push((mtime, entry.into_path()));
+        ThreadMatches::default,
+        |found, entry| {
+            if matcher.is_match(entry.path()) && is_file_like(&entry) {
+                found.push(entry.into_path(), time_limit);
             }
         },
     );
-    Ok(newest_first(found))
-}
-
-/// Keeps the newest [`MAX_RESULTS`] matches in order. Selecting them first
-/// and sorting only those is linear in the number of matches, which matters
-/// for `**/*` over a large tree. Ties (and unknown times) go in byte order of
-/// the path, for stable output.
-fn newest_first(mut found: Vec<(Option<SystemTime>, PathBuf)>) -> GlobResult {
-    let total = found.len();
-    let order = |a: &(Option<SystemTime>, PathBuf), b: &(Option<SystemTime>, PathBuf)| {
-        b.0.cmp(&a.0).then_with(|| {
-            a.1.as_os_str()
-                .as_encoded_bytes()
-                .cmp(b.1.as_os_str().as_encoded_bytes())
-        })
-    };
-    if found.len() > MAX_RESULTS {
-        found.select_nth_unstable_by(MAX_RESULTS, order);
-        found.truncate(MAX_RESULTS);
-    }
-    found.sort_unstable_by(order);
-    GlobResult {
-        files: found.into_iter().map(|(_, p)| p).collect(),
-        total,
-    }
+    Ok(select(threads, time_limit, cancel))
 }
 
 /// Matches a pattern against paths relative to the search root; patterns
@@ -198,10 +195,11 @@ struct PathMatcher {
     glob: GlobSet,
     by_name: bool,
     wants_hidden: bool,
+    root: PathBuf,
 }
 
 impl PathMatcher {
-    fn new(pattern: &str) -> Result<PathMatcher, ToolError> {
+    fn new(pattern: &str, root: &Path) -> Result<PathMatcher, ToolError> {
         let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
         let by_name = !pattern.contains('/');
         let invalid = |e: globset::Error| {
@@ -223,16 +221,27 @@ impl PathMatcher {
             glob,
             by_name,
             wants_hidden,
+            root: root.to_path_buf(),
         })
     }
 
-    /// Whether `path` (found under `root`) matches.
-    fn is_match(&self, path: &Path, root: &Path) -> bool {
+    /// Whether `path` (found under the root) matches.
+    fn is_match(&self, path: &Path) -> bool {
         if self.by_name {
             // No need to relativise: only the name counts.
             return path.file_name().is_some_and(|n| self.glob.is_match(n));
         }
-        path.strip_prefix(root)
+        // The walk yields the root joined with the rest, so the relative
+        // part is a byte suffix; `strip_prefix` would compare component by
+        // component, which shows in a walk of a million files.
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let root = self.root.as_os_str().as_encoded_bytes();
+        if let Some(rest) = bytes.strip_prefix(root)
+            && let Ok(rest) = std::str::from_utf8(rest)
+        {
+            return self.glob.is_match(rest.trim_start_matches('/'));
+        }
+        path.strip_prefix(&self.root)
             .is_ok_and(|rel| self.glob.is_match(rel))
     }
 }

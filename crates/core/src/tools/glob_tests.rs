@@ -1,7 +1,7 @@
 //! Tests for Glob on real directory trees.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
@@ -193,4 +193,66 @@ fn access_is_read_of_search_root() {
         }
     );
     assert!(GlobTool.is_read_only(&input) && GlobTool.is_concurrency_safe(&input));
+}
+
+#[test]
+fn beyond_the_time_limit_matches_are_listed_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Spread over directories so that several walker threads share them;
+    // the newest file sorts last by path.
+    for d in 0..6 {
+        for i in 0..40 {
+            touch(
+                &root.join(format!("d{d}/f{i:03}.txt")),
+                "",
+                1000 + d * 40 + i,
+            );
+        }
+    }
+    touch(&root.join("zz/newest.txt"), "", 1);
+    let cancel = CancellationToken::new();
+
+    let by_path = find_files_sorting_up_to(root, "**/*.txt", &cancel, 150).unwrap();
+    assert!(!by_path.by_time);
+    assert_eq!(by_path.total, 241);
+    let mut expected: Vec<PathBuf> = (0..6)
+        .flat_map(|d| (0..40).map(move |i| root.join(format!("d{d}/f{i:03}.txt"))))
+        .collect();
+    expected.sort();
+    expected.truncate(MAX_RESULTS);
+    assert_eq!(by_path.files, expected);
+    let text = by_path.render();
+    assert!(
+        text.ends_with(
+            "(results truncated: 241 files matched, more than 10000, so these are the first 100 \
+             by path rather than the most recently modified; use a more specific pattern or path)"
+        ),
+        "{text}"
+    );
+
+    // Within the limit the same search is newest first.
+    let by_time = find_files_sorting_up_to(root, "**/*.txt", &cancel, 241).unwrap();
+    assert!(by_time.by_time);
+    assert_eq!(by_time.files[0], root.join("zz/newest.txt"));
+    assert_eq!(by_time.files[1], root.join("d0/f000.txt"));
+    assert_eq!(by_time.files.len(), MAX_RESULTS);
+}
+
+#[test]
+fn many_matches_are_stat_ed_in_parallel_and_ordered() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // More than the parallel-stat threshold, in many directories.
+    for i in 0..1_500u64 {
+        touch(&root.join(format!("p{}/f{i:04}.rs", i % 30)), "", 5_000 - i);
+    }
+    let found = find_files(root, "*.rs", &CancellationToken::new()).unwrap();
+    assert!(found.by_time);
+    assert_eq!(found.total, 1_500);
+    let expected: Vec<PathBuf> = (1_400..1_500u64)
+        .rev()
+        .map(|i| root.join(format!("p{}/f{i:04}.rs", i % 30)))
+        .collect();
+    assert_eq!(found.files, expected);
 }

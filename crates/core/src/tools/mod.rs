@@ -11,6 +11,7 @@ pub mod context;
 pub mod edit;
 pub mod fs_atomic;
 pub mod glob;
+mod glob_select;
 pub mod grep;
 pub mod grep_search;
 pub mod media;

@@ -1,8 +1,12 @@
 //! The parallel, gitignore-aware directory walk shared by Glob and Grep:
-//! per-thread state (e.g. a Searcher) and per-thread result lists that are
-//! merged once at the end, so the hot path takes no locks.
+//! per-thread state (e.g. a Searcher, or Glob's newest matches so far) that
+//! is merged once at the end, so the hot path takes no locks.
 
+use std::path::Path;
 use std::sync::Mutex;
+use std::time::SystemTime;
+#[cfg(target_os = "linux")]
+use std::time::{Duration, UNIX_EPOCH};
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkParallel, WalkState};
 use tokio_util::sync::CancellationToken;
@@ -24,6 +28,34 @@ where
     M: Fn() -> S + Sync,
     F: Fn(&mut S, DirEntry, &mut Vec<T>) + Sync,
 {
+    let states = fold_parallel(
+        walker,
+        cancel,
+        || (make_state(), Vec::new()),
+        |(state, out): &mut (S, Vec<T>), entry| visit(state, entry, out),
+    );
+    let mut all = Vec::with_capacity(states.iter().map(|(_, out)| out.len()).sum());
+    for (_, mut out) in states {
+        all.append(&mut out);
+    }
+    all
+}
+
+/// Walks with every thread of `walker`, each folding the entries it sees
+/// into its own state (built by `make_state`); returns every thread's final
+/// state, in no particular order. Unreadable entries are skipped. Stops
+/// early when `cancel` fires.
+pub(crate) fn fold_parallel<S, M, F>(
+    walker: WalkParallel,
+    cancel: &CancellationToken,
+    make_state: M,
+    visit: F,
+) -> Vec<S>
+where
+    S: Send,
+    M: Fn() -> S + Sync,
+    F: Fn(&mut S, DirEntry) + Sync,
+{
     let out = Mutex::new(Vec::new());
     let mut builder = Builder {
         make_state: &make_state,
@@ -38,24 +70,22 @@ where
     }
 }
 
-struct Builder<'a, T, M, F> {
+struct Builder<'a, S, M, F> {
     make_state: &'a M,
     visit: &'a F,
-    out: &'a Mutex<Vec<T>>,
+    out: &'a Mutex<Vec<S>>,
     cancel: &'a CancellationToken,
 }
 
-impl<'a, T, S, M, F> ParallelVisitorBuilder<'a> for Builder<'a, T, M, F>
+impl<'a, S, M, F> ParallelVisitorBuilder<'a> for Builder<'a, S, M, F>
 where
-    T: Send + 'a,
     S: Send + 'a,
     M: Fn() -> S + Sync,
-    F: Fn(&mut S, DirEntry, &mut Vec<T>) + Sync,
+    F: Fn(&mut S, DirEntry) + Sync,
 {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 'a> {
         Box::new(Visitor {
-            state: (self.make_state)(),
-            local: Vec::new(),
+            state: Some((self.make_state)()),
             visit: self.visit,
             out: self.out,
             cancel: self.cancel,
@@ -63,36 +93,90 @@ where
     }
 }
 
-struct Visitor<'a, T, S, F> {
-    state: S,
-    local: Vec<T>,
+struct Visitor<'a, S, F> {
+    /// `None` only after the state was handed over in `drop`.
+    state: Option<S>,
     visit: &'a F,
-    out: &'a Mutex<Vec<T>>,
+    out: &'a Mutex<Vec<S>>,
     cancel: &'a CancellationToken,
 }
 
-impl<T: Send, S: Send, F> ParallelVisitor for Visitor<'_, T, S, F>
+impl<S: Send, F> ParallelVisitor for Visitor<'_, S, F>
 where
-    F: Fn(&mut S, DirEntry, &mut Vec<T>) + Sync,
+    F: Fn(&mut S, DirEntry) + Sync,
 {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         if self.cancel.is_cancelled() {
             return WalkState::Quit;
         }
-        if let Ok(entry) = entry {
-            (self.visit)(&mut self.state, entry, &mut self.local);
+        if let (Ok(entry), Some(state)) = (entry, self.state.as_mut()) {
+            (self.visit)(state, entry);
         }
         WalkState::Continue
     }
 }
 
-impl<T, S, F> Drop for Visitor<'_, T, S, F> {
+impl<S, F> Drop for Visitor<'_, S, F> {
     fn drop(&mut self) {
+        let Some(state) = self.state.take() else {
+            return;
+        };
         let mut out = match self.out.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
         };
-        out.append(&mut self.local);
+        out.push(state);
+    }
+}
+
+/// Reads modification times cheaply for paths that come grouped by
+/// directory (as a walk produces them). On Linux each directory is opened
+/// once (`O_PATH`) and each file is stat'ed relative to it with `statx`
+/// asking for the mtime only: one path component to resolve instead of the
+/// whole path. Anywhere else, or when that fails, it falls back to
+/// `symlink_metadata`. Symbolic links report their own time.
+#[derive(Default)]
+pub(crate) struct MtimeReader {
+    #[cfg(target_os = "linux")]
+    dir: Option<(std::path::PathBuf, rustix::fd::OwnedFd)>,
+}
+
+impl MtimeReader {
+    pub(crate) fn mtime(&mut self, path: &Path) -> Option<SystemTime> {
+        #[cfg(target_os = "linux")]
+        if let Some(t) = self.mtime_at(path) {
+            return Some(t);
+        }
+        std::fs::symlink_metadata(path)
+            .ok()
+            .and_then(|m| m.modified().ok())
+    }
+
+    #[cfg(target_os = "linux")]
+    fn mtime_at(&mut self, path: &Path) -> Option<SystemTime> {
+        use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
+        let (parent, name) = (path.parent()?, path.file_name()?);
+        // Byte comparison: `Path`'s `==` compares component by component.
+        let cached = matches!(&self.dir, Some((dir, _))
+            if dir.as_os_str().as_encoded_bytes() == parent.as_os_str().as_encoded_bytes());
+        if !cached {
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(parent, flags, Mode::empty()).ok()?;
+            self.dir = Some((parent.to_path_buf(), fd));
+        }
+        let (_, fd) = self.dir.as_ref()?;
+        let st = rustix::fs::statx(fd, name, AtFlags::SYMLINK_NOFOLLOW, StatxFlags::MTIME).ok()?;
+        if !StatxFlags::from_bits_retain(st.stx_mask).contains(StatxFlags::MTIME) {
+            return None;
+        }
+        let t = st.stx_mtime;
+        let nanos = Duration::from_nanos(u64::from(t.tv_nsec));
+        match u64::try_from(t.tv_sec) {
+            Ok(secs) => UNIX_EPOCH.checked_add(Duration::from_secs(secs) + nanos),
+            Err(_) => UNIX_EPOCH
+                .checked_sub(Duration::from_secs(t.tv_sec.unsigned_abs()))?
+                .checked_add(nanos),
+        }
     }
 }
 

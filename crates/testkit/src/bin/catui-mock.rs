@@ -4,11 +4,19 @@
 //!
 //! ```text
 //! catui-mock [--port N] [--latency-ms MS] [--agents N] [--small-model NAME]
+//!            [--tool-turns N [--tool-file PATH]]
 //! ```
-//! Without `--agents`: every request gets a short text answer. With
-//! `--agents N`: the main model's first request gets N parallel Explore
-//! Agent calls, each agent (on the small model) answers with text, and the
-//! main model then ends the turn. `--latency-ms` delays every answer.
+//! Without `--agents` or `--tool-turns`: every request gets a short text
+//! answer. With `--agents N`: the main model's first request gets N
+//! parallel Explore Agent calls, each agent (on the small model) answers
+//! with text, and the main model then ends the turn. With `--tool-turns N`:
+//! a long session in one prompt: the model reads `--tool-file` (default
+//! `bench.txt`, relative to the working directory) N times, one Read call
+//! per answer, then ends; it reports a small prompt size so that automatic
+//! compaction never starts and the whole conversation stays in memory (a
+//! summary request, which carries no tools, still gets a summary).
+//! `--latency-ms` delays every answer. Requests are not kept (the mock
+//! runs for many sessions).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -23,6 +31,8 @@ struct Options {
     latency: Duration,
     agents: usize,
     small_model: String,
+    tool_turns: usize,
+    tool_file: String,
 }
 
 fn parse() -> Result<Options, String> {
@@ -31,6 +41,8 @@ fn parse() -> Result<Options, String> {
         latency: Duration::ZERO,
         agents: 0,
         small_model: "bench-small".into(),
+        tool_turns: 0,
+        tool_file: "bench.txt".into(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -43,9 +55,14 @@ fn parse() -> Result<Options, String> {
             }
             "--agents" => o.agents = value()?.parse().map_err(|e| format!("--agents: {e}"))?,
             "--small-model" => o.small_model = value()?,
+            "--tool-turns" => {
+                o.tool_turns = value()?.parse().map_err(|e| format!("--tool-turns: {e}"))?
+            }
+            "--tool-file" => o.tool_file = value()?,
             "-h" | "--help" => {
                 return Err(
-                    "usage: catui-mock [--port N] [--latency-ms MS] [--agents N] [--small-model NAME]"
+                    "usage: catui-mock [--port N] [--latency-ms MS] [--agents N] \
+                     [--small-model NAME] [--tool-turns N [--tool-file PATH]]"
                         .into(),
                 );
             }
@@ -56,6 +73,9 @@ fn parse() -> Result<Options, String> {
 }
 
 fn script(o: &Options) -> Script {
+    if o.tool_turns > 0 {
+        return tool_loop(o);
+    }
     if o.agents == 0 {
         return Script::new().turn(
             Turn::text("Hello from the mock.")
@@ -94,6 +114,50 @@ fn script(o: &Options) -> Script {
         )
 }
 
+/// `--tool-turns`: Read calls until the N-th result comes back. The count
+/// comes from the id of the last result (`loop-K`), so every session run
+/// against the same mock starts again at one.
+fn tool_loop(o: &Options) -> Script {
+    let turns = o.tool_turns;
+    let file = o.tool_file.clone();
+    let latency = o.latency;
+    Script::new()
+        .turn(
+            Turn::text("Summary: the assistant has been reading the bench file in a loop.")
+                .delay(latency)
+                .when(|r| r.tool_names().is_empty())
+                .forever(),
+        )
+        .turn(
+            Turn::respond(move |r| {
+                // Only the last message: scanning the whole conversation on
+                // every request would make the mock quadratic.
+                let done = r
+                    .messages()
+                    .last()
+                    .and_then(|m| m.get("content")?.as_array().cloned())
+                    .and_then(|blocks| {
+                        blocks.iter().rev().find_map(|b| {
+                            let id = b.get("tool_use_id")?.as_str()?;
+                            id.strip_prefix("loop-")?.parse::<usize>().ok()
+                        })
+                    })
+                    .unwrap_or(0);
+                let turn = if done >= turns {
+                    Turn::text(format!("Done after {done} tool calls."))
+                } else {
+                    Turn::tool_use(
+                        format!("loop-{}", done + 1),
+                        "Read",
+                        json!({ "file_path": file }),
+                    )
+                };
+                turn.usage(1_000, 20).delay(latency)
+            })
+            .forever(),
+        )
+}
+
 fn main() -> ExitCode {
     let o = match parse() {
         Ok(o) => o,
@@ -111,6 +175,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    server.keep_requests(false);
     println!("{}", server.url());
     let _ = std::io::stdout().flush();
     // Serve until the process is killed.

@@ -28,7 +28,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
-pub use output::{MAX_OUTPUT_CHARS, OutputBuffer};
+pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::sandbox::{self, Confinement, SandboxPolicy};
@@ -94,7 +94,7 @@ impl TypedTool for BashTool {
              - The time limit is `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
              {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
              - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
-             the end are kept.\n\
+             the end are kept, and the whole output is saved to a file whose path is given.\n\
              - Processes the command leaves running in the background (`server &`) keep running \
              until the session ends, and are stopped then.\n\
              - Commands that only read run without asking, in a read-only sandbox (writes only \
@@ -335,7 +335,11 @@ async fn run(
     let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
         .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
     let stop = CancellationToken::new();
-    let mut reader = tokio::spawn(collect(out_rx, stop.clone()));
+    let spill = ctx
+        .values
+        .get::<ToolOutputDir>()
+        .map(|dir| output::spill_path(&dir.0, ctx.tool_use_id.as_deref()));
+    let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill));
 
     let end = tokio::select! {
         status = child.wait() => match status {
@@ -383,8 +387,12 @@ async fn run(
 }
 
 /// Reads the output pipe until end-of-file or `stop`.
-async fn collect(mut rx: pipe::Receiver, stop: CancellationToken) -> OutputBuffer {
-    let mut buffer = OutputBuffer::new();
+async fn collect(
+    mut rx: pipe::Receiver,
+    stop: CancellationToken,
+    spill: Option<PathBuf>,
+) -> OutputBuffer {
+    let mut buffer = spill.map_or_else(OutputBuffer::new, OutputBuffer::spilling_to);
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         tokio::select! {
