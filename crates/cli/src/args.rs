@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use catui_protocol::{Effort, Reasoning, ThinkingDisplay};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,9 +52,32 @@ pub struct Args {
     #[arg(long)]
     pub small_model: Option<String>,
 
-    /// anthropic or openai (any OpenAI-compatible server).
+    /// anthropic, openai (Chat Completions: any OpenAI-compatible server)
+    /// or openai-responses (the OpenAI Responses API).
     #[arg(long)]
     pub provider: Option<String>,
+
+    /// Reasoning effort of the main model: none, minimal, low, medium,
+    /// high, xhigh or max (each provider maps it onto its own scale).
+    #[arg(long, value_parser = parse_effort)]
+    pub effort: Option<Effort>,
+
+    /// Extended thinking of the main model: adaptive, enabled or disabled.
+    #[arg(long, value_parser = ["adaptive", "enabled", "disabled"])]
+    pub thinking: Option<String>,
+
+    /// Thinking budget in tokens (enables thinking; 0 disables it).
+    #[arg(long, value_name = "N")]
+    pub max_thinking_tokens: Option<u32>,
+
+    /// How thinking comes back: summarized or omitted.
+    #[arg(long, value_parser = ["summarized", "omitted"])]
+    pub thinking_display: Option<String>,
+
+    /// Stop the run once the session has cost this many US dollars (by
+    /// the price table); the result is `error_max_budget_usd`.
+    #[arg(long, value_name = "USD", value_parser = parse_budget, allow_negative_numbers = true)]
+    pub max_budget_usd: Option<f64>,
 
     /// Model requests allowed per user input.
     #[arg(long)]
@@ -125,4 +149,94 @@ pub enum PlansAction {
     List,
     Show { slug: String },
     Path,
+}
+
+fn parse_effort(s: &str) -> Result<Effort, String> {
+    s.parse()
+}
+
+fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not an amount of US dollars above 0, e.g. 0.50"
+        )),
+    }
+}
+
+impl Args {
+    /// The main model's reasoning options from `--effort`, `--thinking`,
+    /// `--max-thinking-tokens` and `--thinking-display`.
+    pub fn reasoning(&self) -> Result<Reasoning, String> {
+        let thinking = catui_providers::catalog::thinking_from(
+            self.thinking.as_deref(),
+            self.max_thinking_tokens,
+        )?;
+        let display = match self.thinking_display.as_deref() {
+            Some("summarized") => Some(ThinkingDisplay::Summarized),
+            Some("omitted") => Some(ThinkingDisplay::Omitted),
+            _ => None,
+        };
+        Ok(Reasoning {
+            effort: self.effort,
+            thinking,
+            display,
+            summaries: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use catui_protocol::Thinking;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("catui").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn reasoning_and_budget_flags_parse_as_the_agent_sdks_pass_them() {
+        // The Python SDK: `--thinking adaptive`, `--max-thinking-tokens N`
+        // for enabled, `--effort`, and `--max-budget-usd str(float)`.
+        let a = parse(&[
+            "-p",
+            "--effort",
+            "xhigh",
+            "--thinking",
+            "adaptive",
+            "--thinking-display",
+            "summarized",
+            "--max-budget-usd",
+            "0.1",
+        ])
+        .unwrap();
+        let r = a.reasoning().unwrap();
+        assert_eq!(r.effort, Some(Effort::XHigh));
+        assert_eq!(r.thinking, Some(Thinking::Adaptive));
+        assert_eq!(r.display, Some(ThinkingDisplay::Summarized));
+        assert_eq!(a.max_budget_usd, Some(0.1));
+        let a = parse(&["--max-thinking-tokens", "8000", "--max-budget-usd=5"]).unwrap();
+        assert_eq!(
+            a.reasoning().unwrap().thinking,
+            Some(Thinking::Enabled {
+                budget_tokens: 8000
+            })
+        );
+        assert_eq!(a.max_budget_usd, Some(5.0));
+        let a = parse(&["--thinking", "disabled"]).unwrap();
+        assert_eq!(a.reasoning().unwrap().thinking, Some(Thinking::Disabled));
+        assert!(parse(&[]).unwrap().reasoning().unwrap().is_default());
+
+        for bad in [
+            &["--effort", "extreme"][..],
+            &["--thinking", "sometimes"],
+            &["--max-budget-usd", "-1"],
+            &["--max-budget-usd", "lots"],
+            &["--max-thinking-tokens", "many"],
+        ] {
+            let err = parse(bad).unwrap_err().to_string();
+            assert!(err.contains(bad[0]), "{bad:?}: {err}");
+        }
+    }
 }

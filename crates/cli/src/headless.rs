@@ -415,7 +415,10 @@ pub fn result_event(session_id: &str, o: TurnOutcome) -> ResultEvent {
         session_id: session_id.to_string(),
         num_turns: o.num_turns,
         duration_ms: o.duration_ms,
+        duration_api_ms: o.cost.api_duration_ms,
         usage: o.usage,
+        total_cost_usd: o.cost.total_cost_usd,
+        model_usage: o.cost.model_usage,
         permission_mode: o.permission_mode,
         plan_file: o.plan_file,
     }

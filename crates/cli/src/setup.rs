@@ -72,6 +72,8 @@ pub fn config_from_args(
             fork: args.fork_session,
         },
         session_id: args.session_id.clone(),
+        reasoning: args.reasoning()?,
+        max_budget_usd: args.max_budget_usd,
         ..SessionConfig::new(cwd, config_dir)
     })
 }

@@ -17,4 +17,7 @@ pub mod transcript;
 pub use attachment::Attachment;
 pub use message::{ContentBlock, Message, Role, ToolResultContent};
 pub use mode::PermissionMode;
-pub use model::{ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec, Usage};
+pub use model::{
+    Effort, ModelEvent, ModelRequest, ModelResponse, ModelUsage, Reasoning, StopReason, Thinking,
+    ThinkingDisplay, ToolChoice, ToolSpec, Usage,
+};

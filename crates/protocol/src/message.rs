@@ -84,6 +84,17 @@ pub enum ContentBlock {
     RedactedThinking {
         data: String,
     },
+    /// A reasoning item of the OpenAI Responses API: the summary to show,
+    /// and the encrypted reasoning the API needs back on later requests
+    /// (catui does not let the server store conversations). Other
+    /// providers leave it out of their requests.
+    Reasoning {
+        id: String,
+        #[serde(default)]
+        summary: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encrypted_content: Option<String>,
+    },
     /// A tool call. `input` is the parsed JSON object; when the model sent
     /// text that is not valid JSON, the provider stores it as a JSON string
     /// so the engine can answer with a precise error.

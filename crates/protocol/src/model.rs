@@ -40,6 +40,132 @@ pub struct ModelRequest {
     pub max_tokens: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// Reasoning options (effort, extended thinking); providers send what
+    /// their API understands and leave the rest out.
+    #[serde(default, skip_serializing_if = "Reasoning::is_default")]
+    pub reasoning: Reasoning,
+}
+
+/// How hard a reasoning model should think. The names are the union of
+/// what the APIs accept; each provider maps them onto its own scale (see
+/// `docs/PROVIDERS.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effort {
+    None,
+    Minimal,
+    Low,
+    Medium,
+    High,
+    #[serde(rename = "xhigh")]
+    XHigh,
+    Max,
+}
+
+impl Effort {
+    pub const ALL: [Effort; 7] = [
+        Effort::None,
+        Effort::Minimal,
+        Effort::Low,
+        Effort::Medium,
+        Effort::High,
+        Effort::XHigh,
+        Effort::Max,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::None => "none",
+            Effort::Minimal => "minimal",
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+            Effort::XHigh => "xhigh",
+            Effort::Max => "max",
+        }
+    }
+}
+
+impl std::fmt::Display for Effort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Effort {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim().to_ascii_lowercase();
+        Effort::ALL
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown effort '{s}': expected one of none, minimal, low, medium, high, xhigh, max"
+                )
+            })
+    }
+}
+
+/// Extended thinking (Anthropic `thinking`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Thinking {
+    /// No thinking.
+    Disabled,
+    /// The model decides when and how much to think.
+    Adaptive,
+    /// Thinking with at most `budget_tokens` tokens.
+    Enabled { budget_tokens: u32 },
+}
+
+/// How thinking text comes back: summarized, or omitted (only the
+/// signature the API needs to continue the conversation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingDisplay {
+    Summarized,
+    Omitted,
+}
+
+/// The reasoning options of one request. The default asks for nothing,
+/// leaving each model at its own default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reasoning {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Thinking>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<ThinkingDisplay>,
+    /// Ask a reasoning model for summaries of its reasoning (OpenAI
+    /// Responses `reasoning.summary`), so there is something to show.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summaries: bool,
+}
+
+impl Reasoning {
+    pub fn is_default(&self) -> bool {
+        *self == Reasoning::default()
+    }
+
+    /// Whether extended thinking is switched on.
+    pub fn thinking_enabled(&self) -> bool {
+        matches!(
+            self.thinking,
+            Some(Thinking::Adaptive | Thinking::Enabled { .. })
+        )
+    }
+
+    /// `self`, with anything it leaves unset taken from `defaults`.
+    pub fn or(self, defaults: Reasoning) -> Reasoning {
+        Reasoning {
+            effort: self.effort.or(defaults.effort),
+            thinking: self.thinking.or(defaults.thinking),
+            display: self.display.or(defaults.display),
+            summaries: self.summaries || defaults.summaries,
+        }
+    }
 }
 
 /// Token counts of one or more requests.
@@ -68,6 +194,49 @@ impl Usage {
             + self.output_tokens
             + self.cache_read_input_tokens
             + self.cache_creation_input_tokens
+    }
+
+    /// Every input token of the prompt: fresh, read from the cache and
+    /// written to it.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+    }
+}
+
+/// Usage and cost of one model over a session, as the Agent SDKs read it in
+/// a result's `modelUsage` (hence the camelCase names).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub web_search_requests: u64,
+    #[serde(default, rename = "costUSD")]
+    pub cost_usd: f64,
+    /// The model's context window in tokens (0 when unknown).
+    #[serde(default)]
+    pub context_window: u64,
+    /// Model requests made.
+    #[serde(default)]
+    pub requests: u64,
+}
+
+impl ModelUsage {
+    /// The token counts as a [`Usage`].
+    pub fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cache_read_input_tokens: self.cache_read_input_tokens,
+            cache_creation_input_tokens: self.cache_creation_input_tokens,
+        }
     }
 }
 

@@ -8,7 +8,8 @@ use serde_json::Value;
 use crate::attachment::Attachment;
 use crate::message::Message;
 use crate::mode::PermissionMode;
-use crate::model::Usage;
+use crate::model::{ModelUsage, Usage};
+use std::collections::BTreeMap;
 
 /// A line written to stdout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +85,8 @@ pub enum ResultSubtype {
     ErrorMaxTurns,
     ErrorDuringExecution,
     PlanReady,
+    /// The session spent its `--max-budget-usd`.
+    ErrorMaxBudgetUsd,
 }
 
 /// The one `result` event that ends the handling of each user input.
@@ -95,7 +98,18 @@ pub struct ResultEvent {
     pub session_id: String,
     pub num_turns: u32,
     pub duration_ms: u64,
+    /// Time spent waiting for the model during this input.
+    #[serde(default)]
+    pub duration_api_ms: u64,
+    /// Tokens of this input's requests.
     pub usage: Usage,
+    /// What the session has cost so far, in US dollars, by the price table
+    /// (models without a known price count as free).
+    #[serde(default)]
+    pub total_cost_usd: f64,
+    /// Usage and cost of the session so far, per model.
+    #[serde(default, rename = "modelUsage")]
+    pub model_usage: BTreeMap<String, ModelUsage>,
     pub permission_mode: PermissionMode,
     pub plan_file: Option<String>,
 }
@@ -258,6 +272,47 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn result_carries_cost_and_usage_per_model() {
+        let mut model_usage = BTreeMap::new();
+        model_usage.insert(
+            "claude-x".to_string(),
+            ModelUsage {
+                input_tokens: 10,
+                output_tokens: 5,
+                cost_usd: 0.25,
+                context_window: 200_000,
+                requests: 1,
+                ..Default::default()
+            },
+        );
+        let e = OutputEvent::Result(ResultEvent {
+            subtype: ResultSubtype::ErrorMaxBudgetUsd,
+            is_error: true,
+            result: "budget".into(),
+            session_id: "s".into(),
+            num_turns: 1,
+            duration_ms: 9,
+            duration_api_ms: 7,
+            usage: Usage::default(),
+            total_cost_usd: 0.25,
+            model_usage,
+            permission_mode: PermissionMode::Default,
+            plan_file: None,
+        });
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["subtype"], "error_max_budget_usd");
+        assert_eq!(v["total_cost_usd"], 0.25);
+        assert_eq!(
+            v["modelUsage"]["claude-x"],
+            json!({"inputTokens":10,"outputTokens":5,"cacheReadInputTokens":0,
+                "cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.25,
+                "contextWindow":200000,"requests":1})
+        );
+        let back: OutputEvent = serde_json::from_value(v).unwrap();
+        assert_eq!(back, e);
     }
 
     #[test]

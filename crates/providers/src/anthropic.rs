@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use catui_protocol::{
-    ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolChoice,
-    ToolResultContent, Usage,
+    ContentBlock, Effort, Message, ModelRequest, ModelResponse, Role, StopReason, Thinking,
+    ToolChoice, ToolResultContent, Usage,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -22,6 +22,12 @@ use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind}
 
 /// The API version catui speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// The beta that lets a request choose its effort (`output_config.effort`).
+pub const EFFORT_BETA: &str = "effort-2025-11-24";
+
+/// The smallest thinking budget the API accepts.
+const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// Client for the Anthropic Messages API (or a compatible server).
 pub struct AnthropicClient {
@@ -53,13 +59,16 @@ impl AnthropicClient {
         sink: EventSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, Failure> {
-        let builder = self
+        let mut builder = self
             .http
             .post(&self.url)
             .header("x-api-key", &self.config.api_key)
             .header("anthropic-version", ANTHROPIC_VERSION)
-            .header("accept", "text/event-stream")
-            .json(body);
+            .header("accept", "text/event-stream");
+        if body.get("output_config").is_some() {
+            builder = builder.header("anthropic-beta", EFFORT_BETA);
+        }
+        let builder = builder.json(body);
         let response = http::send(&self.config, builder, &self.url, cancel).await?;
         let mut events = SseStream::new(response, self.config.idle_timeout);
         let mut state = StreamState::new(sink);
@@ -100,6 +109,12 @@ impl ModelClient for AnthropicClient {
 /// Prompt caching: the system prompt, the last tool and the last cacheable
 /// block of the last message carry `cache_control`, so a conversation that
 /// only grows re-reads its prefix from the cache.
+///
+/// Extended thinking: sent when the request enables it and lets the model
+/// choose its tools (the API refuses thinking with a forced tool choice).
+/// Thinking blocks go back to the API only in requests that think: there
+/// they are required for a tool loop to continue (and kept otherwise), in
+/// a request without thinking they have no place.
 pub fn request_body(request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
@@ -110,7 +125,13 @@ pub fn request_body(request: &ModelRequest) -> Value {
             json!([{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]),
         );
     }
-    let mut messages: Vec<Value> = request.messages.iter().filter_map(message).collect();
+    let thinking = thinking_param(request);
+    let keep_thinking = thinking.is_some();
+    let mut messages: Vec<Value> = request
+        .messages
+        .iter()
+        .filter_map(|m| message(m, keep_thinking))
+        .collect();
     if let Some(last) = messages.last_mut() {
         mark_last_cacheable(last);
     }
@@ -134,16 +155,69 @@ pub fn request_body(request: &ModelRequest) -> Value {
             },
         );
     }
-    if let Some(t) = request.temperature {
+    if let Some(thinking) = thinking {
+        body.insert("thinking".into(), thinking);
+    } else if let Some(t) = request.temperature {
+        // Thinking works only at the default temperature.
         body.insert("temperature".into(), json!(t));
+    }
+    if let Some(effort) = request.reasoning.effort {
+        body.insert(
+            "output_config".into(),
+            json!({"effort": effort_value(effort)}),
+        );
     }
     body.insert("stream".into(), json!(true));
     Value::Object(body)
 }
 
+/// The `thinking` parameter, when the request thinks.
+fn thinking_param(request: &ModelRequest) -> Option<Value> {
+    if !matches!(request.tool_choice, ToolChoice::Auto) {
+        return None;
+    }
+    let mut param = match request.reasoning.thinking? {
+        Thinking::Disabled => return None,
+        Thinking::Adaptive => json!({"type": "adaptive"}),
+        Thinking::Enabled { budget_tokens } => {
+            // The budget must be below max_tokens and at least the minimum.
+            let budget = budget_tokens.min(request.max_tokens.saturating_sub(1));
+            if budget < MIN_THINKING_BUDGET {
+                return None;
+            }
+            json!({"type": "enabled", "budget_tokens": budget})
+        }
+    };
+    if let Some(display) = request.reasoning.display {
+        param["display"] = json!(display);
+    }
+    Some(param)
+}
+
+/// Anthropic's effort scale: low, medium, high, max.
+fn effort_value(effort: Effort) -> &'static str {
+    match effort {
+        Effort::None | Effort::Minimal | Effort::Low => "low",
+        Effort::Medium => "medium",
+        Effort::High => "high",
+        Effort::XHigh | Effort::Max => "max",
+    }
+}
+
 /// One wire message; `None` when nothing in it can be sent.
-fn message(m: &Message) -> Option<Value> {
-    let content: Vec<Value> = m.content.iter().filter_map(block).collect();
+fn message(m: &Message, keep_thinking: bool) -> Option<Value> {
+    let content: Vec<Value> = m
+        .content
+        .iter()
+        .filter(|b| {
+            keep_thinking
+                || !matches!(
+                    b,
+                    ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. }
+                )
+        })
+        .filter_map(block)
+        .collect();
     if content.is_empty() {
         return None;
     }
@@ -169,6 +243,8 @@ fn block(b: &ContentBlock) -> Option<Value> {
         ContentBlock::RedactedThinking { data } => {
             json!({"type": "redacted_thinking", "data": data})
         }
+        // OpenAI reasoning cannot be read here.
+        ContentBlock::Reasoning { .. } => return None,
         ContentBlock::ToolUse { id, name, input } => {
             // Malformed model JSON is stored as a string; the API needs an object.
             let input = if input.is_object() {
@@ -363,81 +439,5 @@ fn read_usage(usage: &mut Usage, wire: &Value) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use catui_protocol::ModelEvent;
-
-    fn feed(events: &[Value]) -> ModelResponse {
-        let sink = |_: ModelEvent| {};
-        let mut state = StreamState::new(&sink);
-        for data in events {
-            let event = SseEvent {
-                event: data["type"].as_str().unwrap().into(),
-                data: data.to_string(),
-            };
-            if state.handle(&event).unwrap() {
-                break;
-            }
-        }
-        state.finish()
-    }
-
-    #[test]
-    fn unknown_blocks_are_skipped_and_usage_is_merged() {
-        let response = feed(&[
-            json!({"type": "message_start", "message": {"model": "claude-x", "usage": {"input_tokens": 12, "output_tokens": 1, "cache_read_input_tokens": 100}}}),
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search"}}),
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
-            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": "x"}}}),
-            json!({"type": "content_block_stop", "index": 1}),
-            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
-            json!({"type": "message_stop"}),
-        ]);
-        assert_eq!(response.message.content.len(), 1);
-        let (_, _, input) = response.message.tool_uses().next().unwrap();
-        assert_eq!(
-            input,
-            &json!({"file_path": "x"}),
-            "input given whole in the block start"
-        );
-        assert_eq!(response.usage.input_tokens, 12);
-        assert_eq!(response.usage.output_tokens, 30);
-        assert_eq!(response.usage.cache_read_input_tokens, 100);
-        assert_eq!(response.model.as_deref(), Some("claude-x"));
-        assert_eq!(response.stop_reason, StopReason::ToolUse);
-    }
-
-    #[test]
-    fn empty_parts_are_not_sent_and_caching_marks_the_prefix() {
-        let request = ModelRequest {
-            model: "m".into(),
-            system: String::new(),
-            messages: vec![
-                Message::user_text(""),
-                Message {
-                    role: Role::User,
-                    content: vec![
-                        ContentBlock::text("question"),
-                        ContentBlock::Thinking {
-                            thinking: "foreign reasoning".into(),
-                            signature: String::new(),
-                        },
-                    ],
-                },
-            ],
-            tools: Vec::new(),
-            tool_choice: ToolChoice::Auto,
-            max_tokens: 10,
-            temperature: None,
-        };
-        let body = request_body(&request);
-        assert!(body.get("system").is_none());
-        assert!(body.get("tool_choice").is_none());
-        assert_eq!(
-            body["messages"],
-            json!([{"role": "user", "content": [
-                {"type": "text", "text": "question", "cache_control": {"type": "ephemeral"}}
-            ]}])
-        );
-    }
-}
+#[path = "anthropic_tests.rs"]
+mod tests;

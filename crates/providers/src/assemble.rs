@@ -1,5 +1,5 @@
 //! Builds the final assistant message from streamed pieces, the same way
-//! for both wire formats: blocks in stream order, tool input JSON parsed
+//! for every wire format: blocks in stream order, tool input JSON parsed
 //! once the block is complete (kept as a JSON string when it is not a
 //! valid JSON object, so the engine can tell the model what was wrong).
 
@@ -17,6 +17,12 @@ pub(crate) enum Partial {
         signature: String,
     },
     RedactedThinking(String),
+    /// An OpenAI Responses reasoning item.
+    Reasoning {
+        id: String,
+        summary: String,
+        encrypted_content: Option<String>,
+    },
     ToolUse {
         id: String,
         name: String,
@@ -80,6 +86,58 @@ impl<'a> Assembler<'a> {
         }
     }
 
+    /// Appends reasoning summary text (shown as thinking while it streams).
+    pub fn reasoning(&mut self, pos: usize, delta: &str) {
+        if let Some(Partial::Reasoning { summary, .. }) = self.parts.get_mut(pos) {
+            summary.push_str(delta);
+            (self.sink)(ModelEvent::ThinkingDelta {
+                thinking: delta.to_string(),
+            });
+        }
+    }
+
+    /// Completes a reasoning item from its final form: its id, its
+    /// encrypted content, and its summary when none was streamed.
+    pub fn reasoning_done(
+        &mut self,
+        pos: usize,
+        final_id: &str,
+        final_summary: &str,
+        final_encrypted: Option<&str>,
+    ) {
+        if let Some(Partial::Reasoning {
+            id,
+            summary,
+            encrypted_content,
+        }) = self.parts.get_mut(pos)
+        {
+            if !final_id.is_empty() {
+                *id = final_id.to_string();
+            }
+            if summary.is_empty() && !final_summary.is_empty() {
+                summary.push_str(final_summary);
+                (self.sink)(ModelEvent::ThinkingDelta {
+                    thinking: final_summary.to_string(),
+                });
+            }
+            if let Some(e) = final_encrypted {
+                *encrypted_content = Some(e.to_string());
+            }
+        }
+    }
+
+    /// The text streamed so far into the block at `pos` (text, thinking,
+    /// reasoning summary or tool input).
+    pub fn streamed(&self, pos: usize) -> &str {
+        match self.parts.get(pos) {
+            Some(Partial::Text(t)) => t,
+            Some(Partial::Thinking { thinking, .. }) => thinking,
+            Some(Partial::Reasoning { summary, .. }) => summary,
+            Some(Partial::ToolUse { json, .. }) => json,
+            Some(Partial::RedactedThinking(_)) | None => "",
+        }
+    }
+
     pub fn signature(&mut self, pos: usize, delta: &str) {
         if let Some(Partial::Thinking { signature, .. }) = self.parts.get_mut(pos) {
             signature.push_str(delta);
@@ -137,6 +195,15 @@ impl<'a> Assembler<'a> {
                     signature,
                 }),
                 Partial::RedactedThinking(data) => Some(ContentBlock::RedactedThinking { data }),
+                Partial::Reasoning {
+                    id,
+                    summary,
+                    encrypted_content,
+                } => Some(ContentBlock::Reasoning {
+                    id,
+                    summary,
+                    encrypted_content,
+                }),
                 Partial::ToolUse {
                     id,
                     name,

@@ -7,7 +7,11 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProviderKind {
     Anthropic,
+    /// OpenAI-compatible Chat Completions.
     OpenAi,
+    /// The OpenAI Responses API (`/responses`): same key and base URL as
+    /// [`ProviderKind::OpenAi`].
+    OpenAiResponses,
 }
 
 impl ProviderKind {
@@ -15,6 +19,7 @@ impl ProviderKind {
         match self {
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::OpenAi => "openai",
+            ProviderKind::OpenAiResponses => "openai-responses",
         }
     }
 
@@ -22,7 +27,7 @@ impl ProviderKind {
     pub fn key_var(self) -> &'static str {
         match self {
             ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-            ProviderKind::OpenAi => "OPENAI_API_KEY",
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "OPENAI_API_KEY",
         }
     }
 
@@ -30,15 +35,27 @@ impl ProviderKind {
     pub fn base_url_var(self) -> &'static str {
         match self {
             ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
-            ProviderKind::OpenAi => "OPENAI_BASE_URL",
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "OPENAI_BASE_URL",
         }
     }
 
     pub fn default_base_url(self) -> &'static str {
         match self {
             ProviderKind::Anthropic => "https://api.anthropic.com",
-            ProviderKind::OpenAi => "https://api.openai.com/v1",
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "https://api.openai.com/v1",
         }
+    }
+
+    /// Whether this is one of OpenAI's wire formats (which share a key and
+    /// a base URL).
+    pub fn is_openai_family(self) -> bool {
+        matches!(self, ProviderKind::OpenAi | ProviderKind::OpenAiResponses)
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -47,9 +64,10 @@ impl std::str::FromStr for ProviderKind {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "anthropic" => Ok(ProviderKind::Anthropic),
-            "openai" | "openai-compatible" => Ok(ProviderKind::OpenAi),
+            "openai" | "openai-compatible" | "openai-chat" => Ok(ProviderKind::OpenAi),
+            "openai-responses" | "responses" => Ok(ProviderKind::OpenAiResponses),
             other => Err(format!(
-                "unknown provider '{other}': expected anthropic or openai"
+                "unknown provider '{other}': expected anthropic, openai or openai-responses"
             )),
         }
     }

@@ -73,6 +73,7 @@ impl ProviderError {
                         | "api_error"
                         | "rate_limit_error"
                         | "server_error"
+                        | "server_is_overloaded"
                         | "rate_limit_exceeded"
                 )
             }

@@ -148,6 +148,13 @@ pub fn request_body(request: &ModelRequest, max_completion_tokens: bool) -> Valu
     if let Some(t) = request.temperature {
         body.insert("temperature".into(), json!(t));
     }
+    // Only when asked for: servers and models without reasoning reject it.
+    if let Some(effort) = request.reasoning.effort {
+        body.insert(
+            "reasoning_effort".into(),
+            json!(crate::responses::effort_value(effort)),
+        );
+    }
     body.insert("stream".into(), json!(true));
     body.insert("stream_options".into(), json!({"include_usage": true}));
     Value::Object(body)
@@ -198,7 +205,7 @@ fn user_messages(m: &Message, out: &mut Vec<Value>) {
     out.push(json!({"role": "user", "content": content}));
 }
 
-fn result_text(content: &ToolResultContent) -> String {
+pub(crate) fn result_text(content: &ToolResultContent) -> String {
     match content {
         ToolResultContent::Text(t) => t.clone(),
         ToolResultContent::Blocks(blocks) => {
@@ -218,7 +225,7 @@ fn result_text(content: &ToolResultContent) -> String {
 }
 
 /// A data URL (or plain URL) for an Anthropic-shaped image source.
-fn image_url(source: &Value) -> Option<String> {
+pub(crate) fn image_url(source: &Value) -> Option<String> {
     match source["type"].as_str()? {
         "base64" => Some(format!(
             "data:{};base64,{}",
@@ -508,6 +515,7 @@ mod tests {
             tool_choice: ToolChoice::Auto,
             max_tokens: 10,
             temperature: None,
+            reasoning: Default::default(),
         };
         let openai = ProviderConfig::new(ProviderKind::OpenAi, "https://api.openai.com/v1", "k");
         let ollama = ProviderConfig::new(ProviderKind::OpenAi, "http://localhost:11434/v1", "");
@@ -516,6 +524,11 @@ mod tests {
         assert!(body.get("max_tokens").is_none());
         assert!(body.get("tools").is_none(), "no tools, no tool_choice");
         assert!(body.get("tool_choice").is_none());
+        assert!(body.get("reasoning_effort").is_none());
+        let mut request = request;
+        request.reasoning.effort = Some(catui_protocol::Effort::Max);
+        let body = request_body(&request, true);
+        assert_eq!(body["reasoning_effort"], "xhigh");
         let body = request_body(&request, uses_max_completion_tokens(&ollama));
         assert_eq!(body["max_tokens"], 10);
         assert_eq!(body["messages"], json!([{"role": "user", "content": "hi"}]));

@@ -37,7 +37,7 @@ fn script(turns: Vec<Turn>) -> Script {
 
 #[tokio::test]
 async fn overloaded_twice_then_success() {
-    for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi] {
+    for kind in common::ALL_KINDS {
         let server = MockServer::start(script(vec![
             Turn::error_status(529, "Overloaded"),
             Turn::error_status(529, "Overloaded"),
@@ -83,9 +83,15 @@ async fn retry_after_is_honoured() {
 
 #[tokio::test]
 async fn dropped_stream_then_success_discards_the_partial_answer() {
-    for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi] {
+    for kind in common::ALL_KINDS {
+        // Break after some text deltas (the Responses API opens an item and
+        // a content part first).
+        let drop_after = match kind {
+            ProviderKind::OpenAiResponses => 7,
+            _ => 5,
+        };
         let server = MockServer::start(script(vec![
-            Turn::text("this answer breaks off midway through").drop_after_events(5),
+            Turn::text("this answer breaks off midway through").drop_after_events(drop_after),
             Turn::text("complete answer"),
         ]))
         .await
@@ -108,7 +114,7 @@ async fn dropped_stream_then_success_discards_the_partial_answer() {
 
 #[tokio::test]
 async fn stream_that_ends_early_is_stream_ended_and_retried() {
-    for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi] {
+    for kind in common::ALL_KINDS {
         let server = MockServer::start(script(vec![
             Turn::text("a b c d").end_after_events(3),
             Turn::text("whole"),
@@ -136,6 +142,7 @@ async fn unauthorized_is_not_retried_and_names_the_key_variable() {
     for (kind, var) in [
         (ProviderKind::Anthropic, "ANTHROPIC_API_KEY"),
         (ProviderKind::OpenAi, "OPENAI_API_KEY"),
+        (ProviderKind::OpenAiResponses, "OPENAI_API_KEY"),
     ] {
         let server = MockServer::start(script(vec![
             Turn::error_status(401, format!("invalid x-api-key {KEY}")),
@@ -271,7 +278,7 @@ async fn stream_error_events() {
     assert_eq!(server.requests().len(), 2);
 
     // A request error inside the stream: shown as is, not retried.
-    for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi] {
+    for kind in common::ALL_KINDS {
         let server = MockServer::start(script(vec![
             Turn::stream_error("invalid_request_error", "prompt is too long"),
             Turn::text("never"),
@@ -294,7 +301,7 @@ async fn stream_error_events() {
 
 #[tokio::test]
 async fn malformed_sse_is_a_clear_error() {
-    for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi] {
+    for kind in common::ALL_KINDS {
         let server = MockServer::start(script(vec![Turn::malformed_sse()]))
             .await
             .unwrap();

@@ -73,6 +73,7 @@ fn conversation() -> ModelRequest {
         },
         max_tokens: 2048,
         temperature: Some(0.5),
+        reasoning: Default::default(),
     }
 }
 
@@ -114,21 +115,16 @@ async fn anthropic_request_shape() {
     assert_eq!(b["temperature"], 0.5);
     assert_eq!(r.system_text(), "You are catui.");
 
+    // This request does not think, so thinking blocks stay home.
     let assistant = &b["messages"][1]["content"];
+    assert_eq!(assistant[0], json!({"type": "text", "text": "Reading."}));
+    assert_eq!(assistant[1]["input"], json!({"file_path": "a.rs"}));
     assert_eq!(
-        assistant[0],
-        json!({"type": "thinking", "thinking": "I should read it.", "signature": "sig-abc"})
-    );
-    assert_eq!(
-        assistant[1],
-        json!({"type": "redacted_thinking", "data": "opaque"})
-    );
-    assert_eq!(assistant[3]["input"], json!({"file_path": "a.rs"}));
-    assert_eq!(
-        assistant[4]["input"],
+        assistant[2]["input"],
         json!({}),
         "malformed input is sent as an empty object"
     );
+    assert!(b.get("thinking").is_none());
 
     let user = &b["messages"][2]["content"];
     assert_eq!(
@@ -143,6 +139,39 @@ async fn anthropic_request_shape() {
     assert_eq!(b["tools"][0]["description"], "Reads a file.");
     assert_eq!(b["tools"][0]["input_schema"], schema());
     assert_eq!(b["tool_choice"], json!({"type": "tool", "name": "Read"}));
+}
+
+#[tokio::test]
+async fn anthropic_thinking_request_sends_thinking_blocks_back_unchanged() {
+    let server = MockServer::start(Script::new().turn(Turn::text("ok")))
+        .await
+        .unwrap();
+    let mut request = conversation();
+    request.tool_choice = ToolChoice::Auto;
+    request.temperature = None;
+    request.max_tokens = 8192;
+    request.reasoning.thinking = Some(catui_protocol::Thinking::Enabled {
+        budget_tokens: 4096,
+    });
+    request.reasoning.effort = Some(catui_protocol::Effort::Medium);
+    // The mock refuses a tool loop whose thinking was dropped or changed.
+    let r = send(config(ProviderKind::Anthropic, &server), &server, &request).await;
+    let b = &r.body;
+    assert_eq!(
+        b["thinking"],
+        json!({"type": "enabled", "budget_tokens": 4096})
+    );
+    assert_eq!(b["output_config"], json!({"effort": "medium"}));
+    assert_eq!(r.header("anthropic-beta"), Some("effort-2025-11-24"));
+    let assistant = &b["messages"][1]["content"];
+    assert_eq!(
+        assistant[0],
+        json!({"type": "thinking", "thinking": "I should read it.", "signature": "sig-abc"})
+    );
+    assert_eq!(
+        assistant[1],
+        json!({"type": "redacted_thinking", "data": "opaque"})
+    );
 }
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Streaming answers in both wire formats over real HTTP against the mock:
+//! Streaming answers in every wire format over real HTTP against the mock:
 //! text deltas, tool input assembled from pieces, thinking, malformed tool
 //! JSON, usage and stop reasons.
 #![allow(clippy::unwrap_used)]
@@ -12,7 +12,7 @@ use common::{Events, config, request};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-const BOTH: [ProviderKind; 2] = [ProviderKind::Anthropic, ProviderKind::OpenAi];
+const BOTH: [ProviderKind; 3] = common::ALL_KINDS;
 
 async fn run(
     kind: ProviderKind,
@@ -178,6 +178,21 @@ async fn usage_includes_cache_counts() {
     // OpenAI counts cached tokens inside prompt_tokens; catui splits them out.
     let (result, _, _server) = run(
         ProviderKind::OpenAi,
+        Turn::text("ok").usage(100, 20).cache_usage(30, 0),
+    )
+    .await;
+    let usage = result.unwrap().usage;
+    assert_eq!(
+        (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens
+        ),
+        (100, 20, 30)
+    );
+    // So does the Responses API, in input_tokens.
+    let (result, _, _server) = run(
+        ProviderKind::OpenAiResponses,
         Turn::text("ok").usage(100, 20).cache_usage(30, 0),
     )
     .await;

@@ -1,11 +1,20 @@
 //! A scriptable mock model server for catui's tests and the offline demo.
 //!
-//! [`MockServer`] listens on `127.0.0.1:0` and speaks both wire formats
-//! from the same [`Script`]: Anthropic Messages (`POST /v1/messages`) and
-//! OpenAI Chat Completions (`POST /v1/chat/completions`), always streamed
-//! over SSE. Each request is recorded ([`RecordedRequest`]) and answered by
-//! the first unused [`Turn`] whose conditions match it; when none is left
-//! the server answers HTTP 500 `{"error":"mock script exhausted"}`.
+//! [`MockServer`] listens on `127.0.0.1:0` and speaks three wire formats
+//! from the same [`Script`]: Anthropic Messages (`POST /v1/messages`),
+//! OpenAI Chat Completions (`POST /v1/chat/completions`) and the OpenAI
+//! Responses API (`POST /v1/responses`), always streamed over SSE. Each
+//! request is recorded ([`RecordedRequest`]) and answered by the first
+//! unused [`Turn`] whose conditions match it; when none is left the server
+//! answers HTTP 500 `{"error":"mock script exhausted"}`.
+//!
+//! Like the real APIs, the mock refuses (HTTP 400, with the API's error
+//! text) requests those would refuse: on the Responses wire, function calls
+//! without outputs and reasoning items it cannot resolve; on the Anthropic
+//! wire, broken extended-thinking rules. Anthropic requests also go
+//! through a prompt cache that remembers the prefixes marked with
+//! `cache_control`, so usage reports the tokens a real server would serve
+//! from its cache (unless a turn sets its own usage).
 //!
 //! ```no_run
 //! use catui_testkit::{MockServer, Script, Turn};
@@ -21,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod recorded;
 mod render;
 mod script;

@@ -1,5 +1,6 @@
 //! The requests the mock server received, with helpers that read them the
-//! same way whichever wire format (Anthropic or OpenAI) they used.
+//! same way whichever wire format (Anthropic, OpenAI Chat Completions or
+//! OpenAI Responses) they used.
 
 use std::time::Instant;
 
@@ -44,9 +45,15 @@ impl RecordedRequest {
             .unwrap_or_default()
     }
 
-    /// True for Chat Completions requests, false for Anthropic Messages.
+    /// True for Chat Completions requests, false for Anthropic Messages
+    /// and Responses requests.
     pub fn is_openai(&self) -> bool {
         self.path.ends_with("/chat/completions")
+    }
+
+    /// True for OpenAI Responses API requests.
+    pub fn is_responses(&self) -> bool {
+        self.path.ends_with("/responses")
     }
 
     /// Whether the request asked for a streamed answer.
@@ -54,18 +61,29 @@ impl RecordedRequest {
         self.body.get("stream").and_then(Value::as_bool) == Some(true)
     }
 
-    /// The wire messages (without OpenAI's system message removed).
+    /// The wire messages (OpenAI's system message included); for the
+    /// Responses API, the `input` items (messages, function calls and
+    /// their outputs, reasoning items).
     pub fn messages(&self) -> &[Value] {
+        let key = if self.is_responses() {
+            "input"
+        } else {
+            "messages"
+        };
         self.body
-            .get("messages")
+            .get(key)
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default()
     }
 
-    /// The system prompt: Anthropic `system` (string or text blocks), or
-    /// the OpenAI `system`/`developer` messages, joined by newlines.
+    /// The system prompt: Anthropic `system` (string or text blocks),
+    /// Responses `instructions`, or the Chat Completions `system`/`developer`
+    /// messages, joined by newlines.
     pub fn system_text(&self) -> String {
+        if self.is_responses() {
+            return content_text(self.body.get("instructions"));
+        }
         if self.is_openai() {
             let parts: Vec<String> = self
                 .messages()
@@ -91,10 +109,21 @@ impl RecordedRequest {
     }
 
     /// Every tool result in the conversation, in order: Anthropic
-    /// `tool_result` blocks, or OpenAI `role: tool` messages.
+    /// `tool_result` blocks, OpenAI `role: tool` messages, or Responses
+    /// `function_call_output` items.
     pub fn tool_results(&self) -> Vec<SeenToolResult> {
         let mut out = Vec::new();
         for m in self.messages() {
+            if self.is_responses() {
+                if m.get("type").and_then(Value::as_str) == Some("function_call_output") {
+                    out.push(SeenToolResult {
+                        tool_use_id: str_field(m, "call_id"),
+                        content: content_text(m.get("output")),
+                        is_error: false,
+                    });
+                }
+                continue;
+            }
             if self.is_openai() {
                 if role(m) == "tool" {
                     out.push(SeenToolResult {
@@ -151,10 +180,9 @@ impl RecordedRequest {
 
     /// Whether any string in the system prompt or messages contains `needle`.
     pub fn contains_text(&self, needle: &str) -> bool {
-        let in_system = self
-            .body
-            .get("system")
-            .is_some_and(|v| any_string(v, needle));
+        let in_system = ["system", "instructions"]
+            .iter()
+            .any(|key| self.body.get(*key).is_some_and(|v| any_string(v, needle)));
         in_system || self.messages().iter().any(|m| any_string(m, needle))
     }
 }
@@ -171,14 +199,20 @@ fn str_field(v: &Value, name: &str) -> String {
 }
 
 /// Text of a content value: a string, or the `text` of its text blocks
-/// (Anthropic `text` blocks and OpenAI `text` parts look the same).
+/// (Anthropic `text` blocks and OpenAI `text` parts look the same; the
+/// Responses API calls them `input_text` and `output_text`).
 fn content_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(blocks)) => {
             let texts: Vec<&str> = blocks
                 .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter(|b| {
+                    matches!(
+                        b.get("type").and_then(Value::as_str),
+                        Some("text" | "input_text" | "output_text")
+                    )
+                })
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect();
             texts.join("\n")
@@ -242,6 +276,34 @@ mod tests {
         assert!(r.contains_text("brief"));
         assert!(r.contains_text("boom"));
         assert!(!r.contains_text("absent"));
+    }
+
+    #[test]
+    fn reads_responses_requests() {
+        let r = req(
+            "/v1/responses",
+            json!({
+                "model": "gpt-5-codex",
+                "instructions": "be exact",
+                "input": [
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "find it"}]},
+                    {"type": "reasoning", "summary": [], "encrypted_content": "e"},
+                    {"type": "function_call", "call_id": "c1", "name": "Grep", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c1", "output": "3 matches"}
+                ],
+                "tools": [{"type": "function", "name": "Grep"}]
+            }),
+        );
+        assert!(r.is_responses() && !r.is_openai());
+        assert_eq!(r.system_text(), "be exact");
+        assert_eq!(r.messages().len(), 4);
+        assert_eq!(r.last_user_text().as_deref(), Some("find it"));
+        assert_eq!(
+            r.tool_result("c1").map(|t| t.content),
+            Some("3 matches".to_string())
+        );
+        assert_eq!(r.tool_names(), vec!["Grep".to_string()]);
+        assert!(r.contains_text("exact") && r.contains_text("matches"));
     }
 
     #[test]

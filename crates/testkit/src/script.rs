@@ -17,8 +17,10 @@ use crate::recorded::RecordedRequest;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
     Text(String),
-    /// Extended thinking with its signature (OpenAI format: sent as
-    /// `reasoning_content`, the signature is dropped).
+    /// Extended thinking with its signature (Chat Completions: sent as
+    /// `reasoning_content`, the signature is dropped; Responses: a
+    /// reasoning item whose summary is the thinking and whose encrypted
+    /// content is the signature).
     Thinking {
         thinking: String,
         signature: String,
@@ -107,7 +109,7 @@ pub struct Turn {
     pub(crate) delay: Duration,
     pub(crate) chunk_delay: Duration,
     pub(crate) usage: Option<(u64, u64)>,
-    pub(crate) cache_usage: (u64, u64),
+    pub(crate) cache_usage: Option<(u64, u64)>,
     pub(crate) stop_reason: Option<String>,
     predicates: Vec<Predicate>,
     /// Answers any number of requests instead of one (see [`Turn::forever`]).
@@ -128,7 +130,7 @@ impl Turn {
             delay: Duration::ZERO,
             chunk_delay: Duration::ZERO,
             usage: None,
-            cache_usage: (0, 0),
+            cache_usage: None,
             stop_reason: None,
             predicates: Vec::new(),
             reusable: false,
@@ -155,6 +157,9 @@ impl Turn {
     }
 
     /// A plain text answer (streamed in several deltas), stop reason `end_turn`.
+    ///
+    /// On the Responses wire, thinking blocks of a turn become reasoning
+    /// items (summary = the thinking, encrypted content = the signature).
     pub fn text(text: impl Into<String>) -> Turn {
         Turn::blocks(vec![Block::Text(text.into())])
     }
@@ -253,9 +258,11 @@ impl Turn {
     }
 
     /// Prompt-cache token counts reported (Anthropic read and creation;
-    /// OpenAI reports only `cached_tokens` = `read`).
+    /// OpenAI reports only `cached_tokens` = `read`). Without it (and
+    /// without [`usage`](Turn::usage)), Anthropic requests get the counts
+    /// of the mock's own prompt cache (see the crate documentation).
     pub fn cache_usage(mut self, read: u64, creation: u64) -> Turn {
-        self.cache_usage = (read, creation);
+        self.cache_usage = Some((read, creation));
         self
     }
 

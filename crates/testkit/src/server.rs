@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::cache::PromptCache;
 use crate::recorded::RecordedRequest;
 use crate::render::{self, RenderCtx};
 use crate::script::{Reply, Script, Turn};
@@ -47,6 +48,7 @@ struct Shared {
     keep_requests: AtomicBool,
     serial: AtomicU64,
     shutdown: CancellationToken,
+    prompt_cache: PromptCache,
 }
 
 /// Which wire format a request used.
@@ -54,6 +56,7 @@ struct Shared {
 enum Format {
     Anthropic,
     OpenAi,
+    Responses,
 }
 
 /// A poisoned lock only means another request panicked mid-update; the
@@ -129,7 +132,8 @@ impl MockServer {
         format!("http://{}", self.addr)
     }
 
-    /// `http://127.0.0.1:PORT/v1`: the OpenAI base URL.
+    /// `http://127.0.0.1:PORT/v1`: the OpenAI base URL (Chat Completions
+    /// and Responses).
     pub fn openai_base_url(&self) -> String {
         format!("{}/v1", self.url())
     }
@@ -191,6 +195,7 @@ impl Shared {
             keep_requests: AtomicBool::new(true),
             serial: AtomicU64::new(1),
             shutdown: CancellationToken::new(),
+            prompt_cache: PromptCache::default(),
         })
     }
 
@@ -211,6 +216,8 @@ async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         .route("/v1/messages", post(anthropic))
         .route("/v1/chat/completions", post(openai))
         .route("/chat/completions", post(openai))
+        .route("/v1/responses", post(responses))
+        .route("/responses", post(responses))
         .fallback(unknown_path)
         .with_state(shared);
     tokio::select! {
@@ -241,6 +248,15 @@ async fn openai(
     respond(shared, Format::OpenAi, uri, headers, body).await
 }
 
+async fn responses(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    respond(shared, Format::Responses, uri, headers, body).await
+}
+
 async fn unknown_path(
     State(shared): State<Arc<Shared>>,
     uri: Uri,
@@ -251,7 +267,7 @@ async fn unknown_path(
     record(&shared, &uri, &headers, &body);
     json_response(
         StatusCode::NOT_FOUND,
-        json!({"error": format!("the mock model server has no route {path}: use POST /v1/messages or POST /v1/chat/completions")}),
+        json!({"error": format!("the mock model server has no route {path}: use POST /v1/messages, /v1/chat/completions or /v1/responses")}),
     )
 }
 
@@ -290,6 +306,19 @@ async fn respond(
             json!({"error": "the mock model server expects a JSON request body"}),
         );
     }
+    // What the real APIs refuse, the mock refuses too, without using a turn.
+    let invalid = match format {
+        Format::Anthropic => render::anthropic::validate(&request.body).err(),
+        Format::Responses => render::responses::validate(&request.body).err(),
+        Format::OpenAi => None,
+    };
+    if let Some(message) = invalid {
+        let body = match format {
+            Format::Anthropic => render::anthropic::error_body(400, &message),
+            Format::OpenAi | Format::Responses => render::openai::error_body(400, &message),
+        };
+        return json_response(StatusCode::BAD_REQUEST, body);
+    }
     let Some(turn) = shared.take_turn(&request) else {
         return json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -310,7 +339,7 @@ async fn respond(
         let code = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = match format {
             Format::Anthropic => render::anthropic::error_body(*status, message),
-            Format::OpenAi => render::openai::error_body(*status, message),
+            Format::OpenAi | Format::Responses => render::openai::error_body(*status, message),
         };
         let mut response = json_response(code, body);
         if let Some(secs) = turn.retry_after {
@@ -328,6 +357,13 @@ async fn respond(
         );
     }
 
+    // The prompt cache sees every Anthropic request; its counts are
+    // reported only for turns that set no usage of their own.
+    let prompt_cache = match format {
+        Format::Anthropic => Some(shared.prompt_cache.account(&request.body)),
+        Format::OpenAi | Format::Responses => None,
+    }
+    .filter(|_| turn.usage.is_none() && turn.cache_usage.is_none());
     let ctx = RenderCtx {
         model: request.model().to_string(),
         serial: shared.serial.fetch_add(1, Ordering::Relaxed),
@@ -337,10 +373,17 @@ async fn respond(
             .pointer("/stream_options/include_usage")
             .and_then(Value::as_bool)
             == Some(true),
+        encrypted_reasoning: request
+            .body
+            .get("include")
+            .and_then(Value::as_array)
+            .is_some_and(|i| i.iter().any(|v| v == "reasoning.encrypted_content")),
+        prompt_cache,
     };
     let frames = match format {
         Format::Anthropic => render::anthropic::frames(&turn, &ctx),
         Format::OpenAi => render::openai::frames(&turn, &ctx),
+        Format::Responses => render::responses::frames(&turn, &ctx),
     };
     let frames = match turn.end_after {
         Some(n) => frames.into_iter().take(n).collect(),

@@ -69,6 +69,7 @@ fn result_event() -> catui_core::engine::EngineEvent {
         num_turns: 1,
         duration_ms: 1,
         usage: catui_protocol::Usage::default(),
+        cost: Default::default(),
         permission_mode: PermissionMode::Default,
         plan_file: None,
     })

@@ -68,7 +68,10 @@ pub fn format_tokens(n: u64) -> String {
 pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let width = area.width as usize;
     let t = theme::current();
-    let tokens = format!("{} tokens", format_tokens(state.usage.total()));
+    let mut tokens = format!("{} tokens", format_tokens(state.usage.total()));
+    if state.cost_usd > 0.0 {
+        tokens.push_str(&format!(" · ${:.2}", state.cost_usd));
+    }
     let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
     let note = if state.ctrl_c_at.is_some() {
         Some(if state.undo_draft.is_some() && state.input.is_empty() {

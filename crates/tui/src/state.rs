@@ -106,6 +106,8 @@ pub struct AppState {
     pub info: SessionInfo,
     pub mode: PermissionMode,
     pub usage: Usage,
+    /// What the session has cost so far (US dollars, by the price table).
+    pub cost_usd: f64,
     pub plan_file: Option<String>,
     pub transcript: Transcript,
     /// Leading transcript entries already printed into the terminal's
@@ -174,6 +176,7 @@ impl AppState {
             info,
             mode,
             usage: Usage::default(),
+            cost_usd: 0.0,
             plan_file: None,
             transcript,
             flushed: 0,

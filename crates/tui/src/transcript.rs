@@ -46,6 +46,9 @@ pub enum EntryKind {
     User(String),
     /// Assistant text, Markdown.
     Assistant(String),
+    /// The model's thinking (or reasoning summary), shown collapsed to one
+    /// line.
+    Thinking(String),
     Tool(ToolEntry),
     /// A line from the interface or a command's output.
     System {
@@ -296,6 +299,24 @@ fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'sta
             markdown_lines(text, inner),
             Span::styled("● ", Style::default().fg(t.text)),
         ),
+        EntryKind::Thinking(text) => {
+            let style = dim().add_modifier(Modifier::ITALIC);
+            let gutter = Span::styled("✻ ", dim());
+            if expanded {
+                let mut rows = vec![Line::styled("Thought:", style)];
+                rows.extend(plain_rows(text, inner, style));
+                return with_gutter(rows, gutter);
+            }
+            let words = text.split_whitespace().count();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let line = Line::from(vec![
+                Span::styled(format!("Thought ({words} words): "), style),
+                Span::styled(first.trim().to_string(), style),
+            ]);
+            // Collapsed: the first row of the first line only.
+            let rows = wrap_line(&line, inner, 0);
+            with_gutter(rows.into_iter().take(1).collect(), gutter)
+        }
         EntryKind::Tool(tool) => tool_lines(tool, width, expanded),
         EntryKind::System { text, is_error } => {
             let style = if *is_error {

@@ -284,3 +284,35 @@ fn resume_session_picker() {
     }
     insta::assert_snapshot!("resume_session_picker_filtered", terminal.backend());
 }
+
+#[test]
+fn thinking_shown_collapsed_and_cost_in_the_status_line() {
+    for width in [80, 120] {
+        let mut s = state();
+        s.submit_text("Why does the test fail?".into());
+        s.apply(assistant(vec![
+            ContentBlock::Thinking {
+                thinking: "The assertion compares a sorted list with an unsorted one.\nSo the fix is to sort before comparing, or compare sets.".into(),
+                signature: "sig".into(),
+            },
+            ContentBlock::Reasoning {
+                id: "rs_1".into(),
+                summary: "Checking the fixture order.".into(),
+                encrypted_content: Some("e".into()),
+            },
+            ContentBlock::text("The list is compared before it is sorted."),
+        ]));
+        let mut done = result(
+            "The list is compared before it is sorted.",
+            1,
+            false,
+            PermissionMode::Default,
+        );
+        if let catui_core::engine::EngineEvent::Result(outcome) = &mut done {
+            outcome.cost.total_cost_usd = 0.1234;
+        }
+        s.apply(done);
+        let name = format!("thinking_collapsed_cost_{width}");
+        insta::assert_snapshot!(name, screen(&s, width, 14).backend());
+    }
+}

@@ -26,8 +26,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use catui_protocol::PermissionMode;
-use catui_providers::{ModelClient, ProviderKind};
+use catui_protocol::{PermissionMode, Reasoning};
+use catui_providers::{MeteredClient, ModelClient, ProviderKind, UsageLedger};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::agents::AgentsHandle;
@@ -120,6 +120,11 @@ pub struct SessionConfig {
     pub resume: Resume,
     /// A session id chosen by the caller (a UUID).
     pub session_id: Option<String>,
+    /// Reasoning options of the main model (`--effort`, `--thinking`,
+    /// ...); they override the settings' `models` entry for it.
+    pub reasoning: Reasoning,
+    /// Stop once the session has cost this many US dollars.
+    pub max_budget_usd: Option<f64>,
 }
 
 impl SessionConfig {
@@ -140,6 +145,8 @@ impl SessionConfig {
             add_dirs: Vec::new(),
             resume: Resume::default(),
             session_id: None,
+            reasoning: Reasoning::default(),
+            max_budget_usd: None,
         }
     }
 }
@@ -306,10 +313,8 @@ impl SessionBuilder {
         };
 
         let choice = ProviderChoice {
-            provider: config
-                .provider
-                .clone()
-                .or_else(|| settings.provider.clone()),
+            provider: config.provider.clone(),
+            provider_setting: settings.provider.clone(),
             model: config.model.clone().or_else(|| settings.model.clone()),
             small_model: config
                 .small_model
@@ -317,7 +322,17 @@ impl SessionBuilder {
                 .or_else(|| settings.small_model.clone()),
             idle_timeout_secs: settings.idle_timeout_secs,
         };
-        let resolved = provider::resolve(&choice, &env).map_err(BuildError::Provider)?;
+        let mut catalog = settings.model_catalog();
+        let resolved = provider::resolve(&choice, &env, &catalog).map_err(BuildError::Provider)?;
+        if !config.reasoning.is_default() {
+            catalog.set_reasoning(&resolved.model, config.reasoning);
+        }
+        if config.max_budget_usd.is_some() && catalog.lookup(&resolved.model).pricing.is_none() {
+            warn(&format!(
+                "--max-budget-usd: no price is known for model {0}, so its requests count as free; set models.\"{0}\".pricing in settings",
+                resolved.model
+            ));
+        }
 
         let mut notes = Vec::new();
         let resumed = resume::requested(&config.resume, &config_dir, &cwd, &mut notes)
@@ -341,8 +356,17 @@ impl SessionBuilder {
             .unwrap_or(match resolved.config.kind {
                 ProviderKind::Anthropic => 16_384,
                 ProviderKind::OpenAi => 8_192,
+                // Reasoning tokens count against the output limit.
+                ProviderKind::OpenAiResponses => 32_768,
             });
-        let client: Arc<dyn ModelClient> = catui_providers::client_for(resolved.config.clone())?;
+        // Every request of the session (sub-agents, teammates, the
+        // classifier, compaction) goes through this one client, so the
+        // ledger sees them all.
+        let ledger = Arc::new(UsageLedger::new(catalog).with_budget(config.max_budget_usd));
+        let client: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(
+            catui_providers::client_for(resolved.config.clone())?,
+            ledger,
+        ));
 
         let interactive = front_end.is_interactive();
         let (agent_defs, agent_warnings) = crate::agents::loader::load_agents(&cwd, &config_dir);

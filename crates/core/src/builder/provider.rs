@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use catui_providers::{ProviderConfig, ProviderKind};
+use catui_providers::{ModelCatalog, ProviderConfig, ProviderKind};
 
 /// Looks up environment variables: settings `env` first, then the process.
 pub trait EnvLookup {
@@ -19,7 +19,11 @@ impl<F: Fn(&str) -> Option<String>> EnvLookup for F {
 /// What the user asked for.
 #[derive(Debug, Default, Clone)]
 pub struct ProviderChoice {
+    /// `--provider`: wins outright.
     pub provider: Option<String>,
+    /// The `provider` setting: gives way to a model that OpenAI serves on
+    /// the other wire (see [`resolve`]).
+    pub provider_setting: Option<String>,
     pub model: Option<String>,
     pub small_model: Option<String>,
     pub idle_timeout_secs: Option<u64>,
@@ -34,8 +38,23 @@ pub struct Resolved {
 }
 
 /// Resolves the provider. The error is one line telling the user what to set.
-pub fn resolve(choice: &ProviderChoice, env: &dyn EnvLookup) -> Result<Resolved, String> {
-    let kind = match &choice.provider {
+///
+/// The provider is `--provider`, else the `provider` setting, else
+/// whichever key is set. Within OpenAI's family (one key, one base URL)
+/// the main model then picks the wire unless `--provider` named it: a
+/// model served only by the Responses API (built-in table) or one whose
+/// settings entry names a `provider` uses that one.
+pub fn resolve(
+    choice: &ProviderChoice,
+    env: &dyn EnvLookup,
+    catalog: &ModelCatalog,
+) -> Result<Resolved, String> {
+    let explicit = choice.provider.is_some();
+    let kind = match choice
+        .provider
+        .as_ref()
+        .or(choice.provider_setting.as_ref())
+    {
         Some(p) => p.parse::<ProviderKind>()?,
         None => {
             if env.get("ANTHROPIC_API_KEY").is_some() {
@@ -50,6 +69,15 @@ pub fn resolve(choice: &ProviderChoice, env: &dyn EnvLookup) -> Result<Resolved,
             }
         }
     };
+    let model = choice
+        .model
+        .clone()
+        .or_else(|| env.get("CATUI_MODEL"))
+        .unwrap_or_else(|| default_model(kind).to_string());
+    let kind = match catalog.lookup(&model).openai_wire {
+        Some(wire) if kind.is_openai_family() && !explicit => wire,
+        _ => kind,
+    };
     let key = env.get(kind.key_var()).unwrap_or_default();
     let base_url = env.get(kind.base_url_var());
     match kind {
@@ -58,11 +86,12 @@ pub fn resolve(choice: &ProviderChoice, env: &dyn EnvLookup) -> Result<Resolved,
                 "the anthropic provider needs an API key: set ANTHROPIC_API_KEY".to_string(),
             );
         }
-        ProviderKind::OpenAi if key.is_empty() && base_url.is_none() => {
-            return Err(
-                "the openai provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (e.g. http://localhost:11434/v1)"
-                    .to_string(),
-            );
+        ProviderKind::OpenAi | ProviderKind::OpenAiResponses
+            if key.is_empty() && base_url.is_none() =>
+        {
+            return Err(format!(
+                "the {kind} provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (e.g. http://localhost:11434/v1)"
+            ));
         }
         _ => {}
     }
@@ -81,18 +110,13 @@ pub fn resolve(choice: &ProviderChoice, env: &dyn EnvLookup) -> Result<Resolved,
         config.retry_base_delay = Duration::from_millis(ms);
         config.retry_max_delay = Duration::from_millis(ms.saturating_mul(64).max(ms));
     }
-    let model = choice
-        .model
-        .clone()
-        .or_else(|| env.get("CATUI_MODEL"))
-        .unwrap_or_else(|| default_model(kind).to_string());
     let small_model = choice
         .small_model
         .clone()
         .or_else(|| env.get("CATUI_SMALL_MODEL"))
         .unwrap_or_else(|| match kind {
             ProviderKind::Anthropic => "claude-haiku-4-5".to_string(),
-            ProviderKind::OpenAi => model.clone(),
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => model.clone(),
         });
     Ok(Resolved {
         config,
@@ -105,6 +129,7 @@ fn default_model(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Anthropic => "claude-sonnet-4-5",
         ProviderKind::OpenAi => "gpt-4.1",
+        ProviderKind::OpenAiResponses => "gpt-5-codex",
     }
 }
 
@@ -123,7 +148,7 @@ mod tests {
 
     #[test]
     fn nothing_configured_names_both_keys() {
-        let err = resolve(&ProviderChoice::default(), &env(&[])).unwrap_err();
+        let err = resolve(&ProviderChoice::default(), &env(&[]), &ModelCatalog::new()).unwrap_err();
         assert!(
             err.contains("ANTHROPIC_API_KEY") && err.contains("OPENAI_API_KEY"),
             "{err}"
@@ -136,6 +161,7 @@ mod tests {
         let r = resolve(
             &ProviderChoice::default(),
             &env(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]),
+            &ModelCatalog::new(),
         )
         .unwrap();
         assert_eq!(r.config.kind, ProviderKind::OpenAi);
@@ -143,6 +169,7 @@ mod tests {
         let r = resolve(
             &ProviderChoice::default(),
             &env(&[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "o")]),
+            &ModelCatalog::new(),
         )
         .unwrap();
         assert_eq!(r.config.kind, ProviderKind::Anthropic);
@@ -155,30 +182,118 @@ mod tests {
             provider: Some("anthropic".into()),
             ..Default::default()
         };
-        let err = resolve(&choice, &env(&[("OPENAI_API_KEY", "o")])).unwrap_err();
+        let err = resolve(
+            &choice,
+            &env(&[("OPENAI_API_KEY", "o")]),
+            &ModelCatalog::new(),
+        )
+        .unwrap_err();
         assert!(err.contains("ANTHROPIC_API_KEY"));
         let choice = ProviderChoice {
             provider: Some("gemini".into()),
             ..Default::default()
         };
         assert!(
-            resolve(&choice, &env(&[]))
+            resolve(&choice, &env(&[]), &ModelCatalog::new())
                 .unwrap_err()
                 .contains("unknown provider")
         );
     }
 
     #[test]
+    fn the_model_picks_openai_s_wire_unless_the_flag_names_one() {
+        let e = env(&[("OPENAI_API_KEY", "o")]);
+        let with_model =
+            |model: &str, provider: Option<&str>, setting: Option<&str>| ProviderChoice {
+                model: Some(model.into()),
+                provider: provider.map(str::to_string),
+                provider_setting: setting.map(str::to_string),
+                ..Default::default()
+            };
+        let kind = |choice: ProviderChoice, catalog: &ModelCatalog| {
+            resolve(&choice, &e, catalog).unwrap().config.kind
+        };
+        let none = ModelCatalog::new();
+        assert_eq!(
+            kind(with_model("gpt-5-codex", None, None), &none),
+            ProviderKind::OpenAiResponses
+        );
+        assert_eq!(
+            kind(with_model("gpt-5-codex", None, Some("openai")), &none),
+            ProviderKind::OpenAiResponses,
+            "the setting names the family; the model the wire"
+        );
+        assert_eq!(
+            kind(with_model("gpt-4.1", None, None), &none),
+            ProviderKind::OpenAi
+        );
+        assert_eq!(
+            kind(with_model("gpt-5-codex", Some("openai"), None), &none),
+            ProviderKind::OpenAi,
+            "the flag wins"
+        );
+        let mut catalog = ModelCatalog::new();
+        catalog.set(
+            "my-local",
+            catui_providers::ModelOverride {
+                provider: Some("openai-responses".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            kind(with_model("my-local", None, None), &catalog),
+            ProviderKind::OpenAiResponses
+        );
+        let r = resolve(
+            &ProviderChoice {
+                provider: Some("openai-responses".into()),
+                ..Default::default()
+            },
+            &e,
+            &none,
+        )
+        .unwrap();
+        assert_eq!(r.model, "gpt-5-codex");
+        assert_eq!(r.config.base_url, "https://api.openai.com/v1");
+        let err = resolve(
+            &ProviderChoice {
+                provider: Some("openai-responses".into()),
+                ..Default::default()
+            },
+            &env(&[]),
+            &none,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("openai-responses provider needs OPENAI_API_KEY"),
+            "{err}"
+        );
+        // Anthropic keeps its models whatever their names.
+        let r = resolve(
+            &with_model("gpt-5-codex", Some("anthropic"), None),
+            &env(&[("ANTHROPIC_API_KEY", "k")]),
+            &none,
+        )
+        .unwrap();
+        assert_eq!(r.config.kind, ProviderKind::Anthropic);
+    }
+
+    #[test]
     fn model_precedence_flag_then_env_then_default() {
         let e = env(&[("ANTHROPIC_API_KEY", "k"), ("CATUI_MODEL", "from-env")]);
         assert_eq!(
-            resolve(&ProviderChoice::default(), &e).unwrap().model,
+            resolve(&ProviderChoice::default(), &e, &ModelCatalog::new())
+                .unwrap()
+                .model,
             "from-env"
         );
         let choice = ProviderChoice {
             model: Some("flag".into()),
             ..Default::default()
         };
-        assert_eq!(resolve(&choice, &e).unwrap().model, "flag");
+        assert_eq!(
+            resolve(&choice, &e, &ModelCatalog::new()).unwrap().model,
+            "flag"
+        );
     }
 }

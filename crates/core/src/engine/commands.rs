@@ -3,6 +3,7 @@
 //! `num_turns` 0) or turns into a prompt for the model.
 
 use catui_protocol::PermissionMode;
+use catui_providers::UsageLedger;
 
 use super::Engine;
 
@@ -40,6 +41,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "team",
         "list teammates and their status: /team [show NAME | stop NAME]",
     ),
+    ("cost", "what this session has used and cost, per model"),
     (
         "compact",
         "summarise older turns to free context: /compact [instructions]",
@@ -73,6 +75,13 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
+        "cost" => CommandOutput::Local {
+            text: match engine.ledger() {
+                Some(ledger) => cost_text(ledger),
+                None => "This session does not keep account of its usage.".into(),
+            },
+            is_error: false,
+        },
         other => {
             // Commands of the conversation's extensions (`/plan`, `/team`).
             let found = engine
@@ -98,6 +107,69 @@ fn help_text() -> String {
         out.push_str(&format!("  /{name:<8} {help}\n"));
     }
     out
+}
+
+/// The `/cost` report: total, time, budget, per-model usage, the share of
+/// input served from the prompt cache, and models without a price.
+pub fn cost_text(ledger: &UsageLedger) -> String {
+    let models = ledger.models();
+    let total = ledger.total_usage();
+    let mut out = format!("Total cost:     ${:.4}\n", ledger.total_cost_usd());
+    out.push_str(&format!(
+        "Model time:     {:.1}s\n",
+        ledger.api_time().as_secs_f64()
+    ));
+    if let Some(limit) = ledger.budget_usd() {
+        let share = if limit > 0.0 {
+            ledger.total_cost_usd() / limit * 100.0
+        } else {
+            100.0
+        };
+        out.push_str(&format!(
+            "Budget:         ${limit:.4} ({share:.0}% spent)\n"
+        ));
+    }
+    if models.is_empty() {
+        out.push_str("No model requests yet.\n");
+        return out;
+    }
+    let prompt = total.prompt_tokens();
+    if prompt > 0 {
+        out.push_str(&format!(
+            "From cache:     {:.0}% of {} input tokens\n",
+            total.cache_read_input_tokens as f64 / prompt as f64 * 100.0,
+            tokens(prompt)
+        ));
+    }
+    out.push_str("Usage by model:\n");
+    for (name, m) in &models {
+        out.push_str(&format!(
+            "  {name}: {} requests, {} input, {} output, {} cache read, {} cache write (${:.4})\n",
+            m.requests,
+            tokens(m.input_tokens),
+            tokens(m.output_tokens),
+            tokens(m.cache_read_input_tokens),
+            tokens(m.cache_creation_input_tokens),
+            m.cost_usd
+        ));
+    }
+    let unpriced = ledger.unpriced_models();
+    if !unpriced.is_empty() {
+        out.push_str(&format!(
+            "No price known for {} (counted as free): set `models.<name>.pricing` in settings.\n",
+            unpriced.join(", ")
+        ));
+    }
+    out
+}
+
+/// `1234` → `1.2k`, `2_500_000` → `2.5M`.
+fn tokens(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
 }
 
 fn mode(engine: &mut Engine, args: &str) -> CommandOutput {
@@ -131,6 +203,39 @@ fn mode(engine: &mut Engine, args: &str) -> CommandOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cost_report_names_models_cache_share_budget_and_unpriced_models() {
+        use catui_protocol::Usage;
+        use std::time::Duration;
+        let ledger = UsageLedger::new(Default::default()).with_budget(Some(1.0));
+        assert!(cost_text(&ledger).contains("No model requests yet."));
+        let usage = Usage {
+            input_tokens: 1_000,
+            output_tokens: 2_000,
+            cache_read_input_tokens: 3_000,
+            cache_creation_input_tokens: 0,
+        };
+        ledger.record("claude-sonnet-4-5", &usage, Duration::from_millis(1500));
+        ledger.record("my-local-model", &usage, Duration::ZERO);
+        let text = cost_text(&ledger);
+        // 1000*3 + 2000*15 + 3000*0.3 = 33_900 micro-dollars
+        assert!(text.contains("Total cost:     $0.0339"), "{text}");
+        assert!(text.contains("Model time:     1.5s"), "{text}");
+        assert!(
+            text.contains("Budget:         $1.0000 (3% spent)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("From cache:     75% of 8.0k input tokens"),
+            "{text}"
+        );
+        assert!(
+            text.contains("claude-sonnet-4-5: 1 requests, 1.0k input, 2.0k output, 3.0k cache read, 0 cache write ($0.0339)"),
+            "{text}"
+        );
+        assert!(text.contains("No price known for my-local-model"), "{text}");
+    }
 
     #[test]
     fn parses_commands_not_paths() {

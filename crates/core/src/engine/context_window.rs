@@ -9,23 +9,12 @@ pub const DEFAULT_AUTO_COMPACT_THRESHOLD: f64 = 0.85;
 /// The context window assumed for models not in the table.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 
-/// The context window of `model`, by name prefix (a `provider/` prefix is
-/// ignored): Claude 200k, GPT-4.1 1M, GPT-4o 128k, anything else 128k.
+/// The context window of `model` by the built-in model table (see
+/// `catui_providers::catalog`), [`DEFAULT_CONTEXT_WINDOW`] when unknown. A
+/// running engine asks its client instead, which also knows the settings.
 pub fn context_window(model: &str) -> u64 {
-    let name = model
-        .rsplit('/')
-        .next()
-        .unwrap_or(model)
-        .to_ascii_lowercase();
-    const TABLE: [(&str, u64); 3] = [
-        ("claude", 200_000),
-        ("gpt-4.1", 1_000_000),
-        ("gpt-4o", 128_000),
-    ];
-    TABLE
-        .iter()
-        .find(|(prefix, _)| name.starts_with(prefix))
-        .map(|(_, window)| *window)
+    catui_providers::catalog::builtin(model)
+        .context_window
         .unwrap_or(DEFAULT_CONTEXT_WINDOW)
 }
 

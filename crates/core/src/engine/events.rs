@@ -1,8 +1,10 @@
 //! What the engine tells its front ends. The TUI and the headless printer
 //! translate these; neither holds behaviour of its own.
 
+use std::collections::BTreeMap;
+
 use catui_protocol::stream_json::ResultSubtype;
-use catui_protocol::{Attachment, Message, ModelEvent, PermissionMode, Usage};
+use catui_protocol::{Attachment, Message, ModelEvent, ModelUsage, PermissionMode, Usage};
 
 /// One event of a running session.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +73,20 @@ pub struct TurnOutcome {
     pub duration_ms: u64,
     /// Usage of this input's requests.
     pub usage: Usage,
+    pub cost: SessionCost,
     pub permission_mode: PermissionMode,
     pub plan_file: Option<String>,
+}
+
+/// What the session's model requests have used and cost, as of the end of
+/// one input (all zero when the session keeps no ledger).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionCost {
+    /// Time this input spent waiting for the model.
+    pub api_duration_ms: u64,
+    /// The whole session so far, sub-agents and teammates included, in US
+    /// dollars.
+    pub total_cost_usd: f64,
+    /// The whole session so far, per model.
+    pub model_usage: BTreeMap<String, ModelUsage>,
 }

@@ -19,7 +19,7 @@ mod shared;
 mod tool_runner;
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use catui_protocol::stream_json::ResultSubtype;
 use catui_protocol::{
@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentFactory, AttachmentProvider};
-pub use events::{EngineEvent, TurnOutcome};
+pub use events::{EngineEvent, SessionCost, TurnOutcome};
 pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
     ToolCallView, ToolGate,
@@ -90,6 +90,8 @@ pub struct Engine {
     total_usage: Usage,
     /// Prompt size of the last request, for automatic compaction.
     last_prompt_tokens: u64,
+    /// The ledger's model time when the current input started.
+    api_time_at_input: Duration,
     /// Judges calls in auto mode; `None`: auto mode falls back to asking.
     auto_classifier: Option<Arc<crate::permissions::auto::AutoClassifier>>,
     /// `/compact` and automatic compaction; `None`: not available.
@@ -169,6 +171,7 @@ impl Engine {
             attachment_providers,
             total_usage: Usage::default(),
             last_prompt_tokens: 0,
+            api_time_at_input: Duration::ZERO,
             auto_classifier: None,
             compactor,
         }
@@ -234,6 +237,7 @@ impl Engine {
     /// Always ends with exactly one [`EngineEvent::Result`], also returned.
     pub async fn handle_input(&mut self, content: Vec<ContentBlock>) -> TurnOutcome {
         let started = Instant::now();
+        self.api_time_at_input = self.api_time();
         self.new_turn_token();
         let text = Message {
             role: Role::User,
@@ -345,9 +349,13 @@ impl Engine {
     }
 
     /// Compacts before a request when the last one came near the model's
-    /// context window.
+    /// context window (from the session's model catalog).
     async fn compact_if_needed(&mut self) {
-        let window = context_window::context_window(&self.config.model);
+        let window = self
+            .client
+            .model_info(&self.config.model)
+            .context_window
+            .unwrap_or(context_window::DEFAULT_CONTEXT_WINDOW);
         let threshold = context_window::auto_compact_threshold(None);
         if self.compactor.is_none()
             || !context_window::should_auto_compact(self.last_prompt_tokens, window, threshold)
@@ -400,15 +408,45 @@ impl Engine {
             num_turns,
             duration_ms: started.elapsed().as_millis() as u64,
             usage,
+            cost: self.cost(),
             permission_mode: self.permission_mode(),
             plan_file: self.plan_file(),
         }
+    }
+
+    /// Time the session's model requests have taken so far.
+    fn api_time(&self) -> Duration {
+        self.client
+            .ledger()
+            .map(|l| l.api_time())
+            .unwrap_or_default()
+    }
+
+    /// The session's cost so far and this input's model time.
+    pub fn cost(&self) -> SessionCost {
+        let Some(ledger) = self.client.ledger() else {
+            return SessionCost::default();
+        };
+        SessionCost {
+            api_duration_ms: ledger
+                .api_time()
+                .saturating_sub(self.api_time_at_input)
+                .as_millis() as u64,
+            total_cost_usd: ledger.total_cost_usd(),
+            model_usage: ledger.models(),
+        }
+    }
+
+    /// The usage ledger the session's client keeps, if any.
+    pub fn ledger(&self) -> Option<&catui_providers::UsageLedger> {
+        self.client.ledger()
     }
 
     /// Runs one prompt as a sub-agent conversation: no slash commands, no
     /// `Result` event (the parent's Agent tool reports), cancelled with the
     /// parent's turn through `cancel`.
     pub async fn run_prompt(&mut self, prompt: String, cancel: CancellationToken) -> TurnOutcome {
+        self.api_time_at_input = self.api_time();
         self.install_turn_token(cancel.clone());
         self.run_turn(vec![ContentBlock::text(prompt)], Instant::now())
             .await
@@ -455,6 +493,20 @@ impl Engine {
             is_human_turn = false;
             if cancel.is_cancelled() {
                 return self.interrupted(num_turns, usage, started);
+            }
+            // The spending limit is shared by everything the session runs;
+            // checked before each request, so a tool loop stops whole.
+            if let Some(over) = self.client.ledger().and_then(|l| l.budget_exceeded()) {
+                return self.outcome(
+                    ResultSubtype::ErrorMaxBudgetUsd,
+                    format!(
+                        "Stopped: the session has spent ${:.4} of its ${:.4} budget (--max-budget-usd).",
+                        over.spent_usd, over.limit_usd
+                    ),
+                    num_turns,
+                    usage,
+                    started,
+                );
             }
             num_turns += 1;
             let response = match self.request(&cancel).await {
@@ -586,6 +638,8 @@ impl Engine {
             tool_choice: ToolChoice::Auto,
             max_tokens: self.config.max_tokens,
             temperature: None,
+            // The session's client fills in each model's reasoning options.
+            reasoning: Default::default(),
         };
         let shared = self.shared.clone();
         let agent_id = self.config.agent_id.clone();

@@ -121,6 +121,7 @@ pub async fn compact(
         tool_choice: ToolChoice::Auto,
         max_tokens: SUMMARY_MAX_TOKENS,
         temperature: None,
+        reasoning: Default::default(),
     };
     let response = client.stream(&request, &|_| {}, cancel).await?;
     let summary = response.message.text().trim().to_string();
@@ -220,7 +221,9 @@ fn render_for_summary(messages: &[Message]) -> String {
                     ));
                 }
                 ContentBlock::Image { .. } => out.push_str("(an image)"),
-                ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => continue,
+                ContentBlock::Thinking { .. }
+                | ContentBlock::RedactedThinking { .. }
+                | ContentBlock::Reasoning { .. } => continue,
             }
             out.push('\n');
         }

@@ -216,7 +216,8 @@ async fn compaction_without_plan_and_errors() {
 fn context_windows_and_threshold() {
     assert_eq!(context_window("claude-sonnet-4-5"), 200_000);
     assert_eq!(context_window("anthropic/Claude-3-haiku"), 200_000);
-    assert_eq!(context_window("gpt-4.1-mini"), 1_000_000);
+    assert_eq!(context_window("gpt-4.1-mini"), 1_047_576);
+    assert_eq!(context_window("gpt-5-codex"), 400_000);
     assert_eq!(context_window("gpt-4o-2024-08-06"), 128_000);
     assert_eq!(context_window("llama3.1:8b"), DEFAULT_CONTEXT_WINDOW);
 

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use catui_protocol::PermissionMode;
 use serde::{Deserialize, Deserializer};
 
+use catui_providers::ModelOverride;
+
 use super::PlanVariant;
 use crate::permissions::{RuleBehavior, RuleParseError};
 
@@ -122,6 +124,8 @@ pub(super) struct RawSettings {
     pub sandbox: Option<bool>,
     pub idle_timeout_secs: Option<u64>,
     pub auto_compact_threshold: Option<f64>,
+    #[serde(default, deserialize_with = "model_entries")]
+    pub models: Option<BTreeMap<String, ModelOverride>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -158,6 +162,22 @@ fn positive_millis<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Er
             ))),
         },
     }
+}
+
+/// `models`: per-model overrides of the model catalog, each checked so a
+/// bad price or provider name rejects the file with the entry named.
+fn model_entries<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BTreeMap<String, ModelOverride>>, D::Error> {
+    let entries: Option<BTreeMap<String, ModelOverride>> = Option::deserialize(d)?;
+    if let Some(entries) = &entries {
+        for (name, entry) in entries {
+            entry
+                .validate()
+                .map_err(|e| serde::de::Error::custom(format!("models.{name}: {e}")))?;
+        }
+    }
+    Ok(entries)
 }
 
 /// Mode names as on the command line (case-insensitive, with an error

@@ -87,6 +87,10 @@ pub struct Settings {
     /// `autoCompactThreshold`: the share of the context window at which
     /// the conversation is compacted (see `session::compact`).
     pub auto_compact_threshold: Option<f64>,
+    /// `models`: overrides of the model catalog (context window, prices,
+    /// OpenAI wire, reasoning options), keyed by model name or by a prefix
+    /// ending in `*`, in layer order (a later layer's field wins).
+    pub models: Vec<(String, catui_providers::ModelOverride)>,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
 }
@@ -313,6 +317,7 @@ impl Settings {
             }
         }
         self.env.extend(raw.env.unwrap_or_default());
+        self.models.extend(raw.models.unwrap_or_default());
         if let Some(perms) = raw.permissions {
             set(&mut self.permissions.default_mode, perms.default_mode);
             let origin = layer_origin(layer, path, project_root);
@@ -331,6 +336,15 @@ impl Settings {
             }
         }
         self.files.push((layer, path.to_path_buf()));
+    }
+
+    /// The model catalog with the settings' `models` overrides applied.
+    pub fn model_catalog(&self) -> catui_providers::ModelCatalog {
+        let mut catalog = catui_providers::ModelCatalog::new();
+        for (name, entry) in &self.models {
+            catalog.set(name, entry.clone());
+        }
+        catalog
     }
 
     /// Adds the settings' rules, additional directories and auto-mode

@@ -135,6 +135,52 @@ fn the_classifier_timeout_is_read_and_a_bad_one_rejects_its_file() {
 }
 
 #[test]
+fn model_overrides_merge_by_layer_and_a_bad_one_rejects_its_file() {
+    let d = dirs();
+    d.user(
+        r#"{"models": {"claude-sonnet-4-5": {"pricing": {"input": 2, "output": 10}},
+                      "qwen*": {"contextWindow": 32768, "provider": "openai-responses"}}}"#,
+    );
+    d.project(r#"{"models": {"claude-sonnet-4-5": {"contextWindow": 1000000, "effort": "low"}}}"#);
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let catalog = s.model_catalog();
+    let sonnet = catalog.lookup("claude-sonnet-4-5-20250929");
+    assert_eq!(
+        sonnet.context_window,
+        Some(200_000),
+        "a dated id is another name"
+    );
+    let sonnet = catalog.lookup("claude-sonnet-4-5");
+    assert_eq!(sonnet.context_window, Some(1_000_000));
+    let pricing = sonnet.pricing.unwrap();
+    assert_eq!((pricing.input, pricing.output), (2.0, 10.0));
+    assert_eq!(sonnet.reasoning.effort, Some(catui_protocol::Effort::Low));
+    let qwen = catalog.lookup("qwen2.5-coder");
+    assert_eq!(qwen.context_window, Some(32_768));
+    assert_eq!(
+        qwen.openai_wire,
+        Some(catui_providers::ProviderKind::OpenAiResponses)
+    );
+
+    let local =
+        d.local("{\n  \"model\": \"m\",\n  \"models\": {\"x\": {\"pricing\": {\"input\": -3}}}\n}");
+    let (s, warnings) = d.load(None);
+    assert_eq!(s.model, None, "the whole file is ignored");
+    let [SettingsWarning::Invalid { path, message, .. }] = warnings.as_slice() else {
+        panic!("one invalid-file warning: {warnings:?}");
+    };
+    assert_eq!(path, &local);
+    assert!(message.contains("models.x: pricing.input"), "{message}");
+    d.local(r#"{"models": {"x": {"contextWindw": 5}}}"#);
+    let (_, warnings) = d.load(None);
+    assert!(
+        warnings[0].to_string().contains("contextWindw"),
+        "a misspelt field is named: {warnings:?}"
+    );
+}
+
+#[test]
 fn rule_lists_merge_dedup_and_remember_their_file() {
     let d = dirs();
     let user =

@@ -269,6 +269,7 @@ mod tests {
             num_turns: 1,
             duration_ms: 0,
             usage: Default::default(),
+            cost: Default::default(),
             permission_mode: PermissionMode::Default,
             plan_file: None,
         };

@@ -12,11 +12,18 @@ use catui_testkit::MockServer;
 
 pub const KEY: &str = "sk-test-secret-key-123";
 
+/// Every wire format.
+pub const ALL_KINDS: [ProviderKind; 3] = [
+    ProviderKind::Anthropic,
+    ProviderKind::OpenAi,
+    ProviderKind::OpenAiResponses,
+];
+
 /// A config for `kind` against `server`, with 1 ms base / 10 ms max retry delays.
 pub fn config(kind: ProviderKind, server: &MockServer) -> ProviderConfig {
     let base = match kind {
         ProviderKind::Anthropic => server.url(),
-        ProviderKind::OpenAi => server.openai_base_url(),
+        ProviderKind::OpenAi | ProviderKind::OpenAiResponses => server.openai_base_url(),
     };
     let mut c = ProviderConfig::new(kind, base, KEY);
     c.retry_base_delay = Duration::from_millis(1);
@@ -34,6 +41,7 @@ pub fn request(text: &str) -> ModelRequest {
         tool_choice: ToolChoice::Auto,
         max_tokens: 1024,
         temperature: None,
+        reasoning: Default::default(),
     }
 }
 

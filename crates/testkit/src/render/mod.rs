@@ -4,6 +4,7 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod openai;
+pub(crate) mod responses;
 
 use bytes::Bytes;
 
@@ -18,15 +19,29 @@ pub(crate) struct RenderCtx {
     pub input_estimate: u64,
     /// OpenAI `stream_options.include_usage`.
     pub include_usage: bool,
+    /// Responses `include: ["reasoning.encrypted_content"]`.
+    pub encrypted_reasoning: bool,
+    /// (read, creation) from the mock's prompt cache, for turns that set
+    /// no usage of their own.
+    pub prompt_cache: Option<(u64, u64)>,
 }
 
 impl RenderCtx {
-    /// (input, output) tokens to report.
+    /// (input, output) tokens to report; input excludes cached tokens.
     pub fn usage(&self, turn: &Turn, blocks: &[Block]) -> (u64, u64) {
         turn.usage.unwrap_or_else(|| {
             let out: usize = blocks.iter().map(Block::streamed_len).sum();
-            (self.input_estimate, (out as u64).div_ceil(4).max(1))
+            let (read, creation) = self.prompt_cache.unwrap_or_default();
+            (
+                self.input_estimate.saturating_sub(read + creation),
+                (out as u64).div_ceil(4).max(1),
+            )
         })
+    }
+
+    /// (cache read, cache creation) tokens to report.
+    pub fn cache(&self, turn: &Turn) -> (u64, u64) {
+        turn.cache_usage.or(self.prompt_cache).unwrap_or_default()
     }
 }
 

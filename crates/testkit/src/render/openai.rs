@@ -79,7 +79,7 @@ pub(crate) fn frames(turn: &Turn, ctx: &RenderCtx) -> Vec<Bytes> {
 
     if ctx.include_usage {
         let (input, output) = ctx.usage(turn, blocks);
-        let (cache_read, _) = turn.cache_usage;
+        let (cache_read, _) = ctx.cache(turn);
         // OpenAI counts cached tokens inside prompt_tokens.
         let prompt = input + cache_read;
         out.push(data_frame(

@@ -173,6 +173,12 @@ impl AppState {
                 ContentBlock::Text { text } if !text.trim().is_empty() => {
                     self.transcript.push(EntryKind::Assistant(text.clone()));
                 }
+                ContentBlock::Thinking { thinking: text, .. }
+                | ContentBlock::Reasoning { summary: text, .. }
+                    if !text.trim().is_empty() =>
+                {
+                    self.transcript.push(EntryKind::Thinking(text.clone()));
+                }
                 ContentBlock::ToolUse { id, name, input } => {
                     if name == "TodoWrite" {
                         self.todos = parse_todos(input);
@@ -226,6 +232,7 @@ impl AppState {
         self.streamed_chars = 0;
         let withdrawn = std::mem::take(&mut self.withdrawn);
         self.usage.add(&outcome.usage);
+        self.cost_usd = outcome.cost.total_cost_usd;
         self.mode = outcome.permission_mode;
         self.plan_file = outcome.plan_file.clone();
         // A partial answer that was interrupted stays visible.

@@ -121,6 +121,7 @@ impl AutoClassifier {
             },
             max_tokens: self.config.max_tokens,
             temperature: None,
+            reasoning: Default::default(),
         };
         // A child token stops the HTTP request (and its retries) when the
         // timeout fires, without cancelling the turn.
