@@ -655,7 +655,10 @@ pub fn stopped_result(
         session_id: session_id.to_string(),
         num_turns: 0,
         duration_ms: 0,
+        duration_api_ms: 0,
         usage: Default::default(),
+        total_cost_usd: 0.0,
+        model_usage: Default::default(),
         permission_mode,
         plan_file: None,
     }
