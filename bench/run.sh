@@ -183,7 +183,8 @@ fi
 
 CRITERION_SECTION="Not run this time (pass \`--with-criterion\`). Run them with
 \`cargo bench -p catui-core --bench shell_analysis\` (read-only analysis of a ~200-character
-command line) and \`cargo bench -p catui-tui --bench render\` (one frame of a 5,000-line transcript)."
+command line) and \`cargo bench -p catui-tui --bench render\` (frames over a 100,000-row transcript: the live area while
+streaming, after a resize, and the Ctrl+O transcript view scrolling; bar < 2 ms warm)."
 if [ "$WITH_CRITERION" = 1 ]; then
     echo "== criterion benches" >&2
     crit() {
@@ -195,7 +196,7 @@ if [ "$WITH_CRITERION" = 1 ]; then
     cargo bench -p catui-core --bench shell_analysis
 $(crit catui-core shell_analysis)
 
-    cargo bench -p catui-tui --bench render
+    cargo bench -p catui-tui --bench render   # 100,000-row transcript; bar < 2 ms warm
 $(crit catui-tui render)"
 fi
 

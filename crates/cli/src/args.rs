@@ -1,4 +1,4 @@
-//! The command line (SPEC §2).
+//! The command line.
 
 use std::path::PathBuf;
 

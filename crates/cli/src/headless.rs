@@ -1,8 +1,9 @@
 //! Headless mode (`-p`): text, json and stream-json output, and with
 //! `--input-format stream-json` a long-lived session driven by JSON lines
-//! on stdin (SPEC §2.1). Stdout carries only the selected output; anything
+//! on stdin. Stdout carries only the selected output; anything
 //! else goes to stderr.
 
+use catui_core::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,10 +39,7 @@ pub struct Pending {
 
 impl Pending {
     fn lock(&self) -> std::sync::MutexGuard<'_, Waiters> {
-        match self.waiting.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.waiting)
     }
 
     /// Registers a waiter under a fresh id `<prefix>-<n>`. The receiver
@@ -306,7 +304,7 @@ fn render_event(
                 );
                 None
             }
-            EngineEvent::Notification { key, text } if key == "plan-verification" => {
+            EngineEvent::Advice { text, .. } => {
                 eprintln!("{text}");
                 None
             }
@@ -331,6 +329,7 @@ fn verbose_line(verbose: bool, event: &EngineEvent) {
         } => eprintln!("  ✗ {}", first_line(display)),
         EngineEvent::PermissionMode { mode, .. } => eprintln!("[mode: {mode}]"),
         EngineEvent::Notification { text, .. } => eprintln!("[{text}]"),
+        EngineEvent::TeammateMessage { from, text } => eprintln!("[{from}: {text}]"),
         EngineEvent::Delta {
             event:
                 ModelEvent::Retrying {
@@ -378,8 +377,14 @@ fn stream_json_event(session_id: &str, event: EngineEvent) -> Option<OutputEvent
         EngineEvent::Attachment(attachment) => {
             OutputEvent::System(SystemEvent::Attachment { attachment })
         }
-        EngineEvent::Notification { key, text } => {
+        EngineEvent::Notification { key, text } | EngineEvent::Advice { key, text } => {
             OutputEvent::System(SystemEvent::Notification { key, text })
+        }
+        EngineEvent::TeammateMessage { from, text } => {
+            OutputEvent::System(SystemEvent::Notification {
+                key: "teammate-message".into(),
+                text: format!("{from}: {text}"),
+            })
         }
         EngineEvent::Teammate { agent_id, message } => {
             OutputEvent::System(SystemEvent::TeammateMessage {
@@ -542,7 +547,7 @@ fn handle_control(
         ControlRequest::SetPermissionMode { mode } => match mode.parse::<PermissionMode>() {
             Ok(mode) => match control.set_permission_mode(mode) {
                 Ok(()) => ok(),
-                Err(e) => error(e),
+                Err(e) => error(e.to_string()),
             },
             Err(e) => error(e.to_string()),
         },

@@ -210,11 +210,24 @@ pub async fn run_tui(args: &Args, session: Session) -> u8 {
         eprintln!("catui: internal error: the session was not built for the terminal UI");
         return 1;
     };
+    tui_front_end(engine, events, &info, approvals, team, args.prompt.clone()).await
+}
+
+/// The terminal UI over a built session (`catui` and the interactive
+/// demo); `first_prompt` is sent as the first input.
+pub async fn tui_front_end(
+    engine: Engine,
+    events: UnboundedReceiver<EngineEvent>,
+    info: &SessionInfo,
+    approvals: catui_tui::ApprovalReceiver,
+    team: Option<Arc<TeamManager>>,
+    first_prompt: Option<String>,
+) -> u8 {
     let opts = catui_tui::TuiOptions {
         model: info.model.clone(),
         cwd: info.cwd.clone(),
         session_id: info.session_id.clone(),
-        first_prompt: args.prompt.clone(),
+        first_prompt,
         auto_mode_enabled: info.auto_mode_enabled,
     };
     // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is

@@ -1,5 +1,5 @@
 //! Resume, continue and fork through the real binary, with the plan always
-//! recovered (SPEC §10, G§7.7–G§7.8).
+//! recovered.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

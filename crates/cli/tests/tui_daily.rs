@@ -3,7 +3,8 @@
 //! is shown red with its exit code, Ctrl+O expands folded output, input
 //! typed during a turn is queued and sent in order after it, Esc before
 //! any reply puts the prompt back, the transcript stays in the terminal's
-//! scrollback after exit (with how to resume), and the palette scrolls.
+//! scrollback after exit (with how to resume), the palette scrolls, and
+//! resizing the window leaves one live area, not copies of it.
 //!
 //! Every wait polls the screen with a generous timeout; nothing sleeps for
 //! a fixed time beyond a poll. The tests skip, with a notice, only when
@@ -259,5 +260,54 @@ fn the_palette_scrolls_to_every_command() {
     let sheet = s.tmux.wait_text("Ctrl+J");
     assert!(sheet.contains("Ctrl+O"), "{sheet}");
     s.tmux.keys(&["Escape"]);
+    quit_and_check_terminal(&s);
+}
+
+/// Rows that are a rule across the pane (the input box has two).
+fn rules(screen: &str) -> usize {
+    screen
+        .lines()
+        .filter(|l| l.len() > 3 && l.chars().all(|c| c == '─'))
+        .count()
+}
+
+#[test]
+fn resizing_the_window_leaves_one_live_area() {
+    if !tmux_or_skip("resize") {
+        return;
+    }
+    let s = setup(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::text("First answer."))
+                .turn(Turn::text("Second answer."))
+        },
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("first question");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("First answer.");
+    s.tmux.wait_text("Type a message");
+    // Narrower re-wraps the full-width rules on screen; wider and shorter
+    // move them again.
+    for (w, h) in [(60, 40), (110, 30), (45, 20), (110, 40)] {
+        let (w, h) = (w.to_string(), h.to_string());
+        let out = s
+            .tmux
+            .run(&["resize-window", "-t", "e2e", "-x", &w, "-y", &h]);
+        assert!(out.status.success(), "resize-window {w}x{h}");
+        let screen = s
+            .tmux
+            .wait_screen(&format!("one live area at {w}x{h}"), |sc| {
+                sc.matches("Type a message").count() == 1 && rules(sc) == 2
+            });
+        assert!(screen.contains("First answer."), "{screen}");
+    }
+    // It still works, at the new size.
+    s.tmux.type_text("second question");
+    s.tmux.keys(&["Enter"]);
+    let all = s.tmux.wait_history("Second answer.");
+    assert_eq!(all.matches("> second question").count(), 1, "{all}");
     quit_and_check_terminal(&s);
 }

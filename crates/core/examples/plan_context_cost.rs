@@ -1,4 +1,4 @@
-//! Plan-mode context cost (SPEC §12): the reminder text that plan-mode
+//! Plan-mode context cost: the reminder text that plan-mode
 //! attachments inject over N human turns with the real cadence (a full
 //! reminder, then short ones every few turns, a full one again later)
 //! against a full reminder on every turn. Uses the same decision and

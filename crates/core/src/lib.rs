@@ -13,6 +13,7 @@
 //! - [`settings`] — layered `settings.json`.
 //! - [`prompt`] — the system prompt and memory files.
 //! - [`safe_fs`] — reading files of unknown type and size without hanging.
+//! - [`sync`] — the one lock helper (a poisoned lock yields its value).
 //! - [`builder`] — assembling a session from a configuration and a front
 //!   end: the one way every front end and test starts one.
 
@@ -26,5 +27,6 @@ pub mod prompt;
 pub mod safe_fs;
 pub mod session;
 pub mod settings;
+pub mod sync;
 pub mod teams;
 pub mod tools;

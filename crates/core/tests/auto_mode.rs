@@ -636,7 +636,8 @@ async fn the_mode_control_refuses_auto_while_it_is_not_enabled() {
     let control = h.engine.control();
     let err = control
         .set_permission_mode(PermissionMode::Auto)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("auto mode is not enabled"), "{err}");
     assert!(err.contains("\"autoMode\": {\"enabled\": true}"), "{err}");
     assert_eq!(control.permission_mode(), PermissionMode::Default);

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Core's top-level modules, lowest first.
 const LAYERS: &[&str] = &[
+    "sync",
     "config_dir",
     "safe_fs",
     "permissions",

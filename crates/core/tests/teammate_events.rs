@@ -121,6 +121,16 @@ fn from_amy(e: &EngineEvent, role: Role) -> bool {
     matches!(e, EngineEvent::Teammate { agent_id, message } if agent_id == "amy@core" && message.role == role)
 }
 
+/// The teammates' messages to the lead, as `name@team: text`.
+fn teammate_messages(seen: &[EngineEvent]) -> Vec<String> {
+    seen.iter()
+        .filter_map(|e| match e {
+            EngineEvent::TeammateMessage { from, text } => Some(format!("{from}: {text}")),
+            _ => None,
+        })
+        .collect()
+}
+
 fn notices<'a>(seen: &'a [EngineEvent], key: &str) -> Vec<&'a str> {
     seen.iter()
         .filter_map(|e| match e {
@@ -289,8 +299,8 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
     // 4. Her message to the lead: shown to the user and queued for the
     //    lead model.
     next_event(&mut events, &mut seen, "the gate report notice", |e| {
-        matches!(e, EngineEvent::Notification { key, text }
-            if key == "teammate-message" && text == "amy@core: gate passed")
+        matches!(e, EngineEvent::TeammateMessage { from, text }
+            if from == "amy@core" && text == "gate passed")
     })
     .await;
     let queued = tokio::time::timeout(Duration::from_secs(30), lead_rx.recv())
@@ -321,7 +331,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         &mut seen,
         "the bye notice and amy's last answer",
         |seen| {
-            notices(seen, "teammate-message").contains(&"amy@core: bye")
+            teammate_messages(seen).iter().any(|m| m == "amy@core: bye")
                 && seen.iter().any(|e| {
                     matches!(e, EngineEvent::Teammate { message, .. } if message.text() == "Bye.")
                 })
@@ -335,7 +345,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         seen.push(e);
     }
     assert_eq!(
-        notices(&seen, "teammate-message"),
+        teammate_messages(&seen),
         ["amy@core: gate passed", "amy@core: bye"]
     );
     assert!(

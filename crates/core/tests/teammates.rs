@@ -1,6 +1,6 @@
-//! Teammates against the testkit mock over real HTTP (G§19.4 teammate
-//! items, G§10.7, G§15): a plan-required teammate cannot exit without a
-//! plan, submits its plan to the lead's mailbox and waits in plan mode, is
+//! Teammates against the testkit mock over real HTTP: a plan-required
+//! teammate cannot exit without a plan, submits its plan to the lead's
+//! mailbox and waits in plan mode, is
 //! rejected with feedback, revises, is approved, leaves plan mode and edits
 //! a file; stopping the team leaves the mailboxes on disk.
 
@@ -141,7 +141,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
     let target = root.join("feature.txt");
 
     let script = Script::new()
-        // No plan yet: the G§10.7 error.
+        // No plan yet: the teammate is told to write one.
         .turn(Turn::tool_use("t1", "ExitPlanMode", json!({})))
         .turn(Turn::tool_use(
             "t2",
@@ -217,7 +217,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
     wait_for("the last turn", || server.requests().len() >= 9).await;
     let requests = server.requests();
 
-    // 1. The first ExitPlanMode without a plan file fails with G§10.7's text.
+    // 1. The first ExitPlanMode without a plan file fails and says to write a plan.
     let r = requests[1].tool_results();
     let first = r.iter().find(|t| t.tool_use_id == "t1").unwrap();
     assert!(first.is_error);
@@ -229,7 +229,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
         first.content
     );
 
-    // 2. With a plan: the G§10.10 waiting text, with the request id.
+    // 2. With a plan: the text that says to wait for the lead, with the request id.
     let r = requests[3].tool_results();
     let submitted = r.iter().find(|t| t.tool_use_id == "t3").unwrap();
     assert!(!submitted.is_error, "{}", submitted.content);
@@ -347,7 +347,7 @@ impl Approver for AllowAll {
     }
 }
 
-/// G§15.2: a teammate that is in plan mode without `planModeRequired`
+/// A teammate that is in plan mode without `planModeRequired`
 /// leaves it on its own: no request to the lead, no prompt.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_voluntary_plan_mode_teammate_exits_without_asking() {

@@ -1,5 +1,5 @@
 //! Attachments: context the engine injects before a model request as
-//! `<system-reminder>` user content (seed guide G§11). Each injected
+//! `<system-reminder>` user content. Each injected
 //! attachment is also emitted on the event stream and stored in the
 //! transcript.
 

@@ -1,4 +1,4 @@
-//! Permission modes (seed guide G§5.1) and their wire names.
+//! Permission modes and their wire names.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,4 +1,4 @@
-//! The headless stream-json protocol (SPEC §2.1): one JSON object per line
+//! The headless stream-json protocol: one JSON object per line
 //! on stdout, and with `--input-format stream-json` on stdin. Field names
 //! follow the Claude Code SDK conventions so existing clients work.
 

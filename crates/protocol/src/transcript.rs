@@ -75,7 +75,7 @@ pub enum EntryBody {
     },
     /// A notice from catui itself (errors, local command output, ...).
     System { subtype: String, text: String },
-    /// The content of a file at a point in time (plan snapshots, G§7.9).
+    /// The content of a file at a point in time (plan snapshots).
     FileSnapshot {
         key: String,
         path: String,

@@ -168,7 +168,8 @@ impl World {
     }
 
     /// Runs `command` with bash, unconfined, in the project with HOME set,
-    /// under a 10-second limit. The exit status does not matter.
+    /// under a 10-second limit, with `GIT_OPTIONAL_LOCKS=0`. The exit status
+    /// does not matter.
     pub fn run(&self, command: &str) -> io::Result<()> {
         Command::new("timeout")
             .arg("10")
@@ -179,6 +180,9 @@ impl World {
             .env("HOME", &self.home)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            // As catui runs read-only commands: `git status` then does not
+            // refresh the index behind the user's back.
+            .env("GIT_OPTIONAL_LOCKS", "0")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

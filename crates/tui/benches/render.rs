@@ -2,10 +2,12 @@
 //! case is the steady state while streaming: the runtime has printed the
 //! final entries into the scrollback and redraws the live area (the whole
 //! screen is drawn here, history tail included). The cold case includes
-//! wrapping the visible part again after a resize.
+//! wrapping the visible part again after a resize. The transcript view
+//! (Ctrl+O) lays out the whole transcript unfolded: its first frame is
+//! cold, later frames (scrolling) are warm.
 
 use catui_protocol::{ContentBlock, PermissionMode};
-use catui_tui::{AppState, SessionInfo, render};
+use catui_tui::{AppState, Pager, SessionInfo, render};
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -21,9 +23,9 @@ fn transcript_state() -> AppState {
         },
         PermissionMode::Default,
     );
-    // 10,000 rounds of ~10 rows each: a question, a Markdown answer with
+    // 11,200 rounds of ~9 rows each: a question, a Markdown answer with
     // a code block, and a tool call with a folded result.
-    for i in 0..10_000 {
+    for i in 0..11_200 {
         s.submit_text(format!("Question {i}: what does module {i} do?"));
         s.apply(result_event());
         s.apply(catui_core::engine::EngineEvent::Assistant {
@@ -99,6 +101,16 @@ fn bench_render(c: &mut Criterion) {
             // A new width invalidates every row cache.
             width = if width == 100 { 101 } else { 100 };
             terminal.backend_mut().resize(width, 40);
+            let _ = terminal.draw(|f| render(f, &state));
+        })
+    });
+    terminal.backend_mut().resize(120, 40);
+    state.pager = Some(Pager { scroll: 0 });
+    let mut scroll = 0usize;
+    c.bench_function("transcript_view_100k_rows_scrolling", |b| {
+        b.iter(|| {
+            scroll = (scroll + 20) % 90_000;
+            state.pager = Some(Pager { scroll });
             let _ = terminal.draw(|f| render(f, &state));
         })
     });

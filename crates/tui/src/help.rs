@@ -43,18 +43,27 @@ pub const PAGER_KEYS: &[(&str, &str)] = &[
 
 /// The sheet as plain text.
 pub fn sheet() -> String {
-    let mut out = String::from("Keys\n");
+    let lines: Vec<String> = sheet_lines().into_iter().map(|(line, _)| line).collect();
+    lines.join("\n").trim_end().to_string()
+}
+
+/// The sheet's lines, each with the column its description starts at (a
+/// narrow screen wraps a long description under itself, not under the key).
+pub fn sheet_lines() -> Vec<(String, usize)> {
+    let mut out = vec![("Keys".to_string(), 0)];
     let key_w = KEYS.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (key, what) in KEYS {
-        out.push_str(&format!("  {key:<key_w$}  {what}\n"));
+        out.push((format!("  {key:<key_w$}  {what}"), key_w + 4));
     }
-    out.push_str("\nCommands\n");
+    out.push((String::new(), 0));
+    out.push(("Commands".to_string(), 0));
     let commands = palette::commands();
     let name_w = commands.iter().map(|(n, _)| n.len() + 1).max().unwrap_or(0);
     for (name, what) in commands {
-        out.push_str(&format!("  {:<name_w$}  {what}\n", format!("/{name}")));
+        let name = format!("/{name}");
+        out.push((format!("  {name:<name_w$}  {what}"), name_w + 4));
     }
-    out.trim_end().to_string()
+    out
 }
 
 #[cfg(test)]
@@ -71,5 +80,15 @@ mod tests {
             assert!(sheet.contains(&format!("/{name} ")), "/{name} missing");
         }
         assert!(sheet.contains("Ctrl+J"));
+    }
+
+    #[test]
+    fn descriptions_start_at_their_recorded_column() {
+        for (line, column) in sheet_lines() {
+            if column > 0 {
+                assert_eq!(&line[column - 2..column], "  ", "{line:?}");
+                assert_ne!(&line[column..column + 1], " ", "{line:?}");
+            }
+        }
     }
 }

@@ -11,6 +11,12 @@
 //! Frames are diffed cell by cell against the last one. The full
 //! transcript view (Ctrl+O) is the one thing drawn on the alternate
 //! screen, with the mouse wheel captured while it is open.
+//!
+//! When the window is resized, most terminals re-wrap what is on screen,
+//! which moves the live area. The cursor moves with the text it is on, so
+//! the runtime asks the terminal where the cursor now is and works back to
+//! the live area's new first row from the widths of the rows between them;
+//! everything from there down is cleared and drawn again.
 
 use std::io::{self, Stdout, Write};
 
@@ -41,6 +47,42 @@ pub struct Inline {
     prev: Option<Buffer>,
     /// Whether the transcript view is showing (alternate screen).
     pager: bool,
+    /// Where the cursor was left, relative to the live area.
+    anchor: Anchor,
+    /// A resize happened while the transcript view was showing: find the
+    /// live area again when coming back.
+    resized_in_pager: bool,
+}
+
+/// Where the cursor was left on the normal screen: its column and the
+/// widths of the live area's rows above it (they are re-wrapped with it).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Anchor {
+    column: u16,
+    rows_above: Vec<u16>,
+}
+
+impl Anchor {
+    /// How many rows above the cursor's row the live area starts once the
+    /// terminal has re-wrapped its content to `width` columns.
+    fn rows_to_top(&self, width: u16) -> u16 {
+        let width = width.max(1);
+        let rows = |w: u16| w.div_ceil(width).max(1);
+        let own = self.column / width;
+        self.rows_above.iter().map(|w| rows(*w)).sum::<u16>() + own
+    }
+}
+
+/// The written width of row `y` of `buf` (up to its last non-blank cell).
+fn row_width(buf: &Buffer, y: u16) -> u16 {
+    let area = buf.area;
+    (area.x..area.x + area.width)
+        .rev()
+        .find(|x| {
+            let cell = &buf[(*x, y)];
+            cell.symbol() != " " || cell.bg != Color::Reset
+        })
+        .map_or(0, |x| x - area.x + 1)
 }
 
 fn strip_colours(buf: &mut Buffer) {
@@ -76,14 +118,37 @@ impl Inline {
             top: top.min(size.1.saturating_sub(1)),
             prev: None,
             pager: false,
+            anchor: Anchor::default(),
+            resized_in_pager: false,
         })
     }
 
-    /// The terminal changed size: repaint from the live area down.
+    /// The terminal changed size: find the live area again (the terminal
+    /// may have re-wrapped it) and repaint from there down.
     pub fn resize(&mut self, width: u16, height: u16) {
         self.size = (width, height);
+        if self.pager {
+            self.resized_in_pager = true;
+        } else {
+            self.find_live_area();
+        }
         self.top = self.top.min(height.saturating_sub(1));
         self.prev = None;
+    }
+
+    /// Asks the terminal where the cursor is and moves `top` to match.
+    /// A terminal that does not answer keeps the old row.
+    fn find_live_area(&mut self) {
+        if let Ok((_, row)) = crossterm::cursor::position() {
+            self.top = row.saturating_sub(self.anchor.rows_to_top(self.size.0));
+        }
+    }
+
+    /// Leaves the cursor at the live area's first column and row.
+    fn park_cursor(&mut self) -> io::Result<()> {
+        queue!(self.backend, MoveTo(0, self.top))?;
+        self.anchor = Anchor::default();
+        Ok(())
     }
 
     /// Scrolls the whole screen up by `rows` (their top rows go into the
@@ -137,6 +202,9 @@ impl Inline {
             i += chunk;
         }
         self.prev = None;
+        if self.top < height {
+            self.park_cursor()?;
+        }
         Ok(())
     }
 
@@ -150,6 +218,11 @@ impl Inline {
             terminal::set_alternate(false);
             self.pager = false;
             self.prev = None;
+            if std::mem::take(&mut self.resized_in_pager) {
+                Backend::flush(&mut self.backend)?;
+                self.find_live_area();
+                self.top = self.top.min(self.size.1.saturating_sub(1));
+            }
         }
         let (width, height) = self.size;
         let live_h = live_height(state, width, height).max(1);
@@ -178,8 +251,17 @@ impl Inline {
             Some((x, y)) => {
                 self.backend.set_cursor_position((x, y))?;
                 self.backend.show_cursor()?;
+                self.anchor = Anchor {
+                    column: x,
+                    rows_above: (area.y..y.max(area.y))
+                        .map(|r| row_width(&buf, r))
+                        .collect(),
+                };
             }
-            None => self.backend.hide_cursor()?,
+            None => {
+                self.backend.hide_cursor()?;
+                self.park_cursor()?;
+            }
         }
         self.prev = Some(buf);
         Backend::flush(&mut self.backend)
@@ -251,5 +333,43 @@ impl Inline {
 impl Drop for Inline {
     fn drop(&mut self) {
         terminal::restore_terminal();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::style::Style;
+
+    #[test]
+    fn the_live_area_is_found_above_a_rewrapped_cursor() {
+        let parked = Anchor::default();
+        assert_eq!(parked.rows_to_top(50), 0);
+        // A full-width rule, a short line, then the cursor at column 10 of
+        // the input row: at 50 columns the 80-column rule takes two rows.
+        let anchor = Anchor {
+            column: 10,
+            rows_above: vec![80, 12],
+        };
+        assert_eq!(anchor.rows_to_top(80), 2);
+        assert_eq!(anchor.rows_to_top(120), 2);
+        assert_eq!(anchor.rows_to_top(50), 3);
+        // The cursor's own row wraps too when it is past the new width.
+        let far = Anchor {
+            column: 70,
+            rows_above: vec![0],
+        };
+        assert_eq!(far.rows_to_top(50), 2);
+        assert_eq!(far.rows_to_top(0), 71);
+    }
+
+    #[test]
+    fn row_width_counts_up_to_the_last_written_cell() {
+        let mut buf = Buffer::empty(Rect::new(0, 5, 20, 2));
+        buf.set_string(0, 5, "hello", Style::default());
+        assert_eq!(row_width(&buf, 5), 5);
+        assert_eq!(row_width(&buf, 6), 0);
+        buf.set_string(19, 6, "x", Style::default());
+        assert_eq!(row_width(&buf, 6), 20);
     }
 }

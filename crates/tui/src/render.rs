@@ -23,7 +23,7 @@ use crate::palette;
 use crate::state::AppState;
 use crate::theme;
 use crate::transcript::{EntryKind, tail_of, window_of, with_gutter};
-use crate::wrap::{str_width, truncate};
+use crate::wrap::{str_width, truncate, wrap_line};
 
 const MAX_INPUT_ROWS: usize = 8;
 /// Teammates listed in the panel before "and N more".
@@ -317,18 +317,18 @@ fn palette_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
-/// The `?` sheet: keys, then commands.
+/// The `?` sheet: keys, then commands; a long description wraps under
+/// itself.
 fn help_rows(width: usize) -> Vec<Line<'static>> {
     let t = theme::current();
+    let heading = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
     let mut rows = Vec::new();
-    for (i, line) in help::sheet().lines().enumerate() {
-        let style = if !line.starts_with(' ') && !line.is_empty() {
-            Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
+    for (line, column) in help::sheet_lines() {
+        if column == 0 {
+            rows.push(Line::styled(line, heading));
         } else {
-            Style::default()
-        };
-        let _ = i;
-        rows.push(Line::styled(truncate(line, width), style));
+            rows.extend(wrap_line(&Line::raw(line), width, column));
+        }
     }
     rows.push(Line::styled("  any key closes this sheet", dim()));
     rows

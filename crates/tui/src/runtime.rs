@@ -183,7 +183,7 @@ impl Runtime {
                 Action::Interrupt => self.control.interrupt(),
                 Action::SetMode(mode) => {
                     if let Err(e) = self.control.set_permission_mode(mode) {
-                        self.state.system(e, true);
+                        self.state.system(e.to_string(), true);
                     }
                     self.state.mode = self.control.permission_mode();
                 }

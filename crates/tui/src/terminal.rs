@@ -145,7 +145,7 @@ struct ReaderFlags {
 type Shared = Arc<(Mutex<ReaderFlags>, Condvar)>;
 
 fn lock(shared: &Shared) -> MutexGuard<'_, ReaderFlags> {
-    shared.0.lock().unwrap_or_else(|p| p.into_inner())
+    catui_core::sync::lock(&shared.0)
 }
 
 /// Reads terminal events on a thread and forwards them to the UI loop.
@@ -171,13 +171,10 @@ impl InputReader {
         let mut flags = lock(&self.shared);
         flags.paused = true;
         while !flags.parked && !flags.stop {
-            let (g, timeout) = self
-                .shared
-                .1
-                .wait_timeout(flags, Duration::from_millis(500))
-                .unwrap_or_else(|p| p.into_inner());
+            let (g, timed_out) =
+                catui_core::sync::wait_timeout(&self.shared.1, flags, Duration::from_millis(500));
             flags = g;
-            if timeout.timed_out() {
+            if timed_out {
                 break;
             }
         }
@@ -206,7 +203,7 @@ fn read_loop(shared: &Shared, tx: &UnboundedSender<Event>) {
             while flags.paused && !flags.stop {
                 flags.parked = true;
                 shared.1.notify_all();
-                flags = shared.1.wait(flags).unwrap_or_else(|p| p.into_inner());
+                flags = catui_core::sync::wait(&shared.1, flags);
             }
             flags.parked = false;
             if flags.stop {

@@ -10,20 +10,9 @@ use std::time::Duration;
 
 use catui_core::engine::EngineEvent;
 use catui_protocol::{ContentBlock, ModelEvent, PermissionMode};
-use catui_tui::AppState;
 use common::*;
 use crossterm::event::KeyCode;
 use serde_json::json;
-
-/// Both widths of one screen, in one snapshot.
-fn both(state: &AppState, height: u16) -> String {
-    let mut out = String::new();
-    for width in [80, 120] {
-        out.push_str(&format!("--- {width} columns\n"));
-        out.push_str(&format!("{}\n", screen(state, width, height).backend()));
-    }
-    out
-}
 
 #[test]
 fn failed_command_shows_its_end_in_red() {

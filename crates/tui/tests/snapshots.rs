@@ -1,6 +1,7 @@
 //! Screen snapshots (ratatui TestBackend + insta) of the states that matter:
 //! idle, streaming, diffs, each dialog, sub-agents, `/plan`, the status line
-//! in every mode, and a narrow terminal.
+//! in every mode, and a narrow terminal. Screens are taken at 80 and 120
+//! columns.
 
 mod common;
 
@@ -15,7 +16,7 @@ use serde_json::json;
 #[test]
 fn idle_screen() {
     let s = state();
-    insta::assert_snapshot!(screen(&s, 80, 16).backend());
+    insta::assert_snapshot!(both(&s, 16));
 }
 
 #[test]
@@ -31,7 +32,7 @@ fn streaming_answer_with_code_block() {
     ] {
         s.apply(text_delta(chunk));
     }
-    insta::assert_snapshot!(screen(&s, 80, 24).backend());
+    insta::assert_snapshot!(both(&s, 24));
 }
 
 #[test]
@@ -61,7 +62,7 @@ fn edit_diff_and_bash_result() {
         "running 12 tests\n............\ntest result: ok. 12 passed\n\nexit code 0\nextra line",
         false,
     ));
-    insta::assert_snapshot!(screen(&s, 80, 22).backend());
+    insta::assert_snapshot!(both(&s, 22));
 }
 
 #[test]
@@ -77,7 +78,7 @@ fn permission_dialog_for_bash() {
         "Bash",
         json!({"command": "rm -rf target/debug", "description": "Remove debug build output"}),
     ));
-    insta::assert_snapshot!(screen(&s, 80, 20).backend());
+    insta::assert_snapshot!(both(&s, 20));
 }
 
 #[test]
@@ -89,7 +90,7 @@ fn permission_dialog_for_edit_with_feedback_field() {
     ));
     press(&mut s, key(KeyCode::Char('3')));
     type_text(&mut s, "keep it unit");
-    insta::assert_snapshot!(screen(&s, 80, 18).backend());
+    insta::assert_snapshot!(both(&s, 18));
 }
 
 fn plan_request() -> catui_core::engine::PermissionRequest {
@@ -107,7 +108,7 @@ fn plan_request() -> catui_core::engine::PermissionRequest {
 fn plan_approval_dialog() {
     let mut s = state_in(PermissionMode::Plan);
     s.push_request(plan_request());
-    insta::assert_snapshot!(screen(&s, 80, 24).backend());
+    insta::assert_snapshot!(both(&s, 24));
 }
 
 #[test]
@@ -115,7 +116,7 @@ fn plan_approval_dialog_showing_the_diff() {
     let mut s = state_in(PermissionMode::Plan);
     s.push_request(plan_request());
     press(&mut s, key(KeyCode::Char('d')));
-    insta::assert_snapshot!(screen(&s, 80, 24).backend());
+    insta::assert_snapshot!(both(&s, 24));
 }
 
 #[test]
@@ -132,7 +133,7 @@ fn ask_user_question_dialog() {
         ]}),
     ));
     press(&mut s, key(KeyCode::Down));
-    insta::assert_snapshot!(screen(&s, 80, 18).backend());
+    insta::assert_snapshot!(both(&s, 18));
 }
 
 #[test]
@@ -164,7 +165,7 @@ fn parallel_agents_progress() {
     s.apply(tool_start("x3", "Read", "Read(src/cache.rs)", Some("a2")));
     s.apply(sub_assistant("a3", vec![ContentBlock::text("done")]));
     s.apply(tool_end("a3", "Agent", "Tests live in tests/", false));
-    insta::assert_snapshot!(screen(&s, 80, 20).backend());
+    insta::assert_snapshot!(both(&s, 20));
 }
 
 #[test]
@@ -177,7 +178,7 @@ fn plan_command_display() {
         false,
         PermissionMode::Plan,
     ));
-    insta::assert_snapshot!(screen(&s, 80, 20).backend());
+    insta::assert_snapshot!(both(&s, 20));
 }
 
 #[test]

@@ -115,9 +115,9 @@ fn a_review_whose_teammate_stopped_closes() {
 #[test]
 fn teammate_messages_are_shown_and_their_turns_are_queued() {
     let mut s = state();
-    s.apply(EngineEvent::Notification {
-        key: "teammate-message".into(),
-        text: "amy@core: done: `--json` added, tests pass".into(),
+    s.apply(EngineEvent::TeammateMessage {
+        from: "amy@core".into(),
+        text: "done: `--json` added, tests pass".into(),
     });
     let screen_text = format!("{:?}", screen(&s, 80, 16).backend());
     assert!(screen_text.contains("✉ amy@core"), "{screen_text}");
@@ -159,9 +159,9 @@ fn the_team_panel_follows_the_members() {
 fn team_panel_snapshot() {
     let mut s = state();
     s.set_teammates(rows());
-    s.apply(EngineEvent::Notification {
-        key: "teammate-message".into(),
-        text: "bob@core: The report command now streams rows; 12 tests pass.".into(),
+    s.apply(EngineEvent::TeammateMessage {
+        from: "bob@core".into(),
+        text: "The report command now streams rows; 12 tests pass.".into(),
     });
     insta::assert_snapshot!(screen(&s, 80, 16).backend());
 }

@@ -1,5 +1,5 @@
 //! The subcommands that do not start a conversation: `catui sessions`
-//! and `catui plans` (SPEC §2). Each reads the project's files and prints
+//! and `catui plans`. Each reads the project's files and prints
 //! to stdout; errors go to stderr with an exit code (2 for usage errors).
 
 mod format;

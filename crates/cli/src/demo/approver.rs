@@ -1,6 +1,7 @@
-//! Who answers the demo's permission prompts: the script (`--print`: keep
-//! planning with feedback at the first plan, then approve with auto-accept
-//! edits) or the person at the keyboard (the interactive demo).
+//! The demo script's answers to permission prompts when the demo is
+//! narrated (`--print`, or no terminal): keep planning with feedback at the
+//! first plan, then approve with auto-accept edits. At a terminal the user
+//! answers in the real interface instead.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -11,23 +12,23 @@ use serde_json::{Value, json};
 use super::narrate::Notes;
 use super::script::FEEDBACK;
 
-/// How the demo's prompts are answered.
+/// Who answers the demo's prompts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answers {
+    /// The demo script, narrated.
     Scripted,
-    Keyboard,
+    /// The user, in the full-screen interface.
+    InTheInterface,
 }
 
 pub struct DemoApprover {
-    answers: Answers,
     notes: Notes,
     presentations: AtomicU32,
 }
 
 impl DemoApprover {
-    pub fn new(answers: Answers, notes: Notes) -> DemoApprover {
+    pub fn new(notes: Notes) -> DemoApprover {
         DemoApprover {
-            answers,
             notes,
             presentations: AtomicU32::new(0),
         }
@@ -57,37 +58,18 @@ impl DemoApprover {
             "Would you like to proceed?\n  1. Yes, and auto-accept edits\n  2. Yes, and manually approve edits\n  3. No, keep planning",
         );
         self.notes.say(text).await;
-        let choice = match self.answers {
-            Answers::Scripted => {
-                let (pick, feedback) = if n == 1 {
-                    ("3", FEEDBACK.to_string())
-                } else {
-                    ("1", String::new())
-                };
-                self.notes
-                    .say(format!("▸ demo script picks {pick}{}", quoted(&feedback)))
-                    .await;
-                (pick.to_string(), feedback)
-            }
-            Answers::Keyboard => {
-                let pick = ask_line("Your choice [1/2/3]: ").await;
-                let feedback = if pick.trim() == "3" {
-                    let f = ask_line(&format!("What should change? [{FEEDBACK}]: ")).await;
-                    if f.trim().is_empty() {
-                        FEEDBACK.to_string()
-                    } else {
-                        f.trim().to_string()
-                    }
-                } else {
-                    String::new()
-                };
-                (pick.trim().to_string(), feedback)
-            }
+        let (pick, feedback) = if n == 1 {
+            ("3", FEEDBACK.to_string())
+        } else {
+            ("1", String::new())
         };
+        self.notes
+            .say(format!("▸ demo script picks {pick}{}", quoted(&feedback)))
+            .await;
+        let choice = (pick.to_string(), feedback);
         match choice.0.as_str() {
             "3" => PermissionAnswer::Deny { message: choice.1 },
             "2" => approve(input, "default"),
-            // Enter alone (or anything else) takes the first, default option.
             _ => approve(input, "acceptEdits"),
         }
     }
@@ -112,20 +94,6 @@ fn approve(input: &Value, mode: &str) -> PermissionAnswer {
     }
 }
 
-/// Reads one line from the terminal without blocking the runtime.
-async fn ask_line(prompt: &str) -> String {
-    use std::io::Write;
-    print!("{prompt}");
-    let _ = std::io::stdout().flush();
-    tokio::task::spawn_blocking(|| {
-        let mut line = String::new();
-        let _ = std::io::stdin().read_line(&mut line);
-        line
-    })
-    .await
-    .unwrap_or_default()
-}
-
 #[async_trait]
 impl Approver for DemoApprover {
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
@@ -136,30 +104,12 @@ impl Approver for DemoApprover {
             "permission needed for {}: {}",
             request.tool_name, request.reason
         );
-        match self.answers {
-            Answers::Scripted => {
-                self.notes
-                    .say(format!("▸ {what} — allowed by the demo script"))
-                    .await;
-                PermissionAnswer::Allow {
-                    updated_input: None,
-                    updated_permissions: None,
-                }
-            }
-            Answers::Keyboard => {
-                self.notes.say(format!("▸ {what}")).await;
-                let answer = ask_line("Allow? [Y/n]: ").await;
-                if answer.trim().eq_ignore_ascii_case("n") {
-                    PermissionAnswer::Deny {
-                        message: String::new(),
-                    }
-                } else {
-                    PermissionAnswer::Allow {
-                        updated_input: None,
-                        updated_permissions: None,
-                    }
-                }
-            }
+        self.notes
+            .say(format!("▸ {what} — allowed by the demo script"))
+            .await;
+        PermissionAnswer::Allow {
+            updated_input: None,
+            updated_permissions: None,
         }
     }
 }

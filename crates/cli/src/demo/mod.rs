@@ -1,7 +1,11 @@
 //! `catui demo`: an offline walk-through of plan mode. It copies the bundled
 //! sample project to a fresh directory, starts the testkit mock model on
 //! loopback and runs a scripted session through the real provider client
-//! (HTTP + SSE), engine, tools and permission layer, narrating each step.
+//! (HTTP + SSE), engine, tools and permission layer. At a terminal the
+//! session runs in the real full-screen interface — the user answers the
+//! real approval dialogs, can press Shift+Tab and Ctrl+G, and the scripted
+//! model follows whichever choice they make; with `--print` (or without a
+//! terminal) the demo script answers and each step is narrated instead.
 //! Nothing reads the user's keys or writes to the user's catui home.
 
 mod approver;
@@ -54,12 +58,12 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
     let server = MockServer::start(Script::new())
         .await
         .map_err(|e| format!("could not start the mock model server on 127.0.0.1: {e}"))?;
-    let answers = if print || !std::io::stdin().is_terminal() {
+    let in_terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let answers = if print || !in_terminal {
         Answers::Scripted
     } else {
-        Answers::Keyboard
+        Answers::InTheInterface
     };
-    let (notes, notes_rx) = Notes::channel();
     // Only these variables: the user's keys and model settings stay out.
     let vars = HashMap::from([
         (
@@ -75,20 +79,39 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
         small_model: Some(script::SMALL_MODEL.into()),
         ..SessionConfig::new(project.clone(), config.clone())
     };
+    if answers == Answers::InTheInterface {
+        let (approver, approvals) = catui_tui::approver();
+        let session = SessionBuilder::new(session_config)
+            .front_end(
+                FrontEnd::interactive(Arc::new(approver))
+                    .with_warnings(crate::setup::stderr_warnings()),
+            )
+            .build()
+            .map_err(|e| e.to_string())?;
+        let plan_file = push_script(&server, &project, &session)?;
+        print_intro(&server, &project, &config, answers);
+        let code = crate::setup::tui_front_end(
+            session.engine,
+            session.events,
+            &session.info,
+            approvals,
+            session.team,
+            Some(script::REQUEST.to_string()),
+        )
+        .await;
+        print_outro(&project, &config, &plan_file);
+        return Ok(code);
+    }
+
+    let (notes, notes_rx) = Notes::channel();
     let session = SessionBuilder::new(session_config)
         .front_end(
-            FrontEnd::interactive(Arc::new(DemoApprover::new(answers, notes.clone())))
+            FrontEnd::interactive(Arc::new(DemoApprover::new(notes.clone())))
                 .with_warnings(crate::setup::stderr_warnings()),
         )
         .build()
         .map_err(|e| e.to_string())?;
-    let plan_file = session
-        .engine
-        .plan_file()
-        .ok_or("internal error: the demo session is not in plan mode")?;
-    for turn in script::build(&project, Path::new(&plan_file)) {
-        server.push(turn);
-    }
+    let plan_file = push_script(&server, &project, &session)?;
 
     print_intro(&server, &project, &config, answers);
     let catui_core::builder::Session {
@@ -105,6 +128,23 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
 
     print_outro(&project, &config, &plan_file);
     Ok(if outcome.is_error { 1 } else { 0 })
+}
+
+/// Gives the mock model the demo's script for this session's plan file;
+/// returns the plan file's path.
+fn push_script(
+    server: &MockServer,
+    project: &Path,
+    session: &catui_core::builder::Session,
+) -> Result<String, String> {
+    let plan_file = session
+        .engine
+        .plan_file()
+        .ok_or("internal error: the demo session is not in plan mode")?;
+    for turn in script::build(project, Path::new(&plan_file)) {
+        server.push(turn);
+    }
+    Ok(plan_file)
 }
 
 /// A new directory under the system temp dir, kept after the demo so the
@@ -158,8 +198,8 @@ fn print_intro(server: &MockServer, project: &Path, config: &Path, answers: Answ
     println!("Config:  {}", config.display());
     match answers {
         Answers::Scripted => println!("Approvals are answered by the demo script."),
-        Answers::Keyboard => println!(
-            "You answer the approval prompts (the model's side is scripted: any choice works)."
+        Answers::InTheInterface => println!(
+            "You answer the approval dialogs in the interface (the model's side is scripted: any choice works).\nCtrl+C twice leaves the interface."
         ),
     }
     println!(

@@ -1,5 +1,5 @@
 //! Choosing the model provider, model names and credentials from the
-//! command line, settings and environment (SPEC §2).
+//! command line, settings and environment.
 
 use std::time::Duration;
 

@@ -104,7 +104,7 @@ pub fn modes(resumed: &ResumedSession) -> Vec<PermissionMode> {
     out
 }
 
-/// Brings the plan back (G§7.7, or a copy for a fork, G§7.8) and returns the
+/// Brings the plan back (or a copy for a fork) and returns the
 /// session whose messages continue.
 pub fn restore_plan(
     resumed: ResumedSession,

@@ -1,4 +1,4 @@
-//! The attachment hook (SPEC §4): before each model request, providers of
+//! The attachment hook: before each model request, providers of
 //! context are asked what to inject; each attachment becomes
 //! `<system-reminder>` user content, is emitted as an event and stored in
 //! the transcript.

@@ -194,7 +194,7 @@ fn mode(engine: &mut Engine, args: &str) -> CommandOutput {
             is_error: false,
         },
         Err(e) => CommandOutput::Local {
-            text: e,
+            text: e.to_string(),
             is_error: true,
         },
     }

@@ -53,6 +53,13 @@ pub enum EngineEvent {
     Attachment(Attachment),
     /// Something to show the user outside the conversation.
     Notification { key: String, text: String },
+    /// Something the user must read even when output is quiet: a headless
+    /// run prints it to stderr without `--verbose` (the approved plan's
+    /// verification steps). Same wire form as a notification.
+    Advice { key: String, text: String },
+    /// A teammate's message to the lead, for the user to read; `from` is
+    /// `name@team`.
+    TeammateMessage { from: String, text: String },
     /// A complete message of a teammate's own conversation, relayed to the
     /// lead's front end: its assistant messages and the user messages that
     /// carry its tool results. `agent_id` is `name@team`.

@@ -77,6 +77,8 @@ pub struct RunEnd {
 pub struct Notice {
     pub key: String,
     pub text: String,
+    /// Shown even in quiet output ([`EngineEvent::Advice`](super::EngineEvent::Advice)).
+    pub essential: bool,
 }
 
 /// A plug-in to a conversation. Every method has a do-nothing default.
@@ -137,6 +139,17 @@ pub struct Compaction {
     pub kept: usize,
     /// Tokens spent on the summary request.
     pub usage: Usage,
+}
+
+/// Why the conversation could not be compacted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompactError {
+    /// This session was built without a compactor.
+    #[error("Compaction is not available in this session.")]
+    Unavailable,
+    /// The summary request failed; the conversation is unchanged.
+    #[error("Could not compact the conversation: {0}")]
+    Failed(String),
 }
 
 /// Summarises a conversation so it fits the context window again.

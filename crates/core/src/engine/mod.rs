@@ -1,4 +1,4 @@
-//! The conversation engine (SPEC §4): one loop per conversation that sends
+//! The conversation engine: one loop per conversation that sends
 //! the messages and tools to the model, streams the answer, runs the tool
 //! calls through the permission layer, appends the results and repeats until
 //! the model ends its turn or the turn limit is reached.
@@ -18,6 +18,7 @@ pub mod services;
 mod shared;
 mod tool_runner;
 
+use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -229,7 +230,12 @@ impl Engine {
             .map(|p| p.display().to_string())
     }
 
-    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+    /// Changes the permission mode through the one transition function;
+    /// refused (and nothing changes) when the mode's gate is closed.
+    pub fn set_permission_mode(
+        &self,
+        mode: PermissionMode,
+    ) -> Result<(), crate::permissions::ModeError> {
         set_mode(&self.shared, mode)
     }
 
@@ -254,7 +260,7 @@ impl Engine {
                 }
                 Err(e) => self.outcome(
                     ResultSubtype::ErrorDuringExecution,
-                    e,
+                    e.to_string(),
                     0,
                     Usage::default(),
                     started,
@@ -290,9 +296,11 @@ impl Engine {
         };
         for extension in &self.shared.extensions {
             for notice in extension.input_handled() {
-                self.shared.emit(EngineEvent::Notification {
-                    key: notice.key,
-                    text: notice.text,
+                let (key, text) = (notice.key, notice.text);
+                self.shared.emit(if notice.essential {
+                    EngineEvent::Advice { key, text }
+                } else {
+                    EngineEvent::Notification { key, text }
                 });
             }
         }
@@ -311,13 +319,13 @@ impl Engine {
     /// Replaces older turns with a summary written by the model, re-attaching
     /// the extensions' kept document (the plan) (`/compact`, and automatically near the context limit).
     /// The permission mode is untouched.
-    pub async fn compact(&mut self, instructions: Option<&str>) -> Result<String, String> {
-        let cancel = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+    pub async fn compact(
+        &mut self,
+        instructions: Option<&str>,
+    ) -> Result<String, extension::CompactError> {
+        let cancel = lock(&self.shared.cancel).clone();
         let Some(compactor) = &self.compactor else {
-            return Err("Compaction is not available in this session.".into());
+            return Err(extension::CompactError::Unavailable);
         };
         let agent = self.config.agent_id.as_deref();
         let kept = self
@@ -336,7 +344,7 @@ impl Engine {
                 &cancel,
             )
             .await
-            .map_err(|e| format!("Could not compact the conversation: {e}"))?;
+            .map_err(extension::CompactError::Failed)?;
         self.total_usage.add(&compacted.usage);
         self.messages = compacted.messages;
         for entry in compacted.entries {
@@ -365,7 +373,7 @@ impl Engine {
         self.last_prompt_tokens = 0;
         let text = match self.compact(None).await {
             Ok(text) => text,
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
         self.shared.emit(EngineEvent::Notification {
             key: "auto-compact".into(),
@@ -453,27 +461,18 @@ impl Engine {
     }
 
     fn install_turn_token(&self, token: CancellationToken) {
-        match self.shared.cancel.lock() {
-            Ok(mut g) => *g = token,
-            Err(poisoned) => *poisoned.into_inner() = token,
-        }
+        *lock(&self.shared.cancel) = token;
     }
 
     fn new_turn_token(&self) -> CancellationToken {
         let token = CancellationToken::new();
-        match self.shared.cancel.lock() {
-            Ok(mut g) => *g = token.clone(),
-            Err(poisoned) => *poisoned.into_inner() = token.clone(),
-        }
+        *lock(&self.shared.cancel) = token.clone();
         token
     }
 
     /// The model loop for one human input.
     async fn run_turn(&mut self, content: Vec<ContentBlock>, started: Instant) -> TurnOutcome {
-        let cancel = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let cancel = lock(&self.shared.cancel).clone();
         let user = Message {
             role: Role::User,
             content,

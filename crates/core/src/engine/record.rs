@@ -1,6 +1,7 @@
 //! What the engine records about a conversation. The session module turns
 //! records into transcript entries; tests can record into memory.
 
+use crate::sync::lock;
 use std::sync::Mutex;
 
 use catui_protocol::{Attachment, Message, PermissionMode, Usage};
@@ -59,18 +60,12 @@ pub struct MemoryRecorder {
 
 impl MemoryRecorder {
     pub fn records(&self) -> Vec<Record> {
-        match self.records.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        lock(&self.records).clone()
     }
 }
 
 impl Recorder for MemoryRecorder {
     fn record(&self, record: Record) {
-        match self.records.lock() {
-            Ok(mut g) => g.push(record),
-            Err(poisoned) => poisoned.into_inner().push(record),
-        }
+        lock(&self.records).push(record)
     }
 }

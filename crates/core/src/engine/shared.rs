@@ -4,6 +4,8 @@
 //! changes go through [`set_mode`], the engine's side of the one
 //! transition function.
 
+use crate::permissions::ModeError;
+use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
 use catui_protocol::PermissionMode;
@@ -34,17 +36,11 @@ pub(super) struct Shared {
 
 impl Shared {
     pub(super) fn set_run_end(&self, end: RunEnd) {
-        match self.run_end.lock() {
-            Ok(mut g) => *g = Some(end),
-            Err(poisoned) => *poisoned.into_inner() = Some(end),
-        }
+        *lock(&self.run_end) = Some(end)
     }
 
     pub(super) fn take_run_end(&self) -> Option<RunEnd> {
-        match self.run_end.lock() {
-            Ok(mut g) => g.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        }
+        lock(&self.run_end).take()
     }
 
     pub(super) fn emit(&self, event: EngineEvent) {
@@ -53,10 +49,7 @@ impl Shared {
     }
 
     pub(super) fn permissions(&self) -> std::sync::MutexGuard<'_, PermissionContext> {
-        match self.permissions.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.permissions)
     }
 }
 
@@ -70,15 +63,12 @@ impl EngineControl {
     /// Stops the running turn: the model request and tools are cancelled and
     /// every started tool call still gets a result.
     pub fn interrupt(&self) {
-        let token = match self.shared.cancel.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let token = lock(&self.shared.cancel).clone();
         token.cancel();
     }
 
     /// Changes the permission mode through the one transition function.
-    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), String> {
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), ModeError> {
         set_mode(&self.shared, mode)
     }
 
@@ -100,7 +90,7 @@ impl crate::tools::SessionHooks for Shared {
         self.permissions().clone()
     }
 
-    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String> {
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), ModeError> {
         set_mode(self, to)
     }
 
@@ -120,11 +110,10 @@ impl crate::tools::SessionHooks for Shared {
     }
 }
 
-pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), String> {
+pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), ModeError> {
     let change = {
         let mut perms = shared.permissions();
-        crate::permissions::transition_permission_mode(&mut perms, mode)
-            .map_err(|e| e.to_string())?
+        crate::permissions::transition_permission_mode(&mut perms, mode)?
     };
     for extension in &shared.extensions {
         extension.mode_changed(&change);
@@ -149,8 +138,5 @@ pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), Stri
 }
 
 fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {
-    match slot.lock() {
-        Ok(mut g) => *g = policy,
-        Err(poisoned) => *poisoned.into_inner() = policy,
-    }
+    *lock(slot) = policy;
 }

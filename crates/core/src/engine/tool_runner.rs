@@ -1,4 +1,4 @@
-//! Running the tool calls of one assistant message (SPEC §4): every call
+//! Running the tool calls of one assistant message: every call
 //! is parsed, validated and passed through the permission layer; runs of
 //! consecutive concurrency-safe calls execute together, everything else in
 //! order; results come back in call order, and every tool_use gets exactly

@@ -144,7 +144,7 @@ fn kind(d: &Decision) -> Want {
     }
 }
 
-/// The plan-mode rows of G§19.6, plus neighbours.
+/// What plan mode allows and refuses, tool by tool, plus neighbours.
 #[test]
 fn plan_mode_table() {
     let f = fixture(PermissionMode::Plan);

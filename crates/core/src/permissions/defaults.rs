@@ -42,7 +42,7 @@ const STARTUP_FILES: &[&str] = &[
 /// Directories that steer the agent or the repository (`.catui`, `.git`).
 const PROTECTED_DIRS: &[&str] = &[".catui", ".git"];
 
-/// Plan mode (G§8.4): reads, read-only commands, read-only agents and the
+/// Plan mode: reads, read-only commands, read-only agents and the
 /// plan file; nothing else, whatever the allow rules say. `Allow` here
 /// means "plan mode does not refuse it": ask rules still apply after.
 pub(super) fn plan_mode(

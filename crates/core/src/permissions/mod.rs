@@ -107,13 +107,13 @@ pub struct AutoModeConfig {
     pub use_during_plan: bool,
 }
 
-/// The permission state of a session (G§5.1).
+/// The permission state of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PermissionContext {
     pub mode: PermissionMode,
     /// The mode to return to when plan mode ends; set only in plan mode.
     pub pre_plan_mode: Option<PermissionMode>,
-    /// Dangerous allow rules set aside while auto mode is active (G§8.1).
+    /// Dangerous allow rules set aside while auto mode is active.
     pub stripped_dangerous_rules: Vec<SourcedRule>,
     /// Where each stripped rule stood in `rules.allow` (same order as
     /// `stripped_dangerous_rules`), so restoring rebuilds the list exactly.

@@ -1,4 +1,4 @@
-//! The one permission-mode state machine (G§5, G§8).
+//! The one permission-mode state machine.
 //!
 //! `/plan`, Shift+Tab, `/mode`, `EnterPlanMode`, `ExitPlanMode`,
 //! `--permission-mode` and the headless `set_permission_mode` control all
@@ -80,7 +80,7 @@ pub fn transition_permission_mode(
 }
 
 /// The mode that approving a plan returns to: `pre_plan_mode`, else
-/// `default` (G§10.8). `auto` falls back to `default` while auto mode is
+/// `default`. `auto` falls back to `default` while auto mode is
 /// unavailable.
 pub fn mode_after_plan(ctx: &PermissionContext) -> PermissionMode {
     match ctx.pre_plan_mode {
@@ -90,7 +90,8 @@ pub fn mode_after_plan(ctx: &PermissionContext) -> PermissionMode {
     }
 }
 
-/// Prepares `ctx` for entering plan mode (G§8.1, the table of G§8.2):
+/// Prepares `ctx` for entering plan mode (the table in
+/// docs/PLAN_MODE.md#plan-mode-and-auto-mode):
 /// records the mode being left; leaving `auto` for planning without
 /// [`should_plan_use_auto_mode`] restores the stripped rules; entering from
 /// `default` or `acceptEdits` with it strips them (the classifier then
@@ -110,13 +111,13 @@ pub fn prepare_context_for_plan_mode(ctx: &mut PermissionContext) {
     ctx.pre_plan_mode = Some(effects.pre_plan_mode);
 }
 
-/// `shouldPlanUseAutoMode` (G§14.1): opt-in (which is also the gate) and
+/// `shouldPlanUseAutoMode`: opt-in (which is also the gate) and
 /// `useDuringPlan`.
 pub fn should_plan_use_auto_mode(ctx: &PermissionContext) -> bool {
     auto_mode_gate_enabled(ctx) && ctx.auto_mode.use_during_plan
 }
 
-/// The auto-mode gate (G§10.9): in catui, the settings opt-in
+/// The auto-mode gate: in catui, the settings opt-in
 /// `autoMode.enabled`. Pass this to `plan::exit::restore_mode` when plan
 /// mode ends.
 pub fn auto_mode_gate_enabled(ctx: &PermissionContext) -> bool {
@@ -125,7 +126,7 @@ pub fn auto_mode_gate_enabled(ctx: &PermissionContext) -> bool {
 
 /// Whether the auto-mode classifier judges calls now (`isAutoModeActive`):
 /// in `auto`, and in plan mode entered from anything but
-/// `bypassPermissions` while [`should_plan_use_auto_mode`] holds (G§8.2).
+/// `bypassPermissions` while [`should_plan_use_auto_mode`] holds.
 /// Derived from the context rather than stored, so it cannot drift from
 /// the mode.
 pub fn is_auto_mode_active(ctx: &PermissionContext) -> bool {
@@ -139,7 +140,7 @@ pub fn is_auto_mode_active(ctx: &PermissionContext) -> bool {
     }
 }
 
-/// Whether an allow rule lets arbitrary code run (SPEC §8): the whole of
+/// Whether an allow rule lets arbitrary code run: the whole of
 /// Bash, or a prefix rule for an interpreter, shell or package runner.
 pub fn is_dangerous_allow_rule(rule: &Rule) -> bool {
     const RUNNERS: &[&str] = &[
@@ -203,7 +204,7 @@ fn restore_dangerous_rules(ctx: &mut PermissionContext) {
 }
 
 /// What the permission layer must do when entering plan mode from a mode
-/// other than plan (G§8.1, G§8.2).
+/// other than plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanEntryEffects {
     /// The mode to record as `prePlanMode` (restored on exit).
@@ -218,7 +219,8 @@ pub struct PlanEntryEffects {
     pub needs_auto_mode_exit_attachment: bool,
 }
 
-/// The G§8.2 table. `plan_auto_mode` is `shouldPlanUseAutoMode()`: auto mode
+/// The plan-entry table of docs/PLAN_MODE.md#plan-mode-and-auto-mode.
+/// `plan_auto_mode` is `shouldPlanUseAutoMode()`: auto mode
 /// is opted in, its gate is enabled and `autoMode.useDuringPlan` is set.
 /// Returns `None` when already in plan mode: the context is left unchanged.
 pub fn plan_entry_effects(
@@ -356,7 +358,7 @@ mod tests {
         let kept: Vec<String> = ctx.rules.allow.iter().map(|r| r.rule.to_string()).collect();
         assert_eq!(kept, ["Bash(npm test)", "Read", "Bash(git diff:*)"]);
         assert_eq!(ctx.stripped_dangerous_rules.len(), 2);
-        // auto -> plan without plan-auto restores them (G§8.2).
+        // auto -> plan without plan-auto restores them.
         go(&mut ctx, PermissionMode::Plan);
         assert!(ctx.stripped_dangerous_rules.is_empty());
         assert_eq!(ctx.rules.allow.len(), 5);

@@ -43,6 +43,9 @@ pub fn canonicalize(path: &Path, base: &Path) -> Result<PathBuf, PathError> {
     while let Some(part) = pending.pop() {
         if part == ".." {
             resolved.pop();
+            // Back in a directory that may exist: what follows is checked
+            // for symlinks again (`missing/../link/x` goes through `link`).
+            missing = false;
             continue;
         }
         if part == "." {
@@ -246,6 +249,21 @@ mod tests {
         symlink("../c.txt", root.join("a/b/link")).unwrap();
         let got = canonicalize(&root.join("a/b/link"), &root).unwrap();
         assert_eq!(got, root.join("a/c.txt"));
+    }
+
+    /// Regression: after `..` climbed out of a missing directory, a later
+    /// symlink was kept as a plain name, so `new/../link/x` looked inside
+    /// the project while creating `new` and writing through `link` lands
+    /// outside.
+    #[test]
+    fn a_symlink_after_dot_dot_out_of_a_missing_directory_is_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = real(dir.path());
+        let outside = tempfile::tempdir().unwrap();
+        let outside = real(outside.path());
+        symlink(&outside, root.join("link")).unwrap();
+        let got = canonicalize(Path::new("new/../link/x"), &root).unwrap();
+        assert_eq!(got, outside.join("x"));
     }
 
     #[test]

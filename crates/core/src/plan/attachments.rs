@@ -1,4 +1,4 @@
-//! Plan-mode attachments (G§11): which of `plan_mode`, `plan_mode_reentry`,
+//! Plan-mode attachments: which of `plan_mode`, `plan_mode_reentry`,
 //! `plan_mode_exit` (and `auto_mode_exit`) to inject before a model request,
 //! and their model-facing text.
 //!
@@ -14,7 +14,7 @@
 //! summary no longer carries the full instructions, so the next reminder is
 //! full again).
 //!
-//! Rules (G§11.2 to G§11.5):
+//! Rules:
 //! - Outside plan mode no `plan_mode` attachment is produced.
 //! - A `plan_mode` attachment is produced when none was injected in the
 //!   current plan-mode episode, or when at least
@@ -104,7 +104,7 @@ fn reminder_kinds(message: &Message) -> impl DoubleEndedIterator<Item = Reminder
     })
 }
 
-/// Whether a user message is real human input (G§11.3). `is_meta` comes
+/// Whether a user message is real human input. `is_meta` comes
 /// from the transcript record, since [`Message`] does not carry it.
 pub fn is_human_turn(message: &Message, is_meta: bool) -> bool {
     if message.role != Role::User || is_meta {
@@ -181,7 +181,7 @@ pub fn plan_mode_attachments_since_last_exit(messages: &[Message]) -> usize {
     count
 }
 
-/// The `plan_mode_reentry` and `plan_mode` attachments due now (G§11.2).
+/// The `plan_mode_reentry` and `plan_mode` attachments due now.
 /// Consumes the re-entry flag of `state` when the re-entry notice is sent.
 pub fn plan_mode_attachments(
     input: &PlanAttachmentInput<'_>,
@@ -219,7 +219,7 @@ pub fn plan_mode_attachments(
     out
 }
 
-/// The one-shot `plan_mode_exit` attachment (G§11.5). The flag is cleared
+/// The one-shot `plan_mode_exit` attachment. The flag is cleared
 /// either way; in plan mode nothing is produced. Sub-agents never consume
 /// the session's flag (it belongs to the main conversation).
 pub fn plan_mode_exit_attachments(

@@ -1,4 +1,4 @@
-//! Leaving plan mode when auto mode is in play (G§10.8, G§10.9): the mode
+//! Leaving plan mode when auto mode is in play: the mode
 //! to restore (`auto` only while its gate is open, else `default` with a
 //! notification), through the one transition function so that the
 //! dangerous rules are stripped again or restored.
@@ -16,12 +16,12 @@ use crate::permissions::mode::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanExit {
     pub change: ModeChange,
-    /// `(key, text)` of the G§10.9 notification, when `auto` could not be
+    /// `(key, text)` of the fallback notification, when `auto` could not be
     /// restored because its gate is closed.
     pub fallback_notification: Option<(&'static str, String)>,
 }
 
-/// The G§10.9 notification: key `auto-mode-gate-plan-exit-fallback`.
+/// The notification that auto mode could not be restored: key `auto-mode-gate-plan-exit-fallback`.
 pub fn gate_fallback_notification() -> (&'static str, String) {
     (
         AUTO_GATE_PLAN_EXIT_FALLBACK_KEY,
@@ -32,7 +32,7 @@ pub fn gate_fallback_notification() -> (&'static str, String) {
 }
 
 /// Ends plan mode on `ctx`: restores `chosen`, else `pre_plan_mode`, else
-/// `default` (G§10.8), with the gate read from `ctx`. Callers that go
+/// `default`, with the gate read from `ctx`. Callers that go
 /// through the engine's session hooks do the same with
 /// `plan::exit::restore_mode(pre_plan_mode, chosen, auto_mode_gate_enabled(&ctx))`
 /// followed by `set_permission_mode` and `notify`.

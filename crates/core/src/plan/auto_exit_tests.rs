@@ -1,6 +1,7 @@
 //! The auto-mode side of the mode state machine: the opt-in gate, every row
-//! of the G§8.2 table through the real transition function, and leaving
-//! plan mode (G§10.8, G§10.9).
+//! of the plan-entry table (docs/PLAN_MODE.md#plan-mode-and-auto-mode)
+//! through the real transition function, and leaving
+//! plan mode.
 
 use std::path::PathBuf;
 
@@ -101,7 +102,7 @@ fn entering_auto_strips_and_leaving_restores_byte_for_byte() {
     assert_eq!(c.rules, original);
 }
 
-// G§8.2, row by row.
+// The plan-entry table, row by row.
 
 #[test]
 fn row_plan_is_left_unchanged() {
@@ -180,7 +181,7 @@ fn row_others_without_plan_auto_mode_only_record() {
     }
 }
 
-// G§10.8 / G§10.9.
+// Leaving plan mode: which mode comes back, and the auto-mode fallback.
 
 #[test]
 fn exit_restores_auto_with_the_gate_open_and_strips_again() {

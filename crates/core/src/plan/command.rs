@@ -1,4 +1,4 @@
-//! The `/plan` command (G§6): enter plan mode, or show / open the plan.
+//! The `/plan` command: enter plan mode, or show / open the plan.
 //!
 //! | input                   | not in plan mode                 | in plan mode                         |
 //! |-------------------------|----------------------------------|--------------------------------------|
@@ -25,12 +25,12 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
     if session.permission_mode() != PermissionMode::Plan {
         if let Err(e) = session.set_permission_mode(PermissionMode::Plan) {
             return CommandOutput::Local {
-                text: e,
+                text: e.to_string(),
                 is_error: true,
             };
         }
         if !args.is_empty() && args != "open" {
-            // `/plan <description>` starts planning right away (G§6.3).
+            // `/plan <description>` starts planning right away.
             return CommandOutput::Query {
                 notice: Some(ENABLED_PLAN_MODE.to_string()),
                 prompt: args.to_string(),

@@ -2,16 +2,16 @@
 //! contract (clients, tests and models rely on them), so they are kept
 //! verbatim here and used by reference everywhere else.
 
-/// `/plan` when not yet in plan mode (G§6.3).
+/// `/plan` when not yet in plan mode.
 pub const ENABLED_PLAN_MODE: &str = "Enabled plan mode";
 
-/// `/plan` in plan mode before a plan was written (G§6.4).
+/// `/plan` in plan mode before a plan was written.
 pub const ALREADY_IN_PLAN_MODE_NO_PLAN: &str = "Already in plan mode. No plan written yet.";
 
-/// Title of the `/plan` display of the current plan (G§6.5).
+/// Title of the `/plan` display of the current plan.
 pub const CURRENT_PLAN_TITLE: &str = "Current Plan";
 
-/// `/plan open` results (G§6.4).
+/// `/plan open` results.
 pub fn opened_plan_in_editor(path: &str) -> String {
     format!("Opened plan in editor: {path}")
 }
@@ -20,23 +20,23 @@ pub fn failed_to_open_plan_in_editor(error: &str) -> String {
     format!("Failed to open plan in editor: {error}")
 }
 
-/// The first line of EnterPlanMode's tool result (G§9.4).
+/// The first line of EnterPlanMode's tool result.
 pub const ENTERED_PLAN_MODE: &str = "Entered plan mode. You should now focus on exploring the codebase and designing an implementation approach.";
 
-/// EnterPlanMode called by a sub-agent (G§9.4).
+/// EnterPlanMode called by a sub-agent.
 pub const ENTER_PLAN_MODE_IN_AGENT_ERROR: &str =
     "EnterPlanMode tool cannot be used in agent contexts";
 
-/// ExitPlanMode's permission question (G§10.5).
+/// ExitPlanMode's permission question.
 pub const EXIT_PLAN_MODE_QUESTION: &str = "Exit plan mode?";
 
-/// ExitPlanMode called outside plan mode (G§10.4); comes with error code 1.
+/// ExitPlanMode called outside plan mode; comes with error code 1.
 pub const NOT_IN_PLAN_MODE: &str = "You are not in plan mode. This tool is only for exiting plan mode after writing a plan. If your plan was already approved, continue with implementation.";
 
 /// The error code of [`NOT_IN_PLAN_MODE`].
 pub const NOT_IN_PLAN_MODE_ERROR_CODE: u32 = 1;
 
-/// ExitPlanMode approved: the opening of the tool result (G§10.10).
+/// ExitPlanMode approved: the opening of the tool result.
 pub const PLAN_APPROVED: &str = "User has approved your plan. You can now start coding.";
 
 /// Heading of the approved plan in the tool result.
@@ -45,20 +45,20 @@ pub const APPROVED_PLAN_HEADING: &str = "## Approved Plan:";
 /// Heading when the user edited the plan before approving.
 pub const APPROVED_PLAN_EDITED_HEADING: &str = "## Approved Plan (edited by user):";
 
-/// ExitPlanMode approved for a sub-agent (G§10.10).
+/// ExitPlanMode approved for a sub-agent.
 pub const AGENT_PLAN_APPROVED: &str = "User has approved the plan. There is nothing else needed from you now. Please respond with \"ok\"";
 
-/// ExitPlanMode approved with no (or an empty) plan (G§10.10).
+/// ExitPlanMode approved with no (or an empty) plan.
 pub const EMPTY_PLAN_APPROVED: &str = "User has approved exiting plan mode. You can now proceed.";
 
-/// A plan-required teammate called ExitPlanMode without a plan (G§10.7).
+/// A plan-required teammate called ExitPlanMode without a plan.
 pub fn no_plan_file_found(path: &str) -> String {
     format!(
         "No plan file found at {path}. Please write your plan to this file before calling ExitPlanMode."
     )
 }
 
-/// Notification key when auto mode cannot be restored after plan mode (G§10.9).
+/// Notification key when auto mode cannot be restored after plan mode.
 pub const AUTO_GATE_PLAN_EXIT_FALLBACK_KEY: &str = "auto-mode-gate-plan-exit-fallback";
 
 /// Notification text for [`AUTO_GATE_PLAN_EXIT_FALLBACK_KEY`]; `reason` says

@@ -1,6 +1,6 @@
-//! `EnterPlanMode` (G§9): the model asks to plan first. It enters plan mode
+//! `EnterPlanMode`: the model asks to plan first. It enters plan mode
 //! through the one transition function and answers briefly; the workflow
-//! itself arrives through the plan-mode attachment (G§20 mistake 4).
+//! itself arrives through the plan-mode attachment.
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -70,7 +70,7 @@ impl TypedTool for EnterPlanModeTool {
         session
             .0
             .set_permission_mode(PermissionMode::Plan)
-            .map_err(ToolError::failed)?;
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         let interview = super::PlanSession::of(ctx).is_some_and(|p| p.config.interview_phase);
         Ok(ToolOutput::text(enter_plan_mode_result(interview)))
     }

@@ -1,4 +1,4 @@
-//! ExitPlanMode's decisions as pure functions (G§10): input validation,
+//! ExitPlanMode's decisions as pure functions: input validation,
 //! the mode to restore and its auto-mode side effects, the tool-result
 //! texts, and the plan diff shown when a revised plan is submitted again.
 
@@ -18,7 +18,7 @@ pub struct ExitValidationError {
     pub error_code: u32,
 }
 
-/// G§10.4: teammates may always call ExitPlanMode; anyone else must be in
+/// Teammates may always call ExitPlanMode; anyone else must be in
 /// plan mode.
 pub fn validate_exit(mode: PermissionMode, is_teammate: bool) -> Result<(), ExitValidationError> {
     if is_teammate || mode == PermissionMode::Plan {
@@ -31,7 +31,7 @@ pub fn validate_exit(mode: PermissionMode, is_teammate: bool) -> Result<(), Exit
     }
 }
 
-/// The mode to restore when plan mode ends (G§10.8, G§10.9).
+/// The mode to restore when plan mode ends.
 ///
 /// `chosen` is the user's pick in the approval dialog (`acceptEdits` for
 /// "approve and auto-accept edits"); otherwise `prePlanMode`, else
@@ -55,7 +55,7 @@ pub fn restore_mode(
     }
 }
 
-/// What the permission layer must do when plan mode ends (G§10.8).
+/// What the permission layer must do when plan mode ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanExitEffects {
     pub mode: PermissionMode,
@@ -71,7 +71,7 @@ pub struct PlanExitEffects {
     pub needs_auto_mode_exit_attachment: bool,
 }
 
-/// [`restore_mode`] plus the auto-mode side effects of G§10.8.
+/// [`restore_mode`] plus the auto-mode side effects of leaving plan mode.
 /// `auto_was_active` is whether the classifier ran during plan mode;
 /// `has_stripped_rules` whether dangerous rules are currently stripped.
 pub fn plan_exit_effects(
@@ -107,7 +107,7 @@ pub struct ExitResultInput<'a> {
     pub team_tool_available: bool,
 }
 
-/// The tool result after approval (G§10.10): sub-agent, empty plan, or the
+/// The tool result after approval: sub-agent, empty plan, or the
 /// approved plan (marked when the user edited it).
 pub fn exit_tool_result(input: &ExitResultInput<'_>) -> String {
     if input.is_agent {
@@ -139,7 +139,7 @@ You can refer back to it if needed during implementation.{team_hint}
 }
 
 /// The tool result of a plan-required teammate whose plan went to the team
-/// lead (G§10.10).
+/// lead.
 pub fn awaiting_leader_approval_result(plan_file_path: &Path, request_id: &str) -> String {
     format!(
         "Your plan has been submitted to the team lead for approval.

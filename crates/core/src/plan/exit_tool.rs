@@ -1,4 +1,4 @@
-//! `ExitPlanMode` (G§10): presents the plan for approval and, once the user
+//! `ExitPlanMode`: presents the plan for approval and, once the user
 //! approves, restores the mode from before plan mode (or the one the user
 //! chose). Approval only ever comes from the user through the permission
 //! prompt: the permission layer always asks for this tool, in every mode,
@@ -75,7 +75,7 @@ impl TypedTool for ExitPlanModeTool {
     }
 
     fn access(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Access {
-        // Teammates have no local user to ask (G§10.3, G§10.5): allowed.
+        // Teammates have no local user to ask: allowed.
         if PlanRoute::is_teammate(ctx) {
             return Access::Session;
         }
@@ -130,7 +130,7 @@ impl TypedTool for ExitPlanModeTool {
         let was_edited = edited.is_some();
         let text = edited.or(on_disk);
 
-        // G§10.7: a plan-required teammate asks the lead and stays in plan mode.
+        // A plan-required teammate asks the lead and stays in plan mode.
         if let Some(route) = PlanRoute::of(ctx)
             && let Some(sent) = route.0.submit(&path, text.as_deref())
         {
@@ -150,7 +150,7 @@ impl TypedTool for ExitPlanModeTool {
             session
                 .0
                 .set_permission_mode(mode)
-                .map_err(ToolError::failed)?;
+                .map_err(|e| ToolError::failed(e.to_string()))?;
             if fell_back {
                 session.0.notify(
                     AUTO_GATE_PLAN_EXIT_FALLBACK_KEY,

@@ -117,6 +117,7 @@ impl EngineExtension for PlanExtension {
             .map(|steps| Notice {
                 key: "plan-verification".into(),
                 text: format!("Verify the change with the plan's verification steps:\n{steps}"),
+                essential: true,
             })
             .into_iter()
             .collect()

@@ -1,4 +1,4 @@
-//! Plan files (G§7): where the plans directory is, what a session's plan
+//! Plan files: where the plans directory is, what a session's plan
 //! file is called, and reading it.
 //!
 //! The functions here take every input explicitly (project root, the
@@ -6,11 +6,13 @@
 //! without touching process globals; [`PlanFiles`] bundles the resolved
 //! directory, the slug cache and the session id for the engine.
 
+use crate::sync::lock;
 use std::io::ErrorKind;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::slug::{InvalidSlug, PlanSlugs};
+use crate::permissions::paths;
 
 /// Why a `plansDirectory` setting was not used.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +25,12 @@ pub enum PlansDirError {
         resolved: PathBuf,
         root: PathBuf,
     },
+    #[error("cannot resolve plansDirectory '{setting}': {source}")]
+    Unresolvable {
+        setting: String,
+        #[source]
+        source: crate::permissions::paths::PathError,
+    },
     #[error("could not create plansDirectory {path}: {source}")]
     Create {
         path: PathBuf,
@@ -32,18 +40,23 @@ pub enum PlansDirError {
 }
 
 /// Resolves the `plansDirectory` setting against the project root and
-/// creates it. The result must stay inside the project: the setting is
-/// normalised lexically (so `..` cannot climb out) and the longest existing
-/// ancestor is canonicalised (so a symlink inside the project cannot point
-/// out of it) before anything is created.
+/// creates it. The result must stay inside the project: the setting goes
+/// through the same canonicaliser as permission decisions (symlinks, also
+/// dangling ones, and `..` resolved as the kernel would) before anything is
+/// created.
 pub fn resolve_plans_directory(
     project_root: &Path,
     setting: &str,
 ) -> Result<PathBuf, PlansDirError> {
-    let root = std::fs::canonicalize(project_root).unwrap_or_else(|_| normalize(project_root));
-    let candidate = normalize(&root.join(setting.trim()));
-    let resolved = resolve_existing_prefix(&candidate);
-    if !resolved.starts_with(&root) {
+    let root = paths::canonicalize(project_root, project_root)
+        .unwrap_or_else(|_| paths::normalize_lexically(project_root, project_root));
+    let resolved = paths::canonicalize(Path::new(setting.trim()), &root).map_err(|source| {
+        PlansDirError::Unresolvable {
+            setting: setting.to_string(),
+            source,
+        }
+    })?;
+    if !paths::is_within(&resolved, &root) {
         return Err(PlansDirError::OutsideProject {
             setting: setting.to_string(),
             resolved,
@@ -59,7 +72,7 @@ pub fn resolve_plans_directory(
 
 /// The plans directory: the `plansDirectory` setting when it is set and
 /// valid, else `{config_dir}/plans`. A rejected setting is logged as a
-/// warning and the fallback is used (G§7.3). The directory is created.
+/// warning and the fallback is used. The directory is created.
 pub fn plans_directory(project_root: &Path, setting: Option<&str>, config_dir: &Path) -> PathBuf {
     if let Some(setting) = setting.filter(|s| !s.trim().is_empty()) {
         match resolve_plans_directory(project_root, setting) {
@@ -78,7 +91,7 @@ pub fn plans_directory(project_root: &Path, setting: Option<&str>, config_dir: &
 }
 
 /// `{dir}/{slug}.md`, or `{dir}/{slug}-agent-{agent_id}.md` for a sub-agent
-/// (G§7.5) so a sub-agent never overwrites the main plan (G§20 mistake 8).
+/// so a sub-agent never overwrites the main plan.
 /// Characters of `agent_id` outside `[A-Za-z0-9_-]` become `_`, so the file
 /// always stays inside `dir`.
 pub fn plan_file_path(dir: &Path, slug: &str, agent_id: Option<&str>) -> PathBuf {
@@ -189,7 +202,7 @@ impl PlanFiles {
         get_plan(&self.path(agent_id))
     }
 
-    /// Fork (G§7.8): copies the plan of `original_slug` to this session's own
+    /// Fork: copies the plan of `original_slug` to this session's own
     /// new slug, so the two sessions never write the same file. Returns the
     /// new path, or `None` when there was nothing to copy.
     pub fn fork_from(&self, original_slug: &str) -> std::io::Result<Option<PathBuf>> {
@@ -208,54 +221,6 @@ impl PlanFiles {
         }
         std::fs::write(&target, content)?;
         Ok(Some(target))
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-/// Removes `.` and resolves `..` without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// Canonicalises the longest existing ancestor of an already normalised
-/// path and appends the rest (which contains no `..`).
-fn resolve_existing_prefix(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = std::fs::canonicalize(&existing) {
-            let mut out = canonical;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (
-            existing.file_name().map(|n| n.to_os_string()),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
     }
 }
 
@@ -341,11 +306,27 @@ mod tests {
         assert!(!outside.path().join("plans").exists());
     }
 
+    /// A dangling symlink inside the project that points outside is
+    /// resolved to its target, so it is refused, not created through.
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_symlink_pointing_outside_is_rejected() {
+        let project = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("not-yet");
+        std::os::unix::fs::symlink(&target, project.path().join("plans")).unwrap();
+        assert!(matches!(
+            resolve_plans_directory(project.path(), "plans/mine"),
+            Err(PlansDirError::OutsideProject { .. })
+        ));
+        assert!(!target.exists());
+    }
+
     #[test]
     fn file_names_for_main_and_agents() {
         let dir = Path::new("/p");
         assert_eq!(plan_file_path(dir, "a-b-c", None), Path::new("/p/a-b-c.md"));
-        // G§20 mistake 8: a sub-agent gets its own file.
+        // A sub-agent gets its own file, never the main plan.
         assert_eq!(
             plan_file_path(dir, "a-b-c", Some("agent_7")),
             Path::new("/p/a-b-c-agent-agent_7.md")

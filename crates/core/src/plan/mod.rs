@@ -5,14 +5,14 @@
 //! and the permission layer call into it.
 //!
 //! - [`files`] / [`slug`]: where the plans directory is, the per-session slug
-//!   and the plan file path (G§7).
+//!   and the plan file path.
 //! - [`state`]: the session's one-shot plan-mode flags and the decision
-//!   table for entering plan mode (G§5, G§8.2).
+//!   table for entering plan mode.
 //! - [`attachments`]: which plan-mode attachments to inject before a model
-//!   request, and their text (G§11).
+//!   request, and their text.
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
-//!   (G§12, G§13); [`contract`]: the short protocol strings.
-//! - [`exit`]: ExitPlanMode's validation, mode restoration and results (G§10).
+//!   ([`contract`]: the short protocol strings).
+//! - [`exit`]: ExitPlanMode's validation, mode restoration and results.
 //! - [`provider`]: the attachment provider that injects and renders them.
 //! - [`extension`]: how plan mode plugs into the engine, and the route a
 //!   teammate's plan takes to its lead.

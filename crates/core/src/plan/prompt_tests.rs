@@ -1,5 +1,5 @@
 //! Tests of the plan-mode prompts: insta snapshots of every text (stored in
-//! `plan/snapshots/`), checks that every element G§19.7 requires is present
+//! `plan/snapshots/`), checks that every element a workflow prompt needs is present
 //! in every variant, and the resolution of the prompt options.
 
 use std::collections::HashMap;
@@ -18,7 +18,7 @@ fn options(variant: PlanVariant, interview_phase: bool, plan_exists: bool) -> Pr
     PromptOptions::new(PATH, plan_exists, false, &config)
 }
 
-/// G§19.7: what every main-conversation workflow prompt must contain.
+/// What every main-conversation workflow prompt must contain.
 fn assert_workflow_elements(text: &str, o: &PromptOptions) {
     let missing = |what: &str| format!("{what} missing for {o:?}");
     // 1. Hard constraint: nothing but the plan file may change.
@@ -202,7 +202,7 @@ fn sub_agent_reminder_names_its_own_file() {
 
 #[test]
 fn enter_plan_mode_result_is_short_and_has_no_workflow() {
-    // G§20 mistake 4: the workflow comes from the attachment, not from here.
+    // The workflow comes from the attachment, not from here (one copy).
     for interview in [false, true] {
         let text = enter_plan_mode_result(interview);
         assert!(text.starts_with(ENTERED_PLAN_MODE));

@@ -1,4 +1,4 @@
-//! Plan-mode prompt texts (G§12, G§13) and the options that shape them.
+//! Plan-mode prompt texts and the options that shape them.
 //!
 //! - [`PlanModeConfig`]: agent counts, `planVariant` and the interview phase,
 //!   resolved from env values and settings passed in.
@@ -37,9 +37,9 @@ pub const MARKER_PLAN_FILE_REFERENCE: &str = "## Plan File Reference";
 /// First line of the auto-mode exit notice.
 pub const MARKER_AUTO_MODE_EXIT: &str = "## Exited Auto Mode";
 
-/// Default number of parallel Explore agents (G§13.3).
+/// Default number of parallel Explore agents.
 pub const DEFAULT_EXPLORE_AGENTS: u8 = 3;
-/// Default number of parallel Plan agents (SPEC §1: no subscription tiers).
+/// Default number of parallel Plan agents (no subscription tiers).
 pub const DEFAULT_PLAN_AGENTS: u8 = 1;
 /// Largest accepted agent count.
 pub const MAX_AGENTS: u8 = 10;
@@ -51,7 +51,7 @@ pub const ENV_PLAN_AGENT_COUNT: &str = "CATUI_PLAN_AGENT_COUNT";
 /// Env var turning the interview phase on (truthy) or off (falsy).
 pub const ENV_INTERVIEW_PHASE: &str = "CATUI_PLAN_INTERVIEW_PHASE";
 
-/// The `planVariant` setting (G§12.8): how much the final plan may say.
+/// The `planVariant` setting: how much the final plan may say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlanVariant {
@@ -287,19 +287,19 @@ pub fn auto_mode_exit_reminder() -> String {
     reminders::auto_mode_exit()
 }
 
-/// The EnterPlanMode tool description (when to plan, G§9).
+/// The EnterPlanMode tool description (when to plan).
 pub fn enter_plan_mode_description() -> &'static str {
     include_str!("prompts/enter_plan_mode.md")
 }
 
-/// The ExitPlanMode tool description (G§10).
+/// The ExitPlanMode tool description.
 pub fn exit_plan_mode_description() -> &'static str {
     include_str!("prompts/exit_plan_mode.md")
 }
 
-/// EnterPlanMode's tool result (G§9.5). Deliberately short: the workflow
+/// EnterPlanMode's tool result. Deliberately short: the workflow
 /// itself arrives through the plan-mode attachment, so `/plan` and
-/// EnterPlanMode share one set of instructions (G§20 mistake 4).
+/// EnterPlanMode share one set of instructions.
 pub fn enter_plan_mode_result(interview_phase: bool) -> String {
     if interview_phase {
         format!(

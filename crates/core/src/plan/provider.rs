@@ -62,7 +62,7 @@ impl AttachmentProvider for PlanAttachmentProvider {
             plan_exists: path.exists(),
         };
         let mut out = plan_attachments(&input, &self.state);
-        // After auto mode ends (G§10.8), the model must ask again.
+        // After auto mode ends, the model must ask again.
         out.extend(auto_mode_exit_attachments(
             &self.state,
             ctx.mode == PermissionMode::Auto,

@@ -2,6 +2,7 @@
 //! configuration and what it remembers about presented revisions. The
 //! engine, the two plan tools and `/plan` all work through this one value.
 
+use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
 use super::files::PlanFiles;
@@ -90,13 +91,6 @@ impl PlanSession {
     /// The pending verification steps, once.
     pub fn take_verification(&self) -> Option<String> {
         lock(&self.verification).take()
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

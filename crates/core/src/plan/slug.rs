@@ -1,8 +1,9 @@
-//! Plan slugs (G§7.4): the `{word}-{word}-{word}` name of a session's plan
+//! Plan slugs: the `{word}-{word}-{word}` name of a session's plan
 //! file, generated lazily once per session and cached so every lookup in the
 //! session (permission checks, `/plan`, attachments, ExitPlanMode) resolves
 //! to the same file.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -120,15 +121,6 @@ impl PlanSlugs {
     }
 }
 
-/// The cache holds plain strings, so a panic elsewhere cannot leave it
-/// inconsistent: recover from poisoning instead of propagating it.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
@@ -169,7 +161,7 @@ mod tests {
 
     #[test]
     fn same_session_keeps_its_slug_and_sessions_differ() {
-        // G§20 mistake 7: the slug must not be regenerated per lookup.
+        // The slug must not be regenerated per lookup.
         let dir = tempfile::tempdir().unwrap();
         let slugs = PlanSlugs::new();
         let first = slugs.get_or_create("s1", dir.path());

@@ -1,5 +1,5 @@
-//! Plan-mode session state (G§5.2, G§5.3) and the decision table for
-//! entering plan mode (G§8.2).
+//! Plan-mode session state and the decision table for
+//! entering plan mode.
 //!
 //! [`PlanState`] holds the one-shot flags the attachment system consumes.
 //! It uses atomics so the engine, tools and front ends can share one
@@ -29,7 +29,7 @@ impl PlanState {
     /// Must be called on every permission-mode change, whichever way it
     /// happens (`/plan`, Shift+Tab, EnterPlanMode, ExitPlanMode, the
     /// `set_permission_mode` control). Entering plan mode cancels a pending
-    /// exit notice; leaving it schedules one (G§5.3).
+    /// exit notice; leaving it schedules one.
     pub fn handle_plan_mode_transition(&self, from: PermissionMode, to: PermissionMode) {
         if to == PermissionMode::Plan && from != PermissionMode::Plan {
             self.set_needs_plan_mode_exit_attachment(false);
@@ -39,8 +39,7 @@ impl PlanState {
         }
     }
 
-    /// What ExitPlanMode does when the plan is approved (G§10.8, G§20
-    /// mistake 6): remember the exit for the re-entry notice and schedule
+    /// What ExitPlanMode does when the plan is approved: remember the exit for the re-entry notice and schedule
     /// the exit attachment.
     pub fn record_plan_approved_exit(&self) {
         self.set_has_exited_plan_mode(true);
@@ -111,7 +110,7 @@ impl PlanState {
 pub use crate::permissions::mode::{PlanEntryEffects, plan_entry_effects};
 
 /// What to do when the auto-mode settings change while in plan mode
-/// (G§14.2, `transitionPlanAutoMode`).
+/// (`transitionPlanAutoMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanAutoModeChange {
     /// Auto stays active: strip the dangerous rules again (the rule set may
@@ -170,7 +169,7 @@ mod tests {
 
     #[test]
     fn approved_exit_sets_both_flags() {
-        // G§20 mistake 6.
+        // Both flags, or the re-entry notice or the exit attachment is lost.
         let s = PlanState::new();
         s.record_plan_approved_exit();
         assert!(s.has_exited_plan_mode_in_session());

@@ -27,13 +27,14 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use catui_protocol::Attachment;
 
 use crate::engine::{AttachmentContext, AttachmentFactory, AttachmentProvider};
 use crate::session::git_branch::{self, Head};
+use crate::sync::lock;
 
 /// How long each git command may take.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -93,11 +94,6 @@ enum State {
     Done(Option<GitSummary>),
 }
 
-/// A poisoned lock only means a panic elsewhere; the data is still usable.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl GitSnapshot {
     /// Starts collecting the snapshot of the repository containing `cwd`.
     /// `None` at once (no process started) when `cwd` is not inside a git
@@ -143,10 +139,7 @@ impl GitSnapshot {
                 return summary.clone();
             }
             let left = deadline.checked_duration_since(Instant::now())?;
-            state = match self.shared.done.wait_timeout(state, left) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
+            state = crate::sync::wait_timeout(&self.shared.done, state, left).0;
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Compaction (`/compact` and automatic compaction, SPEC §10): older turns
+//! Compaction (`/compact` and automatic compaction): older turns
 //! are replaced by a model-written summary, the last turns are kept word
 //! for word, and the plan is attached again so it survives.
 //!

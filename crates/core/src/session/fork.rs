@@ -1,5 +1,5 @@
-//! Forking a session (`--fork-session` with `--resume`/`--continue`,
-//! G§7.8): the conversation continues under a new session id, in a new
+//! Forking a session (`--fork-session` with `--resume`/`--continue`): the
+//! conversation continues under a new session id, in a new
 //! transcript, with its own plan file, and the parent is left untouched.
 //!
 //! The fork's transcript starts with a copy of the parent's entries

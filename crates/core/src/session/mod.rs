@@ -1,4 +1,4 @@
-//! Sessions (SPEC §10): transcripts on disk and what resume needs from them.
+//! Sessions: transcripts on disk and what resume needs from them.
 //!
 //! - [`paths`] — where a project's transcripts and sidechains live.
 //! - [`entry`] — the JSONL entry format ([`TranscriptEntry`], [`EntryBody`]).
@@ -11,8 +11,8 @@
 //!   the `sessions-index.json` cache.
 //! - [`rebuild`] — the model conversation rebuilt from entries.
 //! - [`resume`] — `--resume` / `--continue`; [`plan_recovery`] — the plan
-//!   file on resume (G§7.7); [`fork`] — `--fork-session` (G§7.8).
-//! - [`snapshot`] — plan snapshots in the transcript (G§7.9).
+//!   file on resume; [`fork`] — `--fork-session`.
+//! - [`snapshot`] — plan snapshots in the transcript.
 //! - [`compact`] — `/compact` and automatic compaction.
 //! - [`redact`] — API keys kept out of transcripts.
 //! - [`git_branch`] — the branch a session ran on.

@@ -1,4 +1,4 @@
-//! The plan file on resume (G§7.7, SPEC §7): re-adopt the slug the session
+//! The plan file on resume: re-adopt the slug the session
 //! recorded and, when the plan file has gone missing, rebuild it from the
 //! transcript. Unlike the reference, recovery runs in every session, not
 //! only remote ones.

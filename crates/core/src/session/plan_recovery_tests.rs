@@ -1,5 +1,5 @@
-//! Tests of plan restoration on resume (every G§7.7 source), of forking
-//! (G§7.8) and of plan snapshots (G§7.9), on real files in temp dirs.
+//! Tests of plan restoration on resume (from every place a plan can be recovered), of forking
+//! and of plan snapshots, on real files in temp dirs.
 
 use std::sync::Arc;
 

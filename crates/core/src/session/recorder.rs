@@ -9,6 +9,7 @@
 //! starts failing (with what was not saved) and when it recovers; entries
 //! still unsaved when the recorder is dropped are reported on stderr.
 
+use crate::sync::lock;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -178,10 +179,7 @@ impl TranscriptRecorder {
     fn inner(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock cannot leave the writer half
         // updated in a way that matters: at worst one chain link is lost.
-        match self.inner.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.inner)
     }
 
     /// The one-sentence account of what is still unsaved, if anything.
@@ -202,10 +200,7 @@ impl Drop for TranscriptRecorder {
     fn drop(&mut self) {
         // One last try, then say plainly what is lost.
         let retry = {
-            let inner = match self.inner.get_mut() {
-                Ok(g) => g,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let inner = crate::sync::get_mut(&mut self.inner);
             if inner.unsaved.is_empty() {
                 return;
             }

@@ -219,7 +219,7 @@ fn torn_last_line_loads_with_a_warning() {
     assert_eq!(resumed.messages.len(), 3);
 }
 
-/// Resume of a 10,000-entry transcript (SPEC §12: under 150 ms). Run in
+/// Resume of a 10,000-entry transcript (under 150 ms). Run in
 /// release: `cargo test -p catui-core --release -- --ignored --nocapture bench_resume`.
 #[test]
 #[ignore]

@@ -1,4 +1,4 @@
-//! Plan snapshots in the transcript (G§7.9, SPEC §1): with `CATUI_REMOTE=1`
+//! Plan snapshots in the transcript: with `CATUI_REMOTE=1`
 //! or the setting `snapshotPlans: true`, every plan write is followed by a
 //! `file_snapshot` entry (key `plan`) holding the plan's full text, so the
 //! plan survives the loss of the plans directory (see
@@ -11,6 +11,7 @@
 //! Plan writes that do not go through a tool (the user's edited plan on
 //! approval, `/plan open`) call [`record_plan_snapshot`] directly.
 
+use crate::sync::lock;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -89,10 +90,7 @@ impl PlanSnapshotRecorder {
     }
 
     fn pending(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        match self.pending.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        lock(&self.pending)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Writing and reading transcript files (SPEC §10).
+//! Writing and reading transcript files.
 //!
 //! A transcript is append-only JSONL. The writer fills the bookkeeping
 //! fields of each entry (uuid, the `parentUuid` chain, timestamp, session,

@@ -249,7 +249,7 @@ fn session_and_sidechain_constructors_use_the_layout() {
 }
 
 /// Not a timing assertion: prints how long loading a 10,000-entry
-/// transcript takes (SPEC §12 budget: 150 ms in release builds).
+/// transcript takes (budget: 150 ms in release builds, docs/BENCHMARKS.md).
 #[test]
 #[ignore = "measurement; run with --ignored --nocapture"]
 fn measure_loading_ten_thousand_entries() {

@@ -1,4 +1,4 @@
-//! Layered settings (SPEC §6): user `$CATUI_CONFIG_DIR/settings.json`,
+//! Layered settings: user `$CATUI_CONFIG_DIR/settings.json`,
 //! project `.catui/settings.json`, local `.catui/settings.local.json`, then
 //! `--settings FILE`.
 //!
@@ -26,7 +26,7 @@ use crate::permissions::{
     SourcedRule,
 };
 
-/// The plan-mode prompt variant (`planVariant`; SPEC §1), owned by plan mode.
+/// The plan-mode prompt variant (`planVariant`), owned by plan mode.
 pub use crate::plan::PlanVariant;
 
 /// Which settings file a value came from.

@@ -85,10 +85,12 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
             state.turn_ended();
             None
         }
-        EngineEvent::Notification { key, text } => Some(EngineEvent::Notification {
-            key: format!("teammate-{key}"),
-            text: format!("[{agent_id}] {text}"),
-        }),
+        EngineEvent::Notification { key, text } | EngineEvent::Advice { key, text } => {
+            Some(EngineEvent::Notification {
+                key: format!("teammate-{key}"),
+                text: format!("[{agent_id}] {text}"),
+            })
+        }
         EngineEvent::Assistant { .. }
         | EngineEvent::User { .. }
         | EngineEvent::ToolStart { .. }
@@ -96,6 +98,7 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::Delta { .. }
         | EngineEvent::PermissionMode { .. }
         | EngineEvent::Attachment(_)
+        | EngineEvent::TeammateMessage { .. }
         | EngineEvent::Teammate { .. } => None,
     }
 }

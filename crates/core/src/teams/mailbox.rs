@@ -1,4 +1,4 @@
-//! Team mailboxes (SPEC §9): one JSON file per member at
+//! Team mailboxes: one JSON file per member at
 //! `$CATUI_CONFIG_DIR/teams/{team}/inboxes/{name}.json`, holding a JSON
 //! array of `{from, text, timestamp, read}`.
 //!
@@ -252,7 +252,7 @@ mod tests {
         assert_eq!(
             path,
             dir.path().join("teams/alpha/inboxes/team-lead.json"),
-            "SPEC §9 location"
+            "the lead's inbox lives in the team's inboxes directory"
         );
         let raw: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

@@ -5,6 +5,7 @@
 //! user as a notice), stopping a teammate and stopping them all when the
 //! lead session ends. Mailboxes stay on disk for inspection.
 
+use crate::sync::lock;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -114,13 +115,6 @@ impl std::fmt::Debug for TeamHandle {
             Some(m) => write!(f, "TeamHandle({})", m.agent_id()),
             None => f.write_str("TeamHandle(lead)"),
         }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 
@@ -501,7 +495,14 @@ impl TeamManager {
                         // only the lead model. This notice also stands in
                         // for the fallback of `to_lead_model` when nothing
                         // takes the lead's input, so that is not repeated.
-                        self.notify("teammate-message", format!("{}@{team}: {}", m.from, m.text));
+                        let _ = self
+                            .setup
+                            .services
+                            .events
+                            .send(EngineEvent::TeammateMessage {
+                                from: format!("{}@{team}", m.from),
+                                text: m.text.clone(),
+                            });
                         self.queue_for_lead(format!(
                             "<teammate-message team=\"{team}\" from=\"{}\" timestamp=\"{}\">\n{}\n</teammate-message>",
                             m.from, m.timestamp, m.text

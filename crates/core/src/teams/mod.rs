@@ -1,8 +1,7 @@
-//! Teams (SPEC §9): a lead session and its teammates — long-lived agents,
+//! Teams: a lead session and its teammates — long-lived agents,
 //! each with its own conversation, model and permission mode — talking
 //! through file mailboxes. A `planModeRequired` teammate starts in plan
-//! mode and may only leave it when the lead approves its plan (G§10.7,
-//! G§15).
+//! mode and may only leave it when the lead approves its plan.
 //!
 //! - [`mailbox`]: the inbox files and their locking.
 //! - [`manager`]: the lead's view: teams, members, status, the lead's

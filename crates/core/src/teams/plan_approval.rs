@@ -1,4 +1,4 @@
-//! The teammate branch of ExitPlanMode (G§10.3, G§10.5, G§10.7, G§15): a
+//! The teammate branch of ExitPlanMode: a
 //! teammate never gets a local approval prompt. A plan-required teammate's
 //! plan goes to the lead's mailbox as a `plan_approval_request` and the
 //! teammate waits in plan mode; a voluntary plan-mode teammate just exits.
@@ -12,7 +12,7 @@ use crate::plan::contract::no_plan_file_found;
 use crate::plan::exit::awaiting_leader_approval_result;
 use crate::tools::ToolError;
 
-/// Whether the caller is a teammate (no local user to ask, G§10.3).
+/// Whether the caller is a teammate (no local user to ask).
 pub fn is_teammate(team: Option<&TeamHandle>) -> bool {
     team.is_some_and(|t| t.member.is_some())
 }
@@ -23,8 +23,9 @@ pub fn is_plan_mode_required(team: Option<&TeamHandle>) -> bool {
         .is_some_and(|m| m.spec.plan_mode_required)
 }
 
-/// Submits the plan to the lead (G§10.7) and returns the tool result text
-/// telling the teammate to wait (G§10.10). Without a plan: the G§10.7 error.
+/// Submits the plan to the lead and returns the tool result text
+/// telling the teammate to wait. Without a plan: the error that tells the
+/// teammate to write one first.
 pub fn submit_plan_to_lead(
     team: &TeamHandle,
     plan_file: &Path,

@@ -3,6 +3,7 @@
 //! after each turn and, when idle, as soon as something arrives — until
 //! the lead stops it or the lead session ends.
 
+use crate::sync::lock;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -82,13 +83,6 @@ pub struct TeammateState {
     pub wake: Notify,
     /// Cancelled to stop it.
     pub cancel: CancellationToken,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
 }
 
 impl TeammateState {
@@ -260,7 +254,7 @@ pub async fn run_teammate(
 }
 
 /// Turns inbox messages into the next user turn, acting on protocol
-/// messages on the way (an approved plan leaves plan mode here, G§10.8).
+/// messages on the way (an approved plan leaves plan mode here).
 fn deliver(
     engine: &Engine,
     plan: &PlanSession,

@@ -1,5 +1,6 @@
 //! What a running tool can see of its session.
 
+use crate::sync::lock;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -106,7 +107,7 @@ pub trait SessionHooks: Send + Sync {
     fn permission_context(&self) -> crate::permissions::PermissionContext;
     /// Changes the mode through the one transition function (events and
     /// transcript entries included).
-    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), String>;
+    fn set_permission_mode(&self, to: PermissionMode) -> Result<(), crate::permissions::ModeError>;
     /// Shows the user something outside the conversation.
     fn notify(&self, key: &str, text: &str);
     /// Keeps a file's content in the transcript under `key` (e.g. each
@@ -148,17 +149,11 @@ impl ToolContext {
 
     /// The sandbox policy Bash commands run under now.
     pub fn sandbox_policy(&self) -> SandboxPolicy {
-        match self.sandbox.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        lock(&self.sandbox).clone()
     }
 
     pub fn set_sandbox_policy(&self, policy: SandboxPolicy) {
-        match self.sandbox.lock() {
-            Ok(mut g) => *g = policy,
-            Err(poisoned) => *poisoned.into_inner() = policy,
-        }
+        *lock(&self.sandbox) = policy;
     }
 
     /// The permission mode of the session running this call (default when
@@ -172,17 +167,11 @@ impl ToolContext {
 
     /// The current working directory.
     pub fn cwd(&self) -> PathBuf {
-        match self.cwd.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        lock(&self.cwd).clone()
     }
 
     pub fn set_cwd(&self, dir: PathBuf) {
-        match self.cwd.lock() {
-            Ok(mut g) => *g = dir,
-            Err(poisoned) => *poisoned.into_inner() = dir,
-        }
+        *lock(&self.cwd) = dir;
     }
 
     /// Resolves a path from the model against the working directory.
@@ -197,28 +186,19 @@ impl ToolContext {
 
     /// A copy of the session's todo list.
     pub fn todos(&self) -> Vec<TodoItem> {
-        match self.todos.lock() {
-            Ok(g) => g.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        lock(&self.todos).clone()
     }
 
     /// Replaces the session's todo list.
     pub fn set_todos(&self, todos: Vec<TodoItem>) {
-        match self.todos.lock() {
-            Ok(mut g) => *g = todos,
-            Err(poisoned) => *poisoned.into_inner() = todos,
-        }
+        *lock(&self.todos) = todos;
     }
 
     /// Records that `path` was read (stale-write guard).
     pub fn record_read(&self, path: &Path) {
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if let Some(stamp) = FileStamp::of(path) {
-            let mut map = match self.read_files.lock() {
-                Ok(g) => g,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let mut map = lock(&self.read_files);
             map.insert(key, stamp);
         }
     }
@@ -226,10 +206,7 @@ impl ToolContext {
     /// The stamp recorded when `path` was last read, if it was.
     pub fn read_stamp(&self, path: &Path) -> Option<FileStamp> {
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let map = match self.read_files.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let map = lock(&self.read_files);
         map.get(&key).copied()
     }
 }

@@ -2,6 +2,7 @@
 //! per-thread state (e.g. a Searcher, or Glob's newest matches so far) that
 //! is merged once at the end, so the hot path takes no locks.
 
+use crate::sync::lock;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -64,10 +65,7 @@ where
         cancel,
     };
     walker.visit(&mut builder);
-    match out.into_inner() {
-        Ok(v) => v,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    crate::sync::into_inner(out)
 }
 
 struct Builder<'a, S, M, F> {
@@ -121,11 +119,7 @@ impl<S, F> Drop for Visitor<'_, S, F> {
         let Some(state) = self.state.take() else {
             return;
         };
-        let mut out = match self.out.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        out.push(state);
+        lock(self.out).push(state);
     }
 }
 

@@ -1,11 +1,11 @@
 //! The plan approval dialog for `ExitPlanMode` ("Exit plan mode?"): the
 //! plan rendered as Markdown in a scrollable pane with its path, the diff
 //! against the last rejected revision (toggled with `d`), and the choices
-//! of SPEC §7: approve with auto-accepted edits, approve with manual edits,
+//! of the approval dialog: approve with auto-accepted edits, approve with manual edits,
 //! or keep planning with feedback. Ctrl+G edits the plan in the external
 //! editor; an edited plan is what a later "Yes" approves.
 //!
-//! The same dialog reviews a teammate's plan for the lead (G§10.7): approve
+//! The same dialog reviews a teammate's plan for the lead: approve
 //! (the teammate leaves plan mode), reject with feedback (it keeps
 //! planning), or hand the plan to the lead model to judge.
 

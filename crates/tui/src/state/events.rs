@@ -101,16 +101,14 @@ impl AppState {
             },
             EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
             EngineEvent::Attachment(_) => {}
-            EngineEvent::Notification { key, text } if key == "teammate-message" => {
-                let (from, body) = text.split_once(": ").unwrap_or(("teammate", &text));
-                self.transcript.push(EntryKind::Teammate {
-                    from: from.to_string(),
-                    text: body.to_string(),
-                });
+            EngineEvent::TeammateMessage { from, text } => {
+                self.transcript.push(EntryKind::Teammate { from, text });
             }
             // A settings file that was not applied is a problem to fix.
             EngineEvent::Notification { key, text } if key == "settings" => self.system(text, true),
-            EngineEvent::Notification { text, .. } => self.system(text, false),
+            EngineEvent::Notification { text, .. } | EngineEvent::Advice { text, .. } => {
+                self.system(text, false);
+            }
             // Teammates' conversations stay out of the lead's transcript;
             // the team panel shows what they do.
             EngineEvent::Teammate { .. } => {}

@@ -41,6 +41,16 @@ pub fn screen(state: &AppState, width: u16, height: u16) -> Terminal<TestBackend
     terminal
 }
 
+/// Both widths of one screen (80 and 120 columns), in one snapshot.
+pub fn both(state: &AppState, height: u16) -> String {
+    let mut out = String::new();
+    for width in [80, 120] {
+        out.push_str(&format!("--- {width} columns\n"));
+        out.push_str(&format!("{}\n", screen(state, width, height).backend()));
+    }
+    out
+}
+
 pub fn text_delta(text: &str) -> EngineEvent {
     EngineEvent::Delta {
         agent_id: None,

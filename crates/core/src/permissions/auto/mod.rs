@@ -1,4 +1,4 @@
-//! Auto mode (SPEC §8): instead of asking the user, a classifier request to
+//! Auto mode: instead of asking the user, a classifier request to
 //! the small model judges each call that would ask, and repeated denials or
 //! an unusable answer hand the call back to the user.
 //!

@@ -1,4 +1,4 @@
-//! The short plan-mode reminders (G§11.6): sparse, sub-agent, re-entry,
+//! The short plan-mode reminders: sparse, sub-agent, re-entry,
 //! exit, plan-file reference and auto-mode exit. Written in catui's own
 //! words. Each starts with a stable marker line (see `super::MARKER_*`) that
 //! the attachment scanner recognises in the conversation.
@@ -10,7 +10,7 @@ use super::{
     PromptOptions,
 };
 
-/// The reminder between full ones (G§3.3.2 of the article).
+/// The reminder between full ones.
 pub(crate) fn sparse(o: &PromptOptions) -> String {
     let workflow = if o.interview_phase {
         "Keep planning with the user in rounds: explore, update the plan file, ask."
@@ -57,7 +57,7 @@ ask with AskUserQuestion, gathering all your questions into one call before goin
     )
 }
 
-/// Back in plan mode with a plan left from an earlier exit (G§11.2).
+/// Back in plan mode with a plan left from an earlier exit.
 pub(crate) fn reentry(plan_file_path: &str) -> String {
     format!(
         "{MARKER_PLAN_MODE_REENTRY}
@@ -74,7 +74,7 @@ The plan-mode rules that follow still apply."
     )
 }
 
-/// Once, after leaving plan mode (G§11.5).
+/// Once, after leaving plan mode.
 pub(crate) fn exit(plan_file_path: &str, plan_exists: bool) -> String {
     let file = if plan_exists {
         format!("\nThe plan file is at {plan_file_path} if you need to refer back to it.")
@@ -99,7 +99,7 @@ If this plan is relevant to the current work and not finished yet, keep followin
     )
 }
 
-/// After auto mode was switched off (G§8.1, G§10.8).
+/// After auto mode was switched off.
 pub(crate) fn auto_mode_exit() -> String {
     format!(
         "{MARKER_AUTO_MODE_EXIT}

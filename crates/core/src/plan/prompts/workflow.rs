@@ -1,6 +1,6 @@
-//! The full plan-mode instructions (G§12): the five-phase workflow, the
-//! interview workflow (G§12.7), and the plan-content rules of each
-//! `planVariant` (G§12.8). Written in catui's own words.
+//! The full plan-mode instructions: the five-phase workflow, the
+//! interview workflow, and the plan-content rules of each
+//! `planVariant`. Written in catui's own words.
 
 use super::{PlanVariant, PromptOptions};
 
@@ -89,7 +89,7 @@ When the plan file is complete, call ExitPlanMode. That is how the user reviews 
     )
 }
 
-/// The standard five-phase workflow (G§12.1 to G§12.6).
+/// The standard five-phase workflow.
 pub(crate) fn five_phase(o: &PromptOptions) -> String {
     let explore = up_to(o.explore_agents, "Explore");
     let plan = up_to(o.plan_agents, "Plan");
@@ -138,7 +138,7 @@ Goal: write the final plan into the plan file ({path}). Rules for its content:
     )
 }
 
-/// The interview workflow (G§12.7): plan together with the user in rounds.
+/// The interview workflow: plan together with the user in rounds.
 pub(crate) fn interview(o: &PromptOptions) -> String {
     let explore = up_to(o.explore_agents, "Explore");
     let plan = up_to(o.plan_agents, "Plan");
