@@ -7,6 +7,7 @@ mod demo;
 mod headless;
 mod sdk_flags;
 mod setup;
+mod signals;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -38,6 +39,8 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(args));
     // Do not wait for a blocked stdin reader.
     runtime.shutdown_background();
+    // Nothing a Bash command started outlives the session.
+    catui_core::tools::bash::groups::kill_all();
     ExitCode::from(code)
 }
 

@@ -18,6 +18,7 @@ use crate::args::{Args, InputFormat};
 use crate::headless::hooks::SdkHooks;
 use crate::headless::{self, Controls, Pending, StdioApprover, StdioPlanReviewer};
 use crate::sdk_flags;
+use crate::signals;
 
 /// A session ready to run, with what its front end needs.
 pub struct Session {
@@ -208,15 +209,38 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         }
         None => None,
     };
-    drop(controls_tx);
     let first = first_input.map(|t| vec![ContentBlock::text(t)]);
-    let code = headless::run(engine, first, users).await;
+    let mode = engine.permission_mode();
+    // The session loop interrupts the running turn when a signal arrives.
+    let stop = signals::watch(|_| {}, || {});
+    let ended = headless::run(engine, first, users, stop.token()).await;
+    let code = match ended {
+        headless::Ended::Finished(Some(o)) if o.is_error => 1,
+        headless::Ended::Finished(_) => 0,
+        headless::Ended::Stopped { turn_answered } => {
+            let signal = stop.name();
+            if !turn_answered {
+                // Nothing answered for the session's end: say it here.
+                let result = headless::stopped_result(&info.session_id, signal, mode);
+                if args.output_format == crate::args::OutputFormat::Text {
+                    eprintln!("catui: {}", result.result);
+                }
+                let _ = controls_tx.send(OutputEvent::Result(result));
+            } else {
+                eprintln!("catui: stopped by {signal}");
+            }
+            stop.exit_code().unwrap_or(1)
+        }
+    };
+    drop(controls_tx);
     if let Some(team) = team {
         team.shutdown().await;
     }
+    // Background jobs of Bash commands end with the session.
+    catui_core::tools::bash::groups::kill_all();
     // The engine is gone, so the event channel closes and the printer drains.
     let _ = printer.await;
-    code as u8
+    code
 }
 
 /// Runs the full-screen interface to its end and returns the exit code.
@@ -253,6 +277,18 @@ pub async fn tui_front_end(
         first_prompt,
         auto_mode_enabled: info.auto_mode_enabled,
     };
+    // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is
+    // a key) must not leave the terminal in raw mode on the alternate
+    // screen, nor a command running.
+    let _stop = signals::watch(
+        |stop| {
+            catui_tui::restore_terminal();
+            catui_core::tools::bash::groups::kill_all();
+            eprintln!("catui: stopped by {}", stop.name());
+            std::process::exit(stop.exit_code().map_or(1, i32::from));
+        },
+        catui_tui::restore_terminal,
+    );
     let code = match catui_tui::run(engine, events, approvals, opts, team.clone()).await {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {

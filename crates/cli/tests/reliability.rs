@@ -285,3 +285,220 @@ fn a_live_session_has_one_writer() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Pids of the processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(marker) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Waits for every process carrying `marker` to be gone (killed processes
+/// are reaped by init shortly after their parent exits).
+fn assert_no_process_left(marker: &str) {
+    let start = std::time::Instant::now();
+    loop {
+        let left = processes_with(marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "processes left behind with {marker:?}: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A unique argument for `sleep`, so the process table shows this test's
+/// commands only.
+fn marker(base: u32, tag: i32) -> String {
+    format!("{base}.{}{}", std::process::id(), tag)
+}
+
+#[test]
+fn a_signal_ends_the_session_with_a_result_and_kills_the_running_command() {
+    for (signal, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGINT, 130),
+        (libc::SIGHUP, 129),
+    ] {
+        let sb = Sandbox::new();
+        let stamp = marker(400, signal);
+        let server = MockServer::start_blocking(
+            Script::new()
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": format!("sleep {stamp}")}),
+                ))
+                .turn(Turn::text("not reached")),
+        )
+        .unwrap();
+        let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
+        s.wait_type("system");
+        s.send_user("wait a long time");
+        wait_until("the command to start", || {
+            !processes_with(&format!("sleep {stamp}")).is_empty()
+        });
+        // SAFETY: a plain signal to the child this test started.
+        assert_eq!(unsafe { libc::kill(s.child.id() as i32, signal) }, 0);
+        let result = s.wait_type("result");
+        assert_eq!(result["is_error"], true, "{result}");
+        // Every tool_use got its result before the end.
+        assert!(
+            s.seen
+                .iter()
+                .any(|v| v["type"] == "user" && v["message"]["content"][0]["tool_use_id"] == "b1"),
+            "{:#?}",
+            s.seen
+        );
+        let (exit, _) = s.finish();
+        assert_eq!(exit, code, "signal {signal}");
+        assert_no_process_left(&stamp);
+    }
+}
+
+#[test]
+fn background_jobs_end_with_the_session() {
+    // A normal end: `-p` runs the command, answers and exits.
+    let sb = Sandbox::new();
+    let stamp = marker(300, 1);
+    let command = format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+            .turn(Turn::text("started it")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "start it", "--allowed-tools", "Bash"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(common::result_of(&server.requests()[1], "b1").0, "started");
+    assert_no_process_left(&stamp);
+
+    // A signal while idle: the session still ends with a result line.
+    let stamp = marker(300, 2);
+    let command = format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+            .turn(Turn::text("started it")),
+    )
+    .unwrap();
+    let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
+    s.wait_type("system");
+    s.send_user("start it");
+    s.wait_type("result");
+    assert!(
+        !processes_with(&stamp).is_empty(),
+        "the job runs while the session lives"
+    );
+    // SAFETY: a plain signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(s.child.id() as i32, libc::SIGTERM) }, 0);
+    let last = s.wait_type("result");
+    assert_eq!(last["is_error"], true);
+    assert!(
+        last["result"]
+            .as_str()
+            .unwrap()
+            .contains("stopped by SIGTERM"),
+        "{last}"
+    );
+    let (exit, _) = s.finish();
+    assert_eq!(exit, 143);
+    assert_no_process_left(&stamp);
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
+    use common::tmux::*;
+    if !tmux_available() {
+        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI");
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let stamp = marker(400, 99);
+    let command = format!("sleep {stamp}");
+    let s = setup(
+        |sb, _, _| {
+            sb.write(
+                ".catui/settings.json",
+                r#"{"permissions": {"allow": ["Bash"]}}"#,
+            );
+            Script::new()
+                .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+                .turn(Turn::text("not reached"))
+        },
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("wait a long time");
+    s.tmux.keys(&["Enter"]);
+    wait_for("the command to start", &s.tmux, || {
+        processes_with(&format!("sleep {stamp}")).first().copied()
+    });
+    // The shell running the command is catui's child.
+    let bash = processes_with(&stamp)
+        .into_iter()
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "bash")
+        })
+        .unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{bash}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let catui: i32 = after_name.split(' ').nth(1).unwrap().parse().unwrap();
+    // SAFETY: a plain signal to the catui process this test started.
+    assert_eq!(unsafe { libc::kill(catui, libc::SIGTERM) }, 0);
+    s.tmux.wait_text("catui-exit=143");
+    assert_eq!(
+        s.tmux.display("#{alternate_on}"),
+        "0",
+        "alternate screen left on"
+    );
+    assert!(s.tmux.screen().contains("stopped by SIGTERM"));
+    assert_no_process_left(&stamp);
+    let stty = s.sb.dir.path().join("stty.txt");
+    s.tmux.type_text(&format!("stty -a > '{}'", stty.display()));
+    s.tmux.keys(&["Enter"]);
+    let settings = wait_for("stty -a output", &s.tmux, || {
+        std::fs::read_to_string(&stty)
+            .ok()
+            .filter(|t| t.contains("icanon"))
+    });
+    let flags: Vec<&str> = settings.split_whitespace().collect();
+    for flag in ["icanon", "echo", "isig"] {
+        assert!(
+            flags.contains(&flag),
+            "`{flag}` is off after SIGTERM:\n{settings}"
+        );
+    }
+}

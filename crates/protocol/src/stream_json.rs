@@ -113,6 +113,10 @@ pub struct InitEvent {
     pub plan_file: Option<String>,
     /// `landlock` or `unavailable`.
     pub sandbox: String,
+    /// Problems with the settings files, one line each (each also
+    /// sent as a `settings` notification); absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings_warnings: Vec<String>,
     /// catui's version.
     pub claude_code_version: String,
     /// Which environment variable holds the key (`ANTHROPIC_API_KEY`,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use catui_core::engine::{Engine, EngineEvent, TurnOutcome};
 use catui_protocol::stream_json::{
-    InitEvent, InputMessage, OutputEvent, ResultSubtype, SystemEvent,
+    InitEvent, InputMessage, OutputEvent, ResultEvent, ResultSubtype, SystemEvent,
 };
 use catui_protocol::{ContentBlock, ModelEvent, PermissionMode};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -205,6 +205,7 @@ pub fn init_event(
         tools: info.tools.clone(),
         plan_file,
         sandbox: info.sandbox.clone(),
+        settings_warnings: info.settings_warnings.clone(),
         claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
         api_key_source: api_key_source().to_string(),
         mcp_servers: Vec::new(),
@@ -237,20 +238,39 @@ fn api_key_source() -> &'static str {
 pub async fn read_stdin(users: UnboundedSender<Vec<ContentBlock>>, controls: Controls) {
     let out = controls.out.clone();
     let pending: Arc<Pending> = controls.pending.clone();
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
+    let mut bytes = Vec::new();
+    let mut number = 0u64;
     loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes).await {
+            Ok(0) => break,
+            Ok(_) => {}
             Err(e) => {
                 notify(&out, "invalid_input", format!("could not read stdin: {e}"));
                 break;
+            }
+        }
+        number += 1;
+        // Bytes that are not UTF-8 spoil their line only, not the session.
+        let line = match std::str::from_utf8(&bytes) {
+            Ok(line) => line,
+            Err(e) => {
+                notify(
+                    &out,
+                    "invalid_input",
+                    format!(
+                        "ignored input line {number}: it is not valid UTF-8 (byte {})",
+                        e.valid_up_to() + 1
+                    ),
+                );
+                continue;
             }
         };
         if line.trim().is_empty() {
             continue;
         }
-        let message: InputMessage = match serde_json::from_str(&line) {
+        let message: InputMessage = match serde_json::from_str(line) {
             Ok(m) => m,
             Err(e) => {
                 notify(
@@ -300,24 +320,106 @@ fn notify(out: &UnboundedSender<OutputEvent>, key: &str, text: String) {
     }));
 }
 
-/// Runs a headless session to the end; returns the process exit code.
+/// How long a turn may take to end after a stop signal interrupted it.
+const STOP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How a headless session ended.
+pub enum Ended {
+    /// The input ran out; the last turn's outcome, if there was one.
+    Finished(Option<TurnOutcome>),
+    /// A stop signal ended it; whether the turn it interrupted answered
+    /// with its own result.
+    Stopped { turn_answered: bool },
+}
+
+/// Runs a headless session to the end. `stop` (a signal) ends it early:
+/// the running turn is interrupted and given a moment to finish with its
+/// own result; no further input is taken.
 pub async fn run(
     mut engine: Engine,
     first_input: Option<Vec<ContentBlock>>,
     mut users: Option<UnboundedReceiver<Vec<ContentBlock>>>,
-) -> i32 {
+    stop: &tokio_util::sync::CancellationToken,
+) -> Ended {
     let mut last: Option<TurnOutcome> = None;
-    if let Some(input) = first_input {
-        last = Some(engine.handle_input(input).await);
-    }
-    if let Some(rx) = users.as_mut() {
-        while let Some(input) = rx.recv().await {
-            last = Some(engine.handle_input(input).await);
+    let mut inputs = first_input;
+    loop {
+        let input = match inputs.take() {
+            Some(input) => Some(input),
+            None if stop.is_cancelled() => None,
+            None => match users.as_mut() {
+                Some(rx) => tokio::select! {
+                    input = rx.recv() => input,
+                    _ = stop.cancelled() => None,
+                },
+                None => None,
+            },
+        };
+        let Some(input) = input else { break };
+        match run_turn(&mut engine, input, stop).await {
+            // The turn the stop interrupted ended with its own result.
+            Some(_) if stop.is_cancelled() => {
+                return Ended::Stopped {
+                    turn_answered: true,
+                };
+            }
+            Some(outcome) => last = Some(outcome),
+            None => {
+                return Ended::Stopped {
+                    turn_answered: false,
+                };
+            }
         }
     }
-    match last {
-        Some(o) if o.is_error => 1,
-        _ => 0,
+    if stop.is_cancelled() {
+        return Ended::Stopped {
+            turn_answered: false,
+        };
+    }
+    Ended::Finished(last)
+}
+
+/// One input; `None` when a stop came and the turn did not end in time.
+async fn run_turn(
+    engine: &mut Engine,
+    input: Vec<ContentBlock>,
+    stop: &tokio_util::sync::CancellationToken,
+) -> Option<TurnOutcome> {
+    let control = engine.control();
+    if stop.is_cancelled() {
+        control.interrupt();
+    }
+    let turn = engine.handle_input(input);
+    tokio::pin!(turn);
+    tokio::select! {
+        outcome = &mut turn => return Some(outcome),
+        _ = stop.cancelled() => control.interrupt(),
+    }
+    tokio::time::timeout(STOP_TIMEOUT, turn).await.ok()
+}
+
+/// The `result` that ends a session stopped by `signal` when no turn
+/// answered for it.
+pub fn stopped_result(
+    session_id: &str,
+    signal: &str,
+    permission_mode: PermissionMode,
+) -> ResultEvent {
+    ResultEvent {
+        subtype: ResultSubtype::ErrorDuringExecution,
+        is_error: true,
+        result: format!("catui was stopped by {signal}; the session ended."),
+        session_id: session_id.to_string(),
+        num_turns: 0,
+        duration_ms: 0,
+        duration_api_ms: 0,
+        stop_reason: None,
+        usage: Default::default(),
+        total_cost_usd: 0.0,
+        model_usage: Default::default(),
+        permission_mode,
+        plan_file: None,
+        uuid: new_uuid(),
     }
 }
 

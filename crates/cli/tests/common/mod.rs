@@ -155,6 +155,13 @@ impl StreamSession {
         stdin.flush().unwrap();
     }
 
+    /// Writes `bytes` to stdin as they are (not necessarily JSON or UTF-8).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn send_user(&mut self, text: &str) {
         self.send(serde_json::json!({"type":"user","message":{"role":"user","content":text}}));
     }

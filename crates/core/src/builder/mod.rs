@@ -216,6 +216,9 @@ pub struct SessionInfo {
     pub sandbox: String,
     /// Whether `auto` is offered (setting `autoMode.enabled`).
     pub auto_mode_enabled: bool,
+    /// What is wrong with the settings files, one line each (also sent as
+    /// `settings` notifications when the session starts).
+    pub settings_warnings: Vec<String>,
 }
 
 /// A started session, ready for input.
@@ -296,11 +299,13 @@ impl SessionBuilder {
         let git_snapshot = prompt::GitSnapshot::start(&cwd).map(Arc::new);
         let (settings, warnings) =
             Settings::load_from(&config_dir, &cwd, config.settings_file.as_deref());
+        let mut settings_warnings = Vec::new();
         for w in &warnings {
             if let SettingsWarning::MissingFlagFile { path } = w {
                 return Err(BuildError::MissingSettingsFile(path.clone()));
             }
             warn(&w.to_string());
+            settings_warnings.push(w.to_string());
         }
         let settings_env = settings.env.clone();
         let vars = config.vars.clone();
@@ -475,8 +480,17 @@ impl SessionBuilder {
             tools: tools.names(),
             sandbox: crate::permissions::sandbox::sandbox_status().into(),
             auto_mode_enabled: settings.auto_mode.enabled,
+            settings_warnings: settings_warnings.clone(),
         };
         let (events_tx, events) = unbounded_channel();
+        // Every front end shows what is wrong with the settings (the TUI as
+        // a line, stream-json as a notification), not only stderr.
+        for text in settings_warnings {
+            let _ = events_tx.send(EngineEvent::Notification {
+                key: "settings".into(),
+                text,
+            });
+        }
         let mut prompt_opts =
             PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
         prompt_opts.config_dir = config_dir.clone();

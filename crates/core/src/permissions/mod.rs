@@ -291,6 +291,9 @@ fn rule_matches(rule: &SourcedRule, call: &CallInfo, target: &Target, lenient: b
     if !rule.rule.covers_tool(&call.tool_name, &call.access) {
         return false;
     }
+    if rule.rule.is_any_tool() {
+        return true;
+    }
     let root = &rule.origin.root;
     match &call.access {
         Access::Shell { .. } => {
@@ -425,6 +428,15 @@ fn non_interactive_message(call: &CallInfo, reason: &str, why: &AskWhy) -> Strin
     match why {
         AskWhy::Interaction => {
             format!("{head} Continue without the user's answer, or run the session interactively.")
+        }
+        AskWhy::AskRule(rule) if rule.origin.kind == RuleSourceKind::UnappliedSettings => {
+            let file = rule.origin.file.as_ref().map_or_else(
+                || "the settings file".to_string(),
+                |f| f.display().to_string(),
+            );
+            format!(
+                "{head} Every tool call asks first because {file} could not be applied, so its deny rules are unknown. To let it run, fix {file} (or remove it)."
+            )
         }
         AskWhy::AskRule(rule) => format!(
             "{head} To let it run, remove the ask rule `{}` ({}).",

@@ -57,6 +57,29 @@ impl Rule {
         }
     }
 
+    /// The rule that covers every call of every tool that reaches outside
+    /// the session (reads, writes, commands, agents). It cannot be
+    /// written in settings; it stands in for the rules of a settings file
+    /// that could not be read (see `settings`).
+    pub fn any_tool() -> Rule {
+        Rule::tool(ANY_TOOL)
+    }
+
+    /// Whether this is [`Rule::any_tool`].
+    pub fn is_any_tool(&self) -> bool {
+        self.tool == ANY_TOOL
+    }
+
+    /// For a rule that does not parse: the whole tool it names, when its
+    /// tool name (the text before `(`) is a valid one. `Read(./.env` gives
+    /// `Read`; a deny rule that cannot be understood then denies the whole
+    /// tool rather than nothing.
+    pub fn whole_tool_of(text: &str) -> Option<Rule> {
+        let name = text.split('(').next().unwrap_or_default().trim();
+        let rule = Rule::parse(name).ok()?;
+        rule.specifier.is_none().then_some(rule)
+    }
+
     /// A rule with a specifier, as in `Bash(npm test)`.
     pub fn with_specifier(name: impl Into<String>, specifier: impl Into<String>) -> Rule {
         Rule {
@@ -127,6 +150,7 @@ impl Rule {
     /// ignoring the specifier.
     pub fn covers_tool(&self, tool_name: &str, access: &Access) -> bool {
         match self.tool.as_str() {
+            ANY_TOOL => !matches!(access, Access::Session | Access::Interaction),
             // File rules follow what the call does, so `Edit(...)` also
             // covers Write and NotebookEdit, `Read(...)` also Glob and Grep.
             "Edit" | "Write" => matches!(access, Access::Write { .. }),
@@ -188,6 +212,9 @@ impl Rule {
         }
     }
 }
+
+/// The tool name of [`Rule::any_tool`] (not a valid name in a rule's text).
+const ANY_TOOL: &str = "*";
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -412,6 +439,9 @@ pub enum RuleSourceKind {
     CliArg,
     /// Added during the session ("always allow").
     Session,
+    /// Stands in for a settings file that could not be applied (its
+    /// `file`): see [`Rule::any_tool`].
+    UnappliedSettings,
 }
 
 /// Where a rule came from: the layer, its file, and the root that `/x`
@@ -450,6 +480,16 @@ impl fmt::Display for RuleOrigin {
             RuleSourceKind::FlagSettings => "--settings file",
             RuleSourceKind::CliArg => "command line",
             RuleSourceKind::Session => "this session",
+            RuleSourceKind::UnappliedSettings => {
+                return match &self.file {
+                    Some(file) => write!(
+                        f,
+                        "in place of the rules of {}, which could not be applied",
+                        file.display()
+                    ),
+                    None => f.write_str("in place of a settings file that could not be applied"),
+                };
+            }
         };
         match &self.file {
             Some(file) => write!(f, "{layer} {}", file.display()),

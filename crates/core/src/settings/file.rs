@@ -3,7 +3,11 @@
 //!
 //! A file is all or nothing: malformed JSON or a wrong type for a known key
 //! rejects the whole file with a warning naming the path, line, column and
-//! key; only a malformed permission rule is skipped on its own.
+//! key; only a malformed permission rule is skipped on its own. Rejecting
+//! never loosens permissions (see [`Fallback`]): a rejected file that is
+//! valid JSON keeps its deny and ask rules, one that cannot be read or
+//! parsed at all makes every tool call ask, and a malformed deny or ask
+//! rule covers its whole tool.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,31 +18,41 @@ use serde::{Deserialize, Deserializer};
 use catui_providers::ModelOverride;
 
 use super::PlanVariant;
-use crate::permissions::RuleParseError;
+use crate::permissions::{RuleBehavior, RuleParseError};
+
+/// The most a settings file may hold; a larger one (or `/dev/zero`) is
+/// refused instead of read.
+const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Something wrong with the settings; each displays as one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsWarning {
     /// The file is not valid JSON or a known key has the wrong type.
-    #[error("ignored settings file {}: line {line}, column {column}: {message}", path.display())]
+    #[error("ignored settings file {}: line {line}, column {column}: {message}{fallback}", path.display())]
     Invalid {
         path: PathBuf,
         line: usize,
         column: usize,
         message: String,
+        fallback: Fallback,
     },
-    /// The file exists but cannot be read.
-    #[error("ignored settings file {}: cannot read it: {message}", path.display())]
-    Unreadable { path: PathBuf, message: String },
+    /// The file exists but cannot be read (or is not a regular file).
+    #[error("ignored settings file {}: {message}{fallback}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        message: String,
+        fallback: Fallback,
+    },
     /// `--settings FILE` names a file that does not exist.
     #[error("settings file {} given with --settings does not exist", path.display())]
     MissingFlagFile { path: PathBuf },
     /// One permission rule is malformed; the rest of the file applies.
-    #[error("skipped a permission rule in {}{}: {error}", path.display(), line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    #[error("skipped a permission rule in {}{}: {error}{fallback}", path.display(), line.map(|l| format!(" (line {l})")).unwrap_or_default())]
     MalformedRule {
         path: PathBuf,
         line: Option<usize>,
         error: RuleParseError,
+        fallback: Fallback,
     },
 }
 
@@ -50,6 +64,44 @@ impl SettingsWarning {
             | SettingsWarning::Unreadable { path, .. }
             | SettingsWarning::MissingFlagFile { path }
             | SettingsWarning::MalformedRule { path, .. } => path,
+        }
+    }
+}
+
+/// What stands in for the part of a settings file that was not applied,
+/// so that a broken file never loosens permissions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fallback {
+    /// Nothing restrictive was lost (no deny or ask rules; a malformed
+    /// allow rule).
+    Nothing,
+    /// The file's deny and ask rules (this many) still apply.
+    RulesKept(usize),
+    /// The file's rules are unknown: every tool call asks first.
+    AskEverything,
+    /// A malformed deny or ask rule applies to its whole tool.
+    WholeTool {
+        behavior: RuleBehavior,
+        tool: String,
+    },
+}
+
+impl std::fmt::Display for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fallback::Nothing => Ok(()),
+            Fallback::RulesKept(1) => f.write_str("; its 1 deny/ask rule still applies"),
+            Fallback::RulesKept(n) => write!(f, "; its {n} deny/ask rules still apply"),
+            Fallback::AskEverything => f.write_str(
+                "; its deny rules are unknown, so every tool call asks first until it is fixed",
+            ),
+            Fallback::WholeTool {
+                behavior: RuleBehavior::Deny,
+                tool,
+            } => write!(f, "; all of `{tool}` is denied instead"),
+            Fallback::WholeTool { tool, .. } => {
+                write!(f, "; every `{tool}` call asks first instead")
+            }
         }
     }
 }
@@ -139,28 +191,77 @@ fn mode_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PermissionMode>, 
     .transpose()
 }
 
+/// Why a file was not applied.
+pub(super) enum Rejected {
+    /// It could not be read: its contents are unknown.
+    Unreadable(String),
+    /// It was read but is not valid settings.
+    Invalid {
+        line: usize,
+        column: usize,
+        message: String,
+        text: String,
+    },
+}
+
 /// Reads and parses one file. `Ok(None)`: the file does not exist.
-pub(super) fn read(path: &Path) -> Result<Option<(RawSettings, String)>, SettingsWarning> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(SettingsWarning::Unreadable {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            });
-        }
+pub(super) fn read(path: &Path) -> Result<Option<(RawSettings, String)>, Rejected> {
+    let text = match crate::safe_fs::read_text_if_exists(path, MAX_SETTINGS_BYTES) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(Rejected::Unreadable(unreadable_message(&e))),
     };
     if text.trim().is_empty() {
         return Ok(Some((RawSettings::default(), text)));
     }
-    let raw = parse(&text).map_err(|(line, column, message)| SettingsWarning::Invalid {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    })?;
-    Ok(Some((raw, text)))
+    match parse(&text) {
+        Ok(raw) => Ok(Some((raw, text))),
+        Err((line, column, message)) => Err(Rejected::Invalid {
+            line,
+            column,
+            message,
+            text,
+        }),
+    }
+}
+
+fn unreadable_message(e: &crate::safe_fs::SafeReadError) -> String {
+    use crate::safe_fs::SafeReadError;
+    match e {
+        SafeReadError::Io { source, .. } => format!("cannot read it: {source}"),
+        SafeReadError::NotRegular { kind, .. } => {
+            format!("cannot read it: it is {kind}, not a regular file")
+        }
+        SafeReadError::TooLarge { size, limit, .. } => {
+            format!("cannot read it: it is too large ({size} bytes; at most {limit})")
+        }
+    }
+}
+
+/// The deny and ask rules of a file that was rejected but is valid JSON,
+/// as written; `None` when they cannot be told (not JSON, or
+/// `permissions`, `deny` or `ask` of an unexpected shape).
+pub(super) fn restrictive_rules(text: &str) -> Option<[(RuleBehavior, Vec<String>); 2]> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let root = value.as_object()?;
+    let perms = match root.get("permissions") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(p) => Some(p.as_object()?),
+    };
+    let list = |key: &str| -> Option<Vec<String>> {
+        match perms.and_then(|p| p.get(key)) {
+            None | Some(serde_json::Value::Null) => Some(Vec::new()),
+            Some(v) => v
+                .as_array()?
+                .iter()
+                .map(|r| r.as_str().map(str::to_string))
+                .collect(),
+        }
+    };
+    Some([
+        (RuleBehavior::Deny, list("deny")?),
+        (RuleBehavior::Ask, list("ask")?),
+    ])
 }
 
 /// Parses settings text; the error is (line, column, message naming the

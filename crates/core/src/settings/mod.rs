@@ -6,7 +6,9 @@
 //! `additionalDirectories` merge (deduplicated, in order); `env` merges key
 //! by key. A file that is not valid JSON, or gives a known key the wrong
 //! type, is ignored as a whole with a warning ([`SettingsWarning`]) — never
-//! fatal, never half-applied. Each rule remembers its file
+//! fatal, never silently half-applied — and never loosens permissions: its
+//! deny and ask rules still apply, or, when they cannot be told, every
+//! tool call asks ([`Fallback`]). Each rule remembers its file
 //! ([`crate::permissions::RuleOrigin`]).
 
 mod file;
@@ -17,7 +19,7 @@ use std::time::Duration;
 
 use catui_protocol::PermissionMode;
 
-pub use file::SettingsWarning;
+pub use file::{Fallback, SettingsWarning};
 
 use crate::permissions::{
     AutoModeConfig, PermissionContext, Rule, RuleBehavior, RuleOrigin, RuleSet, RuleSourceKind,
@@ -138,10 +140,139 @@ impl Settings {
                     settings.apply(layer, &path, project_root, raw, &text, &mut warnings);
                 }
                 Ok(None) => {}
-                Err(w) => warnings.push(w),
+                Err(file::Rejected::Unreadable(message)) => {
+                    settings.ask_everything(&path, project_root);
+                    warnings.push(SettingsWarning::Unreadable {
+                        path,
+                        message,
+                        fallback: Fallback::AskEverything,
+                    });
+                }
+                Err(file::Rejected::Invalid {
+                    line,
+                    column,
+                    message,
+                    text,
+                }) => {
+                    // The rules' own warnings follow the file's.
+                    let at = warnings.len();
+                    let fallback = settings.keep_restrictive_rules(
+                        layer,
+                        &path,
+                        project_root,
+                        &text,
+                        &mut warnings,
+                    );
+                    warnings.insert(
+                        at,
+                        SettingsWarning::Invalid {
+                            path,
+                            line,
+                            column,
+                            message,
+                            fallback,
+                        },
+                    );
+                }
             }
         }
         (settings, warnings)
+    }
+
+    /// Stands in for a file whose rules are unknown: every tool call asks.
+    fn ask_everything(&mut self, path: &Path, project_root: &Path) {
+        let origin = RuleOrigin {
+            kind: RuleSourceKind::UnappliedSettings,
+            file: Some(path.to_path_buf()),
+            root: project_root.to_path_buf(),
+        };
+        self.permissions.rules.push(
+            RuleBehavior::Ask,
+            SourcedRule {
+                rule: Rule::any_tool(),
+                origin,
+            },
+        );
+    }
+
+    /// A rejected file that is valid JSON keeps its deny and ask rules;
+    /// when they cannot be told, every tool call asks.
+    fn keep_restrictive_rules(
+        &mut self,
+        layer: SettingsLayer,
+        path: &Path,
+        project_root: &Path,
+        text: &str,
+        warnings: &mut Vec<SettingsWarning>,
+    ) -> Fallback {
+        let Some(lists) = file::restrictive_rules(text) else {
+            self.ask_everything(path, project_root);
+            return Fallback::AskEverything;
+        };
+        let origin = layer_origin(layer, path, project_root);
+        let mut kept = 0;
+        for (behavior, list) in lists {
+            kept += list.len();
+            self.add_rules(behavior, list, &origin, text, warnings);
+        }
+        if kept == 0 {
+            Fallback::Nothing
+        } else {
+            Fallback::RulesKept(kept)
+        }
+    }
+
+    /// Adds one list of rules. A malformed rule is reported; a malformed
+    /// deny or ask rule covers its whole tool instead (or, when not even
+    /// its tool can be told, every tool call asks).
+    fn add_rules(
+        &mut self,
+        behavior: RuleBehavior,
+        list: Vec<String>,
+        origin: &RuleOrigin,
+        text: &str,
+        warnings: &mut Vec<SettingsWarning>,
+    ) {
+        let path = origin.file.clone().unwrap_or_default();
+        for text_rule in list {
+            let error = match Rule::parse(&text_rule) {
+                Ok(rule) => {
+                    self.permissions.rules.push(
+                        behavior,
+                        SourcedRule {
+                            rule,
+                            origin: origin.clone(),
+                        },
+                    );
+                    continue;
+                }
+                Err(error) => error,
+            };
+            let fallback = match (behavior, Rule::whole_tool_of(&text_rule)) {
+                (RuleBehavior::Allow, _) => Fallback::Nothing,
+                (_, Some(rule)) => {
+                    let tool = rule.to_string();
+                    self.permissions.rules.push(
+                        behavior,
+                        SourcedRule {
+                            rule,
+                            origin: origin.clone(),
+                        },
+                    );
+                    Fallback::WholeTool { behavior, tool }
+                }
+                (_, None) => {
+                    self.ask_everything(&path, &origin.root);
+                    Fallback::AskEverything
+                }
+            };
+            warnings.push(SettingsWarning::MalformedRule {
+                line: file::line_of(text, &text_rule),
+                path: path.clone(),
+                error,
+                fallback,
+            });
+        }
     }
 
     /// Merges one parsed file over what the earlier layers set.
@@ -189,34 +320,13 @@ impl Settings {
         self.models.extend(raw.models.unwrap_or_default());
         if let Some(perms) = raw.permissions {
             set(&mut self.permissions.default_mode, perms.default_mode);
-            // `/x` rule patterns are relative to the project the settings
-            // belong to; for the user layer, the project being worked on.
-            let origin = RuleOrigin {
-                kind: layer.rule_source(),
-                file: Some(path.to_path_buf()),
-                root: project_root.to_path_buf(),
-            };
+            let origin = layer_origin(layer, path, project_root);
             for (behavior, list) in [
                 (RuleBehavior::Allow, perms.allow),
                 (RuleBehavior::Ask, perms.ask),
                 (RuleBehavior::Deny, perms.deny),
             ] {
-                for text_rule in list.unwrap_or_default() {
-                    match Rule::parse(&text_rule) {
-                        Ok(rule) => self.permissions.rules.push(
-                            behavior,
-                            SourcedRule {
-                                rule,
-                                origin: origin.clone(),
-                            },
-                        ),
-                        Err(error) => warnings.push(SettingsWarning::MalformedRule {
-                            path: path.to_path_buf(),
-                            line: file::line_of(text, &text_rule),
-                            error,
-                        }),
-                    }
-                }
+                self.add_rules(behavior, list.unwrap_or_default(), &origin, text, warnings);
             }
             for dir in perms.additional_directories.unwrap_or_default() {
                 let resolved = resolve_dir(&dir, project_root);
@@ -251,6 +361,17 @@ impl Settings {
             }
         }
         ctx.auto_mode = self.auto_mode;
+    }
+}
+
+/// Where the rules of `path` come from. `/x` rule patterns are relative to
+/// the project the settings belong to; for the user layer, the project
+/// being worked on.
+fn layer_origin(layer: SettingsLayer, path: &Path, project_root: &Path) -> RuleOrigin {
+    RuleOrigin {
+        kind: layer.rule_source(),
+        file: Some(path.to_path_buf()),
+        root: project_root.to_path_buf(),
     }
 }
 

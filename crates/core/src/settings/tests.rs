@@ -392,3 +392,205 @@ fn project_rules_are_relative_to_the_project_root() {
         Decision::Ask { .. }
     ));
 }
+
+/// A call of `tool` reading `path` (relative to the project).
+fn read_call(d: &Dirs, path: &str) -> CallInfo {
+    CallInfo {
+        tool_name: "Read".into(),
+        access: Access::Read {
+            paths: vec![d.root.join(path)],
+        },
+        read_only: true,
+        cwd: d.root.clone(),
+    }
+}
+
+fn context(d: &Dirs, s: &Settings) -> PermissionContext {
+    let mut ctx = PermissionContext::new(d.root.clone());
+    s.apply_to(&mut ctx);
+    ctx
+}
+
+#[test]
+fn a_rejected_file_that_is_json_keeps_its_deny_and_ask_rules() {
+    let d = dirs();
+    let project = d.project(
+        r#"{"model": 5, "permissions": {"allow": ["Bash"], "deny": ["Read(./.env)"], "ask": ["Edit"]}}"#,
+    );
+    let (s, warnings) = d.load(None);
+    // The rest of the file is ignored as before...
+    assert_eq!(s.model, None);
+    assert!(s.permissions.rules.allow.is_empty());
+    // ...but what it forbids still applies.
+    assert_eq!(rule_texts(&s.permissions.rules.deny), ["Read(./.env)"]);
+    assert_eq!(rule_texts(&s.permissions.rules.ask), ["Edit"]);
+    let [SettingsWarning::Invalid { path, fallback, .. }] = warnings.as_slice() else {
+        panic!("one invalid-file warning: {warnings:?}");
+    };
+    assert_eq!(path, &project);
+    assert_eq!(fallback, &Fallback::RulesKept(2));
+    let text = warnings[0].to_string();
+    assert!(
+        text.contains("`model`") && text.contains("2 deny/ask rules still apply"),
+        "{text}"
+    );
+    let ctx = context(&d, &s);
+    assert!(matches!(
+        decide(&ctx, &read_call(&d, ".env")),
+        Decision::Deny { .. }
+    ));
+    assert!(matches!(
+        decide(&ctx, &read_call(&d, "README.md")),
+        Decision::Allow(_)
+    ));
+}
+
+#[test]
+fn a_file_whose_rules_cannot_be_told_makes_every_call_ask() {
+    let bash = |d: &Dirs| CallInfo {
+        tool_name: "Bash".into(),
+        access: Access::Shell {
+            command: "ls".into(),
+            unconfined: false,
+        },
+        read_only: true,
+        cwd: d.root.clone(),
+    };
+    let todo = |d: &Dirs| CallInfo {
+        tool_name: "TodoWrite".into(),
+        access: Access::Session,
+        read_only: true,
+        cwd: d.root.clone(),
+    };
+    // Not JSON; `deny` not a list; a directory where the file should be;
+    // a FIFO (refused, not opened: no hang); a symlink to /dev/zero.
+    type Make = fn(&Dirs) -> PathBuf;
+    let cases: [(&str, Make); 5] = [
+        ("broken JSON", |d| {
+            d.project("{\"permissions\": {\"deny\": [\"Read(./.env)\"]")
+        }),
+        ("deny not a list", |d| {
+            d.project(r#"{"permissions": {"deny": "Read(./.env)"}}"#)
+        }),
+        ("a directory", |d| {
+            let p = d.root.join(".catui/settings.json");
+            std::fs::create_dir_all(&p).unwrap();
+            p
+        }),
+        ("a FIFO", |d| {
+            let p = d.root.join(".catui/settings.json");
+            crate::safe_fs::mkfifo(&p);
+            p
+        }),
+        ("/dev/zero", |d| {
+            let p = d.root.join(".catui/settings.json");
+            std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+            p
+        }),
+    ];
+    for (what, make) in cases {
+        let d = dirs();
+        let path = make(&d);
+        let (s, warnings) = d.load(None);
+        assert_eq!(warnings.len(), 1, "{what}: {warnings:?}");
+        assert_eq!(warnings[0].path(), path.as_path(), "{what}");
+        let text = warnings[0].to_string();
+        assert!(
+            text.contains("every tool call asks first"),
+            "{what}: {text}"
+        );
+        let mut ctx = context(&d, &s);
+        for mode in [PermissionMode::Default, PermissionMode::BypassPermissions] {
+            ctx.mode = mode;
+            let Decision::Ask { reason, .. } = decide(&ctx, &read_call(&d, "README.md")) else {
+                panic!("{what}: a read runs unasked in {mode}");
+            };
+            assert!(reason.contains(&path.display().to_string()), "{reason}");
+            assert!(
+                matches!(decide(&ctx, &bash(&d)), Decision::Ask { .. }),
+                "{what}"
+            );
+            // The session's own bookkeeping is not held up.
+            assert!(
+                matches!(decide(&ctx, &todo(&d)), Decision::Allow(_)),
+                "{what}"
+            );
+        }
+        // Unattended, the ask is a denial that says what to fix.
+        ctx.interactive = false;
+        let Decision::Deny { message } = decide(&ctx, &read_call(&d, "README.md")) else {
+            panic!("{what}: not denied unattended");
+        };
+        assert!(
+            message.contains("could not be applied")
+                && message.contains(&path.display().to_string()),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_malformed_deny_or_ask_rule_covers_its_whole_tool() {
+    let d = dirs();
+    d.project(
+        r#"{"permissions": {"deny": ["Read(./.env", "Bash(git push)"], "ask": ["Bash(rm -rf"], "allow": ["Edit(src/**"]}}"#,
+    );
+    let (s, warnings) = d.load(None);
+    assert_eq!(
+        rule_texts(&s.permissions.rules.deny),
+        ["Read", "Bash(git push)"]
+    );
+    assert_eq!(rule_texts(&s.permissions.rules.ask), ["Bash"]);
+    assert!(s.permissions.rules.allow.is_empty());
+    let fallbacks: Vec<_> = warnings
+        .iter()
+        .map(|w| match w {
+            SettingsWarning::MalformedRule { fallback, .. } => fallback.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        fallbacks,
+        [
+            Fallback::Nothing,
+            Fallback::WholeTool {
+                behavior: RuleBehavior::Ask,
+                tool: "Bash".into()
+            },
+            Fallback::WholeTool {
+                behavior: RuleBehavior::Deny,
+                tool: "Read".into()
+            },
+        ]
+    );
+    assert!(
+        warnings[2]
+            .to_string()
+            .contains("all of `Read` is denied instead")
+    );
+    let ctx = context(&d, &s);
+    assert!(matches!(
+        decide(&ctx, &read_call(&d, "README.md")),
+        Decision::Deny { .. }
+    ));
+
+    // Not even the tool can be told: every call asks.
+    let d = dirs();
+    d.local(r#"{"permissions": {"deny": ["(./.env)"]}}"#);
+    let (s, warnings) = d.load(None);
+    assert!(
+        matches!(
+            warnings.as_slice(),
+            [SettingsWarning::MalformedRule {
+                fallback: Fallback::AskEverything,
+                ..
+            }]
+        ),
+        "{warnings:?}"
+    );
+    let ctx = context(&d, &s);
+    assert!(matches!(
+        decide(&ctx, &read_call(&d, "README.md")),
+        Decision::Ask { .. }
+    ));
+}

@@ -106,6 +106,8 @@ impl AppState {
             EngineEvent::TeammateMessage { from, text } => {
                 self.transcript.push(EntryKind::Teammate { from, text });
             }
+            // A settings file that was not applied is a problem to fix.
+            EngineEvent::Notification { key, text } if key == "settings" => self.system(text, true),
             EngineEvent::Notification { text, .. } | EngineEvent::Advice { text, .. } => {
                 self.system(text, false);
             }

@@ -2,7 +2,8 @@
 //!
 //! Each call is a fresh `/bin/bash -c` in its own session and process group
 //! (so a timeout or interrupt can kill everything it started, and it cannot
-//! reach the user's terminal), with stdin at `/dev/null`, stdout and stderr
+//! reach the user's terminal; see [`groups`] for background jobs and the
+//! end of the session), with stdin at `/dev/null`, stdout and stderr
 //! interleaved in one pipe, provider API keys removed from the environment,
 //! and the session's sandbox policy applied — or, for a command allowed only
 //! because it was judged read-only, the read-only one. The working directory carries
@@ -11,6 +12,7 @@
 
 #[cfg(test)]
 mod containment_tests;
+pub mod groups;
 mod output;
 
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -93,6 +95,8 @@ impl TypedTool for BashTool {
              {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
              - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
              the end are kept, and the whole output is saved to a file whose path is given.\n\
+             - Processes the command leaves running in the background (`server &`) keep running \
+             until the session ends, and are stopped then.\n\
              - Commands that only read run without asking, in a read-only sandbox (writes only \
              to a private temporary directory and /dev/null). If such a command fails because it \
              needs to write, run it again with `unconfined: true` and the user will be asked.\n\
@@ -323,6 +327,9 @@ async fn run(
     // sees end-of-file once the command's processes have exited.
     drop(cmd);
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    if let Some(pgid) = pgid {
+        groups::track(pgid);
+    }
     let mut group = GroupGuard { pgid };
 
     let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
@@ -344,7 +351,8 @@ async fn run(
     };
     let drain = match end {
         End::Exited(_) => {
-            // Background jobs the command started may keep running.
+            // Background jobs the command started may keep running; they
+            // stay tracked and end with the session.
             group.pgid = None;
             DRAIN_AFTER_EXIT
         }
@@ -438,7 +446,7 @@ struct GroupGuard {
 impl GroupGuard {
     fn kill(&mut self) {
         if let Some(pgid) = self.pgid.take() {
-            kill_group(pgid);
+            groups::kill(pgid);
         }
     }
 }
@@ -446,21 +454,6 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.kill();
-    }
-}
-
-/// Sends SIGKILL to every process in group `pgid`.
-#[allow(unsafe_code)]
-fn kill_group(pgid: i32) {
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: killpg has no memory-safety preconditions; `pgid` is the
-    // group of a child this tool started (it leads its own session), checked
-    // above not to be 0 or 1, which would target our own group or init.
-    let rc = unsafe { libc::killpg(pgid, libc::SIGKILL) };
-    if rc != 0 {
-        tracing::debug!(pgid, error = %std::io::Error::last_os_error(), "killpg failed");
     }
 }
 
