@@ -178,6 +178,33 @@ pub struct SdkArgs {
     pub resume_drops_turn: Option<String>,
     #[arg(long, hide = true)]
     pub session_mirror: bool,
+    // Passed by the TypeScript SDK (0.3): accepted; see sdk_flags.
+    #[arg(long, hide = true)]
+    pub debug: bool,
+    #[arg(long, hide = true)]
+    pub debug_file: Option<String>,
+    #[arg(long, hide = true)]
+    pub agent: Option<String>,
+    #[arg(long, hide = true)]
+    pub permission_prompts: Option<String>,
+    #[arg(long, hide = true)]
+    pub channels: Vec<String>,
+    #[arg(long, hide = true)]
+    pub allow_dangerously_skip_permissions: bool,
+    #[arg(long, hide = true)]
+    pub project_config_root: Option<String>,
+    #[arg(long, hide = true)]
+    pub await_initialize: bool,
+    #[arg(long, hide = true)]
+    pub plugin_dir_no_mcp: Vec<String>,
+    #[arg(long, hide = true)]
+    pub no_session_persistence: bool,
+    #[arg(long, hide = true)]
+    pub initialize_fields: Option<String>,
+    #[arg(long, hide = true)]
+    pub managed_settings_in_initialize: bool,
+    #[arg(long, hide = true)]
+    pub managed_settings: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

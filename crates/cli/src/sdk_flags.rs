@@ -73,11 +73,6 @@ pub fn unsupported(args: &Args) -> Vec<String> {
         "catui keeps its own system prompt (plan mode depends on it)",
     );
     note(
-        sdk.append_system_prompt.is_some(),
-        "--append-system-prompt",
-        "put project instructions in AGENTS.md or CLAUDE.md instead",
-    );
-    note(
         sdk.system_prompt_file.is_some(),
         "--system-prompt-file",
         "catui keeps its own system prompt",
@@ -140,6 +135,43 @@ pub fn unsupported(args: &Args) -> Vec<String> {
         sdk.session_mirror,
         "--session-mirror",
         "transcripts are written to catui's own session files only",
+    );
+    note(
+        sdk.debug || sdk.debug_file.is_some(),
+        "--debug/--debug-file",
+        "catui logs with RUST_LOG to stderr",
+    );
+    note(
+        sdk.agent.is_some(),
+        "--agent",
+        "the main conversation runs catui's own agent",
+    );
+    note(
+        sdk.permission_prompts.is_some() || !sdk.channels.is_empty(),
+        "--permission-prompts/--channels",
+        "permission prompts are can_use_tool control requests",
+    );
+    note(
+        sdk.project_config_root.is_some(),
+        "--project-config-root",
+        "project settings are read from the working directory's .catui/",
+    );
+    note(
+        !sdk.plugin_dir_no_mcp.is_empty(),
+        "--plugin-dir-no-mcp",
+        "catui has no plugins",
+    );
+    note(
+        sdk.no_session_persistence,
+        "--no-session-persistence",
+        "the session is still written to catui's transcript (needed for resume)",
+    );
+    note(
+        sdk.initialize_fields.is_some()
+            || sdk.managed_settings_in_initialize
+            || sdk.managed_settings.is_some(),
+        "--initialize-fields/--managed-settings",
+        "settings come from catui's settings files and --settings",
     );
     out
 }

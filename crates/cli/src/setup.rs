@@ -69,6 +69,7 @@ pub fn config_from_args(
         model: args.model.clone(),
         small_model: args.small_model.clone(),
         max_turns: args.max_turns,
+        append_system_prompt: args.sdk.append_system_prompt.clone(),
         allowed_tools: args.allowed_tools.clone(),
         disallowed_tools: args.disallowed_tools.clone(),
         add_dirs: args.add_dir.clone(),
@@ -98,6 +99,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let hooks = Arc::new(SdkHooks::default());
     let mut pending = None;
     let mut approvals = None;
+    let turn = Arc::new(std::sync::OnceLock::new());
     let front_end = if tui {
         let (approver, receiver) = catui_tui::approver();
         approvals = Some(receiver);
@@ -112,6 +114,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
             pending: p.clone(),
             hooks: hooks.clone(),
             dont_ask: sdk_flags::is_dont_ask(args),
+            turn: turn.clone(),
         };
         FrontEnd::interactive(Arc::new(approver)).with_plan_reviewer(Arc::new(StdioPlanReviewer {
             out: controls_tx.clone(),
@@ -124,6 +127,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         .front_end(front_end.with_warnings(stderr_warnings()))
         .build()
         .map_err(|e| e.to_string())?;
+    let _ = turn.set(session.engine.control().downgrade());
     Ok(Session {
         engine: session.engine,
         events: session.events,
@@ -183,20 +187,6 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 // as user turns.
                 team.set_lead_input(users_tx.downgrade());
             }
-            let mut base = serde_json::Map::new();
-            base.insert("session_id".into(), info.session_id.clone().into());
-            base.insert("cwd".into(), info.cwd.clone().into());
-            base.insert(
-                "transcript_path".into(),
-                catui_core::session::session_path_in_config_dir(
-                    std::path::Path::new(&info.cwd),
-                    &info.session_id,
-                )
-                .display()
-                .to_string()
-                .into(),
-            );
-            hooks.set_base(base);
             let controls = Controls {
                 control: engine.control(),
                 pending,

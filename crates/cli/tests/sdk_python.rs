@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use catui_testkit::{MockServer, Script, Turn};
-use common::{Sandbox, plan_path_in, result_of};
+use common::{Sandbox, result_of};
 use serde_json::{Value, json};
 
 fn python() -> PathBuf {
@@ -133,38 +133,9 @@ fn can_use_tool_denies_edits_input_and_adds_rules() {
     assert!(is_error && text.contains("not that file"), "{text}");
 }
 
-fn plan_script(sb: &Sandbox) -> (Script, PathBuf) {
-    let plans = sb.config().join("plans").to_string_lossy().to_string();
-    let target = sb.project().join("feature.txt");
-    let t = target.to_string_lossy().to_string();
-    let script = Script::new()
-        // Before approval: refused by plan mode, without a prompt.
-        .turn(Turn::tool_use(
-            "early",
-            "Write",
-            json!({"file_path": t, "content": "too early"}),
-        ))
-        .turn(Turn::respond(move |r| {
-            let path = plan_path_in(r, &plans);
-            Turn::tool_use(
-                "p",
-                "Write",
-                json!({"file_path": path, "content": "# Plan\n\n1. Write feature.txt\n"}),
-            )
-        }))
-        .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-        .turn(Turn::tool_use(
-            "late",
-            "Write",
-            json!({"file_path": t, "content": "built"}),
-        ))
-        .turn(Turn::text("Built."));
-    (script, target)
-}
-
 fn plan_approval(how: &str) {
     let sb = Sandbox::new();
-    let (script, target) = plan_script(&sb);
+    let (script, target) = common::sdk_plan_script(&sb);
     let server = MockServer::start_blocking(script).unwrap();
     let facts = scenario(&sb, &server, how);
     assert_eq!(
@@ -267,8 +238,15 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
     let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
     let facts = scenario(&sb, &server, "all_options");
     let notes = facts["notes"].to_string();
+    // The appended system prompt reaches the model.
+    assert!(
+        server.requests()[0].body["system"]
+            .to_string()
+            .contains("Be brief."),
+        "the appended system prompt is sent"
+    );
+    assert!(!notes.contains("--append-system-prompt"), "{notes}");
     for flag in [
-        "--append-system-prompt",
         "--fallback-model",
         "--mcp-config",
         "--json-schema",
@@ -315,4 +293,44 @@ fn hooks_deny_before_and_see_results_after() {
     let post = &facts["post"][0];
     assert_eq!(post["id"], "echo");
     assert!(post["response"].as_str().unwrap().contains("hi"), "{post}");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn prompt_and_stop_hooks_run_as_sdk_callbacks() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("done"))
+            .turn(Turn::text("docs checked too")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "more_hooks");
+    assert_eq!(facts["result"], "docs checked too");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests[0].contains_text("PY-PROMPT-CONTEXT"));
+    assert!(requests[1].contains_text("Stop hook feedback: check the docs too"));
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn a_deny_with_interrupt_stops_the_turn() {
+    let sb = Sandbox::new();
+    let target = sb.project().join("out.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
+            ))
+            .turn(Turn::text("must not be asked for")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "deny_interrupts");
+    assert_eq!(facts["subtype"], "error_during_execution");
+    assert!(!target.exists());
+    // The turn stopped: the model was not asked again.
+    assert_eq!(server.requests().len(), 1);
 }

@@ -11,6 +11,7 @@
 //! - [`teams`] — teammates, mailboxes and plan approval by the team lead.
 //! - [`session`] — transcripts, resume, fork.
 //! - [`settings`] — layered `settings.json`.
+//! - [`hooks`] — the hook engine (settings command hooks and SDK callbacks).
 //! - [`prompt`] — the system prompt and memory files.
 //! - [`safe_fs`] — reading files of unknown type and size without hanging.
 //! - [`sync`] — the one lock helper (a poisoned lock yields its value).
@@ -21,6 +22,7 @@ pub mod agents;
 pub mod builder;
 pub mod config_dir;
 pub mod engine;
+pub mod hooks;
 pub mod permissions;
 pub mod plan;
 pub mod prompt;

@@ -172,6 +172,10 @@ pub struct ResultEvent {
     pub permission_mode: PermissionMode,
     pub plan_file: Option<String>,
     pub uuid: String,
+    /// For error results: what went wrong, one entry per error (the
+    /// TypeScript SDK reads it; the text is also in `result`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// A line read from stdin with `--input-format stream-json`.
@@ -294,6 +298,7 @@ mod tests {
             permission_mode: PermissionMode::Default,
             plan_file: None,
             uuid: "u".into(),
+            errors: vec!["budget".into()],
         });
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["subtype"], "error_max_budget_usd");

@@ -5,14 +5,15 @@
 use catui_core::sync::lock;
 use std::sync::Mutex;
 
-use catui_core::engine::client_hooks::HookCall;
+use catui_core::hooks::HookCall;
 use catui_protocol::stream_json::{ControlRequest, ControlResponse, OutputEvent};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::pending::Pending;
 
-/// One matcher of one hook event.
+/// One matcher of one hook event. The hooks' input (with the session's
+/// fields) comes from the core's hook engine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookMatcher {
     pub event: String,
@@ -24,27 +25,17 @@ pub struct HookMatcher {
 
 impl HookMatcher {
     pub fn matches(&self, tool_name: Option<&str>) -> bool {
-        let pattern = match self.matcher.as_deref().map(str::trim) {
-            None | Some("") | Some("*") => return true,
-            Some(p) => p,
-        };
-        let Some(tool) = tool_name else {
-            return true;
-        };
-        pattern.split('|').any(|p| p.trim() == tool)
+        catui_core::hooks::matcher::matches(self.matcher.as_deref(), tool_name)
     }
 }
 
 /// The hook events catui calls.
-pub const HOOK_EVENTS: &[&str] = &["PreToolUse", "PostToolUse"];
+pub use catui_core::hooks::EVENTS as HOOK_EVENTS;
 
 /// The client's registered hooks.
 #[derive(Default)]
 pub struct SdkHooks {
     matchers: Mutex<Vec<HookMatcher>>,
-    /// Fields every hook input carries (`session_id`, `cwd`,
-    /// `transcript_path`), set once the session is built.
-    base: Mutex<serde_json::Map<String, Value>>,
 }
 
 impl SdkHooks {
@@ -83,19 +74,6 @@ impl SdkHooks {
         Ok(count)
     }
 
-    /// Sets the fields every hook input carries.
-    pub fn set_base(&self, base: serde_json::Map<String, Value>) {
-        *lock(&self.base) = base;
-    }
-
-    fn input(&self, call: &HookCall) -> Value {
-        let mut input = lock(&self.base).clone();
-        if let Value::Object(fields) = &call.input {
-            input.extend(fields.clone());
-        }
-        Value::Object(input)
-    }
-
     /// Runs the callbacks registered for `call` one after the other over
     /// `hook_callback` control requests; returns their outputs. An error
     /// answer, or the client going away, is an error (the engine fails
@@ -114,7 +92,7 @@ impl SdkHooks {
                 request_id: request_id.clone(),
                 request: ControlRequest::HookCallback {
                     callback_id: callback_id.clone(),
-                    input: self.input(&call),
+                    input: call.input.clone(),
                     tool_use_id: call.tool_use_id.clone(),
                 },
             });
@@ -172,6 +150,7 @@ mod tests {
             ["hook_1", "hook_2"]
         );
         assert_eq!(hooks.callbacks("PostToolUse", Some("Read")), ["hook_3"]);
-        assert!(hooks.register(&json!({"Notification": []})).is_err());
+        assert!(hooks.register(&json!({"Notification": []})).is_ok());
+        assert!(hooks.register(&json!({"OnSomething": []})).is_err());
     }
 }

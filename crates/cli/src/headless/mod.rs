@@ -376,8 +376,18 @@ pub async fn run(
             turn_answered: false,
         };
     }
+    // The input ran out: SessionEnd hooks, bounded so that a client that
+    // left without answering cannot keep the process alive.
+    let end = engine.end_session("other");
+    tokio::select! {
+        _ = tokio::time::timeout(SESSION_END_TIMEOUT, end) => {}
+        _ = stop.cancelled() => {}
+    }
     Ended::Finished(last)
 }
+
+/// How long `SessionEnd` hooks may take when the input has run out.
+const SESSION_END_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One input; `None` when a stop came and the turn did not end in time.
 async fn run_turn(
@@ -405,10 +415,12 @@ pub fn stopped_result(
     signal: &str,
     permission_mode: PermissionMode,
 ) -> ResultEvent {
+    let result = format!("catui was stopped by {signal}; the session ended.");
     ResultEvent {
+        errors: vec![result.clone()],
         subtype: ResultSubtype::ErrorDuringExecution,
         is_error: true,
-        result: format!("catui was stopped by {signal}; the session ended."),
+        result,
         session_id: session_id.to_string(),
         num_turns: 0,
         duration_ms: 0,

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use catui_core::engine::client_hooks::HookCall;
 use catui_core::engine::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
+use catui_core::hooks::HookCall;
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision, PlanReviewer};
 use catui_protocol::stream_json::{
@@ -83,6 +83,12 @@ impl Pending {
     }
 }
 
+/// Whether a `can_use_tool` answer is a deny that also stops the turn.
+fn wants_interrupt(response: &ControlResponse) -> bool {
+    matches!(response, ControlResponse::Success { response: Some(body), .. }
+        if body["behavior"] == "deny" && body["interrupt"] == true)
+}
+
 /// Reads a `can_use_tool` answer; anything unreadable denies.
 fn permission_answer(response: ControlResponse) -> PermissionAnswer {
     match response {
@@ -137,6 +143,9 @@ pub struct StdioApprover {
     pub pending: Arc<Pending>,
     pub hooks: Arc<SdkHooks>,
     pub dont_ask: bool,
+    /// The main conversation's control, once it is built (a deny with
+    /// `interrupt: true` stops its turn).
+    pub turn: Arc<std::sync::OnceLock<catui_core::engine::WeakEngineControl>>,
 }
 
 #[async_trait]
@@ -173,7 +182,15 @@ impl Approver for StdioApprover {
             };
         }
         match rx.await {
-            Ok(response) => permission_answer(response),
+            Ok(response) => {
+                if wants_interrupt(&response)
+                    && let Some(control) = self.turn.get()
+                {
+                    // A deny with `interrupt: true` also stops the turn.
+                    control.interrupt();
+                }
+                permission_answer(response)
+            }
             Err(_) => PermissionAnswer::Deny {
                 message: "the prompt was withdrawn before the client answered".into(),
             },

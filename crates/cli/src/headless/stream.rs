@@ -6,7 +6,9 @@
 //! deltas whatever the provider).
 
 use catui_core::engine::{EngineEvent, ResponseInfo, TurnOutcome};
-use catui_protocol::stream_json::{AssistantMessage, OutputEvent, ResultEvent, SystemEvent};
+use catui_protocol::stream_json::{
+    AssistantMessage, OutputEvent, ResultEvent, ResultSubtype, SystemEvent,
+};
 use catui_protocol::{ModelEvent, StopReason};
 use serde_json::{Value, json};
 
@@ -254,7 +256,13 @@ pub fn result_event(
     o: TurnOutcome,
     stop_reason: Option<StopReason>,
 ) -> ResultEvent {
+    let errors = if o.is_error && o.subtype != ResultSubtype::Success {
+        vec![o.result.clone()]
+    } else {
+        Vec::new()
+    };
     ResultEvent {
+        errors,
         subtype: o.subtype,
         is_error: o.is_error,
         result: o.result,

@@ -301,3 +301,36 @@ pub fn output_within(mut cmd: Command, stdin: &[u8], secs: u64) -> std::process:
         }
     }
 }
+
+/// The model side of an SDK plan-mode scenario: a write refused before
+/// approval, the plan written, ExitPlanMode, the write after approval.
+pub fn sdk_plan_script(sb: &Sandbox) -> (catui_testkit::Script, PathBuf) {
+    use catui_testkit::{Script, Turn};
+    use serde_json::json;
+    let plans = sb.config().join("plans").to_string_lossy().to_string();
+    let target = sb.project().join("feature.txt");
+    let t = target.to_string_lossy().to_string();
+    let script = Script::new()
+        // Before approval: refused by plan mode, without a prompt.
+        .turn(Turn::tool_use(
+            "early",
+            "Write",
+            json!({"file_path": t, "content": "too early"}),
+        ))
+        .turn(Turn::respond(move |r| {
+            let path = plan_path_in(r, &plans);
+            Turn::tool_use(
+                "p",
+                "Write",
+                json!({"file_path": path, "content": "# Plan\n\n1. Write feature.txt\n"}),
+            )
+        }))
+        .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+        .turn(Turn::tool_use(
+            "late",
+            "Write",
+            json!({"file_path": t, "content": "built"}),
+        ))
+        .turn(Turn::text("Built."));
+    (script, target)
+}

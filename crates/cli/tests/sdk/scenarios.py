@@ -222,6 +222,41 @@ async def hooks():
     report(post=post_seen)
 
 
+async def more_hooks():
+    events = []
+
+    async def on_prompt(input_data, tool_use_id, context):
+        events.append(input_data["hook_event_name"])
+        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                       "additionalContext": "PY-PROMPT-CONTEXT"}}
+
+    async def on_stop(input_data, tool_use_id, context):
+        events.append(input_data["hook_event_name"])
+        if not input_data.get("stop_hook_active"):
+            return {"decision": "block", "reason": "check the docs too"}
+        return {}
+
+    opts = options(hooks={"UserPromptSubmit": [HookMatcher(hooks=[on_prompt])],
+                          "Stop": [HookMatcher(hooks=[on_stop])]})
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("Finish up")
+        result = result_of(await collect(client))
+    assert result.subtype == "success", result
+    assert events == ["UserPromptSubmit", "Stop", "Stop"], events
+    report(events=events, result=result.result)
+
+
+async def deny_interrupts():
+    async def can_use_tool(tool_name, tool_input, context):
+        return PermissionResultDeny(message="stop right there", interrupt=True)
+
+    async with ClaudeSDKClient(options=options(can_use_tool=can_use_tool)) as client:
+        await client.query("Write something")
+        result = result_of(await collect(client))
+    assert result.is_error, result
+    report(subtype=result.subtype)
+
+
 async def partial_messages():
     events = []
     async with ClaudeSDKClient(options=options(include_partial_messages=True)) as client:
@@ -303,6 +338,8 @@ SCENARIOS = {
     "controls": controls,
     "interrupt": interrupt,
     "hooks": hooks,
+    "more_hooks": more_hooks,
+    "deny_interrupts": deny_interrupts,
     "partial_messages": partial_messages,
     "resume": resume,
     "max_turns": max_turns,

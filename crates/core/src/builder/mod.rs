@@ -112,6 +112,8 @@ pub struct SessionConfig {
     pub small_model: Option<String>,
     /// Model requests per user input.
     pub max_turns: Option<u32>,
+    /// Added to the end of the system prompt (`--append-system-prompt`).
+    pub append_system_prompt: Option<String>,
     /// Permission rules from the command line.
     pub allowed_tools: Vec<String>,
     pub disallowed_tools: Vec<String>,
@@ -143,6 +145,7 @@ impl SessionConfig {
             model: None,
             small_model: None,
             max_turns: None,
+            append_system_prompt: None,
             allowed_tools: Vec::new(),
             disallowed_tools: Vec::new(),
             add_dirs: Vec::new(),
@@ -473,6 +476,13 @@ impl SessionBuilder {
             tool_ctx.set_sandbox_policy(SandboxPolicy::WorkingDirs { writable });
         }
 
+        let (hooks, hook_notices) = crate::hooks::HookEngine::for_session(
+            settings.hooks.clone(),
+            &cwd,
+            &config_dir,
+            &session_id,
+        );
+        settings_warnings.extend(hook_notices);
         let info = SessionInfo {
             session_id: session_id.clone(),
             cwd: cwd.display().to_string(),
@@ -495,7 +505,13 @@ impl SessionBuilder {
             PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
         prompt_opts.config_dir = config_dir.clone();
         let memory = prompt::load_memory_files(&cwd, &config_dir);
-        let system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
+        let mut system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
+        if let Some(extra) = config.append_system_prompt.as_deref().map(str::trim) {
+            if !extra.is_empty() {
+                system_prompt.push_str("\n\n");
+                system_prompt.push_str(extra);
+            }
+        }
 
         let transcript = match recorder_override {
             Some(r) => parts::MainRecorder::Given(r),
@@ -561,6 +577,7 @@ impl SessionBuilder {
             recorders,
             auto_classifier,
             compactor: Some(Arc::new(session::SummaryCompactor)),
+            hooks: Arc::new(hooks),
             models: Models {
                 main: resolved.model.clone(),
                 small: resolved.small_model.clone(),

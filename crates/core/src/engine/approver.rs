@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::client_hooks::HookCall;
+use crate::hooks::HookCall;
 
 /// A question for the user about one tool call.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,11 +9,11 @@
 
 pub mod approver;
 pub mod attachments;
-pub mod client_hooks;
 pub mod commands;
 pub mod context_window;
 pub mod events;
 pub mod extension;
+mod hooks;
 mod record;
 pub mod services;
 mod shared;
@@ -41,7 +41,7 @@ pub use extension::{
 };
 pub use record::{MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
-pub use shared::{ContextUsage, EngineControl};
+pub use shared::{ContextUsage, EngineControl, WeakEngineControl};
 use shared::{Shared, set_mode};
 
 use crate::permissions::PermissionContext;
@@ -77,6 +77,7 @@ struct EngineParts {
     events: UnboundedSender<EngineEvent>,
     extensions: Vec<Arc<dyn EngineExtension>>,
     compactor: Option<Arc<dyn Compactor>>,
+    hooks: Arc<crate::hooks::HookEngine>,
 }
 
 /// One conversation.
@@ -98,6 +99,10 @@ pub struct Engine {
     auto_classifier: Option<Arc<crate::permissions::auto::AutoClassifier>>,
     /// `/compact` and automatic compaction; `None`: not available.
     compactor: Option<Arc<dyn Compactor>>,
+    /// Settings command hooks (the client's run through `approver`).
+    hooks: Arc<crate::hooks::HookEngine>,
+    /// `SessionStart` hooks ran.
+    session_started: bool,
 }
 
 impl Engine {
@@ -113,6 +118,7 @@ impl Engine {
             events,
             extensions,
             compactor,
+            hooks,
         } = parts;
         let agent_id = config.agent_id.clone();
         let mut attachment_providers: Vec<Arc<dyn AttachmentProvider>> = Vec::new();
@@ -182,6 +188,8 @@ impl Engine {
             api_time_at_input: Duration::ZERO,
             auto_classifier: None,
             compactor,
+            hooks,
+            session_started: false,
         }
     }
 
@@ -299,7 +307,24 @@ impl Engine {
                 }
             }
         } else {
-            self.run_turn(content, started).await
+            match hooks::before_prompt(self, &text).await {
+                hooks::PromptGate::Send(context) => {
+                    let mut content = content;
+                    content.extend(
+                        context
+                            .iter()
+                            .map(|c| ContentBlock::text(attachments::wrap(c))),
+                    );
+                    self.run_turn(content, started).await
+                }
+                hooks::PromptGate::Refused(why) => self.outcome(
+                    ResultSubtype::ErrorDuringExecution,
+                    why,
+                    0,
+                    Usage::default(),
+                    started,
+                ),
+            }
         };
         for extension in &self.shared.extensions {
             for notice in extension.input_handled() {
@@ -330,6 +355,17 @@ impl Engine {
         &mut self,
         instructions: Option<&str>,
     ) -> Result<String, extension::CompactError> {
+        self.compact_as("manual", instructions).await
+    }
+
+    async fn compact_as(
+        &mut self,
+        trigger: &str,
+        instructions: Option<&str>,
+    ) -> Result<String, extension::CompactError> {
+        if self.compactor.is_some() {
+            hooks::pre_compact(self, trigger, instructions).await;
+        }
         let cancel = lock(&self.shared.cancel).clone();
         let Some(compactor) = &self.compactor else {
             return Err(extension::CompactError::Unavailable);
@@ -378,7 +414,7 @@ impl Engine {
             return;
         }
         self.last_prompt_tokens = 0;
-        let text = match self.compact(None).await {
+        let text = match self.compact_as("auto", None).await {
             Ok(text) => text,
             Err(e) => e.to_string(),
         };
@@ -386,6 +422,12 @@ impl Engine {
             key: "auto-compact".into(),
             text,
         });
+    }
+
+    /// Ends the session: runs `SessionEnd` hooks (`reason`: `clear`,
+    /// `logout`, `prompt_input_exit`, `other`).
+    pub async fn end_session(&self, reason: &str) {
+        hooks::session_end(self, reason).await;
     }
 
     /// The engine's session hooks (what tools and commands may ask of it).
@@ -493,6 +535,7 @@ impl Engine {
         let mut usage = Usage::default();
         let mut num_turns = 0u32;
         let mut is_human_turn = true;
+        let mut stop_blocks = 0u32;
         loop {
             if let Some(model) = self.shared.take_requested_model() {
                 self.config.model = model;
@@ -559,6 +602,17 @@ impl Engine {
             let has_tools = assistant.tool_uses().next().is_some();
             self.messages.push(assistant.clone());
 
+            if !has_tools && let Some(reason) = hooks::stop(self, stop_blocks).await {
+                // A Stop hook sends the model back to work.
+                stop_blocks += 1;
+                let feedback = Message::user_text(format!("Stop hook feedback: {reason}"));
+                self.shared.recorder.record(Record::User {
+                    message: feedback.clone(),
+                    is_meta: true,
+                });
+                self.messages.push(feedback);
+                continue;
+            }
             if !has_tools {
                 let subtype = match response.stop_reason {
                     StopReason::MaxTokens if assistant.text().is_empty() => {

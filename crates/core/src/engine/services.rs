@@ -76,6 +76,8 @@ pub struct SessionServices {
     pub compactor: Option<Arc<dyn Compactor>>,
     pub models: Models,
     pub limits: Limits,
+    /// Settings command hooks, for every conversation of the session.
+    pub hooks: Arc<crate::hooks::HookEngine>,
 }
 
 impl SessionServices {
@@ -101,6 +103,7 @@ impl SessionServices {
             compactor: None,
             models,
             limits: Limits::default(),
+            hooks: Arc::default(),
         }
     }
 
@@ -133,6 +136,7 @@ impl SessionServices {
             events: c.events.unwrap_or_else(|| self.events.clone()),
             extensions: c.extensions,
             compactor: self.compactor.clone(),
+            hooks: self.hooks.clone(),
         };
         let mut engine = Engine::new(config, parts);
         if let Some(classifier) = &self.auto_classifier {

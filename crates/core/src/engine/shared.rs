@@ -87,7 +87,26 @@ pub struct EngineControl {
     pub(super) shared: Arc<Shared>,
 }
 
+/// An [`EngineControl`] that does not keep the conversation alive (for
+/// front-end pieces the conversation itself holds).
+#[derive(Clone, Default)]
+pub struct WeakEngineControl(std::sync::Weak<Shared>);
+
+impl WeakEngineControl {
+    /// [`EngineControl::interrupt`], while the conversation lives.
+    pub fn interrupt(&self) {
+        if let Some(shared) = self.0.upgrade() {
+            EngineControl { shared }.interrupt();
+        }
+    }
+}
+
 impl EngineControl {
+    /// A handle that does not keep the conversation alive.
+    pub fn downgrade(&self) -> WeakEngineControl {
+        WeakEngineControl(Arc::downgrade(&self.shared))
+    }
+
     /// Stops the running turn: the model request and tools are cancelled and
     /// every started tool call still gets a result.
     pub fn interrupt(&self) {

@@ -13,9 +13,10 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
-use super::client_hooks::{self, HookDecision};
+use super::hooks as client_hooks;
 use super::shared::set_mode;
 use super::{Engine, EngineEvent, ToolCallView, ToolGate};
+use crate::hooks::HookDecision;
 use crate::permissions::{self, Decision, Grant};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
 
@@ -233,9 +234,12 @@ async fn authorize(
         };
         permissions::decide(&perms, &info)
     };
+    // A hook may deny in plan mode, never allow: only the user opens a
+    // prompt there.
+    let planning = engine.shared.permissions().mode == catui_protocol::PermissionMode::Plan;
     let decision = match (pre.decision, decision) {
         // Like the user answering yes: the call runs as it is.
-        (Some(HookDecision::Allow), Decision::Ask { .. }) => {
+        (Some(HookDecision::Allow), Decision::Ask { .. }) if !planning => {
             Decision::Allow(permissions::Grant::Explicit)
         }
         (Some(HookDecision::Ask), Decision::Allow(_)) => Decision::Ask {
@@ -299,6 +303,7 @@ async fn ask_user(
         agent_id: engine.config.agent_id.clone(),
         suggestion: question.suggestion,
     };
+    client_hooks::permission_notification(engine, &name).await;
     let answer = tokio::select! {
         a = engine.approver.ask(request) => a,
         _ = ctx.cancel.cancelled() => PermissionAnswer::Deny { message: "interrupted".into() },

@@ -43,6 +43,10 @@ pub enum SettingsWarning {
         message: String,
         fallback: Fallback,
     },
+    /// The file's `hooks` are malformed; none of them runs, the rest of
+    /// the file applies.
+    #[error("ignored the hooks in settings file {}: {message}", path.display())]
+    MalformedHooks { path: PathBuf, message: String },
     /// `--settings FILE` names a file that does not exist.
     #[error("settings file {} given with --settings does not exist", path.display())]
     MissingFlagFile { path: PathBuf },
@@ -63,6 +67,7 @@ impl SettingsWarning {
             SettingsWarning::Invalid { path, .. }
             | SettingsWarning::Unreadable { path, .. }
             | SettingsWarning::MissingFlagFile { path }
+            | SettingsWarning::MalformedHooks { path, .. }
             | SettingsWarning::MalformedRule { path, .. } => path,
         }
     }
@@ -126,6 +131,8 @@ pub(super) struct RawSettings {
     pub auto_compact_threshold: Option<f64>,
     #[serde(default, deserialize_with = "model_entries")]
     pub models: Option<BTreeMap<String, ModelOverride>>,
+    /// Read by [`crate::hooks::config`].
+    pub hooks: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]

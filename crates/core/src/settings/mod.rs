@@ -91,6 +91,8 @@ pub struct Settings {
     /// OpenAI wire, reasoning options), keyed by model name or by a prefix
     /// ending in `*`, in layer order (a later layer's field wins).
     pub models: Vec<(String, catui_providers::ModelOverride)>,
+    /// Command hooks of every layer, in layer order.
+    pub hooks: Vec<crate::hooks::CommandHook>,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
 }
@@ -318,6 +320,16 @@ impl Settings {
         }
         self.env.extend(raw.env.unwrap_or_default());
         self.models.extend(raw.models.unwrap_or_default());
+        if let Some(hooks) = &raw.hooks {
+            let from_project = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
+            match crate::hooks::config::parse(hooks, path, from_project) {
+                Ok(parsed) => self.hooks.extend(parsed),
+                Err(message) => warnings.push(SettingsWarning::MalformedHooks {
+                    path: path.to_path_buf(),
+                    message,
+                }),
+            }
+        }
         if let Some(perms) = raw.permissions {
             set(&mut self.permissions.default_mode, perms.default_mode);
             let origin = layer_origin(layer, path, project_root);

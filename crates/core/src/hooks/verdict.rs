@@ -1,22 +1,20 @@
-//! Hooks that run in the client (the Agent SDKs' `hooks` option, called
-//! over the front end's [`Approver`](super::Approver)): `PreToolUse` before
-//! a call's permission check, `PostToolUse` after it ran. Their outputs use
-//! the SDKs' shape (`hookSpecificOutput.permissionDecision`,
-//! `updatedInput`, `additionalContext`, `decision: "block"`, `reason`,
-//! `continue`, `stopReason`); several hooks' outputs are merged and a deny
-//! wins over any allow. A hook never lifts what the permission layer
-//! refuses (plan mode stays enforced): its `allow` only skips a prompt.
+//! One hook event ([`HookCall`]) and what its hooks answered, merged
+//! ([`HookVerdict`]). Every hook — a command from settings or an SDK
+//! client's callback — answers in the same JSON shape
+//! (`hookSpecificOutput.permissionDecision`, `updatedInput`,
+//! `additionalContext`, `decision: "block"`, `reason`, `continue`,
+//! `stopReason`, `systemMessage`); several hooks' outputs are merged and a
+//! deny wins over any allow.
 
-use serde_json::{Value, json};
-
-use super::Engine;
+use serde_json::Value;
 
 /// One hook event for the client to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookCall {
-    /// `PreToolUse`, `PostToolUse`.
+    /// One of [`super::EVENTS`].
     pub event: &'static str,
-    /// The tool, for tool events (matchers select by it).
+    /// What matchers select by: the tool for tool events, the source of
+    /// `SessionStart`, the trigger of `PreCompact`; `None`: every matcher.
     pub tool_name: Option<String>,
     pub tool_use_id: Option<String>,
     /// The event's input fields (the front end adds the session's).
@@ -43,6 +41,8 @@ pub struct HookVerdict {
     pub block: Option<String>,
     /// `continue: false`: the stop reason.
     pub stop: Option<String>,
+    /// `systemMessage`: shown to the user.
+    pub system_messages: Vec<String>,
 }
 
 impl HookVerdict {
@@ -88,6 +88,12 @@ impl HookVerdict {
             if let Some(ctx) = specific["additionalContext"].as_str() {
                 v.additional_context.push(ctx.to_string());
             }
+            if let Some(msg) = out["systemMessage"]
+                .as_str()
+                .filter(|m| !m.trim().is_empty())
+            {
+                v.system_messages.push(msg.to_string());
+            }
             if out["continue"] == Value::Bool(false) {
                 v.stop = Some(
                     out["stopReason"]
@@ -115,88 +121,10 @@ impl HookVerdict {
     }
 }
 
-/// Runs the client's hooks for `call`. A hook that fails counts as a deny
-/// for `PreToolUse` (fail closed) and is reported for the other events.
-pub(super) async fn run(engine: &Engine, call: HookCall) -> HookVerdict {
-    let event = call.event;
-    match engine.approver.run_hooks(call).await {
-        Ok(outputs) => HookVerdict::merge(&outputs),
-        Err(e) if event == "PreToolUse" => HookVerdict {
-            decision: Some(HookDecision::Deny),
-            reasons: vec![format!("the hook failed ({e})")],
-            ..HookVerdict::default()
-        },
-        Err(e) => {
-            engine.shared.emit(super::EngineEvent::Notification {
-                key: "hook-failed".into(),
-                text: format!("A {event} hook failed: {e}"),
-            });
-            HookVerdict::default()
-        }
-    }
-}
-
-pub(super) async fn pre_tool_use(
-    engine: &Engine,
-    id: &str,
-    name: &str,
-    input: &Value,
-) -> HookVerdict {
-    let mode = engine.shared.permissions().mode;
-    run(
-        engine,
-        HookCall {
-            event: "PreToolUse",
-            tool_name: Some(name.to_string()),
-            tool_use_id: Some(id.to_string()),
-            input: json!({"hook_event_name": "PreToolUse", "tool_name": name,
-                "tool_input": input, "tool_use_id": id, "permission_mode": mode}),
-        },
-    )
-    .await
-}
-
-/// Runs `PostToolUse` hooks; returns the text to add to the tool result.
-pub(super) async fn post_tool_use(
-    engine: &Engine,
-    id: &str,
-    name: &str,
-    content: &str,
-    is_error: bool,
-) -> Option<String> {
-    let input = engine
-        .messages
-        .last()
-        .and_then(|m| m.tool_uses().find(|(use_id, _, _)| *use_id == id))
-        .map(|(_, _, input)| input.clone())
-        .unwrap_or(Value::Null);
-    let mode = engine.shared.permissions().mode;
-    let verdict = run(
-        engine,
-        HookCall {
-            event: "PostToolUse",
-            tool_name: Some(name.to_string()),
-            tool_use_id: Some(id.to_string()),
-            input: json!({"hook_event_name": "PostToolUse", "tool_name": name,
-                "tool_input": input, "tool_response": content, "is_error": is_error,
-                "tool_use_id": id, "permission_mode": mode}),
-        },
-    )
-    .await;
-    if let Some(stop) = &verdict.stop {
-        engine.shared.set_run_end(super::RunEnd {
-            subtype: catui_protocol::stream_json::ResultSubtype::Success,
-            result: stop.clone(),
-        });
-    }
-    let mut extra: Vec<String> = verdict.block.into_iter().collect();
-    extra.extend(verdict.additional_context);
-    (!extra.is_empty()).then(|| extra.join("\n"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_deny_wins_over_any_allow() {

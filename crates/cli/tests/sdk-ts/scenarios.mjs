@@ -1,0 +1,266 @@
+// Scenarios for the official TypeScript Agent SDK
+// (@anthropic-ai/claude-agent-sdk, pinned in package.json) driving the real
+// catui binary. Run by crates/cli/tests/sdk_ts.rs, which starts the testkit
+// mock model with a script per scenario and checks the model side.
+//
+// usage: node scenarios.mjs NAME
+//
+// Environment: CATUI_BIN (the catui binary, pathToClaudeCodeExecutable),
+// PROJECT (the working directory); the model server and catui home come
+// from the environment catui inherits. Each scenario asserts what the SDK
+// user sees and prints one JSON line of facts for the Rust side.
+
+import assert from "node:assert/strict";
+import { query } from "@anthropic-ai/claude-agent-sdk";
+
+const CATUI = process.env.CATUI_BIN;
+const PROJECT = process.env.PROJECT;
+
+function options(extra = {}) {
+  return {
+    pathToClaudeCodeExecutable: CATUI,
+    cwd: PROJECT,
+    env: { ...process.env },
+    ...extra,
+  };
+}
+
+function report(facts) {
+  console.log(JSON.stringify(facts));
+}
+
+function resultOf(messages) {
+  const results = messages.filter((m) => m.type === "result");
+  assert.ok(results.length > 0, `no result in ${JSON.stringify(messages)}`);
+  return results[results.length - 1];
+}
+
+/** A prompt stream the scenario feeds one user message at a time. */
+function promptStream() {
+  const queue = [];
+  let wake = null;
+  let done = false;
+  return {
+    push(text) {
+      queue.push({
+        type: "user",
+        message: { role: "user", content: text },
+        parent_tool_use_id: null,
+        session_id: "",
+      });
+      wake?.();
+    },
+    end() {
+      done = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift();
+        if (done) return;
+        await new Promise((r) => (wake = r));
+        wake = null;
+      }
+    },
+  };
+}
+
+/** Reads messages of `q` up to and including the next result. */
+async function untilResult(iter) {
+  const out = [];
+  for (;;) {
+    const { value, done } = await iter.next();
+    if (done) return out;
+    out.push(value);
+    if (value.type === "result") return out;
+  }
+}
+
+async function oneShot() {
+  const messages = [];
+  for await (const m of query({ prompt: "Say hello", options: options() })) {
+    messages.push(m);
+  }
+  const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+  assert.ok(init, JSON.stringify(messages));
+  assert.equal(init.permissionMode, "default");
+  const assistant = messages.find((m) => m.type === "assistant");
+  assert.equal(assistant.message.model, "test-model");
+  const result = resultOf(messages);
+  assert.equal(result.subtype, "success");
+  assert.equal(result.is_error, false);
+  report({ result: result.result, session_id: result.session_id });
+}
+
+async function canUseTool() {
+  const asked = [];
+  const callback = async (toolName, input, { suggestions }) => {
+    asked.push({ tool: toolName, file: String(input.file_path ?? ""), suggestions });
+    if (String(input.file_path).endsWith("denied.txt")) {
+      return { behavior: "deny", message: "not that file" };
+    }
+    if (String(input.file_path).endsWith("edited.txt")) {
+      return {
+        behavior: "allow",
+        updatedInput: { ...input, content: "edited by the client" },
+        updatedPermissions: [
+          { type: "addRules", behavior: "allow", destination: "session", rules: [{ toolName: "Write" }] },
+        ],
+      };
+    }
+    return { behavior: "allow", updatedInput: input };
+  };
+  const prompt = promptStream();
+  const q = query({ prompt, options: options({ canUseTool: callback }) });
+  prompt.push("Write the files");
+  const result = resultOf(await untilResult(q));
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  assert.equal(result.subtype, "success");
+  assert.deepEqual(
+    asked.map((a) => a.file.split("/").pop()),
+    ["denied.txt", "edited.txt"],
+  );
+  assert.ok(asked[0].suggestions?.length > 0, JSON.stringify(asked));
+  report({ asked: asked.length });
+}
+
+async function planMode() {
+  const seen = [];
+  const callback = async (toolName, input) => {
+    seen.push(toolName);
+    if (toolName === "ExitPlanMode") {
+      assert.ok(String(input.plan ?? "").startsWith("# Plan"), JSON.stringify(input));
+      return {
+        behavior: "allow",
+        updatedInput: input,
+        updatedPermissions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }],
+      };
+    }
+    return { behavior: "deny", message: `unexpected prompt for ${toolName}` };
+  };
+  const prompt = promptStream();
+  const q = query({ prompt, options: options({ permissionMode: "plan", canUseTool: callback }) });
+  prompt.push("Plan and build the feature");
+  const messages = await untilResult(q);
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  const modes = messages
+    .filter((m) => m.type === "system" && m.subtype === "permission_mode")
+    .map((m) => m.mode);
+  assert.equal(resultOf(messages).subtype, "success");
+  assert.deepEqual(seen, ["ExitPlanMode"]);
+  assert.equal(modes[modes.length - 1], "acceptEdits", JSON.stringify(modes));
+  report({ modes });
+}
+
+async function hooks() {
+  const postSeen = [];
+  const events = [];
+  const denyBash = async (input) => {
+    events.push(input.hook_event_name);
+    if (String(input.tool_input?.command ?? "").includes("rm -rf")) {
+      return {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "destructive command blocked by hook",
+        },
+      };
+    }
+    return {};
+  };
+  const after = async (input, toolUseID) => {
+    postSeen.push({ tool: input.tool_name, id: toolUseID, response: input.tool_response });
+    return {};
+  };
+  const onPrompt = async (input) => {
+    events.push(input.hook_event_name);
+    return {
+      hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "TS-PROMPT-CONTEXT" },
+    };
+  };
+  const onStop = async (input) => {
+    events.push(input.hook_event_name);
+    return {};
+  };
+  const opts = options({
+    permissionMode: "bypassPermissions",
+    allowDangerouslySkipPermissions: true,
+    hooks: {
+      PreToolUse: [{ matcher: "Bash", hooks: [denyBash] }],
+      PostToolUse: [{ hooks: [after] }],
+      UserPromptSubmit: [{ hooks: [onPrompt] }],
+      Stop: [{ hooks: [onStop] }],
+    },
+  });
+  const prompt = promptStream();
+  const q = query({ prompt, options: opts });
+  prompt.push("Clean up");
+  const result = resultOf(await untilResult(q));
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  assert.equal(result.subtype, "success");
+  assert.deepEqual(postSeen.map((p) => p.tool), ["Bash"]);
+  assert.deepEqual(events, ["UserPromptSubmit", "PreToolUse", "PreToolUse", "Stop"]);
+  report({ post: postSeen, events });
+}
+
+async function interrupt() {
+  const prompt = promptStream();
+  const q = query({ prompt, options: options() });
+  prompt.push("Take your time");
+  const stopSoon = (async () => {
+    await new Promise((r) => setTimeout(r, 1000));
+    await q.interrupt();
+  })();
+  const first = resultOf(await untilResult(q));
+  await stopSoon;
+  prompt.push("Again");
+  const again = resultOf(await untilResult(q));
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  assert.ok(first.is_error || first.subtype === "error_during_execution", JSON.stringify(first));
+  report({ first: first.subtype, second: again.result });
+}
+
+async function denyInterrupts() {
+  const callback = async () => ({ behavior: "deny", message: "stop right there", interrupt: true });
+  const prompt = promptStream();
+  const q = query({ prompt, options: options({ canUseTool: callback }) });
+  prompt.push("Write something");
+  const result = resultOf(await untilResult(q));
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  assert.ok(result.is_error, JSON.stringify(result));
+  report({ subtype: result.subtype, result: result.result });
+}
+
+const SCENARIOS = {
+  one_shot: oneShot,
+  can_use_tool: canUseTool,
+  plan_mode: planMode,
+  hooks,
+  interrupt,
+  deny_interrupts: denyInterrupts,
+};
+
+const name = process.argv[2];
+const run = SCENARIOS[name];
+if (!run) {
+  console.error(`unknown scenario ${name}`);
+  process.exit(2);
+}
+await run();
+// The SDK's child may keep the event loop alive a moment; the scenario is done.
+process.exit(0);

@@ -1,0 +1,151 @@
+//! The hook engine: one place that runs the hooks of an event, whoever
+//! wrote them — command hooks from settings (`hooks` in every settings
+//! layer, see [`config`]) and an SDK client's callback hooks (run by the
+//! front end's [`Approver`](crate::engine::Approver)). Both answer in the
+//! same JSON shape and are merged into one [`HookVerdict`], where a deny
+//! wins over any allow. The engine calls it at each event (see
+//! `engine::hooks`).
+//!
+//! Hooks never widen what the permission layer allows: a `PreToolUse`
+//! allow only skips a prompt, and in plan mode not even that — a hook may
+//! deny there, never allow a write. A project's own hooks
+//! (`.catui/settings*.json`) run only once the user trusts the project.
+
+pub mod command;
+pub mod config;
+pub mod matcher;
+mod verdict;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+pub use command::CommandAnswer;
+pub use config::CommandHook;
+pub use verdict::{HookCall, HookDecision, HookVerdict};
+
+/// Every hook event catui calls.
+pub const EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+];
+
+/// Whether the user trusts the project at `project_root`, so that its own
+/// hooks may run. Until a project can be trusted, none is: a cloned
+/// repository must never run commands just by being opened.
+pub fn project_trusted(_project_root: &Path) -> bool {
+    false
+}
+
+/// The command hooks of a session, and the fields every hook's input
+/// carries.
+#[derive(Debug, Default)]
+pub struct HookEngine {
+    commands: Vec<CommandHook>,
+    project_root: PathBuf,
+    /// `session_id`, `cwd`, `transcript_path`.
+    base: Map<String, Value>,
+}
+
+/// What the command hooks of one event answered.
+#[derive(Debug, Default)]
+pub struct CommandRun {
+    pub outputs: Vec<Value>,
+    /// Reported, otherwise ignored (exit codes other than 0 and 2).
+    pub problems: Vec<String>,
+    /// Hooks that could not run or timed out.
+    pub failures: Vec<String>,
+}
+
+impl HookEngine {
+    /// The session's hooks from settings. A project's hooks are kept only
+    /// when `trusted`; the notices say what was left out.
+    pub fn new(
+        commands: Vec<CommandHook>,
+        project_root: &Path,
+        base: Map<String, Value>,
+        trusted: bool,
+    ) -> (HookEngine, Vec<String>) {
+        let mut notices = Vec::new();
+        let (kept, untrusted): (Vec<_>, Vec<_>) = commands
+            .into_iter()
+            .partition(|h| trusted || !h.from_project);
+        let mut files: Vec<&Path> = untrusted.iter().map(|h| h.source.as_path()).collect();
+        files.dedup();
+        for file in files {
+            notices.push(format!(
+                "hooks in {} were not run: the project is not trusted",
+                file.display()
+            ));
+        }
+        let engine = HookEngine {
+            commands: kept,
+            project_root: project_root.to_path_buf(),
+            base,
+        };
+        (engine, notices)
+    }
+
+    /// The hooks of a session of `project_root`, with the session's
+    /// fields (`session_id`, `cwd`, `transcript_path`).
+    pub fn for_session(
+        commands: Vec<CommandHook>,
+        project_root: &Path,
+        config_dir: &Path,
+        session_id: &str,
+    ) -> (HookEngine, Vec<String>) {
+        let mut base = Map::new();
+        base.insert("session_id".into(), session_id.into());
+        base.insert("cwd".into(), project_root.display().to_string().into());
+        let transcript = crate::session::session_path(config_dir, project_root, session_id);
+        base.insert(
+            "transcript_path".into(),
+            transcript.display().to_string().into(),
+        );
+        let trusted = project_trusted(project_root);
+        HookEngine::new(commands, project_root, base, trusted)
+    }
+
+    /// The event's input as hooks get it: the session's fields, then the
+    /// event's.
+    pub fn input(&self, call: &HookCall) -> Value {
+        let mut input = self.base.clone();
+        if let Value::Object(fields) = &call.input {
+            input.extend(fields.clone());
+        }
+        Value::Object(input)
+    }
+
+    /// Whether any command hook listens to `event`.
+    pub fn listens(&self, event: &str) -> bool {
+        self.commands.iter().any(|h| h.event == event)
+    }
+
+    /// Runs the command hooks `call` selects, all at once, with `input`
+    /// (see [`HookEngine::input`]); outputs in the settings' order.
+    pub async fn run_commands(&self, call: &HookCall, input: &Value) -> CommandRun {
+        let selected = self.commands.iter().filter(|h| {
+            h.event == call.event
+                && matcher::matches(h.matcher.as_deref(), call.tool_name.as_deref())
+        });
+        let runs = selected.map(|h| command::run(h, input, &self.project_root));
+        let mut run = CommandRun::default();
+        for answer in futures::future::join_all(runs).await {
+            match answer {
+                Ok(a) => {
+                    run.outputs.push(a.output);
+                    run.problems.extend(a.problem);
+                }
+                Err(e) => run.failures.push(e),
+            }
+        }
+        run
+    }
+}
