@@ -570,6 +570,9 @@ impl SessionBuilder {
                 max_turns: config.max_turns,
                 sub_agent_max_turns: Limits::default().sub_agent_max_turns,
                 max_parallel_agents: settings.max_parallel_agents.unwrap_or(8) as usize,
+                auto_compact_threshold: crate::engine::context_window::auto_compact_threshold(
+                    settings.auto_compact_threshold,
+                ),
             },
         });
 
