@@ -6,7 +6,9 @@ use std::future::IntoFuture;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+
+use catui_protocol::sync::lock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -59,12 +61,6 @@ enum Format {
     Anthropic,
     OpenAi,
     Responses,
-}
-
-/// A poisoned lock only means another request panicked mid-update; the
-/// data (a list) is still usable, and a test server must keep answering.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl MockServer {

@@ -509,13 +509,22 @@ impl Engine {
             self.messages.push(assistant.clone());
 
             if !has_tools {
-                let subtype = match response.stop_reason {
-                    StopReason::MaxTokens if assistant.text().is_empty() => {
-                        ResultSubtype::ErrorDuringExecution
-                    }
-                    _ => ResultSubtype::Success,
-                };
-                return self.outcome(subtype, assistant.text(), num_turns, usage, started);
+                let text = assistant.text();
+                if response.stop_reason == StopReason::MaxTokens && text.trim().is_empty() {
+                    return self.outcome(
+                        ResultSubtype::ErrorDuringExecution,
+                        format!(
+                            "The model reached its output limit ({} tokens) before writing any \
+                             answer (its output went to thinking, or the limit is too low). Ask \
+                             again, for less at once, or raise the limit.",
+                            self.config.max_tokens
+                        ),
+                        num_turns,
+                        usage,
+                        started,
+                    );
+                }
+                return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
             }
 
             let results = tool_runner::run_tool_calls(self, &assistant, &cancel).await;
