@@ -521,11 +521,11 @@ impl SessionBuilder {
         prompt_opts.config_dir = config_dir.clone();
         let memory = prompt::load_memory_files(&cwd, &config_dir);
         let mut system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
-        if let Some(extra) = config.append_system_prompt.as_deref().map(str::trim) {
-            if !extra.is_empty() {
-                system_prompt.push_str("\n\n");
-                system_prompt.push_str(extra);
-            }
+        if let Some(extra) = config.append_system_prompt.as_deref().map(str::trim)
+            && !extra.is_empty()
+        {
+            system_prompt.push_str("\n\n");
+            system_prompt.push_str(extra);
         }
 
         let transcript = match recorder_override {
