@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "sync",
     "config_dir",
     "safe_fs",
+    "hooks",
     "permissions",
     "tools",
     "engine",

@@ -56,6 +56,10 @@ pub enum ClientRequest {
     Initialize {
         #[serde(default)]
         hooks: Option<Value>,
+        /// Options the TypeScript SDK (0.3) sends here instead of as
+        /// flags: `systemPrompt`, `appendSystemPrompt`, `jsonSchema`, ...
+        #[serde(flatten)]
+        options: serde_json::Map<String, Value>,
     },
     /// Stop the running turn.
     Interrupt,
@@ -154,8 +158,18 @@ mod tests {
     fn client_requests_parse_and_unknown_ones_are_named() {
         assert_eq!(
             ClientRequest::parse(&json!({"subtype":"initialize","hooks":null})),
-            Ok(ClientRequest::Initialize { hooks: None })
+            Ok(ClientRequest::Initialize {
+                hooks: None,
+                options: Default::default()
+            })
         );
+        let Ok(ClientRequest::Initialize { options, .. }) = ClientRequest::parse(
+            &json!({"subtype":"initialize","systemPrompt":[""],"appendSystemPrompt":"x"}),
+        ) else {
+            panic!("initialize with options must parse");
+        };
+        assert_eq!(options["appendSystemPrompt"], "x");
+        assert!(!options.contains_key("subtype"));
         assert_eq!(
             ClientRequest::parse(&json!({"subtype":"set_model","model":"m2"})),
             Ok(ClientRequest::SetModel {

@@ -27,6 +27,48 @@ pub struct Controls {
     pub hooks: Arc<SdkHooks>,
 }
 
+/// One line per option of `initialize` that catui cannot honour (the
+/// TypeScript SDK sends these instead of flags), so none is a silent no-op.
+fn unsupported_initialize_options(options: &serde_json::Map<String, Value>) -> Vec<String> {
+    let non_empty = |v: &Value| match v {
+        Value::Null => false,
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Array(a) => a
+            .iter()
+            .any(|x| x.as_str().is_none_or(|s| !s.trim().is_empty())),
+        Value::Object(o) => !o.is_empty(),
+        _ => true,
+    };
+    let mut out = Vec::new();
+    for (key, why) in [
+        (
+            "systemPrompt",
+            "catui keeps its own system prompt (plan mode depends on it)",
+        ),
+        (
+            "appendSystemPrompt",
+            "pass it as --append-system-prompt (extraArgs) instead",
+        ),
+        ("jsonSchema", "no structured output is produced"),
+        (
+            "planModeInstructions",
+            "catui's plan mode uses its own instructions",
+        ),
+        (
+            "appendSubagentSystemPrompt",
+            "sub-agents keep their own prompts",
+        ),
+        ("agents", "define agents as files in .catui/agents/"),
+    ] {
+        if options.get(key).is_some_and(non_empty) {
+            out.push(format!(
+                "initialize.{key} is not supported by catui and was ignored: {why}"
+            ));
+        }
+    }
+    out
+}
+
 impl Controls {
     /// Answers one control request (also while a turn runs).
     pub fn answer(&self, request_id: &str, request: &Value) -> ControlResponse {
@@ -45,7 +87,16 @@ impl Controls {
 
     fn handle(&self, request: ClientRequest) -> Result<Option<Value>, String> {
         match request {
-            ClientRequest::Initialize { hooks } => {
+            ClientRequest::Initialize { hooks, options } => {
+                for text in unsupported_initialize_options(&options) {
+                    eprintln!("catui: {text}");
+                    let _ = self.out.send(OutputEvent::System(
+                        catui_protocol::stream_json::SystemEvent::Notification {
+                            key: "unsupported_option".into(),
+                            text,
+                        },
+                    ));
+                }
                 let registered = match hooks {
                     Some(hooks) if !hooks.is_null() => self.hooks.register(&hooks)?,
                     _ => 0,
@@ -117,5 +168,20 @@ impl Controls {
             "hooks_applied": true,
             "hook_callbacks": hooks,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initialize_options_catui_cannot_honour_are_named() {
+        let options = json!({"systemPrompt": [""], "appendSystemPrompt": "Be brief.",
+            "jsonSchema": {"type": "object"}, "agents": {}});
+        let notes = unsupported_initialize_options(options.as_object().unwrap());
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("appendSystemPrompt"));
+        assert!(notes[1].contains("jsonSchema"));
     }
 }

@@ -494,7 +494,7 @@ impl SessionBuilder {
         let (hooks, hook_notices) = crate::hooks::HookEngine::for_session(
             settings.hooks.clone(),
             &cwd,
-            &config_dir,
+            &session::session_path(&config_dir, &cwd, &session_id),
             &session_id,
         );
         settings_warnings.extend(hook_notices);

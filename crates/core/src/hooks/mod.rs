@@ -98,13 +98,12 @@ impl HookEngine {
     pub fn for_session(
         commands: Vec<CommandHook>,
         project_root: &Path,
-        config_dir: &Path,
+        transcript: &Path,
         session_id: &str,
     ) -> (HookEngine, Vec<String>) {
         let mut base = Map::new();
         base.insert("session_id".into(), session_id.into());
         base.insert("cwd".into(), project_root.display().to_string().into());
-        let transcript = crate::session::session_path(config_dir, project_root, session_id);
         base.insert(
             "transcript_path".into(),
             transcript.display().to_string().into(),

@@ -279,10 +279,32 @@ fn wrong_type_for_a_known_key_ignores_the_whole_file() {
 #[test]
 fn unknown_keys_are_fine() {
     let d = dirs();
-    d.project(r#"{"theme": "dark", "hooks": {"x": [1, 2]}, "model": "m"}"#);
+    d.project(r#"{"theme": "dark", "statusLine": {"x": [1, 2]}, "model": "m"}"#);
     let (s, warnings) = d.load(None);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(s.model.as_deref(), Some("m"));
+}
+
+#[test]
+fn hooks_of_every_layer_are_read_and_malformed_ones_reported() {
+    let d = dirs();
+    d.project(r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "done.sh"}]}]}}"#);
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(s.hooks.len(), 1);
+    assert!(s.hooks[0].from_project, "project hooks wait for trust");
+    d.project(r#"{"hooks": {"x": [1, 2]}, "model": "m"}"#);
+    let (s, warnings) = d.load(None);
+    assert!(
+        matches!(&warnings[..], [SettingsWarning::MalformedHooks { message, .. }] if message.contains("`x`")),
+        "{warnings:?}"
+    );
+    assert!(s.hooks.is_empty());
+    assert_eq!(
+        s.model.as_deref(),
+        Some("m"),
+        "the rest of the file applies"
+    );
 }
 
 #[test]
