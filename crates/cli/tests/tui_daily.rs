@@ -211,7 +211,7 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
         .map(|i| format!("Line {i} of the answer.\n\n"))
         .collect();
     let s = setup(
-        move |_, _, _| Script::new().turn(Turn::text(long.clone())),
+        move |_, _, _| Script::new().turn(Turn::text(long)),
         None,
     );
     launch(&s);

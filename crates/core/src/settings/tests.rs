@@ -317,7 +317,7 @@ fn missing_flag_file_is_a_warning_but_missing_layers_are_not() {
     assert_eq!(
         warnings,
         [SettingsWarning::MissingFlagFile {
-            path: missing.clone()
+            path: missing
         }]
     );
     assert!(warnings[0].to_string().contains("--settings"));
