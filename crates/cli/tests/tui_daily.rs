@@ -213,10 +213,7 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
     let long: String = (1..=80)
         .map(|i| format!("Line {i} of the answer.\n\n"))
         .collect();
-    let s = setup(
-        move |_, _, _| Script::new().turn(Turn::text(long.clone())),
-        None,
-    );
+    let s = setup(move |_, _, _| Script::new().turn(Turn::text(long)), None);
     launch(&s);
     s.tmux.type_text("tell me a long story");
     s.tmux.keys(&["Enter"]);
