@@ -8,7 +8,7 @@
 /// is read as names separated by `|`.
 pub fn matches(pattern: Option<&str>, value: Option<&str>) -> bool {
     let pattern = match pattern.map(str::trim) {
-        None | Some("") | Some("*") => return true,
+        None | Some("" | "*") => return true,
         Some(p) => p,
     };
     let Some(value) = value else {
