@@ -5,7 +5,7 @@
 
 mod common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, plan_path_in, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 
@@ -438,12 +438,27 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
     let sb = Sandbox::new();
     let server = MockServer::start_blocking(
         Script::new()
-            .turn(Turn::tool_use("e", "EnterPlanMode", json!({})))
+            .turn(Turn::blocks(vec![
+                Block::text("This touches many modules; let me plan first."),
+                Block::tool_use("e", "EnterPlanMode", json!({})),
+            ]))
             .turn(Turn::text("planning")),
     )
     .unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("plan this big change");
+    // The user is asked first, with the model's reason.
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["subtype"], "can_use_tool");
+    assert_eq!(ask["request"]["tool_name"], "EnterPlanMode");
+    assert_eq!(
+        ask["request"]["input"]["reason"],
+        "This touches many modules; let me plan first."
+    );
+    s.send(allow(
+        ask["request_id"].as_str().unwrap(),
+        ask["request"]["input"].clone(),
+    ));
     let r = s.wait_type("result");
     assert_eq!(r["permission_mode"], "plan");
     let (_, seen) = s.finish();

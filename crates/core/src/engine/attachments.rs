@@ -16,6 +16,8 @@ pub struct AttachmentContext<'a> {
     /// tool-loop continuation).
     pub is_human_turn: bool,
     pub agent_id: Option<&'a str>,
+    /// The names of the tools this conversation offers.
+    pub tools: &'a [String],
 }
 
 /// Makes a fresh provider for each new conversation that should get the

@@ -114,6 +114,10 @@ pub trait EngineExtension: Send + Sync {
         None
     }
 
+    /// `/clear` started a new conversation: forget what belonged to the old
+    /// one. `recorder` is the conversation's transcript.
+    fn conversation_cleared(&self, _recorder: &dyn super::Recorder) {}
+
     /// Notices for the user once an input of the main conversation has
     /// been handled.
     fn input_handled(&self) -> Vec<Notice> {

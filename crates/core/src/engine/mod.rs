@@ -39,7 +39,7 @@ pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
     ToolCallView, ToolGate,
 };
-pub use record::{MemoryRecorder, Record, Recorder};
+pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::{ContextUsage, EngineControl};
 use shared::{Shared, set_mode};
@@ -211,6 +211,24 @@ impl Engine {
     /// Replaces the conversation (resume).
     pub fn set_messages(&mut self, messages: Vec<Message>) {
         self.messages = messages;
+    }
+
+    /// `/clear`: a new conversation in the same session. The messages, the
+    /// todo list and what the model has read are forgotten, the transcript
+    /// marks the point (a resume starts after it), and each extension
+    /// resets its own state (plan mode: a new plan slug). The permission
+    /// mode stays.
+    pub fn clear_conversation(&mut self) {
+        self.messages.clear();
+        self.tool_ctx.set_todos(Vec::new());
+        crate::sync::lock(&self.tool_ctx.read_files).clear();
+        self.shared.recorder.record(Record::System {
+            subtype: CONVERSATION_CLEARED.to_string(),
+            text: "The conversation was cleared (/clear).".to_string(),
+        });
+        for extension in &self.shared.extensions {
+            extension.conversation_cleared(self.shared.recorder.as_ref());
+        }
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -613,11 +631,13 @@ impl Engine {
             return;
         }
         let mode = self.permission_mode();
+        let tools = self.tools.names();
         let ctx = AttachmentContext {
             mode,
             messages: &self.messages,
             is_human_turn,
             agent_id: self.config.agent_id.as_deref(),
+            tools: &tools,
         };
         let agent_id = self.config.agent_id.as_deref();
         let found: Vec<(Attachment, String)> = self

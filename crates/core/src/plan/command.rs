@@ -7,7 +7,7 @@
 //! | `/plan <description>`   | enter, then query the model      | show the plan                        |
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use catui_protocol::PermissionMode;
 
@@ -49,7 +49,10 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
         };
     };
     if args.split_whitespace().next() == Some("open") {
-        return match open_in_editor(plan.editor.as_deref(), &path) {
+        let opened = open_in_editor(plan.editor.as_deref(), &path);
+        // Whatever the editor did to the file is kept (with snapshots on).
+        plan.snapshot(session);
+        return match opened {
             Ok(()) => CommandOutput::Local {
                 text: opened_plan_in_editor(&path.display().to_string()),
                 is_error: false,
@@ -81,18 +84,51 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
 
 /// Runs the editor (`$VISUAL`, then `$EDITOR`, then `vi`) on `path` and
 /// waits for it. The editor value may carry arguments (`code --wait`).
+///
+/// The editor never touches this process's stdio, which may be a protocol
+/// (stream-json): it gets the controlling terminal when there is one, and
+/// otherwise no input, with its output sent to stderr.
 pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), String> {
     let editor = editor.filter(|e| !e.trim().is_empty()).unwrap_or("vi");
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
-    let status = Command::new(program)
-        .args(words)
-        .arg(path)
-        .status()
-        .map_err(|e| format!("could not start {program}: {e}"))?;
+    let mut command = Command::new(program);
+    command.args(words).arg(path);
+    match controlling_terminal() {
+        Some((input, output, errors)) => {
+            command.stdin(input).stdout(output).stderr(errors);
+        }
+        None => {
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(std::io::stderr()))
+                .stderr(Stdio::inherit());
+        }
+    }
+    let status = command.status().map_err(|e| {
+        format!(
+            "could not start {program}: {e}. Edit the plan yourself at {}",
+            path.display()
+        )
+    })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("{program} exited with {status}"))
+        Err(format!(
+            "{program} exited with {status}. The plan is at {}",
+            path.display()
+        ))
     }
+}
+
+/// The controlling terminal as three handles, if this process has one.
+fn controlling_terminal() -> Option<(Stdio, Stdio, Stdio)> {
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .ok()?;
+    let output = tty.try_clone().ok()?;
+    let errors = tty.try_clone().ok()?;
+    Some((tty.into(), output.into(), errors.into()))
 }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::PLAN_REVISION_KEY;
+use super::contract::{NOT_IN_PLAN_MODE_NOTHING_CHANGED, PLAN_REVISION_KEY, no_plan_file_found};
 use super::contract::{AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, auto_gate_plan_exit_fallback_text};
 use super::exit::{
     ExitResultInput, exit_tool_result, plan_rejected_result, restore_mode, validate_exit,
@@ -75,7 +75,19 @@ impl TypedTool for ExitPlanModeTool {
         ctx: &ToolContext,
     ) -> Result<(), ToolError> {
         let teammate = PlanRoute::is_teammate(ctx);
-        validate_exit(ctx.permission_mode(), teammate).map_err(|e| ToolError::invalid(e.message))
+        validate_exit(ctx.permission_mode(), teammate).map_err(|e| ToolError::invalid(e.message))?;
+        // There is no way out of plan mode without a plan: the model is sent
+        // back to write one before anyone is asked.
+        if ctx.permission_mode() == PermissionMode::Plan
+            && let Some(plan) = PlanSession::of(ctx)
+        {
+            let agent = ctx.agent_id.as_deref();
+            if plan.files.read(agent).is_none_or(|t| t.trim().is_empty()) {
+                let path = plan.files.path(agent).display().to_string();
+                return Err(ToolError::invalid(no_plan_file_found(&path)));
+            }
+        }
+        Ok(())
     }
 
     fn access(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Access {
@@ -119,6 +131,12 @@ impl TypedTool for ExitPlanModeTool {
                 "plan mode is not available in this context",
             ));
         };
+        // Outside plan mode (a teammate planning of its own accord) there is
+        // nothing to exit: no mode change, no exit flags.
+        if ctx.permission_mode() != PermissionMode::Plan {
+            return Ok(ToolOutput::text(NOT_IN_PLAN_MODE_NOTHING_CHANGED)
+                .with_display("Not in plan mode: nothing to exit".to_string()));
+        }
         let agent = ctx.agent_id.as_deref();
         let path = plan.files.path(agent);
         let on_disk = plan.files.read(agent);
@@ -132,6 +150,12 @@ impl TypedTool for ExitPlanModeTool {
             })?;
         }
         let was_edited = edited.is_some();
+        if agent.is_none()
+            && let Some(session) = &ctx.session
+        {
+            // The approved text is what recovery must bring back.
+            plan.snapshot(session.0.as_ref());
+        }
         let text = edited.or(on_disk);
 
         // A plan-required teammate asks the lead and stays in plan mode.
@@ -173,7 +197,7 @@ impl TypedTool for ExitPlanModeTool {
             plan: text.as_deref(),
             plan_was_edited: was_edited,
             plan_file_path: &path,
-            team_tool_available: false,
+            team_tool_available: agent.is_none() && !is_teammate && plan.team_tool_available(),
         });
         Ok(ToolOutput::text(result).with_display(format!("Plan approved: {}", path.display())))
     }

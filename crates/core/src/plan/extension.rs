@@ -102,6 +102,17 @@ impl EngineExtension for PlanExtension {
         (command.name == "plan").then(|| plan_command(session, &self.plan, &command.args))
     }
 
+    fn conversation_cleared(&self, recorder: &dyn crate::engine::Recorder) {
+        // A new conversation gets a new plan file (G§7.2 clearPlanSlug);
+        // the old plan stays on disk under its own slug.
+        let files = &self.plan.files;
+        files.slugs().clear(&files.session_id());
+        self.plan.state.reset();
+        self.plan.clear_revisions();
+        self.plan.set_verification(None);
+        recorder.set_slug(Some(files.slug()));
+    }
+
     fn kept_document(&self, agent_id: Option<&str>) -> Option<(PathBuf, String)> {
         let files = &self.plan.files;
         files

@@ -27,6 +27,12 @@ pub struct PlanSession {
     /// A headless planning run: presenting the plan ends the run (nobody
     /// is there to approve it).
     ends_run_at_plan: bool,
+    /// The conversation can start teammates (TeamCreate): the approved
+    /// plan's result suggests splitting the work.
+    team_tool: bool,
+    /// Plan snapshots are on (`CATUI_REMOTE`, `snapshotPlans`): every change
+    /// of the plan file made outside a tool call is kept in the transcript.
+    snapshots: bool,
 }
 
 impl PlanSession {
@@ -53,6 +59,8 @@ impl PlanSession {
             editor,
             auto_gate_enabled,
             ends_run_at_plan: false,
+            team_tool: false,
+            snapshots: false,
         }
     }
 
@@ -60,6 +68,36 @@ impl PlanSession {
     pub fn ending_runs_at_plan(mut self, yes: bool) -> Self {
         self.ends_run_at_plan = yes;
         self
+    }
+
+    /// Marks the conversation as able to start teammates.
+    pub fn with_team_tool(mut self, yes: bool) -> Self {
+        self.team_tool = yes;
+        self
+    }
+
+    /// Turns plan snapshots on (see [`Self::snapshot`]).
+    pub fn with_snapshots(mut self, yes: bool) -> Self {
+        self.snapshots = yes;
+        self
+    }
+
+    /// Keeps the main plan file's current text in the transcript (key
+    /// `plan`) when snapshots are on. Write/Edit calls are snapshotted by the
+    /// recorder; this covers the other writers (the plan edited at
+    /// approval, `/plan open`).
+    pub fn snapshot(&self, session: &dyn crate::tools::SessionHooks) {
+        if !self.snapshots {
+            return;
+        }
+        if let Some(text) = self.files.read(None) {
+            let path = self.files.path(None).display().to_string();
+            session.snapshot_file(super::contract::PLAN_SNAPSHOT_KEY, &path, &text);
+        }
+    }
+
+    pub fn team_tool_available(&self) -> bool {
+        self.team_tool
     }
 
     /// Whether presenting the plan ends the main conversation's run.

@@ -67,6 +67,11 @@ pub struct ToolContext {
     pub values: ContextValues,
 }
 
+/// The prose of the assistant message whose tool calls are being run (a
+/// tool may show it when asking the user, as the model's reason).
+#[derive(Debug, Clone, Default)]
+pub struct CallingMessageText(pub String);
+
 /// A map from a type to one value of that type, shared by clones of a
 /// [`ToolContext`] until one of them inserts (copy on write). This is how
 /// plan mode, teams and sub-agents reach their tools without the tools
