@@ -484,10 +484,9 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
 #[test]
 fn an_unanswered_approval_keeps_plan_mode() {
     let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::text("still planning")),
+        writes_plan_then_exits(&plans_dir, "# Plan\n").turn(Turn::text("still planning")),
     )
     .unwrap();
     // An allow rule for the tool cannot approve a plan: approval only comes
@@ -510,7 +509,7 @@ fn an_unanswered_approval_keeps_plan_mode() {
     let result = seen.iter().find(|v| v["type"] == "result").unwrap();
     assert_eq!(result["permission_mode"], "plan");
     assert!(!seen.iter().any(|v| v["subtype"] == "permission_mode"));
-    let (text, is_error) = result_of(&server.requests()[1], "x");
+    let (text, is_error) = result_of(&server.requests()[2], "x");
     assert!(is_error && text.contains("still in plan mode"), "{text}");
 }
 

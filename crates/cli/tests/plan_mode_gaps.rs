@@ -124,7 +124,10 @@ fn exit_without_a_plan_is_refused_with_the_path() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     let (text, is_error) = result_of(&reqs[1], "x0");
-    assert!(is_error && text.starts_with("No plan file found at "), "{text}");
+    assert!(
+        is_error && text.starts_with("No plan file found at "),
+        "{text}"
+    );
 }
 
 /// Item 7: a lead that can start teammates is told it may split the work.
@@ -190,7 +193,10 @@ fn exit_plan_mode_outside_plan_mode_changes_nothing_for_a_teammate() {
     s.wait_for("amy's Write result", wrote);
     let (_, seen) = s.finish();
     // Amy stayed in acceptEdits: her write ran without a prompt.
-    assert!(!seen.iter().any(|v| v["type"] == "control_request"), "{seen:#?}");
+    assert!(
+        !seen.iter().any(|v| v["type"] == "control_request"),
+        "{seen:#?}"
+    );
     assert_eq!(std::fs::read_to_string(&done).unwrap(), "done\n");
     let amy = server
         .requests()
@@ -200,11 +206,9 @@ fn exit_plan_mode_outside_plan_mode_changes_nothing_for_a_teammate() {
     let (text, is_error) = result_of(&amy, "ax");
     assert!(!is_error, "{text}");
     assert!(text.contains("nothing was changed"), "{text}");
-    assert!(
-        !seen
-            .iter()
-            .any(|v| v["subtype"] == "teammate_message" && v["message"]["subtype"] == "permission_mode"),
-    );
+    assert!(!seen.iter().any(
+        |v| v["subtype"] == "teammate_message" && v["message"]["subtype"] == "permission_mode"
+    ),);
 }
 
 /// Item 3: EnterPlanMode asks the user; declining keeps the mode, and the
@@ -226,9 +230,11 @@ fn entering_plan_mode_can_be_declined() {
     let ask = s.wait_type("control_request");
     assert_eq!(ask["request"]["tool_name"], "EnterPlanMode");
     assert!(ask["request"]["input"]["reason"].is_null());
-    s.send(json!({"type":"control_response","response":{"subtype":"success",
+    s.send(
+        json!({"type":"control_response","response":{"subtype":"success",
         "request_id": ask["request_id"],
-        "response":{"behavior":"deny","message":"too small to plan"}}}));
+        "response":{"behavior":"deny","message":"too small to plan"}}}),
+    );
     let r = s.wait_type("result");
     assert_eq!(r["result"], "Implementing directly.");
     assert_eq!(r["permission_mode"], "bypassPermissions");
@@ -237,7 +243,8 @@ fn entering_plan_mode_can_be_declined() {
     let (text, is_error) = result_of(&server.requests()[1], "e");
     assert!(is_error);
     assert!(
-        text.starts_with("The user declined to enter plan mode.") && text.contains("too small to plan"),
+        text.starts_with("The user declined to enter plan mode.")
+            && text.contains("too small to plan"),
         "{text}"
     );
 }
@@ -249,7 +256,11 @@ fn enter_plan_mode_schema_is_strict() {
     let sb = Sandbox::new();
     let server = MockServer::start_blocking(
         Script::new()
-            .turn(Turn::tool_use("e", "EnterPlanMode", json!({"reason": "mine"})))
+            .turn(Turn::tool_use(
+                "e",
+                "EnterPlanMode",
+                json!({"reason": "mine"}),
+            ))
             .turn(Turn::text("ok")),
     )
     .unwrap();
@@ -260,8 +271,7 @@ fn enter_plan_mode_schema_is_strict() {
     let (_, seen) = s.finish();
     assert!(!seen.iter().any(|v| v["type"] == "control_request"));
     let reqs = server.requests();
-    let tool = reqs[0]
-        .body["tools"]
+    let tool = reqs[0].body["tools"]
         .as_array()
         .unwrap()
         .iter()
@@ -270,7 +280,10 @@ fn enter_plan_mode_schema_is_strict() {
         .clone();
     assert_eq!(tool["input_schema"]["properties"], json!({}), "{tool}");
     let (text, is_error) = result_of(&reqs[1], "e");
-    assert!(is_error && text.contains("unknown field `reason`"), "{text}");
+    assert!(
+        is_error && text.contains("unknown field `reason`"),
+        "{text}"
+    );
 }
 
 fn script(sb: &Sandbox, name: &str, body: &str) -> std::path::PathBuf {
@@ -308,7 +321,10 @@ fn headless_plan_open_keeps_the_protocol_clean() {
     assert!(shown["result"].as_str().unwrap().contains("edited"));
     s.finish();
     let text = std::fs::read_to_string(&plan_file).unwrap();
-    assert!(!text.contains("/plan"), "the editor read protocol input: {text}");
+    assert!(
+        !text.contains("/plan"),
+        "the editor read protocol input: {text}"
+    );
 
     // stdout carries JSON lines only, even with an editor that prints.
     let mut cmd = sb.catui(&server);
@@ -383,11 +399,17 @@ fn clear_starts_a_new_conversation_and_plan_file() {
     let second = s.wait_type("result");
     assert_eq!(second["permission_mode"], "plan");
     let new_plan = second["plan_file"].as_str().unwrap().to_string();
-    assert_ne!(old_plan, new_plan, "a new conversation gets a new plan file");
+    assert_ne!(
+        old_plan, new_plan,
+        "a new conversation gets a new plan file"
+    );
     s.finish();
     let reqs = server.requests();
     let sent = serde_json::to_string(reqs[1].messages()).unwrap();
-    assert!(!sent.contains("BANANA"), "the old conversation was sent: {sent}");
+    assert!(
+        !sent.contains("BANANA"),
+        "the old conversation was sent: {sent}"
+    );
     assert!(sent.contains(&new_plan), "{sent}");
     // The first request after /clear gets the full plan-mode workflow again.
     assert!(sent.contains("Plan mode is active."), "{sent}");
@@ -400,7 +422,10 @@ fn clear_starts_a_new_conversation_and_plan_file() {
     s.wait_type("result");
     s.finish();
     let sent = serde_json::to_string(server.requests()[2].messages()).unwrap();
-    assert!(!sent.contains("BANANA") && sent.contains("what word?"), "{sent}");
+    assert!(
+        !sent.contains("BANANA") && sent.contains("what word?"),
+        "{sent}"
+    );
 }
 
 /// Item 5: with plan snapshots on, the plan edited at approval is
@@ -454,7 +479,11 @@ fn plan_edited_at_approval_is_snapshotted_and_recovered() {
         .filter(|v| v["type"] == "file_snapshot" && v["key"] == "plan")
         .map(|v| v["content"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(snapshots.last().unwrap(), "# v2, edited by the user\n", "{snapshots:?}");
+    assert_eq!(
+        snapshots.last().unwrap(),
+        "# v2, edited by the user\n",
+        "{snapshots:?}"
+    );
 }
 
 /// Item 10: a plan written but never presented comes back from the

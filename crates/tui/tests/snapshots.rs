@@ -140,6 +140,22 @@ fn plan_approval_dialog_showing_the_diff() {
 }
 
 #[test]
+fn plan_approval_dialog_with_review_comments() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.push_request(plan_request());
+    press(&mut s, key(KeyCode::Char('c')));
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Enter));
+    type_text(&mut s, "retry at most 3 times");
+    press(&mut s, key(KeyCode::Enter));
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Enter));
+    type_text(&mut s, "and log each retry");
+    insta::assert_snapshot!(both(&s, 26));
+}
+
+#[test]
 fn ask_user_question_dialog() {
     let mut s = state();
     s.push_request(request(

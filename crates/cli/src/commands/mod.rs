@@ -3,6 +3,7 @@
 //! to stdout; errors go to stderr with an exit code (2 for usage errors).
 
 mod format;
+pub mod plan_history;
 pub mod plans;
 pub mod sessions;
 

@@ -467,7 +467,10 @@ impl SessionBuilder {
             PlanSession::new(plan_files, plan_config, editor, settings.auto_mode.enabled)
                 .ending_runs_at_plan(!interactive)
                 .with_team_tool(team_tool)
-                .with_snapshots(session::snapshot_plans_enabled(settings.snapshot_plans, &env)),
+                .with_snapshots(session::snapshot_plans_enabled(
+                    settings.snapshot_plans,
+                    &env,
+                )),
         );
         if settings.sandbox == Some(true) {
             let mut writable = permissions.working_dirs.clone();

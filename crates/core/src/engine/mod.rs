@@ -160,6 +160,7 @@ impl Engine {
             default_sandbox,
             plan_sandbox,
             run_end: Mutex::new(None),
+            fresh_start: Mutex::new(None),
             requested_model: Mutex::new(None),
             usage_view: Mutex::new(shared::ContextUsage {
                 model: config.model.clone(),
@@ -227,7 +228,9 @@ impl Engine {
             text: "The conversation was cleared (/clear).".to_string(),
         });
         for extension in &self.shared.extensions {
-            extension.conversation_cleared(self.shared.recorder.as_ref());
+            if let Some(plan_file) = extension.conversation_cleared(self.shared.recorder.as_ref()) {
+                self.shared.permissions().plan_file = Some(plan_file);
+            }
         }
     }
 
@@ -604,6 +607,28 @@ impl Engine {
 
             if let Some(end) = self.shared.take_run_end() {
                 return self.outcome(end.subtype, end.result, num_turns, usage, started);
+            }
+            if let Some(prompt) = self.shared.take_fresh_start() {
+                // Approve-and-start-clean: the conversation so far is
+                // dropped (the transcript marks the point) and the work
+                // goes on from the prompt alone.
+                self.messages.clear();
+                self.shared.recorder.record(Record::System {
+                    subtype: CONVERSATION_CLEARED.to_string(),
+                    text: "The conversation was cleared to implement the approved plan.".into(),
+                });
+                let user = Message::user_text(prompt);
+                self.shared.recorder.record(Record::User {
+                    message: user.clone(),
+                    is_meta: false,
+                });
+                self.shared.emit(EngineEvent::User {
+                    message: user.clone(),
+                    parent_tool_use_id: self.config.parent_tool_use_id.clone(),
+                });
+                self.messages.push(user);
+                is_human_turn = true;
+                continue;
             }
             if cancel.is_cancelled() {
                 return self.interrupted(num_turns, usage, started);

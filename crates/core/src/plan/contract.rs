@@ -78,6 +78,17 @@ pub fn auto_gate_plan_exit_fallback_text(reason: &str) -> String {
 /// `snapshotPlans`): the plan file's text after each change.
 pub const PLAN_SNAPSHOT_KEY: &str = "plan";
 
+/// The `file_snapshot` key of the revision the user approved (its SHA-256
+/// is that of its content).
+pub const PLAN_APPROVED_KEY: &str = "plan_approved";
+
+/// The approval answered a revision the plan file no longer holds.
+pub fn plan_changed_since_shown(path: &str) -> String {
+    format!(
+        "The plan file {path} changed after it was shown for approval, so the answer was not applied: nothing was approved and you are still in plan mode. Call ExitPlanMode again to present the current text; the user will see what changed."
+    )
+}
+
 /// The `file_snapshot` key of a plan presented for approval: catui's
 /// ExitPlanMode carries the plan in the approval request rather than in the
 /// model's input, and keeps each presented revision under this key.

@@ -24,7 +24,9 @@ conversation was cleared to free the context. Carry out the plan below.\n\n{appr
         let mut total = 0;
         for (name, content) in files {
             if total >= MAX_TOTAL_CHARS {
-                out.push_str(&format!("\n- {name} (not included: size limit reached; read it)\n"));
+                out.push_str(&format!(
+                    "\n- {name} (not included: size limit reached; read it)\n"
+                ));
                 continue;
             }
             let cut: String = content.chars().take(MAX_FILE_CHARS).collect();
@@ -49,13 +51,19 @@ pub fn named_files(text: &str, cwd: &Path) -> Vec<(String, String)> {
     };
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
-    for word in text.split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | ',' | ':' | ';' | '"' | '\''))
-    {
+    for word in text.split(|c: char| {
+        c.is_whitespace() || matches!(c, '`' | '(' | ')' | ',' | ':' | ';' | '"' | '\'')
+    }) {
         let word = word.trim_end_matches('.');
-        let looks_like_path = word.contains('/') || word.rsplit_once('.').is_some_and(|(_, ext)| {
-            !ext.is_empty() && ext.len() <= 5 && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        });
-        if word.is_empty() || !looks_like_path || word.starts_with('/') || seen.iter().any(|s| s == word) {
+        let looks_like_path = word.contains('/')
+            || word.rsplit_once('.').is_some_and(|(_, ext)| {
+                !ext.is_empty() && ext.len() <= 5 && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        if word.is_empty()
+            || !looks_like_path
+            || word.starts_with('/')
+            || seen.iter().any(|s| s == word)
+        {
             continue;
         }
         seen.push(word.to_string());
@@ -89,7 +97,10 @@ mod tests {
         let prompt = fresh_start_prompt(plan, dir.path());
         assert!(prompt.starts_with("This conversation was started fresh"));
         assert!(prompt.contains(plan));
-        assert!(prompt.contains("### src/cli.py\n```\nprint('hi')\n"), "{prompt}");
+        assert!(
+            prompt.contains("### src/cli.py\n```\nprint('hi')\n"),
+            "{prompt}"
+        );
         assert!(prompt.contains("### README.md"), "{prompt}");
         assert!(!prompt.contains("### /etc/passwd") && !prompt.contains("### ../"));
         assert_eq!(named_files(plan, dir.path()).len(), 2);

@@ -227,7 +227,10 @@ mod tests {
         let again = with_progress(&updated, &section);
         assert_eq!(again.matches(PROGRESS_HEADING).count(), 1);
         assert_eq!(progress_of(&again), Some((2, 3)));
-        assert!(again.contains("done 2026-12-03 10:00 UTC"), "earlier times are kept");
+        assert!(
+            again.contains("done 2026-12-03 10:00 UTC"),
+            "earlier times are kept"
+        );
     }
 
     #[test]

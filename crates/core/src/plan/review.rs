@@ -33,8 +33,16 @@ pub fn review_feedback(plan: &str, message: &str, comments: &[LineComment]) -> S
             .line
             .checked_sub(1)
             .and_then(|i| lines.get(i))
-            .map_or_else(|| "(no such line in the plan)".to_string(), |l| l.to_string());
-        out.push_str(&format!("\n\n> line {}: {}\n{}", c.line, quoted, c.text.trim()));
+            .map_or_else(
+                || "(no such line in the plan)".to_string(),
+                |l| l.to_string(),
+            );
+        out.push_str(&format!(
+            "\n\n> line {}: {}\n{}",
+            c.line,
+            quoted,
+            c.text.trim()
+        ));
     }
     out
 }
@@ -56,7 +64,12 @@ mod tests {
         let text = review_feedback(
             plan,
             "Mostly fine.",
-            &[c(3, "Use orjson instead."), c(2, "Also accept -j."), c(9, "?"), c(1, " ")],
+            &[
+                c(3, "Use orjson instead."),
+                c(2, "Also accept -j."),
+                c(9, "?"),
+                c(1, " "),
+            ],
         );
         assert_eq!(
             text,

@@ -170,7 +170,8 @@ fn replay_plan_writes(entries: &[TranscriptEntry], path: &Path) -> Option<(Strin
         }
     }
     let start = calls.iter().rposition(|(_, name, _)| name == "Write")?;
-    let str_of = |v: &serde_json::Value, k: &str| v.get(k).and_then(|s| s.as_str()).map(str::to_string);
+    let str_of =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|s| s.as_str()).map(str::to_string);
     let mut text = str_of(&calls[start].2, "content")?;
     let mut at = calls[start].0;
     for (i, _, input) in &calls[start + 1..] {

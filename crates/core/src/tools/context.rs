@@ -67,6 +67,11 @@ pub struct ToolContext {
     pub values: ContextValues,
 }
 
+/// Told about each new todo list (TodoWrite); higher layers register one
+/// to follow the work (plan mode writes the plan's progress).
+#[derive(Clone)]
+pub struct TodoObserver(pub Arc<dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send + Sync>);
+
 /// The prose of the assistant message whose tool calls are being run (a
 /// tool may show it when asking the user, as the model's reason).
 #[derive(Debug, Clone, Default)]
@@ -118,6 +123,9 @@ pub trait SessionHooks: Send + Sync {
     /// Keeps a file's content in the transcript under `key` (e.g. each
     /// revision of a plan shown for approval).
     fn snapshot_file(&self, key: &str, path: &str, content: &str);
+    /// Once the current tool calls are answered, continue in a fresh
+    /// conversation that starts with `prompt` (approve-and-start-clean).
+    fn start_fresh(&self, _prompt: String) {}
 }
 
 /// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).

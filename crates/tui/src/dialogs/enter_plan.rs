@@ -19,10 +19,7 @@ use crate::theme;
 
 const TITLE: &str = "Enter plan mode?";
 const NOTE_LABEL: &str = "  Tell the agent what to do instead: ";
-const OPTIONS: [&str; 2] = [
-    "Yes, enter plan mode",
-    "No, start implementing now",
-];
+const OPTIONS: [&str; 2] = ["Yes, enter plan mode", "No, start implementing now"];
 
 /// State of one EnterPlanMode question.
 #[derive(Debug, Clone)]
@@ -183,7 +180,10 @@ mod tests {
             DialogOutcome::Answer(PermissionAnswer::Allow { .. })
         ));
         let mut d = dialog(None);
-        assert_eq!(d.handle_key(key(KeyCode::Char('2'))), DialogOutcome::Pending);
+        assert_eq!(
+            d.handle_key(key(KeyCode::Char('2'))),
+            DialogOutcome::Pending
+        );
         for c in "just do it".chars() {
             d.handle_key(key(KeyCode::Char(c)));
         }

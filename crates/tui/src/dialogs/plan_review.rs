@@ -180,6 +180,9 @@ mod tests {
         assert_eq!(r.comments.len(), 1);
         r.handle_key(key(KeyCode::Esc), 3);
         assert!(!r.active());
-        assert_eq!(r.hint().unwrap(), "1 comment · sent with \"No, keep planning\"");
+        assert_eq!(
+            r.hint().unwrap(),
+            "1 comment · sent with \"No, keep planning\""
+        );
     }
 }
