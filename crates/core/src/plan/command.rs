@@ -58,7 +58,7 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
                 is_error: false,
             },
             Err(e) => CommandOutput::Local {
-                text: failed_to_open_plan_in_editor(&e),
+                text: failed_to_open_plan_in_editor(&e.to_string()),
                 is_error: true,
             },
         };
@@ -82,13 +82,32 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
     }
 }
 
+/// Why the editor did not edit the plan. Both name the plan file, so the
+/// user can edit it another way.
+#[derive(Debug, thiserror::Error)]
+pub enum EditorError {
+    #[error("could not start {program}: {source}. Edit the plan yourself at {}", path.display())]
+    Start {
+        program: String,
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{program} exited with {status}. The plan is at {}", path.display())]
+    Failed {
+        program: String,
+        path: std::path::PathBuf,
+        status: std::process::ExitStatus,
+    },
+}
+
 /// Runs the editor (`$VISUAL`, then `$EDITOR`, then `vi`) on `path` and
 /// waits for it. The editor value may carry arguments (`code --wait`).
 ///
 /// The editor never touches this process's stdio, which may be a protocol
 /// (stream-json): it gets the controlling terminal when there is one, and
 /// otherwise no input, with its output sent to stderr.
-pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), String> {
+pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), EditorError> {
     let editor = editor.filter(|e| !e.trim().is_empty()).unwrap_or("vi");
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
@@ -105,19 +124,19 @@ pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), String> {
                 .stderr(Stdio::inherit());
         }
     }
-    let status = command.status().map_err(|e| {
-        format!(
-            "could not start {program}: {e}. Edit the plan yourself at {}",
-            path.display()
-        )
+    let status = command.status().map_err(|source| EditorError::Start {
+        program: program.to_string(),
+        path: path.to_path_buf(),
+        source,
     })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "{program} exited with {status}. The plan is at {}",
-            path.display()
-        ))
+        Err(EditorError::Failed {
+            program: program.to_string(),
+            path: path.to_path_buf(),
+            status,
+        })
     }
 }
 
