@@ -7,7 +7,7 @@
 
 mod common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{MockServer, Turn};
 use common::{Sandbox, StreamSession, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 

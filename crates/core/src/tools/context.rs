@@ -70,7 +70,10 @@ pub struct ToolContext {
 /// Told about each new todo list (TodoWrite); higher layers register one
 /// to follow the work (plan mode writes the plan's progress).
 #[derive(Clone)]
-pub struct TodoObserver(pub Arc<dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send + Sync>);
+pub struct TodoObserver(pub Arc<TodoObserverFn>);
+
+/// What a [`TodoObserver`] runs: the new list and the calling context.
+pub type TodoObserverFn = dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send + Sync;
 
 /// The prose of the assistant message whose tool calls are being run (a
 /// tool may show it when asking the user, as the model's reason).

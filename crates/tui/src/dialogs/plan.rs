@@ -58,7 +58,7 @@ pub struct PlanDialog {
     /// Set when reviewing a teammate's plan: its `name@team`.
     pub teammate: Option<String>,
     /// Comments on lines of the plan (`c`).
-    pub review: Review,
+    pub review: Box<Review>,
 }
 
 impl PlanDialog {
@@ -85,7 +85,7 @@ impl PlanDialog {
             feedback: None,
             error: None,
             teammate: None,
-            review: Review::default(),
+            review: Box::default(),
         }
     }
 
