@@ -225,10 +225,16 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
         .to_str()
         .unwrap()
         .to_string();
-    assert!(reminder.contains("sub-agent working under plan mode"), "{reminder}");
+    assert!(
+        reminder.contains("sub-agent working under plan mode"),
+        "{reminder}"
+    );
     assert!(!reminder.contains(&format!("{slug}-agent-")), "{reminder}");
     assert!(!reminder.contains("AskUserQuestion"), "{reminder}");
-    assert!(reminder.contains("final message is your whole report"), "{reminder}");
+    assert!(
+        reminder.contains("final message is your whole report"),
+        "{reminder}"
+    );
     let (w, w_err) = result_of(sub[1], "w");
     assert!(w_err, "{w}");
     // A writing agent type is refused in plan mode.

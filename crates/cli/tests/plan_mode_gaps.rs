@@ -101,7 +101,7 @@ fn exit_without_a_plan_is_refused_with_the_path() {
         Script::new()
             .turn(Turn::tool_use("x0", "ExitPlanMode", json!({})))
             .turn(Turn::respond({
-                let dir = plans_dir.clone();
+                let dir = plans_dir;
                 move |r| {
                     Turn::tool_use(
                         "p",
@@ -505,7 +505,7 @@ fn unpresented_plan_is_recovered_from_its_writes() {
                 }
             }))
             .turn(Turn::respond({
-                let dir = plans_dir.clone();
+                let dir = plans_dir;
                 move |r| {
                     Turn::tool_use(
                         "e",

@@ -60,7 +60,7 @@ fn approval_is_bound_to_the_presented_text() {
         "# Plan\n\n1. Add a flag\n2. Delete the database\n",
     )
     .unwrap();
-    s.send(allow(&ask1["request_id"], input1.clone()));
+    s.send(allow(&ask1["request_id"], input1));
 
     // The model tries again: the new text comes with its diff and hash.
     let ask2 = s.wait_type("control_request");

@@ -86,8 +86,8 @@ impl EnterPlanDialog {
             return DialogOutcome::Pending;
         }
         match key.code {
-            KeyCode::Char('1') | KeyCode::Char('y') => return Self::accept(),
-            KeyCode::Char('2') | KeyCode::Char('n') => {
+            KeyCode::Char('1' | 'y') => return Self::accept(),
+            KeyCode::Char('2' | 'n') => {
                 self.selected = 1;
                 self.feedback = Some(InputBox::new());
             }
