@@ -1,6 +1,7 @@
 //! The `catui` binary: parses the command line, builds a session and hands
 //! it to a front end: the terminal UI, or headless (`-p`).
 
+mod acp;
 mod args;
 mod commands;
 mod demo;
@@ -65,6 +66,9 @@ fn init_tracing(verbose: bool) {
 async fn run(mut args: Args) -> u8 {
     if let Some(args::Command::Demo { print, dir }) = &args.command {
         return demo::run(*print, dir.clone()).await;
+    }
+    if let Some(args::Command::Acp) = &args.command {
+        return acp::run(&args).await;
     }
     if let Some(command) = &args.command {
         return commands::run(command, &args);
