@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session benchmarks (SPEC §12): resume of a 10,000-entry transcript
+# Session benchmarks: resume of a 10,000-entry transcript
 # (target < 150 ms) and listing 1,000 sessions (target < 200 ms), both in
 # the library and, for the listing, through the real `catui sessions`.
 # The measurements are `#[ignore]`d tests that generate their own data in
