@@ -273,3 +273,41 @@ fn unknown_sessions_are_clear_errors() {
     );
     assert!(server.requests().is_empty());
 }
+
+#[test]
+#[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
+fn questions_are_asked_with_their_choices() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "q1",
+                "AskUserQuestion",
+                json!({"questions": [{
+                    "question": "Which database?",
+                    "header": "Database",
+                    "options": [
+                        {"label": "SQLite", "description": "a file"},
+                        {"label": "Postgres", "description": "a server"},
+                    ],
+                }]}),
+            ))
+            .turn(Turn::text("Postgres it is.")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "question");
+    assert_eq!(facts["stop"], "end_turn");
+    assert_eq!(
+        facts["asked"],
+        json!([{
+            "title": "Which database?",
+            "options": ["answer_0:SQLite", "answer_1:Postgres", "skip:Skip: I'll answer in the chat"],
+        }])
+    );
+    let (answer, is_error) = result_of(&server.requests()[1], "q1");
+    assert!(!is_error, "{answer}");
+    assert!(
+        answer.contains("\"Which database?\" = \"Postgres\""),
+        "{answer}"
+    );
+}

@@ -203,7 +203,29 @@ async function missing() {
   return facts;
 }
 
-const scenarios = { full, missing };
+async function question() {
+  const facts = { asked: [] };
+  const updates = [];
+  const answer = (params) => {
+    facts.asked.push({
+      title: params.toolCall.title,
+      options: params.options.map((o) => `${o.optionId}:${o.name}`),
+    });
+    return { outcome: { outcome: "selected", optionId: "answer_1" } };
+  };
+  await withAgent(answer, updates, async (ctx) => {
+    await initialize(ctx);
+    const session = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    const response = await ctx.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "pick a database" }],
+    });
+    facts.stop = response.stopReason;
+  });
+  return facts;
+}
+
+const scenarios = { full, missing, question };
 if (!scenarios[scenario]) fail("unknown scenario");
 const facts = await scenarios[scenario]();
 console.log(JSON.stringify(facts));
