@@ -4,6 +4,7 @@
 mod acp;
 mod args;
 mod commands;
+#[cfg(feature = "demo")]
 mod demo;
 mod headless;
 mod sdk_flags;
@@ -65,7 +66,17 @@ fn init_tracing(verbose: bool) {
 
 async fn run(mut args: Args) -> u8 {
     if let Some(args::Command::Demo { print, dir }) = &args.command {
+        #[cfg(feature = "demo")]
         return demo::run(*print, dir.clone()).await;
+        #[cfg(not(feature = "demo"))]
+        {
+            let _ = (print, dir);
+            eprintln!(
+                "catui: this build has no demo (it was built without the `demo` feature); \
+                 rebuild with the default features to get `catui demo`"
+            );
+            return 2;
+        }
     }
     if let Some(args::Command::Acp) = &args.command {
         return acp::run(&args).await;

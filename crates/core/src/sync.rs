@@ -7,10 +7,9 @@
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// Locks `m`, taking the value over if another thread panicked holding it.
-pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+/// Locks `m`, taking the value over if another thread panicked holding it
+/// (shared with the other crates).
+pub use catui_protocol::sync::lock;
 
 /// Waits on `cv` with `guard`, taking the value over as [`lock`] does.
 pub fn wait<'a, T>(cv: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {

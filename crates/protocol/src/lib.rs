@@ -5,7 +5,8 @@
 //! streaming events that providers produce ([`model`]), permission modes
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
 //! the headless stream-json wire format ([`stream_json`], [`control`]) and the
-//! transcript line format ([`transcript`]).
+//! transcript line format ([`transcript`]); and the one lock helper every
+//! crate uses ([`sync::lock`]).
 
 pub mod attachment;
 pub mod control;
@@ -13,6 +14,7 @@ pub mod message;
 pub mod mode;
 pub mod model;
 pub mod stream_json;
+pub mod sync;
 pub mod transcript;
 
 pub use attachment::Attachment;

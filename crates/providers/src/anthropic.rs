@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::assemble::{Assembler, Partial};
-use crate::http::{self, Failure, snippet};
-use crate::retry::Retries;
-use crate::sse::{SseEvent, SseStream};
+use crate::http::{self, snippet};
+use crate::sse::SseEvent;
+use crate::streaming::{self, WireStream};
 use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind};
 
 /// The API version catui speaks.
@@ -52,33 +52,6 @@ impl AnthropicClient {
             config,
         })
     }
-
-    async fn attempt(
-        &self,
-        body: &Value,
-        sink: EventSink<'_>,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, Failure> {
-        let mut builder = self
-            .http
-            .post(&self.url)
-            .header("x-api-key", &self.config.api_key)
-            .header("anthropic-version", ANTHROPIC_VERSION)
-            .header("accept", "text/event-stream");
-        if body.get("output_config").is_some() {
-            builder = builder.header("anthropic-beta", EFFORT_BETA);
-        }
-        let builder = builder.json(body);
-        let response = http::send(&self.config, builder, &self.url, cancel).await?;
-        let mut events = SseStream::new(response, self.config.idle_timeout);
-        let mut state = StreamState::new(sink);
-        while let Some(event) = events.next(cancel).await? {
-            if state.handle(&event)? {
-                return Ok(state.finish());
-            }
-        }
-        Err(ProviderError::StreamEnded.into())
-    }
 }
 
 #[async_trait]
@@ -94,13 +67,29 @@ impl ModelClient for AnthropicClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
         let body = request_body(request);
-        let mut retries = Retries::new(&self.config, sink, cancel);
-        loop {
-            match self.attempt(&body, sink, cancel).await {
-                Ok(response) => return Ok(response),
-                Err(failure) => retries.after_failure(failure).await?,
-            }
-        }
+        let effort = body.get("output_config").is_some();
+        let build = || {
+            let builder = self
+                .http
+                .post(&self.url)
+                .header("x-api-key", &self.config.api_key)
+                .header("anthropic-version", ANTHROPIC_VERSION)
+                .header("accept", "text/event-stream");
+            let builder = if effort {
+                builder.header("anthropic-beta", EFFORT_BETA)
+            } else {
+                builder
+            };
+            builder.json(&body)
+        };
+        streaming::stream_with_retries::<StreamState<'_>>(
+            &self.config,
+            &self.url,
+            &build,
+            sink,
+            cancel,
+        )
+        .await
     }
 }
 
@@ -299,6 +288,20 @@ struct StreamState<'a> {
     usage: Usage,
     stop_reason: Option<StopReason>,
     model: Option<String>,
+}
+
+impl<'a> WireStream<'a> for StreamState<'a> {
+    fn start(sink: EventSink<'a>) -> Self {
+        StreamState::new(sink)
+    }
+
+    fn handle(&mut self, event: &SseEvent) -> Result<bool, ProviderError> {
+        StreamState::handle(self, event)
+    }
+
+    fn finish(self) -> ModelResponse {
+        StreamState::finish(self)
+    }
 }
 
 impl<'a> StreamState<'a> {

@@ -59,6 +59,25 @@ pub enum ProviderError {
 }
 
 impl ProviderError {
+    /// Whether the server refused the request because the prompt does not
+    /// fit the model's context window (Anthropic "prompt is too long",
+    /// OpenAI `context_length_exceeded` and its wordings). The caller can
+    /// shorten the conversation and try again.
+    pub fn is_context_overflow(&self) -> bool {
+        match self {
+            ProviderError::Http {
+                status: 400 | 413,
+                message,
+                ..
+            } => mentions_context_overflow(message),
+            ProviderError::StreamError { kind, message, .. } => {
+                kind == "context_length_exceeded" || mentions_context_overflow(message)
+            }
+            ProviderError::RetriesExhausted { last, .. } => last.is_context_overflow(),
+            _ => false,
+        }
+    }
+
     /// Whether another attempt may succeed: rate limits, overload, server
     /// errors, connection problems and streams that ended early.
     pub fn is_retryable(&self) -> bool {
@@ -86,5 +105,56 @@ impl ProviderError {
             | ProviderError::RetriesExhausted { .. }
             | ProviderError::Config(_) => false,
         }
+    }
+}
+
+/// Whether an API's error text says the prompt is over the context window.
+fn mentions_context_overflow(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "prompt is too long",
+        "context_length_exceeded",
+        "maximum context length",
+        "context window",
+        "too many tokens",
+        "input is too long",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProviderError;
+
+    fn http(status: u16, message: &str) -> ProviderError {
+        ProviderError::Http {
+            provider: "test",
+            status,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn context_overflow_is_told_apart_from_other_bad_requests() {
+        assert!(
+            http(400, "prompt is too long: 250000 tokens > 200000 maximum").is_context_overflow()
+        );
+        assert!(
+            http(400, "This model's maximum context length is 128000 tokens.")
+                .is_context_overflow()
+        );
+        assert!(
+            !http(400, "messages: text content blocks must be non-empty").is_context_overflow()
+        );
+        assert!(!http(500, "prompt is too long").is_context_overflow());
+        let wrapped = ProviderError::RetriesExhausted {
+            attempts: 1,
+            last: Box::new(http(
+                413,
+                "Your input exceeds the context window of this model.",
+            )),
+        };
+        assert!(wrapped.is_context_overflow());
     }
 }

@@ -74,7 +74,7 @@ impl UsageLedger {
     fn tally(&self) -> MutexGuard<'_, Tally> {
         // A poisoned lock only means a panic elsewhere mid-update of plain
         // counters; they are still the best figures there are.
-        self.tally.lock().unwrap_or_else(|e| e.into_inner())
+        catui_protocol::sync::lock(&self.tally)
     }
 
     /// Counts one answered request for `model`.

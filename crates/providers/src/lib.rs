@@ -23,6 +23,7 @@ pub mod openai;
 pub mod responses;
 pub mod retry;
 pub mod sse;
+mod streaming;
 
 use async_trait::async_trait;
 use catui_protocol::{ModelEvent, ModelRequest, ModelResponse};

@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::assemble::{Assembler, Partial};
-use crate::http::{self, Failure, snippet};
-use crate::retry::Retries;
-use crate::sse::{SseEvent, SseStream};
+use crate::http::{self, snippet};
+use crate::sse::SseEvent;
+use crate::streaming::{self, WireStream};
 use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind};
 
 /// Client for OpenAI-compatible Chat Completions servers.
@@ -38,36 +38,6 @@ impl OpenAiClient {
             config,
         })
     }
-
-    async fn attempt(
-        &self,
-        body: &Value,
-        sink: EventSink<'_>,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, Failure> {
-        let mut builder = self
-            .http
-            .post(&self.url)
-            .header("accept", "text/event-stream")
-            .json(body);
-        if !self.config.api_key.is_empty() {
-            builder = builder.bearer_auth(&self.config.api_key);
-        }
-        let response = http::send(&self.config, builder, &self.url, cancel).await?;
-        let mut events = SseStream::new(response, self.config.idle_timeout);
-        let mut state = StreamState::new(sink);
-        while let Some(event) = events.next(cancel).await? {
-            if state.handle(&event)? {
-                return Ok(state.finish());
-            }
-        }
-        // Some servers close without `[DONE]`; a finish reason means the
-        // answer was complete.
-        if state.stop_reason.is_some() {
-            return Ok(state.finish());
-        }
-        Err(ProviderError::StreamEnded.into())
-    }
 }
 
 #[async_trait]
@@ -83,13 +53,26 @@ impl ModelClient for OpenAiClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
         let body = request_body(request, uses_max_completion_tokens(&self.config));
-        let mut retries = Retries::new(&self.config, sink, cancel);
-        loop {
-            match self.attempt(&body, sink, cancel).await {
-                Ok(response) => return Ok(response),
-                Err(failure) => retries.after_failure(failure).await?,
+        let build = || {
+            let builder = self
+                .http
+                .post(&self.url)
+                .header("accept", "text/event-stream")
+                .json(&body);
+            if self.config.api_key.is_empty() {
+                builder
+            } else {
+                builder.bearer_auth(&self.config.api_key)
             }
-        }
+        };
+        streaming::stream_with_retries::<StreamState<'_>>(
+            &self.config,
+            &self.url,
+            &build,
+            sink,
+            cancel,
+        )
+        .await
     }
 }
 
@@ -271,6 +254,26 @@ struct StreamState<'a> {
     usage: Usage,
     stop_reason: Option<StopReason>,
     model: Option<String>,
+}
+
+impl<'a> WireStream<'a> for StreamState<'a> {
+    fn start(sink: EventSink<'a>) -> Self {
+        StreamState::new(sink)
+    }
+
+    fn handle(&mut self, event: &SseEvent) -> Result<bool, ProviderError> {
+        StreamState::handle(self, event)
+    }
+
+    /// Some servers close without `[DONE]`; a finish reason means the
+    /// answer was complete.
+    fn complete_at_close(&self) -> bool {
+        self.stop_reason.is_some()
+    }
+
+    fn finish(self) -> ModelResponse {
+        StreamState::finish(self)
+    }
 }
 
 impl<'a> StreamState<'a> {

@@ -1,4 +1,5 @@
-//! The retry loop both clients run their attempts in: which failures are
+//! The retry decisions of the one stream-and-retry loop every client runs
+//! ([`crate::streaming`]): which failures are
 //! retried (see [`ProviderError::is_retryable`]), how long to wait
 //! (exponential backoff with jitter, or the server's `retry-after`, both
 //! capped), announcing each retry to the front end, and giving up.
@@ -12,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 use crate::http::Failure;
 use crate::{EventSink, ProviderConfig, ProviderError};
 
-/// The retry state of one model request. Each client runs
+/// The retry state of one model request, driven by
+/// [`crate::streaming::stream_with_retries`]:
 ///
 /// ```text
 /// let mut retries = Retries::new(&config, sink, cancel);
@@ -23,9 +25,6 @@ use crate::{EventSink, ProviderConfig, ProviderError};
 ///     }
 /// }
 /// ```
-///
-/// (a plain loop rather than a closure-taking helper, so the client's
-/// future stays `Send` for `async_trait`).
 pub(crate) struct Retries<'a> {
     config: &'a ProviderConfig,
     sink: EventSink<'a>,

@@ -41,7 +41,7 @@ impl PromptCache {
     /// returns (cache read tokens, cache creation tokens).
     pub fn account(&self, body: &Value) -> (u64, u64) {
         let segments = segments(body);
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = catui_protocol::sync::lock(&self.entries);
         let mut hit: Option<usize> = None;
         let breakpoints = segments
             .iter()

@@ -321,11 +321,21 @@ impl fmt::Debug for Turn {
 #[derive(Debug, Clone, Default)]
 pub struct Script {
     pub(crate) turns: Vec<Turn>,
+    pub(crate) context_window: Option<u64>,
 }
 
 impl Script {
     pub fn new() -> Script {
         Script::default()
+    }
+
+    /// Gives the mock model a context window of `tokens`: like the real
+    /// APIs, it refuses (HTTP 400, "prompt is too long", without using a
+    /// turn) every request whose prompt is larger, counting about 4 bytes
+    /// of request body a token.
+    pub fn context_window(mut self, tokens: u64) -> Script {
+        self.context_window = Some(tokens);
+        self
     }
 
     /// Appends a turn.
@@ -356,7 +366,10 @@ impl IntoIterator for Script {
 
 impl From<Vec<Turn>> for Script {
     fn from(turns: Vec<Turn>) -> Script {
-        Script { turns }
+        Script {
+            turns,
+            context_window: None,
+        }
     }
 }
 
@@ -364,6 +377,7 @@ impl FromIterator<Turn> for Script {
     fn from_iter<I: IntoIterator<Item = Turn>>(iter: I) -> Script {
         Script {
             turns: iter.into_iter().collect(),
+            context_window: None,
         }
     }
 }

@@ -6,7 +6,9 @@ use std::future::IntoFuture;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+
+use catui_protocol::sync::lock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -49,6 +51,8 @@ struct Shared {
     serial: AtomicU64,
     shutdown: CancellationToken,
     prompt_cache: PromptCache,
+    /// See [`Script::context_window`].
+    context_window: Option<u64>,
 }
 
 /// Which wire format a request used.
@@ -57,12 +61,6 @@ enum Format {
     Anthropic,
     OpenAi,
     Responses,
-}
-
-/// A poisoned lock only means another request panicked mid-update; the
-/// data (a list) is still usable, and a test server must keep answering.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl MockServer {
@@ -183,7 +181,9 @@ impl std::fmt::Debug for MockServer {
 
 impl Shared {
     fn new(script: Script) -> Arc<Shared> {
+        let context_window = script.context_window;
         Arc::new(Shared {
+            context_window,
             slots: Mutex::new(
                 script
                     .turns
@@ -312,6 +312,11 @@ async fn respond(
         Format::Responses => render::responses::validate(&request.body).err(),
         Format::OpenAi => None,
     };
+    let input_estimate = (body.len() as u64).div_ceil(4).max(1);
+    let invalid = invalid.or_else(|| {
+        let window = shared.context_window?;
+        (input_estimate > window).then(|| too_long_message(format, input_estimate, window))
+    });
     if let Some(message) = invalid {
         let body = match format {
             Format::Anthropic => render::anthropic::error_body(400, &message),
@@ -367,7 +372,7 @@ async fn respond(
     let ctx = RenderCtx {
         model: request.model().to_string(),
         serial: shared.serial.fetch_add(1, Ordering::Relaxed),
-        input_estimate: (body.len() as u64).div_ceil(4).max(1),
+        input_estimate,
         include_usage: request
             .body
             .pointer("/stream_options/include_usage")
@@ -403,6 +408,20 @@ async fn respond(
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
+}
+
+/// The error text each API gives for a prompt over the context window.
+fn too_long_message(format: Format, tokens: u64, window: u64) -> String {
+    match format {
+        Format::Anthropic => format!("prompt is too long: {tokens} tokens > {window} maximum"),
+        Format::OpenAi => format!(
+            "This model's maximum context length is {window} tokens. However, your messages \
+             resulted in {tokens} tokens. Please reduce the length of the messages."
+        ),
+        Format::Responses => format!(
+            "Your input exceeds the context window of this model ({tokens} tokens > {window})."
+        ),
+    }
 }
 
 fn json_response(status: StatusCode, body: Value) -> Response {

@@ -138,7 +138,11 @@ impl StreamJson {
                 }
                 system(SystemEvent::Notification {
                     key: "retrying".into(),
-                    text: format!("attempt {attempt} failed ({reason}); retrying in {delay_ms} ms"),
+                    // `attempt` is the one about to start; the one before it failed.
+                    text: format!(
+                        "attempt {} failed ({reason}); attempt {attempt} starts in {delay_ms} ms",
+                        attempt.saturating_sub(1)
+                    ),
                 })
             }
             EngineEvent::Delta {

@@ -34,14 +34,17 @@ pub fn tmux_available() -> bool {
 /// A private tmux server (its own socket) with one pane running `sh`.
 pub struct Tmux {
     socket: PathBuf,
+    /// The server's pid, so `Drop` can end it even when its socket is gone.
+    server_pid: Option<u32>,
 }
 
 impl Tmux {
     /// Starts `sh` in `cwd` with exactly `env` (nothing inherited from the
     /// test process, so no real API key can leak in).
     pub fn start(dir: &Path, cwd: &Path, env: &[(&str, String)]) -> Tmux {
-        let tmux = Tmux {
+        let mut tmux = Tmux {
             socket: dir.join("tmux.sock"),
+            server_pid: None,
         };
         let mut args: Vec<String> = ["new-session", "-d", "-s", "e2e", "-x", "110", "-y", "40"]
             .iter()
@@ -61,6 +64,7 @@ impl Tmux {
             "tmux new-session failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        tmux.server_pid = tmux.display("#{pid}").trim().parse().ok();
         tmux
     }
 
@@ -160,8 +164,15 @@ impl Tmux {
 }
 
 impl Drop for Tmux {
+    /// Ends the server and everything running in it (catui, sh). Falls back
+    /// to signalling the server's pid when the socket no longer answers.
     fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
+        let killed = self.run(&["kill-server"]).status.success();
+        if let (false, Some(pid)) = (killed, self.server_pid) {
+            let _ = Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
     }
 }
 
@@ -207,10 +218,12 @@ pub fn mode_on_screen(screen: &str) -> &'static str {
 
 /// The session: a project with one file, a mock model, tmux running `sh`
 /// in the project with catui's environment.
+/// `tmux` comes first: fields drop in order, and the server must be killed
+/// through its socket before the sandbox directory holding it is removed.
 pub struct Setup {
+    pub tmux: Tmux,
     pub sb: Sandbox,
     pub server: MockServer,
-    pub tmux: Tmux,
     pub main_rs: PathBuf,
     pub plans_dir: String,
 }
@@ -241,9 +254,9 @@ pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Optio
     let tmux = Tmux::start(sb.dir.path(), &sb.project(), &env);
     tmux.wait_text(SHELL_PROMPT.trim_end());
     Setup {
+        tmux,
         sb,
         server,
-        tmux,
         main_rs,
         plans_dir,
     }

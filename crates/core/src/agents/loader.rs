@@ -12,6 +12,23 @@ use super::definitions::{AgentDefinition, ModelChoice, WRITE_TOOLS};
 /// link to `/dev/zero` must not exhaust memory).
 const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;
 
+/// Why an agent file was not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentFileError {
+    #[error("it must start with a front matter block delimited by --- lines")]
+    NoFrontMatter,
+    #[error("the front matter is not closed by a --- line")]
+    UnclosedFrontMatter,
+    #[error("front matter line is not `key: value`: {0}")]
+    BadLine(String),
+    #[error("the front matter has no `name`")]
+    NoName,
+    #[error("agent name '{0}' may only contain letters, digits, '-' and '_'")]
+    BadName(String),
+    #[error("the file has no system prompt after the front matter")]
+    NoSystemPrompt,
+}
+
 /// Every agent type of a session, and warnings about files that were skipped.
 pub fn load_agents(project_root: &Path, config_dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
     let mut agents = super::builtin_agents();
@@ -23,7 +40,7 @@ pub fn load_agents(project_root: &Path, config_dir: &Path) -> (Vec<AgentDefiniti
         for path in markdown_files(&dir) {
             match crate::safe_fs::read_text_bounded(&path, MAX_AGENT_FILE_BYTES)
                 .map_err(|e| e.to_string())
-                .and_then(|t| parse_agent(&t, &path))
+                .and_then(|t| parse_agent(&t, &path).map_err(|e| e.to_string()))
             {
                 Ok(def) => {
                     agents.retain(|a| a.name != def.name);
@@ -50,14 +67,14 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Parses one agent file.
-pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, String> {
+pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFileError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---")
-        .ok_or("it must start with a front matter block delimited by --- lines")?;
+        .ok_or(AgentFileError::NoFrontMatter)?;
     let end = rest
         .find("\n---")
-        .ok_or("the front matter is not closed by a --- line")?;
+        .ok_or(AgentFileError::UnclosedFrontMatter)?;
     let (front, body) = (&rest[..end], &rest[end + 4..]);
     let body = body.split_once('\n').map(|(_, b)| b).unwrap_or("").trim();
 
@@ -72,7 +89,7 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, String> {
         }
         let (key, value) = line
             .split_once(':')
-            .ok_or_else(|| format!("front matter line is not `key: value`: {line}"))?;
+            .ok_or_else(|| AgentFileError::BadLine(line.to_string()))?;
         let value = unquote(value.trim());
         match key.trim() {
             "name" => name = Some(value.to_string()),
@@ -111,17 +128,15 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, String> {
     }
     let name = name
         .filter(|n| !n.is_empty())
-        .ok_or("the front matter has no `name`")?;
+        .ok_or(AgentFileError::NoName)?;
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(format!(
-            "agent name '{name}' may only contain letters, digits, '-' and '_'"
-        ));
+        return Err(AgentFileError::BadName(name));
     }
     if body.is_empty() {
-        return Err("the file has no system prompt after the front matter".into());
+        return Err(AgentFileError::NoSystemPrompt);
     }
     let read_only = tools.as_ref().is_some_and(|t| {
         !t.is_empty()
@@ -185,27 +200,19 @@ mod tests {
 
     #[test]
     fn bad_files_are_reported_not_fatal() {
-        assert!(
-            parse_agent("no front matter", Path::new("x.md"))
-                .unwrap_err()
-                .contains("front matter")
+        let err = |text: &str| parse_agent(text, Path::new("x.md")).unwrap_err();
+        assert_eq!(err("no front matter"), AgentFileError::NoFrontMatter);
+        assert!(err("no front matter").to_string().contains("front matter"));
+        assert_eq!(err("---\nname: x\n"), AgentFileError::UnclosedFrontMatter);
+        assert_eq!(
+            err("---\ndescription: d\n---\nbody"),
+            AgentFileError::NoName
         );
-        assert!(
-            parse_agent("---\nname: x\n", Path::new("x.md"))
-                .unwrap_err()
-                .contains("not closed")
+        assert_eq!(
+            err("---\nname: a b\n---\nbody"),
+            AgentFileError::BadName("a b".into())
         );
-        assert!(
-            parse_agent("---\ndescription: d\n---\nbody", Path::new("x.md"))
-                .unwrap_err()
-                .contains("name")
-        );
-        assert!(parse_agent("---\nname: a b\n---\nbody", Path::new("x.md")).is_err());
-        assert!(
-            parse_agent("---\nname: a\n---\n", Path::new("x.md"))
-                .unwrap_err()
-                .contains("system prompt")
-        );
+        assert_eq!(err("---\nname: a\n---\n"), AgentFileError::NoSystemPrompt);
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub enum BuildError {
     MissingSettingsFile(PathBuf),
     /// No usable provider, model or key.
     #[error("{0}")]
-    Provider(String),
+    Provider(#[from] provider::ProviderSetupError),
     /// The model client could not be made.
     #[error("{0}")]
     Client(#[from] catui_providers::ProviderError),
@@ -306,6 +306,21 @@ impl SessionBuilder {
             }
             warn(&w.to_string());
             settings_warnings.push(w.to_string());
+        }
+        // A rejected plansDirectory is a settings problem like any other:
+        // every front end says so, not only the debug log.
+        if let Some(setting) = settings
+            .plans_directory
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+            && let Err(e) = crate::plan::files::resolve_plans_directory(&cwd, setting)
+        {
+            let text = format!(
+                "{e}; plan files go to {} instead",
+                config_dir.join("plans").display()
+            );
+            warn(&text);
+            settings_warnings.push(text);
         }
         let settings_env = settings.env.clone();
         let vars = config.vars.clone();
@@ -570,6 +585,9 @@ impl SessionBuilder {
                 max_turns: config.max_turns,
                 sub_agent_max_turns: Limits::default().sub_agent_max_turns,
                 max_parallel_agents: settings.max_parallel_agents.unwrap_or(8) as usize,
+                auto_compact_threshold: crate::engine::context_window::auto_compact_threshold(
+                    settings.auto_compact_threshold,
+                ),
             },
         });
 

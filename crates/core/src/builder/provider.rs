@@ -29,6 +29,28 @@ pub struct ProviderChoice {
     pub idle_timeout_secs: Option<u64>,
 }
 
+/// Why no provider could be chosen; each message is one line telling the
+/// user what to set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderSetupError {
+    /// `--provider` or the `provider` setting names no known provider.
+    #[error("{0}")]
+    UnknownProvider(String),
+    /// No key and no base URL in the environment.
+    #[error(
+        "no model provider configured: set ANTHROPIC_API_KEY (Anthropic) or OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI-compatible servers such as Ollama or vLLM), or try `catui demo` offline"
+    )]
+    NothingConfigured,
+    /// Anthropic was chosen without its key.
+    #[error("the anthropic provider needs an API key: set ANTHROPIC_API_KEY")]
+    NoAnthropicKey,
+    /// An OpenAI wire was chosen without a key or a base URL.
+    #[error(
+        "the {0} provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (e.g. http://localhost:11434/v1)"
+    )]
+    NoOpenAiKey(ProviderKind),
+}
+
 /// The resolved provider and models.
 #[derive(Debug, Clone)]
 pub struct Resolved {
@@ -48,24 +70,23 @@ pub fn resolve(
     choice: &ProviderChoice,
     env: &dyn EnvLookup,
     catalog: &ModelCatalog,
-) -> Result<Resolved, String> {
+) -> Result<Resolved, ProviderSetupError> {
     let explicit = choice.provider.is_some();
     let kind = match choice
         .provider
         .as_ref()
         .or(choice.provider_setting.as_ref())
     {
-        Some(p) => p.parse::<ProviderKind>()?,
+        Some(p) => p
+            .parse::<ProviderKind>()
+            .map_err(ProviderSetupError::UnknownProvider)?,
         None => {
             if env.get("ANTHROPIC_API_KEY").is_some() {
                 ProviderKind::Anthropic
             } else if env.get("OPENAI_API_KEY").is_some() || env.get("OPENAI_BASE_URL").is_some() {
                 ProviderKind::OpenAi
             } else {
-                return Err(
-                    "no model provider configured: set ANTHROPIC_API_KEY (Anthropic) or OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI-compatible servers such as Ollama or vLLM), or try `catui demo` offline"
-                        .to_string(),
-                );
+                return Err(ProviderSetupError::NothingConfigured);
             }
         }
     };
@@ -82,16 +103,12 @@ pub fn resolve(
     let base_url = env.get(kind.base_url_var());
     match kind {
         ProviderKind::Anthropic if key.is_empty() => {
-            return Err(
-                "the anthropic provider needs an API key: set ANTHROPIC_API_KEY".to_string(),
-            );
+            return Err(ProviderSetupError::NoAnthropicKey);
         }
         ProviderKind::OpenAi | ProviderKind::OpenAiResponses
             if key.is_empty() && base_url.is_none() =>
         {
-            return Err(format!(
-                "the {kind} provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (e.g. http://localhost:11434/v1)"
-            ));
+            return Err(ProviderSetupError::NoOpenAiKey(kind));
         }
         _ => {}
     }
@@ -148,7 +165,9 @@ mod tests {
 
     #[test]
     fn nothing_configured_names_both_keys() {
-        let err = resolve(&ProviderChoice::default(), &env(&[]), &ModelCatalog::new()).unwrap_err();
+        let err = resolve(&ProviderChoice::default(), &env(&[]), &ModelCatalog::new())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("ANTHROPIC_API_KEY") && err.contains("OPENAI_API_KEY"),
             "{err}"
@@ -188,7 +207,8 @@ mod tests {
             &ModelCatalog::new(),
         )
         .unwrap_err();
-        assert!(err.contains("ANTHROPIC_API_KEY"));
+        assert_eq!(err, ProviderSetupError::NoAnthropicKey);
+        assert!(err.to_string().contains("ANTHROPIC_API_KEY"));
         let choice = ProviderChoice {
             provider: Some("gemini".into()),
             ..Default::default()
@@ -196,6 +216,7 @@ mod tests {
         assert!(
             resolve(&choice, &env(&[]), &ModelCatalog::new())
                 .unwrap_err()
+                .to_string()
                 .contains("unknown provider")
         );
     }
@@ -264,8 +285,13 @@ mod tests {
             &none,
         )
         .unwrap_err();
+        assert_eq!(
+            err,
+            ProviderSetupError::NoOpenAiKey(ProviderKind::OpenAiResponses)
+        );
         assert!(
-            err.contains("openai-responses provider needs OPENAI_API_KEY"),
+            err.to_string()
+                .contains("openai-responses provider needs OPENAI_API_KEY"),
             "{err}"
         );
         // Anthropic keeps its models whatever their names.

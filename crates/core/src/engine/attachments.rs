@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use catui_protocol::{Attachment, Message, PermissionMode};
+use catui_protocol::{Attachment, ContentBlock, Message, PermissionMode, Role};
+
+use super::{Engine, EngineEvent, Record};
 
 /// What attachment providers can see when deciding.
 #[derive(Debug, Clone)]
@@ -44,4 +46,45 @@ pub fn render_attachment(attachment: &Attachment) -> String {
 /// Wraps an attachment body as `<system-reminder>` content.
 pub fn wrap(body: &str) -> String {
     catui_protocol::attachment::wrap_system_reminder(body)
+}
+
+impl Engine {
+    /// Asks the attachment providers what to inject and appends it to the
+    /// last (user) message as `<system-reminder>` text.
+    pub(super) fn inject_attachments(&mut self, is_human_turn: bool) {
+        if self.attachment_providers.is_empty() {
+            return;
+        }
+        let mode = self.permission_mode();
+        let ctx = AttachmentContext {
+            mode,
+            messages: &self.messages,
+            is_human_turn,
+            agent_id: self.config.agent_id.as_deref(),
+        };
+        let agent_id = self.config.agent_id.as_deref();
+        let found: Vec<(Attachment, String)> = self
+            .attachment_providers
+            .iter()
+            .flat_map(|p| {
+                p.attachments(&ctx).into_iter().map(move |a| {
+                    let text = p.render(&a, agent_id).map(|body| wrap(&body));
+                    let text = text.unwrap_or_else(|| render_attachment(&a));
+                    (a, text)
+                })
+            })
+            .collect();
+        for (attachment, text) in found {
+            self.shared.recorder.record(Record::Attachment {
+                attachment: attachment.clone(),
+            });
+            self.shared.emit(EngineEvent::Attachment(attachment));
+            match self.messages.last_mut() {
+                Some(last) if last.role == Role::User => {
+                    last.content.push(ContentBlock::text(text))
+                }
+                _ => self.messages.push(Message::user_text(text)),
+            }
+        }
+    }
 }

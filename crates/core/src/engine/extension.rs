@@ -147,6 +147,11 @@ pub enum CompactError {
     /// This session was built without a compactor.
     #[error("Compaction is not available in this session.")]
     Unavailable,
+    /// There is no older turn to summarise: everything would be kept.
+    #[error(
+        "Nothing to compact yet: the conversation is only {messages} message(s), all of which are kept."
+    )]
+    NothingToCompact { messages: usize },
     /// The summary request failed; the conversation is unchanged.
     #[error("Could not compact the conversation: {0}")]
     Failed(String),
@@ -164,5 +169,5 @@ pub trait Compactor: Send + Sync {
         instructions: Option<&str>,
         kept_document: Option<(&Path, &str)>,
         cancel: &CancellationToken,
-    ) -> Result<Compaction, String>;
+    ) -> Result<Compaction, CompactError>;
 }

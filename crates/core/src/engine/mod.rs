@@ -11,9 +11,11 @@ pub mod approver;
 pub mod attachments;
 pub mod client_hooks;
 pub mod commands;
+mod compaction;
 pub mod context_window;
 pub mod events;
 pub mod extension;
+pub mod fit;
 mod record;
 pub mod services;
 mod shared;
@@ -25,8 +27,7 @@ use std::time::{Duration, Instant};
 
 use catui_protocol::stream_json::ResultSubtype;
 use catui_protocol::{
-    Attachment, ContentBlock, Message, ModelRequest, PermissionMode, Role, StopReason, ToolChoice,
-    Usage,
+    ContentBlock, Message, ModelRequest, PermissionMode, Role, StopReason, ToolChoice, Usage,
 };
 use catui_providers::{ModelClient, ProviderError};
 use tokio::sync::mpsc::UnboundedSender;
@@ -59,6 +60,9 @@ pub struct EngineConfig {
     /// Model requests allowed per user input; `None` = unlimited.
     pub max_turns: Option<u32>,
     pub max_tokens: u32,
+    /// The share of the context window at which the conversation is
+    /// compacted before the next request (setting `autoCompactThreshold`).
+    pub auto_compact_threshold: f64,
     /// Set for sub-agents.
     pub agent_id: Option<String>,
     /// The Agent tool_use that started this conversation (sub-agents).
@@ -92,6 +96,8 @@ pub struct Engine {
     total_usage: Usage,
     /// Prompt size of the last request, for automatic compaction.
     last_prompt_tokens: u64,
+    /// How many messages that prompt had (the rest are estimated).
+    messages_at_last_prompt: usize,
     /// The ledger's model time when the current input started.
     api_time_at_input: Duration,
     /// Judges calls in auto mode; `None`: auto mode falls back to asking.
@@ -179,6 +185,7 @@ impl Engine {
             attachment_providers,
             total_usage: Usage::default(),
             last_prompt_tokens: 0,
+            messages_at_last_prompt: 0,
             api_time_at_input: Duration::ZERO,
             auto_classifier: None,
             compactor,
@@ -323,71 +330,6 @@ impl Engine {
         outcome
     }
 
-    /// Replaces older turns with a summary written by the model, re-attaching
-    /// the extensions' kept document (the plan) (`/compact`, and automatically near the context limit).
-    /// The permission mode is untouched.
-    pub async fn compact(
-        &mut self,
-        instructions: Option<&str>,
-    ) -> Result<String, extension::CompactError> {
-        let cancel = lock(&self.shared.cancel).clone();
-        let Some(compactor) = &self.compactor else {
-            return Err(extension::CompactError::Unavailable);
-        };
-        let agent = self.config.agent_id.as_deref();
-        let kept = self
-            .shared
-            .extensions
-            .iter()
-            .find_map(|e| e.kept_document(agent));
-        let compacted = compactor
-            .compact(
-                self.client.as_ref(),
-                &self.config.model,
-                &self.messages,
-                instructions,
-                kept.as_ref()
-                    .map(|(path, content)| (path.as_path(), content.as_str())),
-                &cancel,
-            )
-            .await
-            .map_err(extension::CompactError::Failed)?;
-        self.total_usage.add(&compacted.usage);
-        self.messages = compacted.messages;
-        for entry in compacted.entries {
-            self.shared.recorder.record(Record::Entry(entry));
-        }
-        Ok(format!(
-            "Compacted the conversation: {} earlier messages became a summary, the last {} were kept.",
-            compacted.summarized, compacted.kept
-        ))
-    }
-
-    /// Compacts before a request when the last one came near the model's
-    /// context window (from the session's model catalog).
-    async fn compact_if_needed(&mut self) {
-        let window = self
-            .client
-            .model_info(&self.config.model)
-            .context_window
-            .unwrap_or(context_window::DEFAULT_CONTEXT_WINDOW);
-        let threshold = context_window::auto_compact_threshold(None);
-        if self.compactor.is_none()
-            || !context_window::should_auto_compact(self.last_prompt_tokens, window, threshold)
-        {
-            return;
-        }
-        self.last_prompt_tokens = 0;
-        let text = match self.compact(None).await {
-            Ok(text) => text,
-            Err(e) => e.to_string(),
-        };
-        self.shared.emit(EngineEvent::Notification {
-            key: "auto-compact".into(),
-            text,
-        });
-    }
-
     /// The engine's session hooks (what tools and commands may ask of it).
     pub fn session_hooks(&self) -> &dyn crate::tools::SessionHooks {
         self.shared.as_ref()
@@ -518,15 +460,22 @@ impl Engine {
                 );
             }
             num_turns += 1;
-            let response = match self.request(&cancel).await {
+            let response = match self.request_fitting(&cancel).await {
                 Ok(r) => r,
                 Err(ProviderError::Cancelled) => {
                     return self.interrupted(num_turns, usage, started);
                 }
                 Err(e) => {
+                    let hint = if e.is_context_overflow() {
+                        " The conversation does not fit the model's context window even after \
+                         cutting tool results and compacting; start a new session, or ask for \
+                         less at once."
+                    } else {
+                        ""
+                    };
                     return self.outcome(
                         ResultSubtype::ErrorDuringExecution,
-                        format!("Model request failed: {e}"),
+                        format!("Model request failed: {e}.{hint}"),
                         num_turns,
                         usage,
                         started,
@@ -535,7 +484,7 @@ impl Engine {
             };
             usage.add(&response.usage);
             self.total_usage.add(&response.usage);
-            self.last_prompt_tokens = context_window::prompt_tokens(&response.usage);
+            self.note_prompt_size(context_window::prompt_tokens(&response.usage));
             self.shared
                 .report_usage(&self.config.model, self.last_prompt_tokens);
             let assistant = response.message;
@@ -560,13 +509,22 @@ impl Engine {
             self.messages.push(assistant.clone());
 
             if !has_tools {
-                let subtype = match response.stop_reason {
-                    StopReason::MaxTokens if assistant.text().is_empty() => {
-                        ResultSubtype::ErrorDuringExecution
-                    }
-                    _ => ResultSubtype::Success,
-                };
-                return self.outcome(subtype, assistant.text(), num_turns, usage, started);
+                let text = assistant.text();
+                if response.stop_reason == StopReason::MaxTokens && text.trim().is_empty() {
+                    return self.outcome(
+                        ResultSubtype::ErrorDuringExecution,
+                        format!(
+                            "The model reached its output limit ({} tokens) before writing any \
+                             answer (its output went to thinking, or the limit is too low). Ask \
+                             again, for less at once, or raise the limit.",
+                            self.config.max_tokens
+                        ),
+                        num_turns,
+                        usage,
+                        started,
+                    );
+                }
+                return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
             }
 
             let results = tool_runner::run_tool_calls(self, &assistant, &cancel).await;
@@ -602,45 +560,6 @@ impl Engine {
                     usage,
                     started,
                 );
-            }
-        }
-    }
-
-    /// Asks the attachment providers what to inject and appends it to the
-    /// last (user) message as `<system-reminder>` text.
-    fn inject_attachments(&mut self, is_human_turn: bool) {
-        if self.attachment_providers.is_empty() {
-            return;
-        }
-        let mode = self.permission_mode();
-        let ctx = AttachmentContext {
-            mode,
-            messages: &self.messages,
-            is_human_turn,
-            agent_id: self.config.agent_id.as_deref(),
-        };
-        let agent_id = self.config.agent_id.as_deref();
-        let found: Vec<(Attachment, String)> = self
-            .attachment_providers
-            .iter()
-            .flat_map(|p| {
-                p.attachments(&ctx).into_iter().map(move |a| {
-                    let text = p.render(&a, agent_id).map(|body| attachments::wrap(&body));
-                    let text = text.unwrap_or_else(|| attachments::render_attachment(&a));
-                    (a, text)
-                })
-            })
-            .collect();
-        for (attachment, text) in found {
-            self.shared.recorder.record(Record::Attachment {
-                attachment: attachment.clone(),
-            });
-            self.shared.emit(EngineEvent::Attachment(attachment));
-            match self.messages.last_mut() {
-                Some(last) if last.role == Role::User => {
-                    last.content.push(ContentBlock::text(text))
-                }
-                _ => self.messages.push(Message::user_text(text)),
             }
         }
     }

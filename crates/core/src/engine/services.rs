@@ -34,7 +34,7 @@ pub struct Models {
 }
 
 /// How far conversations may go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     /// Output tokens per model request.
     pub max_tokens: u32,
@@ -45,6 +45,9 @@ pub struct Limits {
     pub sub_agent_max_turns: u32,
     /// Sub-agents running at once (setting `maxParallelAgents`).
     pub max_parallel_agents: usize,
+    /// The share of the context window at which conversations are
+    /// compacted before the next request (setting `autoCompactThreshold`).
+    pub auto_compact_threshold: f64,
 }
 
 impl Default for Limits {
@@ -54,6 +57,7 @@ impl Default for Limits {
             max_turns: None,
             sub_agent_max_turns: 50,
             max_parallel_agents: 8,
+            auto_compact_threshold: super::context_window::DEFAULT_AUTO_COMPACT_THRESHOLD,
         }
     }
 }
@@ -120,6 +124,7 @@ impl SessionServices {
             system_prompt: c.system_prompt,
             max_turns: c.max_turns,
             max_tokens: self.limits.max_tokens,
+            auto_compact_threshold: self.limits.auto_compact_threshold,
             agent_id: agent_id.clone(),
             parent_tool_use_id: c.parent_tool_use_id,
         };

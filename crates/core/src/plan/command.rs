@@ -55,7 +55,7 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
                 is_error: false,
             },
             Err(e) => CommandOutput::Local {
-                text: failed_to_open_plan_in_editor(&e),
+                text: failed_to_open_plan_in_editor(&e.to_string()),
                 is_error: true,
             },
         };
@@ -79,9 +79,25 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
     }
 }
 
+/// Why the editor did not edit the plan.
+#[derive(Debug, thiserror::Error)]
+pub enum EditorError {
+    #[error("could not start {program}: {source}")]
+    Start {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{program} exited with {status}")]
+    Failed {
+        program: String,
+        status: std::process::ExitStatus,
+    },
+}
+
 /// Runs the editor (`$VISUAL`, then `$EDITOR`, then `vi`) on `path` and
 /// waits for it. The editor value may carry arguments (`code --wait`).
-pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), String> {
+pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), EditorError> {
     let editor = editor.filter(|e| !e.trim().is_empty()).unwrap_or("vi");
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
@@ -89,10 +105,16 @@ pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), String> {
         .args(words)
         .arg(path)
         .status()
-        .map_err(|e| format!("could not start {program}: {e}"))?;
+        .map_err(|source| EditorError::Start {
+            program: program.to_string(),
+            source,
+        })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("{program} exited with {status}"))
+        Err(EditorError::Failed {
+            program: program.to_string(),
+            status,
+        })
     }
 }

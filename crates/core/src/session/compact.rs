@@ -252,10 +252,16 @@ impl Compactor for SummaryCompactor {
         instructions: Option<&str>,
         kept_document: Option<(&Path, &str)>,
         cancel: &CancellationToken,
-    ) -> Result<Compaction, String> {
+    ) -> Result<Compaction, crate::engine::extension::CompactError> {
+        use crate::engine::extension::CompactError as Engine;
         let done = compact(client, model, messages, instructions, kept_document, cancel)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                CompactError::NothingToCompact { messages } => {
+                    Engine::NothingToCompact { messages }
+                }
+                other => Engine::Failed(other.to_string()),
+            })?;
         Ok(Compaction {
             messages: done.messages,
             entries: done.entries,

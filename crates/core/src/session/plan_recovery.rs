@@ -55,6 +55,9 @@ pub enum PlanRestore {
     /// The slug was adopted but the file is gone and the transcript holds
     /// no copy of the plan (it had not been written yet, probably).
     Missing { path: PathBuf },
+    /// The slug was adopted; the session never planned (never in plan
+    /// mode, the plan file never named), so no file is expected.
+    NeverPlanned { path: PathBuf },
 }
 
 /// Why the plan could not be restored.
@@ -94,10 +97,30 @@ pub fn copy_plan_for_resume(
         return Ok(PlanRestore::Present { path });
     }
     let Some((content, source)) = recover_plan_content(&resumed.entries) else {
+        if !ever_planned(resumed, &path) {
+            return Ok(PlanRestore::NeverPlanned { path });
+        }
         return Ok(PlanRestore::Missing { path });
     };
     write_plan(&path, &content)?;
     Ok(PlanRestore::Recovered { path, source })
+}
+
+/// Whether the resumed session ever planned: it was in plan mode (or
+/// came back from it), or some entry names its plan file.
+fn ever_planned(resumed: &ResumedSession, path: &Path) -> bool {
+    if resumed.permission_mode == Some(catui_protocol::PermissionMode::Plan)
+        || resumed.pre_plan_mode.is_some()
+    {
+        return true;
+    }
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return true;
+    };
+    resumed
+        .entries
+        .iter()
+        .any(|e| serde_json::to_string(&e.body).is_ok_and(|text| text.contains(name)))
 }
 
 /// Writes a plan file, creating its folder.

@@ -104,6 +104,21 @@ fn missing_plan_without_any_copy_is_reported() {
 }
 
 #[test]
+fn a_session_that_never_planned_expects_no_plan_file() {
+    let f = Fixture::new();
+    let mut w = writer(f.cfg.path(), &f.cwd, "s");
+    w.set_slug(Some(SLUG.into()));
+    w.append(EntryBody::user(Message::user_text("just a question")))
+        .unwrap();
+    assert_eq!(
+        f.restore("s"),
+        PlanRestore::NeverPlanned {
+            path: f.plan_path()
+        }
+    );
+}
+
+#[test]
 fn recovers_from_a_file_snapshot() {
     let f = Fixture::new();
     f.session(

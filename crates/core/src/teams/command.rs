@@ -167,7 +167,7 @@ pub fn team_command(handle: Option<&TeamHandle>, args: &str) -> CommandOutput {
                     is_error: false,
                 },
                 Some(Err(e)) => CommandOutput::Local {
-                    text: e,
+                    text: e.to_string(),
                     is_error: true,
                 },
                 None => CommandOutput::Local {

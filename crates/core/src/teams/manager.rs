@@ -17,6 +17,7 @@ use tokio::sync::mpsc::{WeakUnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::error::TeamError;
 use super::forward::forward;
 use super::mailbox::is_valid_name;
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
@@ -181,15 +182,14 @@ impl TeamManager {
     }
 
     /// Creates `team` (its inbox directory) if it does not exist yet.
-    pub fn create_team(&self, team: &str) -> Result<(), String> {
+    pub fn create_team(&self, team: &str) -> Result<(), TeamError> {
         if !is_valid_name(team) {
-            return Err(format!(
-                "'{team}' is not a valid team name: use letters, digits, '-' and '_'"
-            ));
+            return Err(TeamError::InvalidTeamName(team.to_string()));
         }
         let dir = self.mailboxes.team_dir(team).join("inboxes");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create the team directory {}: {e}", dir.display()))?;
+        if let Err(source) = std::fs::create_dir_all(&dir) {
+            return Err(TeamError::CreateDir { dir, source });
+        }
         let mut teams = lock(&self.teams);
         if !teams.iter().any(|t| t == team) {
             teams.push(team.to_string());
@@ -205,24 +205,18 @@ impl TeamManager {
         &self,
         spec: TeammateSpec,
         lead: &ToolContext,
-    ) -> Result<Arc<TeammateState>, String> {
+    ) -> Result<Arc<TeammateState>, TeamError> {
         if !is_valid_name(&spec.name) || spec.name == TEAM_LEAD {
-            return Err(format!(
-                "'{}' is not a valid teammate name: use letters, digits, '-' and '_' (and not '{TEAM_LEAD}')",
-                spec.name
-            ));
+            return Err(TeamError::InvalidTeammateName(spec.name));
         }
         self.create_team(&spec.team)?;
         if self.member(&spec.team, &spec.name).is_some() {
-            return Err(format!(
-                "a teammate named '{}' is already running in team '{}'; stop it first or pick another name",
-                spec.name, spec.team
-            ));
+            return Err(TeamError::AlreadyRunning {
+                name: spec.name,
+                team: spec.team,
+            });
         }
-        let me = self
-            .me
-            .upgrade()
-            .ok_or_else(|| "the lead session is ending".to_string())?;
+        let me = self.me.upgrade().ok_or(TeamError::LeadEnding)?;
         let model = spec
             .model
             .clone()
@@ -246,8 +240,13 @@ impl TeamManager {
             modes.push(PermissionMode::Plan);
         }
         for mode in modes {
-            crate::permissions::transition_permission_mode(&mut permissions, mode)
-                .map_err(|e| format!("cannot start {} in {mode} mode: {e}", spec.name))?;
+            crate::permissions::transition_permission_mode(&mut permissions, mode).map_err(
+                |source| TeamError::Mode {
+                    name: spec.name.clone(),
+                    mode,
+                    source,
+                },
+            )?;
         }
 
         let files = PlanFiles::new(
@@ -343,23 +342,23 @@ impl TeamManager {
     }
 
     /// Writes `text` from `from` to `to`'s inbox in `team` and wakes `to`.
-    pub fn send(&self, team: &str, from: &str, to: &str, text: &str) -> Result<(), String> {
+    pub fn send(&self, team: &str, from: &str, to: &str, text: &str) -> Result<(), TeamError> {
         if to != TEAM_LEAD && self.member(team, to).is_none() {
-            let known: Vec<String> = self
-                .members()
-                .iter()
-                .filter(|m| m.team() == team && m.status() != TeammateStatus::Stopped)
-                .map(|m| m.name().to_string())
-                .collect();
-            return Err(format!(
-                "no running teammate '{to}' in team '{team}' (members: {TEAM_LEAD}{}{})",
-                if known.is_empty() { "" } else { ", " },
-                known.join(", ")
-            ));
+            let mut members = vec![TEAM_LEAD.to_string()];
+            members.extend(
+                self.members()
+                    .iter()
+                    .filter(|m| m.team() == team && m.status() != TeammateStatus::Stopped)
+                    .map(|m| m.name().to_string()),
+            );
+            return Err(TeamError::NoRecipient {
+                name: to.to_string(),
+                team: team.to_string(),
+                members,
+            });
         }
         self.mailboxes
-            .append(team, to, MailMessage::new(from, text))
-            .map_err(|e| e.to_string())?;
+            .append(team, to, MailMessage::new(from, text))?;
         self.wake(team, to);
         Ok(())
     }
@@ -372,7 +371,7 @@ impl TeamManager {
         teammate: &str,
         request_id: &str,
         decision: &PlanDecision,
-    ) -> Result<(), String> {
+    ) -> Result<(), TeamError> {
         let message = TeamProtocol::PlanApprovalResponse {
             request_id: request_id.to_string(),
             approved: decision.approved,
@@ -390,7 +389,7 @@ impl TeamManager {
     }
 
     /// Stops the teammate `name` of `team` (its inbox stays).
-    pub fn stop(&self, team: &str, name: &str) -> Result<(), String> {
+    pub fn stop(&self, team: &str, name: &str) -> Result<(), TeamError> {
         match self.member(team, name) {
             Some(m) => {
                 m.cancel.cancel();
@@ -401,7 +400,10 @@ impl TeamManager {
                 );
                 Ok(())
             }
-            None => Err(format!("no running teammate '{name}' in team '{team}'")),
+            None => Err(TeamError::NotRunning {
+                name: name.to_string(),
+                team: team.to_string(),
+            }),
         }
     }
 
@@ -537,7 +539,7 @@ impl TeamManager {
                         &request.request_id,
                         &d,
                     ) {
-                        manager.notify("plan-approval-error", e);
+                        manager.notify("plan-approval-error", e.to_string());
                     }
                 }
                 None => manager.to_lead_model(lead_review_prompt(&request)),

@@ -14,6 +14,7 @@
 //! - [`plan_approval`]: the teammate branch of ExitPlanMode.
 
 mod command;
+pub mod error;
 mod forward;
 pub mod mailbox;
 pub mod manager;
@@ -24,6 +25,7 @@ pub mod tools;
 use serde::{Deserialize, Serialize};
 
 pub use command::{TeamCommand, team_command};
+pub use error::TeamError;
 pub use mailbox::{MailMessage, MailboxError, Mailboxes};
 pub use manager::{LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup};
 pub use teammate::{TeammateSpec, TeammateState, TeammateStatus};

@@ -136,7 +136,7 @@ impl TypedTool for TeamCreateTool {
         let manager = &handle.manager;
         manager
             .create_team(&input.team_name)
-            .map_err(ToolError::failed)?;
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         let mut lines = Vec::new();
         for m in input.members {
             let mode = match &m.mode {
@@ -264,7 +264,7 @@ impl TypedTool for SendMessageTool {
                         feedback,
                     },
                 )
-                .map_err(ToolError::failed)?;
+                .map_err(|e| ToolError::failed(e.to_string()))?;
             let verdict = if answer.approved {
                 "approved"
             } else {
@@ -278,7 +278,7 @@ impl TypedTool for SendMessageTool {
         handle
             .manager
             .send(&team, &from, &input.to, &input.message)
-            .map_err(ToolError::failed)?;
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         Ok(ToolOutput::text(format!(
             "Message sent to {} (team {team}).",
             input.to
@@ -331,7 +331,7 @@ impl TypedTool for TeamStopTool {
         handle
             .manager
             .stop(&team, &input.name)
-            .map_err(ToolError::failed)?;
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         Ok(ToolOutput::text(format!(
             "Stopped teammate {}.",
             input.name

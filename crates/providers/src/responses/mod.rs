@@ -14,15 +14,13 @@ mod stream;
 
 use async_trait::async_trait;
 use catui_protocol::{ModelRequest, ModelResponse};
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use body::effort_value;
 pub use body::request_body;
 
-use crate::http::{self, Failure};
-use crate::retry::Retries;
-use crate::sse::SseStream;
+use crate::http;
+use crate::streaming;
 use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind};
 
 /// Client for the OpenAI Responses API (or a compatible server).
@@ -43,31 +41,6 @@ impl ResponsesClient {
             config,
         })
     }
-
-    async fn attempt(
-        &self,
-        body: &Value,
-        sink: EventSink<'_>,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, Failure> {
-        let mut builder = self
-            .http
-            .post(&self.url)
-            .header("accept", "text/event-stream")
-            .json(body);
-        if !self.config.api_key.is_empty() {
-            builder = builder.bearer_auth(&self.config.api_key);
-        }
-        let response = http::send(&self.config, builder, &self.url, cancel).await?;
-        let mut events = SseStream::new(response, self.config.idle_timeout);
-        let mut state = stream::StreamState::new(sink);
-        while let Some(event) = events.next(cancel).await? {
-            if state.handle(&event)? {
-                return Ok(state.finish());
-            }
-        }
-        Err(ProviderError::StreamEnded.into())
-    }
 }
 
 #[async_trait]
@@ -83,12 +56,25 @@ impl ModelClient for ResponsesClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
         let body = request_body(request);
-        let mut retries = Retries::new(&self.config, sink, cancel);
-        loop {
-            match self.attempt(&body, sink, cancel).await {
-                Ok(response) => return Ok(response),
-                Err(failure) => retries.after_failure(failure).await?,
+        let build = || {
+            let builder = self
+                .http
+                .post(&self.url)
+                .header("accept", "text/event-stream")
+                .json(&body);
+            if self.config.api_key.is_empty() {
+                builder
+            } else {
+                builder.bearer_auth(&self.config.api_key)
             }
-        }
+        };
+        streaming::stream_with_retries::<stream::StreamState<'_>>(
+            &self.config,
+            &self.url,
+            &build,
+            sink,
+            cancel,
+        )
+        .await
     }
 }

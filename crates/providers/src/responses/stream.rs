@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::assemble::{Assembler, Partial};
 use crate::http::snippet;
 use crate::sse::SseEvent;
+use crate::streaming::WireStream;
 use crate::{EventSink, ProviderError};
 
 /// What one streamed answer has produced so far.
@@ -27,6 +28,20 @@ pub(crate) struct StreamState<'a> {
     usage: Usage,
     stop_reason: Option<StopReason>,
     model: Option<String>,
+}
+
+impl<'a> WireStream<'a> for StreamState<'a> {
+    fn start(sink: EventSink<'a>) -> Self {
+        StreamState::new(sink)
+    }
+
+    fn handle(&mut self, event: &SseEvent) -> Result<bool, ProviderError> {
+        StreamState::handle(self, event)
+    }
+
+    fn finish(self) -> ModelResponse {
+        StreamState::finish(self)
+    }
 }
 
 impl<'a> StreamState<'a> {

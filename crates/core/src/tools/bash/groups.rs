@@ -16,10 +16,7 @@ use std::sync::{Mutex, MutexGuard};
 static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
 fn groups() -> MutexGuard<'static, BTreeSet<i32>> {
-    match GROUPS.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    crate::sync::lock(&GROUPS)
 }
 
 /// Starts tracking group `pgid`, forgetting groups that have no member
