@@ -70,7 +70,7 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
     assert!(!is_error);
 
     // The user sees the last lines (the error, the exit code) folded under
-    // a red bullet.
+    // a red ✗ (its shape tells a failure even without colour).
     let all = s.tmux.history();
     assert!(all.contains("boom: the build broke"), "{all}");
     assert!(all.contains("Exit code: 3"), "{all}");
@@ -87,7 +87,7 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
     .into_owned();
     let header = line_with(&styled, "(seq 1 30");
     // Red is colour 1: `ESC[31m`, or `ESC[38;5;1m` as tmux writes it.
-    let before_bullet = header.split('●').next().unwrap_or("");
+    let before_bullet = header.split('✗').next().unwrap_or("");
     assert!(
         ["\u{1b}[31m", "\u{1b}[38;5;1m"]
             .iter()
@@ -104,7 +104,10 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
     let top = s.tmux.wait_screen("the top of the transcript", |sc| {
         sc.contains("> build it") && sc.contains("⎿  1\n")
     });
-    assert!(top.contains("● Bash("), "{top}");
+    assert!(
+        top.contains("✗ Bash("),
+        "a failure keeps its own glyph: {top}"
+    );
     s.tmux.keys(&["Escape"]);
     wait_for("the normal screen", &s.tmux, || {
         (s.tmux.display("#{alternate_on}") == "0").then_some(())
@@ -210,10 +213,7 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
     let long: String = (1..=80)
         .map(|i| format!("Line {i} of the answer.\n\n"))
         .collect();
-    let s = setup(
-        move |_, _, _| Script::new().turn(Turn::text(long.clone())),
-        None,
-    );
+    let s = setup(move |_, _, _| Script::new().turn(Turn::text(long)), None);
     launch(&s);
     s.tmux.type_text("tell me a long story");
     s.tmux.keys(&["Enter"]);

@@ -173,7 +173,7 @@ mod tests {
         assert!(created3 > 100);
 
         // Another model has its own cache.
-        let mut other = first.clone();
+        let mut other = first;
         other["model"] = json!("other");
         assert_eq!(cache.account(&other).0, 0);
     }

@@ -270,7 +270,7 @@ impl InputBox {
         if shown.trim().is_empty() {
             return None;
         }
-        let mut full = shown.clone();
+        let mut full = shown;
         for (label, text) in &self.pastes {
             full = full.replacen(label.as_str(), text, 1);
         }

@@ -230,7 +230,7 @@ impl Renderer {
             Tag::Table(aligns) => {
                 self.flush();
                 self.start_block();
-                self.table = Some(Table::new(aligns.to_vec()));
+                self.table = Some(Table::new(aligns));
             }
             Tag::TableCell => {
                 self.in_cell = true;

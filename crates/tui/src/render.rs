@@ -22,7 +22,7 @@ use crate::markdown::markdown_lines;
 use crate::palette;
 use crate::state::AppState;
 use crate::theme;
-use crate::transcript::{EntryKind, tail_of, window_of, with_gutter};
+use crate::transcript::{EntryKind, tail_of, with_gutter};
 use crate::wrap::{str_width, truncate, wrap_line};
 
 const MAX_INPUT_ROWS: usize = 8;
@@ -476,12 +476,11 @@ pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u1
 pub fn render_pager(state: &AppState, area: Rect, buf: &mut Buffer) {
     let width = area.width as usize;
     let height = area.height.saturating_sub(1) as usize;
-    let entries = state.transcript.entries();
-    let total = state.transcript.height_of(entries, width, true);
+    let total = state.transcript.total_rows(width, true);
     let max_scroll = total.saturating_sub(height);
     let scroll = state.pager.map_or(0, |p| p.scroll).min(max_scroll);
     let start = max_scroll - scroll;
-    let rows = window_of(entries, width, true, start, height);
+    let rows = state.transcript.window_at(width, true, start, height);
     Paragraph::new(rows).render(
         Rect {
             height: height as u16,

@@ -295,16 +295,18 @@ fn agent_rows(tool: &ToolEntry, agent: &AgentProgress, width: usize) -> Vec<Line
 /// (the full transcript view).
 pub fn tool_lines(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'static>> {
     let t = theme::current();
-    let bullet_style = match tool.status {
-        ToolStatus::Pending => dim(),
-        ToolStatus::Running => Style::default().fg(t.warn),
-        ToolStatus::Done => Style::default().fg(t.ok),
-        ToolStatus::Failed => Style::default().fg(t.error),
+    // A failure is told by its shape as well as its colour, so it still
+    // stands out under NO_COLOR and to colour-blind users.
+    let (bullet, bullet_style) = match tool.status {
+        ToolStatus::Pending => ("● ", dim()),
+        ToolStatus::Running => ("● ", Style::default().fg(t.warn)),
+        ToolStatus::Done => ("● ", Style::default().fg(t.ok)),
+        ToolStatus::Failed => ("✗ ", Style::default().fg(t.error)),
     };
     let inner = width.saturating_sub(2).max(1);
     let mut rows = with_gutter(
         wrap_line(&summary_line(&tool.summary), inner, 2),
-        Span::styled("● ", bullet_style),
+        Span::styled(bullet, bullet_style),
     );
     let body_width = width.saturating_sub(5).max(1);
     let body = if let Some(agent) = &tool.agent {
@@ -396,6 +398,7 @@ mod tests {
         assert_eq!(text.last().unwrap(), "     Exit code: 1");
         assert!(text.contains(&"     error: boom".to_string()));
         assert_eq!(rows[0].spans[0].style.fg, Some(theme::current().error));
+        assert_eq!(text[0], "✗ Bash(make)", "a failure has its own glyph");
         assert_eq!(
             rows.last().unwrap().spans[1].style.fg,
             Some(theme::current().error)

@@ -1,7 +1,9 @@
 //! The conversation as shown: entries (user turns, answers, tool calls,
 //! system lines, plan displays) and their rendering to rows. Each entry
 //! caches its rows per width and version, so a frame only renders what
-//! changed and only the visible window is copied out.
+//! changed and only the visible window is copied out. The transcript keeps
+//! an index of where each entry starts (per width and unfolding), so
+//! finding a window in a huge session costs a binary search, not a walk.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -115,11 +117,24 @@ impl Entry {
     }
 }
 
+/// Where each entry starts, at one width and unfolding: `starts[i]` is the
+/// first row of entry `i`, and the last element is the total height. Only
+/// `starts[..=valid]` is trusted; entries from `valid` on changed since.
+#[derive(Debug, Default)]
+struct RowIndex {
+    width: usize,
+    expanded: bool,
+    starts: Vec<usize>,
+}
+
 /// The entries of the session.
 #[derive(Debug, Default)]
 pub struct Transcript {
     entries: Vec<Entry>,
     tools: HashMap<String, usize>,
+    index: RefCell<RowIndex>,
+    /// The first entry changed since the index was last brought up to date.
+    dirty_from: std::cell::Cell<usize>,
 }
 
 impl Transcript {
@@ -127,7 +142,70 @@ impl Transcript {
         if let EntryKind::Tool(t) = &kind {
             self.tools.insert(t.id.clone(), self.entries.len());
         }
+        self.touch(self.entries.len());
         self.entries.push(Entry::new(kind));
+    }
+
+    /// Marks entry `i` (and so every later start) as changed.
+    fn touch(&self, i: usize) {
+        self.dirty_from.set(self.dirty_from.get().min(i));
+    }
+
+    /// The start of every entry and the total height at `width`, brought up
+    /// to date from the first changed entry only.
+    fn with_index<T>(&self, width: usize, expanded: bool, f: impl FnOnce(&[usize]) -> T) -> T {
+        let mut index = self.index.borrow_mut();
+        let mut from = self.dirty_from.get();
+        if index.width != width || index.expanded != expanded || index.starts.is_empty() {
+            index.width = width;
+            index.expanded = expanded;
+            from = 0;
+        }
+        let from = from
+            .min(self.entries.len())
+            .min(index.starts.len().saturating_sub(1));
+        index.starts.truncate(from + 1);
+        if index.starts.is_empty() {
+            index.starts.push(0);
+        }
+        let mut row = index.starts[from];
+        for entry in &self.entries[from..] {
+            row += entry.rows_at(width, expanded).len();
+            index.starts.push(row);
+        }
+        self.dirty_from.set(self.entries.len());
+        f(&index.starts)
+    }
+
+    /// Total rows of the whole transcript at `width`, output unfolded when
+    /// `expanded`.
+    pub fn total_rows(&self, width: usize, expanded: bool) -> usize {
+        self.with_index(width, expanded, |starts| {
+            starts.last().copied().unwrap_or(0)
+        })
+    }
+
+    /// Rows `[start, start + count)` of the whole transcript: a binary
+    /// search finds the first entry, then only visible entries are read.
+    pub fn window_at(
+        &self,
+        width: usize,
+        expanded: bool,
+        start: usize,
+        count: usize,
+    ) -> Vec<Line<'static>> {
+        let (first, first_row) = self.with_index(width, expanded, |starts| {
+            let first = starts.partition_point(|&s| s <= start).saturating_sub(1);
+            (first, starts.get(first).copied().unwrap_or(0))
+        });
+        let from = self.entries.get(first..).unwrap_or(&[]);
+        window_of(
+            from,
+            width,
+            expanded,
+            start.saturating_sub(first_row),
+            count,
+        )
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -137,6 +215,7 @@ impl Transcript {
     /// Removes the last entry (a prompt taken back before any reply).
     pub fn pop(&mut self) -> Option<EntryKind> {
         let entry = self.entries.pop()?;
+        self.touch(self.entries.len());
         if let EntryKind::Tool(t) = &entry.kind {
             self.tools.remove(&t.id);
         }
@@ -144,6 +223,7 @@ impl Transcript {
     }
 
     pub fn clear(&mut self) {
+        self.touch(0);
         self.entries.clear();
         self.tools.clear();
     }
@@ -159,6 +239,7 @@ impl Transcript {
     /// Mutable access to a tool entry; invalidates its cached rows.
     pub fn tool_mut(&mut self, id: &str) -> Option<&mut ToolEntry> {
         let i = *self.tools.get(id)?;
+        self.touch(i);
         let entry = self.entries.get_mut(i)?;
         entry.version += 1;
         match &mut entry.kind {
@@ -184,26 +265,18 @@ impl Transcript {
 
     /// Total rows at `width`.
     pub fn height(&self, width: usize) -> usize {
-        self.height_of(&self.entries, width, false)
-    }
-
-    /// Total rows of `entries` at `width`.
-    pub fn height_of(&self, entries: &[Entry], width: usize, expanded: bool) -> usize {
-        entries
-            .iter()
-            .map(|e| e.rows_at(width, expanded).len())
-            .sum()
+        self.total_rows(width, false)
     }
 
     /// Copies out rows `[start, start + count)` of the whole transcript at
     /// `width`, touching only the entries that overlap the window.
     pub fn window(&self, width: usize, start: usize, count: usize) -> Vec<Line<'static>> {
-        window_of(&self.entries, width, false, start, count)
+        self.window_at(width, false, start, count)
     }
 }
 
 /// Rows `[start, start + count)` of `entries` at `width`.
-pub fn window_of(
+fn window_of(
     entries: &[Entry],
     width: usize,
     expanded: bool,
@@ -397,5 +470,85 @@ mod tests {
         }
         assert_eq!(t.window(40, h - 2, 1)[0].to_string(), "  ⎿  Read 3 lines");
         assert!(t.open_tool_ids().is_empty());
+    }
+
+    /// Every row, entry by entry, without the index: what a window must match.
+    fn brute(t: &Transcript, width: usize, expanded: bool) -> Vec<String> {
+        t.entries()
+            .iter()
+            .flat_map(|e| {
+                e.rows_at(width, expanded)
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    fn tool(id: &str, lines: usize) -> EntryKind {
+        let out: String = (1..=lines).map(|i| format!("line {i}\n")).collect();
+        EntryKind::Tool(ToolEntry {
+            id: id.into(),
+            name: "Bash".into(),
+            input: serde_json::json!({"command": "seq"}),
+            summary: "Bash(seq)".into(),
+            status: ToolStatus::Done,
+            result: Some(out),
+            agent: None,
+        })
+    }
+
+    #[test]
+    fn the_row_index_follows_pushes_edits_pops_widths_and_unfolding() {
+        let mut t = Transcript::default();
+        let check = |t: &Transcript, width: usize, expanded: bool| {
+            let all = brute(t, width, expanded);
+            assert_eq!(t.total_rows(width, expanded), all.len());
+            for start in [
+                0,
+                1,
+                all.len() / 3,
+                all.len() / 2,
+                all.len().saturating_sub(7),
+            ] {
+                let got: Vec<String> = t
+                    .window_at(width, expanded, start, 7)
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect();
+                let want: Vec<String> = all.iter().skip(start).take(7).cloned().collect();
+                assert_eq!(
+                    got, want,
+                    "width {width}, expanded {expanded}, start {start}"
+                );
+            }
+        };
+        for i in 0..30 {
+            t.push(EntryKind::User(format!("question {i}")));
+            t.push(tool(&format!("t{i}"), 3 + i % 9));
+        }
+        check(&t, 60, false);
+        check(&t, 60, true);
+        check(&t, 33, true);
+        // An early entry grows: everything after it moves down.
+        if let Some(entry) = t.tool_mut("t2") {
+            entry.result = Some("one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\ntwelve\nthirteen\nfourteen\n".into());
+        }
+        check(&t, 33, true);
+        check(&t, 33, false);
+        t.pop();
+        t.pop();
+        check(&t, 33, false);
+        t.push(EntryKind::User("after the pops".into()));
+        check(&t, 33, false);
+        assert_eq!(
+            t.window_at(33, false, t.total_rows(33, false) - 2, 1)[0].to_string(),
+            "> after the pops"
+        );
+        t.clear();
+        assert_eq!(t.total_rows(33, false), 0);
+        assert!(t.window_at(33, false, 0, 5).is_empty());
+        t.push(EntryKind::User("fresh".into()));
+        check(&t, 33, false);
     }
 }

@@ -25,7 +25,7 @@ pub struct HookMatcher {
 impl HookMatcher {
     pub fn matches(&self, tool_name: Option<&str>) -> bool {
         let pattern = match self.matcher.as_deref().map(str::trim) {
-            None | Some("") | Some("*") => return true,
+            None | Some("" | "*") => return true,
             Some(p) => p,
         };
         let Some(tool) = tool_name else {

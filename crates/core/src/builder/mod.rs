@@ -591,8 +591,8 @@ impl SessionBuilder {
             },
         });
 
-        let agent_prompt_opts = prompt_opts.clone();
-        let agent_memory = memory.clone();
+        let agent_prompt_opts = prompt_opts;
+        let agent_memory = memory;
         let runner = crate::agents::SubAgentRunner::new(
             services.clone(),
             agent_defs,

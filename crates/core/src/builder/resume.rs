@@ -31,7 +31,7 @@ pub fn requested(
     }
     let id = resume.resume.as_deref().filter(|id| !id.is_empty());
     let resumed = session::resume_session(config_dir, cwd, id).map_err(|e| e.to_string())?;
-    warnings.extend(resumed.warnings.iter().map(|w| w.to_string()));
+    warnings.extend(resumed.warnings.iter().cloned());
     Ok(Some(resumed))
 }
 

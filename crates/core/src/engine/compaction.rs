@@ -195,8 +195,7 @@ impl Engine {
         };
         self.forget_prompt_size();
         self.notify_overflow(format!(
-            "The conversation no longer fit the model's context window ({}). {done} Sending it again.",
-            error
+            "The conversation no longer fit the model's context window ({error}). {done} Sending it again."
         ));
         true
     }

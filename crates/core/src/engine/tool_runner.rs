@@ -226,7 +226,7 @@ async fn authorize(
     let decision = {
         let perms = engine.shared.permissions();
         let info = permissions::CallInfo {
-            tool_name: name.to_string(),
+            tool_name: name.clone(),
             access,
             read_only,
             cwd: ctx.cwd(),

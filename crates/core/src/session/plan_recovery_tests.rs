@@ -402,7 +402,7 @@ fn snapshot_recorder_snapshots_successful_plan_writes_only() {
         &f.cwd,
         "snap",
     )));
-    let recorder = PlanSnapshotRecorder::new(transcript.clone(), files.clone());
+    let recorder = PlanSnapshotRecorder::new(transcript.clone(), files);
     let plan_str = plan.to_string_lossy().into_owned();
 
     // A successful Write of the plan: snapshot after the result.
@@ -476,7 +476,7 @@ fn snapshot_recorder_snapshots_successful_plan_writes_only() {
         entries[2].body,
         EntryBody::FileSnapshot {
             key: "plan".into(),
-            path: plan_str.clone(),
+            path: plan_str,
             content: "# v1".into(),
         }
     );

@@ -379,7 +379,7 @@ mod tests {
                 content: "# Plan".into(),
             })
             .unwrap();
-        assert_eq!(recorder.last_uuid(), Some(snap.uuid.clone()));
+        assert_eq!(recorder.last_uuid(), Some(snap.uuid));
         let loaded = load(recorder.path()).unwrap();
         assert_eq!(loaded.entries.len(), 2);
         assert_eq!(loaded.entries[0].slug, None);

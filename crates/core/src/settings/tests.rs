@@ -316,9 +316,7 @@ fn missing_flag_file_is_a_warning_but_missing_layers_are_not() {
     let (_, warnings) = d.load(Some(&missing));
     assert_eq!(
         warnings,
-        [SettingsWarning::MissingFlagFile {
-            path: missing.clone()
-        }]
+        [SettingsWarning::MissingFlagFile { path: missing }]
     );
     assert!(warnings[0].to_string().contains("--settings"));
     // A relative --settings path is taken from the project root.

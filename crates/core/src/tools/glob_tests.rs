@@ -56,7 +56,7 @@ async fn pattern_with_slash_is_relative_to_root() {
         .await
         .unwrap();
     let mut lines: Vec<&str> = out.content.lines().collect();
-    lines.sort();
+    lines.sort_unstable();
     assert_eq!(
         lines,
         vec![

@@ -118,7 +118,7 @@ impl Walker<'_> {
                 Redirect {
                     fd,
                     op: op.clone(),
-                    target: target.clone(),
+                    target,
                     dynamic,
                     writes: !sink,
                 }

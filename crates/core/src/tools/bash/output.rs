@@ -332,7 +332,7 @@ mod unit {
     fn short_output_leaves_no_spill_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("call_2.txt");
-        let mut b = OutputBuffer::spilling_to(path.clone());
+        let mut b = OutputBuffer::spilling_to(path);
         b.push(b"short");
         assert_eq!(b.render(), "short");
         // Over the limit in bytes but not in characters: shown whole, the
