@@ -71,7 +71,7 @@ fn full_script(sb: &Sandbox) -> Script {
     let b = sb.project().join("b.txt").display().to_string();
     let plans_dir = format!("{}/plans/", sb.config().display());
     let plan_path = Arc::new(Mutex::new(String::new()));
-    let (p1, p2, p3) = (plan_path.clone(), plan_path.clone(), plan_path.clone());
+    let (p1, p2, p3) = (plan_path.clone(), plan_path.clone(), plan_path);
     let a1 = a.clone();
     let story: String = (0..200).map(|i| format!("word{i} ")).collect();
     Script::new()

@@ -82,7 +82,7 @@ impl AcpSession {
                 id
             }
         };
-        let session_id = SessionId::new(id.clone());
+        let session_id = SessionId::new(id);
         let wiring = Arc::new(OnceCell::new());
         let approver = AcpApprover {
             cx: cx.clone(),
