@@ -192,6 +192,9 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors
+    /// (Zed, JetBrains, Neovim, Emacs): see docs/EDITORS.md.
+    Acp,
     /// List this project's sessions.
     Sessions,
     /// The plan files: list, show SLUG, path.
