@@ -219,6 +219,9 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors
+    /// (Zed, JetBrains, Neovim, Emacs): see docs/EDITORS.md.
+    Acp,
     /// List this project's sessions.
     Sessions,
     /// The plan files: list, show SLUG, path.
@@ -231,8 +234,20 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum PlansAction {
     List,
-    Show { slug: String },
+    Show {
+        slug: String,
+    },
     Path,
+    /// Copy a session's approved plan into the repository, with its
+    /// revision history as an appendix.
+    Export {
+        /// The plan's slug (default: the newest plan of this project's
+        /// sessions).
+        slug: Option<String>,
+        /// The folder to write to (default: docs/plans in the project).
+        #[arg(long)]
+        to: Option<std::path::PathBuf>,
+    },
 }
 
 fn parse_effort(s: &str) -> Result<Effort, String> {

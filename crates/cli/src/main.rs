@@ -1,6 +1,7 @@
 //! The `catui` binary: parses the command line, builds a session and hands
 //! it to a front end: the terminal UI, or headless (`-p`).
 
+mod acp;
 mod args;
 mod commands;
 #[cfg(feature = "demo")]
@@ -76,6 +77,9 @@ async fn run(mut args: Args) -> u8 {
             );
             return 2;
         }
+    }
+    if let Some(args::Command::Acp) = &args.command {
+        return acp::run(&args).await;
     }
     if let Some(command) = &args.command {
         return commands::run(command, &args);

@@ -215,7 +215,9 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "pub fn a() {}\n");
     let reqs = server.requests();
     let sub: Vec<&RecordedRequest> = reqs.iter().filter(|r| r.model() == "small-model").collect();
-    // The sub-agent is reminded of plan mode with its own plan file.
+    // The sub-agent is reminded of plan mode in terms of its own tools:
+    // Explore cannot write, so it gets no plan file and reports in its
+    // final message (and is not told to use AskUserQuestion).
     let reminder = sub[0].last_user_text().unwrap();
     let slug = std::path::Path::new(&main_plan)
         .file_stem()
@@ -223,7 +225,16 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
         .to_str()
         .unwrap()
         .to_string();
-    assert!(reminder.contains(&format!("{slug}-agent-")), "{reminder}");
+    assert!(
+        reminder.contains("sub-agent working under plan mode"),
+        "{reminder}"
+    );
+    assert!(!reminder.contains(&format!("{slug}-agent-")), "{reminder}");
+    assert!(!reminder.contains("AskUserQuestion"), "{reminder}");
+    assert!(
+        reminder.contains("final message is your whole report"),
+        "{reminder}"
+    );
     let (w, w_err) = result_of(sub[1], "w");
     assert!(w_err, "{w}");
     // A writing agent type is refused in plan mode.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, plan_path_in, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 
@@ -438,12 +438,27 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
     let sb = Sandbox::new();
     let server = MockServer::start_blocking(
         Script::new()
-            .turn(Turn::tool_use("e", "EnterPlanMode", json!({})))
+            .turn(Turn::blocks(vec![
+                Block::text("This touches many modules; let me plan first."),
+                Block::tool_use("e", "EnterPlanMode", json!({})),
+            ]))
             .turn(Turn::text("planning")),
     )
     .unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("plan this big change");
+    // The user is asked first, with the model's reason.
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["subtype"], "can_use_tool");
+    assert_eq!(ask["request"]["tool_name"], "EnterPlanMode");
+    assert_eq!(
+        ask["request"]["input"]["reason"],
+        "This touches many modules; let me plan first."
+    );
+    s.send(allow(
+        ask["request_id"].as_str().unwrap(),
+        ask["request"]["input"].clone(),
+    ));
     let r = s.wait_type("result");
     assert_eq!(r["permission_mode"], "plan");
     let (_, seen) = s.finish();
@@ -469,10 +484,9 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
 #[test]
 fn an_unanswered_approval_keeps_plan_mode() {
     let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::text("still planning")),
+        writes_plan_then_exits(&plans_dir, "# Plan\n").turn(Turn::text("still planning")),
     )
     .unwrap();
     // An allow rule for the tool cannot approve a plan: approval only comes
@@ -495,7 +509,7 @@ fn an_unanswered_approval_keeps_plan_mode() {
     let result = seen.iter().find(|v| v["type"] == "result").unwrap();
     assert_eq!(result["permission_mode"], "plan");
     assert!(!seen.iter().any(|v| v["subtype"] == "permission_mode"));
-    let (text, is_error) = result_of(&server.requests()[1], "x");
+    let (text, is_error) = result_of(&server.requests()[2], "x");
     assert!(is_error && text.contains("still in plan mode"), "{text}");
 }
 

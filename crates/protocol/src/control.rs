@@ -146,7 +146,18 @@ pub enum PermissionResponse {
         /// Also stop the running turn.
         #[serde(default)]
         interrupt: bool,
+        /// Review comments on lines of the plan (ExitPlanMode only):
+        /// `[{"line": 3, "text": "..."}]`, line numbers 1-based.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        comments: Vec<PlanLineComment>,
     },
+}
+
+/// A comment on one line of a plan shown for approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanLineComment {
+    pub line: usize,
+    pub text: String,
 }
 
 #[cfg(test)]

@@ -93,6 +93,26 @@ fn permission_dialog_for_edit_with_feedback_field() {
     insta::assert_snapshot!(both(&s, 18));
 }
 
+#[test]
+fn enter_plan_mode_consent_dialog() {
+    let mut s = state();
+    s.submit_text("Rework the storage layer".into());
+    s.push_request(request(
+        "EnterPlanMode",
+        json!({"reason": "This touches the storage, cache and sync modules; I'd like to plan first."}),
+    ));
+    insta::assert_snapshot!(both(&s, 18));
+}
+
+#[test]
+fn enter_plan_mode_declined_with_a_note() {
+    let mut s = state();
+    s.push_request(request("EnterPlanMode", json!({"reason": null})));
+    press(&mut s, key(KeyCode::Char('2')));
+    type_text(&mut s, "small change, just do it");
+    insta::assert_snapshot!(both(&s, 16));
+}
+
 fn plan_request() -> catui_core::engine::PermissionRequest {
     request(
         "ExitPlanMode",
@@ -117,6 +137,22 @@ fn plan_approval_dialog_showing_the_diff() {
     s.push_request(plan_request());
     press(&mut s, key(KeyCode::Char('d')));
     insta::assert_snapshot!(both(&s, 24));
+}
+
+#[test]
+fn plan_approval_dialog_with_review_comments() {
+    let mut s = state_in(PermissionMode::Plan);
+    s.push_request(plan_request());
+    press(&mut s, key(KeyCode::Char('c')));
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Enter));
+    type_text(&mut s, "retry at most 3 times");
+    press(&mut s, key(KeyCode::Enter));
+    press(&mut s, key(KeyCode::Down));
+    press(&mut s, key(KeyCode::Enter));
+    type_text(&mut s, "and log each retry");
+    insta::assert_snapshot!(both(&s, 26));
 }
 
 #[test]

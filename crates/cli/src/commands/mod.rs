@@ -3,6 +3,7 @@
 //! to stdout; errors go to stderr with an exit code (2 for usage errors).
 
 mod format;
+pub mod plan_history;
 pub mod plans;
 pub mod sessions;
 
@@ -25,8 +26,8 @@ pub fn run(command: &Command, args: &Args) -> u8 {
     let result = match command {
         Command::Sessions => sessions::run(&project, &mut out),
         Command::Plans { action } => plans::run(&project, action.as_ref(), &mut out),
-        Command::Demo { .. } => Err(CommandError::Usage(
-            "`catui demo` is not handled here".to_string(),
+        Command::Demo { .. } | Command::Acp => Err(CommandError::Usage(
+            "`catui demo` and `catui acp` are not handled here".to_string(),
         )),
     };
     match result {

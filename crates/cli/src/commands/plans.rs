@@ -1,8 +1,9 @@
 //! `catui plans [list|show SLUG|path]`: the plan files. `list` (the
 //! default) shows this project's plans first, each with the session that
 //! owns it (found through the sessions' recorded slugs), then the other
-//! plan files in the plans directory; `show` prints one plan; `path`
-//! prints the plans directory.
+//! plan files in the plans directory; `show` prints one plan (and which
+//! revision was approved); `path` prints the plans directory; `export`
+//! copies an approved plan into the repository with its history.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -13,6 +14,7 @@ use catui_core::plan::get_plan;
 use catui_core::session::list_sessions;
 
 use super::format::{one_line, pad, when};
+use super::plan_history;
 use super::{CommandError, Project};
 use crate::args::PlansAction;
 
@@ -27,7 +29,10 @@ pub fn run(
     let dir = project.plans_dir();
     match action {
         None | Some(PlansAction::List) => list(project, &dir, out),
-        Some(PlansAction::Show { slug }) => show(&dir, slug, out),
+        Some(PlansAction::Show { slug }) => show(project, &dir, slug, out),
+        Some(PlansAction::Export { slug, to }) => {
+            export(project, slug.as_deref(), to.as_deref(), out)
+        }
         Some(PlansAction::Path) => {
             writeln!(out, "{}", dir.display())?;
             Ok(())
@@ -149,7 +154,8 @@ fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::
     Ok(())
 }
 
-fn show(dir: &Path, slug: &str, out: &mut impl Write) -> Result<(), CommandError> {
+/// A plan name given on the command line, checked (no paths).
+fn plan_name(slug: &str) -> Result<&str, CommandError> {
     let name = slug.trim().trim_end_matches(".md");
     let valid = !name.is_empty()
         && name
@@ -160,6 +166,16 @@ fn show(dir: &Path, slug: &str, out: &mut impl Write) -> Result<(), CommandError
             "'{slug}' is not a plan name: use the slug shown by `catui plans list` (for example brisk-cedar-otter)"
         )));
     }
+    Ok(name)
+}
+
+fn show(
+    project: &Project,
+    dir: &Path,
+    slug: &str,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let name = plan_name(slug)?;
     let path = dir.join(format!("{name}.md"));
     let Some(content) = get_plan(&path) else {
         return Err(CommandError::Usage(format!(
@@ -171,5 +187,52 @@ fn show(dir: &Path, slug: &str, out: &mut impl Write) -> Result<(), CommandError
     if !content.ends_with('\n') {
         writeln!(out)?;
     }
+    if let Some(note) =
+        plan_history::approval_note(&plan_history::revisions(project, name), &content)
+    {
+        writeln!(out, "\n{note}")?;
+    }
+    Ok(())
+}
+
+/// `catui plans export [SLUG] [--to DIR]`.
+fn export(
+    project: &Project,
+    slug: Option<&str>,
+    to: Option<&Path>,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let name = match slug {
+        Some(slug) => plan_name(slug)?.to_string(),
+        None => list_sessions(&project.sessions_dir())
+            .into_iter()
+            .find_map(|s| s.plan_slug)
+            .ok_or_else(|| {
+                CommandError::Usage(
+                    "no session of this project has a plan yet; name one: `catui plans export SLUG`"
+                        .to_string(),
+                )
+            })?,
+    };
+    let revisions = plan_history::revisions(project, &name);
+    let Some(approved) = plan_history::approved(&revisions) else {
+        return Err(CommandError::Usage(format!(
+            "plan '{name}' was never approved in this project's sessions (see `catui plans show {name}`); only an approved plan is exported"
+        )));
+    };
+    let target_dir = match to {
+        Some(d) if d.is_absolute() => d.to_path_buf(),
+        Some(d) => project.cwd.join(d),
+        None => plan_history::default_export_dir(project),
+    };
+    std::fs::create_dir_all(&target_dir)?;
+    let target = target_dir.join(format!("{name}.md"));
+    let text = plan_history::export_text(&name, &approved.content, &revisions);
+    std::fs::write(&target, text)?;
+    writeln!(
+        out,
+        "Exported the approved plan {name} to {}",
+        target.display()
+    )?;
     Ok(())
 }

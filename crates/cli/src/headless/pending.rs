@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use catui_core::engine::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 use catui_core::hooks::HookCall;
+use catui_core::plan::review::{LineComment, review_feedback};
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision, PlanReviewer};
 use catui_protocol::stream_json::{
@@ -89,8 +90,10 @@ fn wants_interrupt(response: &ControlResponse) -> bool {
         if body["behavior"] == "deny" && body["interrupt"] == true)
 }
 
-/// Reads a `can_use_tool` answer; anything unreadable denies.
-fn permission_answer(response: ControlResponse) -> PermissionAnswer {
+/// Reads a `can_use_tool` answer; anything unreadable denies. Review
+/// comments on a plan become part of the feedback, each under the plan
+/// line it is about (the plan is the one in the request's input).
+fn permission_answer(response: ControlResponse, input: &Value) -> PermissionAnswer {
     match response {
         ControlResponse::Success {
             response: Some(body),
@@ -103,7 +106,25 @@ fn permission_answer(response: ControlResponse) -> PermissionAnswer {
                 updated_input,
                 updated_permissions,
             },
-            Ok(PermissionResponse::Deny { message, .. }) => PermissionAnswer::Deny { message },
+            Ok(PermissionResponse::Deny {
+                message, comments, ..
+            }) => {
+                let plan = input.get("plan").and_then(Value::as_str);
+                let message = match plan {
+                    Some(plan) if !comments.is_empty() => {
+                        let comments: Vec<LineComment> = comments
+                            .into_iter()
+                            .map(|c| LineComment {
+                                line: c.line,
+                                text: c.text,
+                            })
+                            .collect();
+                        review_feedback(plan, &message, &comments)
+                    }
+                    _ => message,
+                };
+                PermissionAnswer::Deny { message }
+            }
             Err(e) => PermissionAnswer::Deny {
                 message: format!("unreadable permission answer: {e}"),
             },
@@ -189,7 +210,7 @@ impl Approver for StdioApprover {
                     // A deny with `interrupt: true` also stops the turn.
                     control.interrupt();
                 }
-                permission_answer(response)
+                permission_answer(response, &request.input)
             }
             Err(_) => PermissionAnswer::Deny {
                 message: "the prompt was withdrawn before the client answered".into(),

@@ -109,6 +109,7 @@ impl TypedTool for AgentTool {
     fn access(&self, input: &AgentInput, _: &ToolContext) -> Access {
         Access::Agent {
             subagent_type: input.subagent_type.clone(),
+            read_only: self.find(&input.subagent_type).is_some_and(|d| d.read_only),
         }
     }
 

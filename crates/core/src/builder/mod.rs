@@ -444,7 +444,6 @@ impl SessionBuilder {
             crate::permissions::transition_permission_mode(&mut permissions, *m)
                 .map_err(|source| BuildError::StartingMode { mode: *m, source })?;
         }
-        let mode = permissions.mode;
 
         let plan_files = PlanFiles::from_settings(
             &cwd,
@@ -479,11 +478,17 @@ impl SessionBuilder {
             Some(settings.plan_variant.as_str()),
         );
         let editor = env("VISUAL").or_else(|| env("EDITOR"));
-        // Unattended in plan mode is a planning run: it ends with the plan
-        // for a later review.
+        // Unattended, planning (from the start or after `/plan`) ends the run
+        // with the plan for a later review: nobody is there to approve it.
+        let team_tool = interactive && tools.names().iter().any(|n| n == "TeamCreate");
         let plan = Arc::new(
             PlanSession::new(plan_files, plan_config, editor, settings.auto_mode.enabled)
-                .ending_runs_at_plan(!interactive && mode == PermissionMode::Plan),
+                .ending_runs_at_plan(!interactive)
+                .with_team_tool(team_tool)
+                .with_snapshots(session::snapshot_plans_enabled(
+                    settings.snapshot_plans,
+                    &env,
+                )),
         );
         if settings.sandbox == Some(true) {
             let mut writable = permissions.working_dirs.clone();

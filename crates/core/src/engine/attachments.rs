@@ -18,6 +18,8 @@ pub struct AttachmentContext<'a> {
     /// tool-loop continuation).
     pub is_human_turn: bool,
     pub agent_id: Option<&'a str>,
+    /// The names of the tools this conversation offers.
+    pub tools: &'a [String],
 }
 
 /// Makes a fresh provider for each new conversation that should get the
@@ -56,11 +58,13 @@ impl Engine {
             return;
         }
         let mode = self.permission_mode();
+        let tools = self.tools.names();
         let ctx = AttachmentContext {
             mode,
             messages: &self.messages,
             is_human_turn,
             agent_id: self.config.agent_id.as_deref(),
+            tools: &tools,
         };
         let agent_id = self.config.agent_id.as_deref();
         let found: Vec<(Attachment, String)> = self

@@ -26,6 +26,9 @@ pub enum CommandOutput {
     },
 }
 
+/// `/clear`'s answer.
+pub const CLEARED: &str = "Conversation cleared. Starting fresh.";
+
 /// The commands and their one-line help, in display order.
 pub const COMMANDS: &[(&str, &str)] = &[
     ("help", "list the slash commands"),
@@ -42,6 +45,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "list teammates and their status: /team [show NAME | stop NAME]",
     ),
     ("cost", "what this session has used and cost, per model"),
+    (
+        "clear",
+        "start a new conversation (the permission mode stays; new plan file)",
+    ),
     (
         "compact",
         "summarise older turns to free context: /compact [instructions]",
@@ -75,6 +82,13 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
+        "clear" => {
+            engine.clear_conversation();
+            CommandOutput::Local {
+                text: CLEARED.to_string(),
+                is_error: false,
+            }
+        }
         "cost" => CommandOutput::Local {
             text: match engine.ledger() {
                 Some(ledger) => cost_text(ledger),

@@ -114,6 +114,13 @@ pub trait EngineExtension: Send + Sync {
         None
     }
 
+    /// `/clear` started a new conversation: forget what belonged to the old
+    /// one. `recorder` is the conversation's transcript. Returns the new
+    /// plan file (the one file writable in plan mode) when it changed.
+    fn conversation_cleared(&self, _recorder: &dyn super::Recorder) -> Option<PathBuf> {
+        None
+    }
+
     /// Notices for the user once an input of the main conversation has
     /// been handled.
     fn input_handled(&self) -> Vec<Notice> {

@@ -9,6 +9,7 @@
 
 pub mod approver;
 pub mod attachments;
+mod clear;
 pub mod commands;
 mod compaction;
 pub mod context_window;
@@ -40,7 +41,7 @@ pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
     ToolCallView, ToolGate,
 };
-pub use record::{MemoryRecorder, Record, Recorder};
+pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::{ContextUsage, EngineControl, WeakEngineControl};
 use shared::{Shared, set_mode};
@@ -172,6 +173,7 @@ impl Engine {
             default_sandbox,
             plan_sandbox,
             run_end: Mutex::new(None),
+            fresh_start: Mutex::new(None),
             requested_model: Mutex::new(None),
             usage_view: Mutex::new(shared::ContextUsage {
                 model: config.model.clone(),
@@ -587,6 +589,10 @@ impl Engine {
 
             if let Some(end) = self.shared.take_run_end() {
                 return self.outcome(end.subtype, end.result, num_turns, usage, started);
+            }
+            if self.start_fresh_if_asked() {
+                is_human_turn = true;
+                continue;
             }
             if cancel.is_cancelled() {
                 return self.interrupted(num_turns, usage, started);

@@ -6,6 +6,10 @@ use std::sync::Mutex;
 
 use catui_protocol::{Attachment, Message, PermissionMode, Usage};
 
+/// The `system` record subtype marking `/clear`: a resume rebuilds the
+/// conversation from after the last one.
+pub const CONVERSATION_CLEARED: &str = "conversation_cleared";
+
 /// One thing worth keeping in the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -50,6 +54,9 @@ pub trait Recorder: Send + Sync {
     fn unsaved(&self) -> Option<String> {
         None
     }
+    /// The plan slug written with entries from now on (`/clear` starts a new
+    /// one); recorders that keep no slug ignore it.
+    fn set_slug(&self, _slug: Option<String>) {}
 }
 
 /// Keeps records in memory (tests, sub-agents without transcripts).

@@ -32,6 +32,9 @@ pub(super) struct Shared {
     pub(super) plan_sandbox: SandboxPolicy,
     /// Set by a tool hook that ends the handling of the current input.
     pub(super) run_end: Mutex<Option<RunEnd>>,
+    /// Set by a tool that asks for the conversation to start over with
+    /// this prompt once its tool round is done.
+    pub(super) fresh_start: Mutex<Option<String>>,
     /// A model the client asked for; the engine switches before its next
     /// request.
     pub(super) requested_model: Mutex<Option<String>>,
@@ -57,6 +60,10 @@ impl Shared {
 
     pub(super) fn take_run_end(&self) -> Option<RunEnd> {
         lock(&self.run_end).take()
+    }
+
+    pub(super) fn take_fresh_start(&self) -> Option<String> {
+        lock(&self.fresh_start).take()
     }
 
     pub(super) fn take_requested_model(&self) -> Option<String> {
@@ -155,6 +162,10 @@ impl crate::tools::SessionHooks for Shared {
 
     fn set_permission_mode(&self, to: PermissionMode) -> Result<(), ModeError> {
         set_mode(self, to)
+    }
+
+    fn start_fresh(&self, prompt: String) {
+        *lock(&self.fresh_start) = Some(prompt);
     }
 
     fn snapshot_file(&self, key: &str, path: &str, content: &str) {

@@ -70,6 +70,8 @@ pub(super) async fn run_tool_calls(
 ) -> Vec<ContentBlock> {
     let mut ctx = engine.tool_ctx.clone();
     ctx.cancel = cancel.clone();
+    ctx.values
+        .insert(crate::tools::CallingMessageText(assistant.text()));
 
     // Parse everything first (pure), so batches are known before anyone is
     // asked anything.

@@ -88,13 +88,13 @@ pub(super) fn plan_mode(
                 "Plan mode is active: only read-only shell commands may run, and {what} is not read-only ({why}). {closing}"
             )),
         },
-        Access::Agent { subagent_type }
-            if READ_ONLY_AGENT_TYPES.contains(&subagent_type.as_str()) =>
-        {
-            Verdict::Allow(Grant::Explicit)
-        }
-        Access::Agent { subagent_type } => Verdict::Deny(format!(
-            "Plan mode is active: only read-only agents ({}) may be started, not `{subagent_type}`. {closing}",
+        // Decided from the agent type's tools: Explore, Plan and custom
+        // agents whose tools all only read.
+        Access::Agent {
+            read_only: true, ..
+        } => Verdict::Allow(Grant::Explicit),
+        Access::Agent { subagent_type, .. } => Verdict::Deny(format!(
+            "Plan mode is active: only read-only agents (such as {}, or custom agents whose tools only read) may be started, not `{subagent_type}`. {closing}",
             READ_ONLY_AGENT_TYPES.join(", ")
         )),
     }

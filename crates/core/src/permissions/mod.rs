@@ -60,8 +60,12 @@ pub enum Access {
     Interaction,
     /// Changes only the session's own state (TodoWrite, EnterPlanMode).
     Session,
-    /// Starts a sub-agent of this type.
-    Agent { subagent_type: String },
+    /// Starts a sub-agent of this type. `read_only`: every tool the agent
+    /// type has only reads (such agents may run in plan mode).
+    Agent {
+        subagent_type: String,
+        read_only: bool,
+    },
 }
 
 /// Why an allowed call may run, which decides how it runs.
@@ -275,7 +279,7 @@ impl Target {
     fn describe(&self, call: &CallInfo) -> String {
         match &call.access {
             Access::Shell { command, .. } => format!("`{}`", command.trim()),
-            Access::Agent { subagent_type } => format!("agent `{subagent_type}`"),
+            Access::Agent { subagent_type, .. } => format!("agent `{subagent_type}`"),
             _ => match self.paths.first() {
                 Some((p, _)) => p.display().to_string(),
                 None => call.tool_name.clone(),
@@ -317,7 +321,7 @@ fn rule_matches(rule: &SourcedRule, call: &CallInfo, target: &Target, lenient: b
                 !target.paths.is_empty() && target.paths.iter().all(hit)
             }
         }
-        Access::Agent { subagent_type } => match &rule.rule.specifier {
+        Access::Agent { subagent_type, .. } => match &rule.rule.specifier {
             None => true,
             Some(spec) => spec == subagent_type,
         },

@@ -7,7 +7,7 @@
 //! | `/plan <description>`   | enter, then query the model      | show the plan                        |
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use catui_protocol::PermissionMode;
 
@@ -49,7 +49,10 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
         };
     };
     if args.split_whitespace().next() == Some("open") {
-        return match open_in_editor(plan.editor.as_deref(), &path) {
+        let opened = open_in_editor(plan.editor.as_deref(), &path);
+        // Whatever the editor did to the file is kept (with snapshots on).
+        plan.snapshot(session);
+        return match opened {
             Ok(()) => CommandOutput::Local {
                 text: opened_plan_in_editor(&path.display().to_string()),
                 is_error: false,
@@ -79,42 +82,72 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
     }
 }
 
-/// Why the editor did not edit the plan.
+/// Why the editor did not edit the plan. Both name the plan file, so the
+/// user can edit it another way.
 #[derive(Debug, thiserror::Error)]
 pub enum EditorError {
-    #[error("could not start {program}: {source}")]
+    #[error("could not start {program}: {source}. Edit the plan yourself at {}", path.display())]
     Start {
         program: String,
+        path: std::path::PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("{program} exited with {status}")]
+    #[error("{program} exited with {status}. The plan is at {}", path.display())]
     Failed {
         program: String,
+        path: std::path::PathBuf,
         status: std::process::ExitStatus,
     },
 }
 
 /// Runs the editor (`$VISUAL`, then `$EDITOR`, then `vi`) on `path` and
 /// waits for it. The editor value may carry arguments (`code --wait`).
+///
+/// The editor never touches this process's stdio, which may be a protocol
+/// (stream-json): it gets the controlling terminal when there is one, and
+/// otherwise no input, with its output sent to stderr.
 pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), EditorError> {
     let editor = editor.filter(|e| !e.trim().is_empty()).unwrap_or("vi");
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
-    let status = Command::new(program)
-        .args(words)
-        .arg(path)
-        .status()
-        .map_err(|source| EditorError::Start {
-            program: program.to_string(),
-            source,
-        })?;
+    let mut command = Command::new(program);
+    command.args(words).arg(path);
+    match controlling_terminal() {
+        Some((input, output, errors)) => {
+            command.stdin(input).stdout(output).stderr(errors);
+        }
+        None => {
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(std::io::stderr()))
+                .stderr(Stdio::inherit());
+        }
+    }
+    let status = command.status().map_err(|source| EditorError::Start {
+        program: program.to_string(),
+        path: path.to_path_buf(),
+        source,
+    })?;
     if status.success() {
         Ok(())
     } else {
         Err(EditorError::Failed {
             program: program.to_string(),
+            path: path.to_path_buf(),
             status,
         })
     }
+}
+
+/// The controlling terminal as three handles, if this process has one.
+fn controlling_terminal() -> Option<(Stdio, Stdio, Stdio)> {
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .ok()?;
+    let output = tty.try_clone().ok()?;
+    let errors = tty.try_clone().ok()?;
+    Some((tty.into(), output.into(), errors.into()))
 }

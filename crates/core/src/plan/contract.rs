@@ -23,6 +23,9 @@ pub fn failed_to_open_plan_in_editor(error: &str) -> String {
 /// The first line of EnterPlanMode's tool result.
 pub const ENTERED_PLAN_MODE: &str = "Entered plan mode. You should now focus on exploring the codebase and designing an implementation approach.";
 
+/// EnterPlanMode declined by the user (or left unanswered).
+pub const ENTER_PLAN_MODE_DECLINED: &str = "The user declined to enter plan mode. Nothing changed: stay in the current mode and continue with the task as asked (you may still ask the user questions).";
+
 /// EnterPlanMode called by a sub-agent.
 pub const ENTER_PLAN_MODE_IN_AGENT_ERROR: &str =
     "EnterPlanMode tool cannot be used in agent contexts";
@@ -32,6 +35,10 @@ pub const EXIT_PLAN_MODE_QUESTION: &str = "Exit plan mode?";
 
 /// ExitPlanMode called outside plan mode; comes with error code 1.
 pub const NOT_IN_PLAN_MODE: &str = "You are not in plan mode. This tool is only for exiting plan mode after writing a plan. If your plan was already approved, continue with implementation.";
+
+/// ExitPlanMode called by a teammate outside plan mode: allowed, and
+/// changes nothing.
+pub const NOT_IN_PLAN_MODE_NOTHING_CHANGED: &str = "You are not in plan mode, so there is nothing to exit and nothing was changed. Continue with your task.";
 
 /// The error code of [`NOT_IN_PLAN_MODE`].
 pub const NOT_IN_PLAN_MODE_ERROR_CODE: u32 = 1;
@@ -65,6 +72,21 @@ pub const AUTO_GATE_PLAN_EXIT_FALLBACK_KEY: &str = "auto-mode-gate-plan-exit-fal
 /// why auto mode is unavailable.
 pub fn auto_gate_plan_exit_fallback_text(reason: &str) -> String {
     format!("plan exit -> default · {reason}")
+}
+
+/// The `file_snapshot` key of plan snapshots (`CATUI_REMOTE`,
+/// `snapshotPlans`): the plan file's text after each change.
+pub const PLAN_SNAPSHOT_KEY: &str = "plan";
+
+/// The `file_snapshot` key of the revision the user approved (its SHA-256
+/// is that of its content).
+pub const PLAN_APPROVED_KEY: &str = "plan_approved";
+
+/// The approval answered a revision the plan file no longer holds.
+pub fn plan_changed_since_shown(path: &str) -> String {
+    format!(
+        "The plan file {path} changed after it was shown for approval, so the answer was not applied: nothing was approved and you are still in plan mode. Call ExitPlanMode again to present the current text; the user will see what changed."
+    )
 }
 
 /// The `file_snapshot` key of a plan presented for approval: catui's

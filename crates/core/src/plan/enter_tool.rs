@@ -1,23 +1,33 @@
-//! `EnterPlanMode`: the model asks to plan first. It enters plan mode
-//! through the one transition function and answers briefly; the workflow
-//! itself arrives through the plan-mode attachment.
+//! `EnterPlanMode`: the model asks to plan first. The user is asked
+//! (with the model's reason) and may decline; a declined, interrupted or
+//! unanswered question leaves the mode as it was. Once accepted it enters
+//! plan mode through the one transition function and answers briefly; the
+//! workflow itself arrives through the plan-mode attachment.
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::{Value, json};
 
-use super::contract::ENTER_PLAN_MODE_IN_AGENT_ERROR;
+use super::contract::{ENTER_PLAN_MODE_DECLINED, ENTER_PLAN_MODE_IN_AGENT_ERROR};
 use super::prompts::{enter_plan_mode_description, enter_plan_mode_result};
 use crate::permissions::Access;
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::tools::{CallingMessageText, ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
 
 pub struct EnterPlanModeTool;
 
-/// No input: entering plan mode needs nothing.
+/// No input from the model: entering plan mode needs nothing. `reason` is
+/// added to the question shown to the user (the prose of the model's
+/// message) and may come back with the answer; it is not offered to the
+/// model.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EnterPlanModeInput {}
+pub struct EnterPlanModeInput {
+    #[serde(default)]
+    #[schemars(skip)]
+    pub reason: Option<Value>,
+}
 
 #[async_trait]
 impl TypedTool for EnterPlanModeTool {
@@ -50,8 +60,29 @@ impl TypedTool for EnterPlanModeTool {
         Ok(())
     }
 
-    fn access(&self, _: &EnterPlanModeInput, _: &ToolContext) -> Access {
-        Access::Session
+    fn access(&self, _: &EnterPlanModeInput, ctx: &ToolContext) -> Access {
+        // Already planning: nothing to consent to.
+        if ctx.permission_mode() == PermissionMode::Plan {
+            return Access::Session;
+        }
+        // The user decides whether to plan first, in every mode.
+        Access::Interaction
+    }
+
+    fn permission_input(&self, _: &EnterPlanModeInput, ctx: &ToolContext) -> Option<Value> {
+        let reason = ctx
+            .values
+            .get::<CallingMessageText>()
+            .map(|t| t.0.trim().to_string())
+            .filter(|t| !t.is_empty());
+        Some(json!({ "reason": reason }))
+    }
+
+    fn denied_result(&self, _: &EnterPlanModeInput, feedback: &str) -> Option<String> {
+        Some(match feedback.trim() {
+            "" => ENTER_PLAN_MODE_DECLINED.to_string(),
+            f => format!("{ENTER_PLAN_MODE_DECLINED}\n\nThe user's feedback:\n{f}"),
+        })
     }
 
     async fn call(

@@ -9,14 +9,18 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::PLAN_REVISION_KEY;
 use super::contract::{AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, auto_gate_plan_exit_fallback_text};
+use super::contract::{
+    NOT_IN_PLAN_MODE_NOTHING_CHANGED, PLAN_APPROVED_KEY, PLAN_REVISION_KEY, no_plan_file_found,
+    plan_changed_since_shown,
+};
 use super::exit::{
     ExitResultInput, exit_tool_result, plan_rejected_result, restore_mode, validate_exit,
 };
 use super::extension::PlanRoute;
+use super::progress;
 use super::prompts::exit_plan_mode_description;
-use super::session::{PlanSession, verification_section};
+use super::session::{PlanSession, plan_hash, verification_section};
 use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
@@ -38,6 +42,15 @@ pub struct ExitPlanModeInput {
     #[serde(default, rename = "planDiff")]
     #[schemars(skip)]
     pub plan_diff: Option<Value>,
+    /// Approve and start clean: implementation continues in a fresh
+    /// conversation holding only the approved plan.
+    #[serde(default, rename = "clearContext")]
+    #[schemars(skip)]
+    pub clear_context: Option<bool>,
+    /// The SHA-256 of the revision shown for approval (what is approved).
+    #[serde(default, rename = "planHash")]
+    #[schemars(skip)]
+    pub plan_hash: Option<String>,
     /// `acceptEdits`, `default`, ... or null for "restore the mode from
     /// before plan mode".
     #[serde(default)]
@@ -75,7 +88,20 @@ impl TypedTool for ExitPlanModeTool {
         ctx: &ToolContext,
     ) -> Result<(), ToolError> {
         let teammate = PlanRoute::is_teammate(ctx);
-        validate_exit(ctx.permission_mode(), teammate).map_err(|e| ToolError::invalid(e.message))
+        validate_exit(ctx.permission_mode(), teammate)
+            .map_err(|e| ToolError::invalid(e.message))?;
+        // There is no way out of plan mode without a plan: the model is sent
+        // back to write one before anyone is asked.
+        if ctx.permission_mode() == PermissionMode::Plan
+            && let Some(plan) = PlanSession::of(ctx)
+        {
+            let agent = ctx.agent_id.as_deref();
+            if plan.files.read(agent).is_none_or(|t| t.trim().is_empty()) {
+                let path = plan.files.path(agent).display().to_string();
+                return Err(ToolError::invalid(no_plan_file_found(&path)));
+            }
+        }
+        Ok(())
     }
 
     fn access(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Access {
@@ -102,6 +128,7 @@ impl TypedTool for ExitPlanModeTool {
             "plan": text,
             "planFilePath": path.display().to_string(),
             "planDiff": diff,
+            "planHash": text.as_deref().map(plan_hash),
         }))
     }
 
@@ -119,10 +146,38 @@ impl TypedTool for ExitPlanModeTool {
                 "plan mode is not available in this context",
             ));
         };
+        // Outside plan mode (a teammate planning of its own accord) there is
+        // nothing to exit: no mode change, no exit flags.
+        if ctx.permission_mode() != PermissionMode::Plan {
+            return Ok(ToolOutput::text(NOT_IN_PLAN_MODE_NOTHING_CHANGED)
+                .with_display("Not in plan mode: nothing to exit".to_string()));
+        }
         let agent = ctx.agent_id.as_deref();
         let path = plan.files.path(agent);
         let on_disk = plan.files.read(agent);
-        let edited = input.plan.filter(|p| Some(p) != on_disk.as_ref());
+        // What the user approved: the revision shown to them, by hash.
+        let shown = input
+            .plan_hash
+            .clone()
+            .or_else(|| agent.is_none().then(|| plan.presented_hash()).flatten());
+        // The answer's plan is an edit only when it differs from what was
+        // shown (a client may echo the shown plan back unchanged).
+        let edited = input.plan.filter(|p| match &shown {
+            Some(hash) => plan_hash(p) != *hash,
+            None => Some(p) != on_disk.as_ref(),
+        });
+        if edited.is_none()
+            && agent.is_none()
+            && let Some(hash) = &shown
+            && on_disk.as_deref().map(plan_hash).as_ref() != Some(hash)
+        {
+            // The file changed between presentation and answer: the
+            // answer approved another text. Nothing is approved; the next
+            // ExitPlanMode shows the new text with its diff.
+            return Err(ToolError::failed(plan_changed_since_shown(
+                &path.display().to_string(),
+            )));
+        }
         if let Some(text) = &edited {
             crate::tools::fs_atomic::write_atomic(&path, text.as_bytes()).map_err(|e| {
                 ToolError::failed(format!(
@@ -132,6 +187,18 @@ impl TypedTool for ExitPlanModeTool {
             })?;
         }
         let was_edited = edited.is_some();
+        if agent.is_none()
+            && let Some(session) = &ctx.session
+        {
+            // The approved text is what recovery must bring back.
+            plan.snapshot(session.0.as_ref());
+            // The approved revision itself (its hash is that of the text).
+            if let Some(text) = plan.files.read(None) {
+                session
+                    .0
+                    .snapshot_file(PLAN_APPROVED_KEY, &path.display().to_string(), &text);
+            }
+        }
         let text = edited.or(on_disk);
 
         // A plan-required teammate asks the lead and stays in plan mode.
@@ -168,13 +235,43 @@ impl TypedTool for ExitPlanModeTool {
         if agent.is_none() {
             plan.set_verification(text.as_deref().and_then(verification_section));
         }
-        let result = exit_tool_result(&ExitResultInput {
+        // The plan's numbered steps become the todo list; progress is
+        // written back into the plan file as they are completed.
+        let steps = if agent.is_none() && !is_teammate {
+            text.as_deref()
+                .map(progress::plan_steps)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        plan.steps.bind(steps.clone());
+        if !steps.is_empty() {
+            ctx.set_todos(progress::todos_for(&steps));
+        }
+        let start_clean = input.clear_context == Some(true) && agent.is_none() && !is_teammate;
+        let mut result = exit_tool_result(&ExitResultInput {
             is_agent: agent.is_some() && !is_teammate,
             plan: text.as_deref(),
             plan_was_edited: was_edited,
             plan_file_path: &path,
-            team_tool_available: false,
+            team_tool_available: agent.is_none() && !is_teammate && plan.team_tool_available(),
         });
-        Ok(ToolOutput::text(result).with_display(format!("Plan approved: {}", path.display())))
+        if !steps.is_empty() && text.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+            result.push_str(&format!(
+                "\n\nThe plan's {} numbered steps are now your todo list (same text). Keep it current with TodoWrite, marking each step completed as you finish it: the plan file records the progress.",
+                steps.len()
+            ));
+        }
+        if start_clean && let Some(session) = &ctx.session {
+            session
+                .0
+                .start_fresh(super::fresh::fresh_start_prompt(&result, &ctx.cwd()));
+        }
+        let hash = text.as_deref().map(plan_hash).unwrap_or_default();
+        Ok(ToolOutput::text(result).with_display(format!(
+            "Plan approved: {} (sha256 {})",
+            path.display(),
+            hash.get(..12).unwrap_or_default()
+        )))
     }
 }

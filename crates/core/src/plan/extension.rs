@@ -54,6 +54,16 @@ impl EngineExtension for PlanExtension {
         // file (sub-agents have their own beside the session's).
         conversation.permissions.plan_file = Some(self.plan.files.path(conversation.agent_id));
         conversation.tool_ctx.values.insert(self.plan.clone());
+        if conversation.agent_id.is_none() {
+            // The main conversation's todos follow the approved plan's steps.
+            let plan = self.plan.clone();
+            conversation
+                .tool_ctx
+                .values
+                .insert(crate::tools::TodoObserver(Arc::new(move |todos, ctx| {
+                    plan.todos_changed(todos, ctx)
+                })));
+        }
     }
 
     fn attachment_provider(&self) -> Option<Arc<dyn AttachmentProvider>> {
@@ -68,6 +78,10 @@ impl EngineExtension for PlanExtension {
             self.plan
                 .state
                 .handle_plan_mode_transition(change.from, change.to);
+            if change.to == catui_protocol::PermissionMode::Plan {
+                // Planning again: the old steps are no longer the work.
+                self.plan.steps.unbind();
+            }
         }
     }
 
@@ -100,6 +114,19 @@ impl EngineExtension for PlanExtension {
 
     fn command(&self, command: &SlashCommand, session: &dyn SessionHooks) -> Option<CommandOutput> {
         (command.name == "plan").then(|| plan_command(session, &self.plan, &command.args))
+    }
+
+    fn conversation_cleared(&self, recorder: &dyn crate::engine::Recorder) -> Option<PathBuf> {
+        // A new conversation gets a new plan file (G§7.2 clearPlanSlug);
+        // the old plan stays on disk under its own slug.
+        let files = &self.plan.files;
+        files.slugs().clear(&files.session_id());
+        self.plan.state.reset();
+        self.plan.steps.unbind();
+        self.plan.clear_revisions();
+        self.plan.set_verification(None);
+        recorder.set_slug(Some(files.slug()));
+        Some(files.path(None))
     }
 
     fn kept_document(&self, agent_id: Option<&str>) -> Option<(PathBuf, String)> {

@@ -26,8 +26,11 @@ pub mod exit;
 pub mod exit_tool;
 pub mod extension;
 pub mod files;
+pub mod fresh;
+pub mod progress;
 pub mod prompts;
 pub mod provider;
+pub mod review;
 pub mod session;
 pub mod slug;
 mod slug_words;
@@ -49,7 +52,7 @@ pub use extension::{PlanApprovalRoute, PlanExtension, PlanRoute};
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
 pub use provider::PlanAttachmentProvider;
-pub use session::PlanSession;
+pub use session::{PlanSession, plan_hash};
 pub use slug::PlanSlugs;
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,

@@ -214,6 +214,9 @@ pub struct PromptOptions {
     pub variant: PlanVariant,
     pub interview_phase: bool,
     pub is_sub_agent: bool,
+    /// A sub-agent that has Write or Edit and so can keep its own plan
+    /// file (Explore and Plan cannot: they report in their answer).
+    pub sub_agent_writes: bool,
 }
 
 impl PromptOptions {
@@ -231,6 +234,7 @@ impl PromptOptions {
             variant: config.variant,
             interview_phase: config.interview_phase,
             is_sub_agent,
+            sub_agent_writes: true,
         }
     }
 

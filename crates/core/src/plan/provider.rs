@@ -4,7 +4,8 @@
 //! the plan-mode prompts. Thin on purpose: every rule lives in the pure
 //! functions it calls.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use catui_protocol::Attachment;
 
@@ -15,6 +16,7 @@ use super::files::PlanFiles;
 use super::prompts::{PlanModeConfig, PromptOptions};
 use super::state::PlanState;
 use crate::engine::{AttachmentContext, AttachmentProvider};
+use crate::sync::lock;
 use catui_protocol::PermissionMode;
 
 /// Produces `plan_mode`, `plan_mode_reentry` and `plan_mode_exit`
@@ -25,6 +27,8 @@ pub struct PlanAttachmentProvider {
     state: Arc<PlanState>,
     files: Arc<PlanFiles>,
     config: PlanModeConfig,
+    /// Sub-agents seen without Write/Edit (their reminder has no plan file).
+    read_only_agents: Arc<Mutex<HashSet<String>>>,
 }
 
 impl PlanAttachmentProvider {
@@ -33,6 +37,7 @@ impl PlanAttachmentProvider {
             state,
             files,
             config,
+            read_only_agents: Arc::default(),
         }
     }
 
@@ -40,18 +45,29 @@ impl PlanAttachmentProvider {
     /// `<system-reminder>` by the engine).
     pub fn render(&self, attachment: &Attachment, agent_id: Option<&str>) -> String {
         let path = self.files.path(agent_id);
-        let options = PromptOptions::new(
+        let mut options = PromptOptions::new(
             path.to_string_lossy(),
             path.exists(),
             agent_id.is_some(),
             &self.config,
         );
+        options.sub_agent_writes =
+            agent_id.is_none_or(|id| !lock(&self.read_only_agents).contains(id));
         render_attachment(attachment, &options)
     }
 }
 
 impl AttachmentProvider for PlanAttachmentProvider {
     fn attachments(&self, ctx: &AttachmentContext<'_>) -> Vec<Attachment> {
+        if let Some(id) = ctx.agent_id {
+            let writes = ctx.tools.iter().any(|t| t == "Write" || t == "Edit");
+            let mut read_only = lock(&self.read_only_agents);
+            if writes {
+                read_only.remove(id);
+            } else {
+                read_only.insert(id.to_string());
+            }
+        }
         let path = self.files.path(ctx.agent_id);
         let input = PlanAttachmentInput {
             messages: ctx.messages,
@@ -95,6 +111,7 @@ mod tests {
             messages: messages.as_slice(),
             is_human_turn: true,
             agent_id: None,
+            tools: &[],
         });
         for a in &found {
             let text = if engine_rendering {

@@ -16,6 +16,8 @@ pub struct PlanSession {
     pub state: Arc<PlanState>,
     pub config: PlanModeConfig,
     pub provider: Arc<PlanAttachmentProvider>,
+    /// The approved plan's steps, bound to the todo list.
+    pub steps: super::progress::StepTracker,
     /// The plan text last shown for approval (for the next request's diff).
     presented: Mutex<Option<String>>,
     /// The approved plan's verification steps, shown when the run ends.
@@ -27,6 +29,12 @@ pub struct PlanSession {
     /// A headless planning run: presenting the plan ends the run (nobody
     /// is there to approve it).
     ends_run_at_plan: bool,
+    /// The conversation can start teammates (TeamCreate): the approved
+    /// plan's result suggests splitting the work.
+    team_tool: bool,
+    /// Plan snapshots are on (`CATUI_REMOTE`, `snapshotPlans`): every change
+    /// of the plan file made outside a tool call is kept in the transcript.
+    snapshots: bool,
 }
 
 impl PlanSession {
@@ -48,11 +56,14 @@ impl PlanSession {
             state,
             config,
             provider,
+            steps: Default::default(),
             presented: Mutex::new(None),
             verification: Mutex::new(None),
             editor,
             auto_gate_enabled,
             ends_run_at_plan: false,
+            team_tool: false,
+            snapshots: false,
         }
     }
 
@@ -60,6 +71,64 @@ impl PlanSession {
     pub fn ending_runs_at_plan(mut self, yes: bool) -> Self {
         self.ends_run_at_plan = yes;
         self
+    }
+
+    /// Marks the conversation as able to start teammates.
+    pub fn with_team_tool(mut self, yes: bool) -> Self {
+        self.team_tool = yes;
+        self
+    }
+
+    /// Turns plan snapshots on (see [`Self::snapshot`]).
+    pub fn with_snapshots(mut self, yes: bool) -> Self {
+        self.snapshots = yes;
+        self
+    }
+
+    /// Keeps the main plan file's current text in the transcript (key
+    /// `plan`) when snapshots are on. Write/Edit calls are snapshotted by the
+    /// recorder; this covers the other writers (the plan edited at
+    /// approval, `/plan open`).
+    pub fn snapshot(&self, session: &dyn crate::tools::SessionHooks) {
+        if !self.snapshots {
+            return;
+        }
+        if let Some(text) = self.files.read(None) {
+            let path = self.files.path(None).display().to_string();
+            session.snapshot_file(super::contract::PLAN_SNAPSHOT_KEY, &path, &text);
+        }
+    }
+
+    /// A new todo list: completed steps of the approved plan are checked
+    /// in the plan file's progress section (and the user told `3/5 steps`).
+    pub fn todos_changed(&self, todos: &[crate::tools::TodoItem], ctx: &crate::tools::ToolContext) {
+        let now = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+        let Some((section, done, total)) = self.steps.update(todos, &now) else {
+            return;
+        };
+        let path = self.files.path(None);
+        let Some(text) = self.files.read(None) else {
+            return;
+        };
+        let updated = super::progress::with_progress(&text, &section);
+        if let Err(e) = crate::tools::fs_atomic::write_atomic(&path, updated.as_bytes()) {
+            tracing::warn!(
+                "could not write the plan's progress to {}: {e}",
+                path.display()
+            );
+            return;
+        }
+        if let Some(session) = &ctx.session {
+            self.snapshot(session.0.as_ref());
+            session.0.notify(
+                "plan-progress",
+                &format!("Plan progress: {done}/{total} steps ({})", path.display()),
+            );
+        }
+    }
+
+    pub fn team_tool_available(&self) -> bool {
+        self.team_tool
     }
 
     /// Whether presenting the plan ends the main conversation's run.
@@ -79,6 +148,12 @@ impl PlanSession {
         diff
     }
 
+    /// The SHA-256 (hex) of the revision last shown for approval: what an
+    /// answer approves.
+    pub fn presented_hash(&self) -> Option<String> {
+        lock(&self.presented).as_deref().map(plan_hash)
+    }
+
     /// Forgets presented revisions (after an approval).
     pub fn clear_revisions(&self) {
         *lock(&self.presented) = None;
@@ -92,6 +167,14 @@ impl PlanSession {
     pub fn take_verification(&self) -> Option<String> {
         lock(&self.verification).take()
     }
+}
+
+/// The SHA-256 of a plan's text, as lowercase hex: the identity of the
+/// revision an approval is bound to.
+pub fn plan_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The body of the plan's verification section: the first Markdown heading

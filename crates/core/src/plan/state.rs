@@ -26,6 +26,19 @@ impl PlanState {
         Self::default()
     }
 
+    /// Forgets everything (`/clear`: a new conversation).
+    pub fn reset(&self) {
+        for flag in [
+            &self.needs_plan_mode_exit_attachment,
+            &self.has_exited_plan_mode_in_session,
+            &self.needs_auto_mode_exit_attachment,
+        ] {
+            flag.store(false, Ordering::SeqCst);
+        }
+        self.full_reminders_sent.store(0, Ordering::SeqCst);
+        self.sparse_reminders_sent.store(0, Ordering::SeqCst);
+    }
+
     /// Must be called on every permission-mode change, whichever way it
     /// happens (`/plan`, Shift+Tab, EnterPlanMode, ExitPlanMode, the
     /// `set_permission_mode` control). Entering plan mode cancels a pending

@@ -140,6 +140,7 @@ fn ctx(messages: &[Message]) -> AttachmentContext<'_> {
         messages,
         is_human_turn: true,
         agent_id: None,
+        tools: &[],
     }
 }
 

@@ -11,7 +11,11 @@
 //!    the call's `plan` input, else the plan under `## Approved Plan:` in
 //!    its result;
 //! 3. a user entry's `planContent`;
-//! 4. a `plan_file_reference` attachment's `planContent`.
+//! 4. a `plan_file_reference` attachment's `planContent`;
+//! 5. the plan file's own history: its last successful Write, with the
+//!    successful Edits after it replayed. This one wins over 2–4 when it is
+//!    more recent than the last ExitPlanMode call (a plan written but never
+//!    presented, or revised after it was).
 
 use std::path::{Path, PathBuf};
 
@@ -23,10 +27,7 @@ use crate::plan::PlanFiles;
 use crate::plan::contract::{APPROVED_PLAN_EDITED_HEADING, APPROVED_PLAN_HEADING};
 use crate::plan::slug::InvalidSlug;
 
-/// The `file_snapshot` key of plan snapshots.
-pub const PLAN_SNAPSHOT_KEY: &str = "plan";
-
-pub use crate::plan::contract::PLAN_REVISION_KEY;
+pub use crate::plan::contract::{PLAN_REVISION_KEY, PLAN_SNAPSHOT_KEY};
 
 /// The tool whose calls carry the plan.
 const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
@@ -41,6 +42,8 @@ pub enum PlanSource {
     ApprovedPlanResult,
     UserPlanContent,
     PlanFileReference,
+    /// Replayed from the Write/Edit calls on the plan file.
+    PlanFileWrites,
 }
 
 /// What [`copy_plan_for_resume`] did.
@@ -96,7 +99,7 @@ pub fn copy_plan_for_resume(
     if path.is_file() {
         return Ok(PlanRestore::Present { path });
     }
-    let Some((content, source)) = recover_plan_content(&resumed.entries) else {
+    let Some((content, source)) = recover_plan_for_path(&resumed.entries, &path) else {
         if !ever_planned(resumed, &path) {
             return Ok(PlanRestore::NeverPlanned { path });
         }
@@ -135,6 +138,79 @@ pub(crate) fn write_plan(path: &Path, content: &str) -> Result<(), PlanRestoreEr
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// [`recover_plan_content`] plus source 5, the Write/Edit calls on the
+/// plan file at `path`.
+pub fn recover_plan_for_path(
+    entries: &[TranscriptEntry],
+    path: &Path,
+) -> Option<(String, PlanSource)> {
+    let snapshot = recover_plan_content(entries).filter(|(_, s)| *s == PlanSource::FileSnapshot);
+    if snapshot.is_some() {
+        return snapshot;
+    }
+    let written = replay_plan_writes(entries, path);
+    let last_exit = entries.iter().rposition(|e| match &e.body {
+        EntryBody::Assistant { message, .. } => message
+            .tool_uses()
+            .any(|(_, name, _)| name == EXIT_PLAN_MODE_TOOL),
+        _ => false,
+    });
+    match (written, last_exit) {
+        (Some((plan, at)), exit) if exit.is_none_or(|e| at > e) => {
+            Some((plan, PlanSource::PlanFileWrites))
+        }
+        (written, _) => recover_plan_content(entries)
+            .or_else(|| written.map(|(plan, _)| (plan, PlanSource::PlanFileWrites))),
+    }
+}
+
+/// The plan file's text rebuilt from its last successful Write and the
+/// successful Edits after it, with the index of the entry of the last
+/// change. `None` when no Write of it succeeded or an Edit cannot be
+/// replayed (the text would be wrong).
+fn replay_plan_writes(entries: &[TranscriptEntry], path: &Path) -> Option<(String, usize)> {
+    let target = path.to_string_lossy();
+    let succeeded = |id: &str| {
+        entries.iter().any(|e| match &e.body {
+            EntryBody::User { message, .. } => message.content.iter().any(|b| {
+                matches!(b, ContentBlock::ToolResult { tool_use_id, is_error, .. }
+                    if tool_use_id == id && !is_error)
+            }),
+            _ => false,
+        })
+    };
+    let mut calls = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let EntryBody::Assistant { message, .. } = &e.body {
+            for (id, name, input) in message.tool_uses() {
+                let on_plan = input.get("file_path").and_then(|p| p.as_str()) == Some(&*target);
+                if on_plan && matches!(name, "Write" | "Edit") && succeeded(id) {
+                    calls.push((i, name.to_string(), input.clone()));
+                }
+            }
+        }
+    }
+    let start = calls.iter().rposition(|(_, name, _)| name == "Write")?;
+    let str_of =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|s| s.as_str()).map(str::to_string);
+    let mut text = str_of(&calls[start].2, "content")?;
+    let mut at = calls[start].0;
+    for (i, _, input) in &calls[start + 1..] {
+        let old = str_of(input, "old_string")?;
+        let new = str_of(input, "new_string")?;
+        if old.is_empty() || !text.contains(&old) {
+            return None;
+        }
+        text = if input.get("replace_all").and_then(|b| b.as_bool()) == Some(true) {
+            text.replace(&old, &new)
+        } else {
+            text.replacen(&old, &new, 1)
+        };
+        at = *i;
+    }
+    (!text.trim().is_empty()).then_some((text, at))
 }
 
 /// The most trusted copy of the plan found in `entries` (see the module

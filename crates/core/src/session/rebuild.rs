@@ -47,6 +47,9 @@ pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
                 ..
             }
             | EntryBody::Assistant { message, .. } => messages.push(message.clone()),
+            EntryBody::System { subtype, .. } if subtype == crate::engine::CONVERSATION_CLEARED => {
+                messages.clear();
+            }
             EntryBody::Summary { summary } => {
                 messages.clear();
                 messages.push(Message::user_text(summary_message_text(summary)));

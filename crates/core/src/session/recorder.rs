@@ -246,6 +246,10 @@ impl Recorder for TranscriptRecorder {
     fn unsaved(&self) -> Option<String> {
         self.unsaved_message()
     }
+
+    fn set_slug(&self, slug: Option<String>) {
+        TranscriptRecorder::set_slug(self, slug);
+    }
 }
 
 /// The transcript body for an engine record.

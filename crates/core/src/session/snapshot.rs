@@ -150,4 +150,8 @@ impl Recorder for PlanSnapshotRecorder {
     fn unsaved(&self) -> Option<String> {
         self.inner.unsaved()
     }
+
+    fn set_slug(&self, slug: Option<String>) {
+        self.inner.set_slug(slug);
+    }
 }

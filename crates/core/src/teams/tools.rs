@@ -93,6 +93,7 @@ impl TypedTool for TeamCreateTool {
         // Like starting a non-read-only agent: refused in plan mode.
         Access::Agent {
             subagent_type: "teammate".into(),
+            read_only: false,
         }
     }
 

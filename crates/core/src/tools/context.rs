@@ -67,6 +67,19 @@ pub struct ToolContext {
     pub values: ContextValues,
 }
 
+/// Told about each new todo list (TodoWrite); higher layers register one
+/// to follow the work (plan mode writes the plan's progress).
+#[derive(Clone)]
+pub struct TodoObserver(pub Arc<TodoObserverFn>);
+
+/// What a [`TodoObserver`] runs: the new list and the calling context.
+pub type TodoObserverFn = dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send + Sync;
+
+/// The prose of the assistant message whose tool calls are being run (a
+/// tool may show it when asking the user, as the model's reason).
+#[derive(Debug, Clone, Default)]
+pub struct CallingMessageText(pub String);
+
 /// A map from a type to one value of that type, shared by clones of a
 /// [`ToolContext`] until one of them inserts (copy on write). This is how
 /// plan mode, teams and sub-agents reach their tools without the tools
@@ -113,6 +126,9 @@ pub trait SessionHooks: Send + Sync {
     /// Keeps a file's content in the transcript under `key` (e.g. each
     /// revision of a plan shown for approval).
     fn snapshot_file(&self, key: &str, path: &str, content: &str);
+    /// Once the current tool calls are answered, continue in a fresh
+    /// conversation that starts with `prompt` (approve-and-start-clean).
+    fn start_fresh(&self, _prompt: String) {}
 }
 
 /// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).

@@ -29,7 +29,10 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use context::{ContextValues, FileStamp, SessionHandle, SessionHooks, ToolContext};
+pub use context::{
+    CallingMessageText, ContextValues, FileStamp, SessionHandle, SessionHooks, TodoObserver,
+    ToolContext,
+};
 pub use registry::ToolRegistry;
 pub use todo_write::{TodoItem, TodoStatus};
 

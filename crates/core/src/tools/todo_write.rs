@@ -97,6 +97,9 @@ impl TypedTool for TodoWriteTool {
             count(TodoStatus::Completed),
         );
         let display = checklist(&input.todos);
+        if let Some(observer) = ctx.values.get::<super::TodoObserver>() {
+            (observer.0)(&input.todos, ctx);
+        }
         ctx.set_todos(input.todos);
         Ok(ToolOutput::text(summary).with_display(display))
     }

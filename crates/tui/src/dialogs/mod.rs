@@ -3,8 +3,10 @@
 //! question dialog (`AskUserQuestion`). Each owns its state, turns keys
 //! into an outcome, and renders itself from that state alone.
 
+pub mod enter_plan;
 pub mod permission;
 pub mod plan;
+pub mod plan_review;
 pub mod question;
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
@@ -18,6 +20,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Padding, Paragraph, Widget};
 use crate::input::InputBox;
 use crate::wrap::wrap_line;
 
+pub use enter_plan::EnterPlanDialog;
 pub use permission::PermissionDialog;
 pub use plan::PlanDialog;
 pub use question::QuestionDialog;
@@ -40,6 +43,7 @@ pub enum DialogOutcome {
 #[derive(Debug, Clone)]
 pub enum Dialog {
     Permission(PermissionDialog),
+    EnterPlan(EnterPlanDialog),
     Plan(PlanDialog),
     Question(QuestionDialog),
 }
@@ -49,6 +53,7 @@ impl Dialog {
     pub fn for_request(request: PermissionRequest) -> Self {
         match request.tool_name.as_str() {
             "ExitPlanMode" => Dialog::Plan(PlanDialog::new(request)),
+            "EnterPlanMode" => Dialog::EnterPlan(EnterPlanDialog::new(request)),
             "AskUserQuestion" => match QuestionDialog::new(request) {
                 Ok(d) => Dialog::Question(d),
                 Err(request) => Dialog::Permission(PermissionDialog::new(*request)),
@@ -75,6 +80,7 @@ impl Dialog {
     pub fn request(&self) -> &PermissionRequest {
         match self {
             Dialog::Permission(d) => &d.request,
+            Dialog::EnterPlan(d) => &d.request,
             Dialog::Plan(d) => &d.request,
             Dialog::Question(d) => &d.request,
         }
@@ -83,6 +89,7 @@ impl Dialog {
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
         match self {
             Dialog::Permission(d) => d.handle_key(key),
+            Dialog::EnterPlan(d) => d.handle_key(key),
             Dialog::Plan(d) => d.handle_key(key),
             Dialog::Question(d) => d.handle_key(key),
         }
@@ -92,6 +99,7 @@ impl Dialog {
     pub fn paste(&mut self, text: &str) {
         let field = match self {
             Dialog::Permission(d) => d.feedback.as_mut(),
+            Dialog::EnterPlan(d) => d.feedback.as_mut(),
             Dialog::Plan(d) => d.feedback.as_mut(),
             Dialog::Question(d) => d.focused_text_field(),
         };
@@ -104,6 +112,7 @@ impl Dialog {
     pub fn desired_height(&self, width: u16, screen_height: u16) -> u16 {
         match self {
             Dialog::Permission(d) => d.desired_height(width),
+            Dialog::EnterPlan(d) => d.desired_height(width),
             // As tall as the plan needs, up to the screen.
             Dialog::Plan(d) => d.desired_height(width).min(screen_height),
             Dialog::Question(d) => d.desired_height(width),
@@ -113,6 +122,7 @@ impl Dialog {
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
         match self {
             Dialog::Permission(d) => d.render(area, buf),
+            Dialog::EnterPlan(d) => d.render(area, buf),
             Dialog::Plan(d) => d.render(area, buf),
             Dialog::Question(d) => d.render(area, buf),
         }
@@ -122,6 +132,7 @@ impl Dialog {
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
         match self {
             Dialog::Permission(d) => d.cursor(area),
+            Dialog::EnterPlan(d) => d.cursor(area),
             Dialog::Plan(d) => d.cursor(area),
             Dialog::Question(d) => d.cursor(area),
         }

@@ -20,6 +20,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use serde_json::{Value, json};
 
+use super::plan_review::Review;
 use super::{
     DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
     wrapped_height,
@@ -27,13 +28,15 @@ use super::{
 use crate::diff::diff_lines;
 use crate::input::InputBox;
 use crate::markdown::markdown_lines;
+use catui_core::plan::review::review_feedback;
 
 pub const TITLE: &str = "Exit plan mode?";
 const FEEDBACK_LABEL: &str = "  What should change? ";
-const OPTIONS: [&str; 3] = [
+const OPTIONS: [&str; 4] = [
     "Yes, and auto-accept edits",
     "Yes, and manually approve edits",
     "No, keep planning",
+    "Yes, clear the conversation and auto-accept edits",
 ];
 
 /// State of one plan approval.
@@ -54,6 +57,8 @@ pub struct PlanDialog {
     pub error: Option<String>,
     /// Set when reviewing a teammate's plan: its `name@team`.
     pub teammate: Option<String>,
+    /// Comments on lines of the plan (`c`).
+    pub review: Box<Review>,
 }
 
 impl PlanDialog {
@@ -80,6 +85,7 @@ impl PlanDialog {
             feedback: None,
             error: None,
             teammate: None,
+            review: Box::default(),
         }
     }
 
@@ -165,6 +171,7 @@ impl PlanDialog {
             .as_ref()
             .map(|f| f.text().trim().to_string())
             .unwrap_or_default();
+        let message = review_feedback(&self.plan, &message, &self.review.comments);
         if self.teammate.is_some() {
             return DialogOutcome::Review(Some(PlanDecision {
                 approved: false,
@@ -188,6 +195,21 @@ impl PlanDialog {
         match choice {
             0 => self.approve(json!("acceptEdits")),
             1 => self.approve(Value::Null),
+            3 => match self.approve(json!("acceptEdits")) {
+                // Implementation starts in a fresh conversation holding
+                // the approved plan.
+                DialogOutcome::Answer(PermissionAnswer::Allow {
+                    updated_input: Some(mut input),
+                    updated_permissions,
+                }) => {
+                    input["clearContext"] = json!(true);
+                    DialogOutcome::Answer(PermissionAnswer::Allow {
+                        updated_input: Some(input),
+                        updated_permissions,
+                    })
+                }
+                other => other,
+            },
             _ => self.open_feedback(),
         }
     }
@@ -202,6 +224,10 @@ impl PlanDialog {
 
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.review.active() {
+            self.review.handle_key(key, self.plan.lines().count());
+            return DialogOutcome::Pending;
+        }
         match key.code {
             KeyCode::Esc => return self.reject(),
             // A teammate's plan is its own to edit.
@@ -226,13 +252,20 @@ impl PlanDialog {
             }
             return DialogOutcome::Pending;
         }
+        let last = self.options().len() - 1;
         match key.code {
-            KeyCode::Char(c @ '1'..='3') => return self.choose(c as usize - '1' as usize),
+            KeyCode::Char(c @ '1'..='4') if (c as usize - '1' as usize) <= last => {
+                return self.choose(c as usize - '1' as usize);
+            }
+            KeyCode::Char('c') if self.teammate.is_none() => {
+                self.show_diff = false;
+                self.review.start();
+            }
             KeyCode::Char('d') if self.diff.is_some() => self.show_diff = !self.show_diff,
             KeyCode::Char('j') => self.scroll += 1,
             KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1).min(2),
+            KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1).min(last),
             KeyCode::Enter => return self.choose(self.selected),
             _ => {}
         }
@@ -240,6 +273,9 @@ impl PlanDialog {
     }
 
     fn pane_rows(&self, width: usize) -> Vec<Line<'static>> {
+        if self.review.active() {
+            return self.review.pane_rows(&self.plan, width).0;
+        }
         match (&self.diff, self.show_diff) {
             (Some(diff), true) => diff_lines(diff, width, usize::MAX),
             _ => markdown_lines(&self.plan, width),
@@ -263,9 +299,12 @@ impl PlanDialog {
         if let Some(e) = &self.error {
             rows.push(Line::styled(e.clone(), Style::default().fg(Color::Red)));
         }
+        if let Some(review) = self.review.hint() {
+            rows.push(Line::styled(review, Style::default().fg(Color::Yellow)));
+        }
         let mut hint = String::new();
         if self.teammate.is_none() {
-            hint.push_str("ctrl-g edit plan · ");
+            hint.push_str("ctrl-g edit plan · c comment on a line · ");
         }
         if self.diff.is_some() {
             hint.push_str(if self.show_diff {
@@ -339,7 +378,17 @@ impl PlanDialog {
         let rows = self.pane_rows(text_area.width.saturating_sub(1) as usize);
         let visible = text_area.height as usize;
         let max_scroll = rows.len().saturating_sub(visible);
-        let scroll = self.scroll.min(max_scroll);
+        let mut scroll = self.scroll.min(max_scroll);
+        if self.review.active() {
+            // Keep the line under review in view.
+            let width = text_area.width.saturating_sub(1) as usize;
+            let at = self.review.pane_rows(&self.plan, width).1;
+            if at < scroll {
+                scroll = at;
+            } else if at + 2 > scroll + visible {
+                scroll = (at + 2).saturating_sub(visible).min(max_scroll);
+            }
+        }
         let shown: Vec<Line<'static>> = rows.into_iter().skip(scroll).take(visible).collect();
         Paragraph::new(shown).render(text_area, buf);
         if max_scroll > 0 {
@@ -364,140 +413,5 @@ impl PlanDialog {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dialog() -> PlanDialog {
-        PlanDialog::new(PermissionRequest {
-            tool_use_id: "t1".into(),
-            tool_name: "ExitPlanMode".into(),
-            input: json!({"plan": "# Plan\n1. do it", "planFilePath": "/p/plan.md", "planDiff": "-old\n+new"}),
-            reason: String::new(),
-            agent_id: None,
-            suggestion: None,
-        })
-    }
-
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
-    }
-
-    fn allowed_input(outcome: DialogOutcome) -> Value {
-        match outcome {
-            DialogOutcome::Answer(PermissionAnswer::Allow {
-                updated_input: Some(v),
-                ..
-            }) => v,
-            other => panic!("expected allow, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn approval_options_set_the_mode_to_restore() {
-        let v = allowed_input(dialog().handle_key(key(KeyCode::Char('1'))));
-        assert_eq!(v["mode"], "acceptEdits");
-        assert_eq!(v["plan"], "# Plan\n1. do it");
-        assert_eq!(v["planFilePath"], "/p/plan.md");
-        let mut d = dialog();
-        d.handle_key(key(KeyCode::Down));
-        let v = allowed_input(d.handle_key(key(KeyCode::Enter)));
-        assert_eq!(v["mode"], Value::Null);
-    }
-
-    #[test]
-    fn keep_planning_sends_feedback() {
-        let mut d = dialog();
-        assert_eq!(
-            d.handle_key(key(KeyCode::Char('3'))),
-            DialogOutcome::Pending
-        );
-        for c in "add tests".chars() {
-            d.handle_key(key(KeyCode::Char(c)));
-        }
-        assert_eq!(
-            d.handle_key(key(KeyCode::Enter)),
-            DialogOutcome::Answer(PermissionAnswer::Deny {
-                message: "add tests".into()
-            })
-        );
-    }
-
-    #[test]
-    fn edited_plan_is_what_gets_approved_and_d_toggles_the_diff() {
-        let mut d = dialog();
-        d.handle_key(key(KeyCode::Char('d')));
-        assert!(d.show_diff);
-        assert_eq!(
-            d.handle_key(KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL)),
-            DialogOutcome::EditPlan
-        );
-        d.set_edited_plan("# Plan\n1. do it better".into());
-        assert!(d.edited && !d.show_diff);
-        let v = allowed_input(d.handle_key(key(KeyCode::Char('2'))));
-        assert_eq!(v["plan"], "# Plan\n1. do it better");
-        d.set_edited_plan("  ".into());
-        assert!(d.error.is_some());
-    }
-
-    fn teammate_dialog() -> PlanDialog {
-        PlanDialog::for_teammate(&PlanReviewRequest {
-            team: "core".into(),
-            from: "amy".into(),
-            request_id: "plan_approval-7-amy@core".into(),
-            plan_file_path: "/p/amy.md".into(),
-            plan: "# Amy's plan".into(),
-        })
-    }
-
-    #[test]
-    fn a_teammates_plan_is_approved_rejected_with_feedback_or_handed_on() {
-        let mut d = teammate_dialog();
-        assert_eq!(d.request.tool_use_id, "plan_approval-7-amy@core");
-        assert_eq!(d.plan, "# Amy's plan");
-        assert_eq!(
-            d.options()[0],
-            "Approve: amy leaves plan mode and carries it out"
-        );
-        assert_eq!(
-            d.handle_key(key(KeyCode::Enter)),
-            DialogOutcome::Review(Some(PlanDecision {
-                approved: true,
-                feedback: None
-            }))
-        );
-
-        let mut d = teammate_dialog();
-        assert_eq!(
-            d.handle_key(key(KeyCode::Char('2'))),
-            DialogOutcome::Pending
-        );
-        for c in "split step 2".chars() {
-            d.handle_key(key(KeyCode::Char(c)));
-        }
-        assert_eq!(
-            d.handle_key(key(KeyCode::Enter)),
-            DialogOutcome::Review(Some(PlanDecision {
-                approved: false,
-                feedback: Some("split step 2".into())
-            }))
-        );
-
-        let mut d = teammate_dialog();
-        assert_eq!(
-            d.handle_key(key(KeyCode::Char('3'))),
-            DialogOutcome::Review(None)
-        );
-        // Esc rejects; Ctrl+G does not edit someone else's plan.
-        assert_eq!(
-            d.handle_key(KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL)),
-            DialogOutcome::Pending
-        );
-        assert_eq!(
-            d.handle_key(key(KeyCode::Esc)),
-            DialogOutcome::Review(Some(PlanDecision {
-                approved: false,
-                feedback: None
-            }))
-        );
-    }
-}
+#[path = "plan_tests.rs"]
+mod tests;

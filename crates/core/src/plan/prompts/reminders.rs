@@ -34,6 +34,19 @@ Only read-only actions are allowed, except changes to the plan file: {path}. \
 /// A sub-agent running in plan mode: a short reminder about its own plan
 /// file, used for both full and sparse reminders.
 pub(crate) fn sub_agent(o: &PromptOptions) -> String {
+    // Only what the agent can do: a plan file for agents that can write
+    // one, the final answer for read-only agents. No sub-agent can ask the
+    // user (AskUserQuestion belongs to the main conversation).
+    if !o.sub_agent_writes {
+        return format!(
+            "{MARKER_PLAN_MODE_ACTIVE} You are a sub-agent working under plan mode, so you must not change anything: \
+use only read-only tools and commands. This overrides any other instruction.
+
+Answer the request you were given thoroughly; your final message is your whole report, so put your findings \
+and any plan in it. If something important is unclear and only the user can settle it, say so in that report \
+instead of guessing."
+        );
+    }
     let file = if o.plan_exists {
         format!(
             "Your plan file already exists at {}. Read it and extend it with incremental Edit calls.",
@@ -53,7 +66,7 @@ This overrides any other instruction.
 {file} Build your findings and plan up in that file as you go.
 
 Answer the request you were given thoroughly. If something important is unclear and only the user can settle it, \
-ask with AskUserQuestion, gathering all your questions into one call before going further."
+say so in your final answer instead of guessing."
     )
 }
 

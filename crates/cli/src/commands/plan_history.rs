@@ -1,0 +1,131 @@
+//! A plan's history as the session transcripts recorded it: each revision
+//! shown for approval (`plan_revision` snapshots) and the revision the user
+//! approved (`plan_approved`, bound to its SHA-256). `catui plans show`
+//! marks the approved revision; `catui plans export` copies the approved
+//! plan into the repository with the history as a Markdown appendix.
+
+use std::path::{Path, PathBuf};
+
+use catui_core::plan::contract::{PLAN_APPROVED_KEY, PLAN_REVISION_KEY};
+use catui_core::plan::plan_hash;
+use catui_core::session::{EntryBody, list_sessions};
+
+use super::Project;
+
+/// One recorded revision of a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revision {
+    /// RFC 3339 time of the transcript entry.
+    pub timestamp: String,
+    pub session_id: String,
+    pub content: String,
+    pub hash: String,
+    /// True for the approved revision, false for one shown for approval.
+    pub approved: bool,
+}
+
+/// The revisions of the plan file `{slug}.md`, oldest first, from every
+/// transcript of the project. Unreadable transcripts are skipped.
+pub fn revisions(project: &Project, slug: &str) -> Vec<Revision> {
+    let file_name = format!("{slug}.md");
+    let mut out = Vec::new();
+    for session in list_sessions(&project.sessions_dir()) {
+        let Ok(loaded) = catui_core::session::transcript::load(&session.path) else {
+            continue;
+        };
+        for entry in loaded.entries {
+            let EntryBody::FileSnapshot { key, path, content } = entry.body else {
+                continue;
+            };
+            let approved = key == PLAN_APPROVED_KEY;
+            if !(approved || key == PLAN_REVISION_KEY)
+                || Path::new(&path).file_name().and_then(|n| n.to_str()) != Some(&file_name)
+            {
+                continue;
+            }
+            out.push(Revision {
+                timestamp: entry.timestamp,
+                session_id: entry.session_id,
+                hash: plan_hash(&content),
+                content,
+                approved,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.timestamp.cmp(&b.timestamp));
+    out
+}
+
+/// The last approved revision, if any.
+pub fn approved(revisions: &[Revision]) -> Option<&Revision> {
+    revisions.iter().rev().find(|r| r.approved)
+}
+
+/// The line `catui plans show` adds under a plan that was approved.
+pub fn approval_note(revisions: &[Revision], current: &str) -> Option<String> {
+    let approved = approved(revisions)?;
+    let short = &approved.hash[..12.min(approved.hash.len())];
+    let state = if plan_hash(current) == approved.hash {
+        "this is the approved revision"
+    } else {
+        "the file has changed since it was approved"
+    };
+    Some(format!(
+        "Approved revision: sha256 {short} at {} (session {}); {state}.",
+        approved.timestamp, approved.session_id
+    ))
+}
+
+/// The exported document: the approved plan, then its history.
+pub fn export_text(slug: &str, plan: &str, revisions: &[Revision]) -> String {
+    let mut out = plan.trim_end().to_string();
+    out.push_str("\n\n---\n\n## Appendix: revision history\n\n");
+    out.push_str(&format!(
+        "Plan `{slug}`, exported by `catui plans export`. Each revision below was shown for approval; the approved one is marked.\n"
+    ));
+    let mut previous: Option<&str> = None;
+    let mut number = 0;
+    for r in revisions {
+        if previous == Some(r.content.as_str()) {
+            // The approval of the revision just shown: mark, don't repeat.
+            if r.approved {
+                out.push_str(&format!(
+                    "\n**Approved** at {} (sha256 `{}`).\n",
+                    r.timestamp,
+                    &r.hash[..12.min(r.hash.len())]
+                ));
+            }
+            continue;
+        }
+        number += 1;
+        out.push_str(&format!(
+            "\n### Revision {number}{} — {} (sha256 `{}`)\n\n",
+            if r.approved { ", approved" } else { "" },
+            r.timestamp,
+            &r.hash[..12.min(r.hash.len())]
+        ));
+        match previous {
+            None => {
+                out.push_str("```markdown\n");
+                out.push_str(r.content.trim_end());
+                out.push_str("\n```\n");
+            }
+            Some(before) => {
+                out.push_str("Changes from the previous revision:\n\n```diff\n");
+                out.push_str(catui_core::plan::plan_diff(before, &r.content).trim_end());
+                out.push_str("\n```\n");
+            }
+        }
+        previous = Some(r.content.as_str());
+    }
+    if number == 0 {
+        out.push_str("\nNo revision was recorded in this project's transcripts.\n");
+    }
+    out
+}
+
+/// Where `catui plans export` writes by default: `docs/plans/` of the
+/// project.
+pub fn default_export_dir(project: &Project) -> PathBuf {
+    project.cwd.join("docs").join("plans")
+}

@@ -1,0 +1,267 @@
+//! Plan mode beyond the reference (issue 22): approval bound to the plan's
+//! hash, line-anchored review comments, plan steps ↔ todos with progress
+//! written back, approve-and-start-clean, and `catui plans export` — the
+//! real binary over stream-json against the testkit mock model.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use catui_testkit::{MockServer, Turn};
+use common::{Sandbox, StreamSession, result_of, writes_plan_then_exits};
+use serde_json::{Value, json};
+
+fn allow(request_id: &Value, updated: Value) -> Value {
+    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
+        "response":{"behavior":"allow","updatedInput":updated}}})
+}
+
+fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
+    let out = sb.bare().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn slug_of(plan_file: &str) -> String {
+    std::path::Path::new(plan_file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The plan file changes between presentation and answer: the answer is
+/// refused, the new text is presented again with its diff, and only the
+/// text actually approved is recorded as approved; `plans show` marks it
+/// and `plans export` copies it with its history.
+#[test]
+fn approval_is_bound_to_the_presented_text() {
+    let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
+            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+            .turn(Turn::text("Approved, implementing.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan a flag");
+    let ask1 = s.wait_type("control_request");
+    let input1 = ask1["request"]["input"].clone();
+    let hash1 = input1["planHash"].as_str().unwrap().to_string();
+    assert_eq!(hash1.len(), 64);
+    let plan_file = input1["planFilePath"].as_str().unwrap().to_string();
+    // Someone else rewrites the plan while the user reads it.
+    std::fs::write(
+        &plan_file,
+        "# Plan\n\n1. Add a flag\n2. Delete the database\n",
+    )
+    .unwrap();
+    s.send(allow(&ask1["request_id"], input1));
+
+    // The model tries again: the new text comes with its diff and hash.
+    let ask2 = s.wait_type("control_request");
+    let input2 = ask2["request"]["input"].clone();
+    assert_ne!(input2["planHash"], hash1.as_str());
+    assert!(
+        input2["planDiff"]
+            .as_str()
+            .unwrap()
+            .contains("+2. Delete the database"),
+        "{input2}"
+    );
+    s.send(allow(&ask2["request_id"], input2.clone()));
+    let r = s.wait_type("result");
+    assert_eq!(r["result"], "Approved, implementing.");
+    assert_eq!(r["permission_mode"], "default");
+    s.finish();
+
+    let reqs = server.requests();
+    let (refused, is_error) = result_of(&reqs[2], "x");
+    assert!(is_error, "{refused}");
+    assert!(
+        refused.contains("changed after it was shown for approval"),
+        "{refused}"
+    );
+    let (approved, is_error) = result_of(&reqs[3], "x2");
+    assert!(
+        !is_error && approved.contains("2. Delete the database"),
+        "{approved}"
+    );
+
+    // `plans show` marks the approved revision.
+    let slug = slug_of(&plan_file);
+    let (code, shown, err) = run(&sb, &["plans", "show", &slug]);
+    assert_eq!(code, 0, "{err}");
+    let short = &input2["planHash"].as_str().unwrap()[..12];
+    assert!(
+        shown.contains(&format!("Approved revision: sha256 {short}"))
+            && shown.contains("this is the approved revision"),
+        "{shown}"
+    );
+
+    // `plans export` copies the approved plan with its history.
+    let (code, out, err) = run(&sb, &["plans", "export", &slug]);
+    assert_eq!(code, 0, "{err}");
+    let exported = sb.project().join(format!("docs/plans/{slug}.md"));
+    assert!(out.contains(&exported.display().to_string()), "{out}");
+    let text = std::fs::read_to_string(&exported).unwrap();
+    assert!(
+        text.starts_with("# Plan\n\n1. Add a flag\n2. Delete the database"),
+        "{text}"
+    );
+    assert!(text.contains("## Appendix: revision history"), "{text}");
+    assert!(text.contains("### Revision 1"), "{text}");
+    assert!(
+        text.contains("### Revision 2, approved") || text.contains("**Approved**"),
+        "{text}"
+    );
+    assert!(text.contains("+2. Delete the database"), "{text}");
+
+    // A plan that was never approved is not exported.
+    let (code, _, err) = run(&sb, &["plans", "export", "no-such-plan"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("never approved"), "{err}");
+}
+
+/// A deny may carry comments on lines of the plan; the model gets each
+/// comment under the quoted line.
+#[test]
+fn review_comments_reach_the_model_under_their_lines() {
+    let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(
+            &plans_dir,
+            "# Plan\n1. Parse --json\n2. Serialise with json.dumps\n",
+        )
+        .turn(Turn::text("Revising.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan it");
+    let ask = s.wait_type("control_request");
+    s.send(
+        json!({"type":"control_response","response":{"subtype":"success",
+        "request_id": ask["request_id"],
+        "response":{"behavior":"deny","message":"Close, two notes.",
+            "comments":[{"line":3,"text":"Use orjson."},{"line":2,"text":"Also accept -j."}]}}}),
+    );
+    s.wait_type("result");
+    s.finish();
+    let (text, is_error) = result_of(&server.requests()[2], "x");
+    assert!(is_error);
+    assert!(
+        text.contains(
+            "Close, two notes.\n\nComments on lines of the plan:\n\n> line 2: 1. Parse --json\nAlso accept -j.\n\n> line 3: 2. Serialise with json.dumps\nUse orjson."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("still in plan mode"), "{text}");
+}
+
+/// On approval the plan's steps become the todo list; completing todos
+/// writes a progress section into the plan file.
+#[test]
+fn plan_steps_seed_todos_and_progress_is_written_back() {
+    let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let todos = |done: usize| {
+        let steps = ["Parse the flag", "Print JSON", "Add tests"];
+        let list: Vec<Value> = steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                json!({"content": s, "activeForm": format!("Doing: {s}"),
+                    "status": if i < done { "completed" } else if i == done { "in_progress" } else { "pending" }})
+            })
+            .collect();
+        json!({ "todos": list })
+    };
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(
+            &plans_dir,
+            "# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n",
+        )
+        .turn(Turn::tool_use("t1", "TodoWrite", todos(1)))
+        .turn(Turn::tool_use("t2", "TodoWrite", todos(2)))
+        .turn(Turn::text("Two steps done.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan and do it");
+    let ask = s.wait_type("control_request");
+    let plan_file = ask["request"]["input"]["planFilePath"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.send(allow(&ask["request_id"], json!({"mode": "acceptEdits"})));
+    assert_eq!(s.wait_type("result")["result"], "Two steps done.");
+    let (_, seen) = s.finish();
+
+    let reqs = server.requests();
+    let (approved, _) = result_of(&reqs[2], "x");
+    assert!(
+        approved.contains("The plan's 3 numbered steps are now your todo list"),
+        "{approved}"
+    );
+    let plan = std::fs::read_to_string(&plan_file).unwrap();
+    assert!(plan.starts_with("# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n"));
+    assert!(plan.contains("## Progress"), "{plan}");
+    assert!(plan.contains("2/3 steps done"), "{plan}");
+    assert!(plan.contains("- [x] 1. Parse the flag — done "), "{plan}");
+    assert!(plan.contains("- [x] 2. Print JSON — done "), "{plan}");
+    assert!(plan.contains("- [ ] 3. Add tests"), "{plan}");
+    let progress: Vec<&Value> = seen
+        .iter()
+        .filter(|v| v["key"] == "plan-progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{seen:#?}");
+    assert!(
+        progress[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Plan progress: 2/3 steps")
+    );
+}
+
+/// "Yes, clear the conversation and auto-accept edits": the work continues
+/// in a fresh conversation holding the approved plan and the files it
+/// names.
+#[test]
+fn approve_and_start_clean() {
+    let sb = Sandbox::new();
+    sb.write("src/cli.py", "print('hello')\n");
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add --json to `src/cli.py`\n")
+            .turn(Turn::text("Starting from the plan.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("a long planning conversation about SECRET-TOPIC");
+    let ask = s.wait_type("control_request");
+    s.send(allow(
+        &ask["request_id"],
+        json!({"mode": "acceptEdits", "clearContext": true}),
+    ));
+    let r = s.wait_type("result");
+    assert_eq!(r["result"], "Starting from the plan.");
+    assert_eq!(r["permission_mode"], "acceptEdits");
+    s.finish();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let messages = reqs[2].messages();
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    let sent = serde_json::to_string(messages).unwrap();
+    assert!(!sent.contains("SECRET-TOPIC"), "{sent}");
+    assert!(
+        sent.contains("This conversation was started fresh"),
+        "{sent}"
+    );
+    assert!(sent.contains("1. Add --json to `src/cli.py`"), "{sent}");
+    assert!(sent.contains("print('hello')"), "{sent}");
+}
