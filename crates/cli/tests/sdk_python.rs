@@ -16,10 +16,9 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
 
 use catui_testkit::{MockServer, Script, Turn};
-use common::{Sandbox, result_of};
+use common::{Sandbox, result_of, sdk_cases};
 use serde_json::{Value, json};
 
 fn python() -> PathBuf {
@@ -66,12 +65,7 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn query_one_shot_parses_every_message() {
-    let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Hello there."))).unwrap();
-    let facts = scenario(&sb, &server, "one_shot");
-    assert_eq!(facts["result"], "Hello there.");
-    assert_eq!(server.requests().len(), 1);
+    sdk_cases::one_shot(scenario);
 }
 
 #[test]
@@ -95,71 +89,19 @@ fn client_keeps_the_conversation_across_queries() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn can_use_tool_denies_edits_input_and_adds_rules() {
-    let sb = Sandbox::new();
-    let dir = sb.project();
-    let path = |n: &str| dir.join(n).to_string_lossy().to_string();
-    let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": path("denied.txt"), "content": "x"}),
-            ))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": path("edited.txt"), "content": "from the model"}),
-            ))
-            .turn(Turn::tool_use(
-                "w3",
-                "Write",
-                json!({"file_path": path("free.txt"), "content": "no prompt"}),
-            ))
-            .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let facts = scenario(&sb, &server, "can_use_tool");
-    assert_eq!(facts["asked"], 2);
-    assert!(!dir.join("denied.txt").exists());
-    assert_eq!(
-        std::fs::read_to_string(dir.join("edited.txt")).unwrap(),
-        "edited by the client"
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.join("free.txt")).unwrap(),
-        "no prompt"
-    );
-    let (text, is_error) = result_of(&server.requests()[1], "w1");
-    assert!(is_error && text.contains("not that file"), "{text}");
-}
-
-fn plan_approval(how: &str) {
-    let sb = Sandbox::new();
-    let (script, target) = common::sdk_plan_script(&sb);
-    let server = MockServer::start_blocking(script).unwrap();
-    let facts = scenario(&sb, &server, how);
-    assert_eq!(
-        facts["modes"].as_array().unwrap().last().unwrap(),
-        "acceptEdits"
-    );
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), "built");
-    let (early, is_error) = result_of(&server.requests()[1], "early");
-    assert!(
-        is_error,
-        "the edit before approval must be refused: {early}"
-    );
+    sdk_cases::can_use_tool(scenario);
 }
 
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn plan_approved_with_set_mode_restores_accept_edits() {
-    plan_approval("plan_set_mode");
+    sdk_cases::plan_approval(scenario, "plan_set_mode");
 }
 
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn plan_approved_with_updated_input_mode() {
-    plan_approval("plan_input_mode");
+    sdk_cases::plan_approval(scenario, "plan_input_mode");
 }
 
 #[test]
@@ -175,15 +117,7 @@ fn control_requests_are_answered() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn interrupt_stops_the_turn_and_the_session_goes_on() {
-    let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::text("slow").delay(Duration::from_secs(30)))
-            .turn(Turn::text("back")),
-    )
-    .unwrap();
-    let facts = scenario(&sb, &server, "interrupt");
-    assert_eq!(facts["second"], "back");
+    sdk_cases::interrupt(scenario);
 }
 
 #[test]
@@ -316,21 +250,6 @@ fn prompt_and_stop_hooks_run_as_sdk_callbacks() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn a_deny_with_interrupt_stops_the_turn() {
-    let sb = Sandbox::new();
-    let target = sb.project().join("out.txt");
-    let server = MockServer::start_blocking(
-        Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
-            ))
-            .turn(Turn::text("must not be asked for")),
-    )
-    .unwrap();
-    let facts = scenario(&sb, &server, "deny_interrupts");
+    let facts = sdk_cases::deny_interrupts(scenario);
     assert_eq!(facts["subtype"], "error_during_execution");
-    assert!(!target.exists());
-    // The turn stopped: the model was not asked again.
-    assert_eq!(server.requests().len(), 1);
 }
