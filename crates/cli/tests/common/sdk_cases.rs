@@ -1,0 +1,120 @@
+//! Scenarios both official Agent SDK suites run (sdk_python.rs, sdk_ts.rs):
+//! the mock's script and the checks of what the model was sent live here
+//! once; each suite passes its own runner, which starts the SDK's scenario
+//! of the same name and returns the JSON facts it printed.
+
+use std::time::Duration;
+
+use catui_testkit::{MockServer, Script, Turn};
+use serde_json::{Value, json};
+
+use super::{Sandbox, result_of};
+
+/// Runs the SDK scenario `name` against `server`; returns its facts.
+pub type Runner = fn(&Sandbox, &MockServer, &str) -> Value;
+
+/// `query()` one-shot: one request, the answer is the result.
+pub fn one_shot(run: Runner) {
+    let sb = Sandbox::new();
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("Hello there."))).unwrap();
+    let facts = run(&sb, &server, "one_shot");
+    assert_eq!(facts["result"], "Hello there.");
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// `can_use_tool` denies one write, edits the input of another, and adds a
+/// rule that lets the third run without asking.
+pub fn can_use_tool(run: Runner) {
+    let sb = Sandbox::new();
+    let dir = sb.project();
+    let path = |n: &str| dir.join(n).to_string_lossy().to_string();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": path("denied.txt"), "content": "x"}),
+            ))
+            .turn(Turn::tool_use(
+                "w2",
+                "Write",
+                json!({"file_path": path("edited.txt"), "content": "from the model"}),
+            ))
+            .turn(Turn::tool_use(
+                "w3",
+                "Write",
+                json!({"file_path": path("free.txt"), "content": "no prompt"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "can_use_tool");
+    assert_eq!(facts["asked"], 2);
+    assert!(!dir.join("denied.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("edited.txt")).unwrap(),
+        "edited by the client"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("free.txt")).unwrap(),
+        "no prompt"
+    );
+    let (text, is_error) = result_of(&server.requests()[1], "w1");
+    assert!(is_error && text.contains("not that file"), "{text}");
+}
+
+/// Plan mode approved through the SDK scenario `name`: the session ends in
+/// acceptEdits, the edit after approval lands, the one before is refused.
+pub fn plan_approval(run: Runner, name: &str) {
+    let sb = Sandbox::new();
+    let (script, target) = super::sdk_plan_script(&sb);
+    let server = MockServer::start_blocking(script).unwrap();
+    let facts = run(&sb, &server, name);
+    assert_eq!(
+        facts["modes"].as_array().unwrap().last().unwrap(),
+        "acceptEdits"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "built");
+    let (early, is_error) = result_of(&server.requests()[1], "early");
+    assert!(
+        is_error,
+        "the edit before approval must be refused: {early}"
+    );
+}
+
+/// An interrupt stops a slow turn and the next query is answered.
+pub fn interrupt(run: Runner) {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("slow").delay(Duration::from_secs(30)))
+            .turn(Turn::text("back")),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "interrupt");
+    assert_eq!(facts["second"], "back");
+}
+
+/// A `can_use_tool` deny with `interrupt: true`: nothing is written and the
+/// model is not asked again. Returns the facts for the SDK's own checks of
+/// how it reports the stopped turn.
+pub fn deny_interrupts(run: Runner) -> Value {
+    let sb = Sandbox::new();
+    let target = sb.project().join("out.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
+            ))
+            .turn(Turn::text("must not be asked for")),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "deny_interrupts");
+    assert!(!target.exists());
+    // The turn stopped: the model was not asked again.
+    assert_eq!(server.requests().len(), 1);
+    facts
+}
