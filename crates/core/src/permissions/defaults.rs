@@ -93,6 +93,14 @@ pub(super) fn plan_mode(
         Access::Agent {
             read_only: true, ..
         } => Verdict::Allow(Grant::Explicit),
+        // The caller still asks (or applies rules) as in any mode.
+        Access::External {
+            read_only: true, ..
+        } => Verdict::Allow(Grant::Explicit),
+        Access::External { .. } => Verdict::Deny(format!(
+            "Plan mode is active: {} may change something outside the project (its server does not mark it read-only), so it cannot run while planning. Describe what it would do in the plan instead. {closing}",
+            call.tool_name
+        )),
         Access::Agent { subagent_type, .. } => Verdict::Deny(format!(
             "Plan mode is active: only read-only agents (such as {}, or custom agents whose tools only read) may be started, not `{subagent_type}`. {closing}",
             READ_ONLY_AGENT_TYPES.join(", ")

@@ -66,6 +66,15 @@ pub enum Access {
         subagent_type: String,
         read_only: bool,
     },
+    /// Reaches something outside the project's files and shell: a web page
+    /// (WebFetch, `domain` set) or a tool of an MCP server. Asks unless a
+    /// rule allows it (or the mode bypasses permissions); plan mode refuses
+    /// it unless `read_only` (the tool's or the server's word, or the
+    /// user's override of it).
+    External {
+        domain: Option<String>,
+        read_only: bool,
+    },
 }
 
 /// Why an allowed call may run, which decides how it runs.
@@ -280,6 +289,10 @@ impl Target {
         match &call.access {
             Access::Shell { command, .. } => format!("`{}`", command.trim()),
             Access::Agent { subagent_type, .. } => format!("agent `{subagent_type}`"),
+            Access::External {
+                domain: Some(domain),
+                ..
+            } => domain.clone(),
             _ => match self.paths.first() {
                 Some((p, _)) => p.display().to_string(),
                 None => call.tool_name.clone(),
@@ -325,9 +338,28 @@ fn rule_matches(rule: &SourcedRule, call: &CallInfo, target: &Target, lenient: b
             None => true,
             Some(spec) => spec == subagent_type,
         },
-        // Specifiers of other tools (`WebFetch(domain:...)`) are reserved.
+        // `WebFetch(domain:example.com)`: that host and its subdomains.
+        Access::External { domain, .. } => match &rule.rule.specifier {
+            None => true,
+            Some(spec) => match (spec.strip_prefix("domain:"), domain) {
+                (Some(want), Some(host)) => domain_matches(want.trim(), host),
+                _ => false,
+            },
+        },
         Access::Interaction | Access::Session => rule.rule.specifier.is_none(),
     }
+}
+
+/// Whether `host` is `want` or one of its subdomains (`*.` before `want`
+/// means the same), compared without case.
+fn domain_matches(want: &str, host: &str) -> bool {
+    let want = want.strip_prefix("*.").unwrap_or(want).to_ascii_lowercase();
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    !want.is_empty()
+        && (host == want
+            || host
+                .strip_suffix(&want)
+                .is_some_and(|rest| rest.ends_with('.')))
 }
 
 fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdict {
@@ -376,7 +408,10 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
             why: AskWhy::AskRule(rule.clone()),
         };
     }
-    if let Some(verdict) = plan {
+    // Outside tools that plan mode lets through still ask as in any mode.
+    if let Some(verdict) = plan
+        && !matches!(call.access, Access::External { .. })
+    {
         return verdict;
     }
     let working_dirs = defaults::canonical_working_dirs(ctx);
@@ -409,6 +444,25 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
                 },
             }
         }
+        Access::External { .. } if ctx.mode == PermissionMode::BypassPermissions => {
+            Verdict::Allow(Grant::Explicit)
+        }
+        Access::External { domain, .. } => Verdict::Ask {
+            reason: match domain {
+                Some(domain) => format!("{} wants to fetch from {domain}", call.tool_name),
+                None => format!("{} needs your permission", call.tool_name),
+            },
+            why: AskWhy::Default {
+                suggestion: Some(match domain {
+                    Some(domain) => Rule {
+                        tool: call.tool_name.clone(),
+                        specifier: Some(format!("domain:{domain}")),
+                    },
+                    None => Rule::tool(call.tool_name.clone()),
+                }),
+                accept_edits_would_allow: false,
+            },
+        },
         _ if call.read_only || ctx.mode == PermissionMode::BypassPermissions => {
             Verdict::Allow(Grant::Explicit)
         }
