@@ -158,9 +158,12 @@ pub struct SdkArgs {
     pub setting_sources: Option<String>,
     #[arg(long, hide = true)]
     pub include_hook_events: bool,
-    #[arg(long, hide = true)]
+    /// MCP servers for this run: a JSON file or inline JSON
+    /// (`{"mcpServers": {...}}`, as in .mcp.json); repeatable.
+    #[arg(long, value_name = "FILE|JSON")]
     pub mcp_config: Vec<String>,
-    #[arg(long, hide = true)]
+    /// Use only the --mcp-config servers (not .mcp.json or settings).
+    #[arg(long)]
     pub strict_mcp_config: bool,
     #[arg(long, hide = true)]
     pub fallback_model: Option<String>,
@@ -224,11 +227,26 @@ pub enum Command {
     Acp,
     /// List this project's sessions.
     Sessions,
+    /// The project's MCP servers: list them, or approve or reject the
+    /// ones its .mcp.json names (all of them when no name is given).
+    Mcp {
+        #[command(subcommand)]
+        action: Option<McpAction>,
+    },
+    /// Trust this project: its own hooks run and its MCP servers start.
+    Trust,
     /// The plan files: list, show SLUG, path.
     Plans {
         #[command(subcommand)]
         action: Option<PlansAction>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    List,
+    Approve { names: Vec<String> },
+    Reject { names: Vec<String> },
 }
 
 #[derive(Debug, Subcommand)]

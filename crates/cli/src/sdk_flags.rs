@@ -101,11 +101,6 @@ pub fn unsupported(args: &Args) -> Vec<String> {
         "hooks run, but no hook_started/hook_response lines are printed",
     );
     note(
-        !sdk.mcp_config.is_empty() || sdk.strict_mcp_config,
-        "--mcp-config/--strict-mcp-config",
-        "catui has no MCP client",
-    );
-    note(
         sdk.fallback_model.is_some(),
         "--fallback-model",
         "failed requests are retried on the same model",
@@ -212,8 +207,8 @@ mod tests {
             "{\"mcpServers\":{}}",
         ]);
         let notes = unsupported(&args);
-        assert_eq!(notes.len(), 4, "{notes:?}");
-        assert!(notes[0].starts_with("--mcp-config"));
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(!notes.iter().any(|n| n.starts_with("--mcp-config")));
     }
 
     #[test]

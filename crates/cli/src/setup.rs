@@ -35,6 +35,8 @@ pub struct Session {
     pub team: Option<Arc<TeamManager>>,
     /// Hooks a stream-json client registers.
     pub hooks: Arc<SdkHooks>,
+    /// The session's MCP servers.
+    pub mcp: catui_core::mcp::McpManager,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -82,8 +84,29 @@ pub fn config_from_args(
         tools: sdk_flags::tool_list(args),
         reasoning: args.reasoning()?,
         max_budget_usd: args.max_budget_usd,
+        mcp_servers: flag_mcp_servers(args, &cwd)?,
+        strict_mcp_config: args.sdk.strict_mcp_config,
         ..SessionConfig::new(cwd, config_dir)
     })
+}
+
+/// The servers of every `--mcp-config FILE|JSON`; a bad one is an error
+/// (the user asked for it on this run).
+fn flag_mcp_servers(
+    args: &Args,
+    cwd: &std::path::Path,
+) -> Result<Vec<catui_core::mcp::config::ServerSpec>, String> {
+    use catui_core::mcp::config;
+    let mut servers = Vec::new();
+    for arg in &args.sdk.mcp_config {
+        let value = config::read_flag(arg, cwd).map_err(|e| format!("--mcp-config {arg}: {e}"))?;
+        let (found, errors) = config::parse_servers(&value, &config::Source::Flag, "--mcp-config");
+        if let Some(e) = errors.first() {
+            return Err(e.to_string());
+        }
+        servers.extend(found);
+    }
+    Ok(servers)
 }
 
 /// Builds the session for the terminal UI (`tui`) or headless; the error
@@ -138,6 +161,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         approvals,
         team: session.team,
         hooks,
+        mcp: session.mcp,
     })
 }
 
@@ -152,11 +176,12 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         controls_rx,
         team,
         hooks,
+        mcp,
         ..
     } = session;
     let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
     let init = stream_json
-        .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file()));
+        .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file(), &mcp));
     // Flags catui accepts but cannot honour are said once, after `init`.
     for text in sdk_flags::unsupported(args) {
         eprintln!("catui: {text}");
@@ -193,6 +218,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 out: controls_tx.clone(),
                 default_model: info.model.clone(),
                 hooks,
+                mcp: mcp.clone(),
             };
             tokio::spawn(headless::read_stdin(users_tx, controls));
             Some(users_rx)
@@ -226,6 +252,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     if let Some(team) = team {
         team.shutdown().await;
     }
+    mcp.shutdown().await;
     // Background jobs of Bash commands end with the session.
     catui_core::tools::bash::groups::kill_all();
     // The engine is gone, so the event channel closes and the printer drains.

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "sync",
     "config_dir",
+    "trust",
     "safe_fs",
     "hooks",
     "permissions",
@@ -24,6 +25,7 @@ const LAYERS: &[&str] = &[
     "session",
     "agents",
     "teams",
+    "mcp",
     "prompt",
     "settings",
     "builder",

@@ -73,6 +73,17 @@ pub enum ClientRequest {
         model: Option<String>,
     },
     McpStatus,
+    /// Connect an MCP server again.
+    McpReconnect {
+        #[serde(rename = "serverName")]
+        server_name: String,
+    },
+    /// Switch an MCP server on or off for the session.
+    McpToggle {
+        #[serde(rename = "serverName")]
+        server_name: String,
+        enabled: bool,
+    },
     GetContextUsage,
 }
 

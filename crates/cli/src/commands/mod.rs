@@ -1,8 +1,9 @@
-//! The subcommands that do not start a conversation: `catui sessions`
-//! and `catui plans`. Each reads the project's files and prints
+//! The subcommands that do not start a conversation: `catui sessions`,
+//! `catui plans`, `catui mcp` and `catui trust`. Each reads the project's files and prints
 //! to stdout; errors go to stderr with an exit code (2 for usage errors).
 
 mod format;
+pub mod mcp;
 pub mod plan_history;
 pub mod plans;
 pub mod sessions;
@@ -26,6 +27,8 @@ pub fn run(command: &Command, args: &Args) -> u8 {
     let result = match command {
         Command::Sessions => sessions::run(&project, &mut out),
         Command::Plans { action } => plans::run(&project, action.as_ref(), &mut out),
+        Command::Mcp { action } => mcp::run(&project, action.as_ref(), &mut out),
+        Command::Trust => mcp::trust(&project, &mut out),
         Command::Demo { .. } | Command::Acp => Err(CommandError::Usage(
             "`catui demo` and `catui acp` are not handled here".to_string(),
         )),

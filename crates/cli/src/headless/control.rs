@@ -1,6 +1,6 @@
 //! Control requests from the stream-json client (the Agent SDKs):
 //! `initialize`, `interrupt`, `set_permission_mode`, `set_model`,
-//! `mcp_status`, `get_context_usage`. Every request is answered; one catui
+//! `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `get_context_usage`. Every request is answered; one catui
 //! does not know gets an `error` response that names it.
 
 use std::sync::Arc;
@@ -25,6 +25,7 @@ pub struct Controls {
     /// returns to it).
     pub default_model: String,
     pub hooks: Arc<SdkHooks>,
+    pub mcp: catui_core::mcp::McpManager,
 }
 
 /// One line per option of `initialize` that catui cannot honour (the
@@ -127,7 +128,21 @@ impl Controls {
                 self.control.set_model(&model);
                 Ok(None)
             }
-            ClientRequest::McpStatus => Ok(Some(json!({ "mcpServers": [] }))),
+            ClientRequest::McpStatus => {
+                let servers: Vec<Value> = self.mcp.status().iter().map(|s| s.to_json()).collect();
+                Ok(Some(json!({ "mcpServers": servers })))
+            }
+            ClientRequest::McpReconnect { server_name } => {
+                self.mcp.reconnect(&server_name)?;
+                Ok(None)
+            }
+            ClientRequest::McpToggle {
+                server_name,
+                enabled,
+            } => {
+                self.mcp.set_enabled(&server_name, enabled)?;
+                Ok(None)
+            }
             ClientRequest::GetContextUsage => {
                 let usage = self.control.context_usage();
                 let percentage = if usage.window == 0 {

@@ -195,6 +195,7 @@ pub fn init_event(
     info: &SessionInfo,
     mode: PermissionMode,
     plan_file: Option<String>,
+    mcp: &catui_core::mcp::McpManager,
 ) -> OutputEvent {
     OutputEvent::System(SystemEvent::Init(Box::new(InitEvent {
         session_id: info.session_id.clone(),
@@ -208,7 +209,7 @@ pub fn init_event(
         settings_warnings: info.settings_warnings.clone(),
         claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
         api_key_source: api_key_source().to_string(),
-        mcp_servers: Vec::new(),
+        mcp_servers: mcp.status().iter().map(|s| s.to_json()).collect(),
         slash_commands: catui_core::engine::commands::COMMANDS
             .iter()
             .map(|(name, _)| name.to_string())

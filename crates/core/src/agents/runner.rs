@@ -80,7 +80,8 @@ impl AgentRunner for SubAgentRunner {
             (None, ModelChoice::Named(m)) => m.clone(),
         };
         let mut tools = self.services.tools.clone();
-        tools.retain(|name| def.allows_tool(name));
+        let allowed = def.clone();
+        tools.retain(move |name| allowed.allows_tool(name));
 
         let permissions = match &ctx.session {
             Some(s) => s.0.permission_context(),

@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod mcp;
 mod parts;
 pub mod provider;
 pub mod resume;
@@ -130,6 +131,10 @@ pub struct SessionConfig {
     pub reasoning: Reasoning,
     /// Stop once the session has cost this many US dollars.
     pub max_budget_usd: Option<f64>,
+    /// MCP servers from the command line (`--mcp-config`) or the client.
+    pub mcp_servers: Vec<crate::mcp::config::ServerSpec>,
+    /// Only `mcp_servers`: no `.mcp.json`, no settings' servers.
+    pub strict_mcp_config: bool,
 }
 
 impl SessionConfig {
@@ -154,6 +159,8 @@ impl SessionConfig {
             tools: None,
             reasoning: Reasoning::default(),
             max_budget_usd: None,
+            mcp_servers: Vec::new(),
+            strict_mcp_config: false,
         }
     }
 }
@@ -235,6 +242,8 @@ pub struct Session {
     pub team: Option<Arc<TeamManager>>,
     /// What the main conversation, sub-agents and teammates share.
     pub services: Arc<SessionServices>,
+    /// The session's MCP servers (connecting in the background).
+    pub mcp: crate::mcp::McpManager,
 }
 
 /// Builds a [`Session`]. Production and tests use the same path; the
@@ -395,10 +404,28 @@ impl SessionBuilder {
         for w in agent_warnings {
             warn(&w);
         }
-        let tools = match tools_override {
+        let mut tools = match tools_override {
             Some(t) => t,
             None => parts::session_tools(&agent_defs, interactive, config.tools.as_deref()),
         };
+        let mut mcp_env: HashMap<String, String> = match &config.vars {
+            Some(vars) => vars.clone(),
+            None => std::env::vars().collect(),
+        };
+        mcp_env.extend(settings.env.clone());
+        let (mcp, mcp_problems) = mcp::manager(
+            &config.mcp_servers,
+            config.strict_mcp_config,
+            &settings,
+            &cwd,
+            &config_dir,
+            mcp_env,
+        );
+        for text in mcp_problems {
+            warn(&text);
+            settings_warnings.push(text);
+        }
+        tools.add_source(Arc::new(mcp.clone()));
         let mut tool_ctx = ToolContext::new(cwd.clone());
         tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
         tool_ctx
@@ -655,6 +682,7 @@ impl SessionBuilder {
             extensions: vec![
                 plan.extension(),
                 Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
+                Arc::new(crate::mcp::commands::McpCommands(mcp.clone())),
             ],
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });
@@ -670,12 +698,15 @@ impl SessionBuilder {
             mode: engine.permission_mode(),
             pre_plan_mode,
         });
+        mcp.set_events(&services.events);
+        mcp.start();
         Ok(Session {
             engine,
             events,
             info,
             team,
             services,
+            mcp,
         })
     }
 }

@@ -33,8 +33,13 @@ pub(super) fn session_tools(
         tools.add(Adapter(Arc::new(TeamStopTool)));
     }
     if let Some(only) = only {
-        tools.retain(|name| {
-            matches!(name, "EnterPlanMode" | "ExitPlanMode") || only.iter().any(|n| n == name)
+        // MCP servers' tools are chosen by configuring servers, not by
+        // the list of built-in tools.
+        let only = only.to_vec();
+        tools.retain(move |name| {
+            matches!(name, "EnterPlanMode" | "ExitPlanMode")
+                || name.starts_with("mcp__")
+                || only.iter().any(|n| n == name)
         });
     }
     tools

@@ -109,6 +109,16 @@ pub trait EngineExtension: Send + Sync {
         None
     }
 
+    /// Answers a slash command whose answer has to be waited for (an MCP
+    /// server's prompt); `None`: not its command. Asked before
+    /// [`EngineExtension::command`].
+    fn command_later(
+        &self,
+        _command: &SlashCommand,
+    ) -> Option<futures::future::BoxFuture<'static, CommandOutput>> {
+        None
+    }
+
     /// A document to attach again after compaction: its path and content.
     fn kept_document(&self, _agent_id: Option<&str>) -> Option<(PathBuf, String)> {
         None

@@ -291,7 +291,15 @@ impl Engine {
                 ),
             }
         } else if let Some(command) = commands::parse(&text) {
-            let out = commands::run(self, &command);
+            let later = self
+                .shared
+                .extensions
+                .iter()
+                .find_map(|e| e.command_later(&command));
+            let out = match later {
+                Some(answer) => answer.await,
+                None => commands::run(self, &command),
+            };
             match out {
                 commands::CommandOutput::Local { text, is_error } => self.outcome(
                     if is_error {

@@ -38,10 +38,11 @@ pub const EVENTS: &[&str] = &[
 ];
 
 /// Whether the user trusts the project at `project_root`, so that its own
-/// hooks may run. Until a project can be trusted, none is: a cloned
-/// repository must never run commands just by being opened.
-pub fn project_trusted(_project_root: &Path) -> bool {
-    false
+/// hooks may run (`catui trust`, or `/trust` in the terminal UI). Until
+/// then none is: a cloned repository must never run commands just by
+/// being opened.
+pub fn project_trusted(project_root: &Path) -> bool {
+    crate::trust::load(&crate::config_dir::config_dir(), project_root).trusted
 }
 
 /// The command hooks of a session, and the fields every hook's input
@@ -81,7 +82,7 @@ impl HookEngine {
         files.dedup();
         for file in files {
             notices.push(format!(
-                "hooks in {} were not run: the project is not trusted",
+                "hooks in {} were not run: the project is not trusted (run `catui trust` in the project to trust it)",
                 file.display()
             ));
         }

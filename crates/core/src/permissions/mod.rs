@@ -58,7 +58,9 @@ pub enum Access {
     /// Needs the user's answer whatever the mode (AskUserQuestion,
     /// ExitPlanMode).
     Interaction,
-    /// Changes only the session's own state (TodoWrite, EnterPlanMode).
+    /// Changes only the session's own state (TodoWrite, EnterPlanMode), or
+    /// reads what the session already reaches (the resources of its
+    /// connected MCP servers).
     Session,
     /// Starts a sub-agent of this type. `read_only`: every tool the agent
     /// type has only reads (such agents may run in plan mode).

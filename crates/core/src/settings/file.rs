@@ -47,6 +47,10 @@ pub enum SettingsWarning {
     /// the file applies.
     #[error("ignored the hooks in settings file {}: {message}", path.display())]
     MalformedHooks { path: PathBuf, message: String },
+    /// One MCP server of the file is malformed; it is not started, the
+    /// rest of the file applies.
+    #[error("skipped an MCP server in settings file {}: {message}", path.display())]
+    MalformedMcpServer { path: PathBuf, message: String },
     /// `--settings FILE` names a file that does not exist.
     #[error("settings file {} given with --settings does not exist", path.display())]
     MissingFlagFile { path: PathBuf },
@@ -68,6 +72,7 @@ impl SettingsWarning {
             | SettingsWarning::Unreadable { path, .. }
             | SettingsWarning::MissingFlagFile { path }
             | SettingsWarning::MalformedHooks { path, .. }
+            | SettingsWarning::MalformedMcpServer { path, .. }
             | SettingsWarning::MalformedRule { path, .. } => path,
         }
     }
@@ -133,6 +138,11 @@ pub(super) struct RawSettings {
     pub models: Option<BTreeMap<String, ModelOverride>>,
     /// Read by [`crate::hooks::config`].
     pub hooks: Option<serde_json::Value>,
+    /// Read by [`crate::mcp::config`].
+    pub mcp_servers: Option<serde_json::Value>,
+    pub enable_all_project_mcp_servers: Option<bool>,
+    pub enabled_mcpjson_servers: Option<Vec<String>>,
+    pub disabled_mcpjson_servers: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -64,6 +64,27 @@ pub struct PermissionSettings {
     pub default_mode: Option<PermissionMode>,
 }
 
+/// The user's settings-level answers about a project's MCP servers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectMcpAnswers {
+    pub enable_all: bool,
+    pub enabled: Vec<String>,
+    pub disabled: Vec<String>,
+}
+
+impl ProjectMcpAnswers {
+    /// The answer for the project's server `name`, if the settings give one.
+    pub fn answer(&self, name: &str) -> Option<bool> {
+        if self.disabled.iter().any(|n| n == name) {
+            Some(false)
+        } else if self.enable_all || self.enabled.iter().any(|n| n == name) {
+            Some(true)
+        } else {
+            None
+        }
+    }
+}
+
 /// The merged settings. `None` means "not set in any file".
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
@@ -93,6 +114,14 @@ pub struct Settings {
     pub models: Vec<(String, catui_providers::ModelOverride)>,
     /// Command hooks of every layer, in layer order.
     pub hooks: Vec<crate::hooks::CommandHook>,
+    /// `mcpServers` of every layer, in layer order (a project layer's
+    /// servers need the user's approval).
+    pub mcp_servers: Vec<crate::mcp::config::ServerSpec>,
+    /// The user's own answers about the project's MCP servers, from the
+    /// user layer and `--settings` only (a project cannot approve its own
+    /// servers): `enableAllProjectMcpServers`, `enabledMcpjsonServers`,
+    /// `disabledMcpjsonServers`.
+    pub project_mcp: ProjectMcpAnswers,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
 }
@@ -329,6 +358,35 @@ impl Settings {
                     message,
                 }),
             }
+        }
+        let from_project = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
+        if let Some(servers) = &raw.mcp_servers {
+            let source = if from_project {
+                crate::mcp::config::Source::Project(path.to_path_buf())
+            } else {
+                crate::mcp::config::Source::User
+            };
+            let origin = path.display().to_string();
+            let (parsed, errors) = crate::mcp::config::parse_servers(servers, &source, &origin);
+            self.mcp_servers.extend(parsed);
+            for error in errors {
+                let crate::mcp::config::ConfigError::Invalid { message, .. } = error;
+                warnings.push(SettingsWarning::MalformedMcpServer {
+                    path: path.to_path_buf(),
+                    message,
+                });
+            }
+        }
+        if !from_project {
+            if let Some(all) = raw.enable_all_project_mcp_servers {
+                self.project_mcp.enable_all = all;
+            }
+            self.project_mcp
+                .enabled
+                .extend(raw.enabled_mcpjson_servers.unwrap_or_default());
+            self.project_mcp
+                .disabled
+                .extend(raw.disabled_mcpjson_servers.unwrap_or_default());
         }
         if let Some(perms) = raw.permissions {
             set(&mut self.permissions.default_mode, perms.default_mode);

@@ -163,7 +163,7 @@ pub trait TypedTool: Send + Sync + 'static {
 /// The object-safe view of a tool, over JSON input.
 #[async_trait]
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     fn description(&self) -> String;
     /// Strict JSON schema of the input (`additionalProperties: false`).
     fn input_schema(&self) -> Value;
@@ -230,7 +230,7 @@ pub struct Adapter<T: TypedTool>(pub std::sync::Arc<T>);
 
 #[async_trait]
 impl<T: TypedTool> Tool for Adapter<T> {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.0.name()
     }
     fn description(&self) -> String {

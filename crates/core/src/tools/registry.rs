@@ -1,4 +1,10 @@
 //! The set of tools offered in a session.
+//!
+//! Most tools are fixed when the session starts. Tools that arrive later
+//! (an MCP server that finishes connecting in the background, one that is
+//! reconnected or switched off) come from a [`ToolSource`] the registry
+//! asks each time it is consulted, so every conversation sees them as soon
+//! as they exist without being rebuilt.
 
 use std::sync::Arc;
 
@@ -6,12 +12,24 @@ use catui_protocol::ToolSpec;
 
 use super::Tool;
 
+/// Tools that may come and go while a session runs.
+pub trait ToolSource: Send + Sync {
+    /// The tools available now, in the order they are offered.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
+/// A filter kept for tools that arrive later (see [`ToolRegistry::retain`]).
+type Keep = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// Tools by name, in the order they are offered to the model.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
     /// Older names still accepted from models (`Task` for `Agent`).
     aliases: Vec<(&'static str, &'static str)>,
+    /// Where later tools come from, and the filters they must pass.
+    dynamic: Vec<Arc<dyn ToolSource>>,
+    keep: Vec<Keep>,
 }
 
 impl ToolRegistry {
@@ -45,9 +63,17 @@ impl ToolRegistry {
         self.tools.push(tool);
     }
 
-    /// Keeps only the tools for which `keep` is true.
-    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+    /// Offers the tools of `source` after the fixed ones, as they are at
+    /// each moment. A fixed tool wins over a later one of the same name.
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.dynamic.push(source);
+    }
+
+    /// Keeps only the tools for which `keep` is true, now and among the
+    /// tools that arrive later.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool + Send + Sync + 'static) {
         self.tools.retain(|t| keep(t.name()));
+        self.keep.push(Arc::new(keep));
     }
 
     /// Accepts `alias` as another name of the tool `name`.
@@ -55,24 +81,51 @@ impl ToolRegistry {
         self.aliases.push((alias, name));
     }
 
+    /// The later tools that pass every filter and are not shadowed by a
+    /// fixed tool.
+    fn later(&self) -> Vec<Arc<dyn Tool>> {
+        if self.dynamic.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<Arc<dyn Tool>> = Vec::new();
+        for tool in self.dynamic.iter().flat_map(|s| s.tools()) {
+            let name = tool.name();
+            let shadowed =
+                self.tools.iter().any(|t| t.name() == name) || out.iter().any(|t| t.name() == name);
+            if !shadowed && self.keep.iter().all(|k| k(name)) {
+                out.push(tool);
+            }
+        }
+        out
+    }
+
     /// The tool called `name` (or known by that alias).
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         let name = self
             .aliases
             .iter()
             .find(|(a, _)| *a == name)
             .map(|(_, n)| *n)
             .unwrap_or(name);
-        self.tools.iter().find(|t| t.name() == name)
+        self.tools
+            .iter()
+            .find(|t| t.name() == name)
+            .cloned()
+            .or_else(|| self.later().into_iter().find(|t| t.name() == name))
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.tools.iter().map(|t| t.name().to_string()).collect()
+        self.tools
+            .iter()
+            .chain(self.later().iter())
+            .map(|t| t.name().to_string())
+            .collect()
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools
             .iter()
+            .chain(self.later().iter())
             .map(|t| ToolSpec {
                 name: t.name().to_string(),
                 description: t.description(),

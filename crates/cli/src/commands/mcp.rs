@@ -1,0 +1,134 @@
+//! `catui mcp [list|approve|reject NAME...]` and `catui trust`: the
+//! project's MCP servers and the user's answers about them, without
+//! starting a session (for scripts and headless use, where nobody can be
+//! asked).
+
+use std::io::Write;
+
+use catui_core::mcp::config::{self, ServerSpec, Source, Transport};
+
+use super::{CommandError, Project};
+use crate::args::McpAction;
+
+/// The project's `.mcp.json` servers and the settings' servers.
+fn configured(project: &Project) -> Result<Vec<ServerSpec>, CommandError> {
+    let path = project.cwd.join(".mcp.json");
+    let mut servers = match config::read_file(&path) {
+        Ok(Some(value)) => {
+            let origin = path.display().to_string();
+            let (found, errors) =
+                config::parse_servers(&value, &Source::Project(path.clone()), &origin);
+            for e in errors {
+                eprintln!("catui: skipped an MCP server: {e}");
+            }
+            found
+        }
+        Ok(None) => Vec::new(),
+        Err(e) => return Err(CommandError::Usage(format!("{}: {e}", path.display()))),
+    };
+    servers.extend(project.settings.mcp_servers.iter().cloned());
+    Ok(servers)
+}
+
+pub fn run(
+    project: &Project,
+    action: Option<&McpAction>,
+    out: &mut dyn Write,
+) -> Result<(), CommandError> {
+    let servers = configured(project)?;
+    let trust = catui_core::trust::load(&project.config_dir, &project.cwd);
+    match action {
+        None | Some(McpAction::List) => {
+            if servers.is_empty() {
+                writeln!(
+                    out,
+                    "No MCP servers are configured for {}.",
+                    project.cwd.display()
+                )?;
+                return Ok(());
+            }
+            for s in &servers {
+                let answer = if s.source.needs_approval() {
+                    match project
+                        .settings
+                        .project_mcp
+                        .answer(&s.name)
+                        .or_else(|| trust.server(&s.name))
+                    {
+                        Some(true) => "approved",
+                        Some(false) => "rejected",
+                        None => "needs approval",
+                    }
+                } else {
+                    "starts"
+                };
+                let target = match &s.transport {
+                    Transport::Stdio { command, args, .. } => {
+                        format!("{command} {}", args.join(" "))
+                    }
+                    Transport::Http { url, .. } => url.clone(),
+                    Transport::Sdk => "sdk".into(),
+                };
+                writeln!(
+                    out,
+                    "{}\t{}\t{answer}\t{}",
+                    s.name,
+                    s.source.label(),
+                    target.trim()
+                )?;
+            }
+            Ok(())
+        }
+        Some(McpAction::Approve { names } | McpAction::Reject { names }) => {
+            let approve = matches!(action, Some(McpAction::Approve { .. }));
+            let project_servers: Vec<&str> = servers
+                .iter()
+                .filter(|s| s.source.needs_approval())
+                .map(|s| s.name.as_str())
+                .collect();
+            let chosen: Vec<String> = if names.is_empty() {
+                project_servers.iter().map(|s| s.to_string()).collect()
+            } else {
+                for n in names {
+                    if !project_servers.contains(&n.as_str()) {
+                        return Err(CommandError::Usage(format!(
+                            "this project has no MCP server named `{n}` (its servers: {})",
+                            if project_servers.is_empty() {
+                                "none".to_string()
+                            } else {
+                                project_servers.join(", ")
+                            }
+                        )));
+                    }
+                }
+                names.clone()
+            };
+            catui_core::trust::update(&project.config_dir, &project.cwd, |t| {
+                for n in &chosen {
+                    t.mcp_servers.insert(n.clone(), approve);
+                }
+            })
+            .map_err(|e| CommandError::Usage(e.to_string()))?;
+            let verb = if approve { "approved" } else { "rejected" };
+            if chosen.is_empty() {
+                writeln!(out, "This project configures no MCP servers.")?;
+            }
+            for n in chosen {
+                writeln!(out, "{verb} MCP server `{n}` for {}", project.cwd.display())?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `catui trust`: the project's hooks run and its MCP servers start.
+pub fn trust(project: &Project, out: &mut dyn Write) -> Result<(), CommandError> {
+    catui_core::trust::update(&project.config_dir, &project.cwd, |t| t.trusted = true)
+        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    writeln!(
+        out,
+        "Trusted {}: its hooks run and its MCP servers start (except ones you rejected).",
+        project.cwd.display()
+    )?;
+    Ok(())
+}

@@ -1,0 +1,296 @@
+//! Which MCP servers a session connects to, read from the places users put
+//! them: the project's `.mcp.json`, `mcpServers` in each settings layer,
+//! and `--mcp-config FILE|JSON` (repeatable; with `--strict-mcp-config`
+//! only those).
+//!
+//! Every source has the same shape:
+//!
+//! ```json
+//! {"mcpServers": {
+//!   "fs":  {"command": "npx", "args": ["-y", "some-server"], "env": {"KEY": "${KEY}"}},
+//!   "api": {"type": "http", "url": "https://example.com/mcp",
+//!           "headers": {"Authorization": "Bearer ${API_TOKEN}"}}
+//! }}
+//! ```
+//!
+//! `${VAR}` and `${VAR:-default}` in commands, arguments, environment
+//! values, URLs and headers are expanded from the environment when the
+//! server starts, so tokens stay in the environment and never need to be
+//! written to a file. A server may also say `"readOnly": {"tool": true}` to
+//! override what it claims about its tools (see [`ServerSpec::read_only`]),
+//! and `"timeoutMs"` for its tool calls.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Tool calls that take longer than this fail (per server: `timeoutMs`).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Where a server's configuration came from, which decides whether it
+/// needs the user's approval before it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The user's own settings: starts without asking.
+    User,
+    /// A project file (`.mcp.json`, `.catui/settings*.json`): starts only
+    /// once the user approved it for this project.
+    Project(PathBuf),
+    /// `--mcp-config`: the user asked for it on this run.
+    Flag,
+    /// Given by the client over the protocol (ACP `mcpServers`).
+    Client,
+}
+
+impl Source {
+    pub fn needs_approval(&self) -> bool {
+        matches!(self, Source::Project(_))
+    }
+
+    /// A short name for status views (`project`, `user`...).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Source::User => "user",
+            Source::Project(_) => "project",
+            Source::Flag => "flag",
+            Source::Client => "client",
+        }
+    }
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A command started by catui, speaking MCP on its stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+    /// A server inside the SDK application, reached over the control
+    /// channel (`mcp_message`).
+    Sdk,
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSpec {
+    pub name: String,
+    pub transport: Transport,
+    pub source: Source,
+    /// The user's word on which tools only read, over the server's own
+    /// `readOnlyHint`s.
+    pub read_only: BTreeMap<String, bool>,
+    pub call_timeout: Duration,
+}
+
+/// A configuration that could not be used, said plainly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{origin}: {message}")]
+    Invalid { origin: String, message: String },
+}
+
+/// Server names become part of tool names (`mcp__{server}__{tool}`).
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !name.contains("__")
+}
+
+/// Reads the servers of one source: either `{"mcpServers": {...}}` or the
+/// bare map. Each bad server is an error of its own; the others are kept.
+pub fn parse_servers(
+    value: &Value,
+    source: &Source,
+    origin: &str,
+) -> (Vec<ServerSpec>, Vec<ConfigError>) {
+    let bad = |message: String| ConfigError::Invalid {
+        origin: origin.to_string(),
+        message,
+    };
+    let Value::Object(map) = value.get("mcpServers").unwrap_or(value) else {
+        return (
+            Vec::new(),
+            vec![bad("`mcpServers` must be an object".into())],
+        );
+    };
+    let mut servers = Vec::new();
+    let mut errors = Vec::new();
+    for (name, entry) in map {
+        match parse_server(name, entry, source) {
+            Ok(spec) => servers.push(spec),
+            Err(message) => errors.push(bad(format!("server `{name}`: {message}"))),
+        }
+    }
+    (servers, errors)
+}
+
+fn strings(value: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(String::from)
+                    .ok_or_else(|| format!("`{what}` must be a list of strings"))
+            })
+            .collect(),
+        Some(_) => Err(format!("`{what}` must be a list of strings")),
+    }
+}
+
+fn string_map(value: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                _ => Err(format!("`{what}.{k}` must be a string")),
+            })
+            .collect(),
+        Some(_) => Err(format!("`{what}` must be an object of strings")),
+    }
+}
+
+fn parse_server(name: &str, entry: &Value, source: &Source) -> Result<ServerSpec, String> {
+    if !valid_name(name) {
+        return Err(
+            "names may use letters, digits, `-` and `_` (no `__`), up to 64 characters".into(),
+        );
+    }
+    let Value::Object(fields) = entry else {
+        return Err("must be an object".into());
+    };
+    let kind = fields.get("type").and_then(Value::as_str);
+    let transport = match kind {
+        Some("http" | "streamable-http" | "streamableHttp") => Transport::Http {
+            url: fields
+                .get("url")
+                .and_then(Value::as_str)
+                .filter(|u| !u.trim().is_empty())
+                .ok_or("an http server needs a `url`")?
+                .to_string(),
+            headers: string_map(fields.get("headers"), "headers")?,
+        },
+        Some("sse") => {
+            return Err("the old SSE transport is not supported; use `\"type\": \"http\"` (streamable HTTP)".into());
+        }
+        Some("sdk") => Transport::Sdk,
+        None | Some("stdio") => Transport::Stdio {
+            command: fields
+                .get("command")
+                .and_then(Value::as_str)
+                .filter(|c| !c.trim().is_empty())
+                .ok_or("a stdio server needs a `command`")?
+                .to_string(),
+            args: strings(fields.get("args"), "args")?,
+            env: string_map(fields.get("env"), "env")?,
+        },
+        Some(other) => return Err(format!("unknown `type` \"{other}\" (use stdio or http)")),
+    };
+    let read_only = match fields.get("readOnly") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(tool, v)| {
+                v.as_bool()
+                    .map(|b| (tool.clone(), b))
+                    .ok_or_else(|| format!("`readOnly.{tool}` must be true or false"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`readOnly` must be an object of tool names to true/false".into()),
+    };
+    let call_timeout = match fields.get("timeoutMs") {
+        None | Some(Value::Null) => DEFAULT_CALL_TIMEOUT,
+        Some(v) => Duration::from_millis(
+            v.as_u64()
+                .filter(|ms| *ms > 0)
+                .ok_or("`timeoutMs` must be a positive number")?,
+        ),
+    };
+    Ok(ServerSpec {
+        name: name.to_string(),
+        transport,
+        source: source.clone(),
+        read_only,
+        call_timeout,
+    })
+}
+
+/// The most a configuration file may hold.
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a configuration file (`.mcp.json`, `--mcp-config FILE`), refusing
+/// anything that is not a regular file of sane size.
+pub fn read_file(path: &Path) -> Result<Option<Value>, String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!("larger than {MAX_FILE_BYTES} bytes"));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("not valid JSON: {e}"))
+}
+
+/// What the user gave to `--mcp-config`: inline JSON, or a file.
+pub fn read_flag(arg: &str, cwd: &Path) -> Result<Value, String> {
+    let trimmed = arg.trim_start();
+    if trimmed.starts_with('{') {
+        return serde_json::from_str(trimmed).map_err(|e| format!("not valid JSON: {e}"));
+    }
+    let path = cwd.join(arg);
+    read_file(&path)?.ok_or_else(|| format!("{} does not exist", path.display()))
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` from `lookup`. A variable that is
+/// not set and has no default is an error naming it (the value itself is
+/// never shown).
+pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        match lookup(name).or_else(|| default.map(String::from)) {
+            Some(value) => out.push_str(&value),
+            None => return Err(format!("the environment variable {name} is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;
