@@ -46,6 +46,12 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
         .env("CATUI_CONFIG_DIR", sb.config())
         .env("CATUI_RETRY_BASE_MS", "1")
         .env("CATUI_MODEL", "test-model")
+        .env(
+            "MCP_EVERYTHING",
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+                "tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+            ),
+        )
         .env("ANTHROPIC_API_KEY", "test-key-not-secret")
         .env("ANTHROPIC_BASE_URL", server.url());
     let out = common::output_within(cmd, b"", 120);
@@ -309,5 +315,36 @@ fn questions_are_asked_with_their_choices() {
     assert!(
         answer.contains("\"Which database?\" = \"Postgres\""),
         "{answer}"
+    );
+}
+
+#[test]
+#[ignore = "needs the ACP SDK and the MCP servers: bash .ci/acp-setup"]
+fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "m1",
+                "mcp__ev__echo",
+                json!({"message": "from the editor's server"}),
+            ))
+            .turn(Turn::text("echoed")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "mcp");
+    assert_eq!(facts["mcpCapabilities"]["http"], true, "{facts}");
+    let view = facts["lastView"].as_str().unwrap();
+    assert!(view.contains("ev (client) — connected"), "{view}");
+    // A server that cannot start is shown, and the session goes on.
+    assert!(view.contains("gone (client) — failed"), "{view}");
+    assert_eq!(facts["stop"], "end_turn");
+    assert_eq!(facts["asked"].as_array().unwrap().len(), 1, "{facts}");
+    let reqs = server.requests();
+    assert!(reqs[0].tool_names().iter().any(|n| n == "mcp__ev__echo"));
+    let (text, is_error) = result_of(&reqs[1], "m1");
+    assert!(
+        !is_error && text.contains("Echo: from the editor's server"),
+        "{text}"
     );
 }

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
-    PromptCapabilities, PromptRequest, PromptResponse, SetSessionModeRequest,
+    LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
+    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -49,14 +49,23 @@ impl Server {
         cx: ConnectionTo<Client>,
         cwd: PathBuf,
         start: Start,
-        mcp_servers: usize,
+        mcp_servers: &[agent_client_protocol::v1::schema::McpServer],
     ) -> Result<Arc<AcpSession>, Error> {
-        if mcp_servers > 0 {
-            eprintln!(
-                "catui: the client passed {mcp_servers} MCP server(s); catui acp does not connect MCP servers yet"
-            );
+        // The editor's servers start without asking: the user configured
+        // them in the editor.
+        let list: Vec<serde_json::Value> = mcp_servers
+            .iter()
+            .filter_map(|s| serde_json::to_value(s).ok())
+            .collect();
+        let (servers, errors) = catui_core::mcp::config::parse_list(
+            &list,
+            &catui_core::mcp::config::Source::Client,
+            "session/new mcpServers",
+        );
+        for e in errors {
+            eprintln!("catui: skipped an MCP server: {e}");
         }
-        let session = AcpSession::open(cx, &self.template, cwd, start)?;
+        let session = AcpSession::open(cx, &self.template, cwd, start, servers)?;
         lock(&self.sessions).insert(session.id.clone(), session.clone());
         Ok(session)
     }
@@ -78,6 +87,7 @@ fn initialize_response(_request: &InitializeRequest) -> InitializeResponse {
         .agent_capabilities(
             AgentCapabilities::new()
                 .load_session(true)
+                .mcp_capabilities(McpCapabilities::new().http(true))
                 .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true)),
         )
         .agent_info(
@@ -122,7 +132,7 @@ pub async fn run(args: &Args) -> u8 {
             async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                match s_new.open(cx, request.cwd, Start::New, request.mcp_servers.len()) {
+                match s_new.open(cx, request.cwd, Start::New, &request.mcp_servers) {
                     Ok(session) => responder.respond(
                         NewSessionResponse::new(session.id.clone()).modes(session.modes()),
                     ),
@@ -141,8 +151,7 @@ pub async fn run(args: &Args) -> u8 {
                 tokio::spawn(async move {
                     let id = request.session_id.0.to_string();
                     server.release(&id).await;
-                    let mcp = request.mcp_servers.len();
-                    match server.open(cx, request.cwd, Start::Load(id), mcp) {
+                    match server.open(cx, request.cwd, Start::Load(id), &request.mcp_servers) {
                         Ok(session) => {
                             session.replay().await;
                             let _ = responder

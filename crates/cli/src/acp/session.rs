@@ -54,6 +54,7 @@ impl AcpSession {
         template: &SessionConfig,
         cwd: PathBuf,
         start: Start,
+        mcp_servers: Vec<catui_core::mcp::config::ServerSpec>,
     ) -> Result<Arc<AcpSession>, Error> {
         if !cwd.is_absolute() {
             return Err(invalid(format!(
@@ -65,6 +66,7 @@ impl AcpSession {
             .map_err(|e| invalid(format!("cwd {}: {e}", cwd.display())))?;
         let mut config = template.clone();
         config.cwd = cwd.clone();
+        config.mcp_servers.extend(mcp_servers);
         let id = match start {
             Start::New => {
                 let id = uuid::Uuid::new_v4().to_string();

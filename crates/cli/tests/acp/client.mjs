@@ -225,7 +225,49 @@ async function question() {
   return facts;
 }
 
-const scenarios = { full, missing, question };
+/// The editor passes an MCP server in session/new: catui connects it and
+/// its tools reach the model (asked like any tool that reaches outside).
+async function mcp() {
+  const facts = { asked: [], views: [] };
+  const updates = [];
+  const answer = (params) => {
+    facts.asked.push({ title: params.toolCall.title, kind: params.toolCall.kind });
+    return { outcome: { outcome: "selected", optionId: "allow_once" } };
+  };
+  await withAgent(answer, updates, async (ctx) => {
+    const init = await initialize(ctx);
+    facts.mcpCapabilities = init.agentCapabilities.mcpCapabilities;
+    const session = await ctx.request(acp.methods.agent.session.new, {
+      cwd,
+      mcpServers: [
+        { name: "ev", command: "node", args: [process.env.MCP_EVERYTHING, "stdio"], env: [] },
+        { name: "gone", command: "/nonexistent/mcp-server", args: [], env: [] },
+      ],
+    });
+    const prompt = (words) =>
+      ctx.request(acp.methods.agent.session.prompt, {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: words }],
+      });
+    // Servers connect in the background: /mcp tells when it is there.
+    for (let i = 0; i < 80; i++) {
+      const before = updates.length;
+      await prompt("/mcp");
+      const view = ofKind(updates.slice(before), "agent_message_chunk").map(text).join("");
+      facts.views.push(view);
+      if (view.includes("ev (client) — connected")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const response = await prompt("echo something");
+    facts.stop = response.stopReason;
+    facts.toolTitles = ofKind(updates, "tool_call").map((u) => u.title);
+  });
+  facts.lastView = facts.views[facts.views.length - 1];
+  delete facts.views;
+  return facts;
+}
+
+const scenarios = { full, missing, question, mcp };
 if (!scenarios[scenario]) fail("unknown scenario");
 const facts = await scenarios[scenario]();
 console.log(JSON.stringify(facts));

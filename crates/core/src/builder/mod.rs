@@ -655,6 +655,11 @@ impl SessionBuilder {
             }),
         );
         tool_ctx.values.insert(AgentsHandle(Arc::new(runner)));
+        // WebFetch's `prompt` is answered by the small model.
+        tool_ctx.values.insert(crate::tools::web_fetch::PageReader {
+            client: services.client.clone(),
+            model: services.models.small.clone(),
+        });
         // Teams need a lead that keeps listening: an interactive front end,
         // not a one-shot run.
         let team = interactive.then(|| {

@@ -136,6 +136,49 @@ pub fn parse_servers(
     (servers, errors)
 }
 
+/// Reads servers given as a list of named entries, the shape of ACP's
+/// `session/new` (`[{"name", "command", "args", "env": [{"name", "value"}]}
+/// | {"type": "http", "name", "url", "headers": [{"name", "value"}]}]`).
+pub fn parse_list(
+    list: &[Value],
+    source: &Source,
+    origin: &str,
+) -> (Vec<ServerSpec>, Vec<ConfigError>) {
+    let mut map = serde_json::Map::new();
+    let mut errors = Vec::new();
+    for entry in list {
+        let Some(name) = entry.get("name").and_then(Value::as_str) else {
+            errors.push(ConfigError::Invalid {
+                origin: origin.to_string(),
+                message: "a server has no `name`".into(),
+            });
+            continue;
+        };
+        let mut entry = entry.clone();
+        if let Value::Object(fields) = &mut entry {
+            fields.remove("name");
+            for key in ["env", "headers"] {
+                if let Some(Value::Array(pairs)) = fields.get(key) {
+                    let object: serde_json::Map<String, Value> = pairs
+                        .iter()
+                        .filter_map(|p| {
+                            Some((
+                                p.get("name")?.as_str()?.to_string(),
+                                p.get("value")?.clone(),
+                            ))
+                        })
+                        .collect();
+                    fields.insert(key.to_string(), Value::Object(object));
+                }
+            }
+        }
+        map.insert(name.to_string(), entry);
+    }
+    let (servers, more) = parse_servers(&Value::Object(map), source, origin);
+    errors.extend(more);
+    (servers, errors)
+}
+
 fn strings(value: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),

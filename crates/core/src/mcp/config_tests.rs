@@ -92,3 +92,40 @@ fn flag_takes_inline_json_or_a_file() {
     // Not a regular file: refused, not read.
     assert!(read_flag(".", dir.path()).is_err());
 }
+
+#[test]
+fn acp_lists_become_servers() {
+    let list = vec![
+        serde_json::json!({"name": "fs", "command": "/bin/fs-mcp", "args": ["/srv"],
+            "env": [{"name": "TOKEN", "value": "t"}]}),
+        serde_json::json!({"type": "http", "name": "web", "url": "http://127.0.0.1:9/mcp",
+            "headers": [{"name": "Authorization", "value": "Bearer x"}]}),
+        serde_json::json!({"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []}),
+        serde_json::json!({"command": "nameless"}),
+    ];
+    let (servers, errors) = parse_list(&list, &Source::Client, "session/new");
+    assert_eq!(servers.len(), 2, "{servers:?}");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    let fs = servers.iter().find(|s| s.name == "fs").unwrap();
+    assert_eq!(
+        fs.transport,
+        Transport::Stdio {
+            command: "/bin/fs-mcp".into(),
+            args: vec!["/srv".into()],
+            env: [("TOKEN".to_string(), "t".to_string())]
+                .into_iter()
+                .collect(),
+        }
+    );
+    assert!(!fs.source.needs_approval());
+    let web = servers.iter().find(|s| s.name == "web").unwrap();
+    assert_eq!(
+        web.transport,
+        Transport::Http {
+            url: "http://127.0.0.1:9/mcp".into(),
+            headers: [("Authorization".to_string(), "Bearer x".to_string())]
+                .into_iter()
+                .collect(),
+        }
+    );
+}

@@ -98,7 +98,7 @@ pub(super) fn plan_mode(
             read_only: true, ..
         } => Verdict::Allow(Grant::Explicit),
         Access::External { .. } => Verdict::Deny(format!(
-            "Plan mode is active: {} may change something outside the project (its server does not mark it read-only), so it cannot run while planning. Describe what it would do in the plan instead. {closing}",
+            "Plan mode is active: {} may change something outside the project (it is not marked read-only), so it cannot run while planning. Describe what it would do in the plan instead. {closing}",
             call.tool_name
         )),
         Access::Agent { subagent_type, .. } => Verdict::Deny(format!(

@@ -22,6 +22,7 @@ pub mod registry;
 mod test_support;
 pub mod todo_write;
 mod walk;
+pub mod web_fetch;
 pub mod write;
 
 use async_trait::async_trait;

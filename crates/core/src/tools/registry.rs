@@ -51,6 +51,7 @@ impl ToolRegistry {
             super::notebook_edit::NotebookEditTool,
         )));
         r.add(super::Adapter(Arc::new(super::todo_write::TodoWriteTool)));
+        r.add(super::Adapter(Arc::new(super::web_fetch::WebFetchTool)));
         r.add(super::Adapter(Arc::new(
             super::ask_user_question::AskUserQuestionTool,
         )));
