@@ -212,6 +212,10 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 // as user turns.
                 team.set_lead_input(users_tx.downgrade());
             }
+            mcp.set_sdk_channel(Some(Arc::new(headless::SdkMcpChannel {
+                out: controls_tx.downgrade(),
+                pending: pending.clone(),
+            })));
             let controls = Controls {
                 control: engine.control(),
                 pending,
@@ -223,7 +227,10 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
             tokio::spawn(headless::read_stdin(users_tx, controls));
             Some(users_rx)
         }
-        None => None,
+        None => {
+            mcp.set_sdk_channel(None);
+            None
+        }
     };
     let first = first_input.map(|t| vec![ContentBlock::text(t)]);
     let mode = engine.permission_mode();
@@ -274,6 +281,7 @@ pub async fn run_tui(args: &Args, session: Session) -> u8 {
         eprintln!("catui: internal error: the session was not built for the terminal UI");
         return 1;
     };
+    session.mcp.set_sdk_channel(None);
     tui_front_end(engine, events, &info, approvals, team, args.prompt.clone()).await
 }
 

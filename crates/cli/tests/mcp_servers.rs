@@ -49,12 +49,30 @@ fn config(servers: Value) -> String {
     json!({ "mcpServers": servers }).to_string()
 }
 
-/// Waits until the session reports that `server` connected.
+/// Waits until the session reports that `server` connected (also when it
+/// did before this call).
 fn wait_connected(s: &mut StreamSession, server: &str) {
     let needle = format!("MCP server `{server}` connected");
-    s.wait_for("the MCP connected notice", |v| {
+    let is_it = |v: &Value| {
         v["subtype"] == "notification" && v["text"].as_str().is_some_and(|t| t.contains(&needle))
-    });
+    };
+    if s.seen.iter().any(is_it) {
+        return;
+    }
+    s.wait_for("the MCP connected notice", is_it);
+}
+
+/// Waits until `server` connects after line `mark` of what was seen (a
+/// reconnect, asked for after that line).
+fn wait_reconnected(s: &mut StreamSession, server: &str, mark: usize) {
+    let needle = format!("MCP server `{server}` connected");
+    let is_it = |v: &Value| {
+        v["subtype"] == "notification" && v["text"].as_str().is_some_and(|t| t.contains(&needle))
+    };
+    if s.seen[mark..].iter().any(is_it) {
+        return;
+    }
+    s.wait_for("the MCP connected notice", is_it);
 }
 
 /// Runs one prompt in a stream-json session once `server` is connected;
@@ -579,9 +597,10 @@ fn mcp_view_and_prompts_as_slash_commands() {
             .contains("ev (flag) — disabled"),
         "{view}"
     );
+    let mark = s.seen.len();
     s.send_user("/mcp enable ev");
     s.wait_type("result");
-    wait_connected(&mut s, "ev");
+    wait_reconnected(&mut s, "ev", mark);
     s.send_user("/mcp__ev__args-prompt Paris");
     s.wait_type("result");
     let (code, seen) = s.finish();
@@ -643,11 +662,12 @@ fn a_server_that_dies_mid_session_is_reported_and_reconnects() {
     // A call to the dead server fails cleanly; the session goes on.
     s.send_user("echo");
     s.wait_type("result");
+    let mark = s.seen.len();
     s.send(json!({"type": "control_request", "request_id": "rc",
         "request": {"subtype": "mcp_reconnect", "serverName": "ev"}}));
     let answer = s.wait_for("the reconnect answer", |v| v["type"] == "control_response");
     assert_eq!(answer["response"]["subtype"], "success", "{answer}");
-    wait_connected(&mut s, "ev");
+    wait_reconnected(&mut s, "ev", mark);
     s.send_user("again");
     s.wait_type("result");
     let (code, seen) = s.finish();

@@ -108,10 +108,24 @@ fn plan_approved_with_updated_input_mode() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn control_requests_are_answered() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("switched"))).unwrap();
+    let target = sb.project().join("after-switch.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": target.display().to_string(), "content": "accepted"}),
+            ))
+            .turn(Turn::text("switched")),
+    )
+    .unwrap();
     let facts = scenario(&sb, &server, "controls");
     assert_eq!(server.requests()[0].body["model"], "other-model");
     assert_eq!(facts["model"], "other-model");
+    // set_permission_mode("acceptEdits") took effect: the edit ran unasked.
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "accepted");
+    let (text, is_error) = result_of(&server.requests()[1], "w1");
+    assert!(!is_error, "{text}");
 }
 
 #[test]
@@ -180,9 +194,13 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
         "the appended system prompt is sent"
     );
     assert!(!notes.contains("--append-system-prompt"), "{notes}");
+    // MCP servers are honoured now, so not reported.
+    assert!(
+        !notes.contains("--mcp-config") && !notes.contains("--strict-mcp-config"),
+        "{notes}"
+    );
     for flag in [
         "--fallback-model",
-        "--mcp-config",
         "--json-schema",
         "--plugin-dir",
         "--betas",
@@ -252,4 +270,10 @@ fn prompt_and_stop_hooks_run_as_sdk_callbacks() {
 fn a_deny_with_interrupt_stops_the_turn() {
     let facts = sdk_cases::deny_interrupts(scenario);
     assert_eq!(facts["subtype"], "error_during_execution");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn in_process_sdk_mcp_server_tools_run_in_the_application() {
+    sdk_cases::sdk_mcp_server(scenario);
 }

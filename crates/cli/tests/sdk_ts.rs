@@ -125,3 +125,9 @@ fn ts_a_deny_with_interrupt_stops_the_turn() {
         "{facts}"
     );
 }
+
+#[test]
+#[ignore = "needs the TypeScript SDK (npm ci in tests/sdk-ts); .ci/run runs it"]
+fn ts_in_process_sdk_mcp_server_tools_run_in_the_application() {
+    sdk_cases::sdk_mcp_server(scenario);
+}

@@ -45,6 +45,9 @@ pub enum ControlRequest {
         input: Value,
         tool_use_id: Option<String>,
     },
+    /// One JSON-RPC message for an MCP server inside the SDK application
+    /// (answered with `{"mcp_response": ...}`).
+    McpMessage { server_name: String, message: Value },
 }
 
 /// A control request the client sends to catui.

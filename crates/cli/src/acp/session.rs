@@ -32,6 +32,8 @@ pub struct AcpSession {
     cancelled: AtomicBool,
     pub auto_enabled: bool,
     team: Option<Arc<TeamManager>>,
+    /// The editor's and the project's MCP servers.
+    mcp: catui_core::mcp::McpManager,
     /// Keeps the teammates' way to the lead open (the team holds a weak end).
     _lead_tx: UnboundedSender<Vec<ContentBlock>>,
 }
@@ -123,8 +125,11 @@ impl AcpSession {
             cancelled: AtomicBool::new(false),
             auto_enabled: session.info.auto_mode_enabled,
             team: session.team,
+            mcp: session.mcp,
             _lead_tx: lead_tx,
         });
+        // No SDK application here: in-process SDK servers cannot start.
+        acp_session.mcp.set_sdk_channel(None);
         let weak = Arc::downgrade(&acp_session);
         tokio::spawn(async move {
             while let Some(input) = lead_rx.recv().await {
@@ -191,5 +196,6 @@ impl AcpSession {
         if let Some(team) = &self.team {
             team.shutdown().await;
         }
+        self.mcp.shutdown().await;
     }
 }

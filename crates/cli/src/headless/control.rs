@@ -70,6 +70,8 @@ fn unsupported_initialize_options(options: &serde_json::Map<String, Value>) -> V
     out
 }
 
+use catui_core::mcp::config::ServerSpec;
+
 impl Controls {
     /// Answers one control request (also while a turn runs).
     pub fn answer(&self, request_id: &str, request: &Value) -> ControlResponse {
@@ -102,6 +104,17 @@ impl Controls {
                     Some(hooks) if !hooks.is_null() => self.hooks.register(&hooks)?,
                     _ => 0,
                 };
+                // The TypeScript SDK names its in-process servers here
+                // rather than in --mcp-config.
+                let sdk_servers: Vec<ServerSpec> = options
+                    .get("sdkMcpServers")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .filter_map(ServerSpec::sdk)
+                    .collect();
+                self.mcp.add(sdk_servers);
                 Ok(Some(self.initialize_response(registered)))
             }
             ClientRequest::Interrupt => {

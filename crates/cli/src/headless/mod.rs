@@ -6,6 +6,7 @@
 mod control;
 pub mod hooks;
 mod pending;
+mod sdk_mcp;
 mod stream;
 
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use crate::args::OutputFormat;
 pub use catui_core::builder::SessionInfo;
 pub use control::Controls;
 pub use pending::{Pending, StdioApprover, StdioPlanReviewer};
+pub use sdk_mcp::SdkMcpChannel;
 use stream::{StreamJson, new_uuid, result_event};
 
 /// How the printer renders a session.

@@ -118,3 +118,38 @@ pub fn deny_interrupts(run: Runner) -> Value {
     assert_eq!(server.requests().len(), 1);
     facts
 }
+
+/// An in-process MCP server of the SDK application (`calc`, tools `add`,
+/// read-only, and `save`) in plan mode: both tools reach the model; `add`
+/// runs in the application, `save` is refused before it gets there.
+pub fn sdk_mcp_server(run: Runner) {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "a1",
+                "mcp__calc__add",
+                json!({"a": 2, "b": 3}),
+            ))
+            .turn(Turn::tool_use(
+                "s1",
+                "mcp__calc__save",
+                json!({"note": "x"}),
+            ))
+            .turn(Turn::text("added, not saved")),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "sdk_mcp");
+    assert_eq!(facts["tools"], 2, "{facts}");
+    assert_eq!(facts["result"], "added, not saved");
+    let reqs = server.requests();
+    let names = reqs[0].tool_names();
+    assert!(
+        names.iter().any(|n| n == "mcp__calc__add") && names.iter().any(|n| n == "mcp__calc__save"),
+        "{names:?}"
+    );
+    let (sum, is_error) = result_of(&reqs[1], "a1");
+    assert!(!is_error && sum.contains("sum=5"), "{sum}");
+    let (save, is_error) = result_of(&reqs[2], "s1");
+    assert!(is_error && save.contains("Plan mode is active"), "{save}");
+}

@@ -11,7 +11,8 @@
 // user sees and prints one JSON line of facts for the Rust side.
 
 import assert from "node:assert/strict";
-import { query } from "@anthropic-ai/claude-agent-sdk";
+import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
 
 const CATUI = process.env.CATUI_BIN;
 const PROJECT = process.env.PROJECT;
@@ -251,6 +252,53 @@ async function denyInterrupts() {
   report({ result: text });
 }
 
+/** An in-process SDK MCP server in plan mode: the read-only tool runs in
+ * this process, the other is refused by catui. */
+async function sdkMcp() {
+  const calls = [];
+  const calc = createSdkMcpServer({
+    name: "calc",
+    version: "1.0.0",
+    tools: [
+      tool(
+        "add",
+        "Adds two numbers",
+        { a: z.number(), b: z.number() },
+        async (args) => {
+          calls.push(["add", args]);
+          return { content: [{ type: "text", text: `sum=${args.a + args.b}` }] };
+        },
+        { annotations: { readOnlyHint: true } },
+      ),
+      tool("save", "Saves a note", { note: z.string() }, async (args) => {
+        calls.push(["save", args]);
+        return { content: [{ type: "text", text: "saved" }] };
+      }),
+    ],
+  });
+  const prompt = promptStream();
+  const q = query({
+    prompt,
+    options: options({ mcpServers: { calc }, allowedTools: ["mcp__calc"], permissionMode: "plan" }),
+  });
+  let state;
+  for (let i = 0; i < 200; i++) {
+    const status = await q.mcpServerStatus();
+    state = status.find((s) => s.name === "calc");
+    if (state && state.status === "connected") break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(state?.status, "connected", JSON.stringify(state));
+  prompt.push("add and save");
+  const messages = await untilResult(q);
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  assert.deepEqual(calls.map((c) => c[0]), ["add"]);
+  report({ calls, tools: state.tools, result: resultOf(messages).result });
+}
+
 const SCENARIOS = {
   one_shot: oneShot,
   can_use_tool: canUseTool,
@@ -258,6 +306,7 @@ const SCENARIOS = {
   hooks,
   interrupt,
   deny_interrupts: denyInterrupts,
+  sdk_mcp: sdkMcp,
 };
 
 const name = process.argv[2];

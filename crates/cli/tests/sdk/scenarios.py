@@ -26,8 +26,11 @@ from claude_agent_sdk import (
     StreamEvent,
     SystemMessage,
     UserMessage,
+    create_sdk_mcp_server,
     query,
+    tool,
 )
+from mcp.types import ToolAnnotations
 from claude_agent_sdk.types import PermissionRuleValue, PermissionUpdate
 
 CATUI = os.environ["CATUI_BIN"]
@@ -172,7 +175,8 @@ async def controls():
             assert "rewind_files" in str(e), e
     assistant = [m for m in messages if isinstance(m, AssistantMessage)]
     result = result_of(messages)
-    assert result.permission_denials is None or True
+    # The Write ran unasked: set_permission_mode("acceptEdits") took effect.
+    assert result.subtype == "success" and not result.permission_denials, result
     report(model=assistant[-1].model)
 
 
@@ -329,6 +333,39 @@ async def all_options():
     report(notes=notes, tools=init.data["tools"])
 
 
+async def sdk_mcp():
+    """An in-process SDK MCP server: its tools reach the model and run in the
+    application; in plan mode only the read-only one runs."""
+    calls = []
+
+    @tool("add", "Adds two numbers", {"a": float, "b": float},
+          annotations=ToolAnnotations(readOnlyHint=True))
+    async def add(args):
+        calls.append(["add", args])
+        return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']:g}"}]}
+
+    @tool("save", "Saves a note", {"note": str})
+    async def save(args):
+        calls.append(["save", args])
+        return {"content": [{"type": "text", "text": "saved"}]}
+
+    calc = create_sdk_mcp_server(name="calc", version="1.0.0", tools=[add, save])
+    opts = options(mcp_servers={"calc": calc}, allowed_tools=["mcp__calc"], permission_mode="plan")
+    async with ClaudeSDKClient(options=opts) as client:
+        state = None
+        for _ in range(200):
+            status = await client.get_mcp_status()
+            state = next(s for s in status["mcpServers"] if s["name"] == "calc")
+            if state["status"] == "connected":
+                break
+            await anyio.sleep(0.05)
+        assert state["status"] == "connected", state
+        await client.query("add and save")
+        messages = await collect(client)
+    assert [c[0] for c in calls] == ["add"], calls
+    report(calls=calls, tools=state["tools"], result=result_of(messages).result)
+
+
 SCENARIOS = {
     "one_shot": one_shot,
     "multi_turn": multi_turn,
@@ -344,6 +381,7 @@ SCENARIOS = {
     "resume": resume,
     "max_turns": max_turns,
     "all_options": all_options,
+    "sdk_mcp": sdk_mcp,
 }
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 
 use super::config::{ServerSpec, Transport, expand};
+use super::sdk::{SdkChannel, SdkTransport};
 use catui_protocol::sync::lock;
 
 /// A tool as the server describes it.
@@ -102,6 +103,7 @@ pub async fn connect(
     spec: &ServerSpec,
     project_root: &Path,
     lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
+    sdk: Option<Arc<dyn SdkChannel>>,
 ) -> Result<Connection, McpError> {
     let stderr = StderrTail::default();
     let fail = |what: &str, e: &dyn std::fmt::Display, tail: &StderrTail| {
@@ -163,9 +165,21 @@ pub async fn connect(
                 .map_err(|e| fail(&format!("could not connect to {url}"), &e, &stderr))?
         }
         Transport::Sdk => {
-            return Err(McpError::Connect(
-                "SDK servers are reached through the SDK's control channel".into(),
-            ));
+            let Some(channel) = sdk else {
+                return Err(McpError::Connect(
+                    "SDK servers are reached through the SDK's control channel".into(),
+                ));
+            };
+            client_info()
+                .serve(SdkTransport::new(&spec.name, channel))
+                .await
+                .map_err(|e| {
+                    fail(
+                        "the MCP handshake with the SDK application failed",
+                        &e,
+                        &stderr,
+                    )
+                })?
         }
     };
     let capabilities = service

@@ -91,6 +91,20 @@ pub struct ServerSpec {
     pub call_timeout: Duration,
 }
 
+impl ServerSpec {
+    /// An in-process server of the SDK application named `name` (None for
+    /// a name that cannot be part of tool names).
+    pub fn sdk(name: &str) -> Option<ServerSpec> {
+        valid_name(name).then(|| ServerSpec {
+            name: name.to_string(),
+            transport: Transport::Sdk,
+            source: Source::Client,
+            read_only: BTreeMap::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        })
+    }
+}
+
 /// A configuration that could not be used, said plainly.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {

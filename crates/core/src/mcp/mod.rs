@@ -14,6 +14,7 @@
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod sdk;
 pub mod tool;
 
 use std::collections::{BTreeMap, HashMap};
@@ -31,6 +32,7 @@ use crate::tools::registry::ToolSource;
 use crate::tools::{Tool, ToolError};
 use client::{Caller, Connection, McpError};
 use config::{ServerSpec, Transport};
+pub use sdk::SdkChannel;
 
 /// Where a server stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +108,20 @@ struct Inner {
     env: HashMap<String, String>,
     servers: Mutex<Vec<Server>>,
     events: Mutex<Option<WeakUnboundedSender<EngineEvent>>>,
+    /// The SDK application's control channel, once the front end said
+    /// whether there is one; in-process servers wait for it.
+    sdk: Mutex<SdkLink>,
+    sdk_known: tokio::sync::Notify,
+}
+
+/// Whether in-process SDK servers can be reached.
+#[derive(Clone)]
+enum SdkLink {
+    /// The front end has not said yet.
+    Unknown,
+    /// No SDK application drives this session.
+    Absent,
+    Channel(Arc<dyn SdkChannel>),
 }
 
 /// The session's MCP servers. Cheap to clone.
@@ -160,6 +176,8 @@ impl McpManager {
                 env,
                 servers: Mutex::new(servers),
                 events: Mutex::new(None),
+                sdk: Mutex::new(SdkLink::Unknown),
+                sdk_known: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -186,6 +204,31 @@ impl McpManager {
         }
     }
 
+    /// The SDK application's control channel for its in-process servers
+    /// (`"type": "sdk"`), or `None` when no SDK application drives the
+    /// session (those servers then fail with the reason). Until a front end
+    /// calls this, such servers stay pending.
+    pub fn set_sdk_channel(&self, channel: Option<Arc<dyn SdkChannel>>) {
+        *lock(&self.inner.sdk) = match channel {
+            Some(c) => SdkLink::Channel(c),
+            None => SdkLink::Absent,
+        };
+        self.inner.sdk_known.notify_waiters();
+    }
+
+    /// Waits until the front end said whether there is an SDK channel.
+    async fn sdk_channel(&self) -> Option<Arc<dyn SdkChannel>> {
+        loop {
+            let known = self.inner.sdk_known.notified();
+            match lock(&self.inner.sdk).clone() {
+                SdkLink::Channel(c) => return Some(c),
+                SdkLink::Absent => return None,
+                SdkLink::Unknown => {}
+            }
+            known.await;
+        }
+    }
+
     /// Starts connecting every server that may start, each in its own task;
     /// returns at once. Needs a Tokio runtime.
     pub fn start(&self) {
@@ -203,6 +246,34 @@ impl McpManager {
         }
         for name in names {
             self.spawn_connect(&name);
+        }
+    }
+
+    /// Adds servers that became known after the session started (an SDK
+    /// application names its in-process servers in `initialize`) and
+    /// starts them; a name already configured is left as it is.
+    pub fn add(&self, specs: Vec<ServerSpec>) {
+        let mut added = Vec::new();
+        {
+            let mut servers = lock(&self.inner.servers);
+            for spec in specs {
+                if servers.iter().any(|s| s.spec.name == spec.name) {
+                    continue;
+                }
+                added.push(spec.name.clone());
+                servers.push(Server {
+                    spec,
+                    state: State::Pending,
+                    connection: None,
+                    tools: Vec::new(),
+                    generation: 0,
+                });
+            }
+        }
+        if tokio::runtime::Handle::try_current().is_ok() {
+            for name in added {
+                self.spawn_connect(&name);
+            }
         }
     }
 
@@ -233,12 +304,22 @@ impl McpManager {
         tokio::spawn(async move {
             let env = manager.inner.env.clone();
             let lookup = move |key: &str| env.get(key).cloned().or_else(|| std::env::var(key).ok());
-            let result = match spec.transport {
-                Transport::Sdk => Err(McpError::Connect(
-                    "in-process SDK servers are not supported by catui yet".into(),
-                )),
-                _ => client::connect(&spec, &manager.inner.project_root, &lookup).await,
+            let sdk = match spec.transport {
+                Transport::Sdk => match manager.sdk_channel().await {
+                    Some(channel) => Some(channel),
+                    None => {
+                        let why = "an in-process SDK server needs an SDK application driving catui over stream-json";
+                        manager.connected(
+                            &spec.name,
+                            generation,
+                            Err(McpError::Connect(why.into())),
+                        );
+                        return;
+                    }
+                },
+                _ => None,
             };
+            let result = client::connect(&spec, &manager.inner.project_root, &lookup, sdk).await;
             manager.connected(&spec.name, generation, result);
         });
     }
