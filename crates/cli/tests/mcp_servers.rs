@@ -678,3 +678,48 @@ fn a_server_that_dies_mid_session_is_reported_and_reconnects() {
     let (back, back_err) = result_of(&reqs[3], "e2");
     assert!(!back_err && back.contains("Echo: back again"), "{back}");
 }
+
+/// Needs no npm server: a stdio server that never answers the handshake.
+#[test]
+fn a_server_stuck_in_its_handshake_neither_delays_nor_outlives_catui() {
+    let sb = Sandbox::new();
+    let pid_file = sb.dir.path().join("stuck.pid");
+    let cfg = config(json!({ "stuck": {
+        "command": "bash",
+        "args": ["-c", format!("echo $$ > {}; exec sleep 600", pid_file.display())],
+    }}));
+    // The answer takes a moment, so the server is surely running by then.
+    let mock = MockServer::start_blocking(
+        Script::new().turn(Turn::text("answered anyway").delay(Duration::from_millis(500))),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&mock);
+    cmd.args(["-p", "hi", "--mcp-config", &cfg]);
+    let out = common::output_within(cmd, b"", 60);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("answered anyway"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() {
+        assert!(Instant::now() < deadline, "the server never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let pid = pid.trim();
+    // Gone with catui (a zombie reaped by init at most a moment later).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let alive = Command::new("kill")
+            .args(["-0", pid])
+            .status()
+            .unwrap()
+            .success();
+        if !alive {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the MCP server {pid} outlived catui"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

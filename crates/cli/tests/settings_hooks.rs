@@ -531,3 +531,21 @@ fn malformed_hooks_are_reported() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown hook event `PreToolUs`"), "{err}");
 }
+
+#[test]
+fn project_hooks_run_once_the_user_trusts_the_project() {
+    let sb = Sandbox::new();
+    let marker = log_path(&sb, "ran");
+    let planted = script(&sb, "planted", &format!("touch {}", marker.display()));
+    sb.write(
+        ".catui/settings.json",
+        &json!({"hooks": one("UserPromptSubmit", None, &planted, None)}).to_string(),
+    );
+    let trust = sb.bare().arg("trust").output().unwrap();
+    assert!(trust.status.success(), "{trust:?}");
+    assert!(String::from_utf8_lossy(&trust.stdout).contains("Trusted"));
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
+    let out = run_p(&sb, &server, "hi", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(marker.exists(), "the trusted project's hook did not run");
+}

@@ -75,6 +75,7 @@ fn result_event() -> catui_core::engine::EngineEvent {
         cost: Default::default(),
         permission_mode: PermissionMode::Default,
         plan_file: None,
+        view: None,
     })
 }
 

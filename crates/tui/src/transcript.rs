@@ -62,8 +62,10 @@ pub enum EntryKind {
         from: String,
         text: String,
     },
-    /// `/plan` output: title, path, Markdown body and a hint.
-    PlanDisplay {
+    /// A document a command showed (`/plan`): title, path, Markdown body
+    /// and a hint.
+    Document {
+        title: String,
         path: String,
         content: String,
         hint: Option<String>,
@@ -413,16 +415,14 @@ fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'sta
             ));
             with_gutter(rows, Span::raw("  "))
         }
-        EntryKind::PlanDisplay {
+        EntryKind::Document {
+            title,
             path,
             content,
             hint,
         } => {
             let mut rows = vec![
-                Line::styled(
-                    "Current Plan",
-                    Style::default().add_modifier(Modifier::BOLD),
-                ),
+                Line::styled(title.clone(), Style::default().add_modifier(Modifier::BOLD)),
                 Line::styled(path.clone(), dim()),
                 Line::default(),
             ];

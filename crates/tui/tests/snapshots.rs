@@ -208,12 +208,21 @@ fn parallel_agents_progress() {
 fn plan_command_display() {
     let mut s = state_in(PermissionMode::Plan);
     s.submit_text("/plan".into());
-    s.apply(result(
+    let mut shown = result(
         "Current Plan\n/home/dev/.catui/plans/brave-quiet-otter.md\n\n# Add retries\n\n1. Wrap `send`\n2. Test it\n\n\"/plan open\" to edit this plan in vi",
         0,
         false,
         PermissionMode::Plan,
-    ));
+    );
+    if let catui_core::engine::EngineEvent::Result(outcome) = &mut shown {
+        outcome.view = Some(catui_core::engine::CommandView::Document {
+            title: "Current Plan".into(),
+            path: "/home/dev/.catui/plans/brave-quiet-otter.md".into(),
+            content: "# Add retries\n\n1. Wrap `send`\n2. Test it".into(),
+            hint: Some("\"/plan open\" to edit this plan in vi".into()),
+        });
+    }
+    s.apply(shown);
     insta::assert_snapshot!(both(&s, 20));
 }
 

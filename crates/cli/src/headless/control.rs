@@ -146,14 +146,18 @@ impl Controls {
                 Ok(Some(json!({ "mcpServers": servers })))
             }
             ClientRequest::McpReconnect { server_name } => {
-                self.mcp.reconnect(&server_name)?;
+                self.mcp
+                    .reconnect(&server_name)
+                    .map_err(|e| e.to_string())?;
                 Ok(None)
             }
             ClientRequest::McpToggle {
                 server_name,
                 enabled,
             } => {
-                self.mcp.set_enabled(&server_name, enabled)?;
+                self.mcp
+                    .set_enabled(&server_name, enabled)
+                    .map_err(|e| e.to_string())?;
                 Ok(None)
             }
             ClientRequest::GetContextUsage => {

@@ -329,7 +329,7 @@ const STOP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 /// How a headless session ended.
 pub enum Ended {
     /// The input ran out; the last turn's outcome, if there was one.
-    Finished(Option<TurnOutcome>),
+    Finished(Option<Box<TurnOutcome>>),
     /// A stop signal ended it; whether the turn it interrupted answered
     /// with its own result.
     Stopped { turn_answered: bool },
@@ -386,7 +386,7 @@ pub async fn run(
         _ = tokio::time::timeout(SESSION_END_TIMEOUT, end) => {}
         _ = stop.cancelled() => {}
     }
-    Ended::Finished(last)
+    Ended::Finished(last.map(Box::new))
 }
 
 /// How long `SessionEnd` hooks may take when the input has run out.

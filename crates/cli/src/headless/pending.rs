@@ -171,8 +171,14 @@ pub struct StdioApprover {
 
 #[async_trait]
 impl Approver for StdioApprover {
-    async fn run_hooks(&self, call: HookCall) -> Result<Vec<Value>, String> {
-        self.hooks.run(call, &self.out, &self.pending).await
+    async fn run_hooks(
+        &self,
+        call: HookCall,
+    ) -> Result<Vec<Value>, catui_core::hooks::HookFailure> {
+        self.hooks
+            .run(call, &self.out, &self.pending)
+            .await
+            .map_err(catui_core::hooks::HookFailure)
     }
 
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {

@@ -21,7 +21,7 @@
 mod mcp;
 mod parts;
 pub mod provider;
-pub mod resume;
+pub(crate) mod resume;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

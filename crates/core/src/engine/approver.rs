@@ -40,7 +40,7 @@ pub trait Approver: Send + Sync {
 
     /// Runs the hooks the client registered for `call` (SDK clients);
     /// returns each hook's JSON output. An error: a hook failed.
-    async fn run_hooks(&self, _call: HookCall) -> Result<Vec<Value>, String> {
+    async fn run_hooks(&self, _call: HookCall) -> Result<Vec<Value>, crate::hooks::HookFailure> {
         Ok(Vec::new())
     }
 }

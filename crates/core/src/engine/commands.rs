@@ -19,6 +19,12 @@ pub struct SlashCommand {
 pub enum CommandOutput {
     /// Answered locally with this text.
     Local { text: String, is_error: bool },
+    /// Answered locally with `text`, which a drawing front end may show as
+    /// `view` instead.
+    Shown {
+        text: String,
+        view: super::CommandView,
+    },
     /// Send this prompt to the model (after showing `notice`, if any).
     Query {
         notice: Option<String>,

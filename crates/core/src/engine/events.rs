@@ -95,6 +95,22 @@ pub struct TurnOutcome {
     pub cost: SessionCost,
     pub permission_mode: PermissionMode,
     pub plan_file: Option<String>,
+    /// How a front end that draws may show a command's output instead of
+    /// `result` as plain text.
+    pub view: Option<CommandView>,
+}
+
+/// A command's output as structured data, for front ends that draw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandView {
+    /// A document on disk (the plan shown by `/plan`): its title, path and
+    /// text, and a hint shown dimmed below it.
+    Document {
+        title: String,
+        path: String,
+        content: String,
+        hint: Option<String>,
+    },
 }
 
 /// What the session's model requests have used and cost, as of the end of

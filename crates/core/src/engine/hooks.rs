@@ -24,7 +24,7 @@ pub(super) async fn run(engine: &Engine, mut call: HookCall) -> HookVerdict {
     let mut failures = commands.failures;
     match client {
         Ok(o) => outputs.extend(o),
-        Err(e) => failures.push(e),
+        Err(e) => failures.push(e.0),
     }
     for problem in commands.problems {
         notify_user(engine, format!("A {event} hook: {problem}"));

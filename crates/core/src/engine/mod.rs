@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentFactory, AttachmentProvider};
-pub use events::{EngineEvent, ResponseInfo, SessionCost, TurnOutcome};
+pub use events::{CommandView, EngineEvent, ResponseInfo, SessionCost, TurnOutcome};
 pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
     ToolCallView, ToolGate,
@@ -312,6 +312,10 @@ impl Engine {
                     Usage::default(),
                     started,
                 ),
+                commands::CommandOutput::Shown { text, view } => TurnOutcome {
+                    view: Some(view),
+                    ..self.outcome(ResultSubtype::Success, text, 0, Usage::default(), started)
+                },
                 commands::CommandOutput::Query { notice, prompt } => {
                     if let Some(notice) = notice {
                         self.shared.emit(EngineEvent::Notification {
@@ -409,6 +413,7 @@ impl Engine {
             cost: self.cost(),
             permission_mode: self.permission_mode(),
             plan_file: self.plan_file(),
+            view: None,
         }
     }
 

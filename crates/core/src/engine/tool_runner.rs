@@ -387,12 +387,13 @@ async fn ask_user(
                 }
             });
             let feedback = message.trim();
-            let shown = match (name.as_str(), feedback.is_empty()) {
-                ("ExitPlanMode", true) => "Plan not approved · still planning".to_string(),
-                ("ExitPlanMode", false) => format!("Plan not approved · {feedback}"),
-                (_, true) => "Declined".to_string(),
-                (_, false) => format!("Declined · {feedback}"),
-            };
+            let shown = call.denied_summary(feedback).unwrap_or_else(|| {
+                if feedback.is_empty() {
+                    "Declined".to_string()
+                } else {
+                    format!("Declined · {feedback}")
+                }
+            });
             Slot::refused(&name, &id, text, shown)
         }
     }

@@ -12,6 +12,7 @@
 //! Not starting, or not finishing within the timeout (the process is
 //! killed), is an error the caller fails closed on where it guards.
 
+use super::HookFailure;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -36,6 +37,16 @@ pub struct CommandAnswer {
 
 /// Runs `hook` for one event. `Err`: it could not run or timed out.
 pub async fn run(
+    hook: &CommandHook,
+    input: &Value,
+    project_root: &Path,
+) -> Result<CommandAnswer, HookFailure> {
+    run_command(hook, input, project_root)
+        .await
+        .map_err(HookFailure)
+}
+
+async fn run_command(
     hook: &CommandHook,
     input: &Value,
     project_root: &Path,

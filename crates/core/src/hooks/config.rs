@@ -34,7 +34,19 @@ pub struct CommandHook {
 
 /// Reads the `hooks` value of one settings file. Anything malformed
 /// rejects the file's hooks as a whole with a message naming what.
-pub fn parse(value: &Value, source: &Path, from_project: bool) -> Result<Vec<CommandHook>, String> {
+pub fn parse(
+    value: &Value,
+    source: &Path,
+    from_project: bool,
+) -> Result<Vec<CommandHook>, super::HookConfigError> {
+    parse_hooks(value, source, from_project).map_err(super::HookConfigError)
+}
+
+fn parse_hooks(
+    value: &Value,
+    source: &Path,
+    from_project: bool,
+) -> Result<Vec<CommandHook>, String> {
     let Some(events) = value.as_object() else {
         return Err("`hooks` must be an object of hook events".into());
     };
@@ -128,21 +140,21 @@ mod tests {
     fn malformed_hooks_are_refused_with_where() {
         let p = Path::new("/s.json");
         let e = parse(&json!({"PreToolUs": []}), p, false).unwrap_err();
-        assert!(e.contains("unknown hook event `PreToolUs`"), "{e}");
+        assert!(e.0.contains("unknown hook event `PreToolUs`"), "{e}");
         let e = parse(
             &json!({"Stop": [{"hooks": [{"type": "prompt"}]}]}),
             p,
             false,
         )
         .unwrap_err();
-        assert!(e.contains("hooks.Stop[0].hooks[0]"), "{e}");
+        assert!(e.0.contains("hooks.Stop[0].hooks[0]"), "{e}");
         let e = parse(
             &json!({"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": -1}]}]}),
             p,
             false,
         )
         .unwrap_err();
-        assert!(e.contains("timeout"), "{e}");
+        assert!(e.0.contains("timeout"), "{e}");
         assert!(parse(&json!([]), p, false).is_err());
     }
 }

@@ -21,6 +21,17 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use command::CommandAnswer;
+
+/// A hook that could not give an answer: it did not start, timed out, or
+/// its client went away. Where it matters the caller fails closed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HookFailure(pub String);
+
+/// A `hooks` settings value that cannot be used, said plainly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HookConfigError(pub String);
 pub use config::CommandHook;
 pub use verdict::{HookCall, HookDecision, HookVerdict};
 
@@ -143,7 +154,7 @@ impl HookEngine {
                     run.outputs.push(a.output);
                     run.problems.extend(a.problem);
                 }
-                Err(e) => run.failures.push(e),
+                Err(e) => run.failures.push(e.0),
             }
         }
         run

@@ -111,13 +111,16 @@ pub async fn connect(
     };
     let service = match &spec.transport {
         Transport::Stdio { command, args, env } => {
-            let command = expand(command, lookup).map_err(McpError::Connect)?;
+            let command = expand(command, lookup).map_err(|e| McpError::Connect(e.to_string()))?;
             let mut cmd = tokio::process::Command::new(&command);
             for arg in args {
-                cmd.arg(expand(arg, lookup).map_err(McpError::Connect)?);
+                cmd.arg(expand(arg, lookup).map_err(|e| McpError::Connect(e.to_string()))?);
             }
             for (key, value) in env {
-                cmd.env(key, expand(value, lookup).map_err(McpError::Connect)?);
+                cmd.env(
+                    key,
+                    expand(value, lookup).map_err(|e| McpError::Connect(e.to_string()))?,
+                );
             }
             cmd.current_dir(project_root);
             // Its own process group: a Ctrl+C meant for catui does not
@@ -128,6 +131,11 @@ pub async fn connect(
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|e| fail(&format!("could not start `{command}`"), &e, &stderr))?;
+            // It leads its own group: killed with catui's other groups
+            // when catui exits, even while the handshake still waits.
+            if let Some(pid) = transport.id().and_then(|p| i32::try_from(p).ok()) {
+                crate::tools::bash::groups::track(pid);
+            }
             if let Some(err) = err {
                 let tail = stderr.clone();
                 tokio::spawn(async move {
@@ -143,10 +151,10 @@ pub async fn connect(
                 .map_err(|e| fail("the MCP handshake failed", &e, &stderr))?
         }
         Transport::Http { url, headers } => {
-            let url = expand(url, lookup).map_err(McpError::Connect)?;
+            let url = expand(url, lookup).map_err(|e| McpError::Connect(e.to_string()))?;
             let mut custom = std::collections::HashMap::new();
             for (name, value) in headers {
-                let value = expand(value, lookup).map_err(McpError::Connect)?;
+                let value = expand(value, lookup).map_err(|e| McpError::Connect(e.to_string()))?;
                 let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                     McpError::Connect(format!("`{name}` is not a valid header name"))
                 })?;

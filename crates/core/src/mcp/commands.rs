@@ -87,7 +87,7 @@ impl McpCommands {
         };
         match result {
             Ok(()) => local(format!("MCP server `{name}`: {done}."), false),
-            Err(e) => local(e, true),
+            Err(e) => local(e.to_string(), true),
         }
     }
 }

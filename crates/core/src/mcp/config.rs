@@ -112,6 +112,20 @@ pub enum ConfigError {
     Invalid { origin: String, message: String },
 }
 
+/// Why a configuration file or value could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("not valid JSON: {0}")]
+    Json(String),
+    #[error("{0} does not exist")]
+    Missing(String),
+    /// `${NAME}` with nothing set and no default (the value is never shown).
+    #[error("the environment variable {0} is not set")]
+    Unset(String),
+}
+
 /// Server names become part of tool names (`mcp__{server}__{tool}`).
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
@@ -292,38 +306,40 @@ const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Reads a configuration file (`.mcp.json`, `--mcp-config FILE`), refusing
 /// anything that is not a regular file of sane size.
-pub fn read_file(path: &Path) -> Result<Option<Value>, String> {
+pub fn read_file(path: &Path) -> Result<Option<Value>, ReadError> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(ReadError::Unreadable(e.to_string())),
     };
     if !meta.is_file() {
-        return Err("not a regular file".into());
+        return Err(ReadError::Unreadable("not a regular file".into()));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(format!("larger than {MAX_FILE_BYTES} bytes"));
+        return Err(ReadError::Unreadable(format!(
+            "larger than {MAX_FILE_BYTES} bytes"
+        )));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Unreadable(e.to_string()))?;
     serde_json::from_str(&text)
         .map(Some)
-        .map_err(|e| format!("not valid JSON: {e}"))
+        .map_err(|e| ReadError::Json(e.to_string()))
 }
 
 /// What the user gave to `--mcp-config`: inline JSON, or a file.
-pub fn read_flag(arg: &str, cwd: &Path) -> Result<Value, String> {
+pub fn read_flag(arg: &str, cwd: &Path) -> Result<Value, ReadError> {
     let trimmed = arg.trim_start();
     if trimmed.starts_with('{') {
-        return serde_json::from_str(trimmed).map_err(|e| format!("not valid JSON: {e}"));
+        return serde_json::from_str(trimmed).map_err(|e| ReadError::Json(e.to_string()));
     }
     let path = cwd.join(arg);
-    read_file(&path)?.ok_or_else(|| format!("{} does not exist", path.display()))
+    read_file(&path)?.ok_or_else(|| ReadError::Missing(path.display().to_string()))
 }
 
 /// Expands `${VAR}` and `${VAR:-default}` from `lookup`. A variable that is
 /// not set and has no default is an error naming it (the value itself is
 /// never shown).
-pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ReadError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -340,7 +356,7 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Str
         };
         match lookup(name).or_else(|| default.map(String::from)) {
             Some(value) => out.push_str(&value),
-            None => return Err(format!("the environment variable {name} is not set")),
+            None => return Err(ReadError::Unset(name.to_string())),
         }
         rest = &after[end + 1..];
     }

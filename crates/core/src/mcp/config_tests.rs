@@ -65,7 +65,7 @@ fn variables_expand_with_defaults_and_missing_ones_are_named_not_shown() {
         "plain ${ unclosed"
     );
     let err = expand("${MISSING}", &lookup).unwrap_err();
-    assert!(err.contains("MISSING"));
+    assert!(err.to_string().contains("MISSING"));
 }
 
 #[test]
@@ -86,9 +86,15 @@ fn flag_takes_inline_json_or_a_file() {
     assert!(
         read_flag("missing.json", dir.path())
             .unwrap_err()
+            .to_string()
             .contains("does not exist")
     );
-    assert!(read_flag("{nope", dir.path()).unwrap_err().contains("JSON"));
+    assert!(
+        read_flag("{nope", dir.path())
+            .unwrap_err()
+            .to_string()
+            .contains("JSON")
+    );
     // Not a regular file: refused, not read.
     assert!(read_flag(".", dir.path()).is_err());
 }

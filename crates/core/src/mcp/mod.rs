@@ -34,6 +34,19 @@ use client::{Caller, Connection, McpError};
 use config::{ServerSpec, Transport};
 pub use sdk::SdkChannel;
 
+/// Why a server could not be reconnected, switched or approved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManageError {
+    #[error("there is no MCP server named `{0}`")]
+    Unknown(String),
+    #[error(
+        "MCP server `{0}` is a project server that is not approved; approve it with /mcp approve {0}"
+    )]
+    NotApproved(String),
+    #[error("could not remember the answer: {0}")]
+    Remember(String),
+}
+
 /// Where a server stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {
@@ -431,12 +444,10 @@ impl McpManager {
     }
 
     /// Connects `name` again (after it died, or to pick up changes).
-    pub fn reconnect(&self, name: &str) -> Result<(), String> {
+    pub fn reconnect(&self, name: &str) -> Result<(), ManageError> {
         let state = self.state_of(name)?;
         if matches!(state, State::NeedsApproval | State::Rejected) {
-            return Err(format!(
-                "MCP server `{name}` is a project server that is not approved; approve it with /mcp approve {name}"
-            ));
+            return Err(ManageError::NotApproved(name.to_string()));
         }
         self.spawn_connect(name);
         Ok(())
@@ -444,7 +455,7 @@ impl McpManager {
 
     /// Switches `name` off (closing it) or on (connecting it) for this
     /// session.
-    pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<(), String> {
+    pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<(), ManageError> {
         let state = self.state_of(name)?;
         if enabled {
             if state == State::Disabled {
@@ -466,7 +477,7 @@ impl McpManager {
 
     /// Records the user's answer about a project server (for this project,
     /// from now on) and connects it when approved.
-    pub fn approve(&self, name: &str, approved: bool) -> Result<(), String> {
+    pub fn approve(&self, name: &str, approved: bool) -> Result<(), ManageError> {
         let state = self.state_of(name)?;
         let is_project = lock(&self.inner.servers)
             .iter()
@@ -475,7 +486,7 @@ impl McpManager {
             crate::trust::update(&self.inner.config_dir, &self.inner.project_root, |t| {
                 t.mcp_servers.insert(name.to_string(), approved);
             })
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ManageError::Remember(e.to_string()))?;
         }
         if approved {
             if matches!(
@@ -498,12 +509,12 @@ impl McpManager {
         Ok(())
     }
 
-    fn state_of(&self, name: &str) -> Result<State, String> {
+    fn state_of(&self, name: &str) -> Result<State, ManageError> {
         lock(&self.inner.servers)
             .iter()
             .find(|s| s.spec.name == name)
             .map(|s| s.state.clone())
-            .ok_or_else(|| format!("there is no MCP server named `{name}`"))
+            .ok_or_else(|| ManageError::Unknown(name.to_string()))
     }
 
     /// The caller of a connected server, and its call timeout.

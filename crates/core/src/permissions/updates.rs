@@ -56,6 +56,20 @@ pub fn apply_updates(
     ctx: &mut PermissionContext,
     updates: &Value,
     root: &Path,
+) -> Result<AppliedUpdates, UpdateError> {
+    apply_all(ctx, updates, root).map_err(UpdateError)
+}
+
+/// A permission update that is malformed or not allowed; nothing of its
+/// list was applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UpdateError(pub String);
+
+fn apply_all(
+    ctx: &mut PermissionContext,
+    updates: &Value,
+    root: &Path,
 ) -> Result<AppliedUpdates, String> {
     let list = match updates {
         Value::Array(list) => list.as_slice(),

@@ -68,17 +68,25 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
         path.display(),
         content.trim_end()
     );
-    if let Some(editor) = &plan.editor {
+    let hint = plan.editor.as_ref().map(|editor| {
         let name = editor.split_whitespace().next().unwrap_or(editor);
         let name = Path::new(name)
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or(name);
-        text.push_str(&format!("\n\n\"/plan open\" to edit this plan in {name}"));
+        format!("\"/plan open\" to edit this plan in {name}")
+    });
+    if let Some(hint) = &hint {
+        text.push_str(&format!("\n\n{hint}"));
     }
-    CommandOutput::Local {
+    CommandOutput::Shown {
         text,
-        is_error: false,
+        view: crate::engine::CommandView::Document {
+            title: CURRENT_PLAN_TITLE.to_string(),
+            path: path.display().to_string(),
+            content: content.trim_end().to_string(),
+            hint,
+        },
     }
 }
 

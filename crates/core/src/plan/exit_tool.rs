@@ -132,6 +132,13 @@ impl TypedTool for ExitPlanModeTool {
         }))
     }
 
+    fn denied_summary(&self, _: &ExitPlanModeInput, feedback: &str) -> Option<String> {
+        Some(if feedback.is_empty() {
+            "Plan not approved · still planning".to_string()
+        } else {
+            format!("Plan not approved · {feedback}")
+        })
+    }
     fn denied_result(&self, _: &ExitPlanModeInput, feedback: &str) -> Option<String> {
         Some(plan_rejected_result(Some(feedback)))
     }

@@ -117,7 +117,7 @@ impl EngineExtension for PlanExtension {
     }
 
     fn conversation_cleared(&self, recorder: &dyn crate::engine::Recorder) -> Option<PathBuf> {
-        // A new conversation gets a new plan file (G§7.2 clearPlanSlug);
+        // A new conversation gets a new plan file (the plan slug is cleared);
         // the old plan stays on disk under its own slug.
         let files = &self.plan.files;
         files.slugs().clear(&files.session_id());

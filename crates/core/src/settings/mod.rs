@@ -353,9 +353,9 @@ impl Settings {
             let from_project = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
             match crate::hooks::config::parse(hooks, path, from_project) {
                 Ok(parsed) => self.hooks.extend(parsed),
-                Err(message) => warnings.push(SettingsWarning::MalformedHooks {
+                Err(e) => warnings.push(SettingsWarning::MalformedHooks {
                     path: path.to_path_buf(),
-                    message,
+                    message: e.0,
                 }),
             }
         }
@@ -455,4 +455,5 @@ fn resolve_dir(dir: &str, project_root: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
+#[path = "settings_tests.rs"]
 mod tests;

@@ -278,6 +278,7 @@ mod tests {
             cost: Default::default(),
             permission_mode: PermissionMode::Default,
             plan_file: None,
+            view: None,
         };
         assert_eq!(
             relay("amy@core", &state, EngineEvent::Result(outcome)),

@@ -153,6 +153,11 @@ pub trait TypedTool: Send + Sync + 'static {
     fn denied_result(&self, _input: &Self::Input, _feedback: &str) -> Option<String> {
         None
     }
+    /// The one-line summary shown to the user for a declined call, when
+    /// the tool words it better than "Declined · feedback".
+    fn denied_summary(&self, _input: &Self::Input, _feedback: &str) -> Option<String> {
+        None
+    }
     /// True when the call itself sets the permission mode once approved
     /// (its input's `mode`): a mode change that comes with the approval is
     /// handed to it instead of being made before it runs.
@@ -183,6 +188,9 @@ pub trait PreparedCall: Send + Sync {
     async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError>;
     fn permission_input(&self, ctx: &ToolContext) -> Option<Value>;
     fn denied_result(&self, feedback: &str) -> Option<String>;
+    fn denied_summary(&self, _feedback: &str) -> Option<String> {
+        None
+    }
     fn takes_mode_in_input(&self) -> bool;
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -216,6 +224,9 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     }
     fn denied_result(&self, feedback: &str) -> Option<String> {
         self.tool.denied_result(&self.input, feedback)
+    }
+    fn denied_summary(&self, feedback: &str) -> Option<String> {
+        self.tool.denied_summary(&self.input, feedback)
     }
     fn takes_mode_in_input(&self) -> bool {
         self.tool.takes_mode_in_input()

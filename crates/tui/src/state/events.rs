@@ -2,7 +2,7 @@
 //! messages, tool calls and their user-facing results, retries, and the
 //! end of a turn.
 
-use catui_core::engine::{EngineEvent, TurnOutcome};
+use catui_core::engine::{CommandView, EngineEvent, TurnOutcome};
 use catui_protocol::{ContentBlock, Message, ModelEvent};
 use serde_json::Value;
 
@@ -254,33 +254,29 @@ impl AppState {
                 self.flushed = 0;
                 self.todos.clear();
             }
-            self.push_command_output(&outcome.result, outcome.is_error);
+            match outcome.view {
+                Some(CommandView::Document {
+                    title,
+                    path,
+                    content,
+                    hint,
+                }) => self.transcript.push(EntryKind::Document {
+                    title,
+                    path,
+                    content,
+                    hint,
+                }),
+                None if !outcome.result.trim().is_empty() => {
+                    self.system(outcome.result.trim_end(), outcome.is_error);
+                }
+                None => {}
+            }
         } else if outcome.result == INTERRUPTED {
             if !withdrawn {
                 self.system("Interrupted · tell catui what to do instead", false);
             }
         } else if outcome.is_error {
             self.system(outcome.result, true);
-        }
-    }
-
-    /// A local command's output; `/plan` output becomes a plan display.
-    fn push_command_output(&mut self, text: &str, is_error: bool) {
-        if let Some(rest) = text.strip_prefix("Current Plan\n") {
-            let (path, body) = rest.split_once('\n').unwrap_or((rest, ""));
-            let body = body.trim_start_matches('\n');
-            // The trailing `"/plan open" to edit...` hint is shown dimmed.
-            let (content, hint) = match body.rsplit_once("\n\n") {
-                Some((c, h)) if h.contains("/plan open") => (c.to_string(), Some(h.to_string())),
-                _ => (body.to_string(), None),
-            };
-            self.transcript.push(EntryKind::PlanDisplay {
-                path: path.to_string(),
-                content,
-                hint,
-            });
-        } else if !text.trim().is_empty() {
-            self.system(text.trim_end(), is_error);
         }
     }
 }

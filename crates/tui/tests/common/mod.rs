@@ -127,6 +127,7 @@ pub fn result(text: &str, num_turns: u32, is_error: bool, mode: PermissionMode) 
         cost: Default::default(),
         permission_mode: mode,
         plan_file: Some("/home/dev/.catui/plans/brave-quiet-otter.md".into()),
+        view: None,
     })
 }
 

@@ -38,6 +38,7 @@ mod words;
 mod wrappers;
 
 #[cfg(test)]
+#[path = "shell_tests.rs"]
 pub(crate) mod tests;
 
 /// One simple command found in a shell command line, with everything

@@ -7,7 +7,9 @@
 //! in the background (`server &`) stay in its group and keep running while
 //! the session lives; [`kill_all`] ends them when catui exits — normally or
 //! on SIGTERM, SIGINT or SIGHUP. A process that moves itself to a group of
-//! its own (`setsid`, daemons) is detached and not tracked.
+//! its own (`setsid`, daemons) is detached and not tracked. The stdio MCP
+//! servers catui starts are tracked the same way (each leads its own
+//! group), so none outlives catui either.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
@@ -21,7 +23,7 @@ fn groups() -> MutexGuard<'static, BTreeSet<i32>> {
 
 /// Starts tracking group `pgid`, forgetting groups that have no member
 /// left (so the set stays small over a long session).
-pub(super) fn track(pgid: i32) {
+pub(crate) fn track(pgid: i32) {
     let mut set = groups();
     set.retain(|&g| group_exists(g));
     set.insert(pgid);
