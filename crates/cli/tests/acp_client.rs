@@ -348,3 +348,47 @@ fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
         "{text}"
     );
 }
+
+#[test]
+#[ignore = "needs the ACP SDK: bash .ci/acp-setup"]
+fn with_the_editors_fs_reads_see_unsaved_buffers_and_writes_go_to_the_editor() {
+    let sb = Sandbox::new();
+    let a = sb.write("a.txt", "saved line on disk\n");
+    let b = sb.project().join("b.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("r1", "Read", json!({"file_path": a.display().to_string()})))
+            .turn(Turn::tool_use(
+                "e1",
+                "Edit",
+                json!({"file_path": a.display().to_string(), "old_string": "unsaved", "new_string": "edited"}),
+            ))
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": b.display().to_string(), "content": "new file\n"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "editor_files");
+    assert_eq!(facts["stop"], "end_turn", "{facts}");
+    let reqs = server.requests();
+    let (read, is_error) = result_of(&reqs[1], "r1");
+    assert!(
+        !is_error && read.contains("unsaved line in the editor"),
+        "{read}"
+    );
+    assert!(!read.contains("saved line on disk"), "{read}");
+    let (edited, is_error) = result_of(&reqs[2], "e1");
+    assert!(!is_error, "{edited}");
+    let writes = facts["writes"].as_array().unwrap();
+    assert_eq!(writes.len(), 2, "{facts}");
+    assert_eq!(writes[0]["path"], a.display().to_string());
+    assert_eq!(writes[0]["content"], "edited line in the editor\n");
+    assert_eq!(writes[1]["path"], b.display().to_string());
+    assert_eq!(writes[1]["content"], "new file\n");
+    // The editor holds the changes; catui did not write the disk itself.
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "saved line on disk\n");
+    assert!(!b.exists());
+}

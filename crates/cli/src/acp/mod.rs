@@ -5,6 +5,7 @@
 //! streamed as `session/update` notifications.
 
 mod approver;
+mod files;
 mod mapping;
 mod session;
 mod updates;
@@ -32,6 +33,8 @@ use session::{AcpSession, Start};
 struct Server {
     template: SessionConfig,
     sessions: Mutex<HashMap<String, Arc<AcpSession>>>,
+    /// What the client can do with files, from `initialize`.
+    fs: Mutex<files::FsCapabilities>,
 }
 
 impl Server {
@@ -65,7 +68,8 @@ impl Server {
         for e in errors {
             eprintln!("catui: skipped an MCP server: {e}");
         }
-        let session = AcpSession::open(cx, &self.template, cwd, start, servers)?;
+        let fs = *lock(&self.fs);
+        let session = AcpSession::open(cx, &self.template, cwd, start, servers, fs)?;
         lock(&self.sessions).insert(session.id.clone(), session.clone());
         Ok(session)
     }
@@ -109,7 +113,9 @@ pub async fn run(args: &Args) -> u8 {
     let server = Arc::new(Server {
         template,
         sessions: Mutex::new(HashMap::new()),
+        fs: Mutex::new(files::FsCapabilities::default()),
     });
+    let s_init = server.clone();
     let (s_new, s_load, s_prompt, s_cancel, s_mode) = (
         server.clone(),
         server.clone(),
@@ -124,6 +130,11 @@ pub async fn run(args: &Args) -> u8 {
             async move |request: InitializeRequest,
                         responder: Responder<InitializeResponse>,
                         _cx: ConnectionTo<Client>| {
+                let fs = &request.client_capabilities.fs;
+                *lock(&s_init.fs) = files::FsCapabilities {
+                    read: fs.read_text_file,
+                    write: fs.write_text_file,
+                };
                 responder.respond(initialize_response(&request))
             },
             agent_client_protocol::on_receive_request!(),

@@ -57,6 +57,7 @@ impl AcpSession {
         cwd: PathBuf,
         start: Start,
         mcp_servers: Vec<catui_core::mcp::config::ServerSpec>,
+        fs: super::files::FsCapabilities,
     ) -> Result<Arc<AcpSession>, Error> {
         if !cwd.is_absolute() {
             return Err(invalid(format!(
@@ -93,8 +94,16 @@ impl AcpSession {
             session_id: session_id.clone(),
             wiring: wiring.clone(),
         };
-        let front_end = FrontEnd::interactive(Arc::new(approver))
+        let mut front_end = FrontEnd::interactive(Arc::new(approver))
             .with_warnings(crate::setup::stderr_warnings());
+        if fs.any() {
+            // Reads see the editor's unsaved buffers; writes go through it.
+            front_end = front_end.with_editor_files(Arc::new(super::files::AcpFiles {
+                cx: cx.clone(),
+                session_id: session_id.clone(),
+                can: fs,
+            }));
+        }
         let session = SessionBuilder::new(config)
             .front_end(front_end)
             .build()

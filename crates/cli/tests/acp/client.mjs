@@ -5,6 +5,7 @@
 // Any protocol error or a broken expectation exits non-zero.
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -23,16 +24,18 @@ function check(condition, message) {
 
 /// Starts catui acp and connects the SDK's client to it. `answer` answers
 /// permission requests; every update is pushed onto `updates`.
-async function withAgent(answer, updates, op) {
+async function withAgent(answer, updates, op, extra = (app) => app) {
   const child = spawn(bin, ["acp"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
-  const app = acp
-    .client({ name: "catui-acp-test" })
-    .onRequest(acp.methods.client.session.requestPermission, (ctx) => answer(ctx.params))
-    .onNotification(acp.methods.client.session.update, (ctx) => {
-      updates.push(ctx.params.update);
-    });
+  const app = extra(
+    acp
+      .client({ name: "catui-acp-test" })
+      .onRequest(acp.methods.client.session.requestPermission, (ctx) => answer(ctx.params))
+      .onNotification(acp.methods.client.session.update, (ctx) => {
+        updates.push(ctx.params.update);
+      }),
+  );
   const result = await app.connectWith(stream, op);
   child.stdin.end();
   const code = await exited;
@@ -40,10 +43,10 @@ async function withAgent(answer, updates, op) {
   return result;
 }
 
-async function initialize(ctx) {
+async function initialize(ctx, fs = { readTextFile: false, writeTextFile: false }) {
   const init = await ctx.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs, terminal: false },
     clientInfo: { name: "catui-acp-test", version: "1.0.0" },
   });
   check(init.protocolVersion === 1, `protocol version ${init.protocolVersion}`);
@@ -267,7 +270,48 @@ async function mcp() {
   return facts;
 }
 
-const scenarios = { full, missing, question, mcp };
+/// The editor offers its files: an open buffer with unsaved changes is what
+/// Read sees and Edit changes, and writes go to the editor, not the disk.
+async function editorFiles() {
+  const facts = { reads: [], writes: [] };
+  const updates = [];
+  // The editor's buffers: a.txt is open with changes not saved to disk.
+  const buffers = new Map([[`${cwd}/a.txt`, "unsaved line in the editor\n"]]);
+  const fs = (app) =>
+    app
+      .onRequest(acp.methods.client.fs.readTextFile, (ctx) => {
+        facts.reads.push(ctx.params.path);
+        const open = buffers.get(ctx.params.path);
+        if (open !== undefined) return { content: open };
+        return { content: readFileSync(ctx.params.path, "utf8") };
+      })
+      .onRequest(acp.methods.client.fs.writeTextFile, (ctx) => {
+        facts.writes.push({ path: ctx.params.path, content: ctx.params.content });
+        buffers.set(ctx.params.path, ctx.params.content);
+        return {};
+      });
+  await withAgent(
+    () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+    updates,
+    async (ctx) => {
+      await initialize(ctx, { readTextFile: true, writeTextFile: true });
+      const session = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+      await ctx.request(acp.methods.agent.session.setMode, {
+        sessionId: session.sessionId,
+        modeId: "acceptEdits",
+      });
+      const response = await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: "fix a.txt and add b.txt" }],
+      });
+      facts.stop = response.stopReason;
+    },
+    fs,
+  );
+  return facts;
+}
+
+const scenarios = { full, missing, question, mcp, editor_files: editorFiles };
 if (!scenarios[scenario]) fail("unknown scenario");
 const facts = await scenarios[scenario]();
 console.log(JSON.stringify(facts));

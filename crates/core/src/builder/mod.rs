@@ -179,6 +179,9 @@ pub struct FrontEnd {
     /// Reviews teammates' plans; without one the lead model is asked.
     pub plan_reviewer: Option<Arc<dyn PlanReviewer>>,
     pub warnings: WarningSink,
+    /// The user's editor, when the front end lives in one (ACP with the
+    /// client's `fs` capabilities): the file tools read and write through it.
+    pub editor_files: Option<Arc<dyn crate::tools::editor_files::EditorFiles>>,
 }
 
 impl FrontEnd {
@@ -188,6 +191,7 @@ impl FrontEnd {
             approver: Some(approver),
             plan_reviewer: None,
             warnings: Arc::new(|_: &str| {}),
+            editor_files: None,
         }
     }
 
@@ -197,7 +201,16 @@ impl FrontEnd {
             approver: None,
             plan_reviewer: None,
             warnings: Arc::new(|_: &str| {}),
+            editor_files: None,
         }
+    }
+
+    pub fn with_editor_files(
+        mut self,
+        files: Arc<dyn crate::tools::editor_files::EditorFiles>,
+    ) -> Self {
+        self.editor_files = Some(files);
+        self
     }
 
     pub fn with_plan_reviewer(mut self, reviewer: Arc<dyn PlanReviewer>) -> Self {
@@ -655,6 +668,11 @@ impl SessionBuilder {
             }),
         );
         tool_ctx.values.insert(AgentsHandle(Arc::new(runner)));
+        if let Some(files) = &front_end.editor_files {
+            tool_ctx
+                .values
+                .insert(crate::tools::editor_files::EditorFs(files.clone()));
+        }
         // WebFetch's `prompt` is answered by the small model.
         tool_ctx.values.insert(crate::tools::web_fetch::PageReader {
             client: services.client.clone(),

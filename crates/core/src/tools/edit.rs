@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::editor_files::{EditorFs, write_text};
 use super::fs_atomic::write_atomic;
 use super::read::numbered_snippet;
 use super::write::{
@@ -116,6 +117,15 @@ impl TypedTool for EditTool {
             }
         };
         ensure_fresh(ctx, &path)?;
+        let editor = ctx.values.get::<EditorFs>();
+        // The editor's buffer, unsaved changes included, when it has one.
+        let bytes = match editor {
+            Some(EditorFs(files)) => match files.read(&path).await {
+                Some(text) => text.into_bytes(),
+                None => bytes,
+            },
+            None => bytes,
+        };
         let Ok(original) = String::from_utf8(bytes) else {
             return Err(ToolError::failed(format!(
                 "{} is not valid UTF-8 text, and Edit only changes UTF-8 files (to keep the \
@@ -124,7 +134,9 @@ impl TypedTool for EditTool {
             )));
         };
         let applied = apply_edit(&original, &input)?;
-        write_atomic(&path, applied.content.as_bytes()).map_err(|e| write_error(&path, &e))?;
+        write_text(editor, &path, &applied.content)
+            .await
+            .map_err(|e| write_error(&path, &e))?;
         ctx.record_read(&path);
 
         let what = if applied.replacements == 1 {

@@ -9,6 +9,7 @@ pub mod ask_user_question;
 pub mod bash;
 pub mod context;
 pub mod edit;
+pub mod editor_files;
 pub mod fs_atomic;
 pub mod glob;
 mod glob_select;

@@ -96,6 +96,28 @@ impl TypedTool for ReadTool {
         let path = ctx.resolve(&input.file_path);
         let offset = input.offset.unwrap_or(1).max(1);
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+        if let Some(text) = editor_text(ctx, &path).await {
+            let cancel = ctx.cancel.clone();
+            let shown = if text.is_empty() {
+                format!("The file {} exists but is empty (0 bytes).", path.display())
+            } else {
+                let mut reader = std::io::Cursor::new(text.as_bytes());
+                match render_window(&mut reader, offset, limit, &|| cancel.is_cancelled()) {
+                    Ok(shown) => shown,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                        return Err(ToolError::Cancelled);
+                    }
+                    Err(e) => {
+                        return Err(ToolError::failed(format!(
+                            "Could not read {}: {e}.",
+                            path.display()
+                        )));
+                    }
+                }
+            };
+            ctx.record_read(&path);
+            return Ok(ToolOutput::text(shown));
+        }
         let read_path = path.clone();
         let cancel = ctx.cancel.clone();
         let text = tokio::task::spawn_blocking(move || {
@@ -106,6 +128,19 @@ impl TypedTool for ReadTool {
         ctx.record_read(&path);
         Ok(ToolOutput::text(text))
     }
+}
+
+/// The text of `path` from the user's editor (unsaved changes included),
+/// when an editor is attached and the path is a regular text file (media,
+/// pipes and devices are read as always, by [`read_file`]).
+async fn editor_text(ctx: &ToolContext, path: &Path) -> Option<String> {
+    let super::editor_files::EditorFs(files) = ctx.values.get::<super::editor_files::EditorFs>()?;
+    if MediaKind::from_path(path).is_some() || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let text = files.read(path).await?;
+    // A NUL byte means binary: let the disk path refuse it as usual.
+    (!text.as_bytes()[..text.len().min(SNIFF_BYTES)].contains(&0)).then_some(text)
 }
 
 /// Reads `path` for the model: a numbered window of `limit` lines from

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::fs_atomic::write_atomic;
+use super::editor_files::{EditorFs, write_text};
 use super::{FileStamp, ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
 use crate::safe_fs::{self, SafeReadError};
@@ -90,7 +90,10 @@ impl TypedTool for WriteTool {
                 )));
             }
         };
-        write_atomic(&path, input.content.as_bytes()).map_err(|e| write_error(&path, &e))?;
+        let editor = ctx.values.get::<EditorFs>();
+        write_text(editor, &path, &input.content)
+            .await
+            .map_err(|e| write_error(&path, &e))?;
         ctx.record_read(&path);
 
         let lines = input.content.lines().count();
