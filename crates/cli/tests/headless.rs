@@ -691,3 +691,39 @@ fn closing_stdin_while_a_prompt_waits_denies_it_and_ends_the_session() {
         .unwrap();
     assert!(denied.is_error, "{}", denied.content);
 }
+
+#[test]
+fn an_interrupt_withdraws_the_pending_prompt_with_control_cancel_request() {
+    let sb = Sandbox::new();
+    let target = sb.project().join("never.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                serde_json::json!({"file_path": target.display().to_string(), "content": "x"}),
+            ))
+            .turn(Turn::text("after the interrupt")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("write it");
+    let ask = s.wait_for("the permission prompt", |v| v["request"]["subtype"] == "can_use_tool");
+    let id = ask["request_id"].as_str().unwrap().to_string();
+    s.send(serde_json::json!({"type": "control_request", "request_id": "int-1",
+        "request": {"subtype": "interrupt"}}));
+    let cancel = s.wait_for("the withdrawal", |v| v["type"] == "control_cancel_request");
+    assert_eq!(cancel["request_id"], id.as_str(), "{cancel}");
+    let result = s.wait_type("result");
+    assert_eq!(result["is_error"], true, "{result}");
+    // An answer that arrives late changes nothing.
+    s.send(serde_json::json!({"type":"control_response","response":{"subtype":"success",
+        "request_id": id, "response":{"behavior":"allow","updatedInput":{}}}}));
+    // The session goes on.
+    s.send_user("go on");
+    let next = s.wait_type("result");
+    assert_eq!(next["result"], "after the interrupt", "{next}");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0, "{seen:#?}");
+    assert!(!target.exists(), "the withdrawn prompt's write ran");
+}
