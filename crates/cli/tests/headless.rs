@@ -708,17 +708,23 @@ fn an_interrupt_withdraws_the_pending_prompt_with_control_cancel_request() {
     .unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("write it");
-    let ask = s.wait_for("the permission prompt", |v| v["request"]["subtype"] == "can_use_tool");
+    let ask = s.wait_for("the permission prompt", |v| {
+        v["request"]["subtype"] == "can_use_tool"
+    });
     let id = ask["request_id"].as_str().unwrap().to_string();
-    s.send(serde_json::json!({"type": "control_request", "request_id": "int-1",
-        "request": {"subtype": "interrupt"}}));
+    s.send(
+        serde_json::json!({"type": "control_request", "request_id": "int-1",
+        "request": {"subtype": "interrupt"}}),
+    );
     let cancel = s.wait_for("the withdrawal", |v| v["type"] == "control_cancel_request");
     assert_eq!(cancel["request_id"], id.as_str(), "{cancel}");
     let result = s.wait_type("result");
     assert_eq!(result["is_error"], true, "{result}");
     // An answer that arrives late changes nothing.
-    s.send(serde_json::json!({"type":"control_response","response":{"subtype":"success",
-        "request_id": id, "response":{"behavior":"allow","updatedInput":{}}}}));
+    s.send(
+        serde_json::json!({"type":"control_response","response":{"subtype":"success",
+        "request_id": id, "response":{"behavior":"allow","updatedInput":{}}}}),
+    );
     // The session goes on.
     s.send_user("go on");
     let next = s.wait_type("result");

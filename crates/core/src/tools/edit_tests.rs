@@ -264,3 +264,25 @@ async fn special_files_are_refused() {
     let err = run_err(EditTool, &c, edit("null", "", "x")).await;
     assert!(err.contains("character device"), "{err}");
 }
+
+#[tokio::test]
+async fn files_over_the_size_cap_are_refused_without_being_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = ctx(dir.path());
+    let path = dir.path().join("huge.log");
+    // Sparse: 65 MiB on paper, nothing on disk.
+    let f = fs::File::create(&path).unwrap();
+    f.set_len(super::super::write::MAX_EDIT_FILE_BYTES + 1024 * 1024)
+        .unwrap();
+    drop(f);
+    c.record_read(&path);
+    let err = run_err(EditTool, &c, edit("huge.log", "a", "b")).await;
+    assert!(
+        err.contains("too large for Edit") && err.contains("sed"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::metadata(&path).unwrap().len(),
+        super::super::write::MAX_EDIT_FILE_BYTES + 1024 * 1024
+    );
+}

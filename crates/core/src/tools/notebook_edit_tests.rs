@@ -183,3 +183,18 @@ async fn refuses_non_notebook_and_invalid_json() {
     .await;
     assert!(err.contains("not valid notebook JSON"), "{err}");
 }
+
+#[tokio::test]
+async fn a_fifo_named_like_a_notebook_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = ctx(dir.path());
+    crate::safe_fs::mkfifo(&dir.path().join("nb.ipynb"));
+    let err = run_err(
+        NotebookEditTool,
+        &c,
+        json!({"notebook_path": "nb.ipynb", "cell_id": "c1", "new_source": "x"}),
+    )
+    .await;
+    assert!(err.contains("FIFO"), "{err}");
+    assert!(crate::safe_fs::special_file_kind(&dir.path().join("nb.ipynb")).is_some());
+}

@@ -294,6 +294,34 @@ mod tests {
         assert!(err.contains("character device"), "{err}");
     }
 
+    #[tokio::test]
+    async fn a_file_over_the_size_cap_is_replaced_without_a_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        let path = dir.path().join("big.bin");
+        let f = fs::File::create(&path).unwrap();
+        f.set_len(MAX_EDIT_FILE_BYTES + 1).unwrap();
+        drop(f);
+        c.record_read(&path);
+        let out = run(
+            WriteTool,
+            &c,
+            json!({"file_path": "big.bin", "content": "small now\n"}),
+        )
+        .await
+        .unwrap();
+        assert!(out.content.contains("Wrote"), "{}", out.content);
+        assert!(
+            out.display
+                .as_deref()
+                .unwrap_or_default()
+                .contains("too large to show a diff"),
+            "{:?}",
+            out.display
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), "small now\n");
+    }
+
     #[test]
     fn writer_flags() {
         let input = WriteInput {
