@@ -311,3 +311,74 @@ fn resizing_the_window_leaves_one_live_area() {
     assert_eq!(all.matches("> second question").count(), 1, "{all}");
     quit_and_check_terminal(&s);
 }
+
+/// The SGR parameters of every `ESC[...m` sequence in `styled` that sets a
+/// colour (foreground or background, any palette).
+fn colour_codes(styled: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for part in styled.split("\u{1b}[").skip(1) {
+        let Some(end) = part.find('m') else { continue };
+        let params = &part[..end];
+        if !params.chars().all(|c| c.is_ascii_digit() || c == ';') {
+            continue;
+        }
+        let colour = params.split(';').any(|p| {
+            matches!(
+                p.parse::<u32>(),
+                Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+            )
+        });
+        if colour {
+            found.push(params.to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn no_color_draws_without_any_colour() {
+    if !tmux_or_skip("no_color_draws_without_any_colour") {
+        return;
+    }
+    let s = setup(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "echo 'boom' >&2; exit 3"}),
+                ))
+                .turn(Turn::text("It failed with exit code 3."))
+        },
+        None,
+    );
+    launch_with(&s, "NO_COLOR=1 ");
+    s.tmux.type_text("build it");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("It failed with exit code 3.");
+    let styled = String::from_utf8_lossy(
+        &s.tmux
+            .run(&["capture-pane", "-p", "-e", "-S", "-", "-t", "e2e"])
+            .stdout,
+    )
+    .into_owned();
+    // The failure still shows, by its glyph and words.
+    assert!(
+        styled.contains('✗') && styled.contains("Exit code: 3"),
+        "{styled}"
+    );
+    let colours = colour_codes(&styled);
+    assert!(
+        colours.is_empty(),
+        "colours drawn under NO_COLOR: {colours:?}"
+    );
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn colour_codes_are_recognised() {
+    assert_eq!(
+        colour_codes("a\u{1b}[1mb\u{1b}[38;5;1mc\u{1b}[2;41md\u{1b}[0m"),
+        ["38;5;1", "2;41"]
+    );
+}

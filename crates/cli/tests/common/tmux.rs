@@ -266,9 +266,14 @@ pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Optio
 /// interface draws on the normal screen (no alternate screen), so what it
 /// prints stays in the scrollback.
 pub fn launch(s: &Setup) {
+    launch_with(s, "");
+}
+
+/// [`launch`] with `env` (`NAME=value ...`, may be empty) before the command.
+pub fn launch_with(s: &Setup, env: &str) {
     let bin = assert_cmd::cargo::cargo_bin("catui");
     s.tmux
-        .type_text(&format!("'{}'; echo \"catui-exit=$?\"", bin.display()));
+        .type_text(&format!("{env}'{}'; echo \"catui-exit=$?\"", bin.display()));
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Shift+Tab cycles permission modes");
     s.tmux
