@@ -392,3 +392,50 @@ fn with_the_editors_fs_reads_see_unsaved_buffers_and_writes_go_to_the_editor() {
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "saved line on disk\n");
     assert!(!b.exists());
 }
+
+#[test]
+#[ignore = "needs the ACP SDK: bash .ci/acp-setup"]
+fn with_the_editors_terminal_allowed_commands_run_there_and_confined_ones_stay_local() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "hello\n");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "b1",
+                "Bash",
+                json!({"command": "echo built-in-the-editor > out.txt; cat out.txt; exit 4"}),
+            ))
+            .turn(Turn::tool_use(
+                "b2",
+                "Bash",
+                json!({"command": "cat notes.txt"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "editor_terminal");
+    assert_eq!(facts["stop"], "end_turn", "{facts}");
+    let terminals = facts["terminals"].as_array().unwrap();
+    assert_eq!(
+        terminals.len(),
+        1,
+        "only the allowed command goes to the editor: {facts}"
+    );
+    assert_eq!(terminals[0]["command"], "bash");
+    assert_eq!(
+        terminals[0]["args"][1],
+        "echo built-in-the-editor > out.txt; cat out.txt; exit 4"
+    );
+    assert_eq!(terminals[0]["cwd"], sb.project().display().to_string());
+    assert_eq!(facts["released"], 1);
+    let reqs = server.requests();
+    let (built, _) = result_of(&reqs[1], "b1");
+    assert!(
+        built.contains("built-in-the-editor") && built.contains("Exit code: 4"),
+        "{built}"
+    );
+    assert!(sb.project().join("out.txt").exists());
+    // Judged read-only: ran here, confined, without asking.
+    let (read, is_error) = result_of(&reqs[2], "b2");
+    assert!(!is_error && read.contains("hello"), "{read}");
+}

@@ -134,6 +134,7 @@ pub async fn run(args: &Args) -> u8 {
                 *lock(&s_init.fs) = files::FsCapabilities {
                     read: fs.read_text_file,
                     write: fs.write_text_file,
+                    terminal: request.client_capabilities.terminal,
                 };
                 responder.respond(initialize_response(&request))
             },

@@ -96,6 +96,13 @@ impl AcpSession {
         };
         let mut front_end = FrontEnd::interactive(Arc::new(approver))
             .with_warnings(crate::setup::stderr_warnings());
+        if fs.terminal {
+            // Commands the user allowed run in the editor's terminal.
+            front_end = front_end.with_editor_terminal(Arc::new(super::files::AcpTerminal {
+                cx: cx.clone(),
+                session_id: session_id.clone(),
+            }));
+        }
         if fs.any() {
             // Reads see the editor's unsaved buffers; writes go through it.
             front_end = front_end.with_editor_files(Arc::new(super::files::AcpFiles {

@@ -43,10 +43,10 @@ async function withAgent(answer, updates, op, extra = (app) => app) {
   return result;
 }
 
-async function initialize(ctx, fs = { readTextFile: false, writeTextFile: false }) {
+async function initialize(ctx, fs = { readTextFile: false, writeTextFile: false }, terminal = false) {
   const init = await ctx.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: { fs, terminal: false },
+    clientCapabilities: { fs, terminal },
     clientInfo: { name: "catui-acp-test", version: "1.0.0" },
   });
   check(init.protocolVersion === 1, `protocol version ${init.protocolVersion}`);
@@ -311,7 +311,65 @@ async function editorFiles() {
   return facts;
 }
 
-const scenarios = { full, missing, question, mcp, editor_files: editorFiles };
+/// The editor offers its terminals: the command the user allowed runs
+/// there; the one judged read-only runs confined inside catui.
+async function editorTerminal() {
+  const facts = { terminals: [], released: 0 };
+  const updates = [];
+  const terms = new Map();
+  let next = 0;
+  const terminal = (app) =>
+    app
+      .onRequest(acp.methods.client.terminal.create, (ctx) => {
+        const id = `term-${++next}`;
+        const { command, args, cwd: dir } = ctx.params;
+        facts.terminals.push({ command, args, cwd: dir });
+        const child = spawn(command, args, { cwd: dir });
+        const t = { out: "", exit: null };
+        child.stdout.on("data", (d) => (t.out += d));
+        child.stderr.on("data", (d) => (t.out += d));
+        t.done = new Promise((resolve) =>
+          child.on("close", (code, signal) => {
+            t.exit = { exitCode: code, signal };
+            resolve();
+          }),
+        );
+        terms.set(id, t);
+        return { terminalId: id };
+      })
+      .onRequest(acp.methods.client.terminal.waitForExit, async (ctx) => {
+        const t = terms.get(ctx.params.terminalId);
+        await t.done;
+        return t.exit;
+      })
+      .onRequest(acp.methods.client.terminal.output, (ctx) => {
+        const t = terms.get(ctx.params.terminalId);
+        return { output: t.out, truncated: false, exitStatus: t.exit };
+      })
+      .onRequest(acp.methods.client.terminal.kill, () => ({}))
+      .onRequest(acp.methods.client.terminal.release, (ctx) => {
+        terms.delete(ctx.params.terminalId);
+        facts.released += 1;
+        return {};
+      });
+  await withAgent(
+    () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+    updates,
+    async (ctx) => {
+      await initialize(ctx, { readTextFile: false, writeTextFile: false }, true);
+      const session = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+      const response = await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: "build and look" }],
+      });
+      facts.stop = response.stopReason;
+    },
+    terminal,
+  );
+  return facts;
+}
+
+const scenarios = { full, missing, question, mcp, editor_files: editorFiles, editor_terminal: editorTerminal };
 if (!scenarios[scenario]) fail("unknown scenario");
 const facts = await scenarios[scenario]();
 console.log(JSON.stringify(facts));

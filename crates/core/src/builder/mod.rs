@@ -182,6 +182,8 @@ pub struct FrontEnd {
     /// The user's editor, when the front end lives in one (ACP with the
     /// client's `fs` capabilities): the file tools read and write through it.
     pub editor_files: Option<Arc<dyn crate::tools::editor_files::EditorFiles>>,
+    /// The editor's terminals: commands the user allowed run there.
+    pub editor_terminal: Option<Arc<dyn crate::tools::editor_files::EditorTerminal>>,
 }
 
 impl FrontEnd {
@@ -192,6 +194,7 @@ impl FrontEnd {
             plan_reviewer: None,
             warnings: Arc::new(|_: &str| {}),
             editor_files: None,
+            editor_terminal: None,
         }
     }
 
@@ -202,6 +205,7 @@ impl FrontEnd {
             plan_reviewer: None,
             warnings: Arc::new(|_: &str| {}),
             editor_files: None,
+            editor_terminal: None,
         }
     }
 
@@ -210,6 +214,14 @@ impl FrontEnd {
         files: Arc<dyn crate::tools::editor_files::EditorFiles>,
     ) -> Self {
         self.editor_files = Some(files);
+        self
+    }
+
+    pub fn with_editor_terminal(
+        mut self,
+        terminal: Arc<dyn crate::tools::editor_files::EditorTerminal>,
+    ) -> Self {
+        self.editor_terminal = Some(terminal);
         self
     }
 
@@ -672,6 +684,11 @@ impl SessionBuilder {
             tool_ctx
                 .values
                 .insert(crate::tools::editor_files::EditorFs(files.clone()));
+        }
+        if let Some(terminal) = &front_end.editor_terminal {
+            tool_ctx
+                .values
+                .insert(crate::tools::editor_files::EditorShell(terminal.clone()));
         }
         // WebFetch's `prompt` is answered by the small model.
         tool_ctx.values.insert(crate::tools::web_fetch::PageReader {

@@ -46,3 +46,32 @@ pub(crate) async fn write_text(
     }
     super::fs_atomic::write_atomic(path, content.as_bytes())
 }
+
+/// How a command run in the editor's terminal ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TerminalRun {
+    pub output: String,
+    pub exit_code: Option<u32>,
+    pub signal: Option<String>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+}
+
+/// The editor's terminals (ACP's `terminal` capability): a command the
+/// user allowed runs where the user sees it.
+#[async_trait]
+pub trait EditorTerminal: Send + Sync {
+    /// Runs `command` with `bash -c` in `cwd`, killing it after `timeout`
+    /// or when `cancel` fires. `Err`: the editor could not run it.
+    async fn run(
+        &self,
+        command: &str,
+        cwd: &Path,
+        timeout: std::time::Duration,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<TerminalRun, String>;
+}
+
+/// The tool context value that carries the editor's terminals.
+#[derive(Clone)]
+pub struct EditorShell(pub Arc<dyn EditorTerminal>);

@@ -161,6 +161,25 @@ impl TypedTool for BashTool {
             cwd = ctx.project_root.clone();
             ctx.set_cwd(cwd.clone());
         }
+        // A command that runs unconfined (the user or a rule allowed it) runs
+        // in the editor's terminal when there is one; confined ones (judged
+        // read-only, plan mode) always run here, where the confinement is.
+        if let Some(super::editor_files::EditorShell(terminal)) = ctx.values.get()
+            && policy_for(ctx) == SandboxPolicy::None
+        {
+            let ran = terminal
+                .run(
+                    &input.command,
+                    &cwd,
+                    Duration::from_millis(timeout_ms),
+                    &ctx.cancel,
+                )
+                .await
+                .map_err(|e| {
+                    ToolError::failed(format!("The editor could not run the command: {e}"))
+                })?;
+            return in_editor(ran, timeout_ms, &notes);
+        }
         let run = run(&input.command, &cwd, timeout_ms, ctx).await?;
         if let Some(new_cwd) = &run.final_cwd
             && !same_dir(new_cwd, &cwd)
@@ -192,6 +211,39 @@ impl TypedTool for BashTool {
             End::Cancelled => Err(ToolError::Cancelled),
             end => Ok(render(&run.output, end, timeout_ms, &notes)),
         }
+    }
+}
+
+/// The result of a command the editor's terminal ran.
+fn in_editor(
+    ran: super::editor_files::TerminalRun,
+    timeout_ms: u64,
+    notes: &[String],
+) -> Result<ToolOutput, ToolError> {
+    use std::os::unix::process::ExitStatusExt;
+    if ran.cancelled {
+        return Err(ToolError::Cancelled);
+    }
+    let end = if ran.timed_out {
+        End::TimedOut
+    } else {
+        match (ran.exit_code, ran.signal) {
+            (Some(code), _) => End::Exited(ExitStatus::from_raw(((code & 0xff) as i32) << 8)),
+            // The signal's name is not always a number; 9 stands for "killed".
+            (None, Some(sig)) => End::Exited(ExitStatus::from_raw(signal_number(&sig))),
+            (None, None) => End::Exited(ExitStatus::from_raw(0)),
+        }
+    };
+    Ok(render(&ran.output, end, timeout_ms, notes))
+}
+
+fn signal_number(name: &str) -> i32 {
+    match name.trim_start_matches("SIG") {
+        "HUP" => 1,
+        "INT" => 2,
+        "QUIT" => 3,
+        "TERM" => 15,
+        other => other.parse().unwrap_or(9),
     }
 }
 
