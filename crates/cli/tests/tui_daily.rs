@@ -382,3 +382,51 @@ fn colour_codes_are_recognised() {
         ["38;5;1", "2;41"]
     );
 }
+
+#[test]
+fn the_light_theme_draws_in_its_own_colours() {
+    if !tmux_or_skip("the_light_theme_draws_in_its_own_colours") {
+        return;
+    }
+    let s = setup(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "echo 'boom' >&2; exit 3"}),
+                ))
+                .turn(Turn::text("It failed with exit code 3."))
+        },
+        None,
+    );
+    launch_with(&s, "CATUI_THEME=light ");
+    s.tmux.type_text("build it");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("It failed with exit code 3.");
+    let styled = String::from_utf8_lossy(
+        &s.tmux
+            .run(&["capture-pane", "-p", "-e", "-S", "-", "-t", "e2e"])
+            .stdout,
+    )
+    .into_owned();
+    let colours = colour_codes(&styled);
+    // The failure in the light theme's red (160), dim text in its grey
+    // (244); none of the dark theme's red (1) or grey (8).
+    let header = line_with(&styled, "exit 3");
+    assert!(
+        header.split('✗').next().unwrap_or("").contains("38;5;160"),
+        "{header:?}"
+    );
+    assert!(
+        colours.iter().any(|c| c.contains("38;5;244")),
+        "{colours:?}"
+    );
+    assert!(
+        !colours
+            .iter()
+            .any(|c| c.ends_with("38;5;1") || c.ends_with("38;5;8") || c == "31"),
+        "dark-theme colours in the light theme: {colours:?}"
+    );
+    quit_and_check_terminal(&s);
+}

@@ -156,3 +156,39 @@ fn plan_dialog_sized_to_a_short_plan() {
     ));
     insta::assert_snapshot!(both(&s, 30));
 }
+
+/// Problems (a settings file not applied, transcript entries not saved)
+/// are drawn in the error colour; other notifications are dim.
+#[test]
+fn problems_are_shown_as_errors_and_notes_are_dim() {
+    let mut s = state_in(PermissionMode::Default);
+    for key in catui_core::engine::PROBLEM_KEYS {
+        s.apply(catui_core::engine::EngineEvent::Notification {
+            key: key.to_string(),
+            text: format!("PROBLEM-{key}"),
+        });
+    }
+    s.apply(catui_core::engine::EngineEvent::Notification {
+        key: "mcp".into(),
+        text: "QUIET-NOTE".into(),
+    });
+    let term = screen(&s, 100, 30);
+    let buf = term.backend().buffer();
+    let colour_of = |needle: &str| {
+        for y in 0..buf.area.height {
+            let row: String = (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect();
+            if let Some(at) = row.find(needle) {
+                let x = row[..at].chars().count() as u16;
+                return buf[(x, y)].fg;
+            }
+        }
+        panic!("{needle} is not on screen:\n{}", term.backend());
+    };
+    let error = catui_tui::theme::current().error;
+    for key in catui_core::engine::PROBLEM_KEYS {
+        assert_eq!(colour_of(&format!("PROBLEM-{key}")), error, "{key}");
+    }
+    assert_ne!(colour_of("QUIET-NOTE"), error);
+}

@@ -80,6 +80,16 @@ pub enum EngineEvent {
     Result(TurnOutcome),
 }
 
+/// Notification keys that report a problem the user has to act on (a
+/// settings file that was not applied, transcript entries not saved):
+/// front ends show these as errors, not as quiet notes.
+pub const PROBLEM_KEYS: &[&str] = &["settings", "transcript_unsaved"];
+
+/// Whether a notification of `key` reports a problem (see [`PROBLEM_KEYS`]).
+pub fn is_problem(key: &str) -> bool {
+    PROBLEM_KEYS.contains(&key)
+}
+
 /// How the handling of one user input ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {

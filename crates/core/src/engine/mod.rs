@@ -36,7 +36,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentFactory, AttachmentProvider};
-pub use events::{CommandView, EngineEvent, ResponseInfo, SessionCost, TurnOutcome};
+pub use events::{
+    CommandView, EngineEvent, PROBLEM_KEYS, ResponseInfo, SessionCost, TurnOutcome, is_problem,
+};
 pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
     ToolCallView, ToolGate,

@@ -106,8 +106,10 @@ impl AppState {
             EngineEvent::TeammateMessage { from, text } => {
                 self.transcript.push(EntryKind::Teammate { from, text });
             }
-            // A settings file that was not applied is a problem to fix.
-            EngineEvent::Notification { key, text } if key == "settings" => self.system(text, true),
+            // A settings file not applied, entries not saved: problems to fix.
+            EngineEvent::Notification { key, text } if catui_core::engine::is_problem(&key) => {
+                self.system(text, true)
+            }
             EngineEvent::Notification { text, .. } | EngineEvent::Advice { text, .. } => {
                 self.system(text, false);
             }
