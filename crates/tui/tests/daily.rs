@@ -192,3 +192,33 @@ fn problems_are_shown_as_errors_and_notes_are_dim() {
     }
     assert_ne!(colour_of("QUIET-NOTE"), error);
 }
+
+/// In the plan dialog PgDn/PgUp scroll the plan (not the transcript behind
+/// it), and the footer says so.
+#[test]
+fn page_keys_scroll_the_plan_in_its_dialog() {
+    let mut s = state_in(PermissionMode::Plan);
+    let plan: String = std::iter::once("# Long plan\n".to_string())
+        .chain((1..=60).map(|i| format!("{i}. Step number {i}\n")))
+        .collect();
+    s.push_request(request(
+        "ExitPlanMode",
+        json!({"plan": plan, "planFilePath": "/home/dev/.catui/plans/p.md"}),
+    ));
+    s.viewport = (80, 24);
+    let first = format!("{}", screen(&s, 80, 24).backend());
+    assert!(first.contains("Step number 1 "), "{first}");
+    assert!(!first.contains("Step number 40"), "{first}");
+    assert!(first.contains("PgUp/PgDn scroll"), "{first}");
+    press(&mut s, key(KeyCode::PageDown));
+    press(&mut s, key(KeyCode::PageDown));
+    assert!(s.pager.is_none(), "PgDn opened the transcript view");
+    let down = format!("{}", screen(&s, 80, 24).backend());
+    assert!(!down.contains("Step number 1 "), "{down}");
+    assert!(down.contains("Step number 20"), "{down}");
+    press(&mut s, key(KeyCode::PageUp));
+    press(&mut s, key(KeyCode::PageUp));
+    assert!(s.pager.is_none(), "PgUp opened the transcript view");
+    let back = format!("{}", screen(&s, 80, 24).backend());
+    assert!(back.contains("Step number 1 "), "{back}");
+}
