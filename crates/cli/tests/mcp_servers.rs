@@ -164,6 +164,15 @@ fn init_reports_servers_and_a_dead_one_does_not_stop_the_session() {
         .unwrap();
     let of = |n: &str| list.iter().find(|s| s["name"] == n).unwrap().clone();
     assert_eq!(of("ev")["status"], "connected", "{status}");
+    // Tools as the SDKs list them, with the server's read-only hint.
+    let tools = of("ev")["tools"].as_array().unwrap().clone();
+    let echo = tools.iter().find(|t| t["name"] == "echo").unwrap();
+    assert_eq!(echo["annotations"]["readOnly"], true, "{echo}");
+    let toggle = tools
+        .iter()
+        .find(|t| t["name"] == "toggle-simulated-logging")
+        .unwrap();
+    assert_eq!(toggle["annotations"]["readOnly"], false, "{toggle}");
     assert_eq!(of("dead")["status"], "failed", "{status}");
     assert!(
         of("dead")["error"].as_str().is_some_and(|e| !e.is_empty()),
@@ -464,7 +473,16 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
         .find(|s| s["name"] == "ev")
         .unwrap()
         .clone();
-    assert_eq!(ev["status"], "needs-approval", "{init}");
+    // The SDKs' status names, with catui's own state beside them.
+    assert_eq!(ev["status"], "pending", "{init}");
+    assert_eq!(ev["state"], "needs-approval", "{init}");
+    assert!(
+        ev["error"]
+            .as_str()
+            .unwrap()
+            .contains("catui mcp approve ev"),
+        "{init}"
+    );
     s.send_user("hi");
     s.wait_type("result");
     let (_, seen) = s.finish();

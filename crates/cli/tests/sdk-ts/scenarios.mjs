@@ -296,7 +296,8 @@ async function sdkMcp() {
     // drain
   }
   assert.deepEqual(calls.map((c) => c[0]), ["add"]);
-  report({ calls, tools: state.tools, result: resultOf(messages).result });
+  const tools = Object.fromEntries(state.tools.map((t) => [t.name, t.annotations.readOnly]));
+  report({ calls, tools, result: resultOf(messages).result });
 }
 
 const SCENARIOS = {

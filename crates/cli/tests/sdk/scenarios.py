@@ -363,7 +363,8 @@ async def sdk_mcp():
         await client.query("add and save")
         messages = await collect(client)
     assert [c[0] for c in calls] == ["add"], calls
-    report(calls=calls, tools=state["tools"], result=result_of(messages).result)
+    tools = {t["name"]: t["annotations"]["readOnly"] for t in state["tools"]}
+    report(calls=calls, tools=tools, result=result_of(messages).result)
 
 
 SCENARIOS = {

@@ -64,7 +64,19 @@ pub enum State {
 }
 
 impl State {
-    /// The name stream-json and the SDKs use.
+    /// The status as the SDKs' `McpServerStatus` names it (`connected`,
+    /// `failed`, `pending`, `disabled`): a server waiting for the user's
+    /// approval is pending, a rejected one disabled.
+    pub fn sdk_label(&self) -> &'static str {
+        match self {
+            State::Pending | State::NeedsApproval => "pending",
+            State::Connected => "connected",
+            State::Failed(_) => "failed",
+            State::Disabled | State::Rejected => "disabled",
+        }
+    }
+
+    /// catui's own name for the state (`/mcp`, the `state` field).
     pub fn label(&self) -> &'static str {
         match self {
             State::Pending => "pending",
@@ -85,19 +97,41 @@ pub struct ServerStatus {
     pub source: &'static str,
     pub tools: usize,
     pub prompts: usize,
+    /// The connected server's tools: name, description, read-only (the
+    /// user's override over the server's hint).
+    pub tool_list: Vec<(String, String, bool)>,
 }
 
 impl ServerStatus {
     /// The SDK's `McpServerStatus` shape (with catui's extra fields).
     pub fn to_json(&self) -> Value {
+        let tools: Vec<Value> = self
+            .tool_list
+            .iter()
+            .map(|(name, description, read_only)| {
+                json!({"name": name, "description": description,
+                    "annotations": {"readOnly": read_only}})
+            })
+            .collect();
         let mut out = json!({
             "name": self.name,
-            "status": self.state.label(),
+            "status": self.state.sdk_label(),
+            "state": self.state.label(),
+            "scope": self.source,
             "source": self.source,
-            "tools": self.tools,
+            "tools": tools,
         });
-        if let State::Failed(error) = &self.state {
-            out["error"] = error.clone().into();
+        match &self.state {
+            State::Failed(error) => out["error"] = error.clone().into(),
+            State::NeedsApproval => {
+                out["error"] = format!(
+                    "waiting for your approval of this project's server: /mcp approve {} or `catui mcp approve {}`",
+                    self.name, self.name
+                )
+                .into()
+            }
+            State::Rejected => out["error"] = "you rejected this project's server".into(),
+            _ => {}
         }
         out
     }
@@ -430,6 +464,24 @@ impl McpManager {
                 source: s.spec.source.label(),
                 tools: s.tools.len(),
                 prompts: s.connection.as_ref().map_or(0, |c| c.prompts.len()),
+                tool_list: s
+                    .connection
+                    .as_ref()
+                    .map(|c| {
+                        c.tools
+                            .iter()
+                            .map(|t| {
+                                let read_only = s
+                                    .spec
+                                    .read_only
+                                    .get(&t.name)
+                                    .copied()
+                                    .unwrap_or(t.read_only_hint);
+                                (t.name.clone(), t.description.clone(), read_only)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             })
             .collect()
     }
