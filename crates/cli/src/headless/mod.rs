@@ -360,14 +360,17 @@ pub async fn run(
         };
         let Some(input) = input else { break };
         match run_turn(&mut engine, input, stop).await {
-            // The turn the stop interrupted ended with its own result.
-            Some(_) if stop.is_cancelled() => {
+            // The turn the stop interrupted ended with its own (error)
+            // result, which says the session was stopped.
+            Turn::Interrupted(outcome) if outcome.is_error => {
                 return Ended::Stopped {
                     turn_answered: true,
                 };
             }
-            Some(outcome) => last = Some(outcome),
-            None => {
+            // It finished on its own (the stop came as it ended): the stop
+            // still gets its result line, below.
+            Turn::Interrupted(outcome) | Turn::Done(outcome) => last = Some(outcome),
+            Turn::Stuck => {
                 return Ended::Stopped {
                     turn_answered: false,
                 };
@@ -392,12 +395,21 @@ pub async fn run(
 /// How long `SessionEnd` hooks may take when the input has run out.
 const SESSION_END_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// One input; `None` when a stop came and the turn did not end in time.
+/// How one input ended.
+enum Turn {
+    /// It ran to its end with no stop.
+    Done(TurnOutcome),
+    /// A stop came while it ran; it was interrupted and ended in time.
+    Interrupted(TurnOutcome),
+    /// A stop came and it did not end in time.
+    Stuck,
+}
+
 async fn run_turn(
     engine: &mut Engine,
     input: Vec<ContentBlock>,
     stop: &tokio_util::sync::CancellationToken,
-) -> Option<TurnOutcome> {
+) -> Turn {
     let control = engine.control();
     if stop.is_cancelled() {
         control.interrupt();
@@ -405,10 +417,15 @@ async fn run_turn(
     let turn = engine.handle_input(input);
     tokio::pin!(turn);
     tokio::select! {
-        outcome = &mut turn => return Some(outcome),
+        // A turn that has ended wins over a stop that came at the same time.
+        biased;
+        outcome = &mut turn => return Turn::Done(outcome),
         _ = stop.cancelled() => control.interrupt(),
     }
-    tokio::time::timeout(STOP_TIMEOUT, turn).await.ok()
+    match tokio::time::timeout(STOP_TIMEOUT, turn).await {
+        Ok(outcome) => Turn::Interrupted(outcome),
+        Err(_) => Turn::Stuck,
+    }
 }
 
 /// The `result` that ends a session stopped by `signal` when no turn
