@@ -335,11 +335,9 @@ fn colour_codes(styled: &str) -> Vec<String> {
     found
 }
 
-#[test]
-fn no_color_draws_without_any_colour() {
-    if !tmux_or_skip("no_color_draws_without_any_colour") {
-        return;
-    }
+/// catui started with `env`, after a Bash call that failed: the session and
+/// the pane's whole history with its escape sequences.
+fn failed_command_styled(env: &str) -> (Setup, String) {
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -352,7 +350,7 @@ fn no_color_draws_without_any_colour() {
         },
         None,
     );
-    launch_with(&s, "NO_COLOR=1 ");
+    launch_with(&s, env);
     s.tmux.type_text("build it");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_history("It failed with exit code 3.");
@@ -362,6 +360,15 @@ fn no_color_draws_without_any_colour() {
             .stdout,
     )
     .into_owned();
+    (s, styled)
+}
+
+#[test]
+fn no_color_draws_without_any_colour() {
+    if !tmux_or_skip("no_color_draws_without_any_colour") {
+        return;
+    }
+    let (s, styled) = failed_command_styled("NO_COLOR=1 ");
     // The failure still shows, by its glyph and words.
     assert!(
         styled.contains('✗') && styled.contains("Exit code: 3"),
@@ -388,28 +395,7 @@ fn the_light_theme_draws_in_its_own_colours() {
     if !tmux_or_skip("the_light_theme_draws_in_its_own_colours") {
         return;
     }
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": "echo 'boom' >&2; exit 3"}),
-                ))
-                .turn(Turn::text("It failed with exit code 3."))
-        },
-        None,
-    );
-    launch_with(&s, "CATUI_THEME=light ");
-    s.tmux.type_text("build it");
-    s.tmux.keys(&["Enter"]);
-    s.tmux.wait_history("It failed with exit code 3.");
-    let styled = String::from_utf8_lossy(
-        &s.tmux
-            .run(&["capture-pane", "-p", "-e", "-S", "-", "-t", "e2e"])
-            .stdout,
-    )
-    .into_owned();
+    let (s, styled) = failed_command_styled("CATUI_THEME=light ");
     let colours = colour_codes(&styled);
     // The failure in the light theme's red (160), dim text in its grey
     // (244); none of the dark theme's red (1) or grey (8).
