@@ -207,7 +207,6 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         config_dir: config.path().to_path_buf(),
         plans_dir: config.path().join("plans"),
         plan_config: PlanModeConfig::default(),
-        auto_gate_enabled: false,
         teammate_attachments: None,
     });
     let (lead_tx, mut lead_rx) = unbounded_channel::<Vec<ContentBlock>>();

@@ -90,7 +90,6 @@ fn team(
         config_dir: config.to_path_buf(),
         plans_dir: plans.to_path_buf(),
         plan_config: PlanModeConfig::default(),
-        auto_gate_enabled: false,
         teammate_attachments: None,
     })
 }
@@ -108,7 +107,6 @@ fn lead_plan(plans: &std::path::Path) -> Arc<PlanSession> {
         PlanFiles::new(plans.to_path_buf(), "sess"),
         PlanModeConfig::default(),
         None,
-        false,
     ))
 }
 

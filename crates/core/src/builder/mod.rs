@@ -459,15 +459,25 @@ impl SessionBuilder {
 
         let mut permissions = PermissionContext::new(cwd.clone());
         settings.apply_to(&mut permissions);
+        let mut kept_dirs = vec![cwd.clone()];
         for dir in &config.add_dirs {
             let dir = std::fs::canonicalize(dir).map_err(|source| BuildError::AddDir {
                 path: dir.clone(),
                 source,
             })?;
+            kept_dirs.push(dir.clone());
             if !permissions.working_dirs.contains(&dir) {
                 permissions.working_dirs.push(dir);
             }
         }
+        // Settings files that change later take effect in this session.
+        let settings_reload = Arc::new(crate::settings::reload::SettingsReload::new(
+            &config_dir,
+            &cwd,
+            config.settings_file.as_deref(),
+            settings.clone(),
+            kept_dirs,
+        ));
         for (behavior, list) in [
             (RuleBehavior::Allow, &config.allowed_tools),
             (RuleBehavior::Deny, &config.disallowed_tools),
@@ -534,7 +544,7 @@ impl SessionBuilder {
         // with the plan for a later review: nobody is there to approve it.
         let team_tool = interactive && tools.names().iter().any(|n| n == "TeamCreate");
         let plan = Arc::new(
-            PlanSession::new(plan_files, plan_config, editor, settings.auto_mode.enabled)
+            PlanSession::new(plan_files, plan_config, editor)
                 .ending_runs_at_plan(!interactive)
                 .with_team_tool(team_tool)
                 .with_snapshots(session::snapshot_plans_enabled(
@@ -625,16 +635,14 @@ impl SessionBuilder {
             parts::MainRecorder::Given(r) => r,
             parts::MainRecorder::None => Arc::new(crate::engine::MemoryRecorder::default()),
         };
-        // Only with the opt-in: without it no conversation can be in auto mode,
-        // and sub-agents and teammates ask exactly as before.
+        // The classifier judges calls only while auto mode is active, which
+        // needs the settings' opt-in (at start or after a settings change).
         let auto_classifier = classifier_override.unwrap_or_else(|| {
-            settings.auto_mode.enabled.then(|| {
-                let mut config = ClassifierConfig::new(resolved.small_model.clone());
-                if let Some(timeout) = settings.auto_mode_classifier_timeout {
-                    config.timeout = timeout;
-                }
-                Arc::new(AutoClassifier::new(client.clone(), config))
-            })
+            let mut config = ClassifierConfig::new(resolved.small_model.clone());
+            if let Some(timeout) = settings.auto_mode_classifier_timeout {
+                config.timeout = timeout;
+            }
+            Some(Arc::new(AutoClassifier::new(client.clone(), config)))
         });
         let approver: Arc<dyn Approver> = match &front_end.approver {
             Some(a) => a.clone(),
@@ -704,7 +712,6 @@ impl SessionBuilder {
                 config_dir: config_dir.clone(),
                 plans_dir: plan.files.dir().to_path_buf(),
                 plan_config,
-                auto_gate_enabled: settings.auto_mode.enabled,
                 teammate_attachments: git_snapshot
                     .clone()
                     .map(prompt::GitStatusAttachments::factory),
@@ -723,6 +730,7 @@ impl SessionBuilder {
                 plan.extension(),
                 Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
                 Arc::new(crate::mcp::commands::McpCommands(mcp.clone())),
+                settings_reload,
             ],
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });

@@ -136,6 +136,22 @@ pub trait EngineExtension: Send + Sync {
     fn input_handled(&self) -> Vec<Notice> {
         Vec::new()
     }
+
+    /// Called with the main conversation's permission state as an input
+    /// arrives and before each of its model requests: an extension may
+    /// bring it up to date (settings files that changed).
+    fn refresh(&self, _permissions: &mut PermissionContext) -> Refresh {
+        Refresh::default()
+    }
+}
+
+/// What [`EngineExtension::refresh`] changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Refresh {
+    pub notices: Vec<Notice>,
+    /// A mode change made on the permission state, for the engine to
+    /// announce (record, tell the front end and the other extensions).
+    pub mode_change: Option<ModeChange>,
 }
 
 /// The extensions of a conversation; kept in its tool context's values so

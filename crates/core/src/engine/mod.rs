@@ -40,7 +40,7 @@ pub use events::{
     CommandView, EngineEvent, PROBLEM_KEYS, ResponseInfo, SessionCost, TurnOutcome, is_problem,
 };
 pub use extension::{
-    AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, RunEnd,
+    AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, Refresh, RunEnd,
     ToolCallView, ToolGate,
 };
 pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
@@ -265,12 +265,21 @@ impl Engine {
         set_mode(&self.shared, mode)
     }
 
+    /// Brings the main conversation's permission state up to date (see
+    /// [`EngineExtension::refresh`]); sub-agents and teammates keep theirs.
+    fn refresh(&self) {
+        if self.config.agent_id.is_none() {
+            shared::refresh(&self.shared);
+        }
+    }
+
     /// Handles one user input: a slash command, or a message for the model.
     /// Always ends with exactly one [`EngineEvent::Result`], also returned.
     pub async fn handle_input(&mut self, content: Vec<ContentBlock>) -> TurnOutcome {
         let started = Instant::now();
         self.api_time_at_input = self.api_time();
         self.new_turn_token();
+        self.refresh();
         let text = Message {
             role: Role::User,
             content: content.clone(),
@@ -488,6 +497,7 @@ impl Engine {
             if let Some(model) = self.shared.take_requested_model() {
                 self.config.model = model;
             }
+            self.refresh();
             self.compact_if_needed().await;
             self.inject_attachments(is_human_turn);
             is_human_turn = false;

@@ -4,7 +4,7 @@
 //! changes go through [`set_mode`], the engine's side of the one
 //! transition function.
 
-use crate::permissions::ModeError;
+use crate::permissions::{ModeChange, ModeError};
 use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
@@ -189,10 +189,40 @@ pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), Mode
         let mut perms = shared.permissions();
         crate::permissions::transition_permission_mode(&mut perms, mode)?
     };
+    announce_mode_change(shared, change);
+    Ok(())
+}
+
+/// Lets every extension bring the permission state up to date
+/// ([`EngineExtension::refresh`]) and announces what that changed.
+pub(super) fn refresh(shared: &Shared) {
+    for extension in &shared.extensions {
+        let refresh = {
+            let mut perms = shared.permissions();
+            extension.refresh(&mut perms)
+        };
+        if let Some(change) = refresh.mode_change {
+            announce_mode_change(shared, change);
+        }
+        for notice in refresh.notices {
+            let (key, text) = (notice.key, notice.text);
+            shared.emit(if notice.essential {
+                EngineEvent::Advice { key, text }
+            } else {
+                EngineEvent::Notification { key, text }
+            });
+        }
+    }
+}
+
+/// Tells the extensions, the sandbox, the transcript and the front end
+/// about a mode change made on the permission state.
+fn announce_mode_change(shared: &Shared, change: ModeChange) {
     for extension in &shared.extensions {
         extension.mode_changed(&change);
     }
     let (changed, from, pre_plan_mode) = (change.changed(), change.from, change.pre_plan_mode);
+    let mode = change.to;
     if changed {
         if mode == PermissionMode::Plan {
             set_sandbox(&shared.sandbox, shared.plan_sandbox.clone());
@@ -208,7 +238,6 @@ pub(super) fn set_mode(shared: &Shared, mode: PermissionMode) -> Result<(), Mode
             pre_plan_mode,
         });
     }
-    Ok(())
 }
 
 fn set_sandbox(slot: &Mutex<SandboxPolicy>, policy: SandboxPolicy) {

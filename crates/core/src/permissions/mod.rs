@@ -24,6 +24,7 @@ pub mod auto;
 mod defaults;
 pub mod mode;
 pub mod paths;
+pub mod reload;
 pub mod rules;
 pub mod sandbox;
 pub mod shell;

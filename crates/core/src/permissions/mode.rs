@@ -165,7 +165,7 @@ pub fn is_dangerous_allow_rule(rule: &Rule) -> bool {
 /// Sets dangerous allow rules aside in `stripped_dangerous_rules`,
 /// remembering where each stood so that restoring puts the allow list back
 /// exactly as it was.
-fn strip_dangerous_rules(ctx: &mut PermissionContext) {
+pub(super) fn strip_dangerous_rules(ctx: &mut PermissionContext) {
     let mut kept = Vec::with_capacity(ctx.rules.allow.len());
     for (index, rule) in std::mem::take(&mut ctx.rules.allow).into_iter().enumerate() {
         if is_dangerous_allow_rule(&rule.rule) {
@@ -182,7 +182,7 @@ fn strip_dangerous_rules(ctx: &mut PermissionContext) {
 /// places (positions are ascending within one strip, so inserting in order
 /// rebuilds the list); a rule that is already there again (added while
 /// auto mode ran) is not doubled.
-fn restore_dangerous_rules(ctx: &mut PermissionContext) {
+pub(super) fn restore_dangerous_rules(ctx: &mut PermissionContext) {
     let positions = std::mem::take(&mut ctx.stripped_dangerous_positions);
     let rules = std::mem::take(&mut ctx.stripped_dangerous_rules);
     for (i, rule) in rules.into_iter().enumerate() {
@@ -254,6 +254,40 @@ pub fn plan_entry_effects(
         },
         (PermissionMode::Default | PermissionMode::AcceptEdits, false) => only_record,
     })
+}
+
+/// What to do when the auto-mode settings change while in plan mode
+/// (`transitionPlanAutoMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanAutoModeChange {
+    /// Auto stays active: strip the dangerous rules again (the rule set may
+    /// have changed).
+    Restrip,
+    /// Turn auto on and strip the dangerous rules.
+    Activate,
+    /// Turn auto off, restore the stripped rules and schedule the
+    /// `auto_mode_exit` attachment.
+    Deactivate,
+}
+
+/// `want` is `shouldPlanUseAutoMode()` under the new settings, `have`
+/// whether the classifier is active now. Nothing happens outside plan mode,
+/// nor when plan mode was entered from bypassPermissions.
+pub fn plan_auto_mode_change(
+    mode: PermissionMode,
+    pre_plan_mode: Option<PermissionMode>,
+    want: bool,
+    have: bool,
+) -> Option<PlanAutoModeChange> {
+    if mode != PermissionMode::Plan || pre_plan_mode == Some(PermissionMode::BypassPermissions) {
+        return None;
+    }
+    match (want, have) {
+        (true, true) => Some(PlanAutoModeChange::Restrip),
+        (true, false) => Some(PlanAutoModeChange::Activate),
+        (false, true) => Some(PlanAutoModeChange::Deactivate),
+        (false, false) => None,
+    }
 }
 
 #[cfg(test)]

@@ -222,8 +222,11 @@ impl TypedTool for ExitPlanModeTool {
                 Some(Value::String(m)) => m.parse::<PermissionMode>().ok(),
                 _ => None,
             };
-            let (mode, fell_back) =
-                restore_mode(session.0.pre_plan_mode(), chosen, plan.auto_gate_enabled);
+            let (mode, fell_back) = restore_mode(
+                session.0.pre_plan_mode(),
+                chosen,
+                crate::permissions::auto_mode_gate_enabled(&session.0.permission_context()),
+            );
             plan.state.record_plan_approved_exit();
             session
                 .0

@@ -24,8 +24,6 @@ pub struct PlanSession {
     verification: Mutex<Option<String>>,
     /// `$VISUAL` / `$EDITOR` as seen at start (for `/plan open`).
     pub editor: Option<String>,
-    /// Whether the auto-mode gate is open (plan exit may restore `auto`).
-    pub auto_gate_enabled: bool,
     /// A headless planning run: presenting the plan ends the run (nobody
     /// is there to approve it).
     ends_run_at_plan: bool,
@@ -38,12 +36,7 @@ pub struct PlanSession {
 }
 
 impl PlanSession {
-    pub fn new(
-        files: PlanFiles,
-        config: PlanModeConfig,
-        editor: Option<String>,
-        auto_gate_enabled: bool,
-    ) -> Self {
+    pub fn new(files: PlanFiles, config: PlanModeConfig, editor: Option<String>) -> Self {
         let files = Arc::new(files);
         let state = Arc::new(PlanState::new());
         let provider = Arc::new(PlanAttachmentProvider::new(
@@ -60,7 +53,6 @@ impl PlanSession {
             presented: Mutex::new(None),
             verification: Mutex::new(None),
             editor,
-            auto_gate_enabled,
             ends_run_at_plan: false,
             team_tool: false,
             snapshots: false,
@@ -231,7 +223,6 @@ mod tests {
             PlanFiles::new(dir.path().into(), "s"),
             PlanModeConfig::default(),
             None,
-            false,
         );
         assert_eq!(s.present_revision("a\nb\n"), None);
         let diff = s.present_revision("a\nc\n").unwrap();

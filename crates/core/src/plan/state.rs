@@ -120,41 +120,9 @@ impl PlanState {
     }
 }
 
-pub use crate::permissions::mode::{PlanEntryEffects, plan_entry_effects};
-
-/// What to do when the auto-mode settings change while in plan mode
-/// (`transitionPlanAutoMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlanAutoModeChange {
-    /// Auto stays active: strip the dangerous rules again (the rule set may
-    /// have changed).
-    Restrip,
-    /// Turn auto on and strip the dangerous rules.
-    Activate,
-    /// Turn auto off, restore the stripped rules and schedule the
-    /// `auto_mode_exit` attachment.
-    Deactivate,
-}
-
-/// `want` is `shouldPlanUseAutoMode()` under the new settings, `have`
-/// whether the classifier is active now. Nothing happens outside plan mode,
-/// nor when plan mode was entered from bypassPermissions.
-pub fn plan_auto_mode_change(
-    mode: PermissionMode,
-    pre_plan_mode: Option<PermissionMode>,
-    want: bool,
-    have: bool,
-) -> Option<PlanAutoModeChange> {
-    if mode != PermissionMode::Plan || pre_plan_mode == Some(PermissionMode::BypassPermissions) {
-        return None;
-    }
-    match (want, have) {
-        (true, true) => Some(PlanAutoModeChange::Restrip),
-        (true, false) => Some(PlanAutoModeChange::Activate),
-        (false, true) => Some(PlanAutoModeChange::Deactivate),
-        (false, false) => None,
-    }
-}
+pub use crate::permissions::mode::{
+    PlanAutoModeChange, PlanEntryEffects, plan_auto_mode_change, plan_entry_effects,
+};
 
 #[cfg(test)]
 mod tests {

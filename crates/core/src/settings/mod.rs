@@ -12,6 +12,7 @@
 //! ([`crate::permissions::RuleOrigin`]).
 
 mod file;
+pub mod reload;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -134,12 +135,13 @@ impl Settings {
         Self::load_from(&crate::config_dir::config_dir(), project_root, extra)
     }
 
-    /// [`Settings::load`] with the configuration directory given.
-    pub fn load_from(
+    /// Every file [`Settings::load_from`] reads, in layer order, whether it
+    /// exists or not: the user, project and local layers and `extra`.
+    pub fn candidate_files(
         config_dir: &Path,
         project_root: &Path,
         extra: Option<&Path>,
-    ) -> (Settings, Vec<SettingsWarning>) {
+    ) -> Vec<(SettingsLayer, PathBuf)> {
         let mut layers = vec![
             (SettingsLayer::User, config_dir.join("settings.json")),
             (
@@ -151,19 +153,34 @@ impl Settings {
                 project_root.join(".catui").join("settings.local.json"),
             ),
         ];
-        let mut warnings = Vec::new();
         if let Some(extra) = extra {
             let extra = if extra.is_absolute() {
                 extra.to_path_buf()
             } else {
                 project_root.join(extra)
             };
-            if extra.exists() {
-                layers.push((SettingsLayer::Flag, extra));
-            } else {
-                warnings.push(SettingsWarning::MissingFlagFile { path: extra });
-            }
+            layers.push((SettingsLayer::Flag, extra));
         }
+        layers
+    }
+
+    /// [`Settings::load`] with the configuration directory given.
+    pub fn load_from(
+        config_dir: &Path,
+        project_root: &Path,
+        extra: Option<&Path>,
+    ) -> (Settings, Vec<SettingsWarning>) {
+        let mut warnings = Vec::new();
+        let layers = Self::candidate_files(config_dir, project_root, extra)
+            .into_iter()
+            .filter(|(layer, path)| {
+                let missing = *layer == SettingsLayer::Flag && !path.exists();
+                if missing {
+                    warnings.push(SettingsWarning::MissingFlagFile { path: path.clone() });
+                }
+                !missing
+            })
+            .collect::<Vec<_>>();
         let mut settings = Settings::default();
         for (layer, path) in layers {
             match file::read(&path) {

@@ -67,7 +67,6 @@ pub struct TeamSetup {
     pub config_dir: PathBuf,
     pub plans_dir: PathBuf,
     pub plan_config: PlanModeConfig,
-    pub auto_gate_enabled: bool,
     /// Context each teammate's conversation gets from the session (e.g.
     /// the git snapshot): called once per teammate, so that each one keeps
     /// its own state (what it was already sent).
@@ -256,12 +255,7 @@ impl TeamManager {
         if let Some(slug) = PlanSession::of(lead).map(|p| p.files.slug()) {
             let _ = files.adopt_slug(&slug);
         }
-        let plan = Arc::new(PlanSession::new(
-            files,
-            self.setup.plan_config,
-            None,
-            self.setup.auto_gate_enabled,
-        ));
+        let plan = Arc::new(PlanSession::new(files, self.setup.plan_config, None));
 
         let mut ctx = ToolContext::new(lead.project_root.clone());
         ctx.set_cwd(lead.cwd());

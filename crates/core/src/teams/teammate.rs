@@ -310,7 +310,11 @@ fn approval_turn(
         );
     }
     let hooks = engine.session_hooks();
-    let (mode, _) = restore_mode(hooks.pre_plan_mode(), None, plan.auto_gate_enabled);
+    let (mode, _) = restore_mode(
+        hooks.pre_plan_mode(),
+        None,
+        crate::permissions::auto_mode_gate_enabled(&hooks.permission_context()),
+    );
     if hooks.permission_mode() == PermissionMode::Plan {
         plan.state.record_plan_approved_exit();
         // The one transition function; it cannot fail for a non-plan mode.
