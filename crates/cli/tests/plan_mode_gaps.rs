@@ -537,3 +537,150 @@ fn unpresented_plan_is_recovered_from_its_writes() {
         "# Draft\n1. one\n2. two\n"
     );
 }
+
+/// Item 9: in plan mode, whether an agent may start is decided from its
+/// tools: a custom agent that only reads runs, one that can edit is
+/// refused, and `tools: *` does not count as reading only.
+#[test]
+fn custom_agents_in_plan_mode_are_judged_by_their_tools() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".catui/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep, Glob\n---\nYou review code and report.\n",
+    );
+    sb.write(
+        ".catui/agents/fixer.md",
+        "---\nname: fixer\ndescription: Fixes code\ntools: Read, Edit\n---\nYou fix code.\n",
+    );
+    sb.write(
+        ".catui/agents/anything.md",
+        "---\nname: anything\ndescription: Does anything\ntools: \"*\"\n---\nYou do anything.\n",
+    );
+    let start = |id: &str, kind: &str| {
+        Turn::tool_use(
+            id,
+            "Agent",
+            json!({"description": "d", "prompt": format!("TASK for {kind}"), "subagent_type": kind}),
+        )
+    };
+    let is_sub = |r: &catui_testkit::RecordedRequest| r.system_text().contains("You review code");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(start("a1", "reviewer").when(move |r| !is_sub(r) && !r.has_tool_result("a1")))
+            .turn(Turn::text("REVIEW: all good").when(is_sub))
+            .turn(start("a2", "fixer").when(move |r| !is_sub(r) && !r.has_tool_result("a2")))
+            .turn(start("a3", "anything").when(move |r| !is_sub(r) && !r.has_tool_result("a3")))
+            .turn(Turn::text("planned").when(move |r| !is_sub(r))),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan a review");
+    assert_eq!(s.wait_type("result")["result"], "planned");
+    s.finish();
+    let reqs = server.requests();
+    let last = reqs.iter().rfind(|r| !is_sub(r)).unwrap();
+    let (review, err) = result_of(last, "a1");
+    assert!(!err && review.contains("REVIEW: all good"), "{review}");
+    for id in ["a2", "a3"] {
+        let (refused, err) = result_of(last, id);
+        assert!(
+            err && refused.contains("Plan mode is active"),
+            "{id}: {refused}"
+        );
+    }
+    // The read-only agent was reminded of plan mode in terms of its tools.
+    let sub = reqs.iter().find(|r| is_sub(r)).unwrap();
+    let reminder = sub.last_user_text().unwrap();
+    assert!(
+        reminder.contains("sub-agent working under plan mode"),
+        "{reminder}"
+    );
+    assert!(!reminder.contains("AskUserQuestion"), "{reminder}");
+}
+
+/// Item 11: a sub-agent cannot enter plan mode; it gets the agent-context
+/// error and the session's mode does not change.
+#[test]
+fn enter_plan_mode_is_refused_inside_a_sub_agent() {
+    let sb = Sandbox::new();
+    let is_sub = |r: &catui_testkit::RecordedRequest| {
+        r.messages()
+            .first()
+            .is_some_and(|m| m.to_string().contains("SUBTASK"))
+    };
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(
+                Turn::tool_use(
+                    "a",
+                    "Agent",
+                    json!({"description": "d", "prompt": "SUBTASK: look", "subagent_type": "general-purpose"}),
+                )
+                .when(move |r| !is_sub(r) && !r.has_tool_result("a")),
+            )
+            .turn(Turn::tool_use("e", "EnterPlanMode", json!({})).when(move |r| is_sub(r) && !r.has_tool_result("e")))
+            .turn(Turn::text("could not plan").when(move |r| is_sub(r)))
+            .turn(Turn::text("done").when(move |r| !is_sub(r))),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("go");
+    assert_eq!(s.wait_type("result")["result"], "done");
+    let (_, seen) = s.finish();
+    let reqs = server.requests();
+    let sub_last = reqs.iter().rfind(|r| is_sub(r)).unwrap();
+    let (text, is_error) = result_of(sub_last, "e");
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("EnterPlanMode tool cannot be used in agent contexts"),
+        "{text}"
+    );
+    assert!(
+        !seen.iter().any(|v| v["subtype"] == "permission_mode"),
+        "the mode did not change"
+    );
+    assert!(
+        !seen.iter().any(|v| v["type"] == "control_request"),
+        "nobody was asked"
+    );
+}
+
+/// Item 5: with plan snapshots on, a plan edited through `/plan open` is
+/// snapshotted too, and recovery brings the edited text back.
+#[test]
+fn plan_edited_through_plan_open_is_snapshotted_and_recovered() {
+    let sb = Sandbox::new();
+    let editor = script(
+        &sb,
+        "rewrite.sh",
+        "#!/bin/sh\nprintf '# v2, from the editor\\n' > \"$1\"\n",
+    );
+    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.env("CATUI_REMOTE", "1").env("EDITOR", &editor);
+    let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
+    let init = s.wait_for("init", |v| v["subtype"] == "init");
+    let plan_file = init["plan_file"].as_str().unwrap().to_string();
+    let session_id = init["session_id"].as_str().unwrap().to_string();
+    std::fs::write(&plan_file, "# v1\n").unwrap();
+    s.send_user("/plan open");
+    let r = s.wait_type("result");
+    assert_eq!(r["result"], format!("Opened plan in editor: {plan_file}"));
+    s.finish();
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# v2, from the editor\n"
+    );
+
+    std::fs::remove_file(&plan_file).unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.env("CATUI_REMOTE", "1");
+    let mut s = StreamSession::start(cmd, &["--resume", &session_id]);
+    s.wait_for("init", |v| v["subtype"] == "init");
+    s.finish();
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# v2, from the editor\n",
+        "the snapshot brought the edited plan back"
+    );
+}

@@ -94,3 +94,61 @@ fn clear_is_answered_by_the_engine_in_the_terminal_ui() {
     assert!(!sent.contains("PINEAPPLE"), "{sent}");
     quit_and_check_terminal(&s);
 }
+
+/// The fourth approval choice in the terminal UI: the work continues in a
+/// fresh conversation holding the plan, with edits accepted; as todos
+/// complete, the plan's progress is shown.
+#[test]
+fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
+    if !tmux_available() {
+        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    let todos = |done: usize| {
+        let list: Vec<serde_json::Value> = ["Change the greeting", "Run it"]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                json!({"content": s, "activeForm": format!("Doing: {s}"),
+                    "status": if i < done { "completed" } else { "in_progress" }})
+            })
+            .collect();
+        json!({ "todos": list })
+    };
+    let s = setup(
+        |_, dir, _| {
+            let dir = dir.to_string();
+            Script::new()
+                .turn(Turn::respond(move |r| {
+                    Turn::tool_use(
+                        "p1",
+                        "Write",
+                        json!({"file_path": common::plan_path_in(r, &dir),
+                               "content": "# Greeting plan\n\n1. Change the greeting\n2. Run it\n"}),
+                    )
+                }))
+                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(Turn::tool_use("t1", "TodoWrite", todos(1)))
+                .turn(Turn::text("Working from a clean slate."))
+        },
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("Plan the greeting change, MANGO-TOPIC");
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Exit plan mode?");
+    s.tmux
+        .wait_text("Yes, clear the conversation and auto-accept edits");
+    s.tmux.keys(&["4"]);
+    let screen = s.tmux.wait_text("Working from a clean slate.");
+    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
+    s.tmux.wait_history("Plan progress: 1/2 steps");
+
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 4, "every scripted turn was used");
+    let fresh = serde_json::to_string(reqs[2].messages()).unwrap();
+    assert!(!fresh.contains("MANGO-TOPIC"), "{fresh}");
+    assert!(fresh.contains("1. Change the greeting"), "{fresh}");
+    quit_and_check_terminal(&s);
+}

@@ -8,10 +8,9 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use catui_protocol::{
-    ContentBlock, Effort, Message, ModelRequest, ModelResponse, Role, StopReason, Thinking,
-    ToolChoice, ToolResultContent, Usage,
+    Effort, ModelRequest, ModelResponse, StopReason, Thinking, ToolChoice, Usage,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::assemble::{Assembler, Partial};
@@ -66,8 +65,13 @@ impl ModelClient for AnthropicClient {
         sink: EventSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
-        let body = request_body(request);
-        let effort = body.get("output_config").is_some();
+        // Serialized once, straight from the conversation; retries resend
+        // the same bytes.
+        let body =
+            bytes::Bytes::from(serde_json::to_vec(&wire_body(request)).map_err(|e| {
+                ProviderError::Config(format!("could not encode the request: {e}"))
+            })?);
+        let effort = request.reasoning.effort.is_some();
         let build = || {
             let builder = self
                 .http
@@ -80,7 +84,9 @@ impl ModelClient for AnthropicClient {
             } else {
                 builder
             };
-            builder.json(&body)
+            builder
+                .header("content-type", "application/json")
+                .body(body.clone())
         };
         streaming::stream_with_retries::<StreamState<'_>>(
             &self.config,
@@ -105,59 +111,16 @@ impl ModelClient for AnthropicClient {
 /// they are required for a tool loop to continue (and kept otherwise), in
 /// a request without thinking they have no place.
 pub fn request_body(request: &ModelRequest) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
-    body.insert("max_tokens".into(), json!(request.max_tokens));
-    if !request.system.is_empty() {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]),
-        );
-    }
-    let thinking = thinking_param(request);
-    let keep_thinking = thinking.is_some();
-    let mut messages: Vec<Value> = request
-        .messages
-        .iter()
-        .filter_map(|m| message(m, keep_thinking))
-        .collect();
-    if let Some(last) = messages.last_mut() {
-        mark_last_cacheable(last);
-    }
-    body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let mut tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
-            .collect();
-        if let Some(Value::Object(last)) = tools.last_mut() {
-            last.insert("cache_control".into(), json!({"type": "ephemeral"}));
-        }
-        body.insert("tools".into(), Value::Array(tools));
-        body.insert(
-            "tool_choice".into(),
-            match &request.tool_choice {
-                ToolChoice::Auto => json!({"type": "auto"}),
-                ToolChoice::Any => json!({"type": "any"}),
-                ToolChoice::Tool { name } => json!({"type": "tool", "name": name}),
-            },
-        );
-    }
-    if let Some(thinking) = thinking {
-        body.insert("thinking".into(), thinking);
-    } else if let Some(t) = request.temperature {
-        // Thinking works only at the default temperature.
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(effort) = request.reasoning.effort {
-        body.insert(
-            "output_config".into(),
-            json!({"effort": effort_value(effort)}),
-        );
-    }
-    body.insert("stream".into(), json!(true));
-    Value::Object(body)
+    serde_json::to_value(wire_body(request)).unwrap_or_default()
+}
+
+/// [`request_body`] as the typed structure that is serialized.
+fn wire_body(request: &ModelRequest) -> crate::anthropic_body::Body<'_> {
+    let output_config = request
+        .reasoning
+        .effort
+        .map(|effort| json!({"effort": effort_value(effort)}));
+    crate::anthropic_body::body(request, thinking_param(request), output_config)
 }
 
 /// The `thinking` parameter, when the request thinks.
@@ -190,92 +153,6 @@ fn effort_value(effort: Effort) -> &'static str {
         Effort::Medium => "medium",
         Effort::High => "high",
         Effort::XHigh | Effort::Max => "max",
-    }
-}
-
-/// One wire message; `None` when nothing in it can be sent.
-fn message(m: &Message, keep_thinking: bool) -> Option<Value> {
-    let content: Vec<Value> = m
-        .content
-        .iter()
-        .filter(|b| {
-            keep_thinking
-                || !matches!(
-                    b,
-                    ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. }
-                )
-        })
-        .filter_map(block)
-        .collect();
-    if content.is_empty() {
-        return None;
-    }
-    let role = match m.role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
-    };
-    Some(json!({"role": role, "content": content}))
-}
-
-fn block(b: &ContentBlock) -> Option<Value> {
-    Some(match b {
-        // The API rejects empty text blocks.
-        ContentBlock::Text { text } if text.is_empty() => return None,
-        ContentBlock::Text { text } => json!({"type": "text", "text": text}),
-        // Thinking goes back unchanged; without a signature (e.g. reasoning
-        // from another provider) the API would reject it.
-        ContentBlock::Thinking { signature, .. } if signature.is_empty() => return None,
-        ContentBlock::Thinking {
-            thinking,
-            signature,
-        } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
-        ContentBlock::RedactedThinking { data } => {
-            json!({"type": "redacted_thinking", "data": data})
-        }
-        // OpenAI reasoning cannot be read here.
-        ContentBlock::Reasoning { .. } => return None,
-        ContentBlock::ToolUse { id, name, input } => {
-            // Malformed model JSON is stored as a string; the API needs an object.
-            let input = if input.is_object() {
-                input.clone()
-            } else {
-                json!({})
-            };
-            json!({"type": "tool_use", "id": id, "name": name, "input": input})
-        }
-        ContentBlock::ToolResult {
-            tool_use_id,
-            content,
-            is_error,
-        } => {
-            let mut v = json!({"type": "tool_result", "tool_use_id": tool_use_id});
-            v["content"] = match content {
-                ToolResultContent::Text(t) => json!(t),
-                ToolResultContent::Blocks(blocks) => {
-                    Value::Array(blocks.iter().filter_map(block).collect())
-                }
-            };
-            if *is_error {
-                v["is_error"] = json!(true);
-            }
-            v
-        }
-        ContentBlock::Image { source } => json!({"type": "image", "source": source}),
-    })
-}
-
-fn mark_last_cacheable(message: &mut Value) {
-    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
-        return;
-    };
-    let cacheable = blocks.iter_mut().rev().find(|b| {
-        !matches!(
-            b.get("type").and_then(Value::as_str),
-            Some("thinking" | "redacted_thinking")
-        )
-    });
-    if let Some(Value::Object(b)) = cacheable {
-        b.insert("cache_control".into(), json!({"type": "ephemeral"}));
     }
 }
 

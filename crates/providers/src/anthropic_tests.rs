@@ -1,5 +1,5 @@
 use super::*;
-use catui_protocol::ModelEvent;
+use catui_protocol::{ContentBlock, Message, ModelEvent, Role};
 
 fn feed(events: &[Value]) -> ModelResponse {
     let sink = |_: ModelEvent| {};
@@ -176,5 +176,114 @@ fn requests_without_thinking_send_no_thinking_blocks() {
     assert_eq!(
         request_body(&request)["thinking"],
         json!({"type": "adaptive", "display": "summarized"})
+    );
+}
+
+/// Every kind of block, the tools and the caching marks, compared as a
+/// whole (the body is serialized from typed wire structures).
+#[test]
+fn the_whole_body_has_the_wire_shape() {
+    let request = ModelRequest {
+        model: "m".into(),
+        system: "sys".into(),
+        messages: vec![
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::text("look"),
+                    ContentBlock::Image {
+                        source: json!({"type": "base64", "media_type": "image/png", "data": "AA=="}),
+                    },
+                ],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "Read".into(),
+                        input: json!({"file_path": "/a"}),
+                    },
+                    ContentBlock::ToolUse {
+                        id: "t2".into(),
+                        name: "Read".into(),
+                        input: json!("{not json"),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::tool_result("t1", "text", false),
+                    ContentBlock::ToolResult {
+                        tool_use_id: "t2".into(),
+                        content: catui_protocol::ToolResultContent::Blocks(vec![
+                            ContentBlock::text(""),
+                            ContentBlock::text("bad input"),
+                        ]),
+                        is_error: true,
+                    },
+                ],
+            },
+        ],
+        tools: vec![
+            catui_protocol::ToolSpec {
+                name: "Read".into(),
+                description: "reads".into(),
+                input_schema: json!({"type": "object"}),
+            },
+            catui_protocol::ToolSpec {
+                name: "Grep".into(),
+                description: "searches".into(),
+                input_schema: json!({"type": "object", "required": ["pattern"]}),
+            },
+        ],
+        tool_choice: ToolChoice::Tool {
+            name: "Read".into(),
+        },
+        max_tokens: 100,
+        temperature: Some(0.5),
+        reasoning: Default::default(),
+    };
+    let text = serde_json::to_string(&request_body(&request)).unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "model": "m",
+            "max_tokens": 100,
+            "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "text", "text": "look"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a"}},
+                    {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "text"},
+                    {"type": "tool_result", "tool_use_id": "t2", "is_error": true,
+                     "content": [{"type": "text", "text": "bad input"}],
+                     "cache_control": {"type": "ephemeral"}}
+                ]}
+            ],
+            "tools": [
+                {"name": "Read", "description": "reads", "input_schema": {"type": "object"}},
+                {"name": "Grep", "description": "searches",
+                 "input_schema": {"type": "object", "required": ["pattern"]},
+                 "cache_control": {"type": "ephemeral"}}
+            ],
+            "tool_choice": {"type": "tool", "name": "Read"},
+            "temperature": 0.5,
+            "stream": true
+        })
+    );
+    // The order of the keys is fixed: the system prompt and the
+    // conversation come before everything a later request may change.
+    assert!(
+        text.starts_with(r#"{"model":"m","max_tokens":100,"system":"#),
+        "{text}"
     );
 }

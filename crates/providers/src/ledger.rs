@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use catui_protocol::{ModelRequest, ModelResponse, ModelUsage, Thinking, Usage};
+use catui_protocol::{ModelRequest, ModelResponse, ModelUsage, Reasoning, Thinking, Usage};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{ModelCatalog, ModelInfo};
@@ -161,20 +161,30 @@ impl MeteredClient {
 /// room in `max_tokens` for a thinking budget (within the model's output
 /// limit).
 pub fn prepare(request: &ModelRequest, info: &ModelInfo) -> ModelRequest {
-    let mut request = request.clone();
-    request.reasoning = request.reasoning.or(info.reasoning);
-    if info.reasons {
-        request.reasoning.summaries = true;
+    let (reasoning, max_tokens) = prepared_options(request, info);
+    ModelRequest {
+        reasoning,
+        max_tokens,
+        ..request.clone()
     }
-    if let Some(Thinking::Enabled { budget_tokens }) = request.reasoning.thinking {
+}
+
+/// What [`prepare`] sets: the reasoning options and `max_tokens`.
+fn prepared_options(request: &ModelRequest, info: &ModelInfo) -> (Reasoning, u32) {
+    let mut reasoning = request.reasoning.or(info.reasoning);
+    if info.reasons {
+        reasoning.summaries = true;
+    }
+    let mut max_tokens = request.max_tokens;
+    if let Some(Thinking::Enabled { budget_tokens }) = reasoning.thinking {
         // Room for the answer after the thinking.
         // Raised for the budget, never beyond what the model can answer,
         // never lowered.
         let wanted = budget_tokens.saturating_add(ANSWER_ROOM);
         let cap = info.max_output_tokens.unwrap_or(u32::MAX);
-        request.max_tokens = request.max_tokens.max(wanted.min(cap));
+        max_tokens = max_tokens.max(wanted.min(cap));
     }
-    request
+    (reasoning, max_tokens)
 }
 
 /// Output tokens kept for the answer when a thinking budget raises
@@ -193,9 +203,14 @@ impl ModelClient for MeteredClient {
         sink: EventSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
-        let request = prepare(request, &self.ledger.catalog.lookup(&request.model));
+        // The conversation is copied only when an option has to change.
+        let info = self.ledger.catalog.lookup(&request.model);
+        let options = prepared_options(request, &info);
+        let prepared =
+            (options != (request.reasoning, request.max_tokens)).then(|| prepare(request, &info));
+        let request = prepared.as_ref().unwrap_or(request);
         let started = Instant::now();
-        let result = self.inner.stream(&request, sink, cancel).await;
+        let result = self.inner.stream(request, sink, cancel).await;
         match &result {
             Ok(response) => self
                 .ledger

@@ -13,6 +13,7 @@
 //! [`ledger`] by wrapping its client in a [`MeteredClient`].
 
 pub mod anthropic;
+mod anthropic_body;
 mod assemble;
 pub mod catalog;
 pub mod config;

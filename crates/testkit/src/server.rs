@@ -219,6 +219,8 @@ async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         .route("/v1/responses", post(responses))
         .route("/responses", post(responses))
         .fallback(unknown_path)
+        // Long-session benchmarks send whole conversations of many MiB.
+        .layer(axum::extract::DefaultBodyLimit::max(1 << 30))
         .with_state(shared);
     tokio::select! {
         result = axum::serve(listener, app).into_future() => {

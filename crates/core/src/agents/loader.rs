@@ -138,10 +138,16 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFile
     if body.is_empty() {
         return Err(AgentFileError::NoSystemPrompt);
     }
+    // `*` is every tool, and an MCP server's tools are only known once it
+    // runs: neither counts as reading only.
     let read_only = tools.as_ref().is_some_and(|t| {
         !t.is_empty()
-            && t.iter()
-                .all(|t| !WRITE_TOOLS.contains(&t.as_str()) && t != "Bash")
+            && t.iter().all(|t| {
+                !WRITE_TOOLS.contains(&t.as_str())
+                    && t != "Bash"
+                    && t != "*"
+                    && !t.starts_with("mcp__")
+            })
     });
     Ok(AgentDefinition {
         description: description.unwrap_or_else(|| format!("User-defined agent {name}")),
@@ -196,6 +202,16 @@ mod tests {
         assert!(!b.read_only);
         assert!(!b.allows_tool("Bash"));
         assert!(b.allows_tool("Edit"));
+
+        // Every tool, or tools only known at run time, are not read-only.
+        for tools in ["\"*\"", "Read, mcp__db__query", "Read, Bash"] {
+            let c = parse_agent(
+                &format!("---\nname: c\ntools: {tools}\n---\nDo it."),
+                Path::new("c.md"),
+            )
+            .unwrap();
+            assert!(!c.read_only, "{tools}");
+        }
     }
 
     #[test]
