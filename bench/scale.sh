@@ -11,7 +11,7 @@
 #   --untracked N     untracked files added to each repository (default 2000)
 #   --turns LIST      lengths of the long sessions, comma-separated
 #                     (default 500,1000,2000)
-#   --agents N        parallel sub-agents (default 50)
+#   --agents N        parallel sub-agents, and teammates (default 50)
 #   --claude PATH     also run this Claude Code binary, against the same mock
 #
 # Everything runs against catui-mock on 127.0.0.1 with a dummy key. The
@@ -268,6 +268,33 @@ r1, rn = ${AG_RSS[1]}, ${AG_RSS[$AGENTS]}
 print(f'$AGENTS agents take {mn / m1:.2f}x the wall time of one agent; memory per running agent, '
       f'(max RSS with $AGENTS - with 1) / $((AGENTS - 1)): {(rn - r1) / ($AGENTS - 1) * 1024:.0f} KiB.')")
 
+# ------------------------------------------------------------- teammates
+echo "== $AGENTS teammates" >&2
+TEAM_ROWS=""
+declare -A TM_MED TM_RSS
+for n in 1 "$AGENTS"; do
+    start_mock --teammates "$n" --latency-ms 200
+    times=(); rsses=()
+    for _ in $(seq "$ROUNDS"); do
+        rm -rf "$WORK/config/teams"
+        line=$(cd "$WORK/empty" && catui_env python3 "$ROOT/bench/teammates.py" "$CATUI" "$MOCK_URL" "$n" "$WORK/empty")
+        times+=("$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['all_reported_ms'])" "$line")")
+        rsses+=("$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['max_rss_mib'])" "$line")")
+    done
+    TM_MED[$n]=$(python3 -c "import statistics,sys; print(statistics.median(map(float, sys.argv[1:])))" "${times[@]}")
+    TM_RSS[$n]=$(python3 -c "import statistics,sys; print(statistics.median(map(float, sys.argv[1:])))" "${rsses[@]}")
+    TEAM_ROWS+="| $n | $(python3 -c "
+import statistics, sys
+t = list(map(float, sys.argv[1:]))
+print(f'{min(t):.1f} | {statistics.median(t):.1f} | {max(t):.1f} | {len(t)}')" "${times[@]}") | ${TM_RSS[$n]} |"$'\n'
+    stop_mocks
+done
+TEAM_SUMMARY=$(python3 -c "
+m1, mn = ${TM_MED[1]}, ${TM_MED[$AGENTS]}
+r1, rn = ${TM_RSS[1]}, ${TM_RSS[$AGENTS]}
+print(f'$AGENTS teammates take {mn / m1:.2f}x the time of one; memory per teammate, '
+      f'(max RSS with $AGENTS - with 1) / $((AGENTS - 1)): {(rn - r1) / ($AGENTS - 1) * 1024:.0f} KiB.')")
+
 cat <<EOF
 ### Start-up against repository size
 
@@ -313,4 +340,16 @@ the main model asks for N Explore agents in one message, every model request wai
 | ---: | ---: | ---: | ---: | ---: | ---: |
 $AGENT_ROWS
 $AGENT_SUMMARY
+
+### $AGENTS teammates
+
+A stream-json session (\`bench/teammates.py\`) against \`catui-mock --teammates N --latency-ms 200\`: the
+lead's first answer is a TeamCreate of N members; each teammate sends the lead one message
+(SendMessage) and ends; every model request waits 200 ms. Time from the prompt until every
+teammate's message has reached the lead ($ROUNDS runs), ms:
+
+| teammates | min | median | max | runs | max RSS (MiB, median) |
+| ---: | ---: | ---: | ---: | ---: | ---: |
+$TEAM_ROWS
+$TEAM_SUMMARY
 EOF

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! catui-mock [--port N] [--latency-ms MS] [--agents N] [--small-model NAME]
-//!            [--tool-turns N [--tool-file PATH]]
+//!            [--tool-turns N [--tool-file PATH]] [--teammates N]
 //! ```
 //! Without `--agents` or `--tool-turns`: every request gets a short text
 //! answer. With `--agents N`: the main model's first request gets N
@@ -15,6 +15,9 @@
 //! per answer, then ends; it reports a small prompt size so that automatic
 //! compaction never starts and the whole conversation stays in memory (a
 //! summary request, which carries no tools, still gets a summary).
+//! With `--teammates N`: the lead's first request gets a TeamCreate of N
+//! members (`m1`..`mN`); each teammate sends the lead one message and
+//! ends; the lead answers everything else with text.
 //! `--latency-ms` delays every answer. Requests are not kept (the mock
 //! runs for many sessions).
 
@@ -33,6 +36,7 @@ struct Options {
     small_model: String,
     tool_turns: usize,
     tool_file: String,
+    teammates: usize,
 }
 
 fn parse() -> Result<Options, String> {
@@ -43,6 +47,7 @@ fn parse() -> Result<Options, String> {
         small_model: "bench-small".into(),
         tool_turns: 0,
         tool_file: "bench.txt".into(),
+        teammates: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -59,10 +64,13 @@ fn parse() -> Result<Options, String> {
                 o.tool_turns = value()?.parse().map_err(|e| format!("--tool-turns: {e}"))?
             }
             "--tool-file" => o.tool_file = value()?,
+            "--teammates" => {
+                o.teammates = value()?.parse().map_err(|e| format!("--teammates: {e}"))?
+            }
             "-h" | "--help" => {
                 return Err(
                     "usage: catui-mock [--port N] [--latency-ms MS] [--agents N] \
-                     [--small-model NAME] [--tool-turns N [--tool-file PATH]]"
+                     [--small-model NAME] [--tool-turns N [--tool-file PATH]] [--teammates N]"
                         .into(),
                 );
             }
@@ -75,6 +83,9 @@ fn parse() -> Result<Options, String> {
 fn script(o: &Options) -> Script {
     if o.tool_turns > 0 {
         return tool_loop(o);
+    }
+    if o.teammates > 0 {
+        return team(o);
     }
     if o.agents == 0 {
         return Script::new().turn(
@@ -156,6 +167,43 @@ fn tool_loop(o: &Options) -> Script {
             })
             .forever(),
         )
+}
+
+/// `--teammates`: one TeamCreate, then each member reports once.
+fn team(o: &Options) -> Script {
+    let members: Vec<_> = (1..=o.teammates)
+        .map(|i| json!({"name": format!("m{i}"), "prompt": format!("Look at area {i} and report.")}))
+        .collect();
+    let latency = o.latency;
+    let is_teammate = |r: &catui_testkit::RecordedRequest| r.system_text().contains("You are 'm");
+    Script::new()
+        .turn(
+            Turn::text("Reported.")
+                .delay(latency)
+                .when(move |r| is_teammate(r) && r.has_tool_result("report"))
+                .forever(),
+        )
+        .turn(
+            Turn::tool_use(
+                "report",
+                "SendMessage",
+                json!({"to": "team-lead", "message": "area checked: nothing to change"}),
+            )
+            .delay(latency)
+            .when(is_teammate)
+            .forever(),
+        )
+        .turn(
+            Turn::tool_use(
+                "tc",
+                "TeamCreate",
+                json!({"team_name": "bench", "members": members}),
+            )
+            .delay(latency)
+            .when(|r| r.tool_results().is_empty() && r.last_user_text().is_some_and(|t| t.contains("start the team")))
+            .forever(),
+        )
+        .turn(Turn::text("Noted.").delay(latency).forever())
 }
 
 fn main() -> ExitCode {
