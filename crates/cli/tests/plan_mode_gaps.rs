@@ -1,7 +1,7 @@
 //! Plan mode, second pass (issue 22, items 1–11): the real binary against
 //! the testkit mock model, real plan files in temp dirs.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)]
 
 mod common;
 
@@ -294,20 +294,38 @@ fn script(sb: &Sandbox, name: &str, body: &str) -> std::path::PathBuf {
     path
 }
 
+/// Runs `cmd` in a new session, without a controlling terminal, as under
+/// an SDK or CI (whatever terminal the test itself runs in).
+fn without_terminal(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe; nothing else runs between fork
+    // and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Item 6: headless `/plan open` keeps stdout pure JSON lines (the editor's
 /// output goes elsewhere, it reads no protocol input) and a failing editor
-/// is reported with the path (item 11: the failure text).
+/// is reported with the path (item 11: the failure text). Without a
+/// terminal the editor gets no input at all.
 #[test]
 fn headless_plan_open_keeps_the_protocol_clean() {
     let sb = Sandbox::new();
     let editor = script(
         &sb,
         "editor.sh",
-        "#!/bin/sh\necho 'EDITOR WAS HERE'\nread line\necho \"read: $line\" >> \"$1\"\necho 'edited' >> \"$1\"\n",
+        "#!/bin/sh\necho 'EDITOR WAS HERE'\nread line\necho \"read: $line\" >> \"$1\"\ntty >> \"$1\"\necho 'edited' >> \"$1\"\n",
     );
     let server = MockServer::start_blocking(Script::new()).unwrap();
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", &editor);
+    without_terminal(&mut cmd);
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
@@ -325,10 +343,12 @@ fn headless_plan_open_keeps_the_protocol_clean() {
         !text.contains("/plan"),
         "the editor read protocol input: {text}"
     );
+    assert!(text.contains("read: \nnot a tty\n"), "{text}");
 
     // stdout carries JSON lines only, even with an editor that prints.
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", &editor);
+    without_terminal(&mut cmd);
     let out = common::output_within(
         {
             cmd.args([
@@ -371,6 +391,83 @@ fn headless_plan_open_keeps_the_protocol_clean() {
     );
     assert_eq!(r["is_error"], true);
     s.finish();
+}
+
+/// Item 6, with a terminal: a headless session started from a terminal
+/// (stdin and stdout redirected to files) runs `/plan open`'s editor on
+/// that terminal, so a terminal editor works; the protocol's files stay
+/// pure.
+#[test]
+fn headless_plan_open_uses_the_controlling_terminal() {
+    if !common::tmux::tmux_available() {
+        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    let sb = Sandbox::new();
+    let editor = script(
+        &sb,
+        "editor.sh",
+        "#!/bin/sh\necho 'EDITOR ON THE TERMINAL'\ntty >> \"$1\"\nread line\necho \"typed: $line\" >> \"$1\"\n",
+    );
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::respond(move |r| {
+                Turn::tool_use(
+                    "w",
+                    "Write",
+                    json!({"file_path": plan_path_in(r, &plans_dir), "content": "# Plan\n"}),
+                )
+            }))
+            .turn(Turn::text("Written.")),
+    )
+    .unwrap();
+    let input = sb.dir.path().join("in.jsonl");
+    let line =
+        |text: &str| json!({"type":"user","message":{"role":"user","content":text}}).to_string();
+    std::fs::write(
+        &input,
+        format!("{}\n{}\n", line("write the plan"), line("/plan open")),
+    )
+    .unwrap();
+    let output = sb.dir.path().join("out.jsonl");
+    let env = vec![
+        ("PATH", std::env::var("PATH").unwrap_or_default()),
+        ("HOME", sb.dir.path().display().to_string()),
+        ("PS1", common::tmux::SHELL_PROMPT.to_string()),
+        ("TERM", "xterm-256color".to_string()),
+        ("CATUI_CONFIG_DIR", sb.config().display().to_string()),
+        ("CATUI_MODEL", "test-model".to_string()),
+        ("ANTHROPIC_API_KEY", "test-key-not-secret".to_string()),
+        ("ANTHROPIC_BASE_URL", server.url()),
+        ("EDITOR", editor.display().to_string()),
+    ];
+    let tmux = common::tmux::Tmux::start(sb.dir.path(), &sb.project(), &env);
+    tmux.wait_text(common::tmux::SHELL_PROMPT.trim_end());
+    let bin = assert_cmd::cargo::cargo_bin("catui");
+    tmux.type_text(&format!(
+        "'{}' -p --permission-mode plan --input-format stream-json --output-format stream-json < '{}' > '{}'; echo \"exit=$?\"",
+        bin.display(),
+        input.display(),
+        output.display()
+    ));
+    tmux.keys(&["Enter"]);
+    // The editor talks to the user on the terminal and reads the answer there.
+    tmux.wait_text("EDITOR ON THE TERMINAL");
+    tmux.type_text("hello from the keyboard");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("exit=0");
+    let lines: Vec<Value> = common::json_lines(&std::fs::read(&output).unwrap());
+    let result = lines
+        .iter()
+        .filter(|v| v["type"] == "result")
+        .nth(1)
+        .unwrap();
+    let opened = result["result"].as_str().unwrap();
+    let plan_file = opened.strip_prefix("Opened plan in editor: ").unwrap();
+    let text = std::fs::read_to_string(plan_file).unwrap();
+    assert!(text.starts_with("# Plan\n/dev/tty\n"), "{text}");
+    assert!(text.contains("typed: hello from the keyboard"), "{text}");
 }
 
 /// Item 4: `/clear` starts a new conversation with a new plan file; the

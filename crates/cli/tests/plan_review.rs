@@ -34,16 +34,16 @@ fn slug_of(plan_file: &str) -> String {
 }
 
 /// The plan file changes between presentation and answer: the answer is
-/// refused, the new text is presented again with its diff, and only the
-/// text actually approved is recorded as approved; `plans show` marks it
-/// and `plans export` copies it with its history.
+/// not applied; catui presents the new text again at once, with its diff
+/// and a note that it changed, and only the text actually approved is
+/// recorded as approved; `plans show` marks it and `plans export` copies it
+/// with its history.
 #[test]
 fn approval_is_bound_to_the_presented_text() {
     let sb = Sandbox::new();
     let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
-            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
             .turn(Turn::text("Approved, implementing.")),
     )
     .unwrap();
@@ -53,6 +53,7 @@ fn approval_is_bound_to_the_presented_text() {
     let input1 = ask1["request"]["input"].clone();
     let hash1 = input1["planHash"].as_str().unwrap().to_string();
     assert_eq!(hash1.len(), 64);
+    assert!(input1.get("planChanged").is_none(), "{input1}");
     let plan_file = input1["planFilePath"].as_str().unwrap().to_string();
     // Someone else rewrites the plan while the user reads it.
     std::fs::write(
@@ -62,16 +63,28 @@ fn approval_is_bound_to_the_presented_text() {
     .unwrap();
     s.send(allow(&ask1["request_id"], input1));
 
-    // The model tries again: the new text comes with its diff and hash.
+    // Presented again by catui itself: the new text, its diff and hash.
     let ask2 = s.wait_type("control_request");
+    assert_eq!(
+        ask2["request"]["tool_use_id"],
+        ask1["request"]["tool_use_id"]
+    );
     let input2 = ask2["request"]["input"].clone();
     assert_ne!(input2["planHash"], hash1.as_str());
+    assert_eq!(input2["planChanged"], true, "{input2}");
     assert!(
         input2["planDiff"]
             .as_str()
             .unwrap()
             .contains("+2. Delete the database"),
         "{input2}"
+    );
+    assert!(
+        ask2["request"]["decision_reason"]
+            .as_str()
+            .unwrap()
+            .contains("changed while you were reviewing it"),
+        "{ask2}"
     );
     s.send(allow(&ask2["request_id"], input2.clone()));
     let r = s.wait_type("result");
@@ -80,13 +93,8 @@ fn approval_is_bound_to_the_presented_text() {
     s.finish();
 
     let reqs = server.requests();
-    let (refused, is_error) = result_of(&reqs[2], "x");
-    assert!(is_error, "{refused}");
-    assert!(
-        refused.contains("changed after it was shown for approval"),
-        "{refused}"
-    );
-    let (approved, is_error) = result_of(&reqs[3], "x2");
+    assert_eq!(reqs.len(), 3, "the model was not asked to present it again");
+    let (approved, is_error) = result_of(&reqs[2], "x");
     assert!(
         !is_error && approved.contains("2. Delete the database"),
         "{approved}"
@@ -125,6 +133,39 @@ fn approval_is_bound_to_the_presented_text() {
     let (code, _, err) = run(&sb, &["plans", "export", "no-such-plan"]);
     assert_eq!(code, 2);
     assert!(err.contains("never approved"), "{err}");
+}
+
+/// A plan that keeps changing under review is presented again three
+/// times; a fourth stale approval is refused and the model is told.
+#[test]
+fn a_plan_that_keeps_changing_is_never_approved() {
+    let sb = Sandbox::new();
+    let plans_dir = format!("{}/plans/", sb.config().display());
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
+            .turn(Turn::text("Still planning.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan a flag");
+    for round in 0..4 {
+        let ask = s.wait_type("control_request");
+        let input = ask["request"]["input"].clone();
+        assert_eq!(input.get("planChanged").is_some(), round > 0, "{input}");
+        let path = input["planFilePath"].as_str().unwrap().to_string();
+        std::fs::write(&path, format!("# Plan\n\n1. Add a flag, take {round}\n")).unwrap();
+        s.send(allow(&ask["request_id"], input));
+    }
+    let r = s.wait_type("result");
+    assert_eq!(r["result"], "Still planning.");
+    assert_eq!(r["permission_mode"], "plan");
+    s.finish();
+    let (refused, is_error) = result_of(&server.requests()[2], "x");
+    assert!(is_error, "{refused}");
+    assert!(
+        refused.contains("changed after it was shown for approval"),
+        "{refused}"
+    );
 }
 
 /// A deny may carry comments on lines of the plan; the model gets each
@@ -225,6 +266,45 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
             .as_str()
             .unwrap()
             .starts_with("Plan progress: 2/3 steps")
+    );
+    // The seeded list reaches the client before the model's first TodoWrite.
+    let seeded = seen
+        .iter()
+        .position(|v| v["type"] == "system" && v["subtype"] == "todos")
+        .expect("a todos event");
+    let first_todo_write = seen
+        .iter()
+        .position(|v| {
+            serde_json::to_string(v)
+                .unwrap()
+                .contains("\"name\":\"TodoWrite\"")
+        })
+        .unwrap();
+    assert!(seeded < first_todo_write, "{seen:#?}");
+    let items = seen[seeded]["todos"].as_array().unwrap();
+    let contents: Vec<&str> = items
+        .iter()
+        .map(|t| t["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["Parse the flag", "Print JSON", "Add tests"]);
+    assert!(items.iter().all(|t| t["status"] == "pending"), "{items:?}");
+
+    // `plans list` and `plans show` give the progress; the progress section
+    // written back does not count as a change to the approved plan.
+    let slug = slug_of(&plan_file);
+    let (code, listed, err) = run(&sb, &["plans", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(listed.contains("[2/3 steps]"), "{listed}");
+    let (code, shown, err) = run(&sb, &["plans", "show", &slug]);
+    assert_eq!(code, 0, "{err}");
+    assert!(shown.contains("Progress: 2/3 steps"), "{shown}");
+    assert!(shown.contains("this is the approved revision"), "{shown}");
+    // A real change after approval is still reported.
+    std::fs::write(&plan_file, plan.replace("Print JSON", "Print YAML")).unwrap();
+    let (_, shown, _) = run(&sb, &["plans", "show", &slug]);
+    assert!(
+        shown.contains("the file has changed since it was approved"),
+        "{shown}"
     );
 }
 

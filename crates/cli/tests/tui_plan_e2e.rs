@@ -152,3 +152,181 @@ fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
     assert!(fresh.contains("1. Change the greeting"), "{fresh}");
     quit_and_check_terminal(&s);
 }
+
+/// `/plan open` in the terminal UI runs the editor on the UI's own
+/// terminal, outside the engine; with snapshots on, what the editor wrote
+/// is still snapshotted, so a lost plan file comes back as edited, not as
+/// the model's older Write.
+#[test]
+fn plan_open_in_the_terminal_ui_is_snapshotted() {
+    if !tmux_available() {
+        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let tools = tempfile::tempdir().unwrap();
+    let editor = tools.path().join("rewrite.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf '# v2, from the editor in the TUI\\n' > \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let s = setup(
+        |_, dir, _| {
+            let dir = dir.to_string();
+            Script::new()
+                .turn(Turn::respond(move |r| {
+                    Turn::tool_use(
+                        "p1",
+                        "Write",
+                        json!({"file_path": common::plan_path_in(r, &dir), "content": "# v1\n"}),
+                    )
+                }))
+                .turn(Turn::text("Plan v1 written."))
+        },
+        Some(editor.to_str().unwrap()),
+    );
+    launch_with(&s, "CATUI_REMOTE=1 ");
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.type_text("write the plan");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Plan v1 written.");
+    s.tmux.type_text("/plan open");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Opened plan in editor");
+    quit_and_check_terminal(&s);
+
+    let transcripts = s.sb.transcripts();
+    assert_eq!(transcripts.len(), 1, "{transcripts:?}");
+    let session_id = transcripts[0]
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let plan_file = std::fs::read_dir(&s.plans_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md"))
+        .expect("a plan file");
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# v2, from the editor in the TUI\n"
+    );
+    std::fs::remove_file(&plan_file).unwrap();
+    let mut cmd = s.sb.catui(&s.server);
+    cmd.env("CATUI_REMOTE", "1");
+    let mut resumed = common::StreamSession::start(cmd, &["--resume", &session_id]);
+    resumed.wait_for("init", |v| v["subtype"] == "init");
+    resumed.finish();
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# v2, from the editor in the TUI\n",
+        "the snapshot taken after the editor brought the edited plan back"
+    );
+}
+
+/// The approval dialog of the terminal UI, end to end: comments on lines
+/// reach the model under the quoted lines; a plan rewritten while the
+/// dialog is open is presented again by catui on its changes; once
+/// approved, the plan's steps fill the todo panel before the model writes
+/// any todo itself.
+#[test]
+fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
+    if !tmux_available() {
+        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    let s = setup(
+        |_, dir, _| {
+            let dir = dir.to_string();
+            Script::new()
+                .turn(Turn::respond(move |r| {
+                    Turn::tool_use(
+                        "p1",
+                        "Write",
+                        json!({"file_path": common::plan_path_in(r, &dir),
+                               "content": "# Plan\n\n1. Parse the flag\n2. Print JSON\n"}),
+                    )
+                }))
+                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+                .turn(Turn::text("Working from the plan."))
+        },
+        None,
+    );
+    launch(&s);
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.type_text("plan the --json flag");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Would you like to proceed?");
+
+    // `c`: review mode; the third line gets a comment; Esc leaves review
+    // mode; "No, keep planning" with a note sends both.
+    s.tmux.keys(&["c"]);
+    s.tmux.wait_text("pick a line");
+    s.tmux.keys(&["Down", "Down", "Enter"]);
+    s.tmux.wait_text("Enter saves the comment");
+    s.tmux.type_text("Also accept -j.");
+    s.tmux.wait_text("Also accept -j.");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_screen("the comment saved", |sc| {
+        !sc.contains("Enter saves the comment") && sc.contains("Also accept -j.")
+    });
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_text("1 comment · sent with");
+    s.tmux.keys(&["3"]);
+    s.tmux.wait_text("What should change?");
+    s.tmux.type_text("two notes");
+    s.tmux.wait_text("two notes");
+    s.tmux.keys(&["Enter"]);
+
+    // Presented again; the file changes while the dialog is open.
+    wait_for("the second presentation", &s.tmux, || {
+        (s.server.requests().len() == 3 && s.tmux.screen().contains("Would you like to proceed?"))
+            .then_some(())
+    });
+    let (feedback, is_error) = result_of(&s.server.requests()[2], "x1");
+    assert!(is_error, "{feedback}");
+    assert!(
+        feedback.contains(
+            "two notes\n\nComments on lines of the plan:\n\n> line 3: 1. Parse the flag\nAlso accept -j."
+        ),
+        "{feedback}"
+    );
+    let plan_file = std::fs::read_dir(&s.plans_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md"))
+        .expect("a plan file");
+    std::fs::write(
+        &plan_file,
+        "# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n",
+    )
+    .unwrap();
+    s.tmux.keys(&["1"]);
+    let screen = s
+        .tmux
+        .wait_text("The plan file changed while you were reviewing it");
+    assert!(
+        screen.contains("Changes since the last revision") && screen.contains("3. Add tests"),
+        "{screen}"
+    );
+    assert_eq!(
+        s.server.requests().len(),
+        3,
+        "the model was not asked again"
+    );
+    s.tmux.keys(&["1"]);
+    let screen = s.tmux.wait_text("Working from the plan.");
+    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
+    for step in ["☐ Parse the flag", "☐ Print JSON", "☐ Add tests"] {
+        assert!(screen.contains(step), "{step} missing:\n{screen}");
+    }
+    let (approved, is_error) = result_of(&s.server.requests()[3], "x2");
+    assert!(!is_error && approved.contains("3. Add tests"), "{approved}");
+    quit_and_check_terminal(&s);
+}

@@ -88,6 +88,12 @@ pub enum SystemEvent {
         key: String,
         text: String,
     },
+    /// catui set the session's todo list itself (the approved plan's
+    /// numbered steps become the todos). Each item has TodoWrite's shape:
+    /// `content`, `status`, `activeForm`.
+    Todos {
+        todos: Vec<serde_json::Value>,
+    },
     /// A complete message of a teammate's own conversation (its assistant
     /// messages and its tool results), so a client of the lead can follow
     /// what the team does. `agent_id` is `name@team`.

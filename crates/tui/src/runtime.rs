@@ -154,7 +154,10 @@ impl Runtime {
     /// Opens the plan file itself in the external editor; the model sees
     /// the user's changes through the plan file.
     fn open_plan_file(&mut self, path: &str) -> io::Result<()> {
-        match self.with_editor(|| open_in_editor(Path::new(path)))? {
+        let opened = self.with_editor(|| open_in_editor(Path::new(path)))?;
+        // Whatever the editor did to the file is kept (plan snapshots).
+        self.control.user_edited(Path::new(path));
+        match opened {
             Ok(()) => self
                 .state
                 .system(format!("Opened plan in editor: {path}"), false),

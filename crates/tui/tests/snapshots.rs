@@ -140,6 +140,17 @@ fn plan_approval_dialog_showing_the_diff() {
 }
 
 #[test]
+fn plan_approval_dialog_after_the_plan_changed_under_review() {
+    let mut s = state_in(PermissionMode::Plan);
+    let mut request = plan_request();
+    request.input["planChanged"] = json!(true);
+    request.reason =
+        "The plan file changed while you were reviewing it; review the new text.".into();
+    s.push_request(request);
+    insta::assert_snapshot!(both(&s, 26));
+}
+
+#[test]
 fn plan_approval_dialog_with_review_comments() {
     let mut s = state_in(PermissionMode::Plan);
     s.push_request(plan_request());

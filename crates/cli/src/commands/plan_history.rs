@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use catui_core::plan::contract::{PLAN_APPROVED_KEY, PLAN_REVISION_KEY};
 use catui_core::plan::plan_hash;
+use catui_core::plan::progress::without_progress;
 use catui_core::session::{EntryBody, list_sessions};
 
 use super::Project;
@@ -65,7 +66,11 @@ pub fn approved(revisions: &[Revision]) -> Option<&Revision> {
 pub fn approval_note(revisions: &[Revision], current: &str) -> Option<String> {
     let approved = approved(revisions)?;
     let short = &approved.hash[..12.min(approved.hash.len())];
-    let state = if plan_hash(current) == approved.hash {
+    // The progress section catui writes back after approval is not part of
+    // what was approved.
+    let unchanged = plan_hash(current) == approved.hash
+        || plan_hash(&without_progress(current)) == approved.hash;
+    let state = if unchanged {
         "this is the approved revision"
     } else {
         "the file has changed since it was approved"

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use catui_core::plan::get_plan;
+use catui_core::plan::progress::progress_of;
 use catui_core::session::list_sessions;
 
 use super::format::{one_line, pad, when};
@@ -129,10 +130,15 @@ fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::
         .max()
         .unwrap_or(7);
     for row in rows {
-        let title = get_plan(&row.path)
-            .and_then(|p| p.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
-            .map(|l| one_line(&l, TITLE_CHARS))
+        let plan = get_plan(&row.path);
+        let mut title = plan
+            .as_deref()
+            .and_then(|p| p.lines().find(|l| !l.trim().is_empty()))
+            .map(|l| one_line(l, TITLE_CHARS))
             .unwrap_or_else(|| "(empty)".into());
+        if let Some((done, total)) = plan.as_deref().and_then(progress_of) {
+            title.push_str(&format!("  [{done}/{total} steps]"));
+        }
         let owner = if with_owner {
             format!(
                 "{}  ",
@@ -191,6 +197,9 @@ fn show(
         plan_history::approval_note(&plan_history::revisions(project, name), &content)
     {
         writeln!(out, "\n{note}")?;
+    }
+    if let Some((done, total)) = progress_of(&content) {
+        writeln!(out, "Progress: {done}/{total} steps")?;
     }
     Ok(())
 }

@@ -115,6 +115,12 @@ impl StreamJson {
             EngineEvent::Notification { key, text } | EngineEvent::Advice { key, text } => {
                 system(SystemEvent::Notification { key, text })
             }
+            EngineEvent::Todos { todos } => system(SystemEvent::Todos {
+                todos: todos
+                    .iter()
+                    .filter_map(|t| serde_json::to_value(t).ok())
+                    .collect(),
+            }),
             EngineEvent::TeammateMessage { from, text } => system(SystemEvent::Notification {
                 key: "teammate-message".into(),
                 text: format!("{from}: {text}"),

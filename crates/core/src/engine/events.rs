@@ -65,6 +65,9 @@ pub enum EngineEvent {
     Attachment(Attachment),
     /// Something to show the user outside the conversation.
     Notification { key: String, text: String },
+    /// catui itself set the session's todo list (the approved plan's
+    /// numbered steps). A TodoWrite call is seen through its tool call.
+    Todos { todos: Vec<crate::tools::TodoItem> },
     /// Something the user must read even when output is quiet: a headless
     /// run prints it to stderr without `--verbose` (the approved plan's
     /// verification steps). Same wire form as a notification.

@@ -143,6 +143,10 @@ pub trait EngineExtension: Send + Sync {
     fn refresh(&self, _permissions: &mut PermissionContext) -> Refresh {
         Refresh::default()
     }
+
+    /// The front end let the user edit this file outside the engine (the
+    /// terminal UI runs the editor on its own terminal): keep what changed.
+    fn user_edited(&self, _path: &Path, _session: &dyn SessionHooks) {}
 }
 
 /// What [`EngineExtension::refresh`] changed.

@@ -135,6 +135,15 @@ impl EngineControl {
         *lock(&self.shared.requested_model) = Some(model.to_string());
     }
 
+    /// The user edited `path` in an editor the front end ran itself (the
+    /// plan file through `/plan open` or Ctrl+G in the terminal UI): the
+    /// extensions keep what changed (a plan snapshot).
+    pub fn user_edited(&self, path: &std::path::Path) {
+        for extension in &self.shared.extensions {
+            extension.user_edited(path, self.shared.as_ref());
+        }
+    }
+
     /// The model in use (a requested switch included) and how full its
     /// context window was at the last request.
     pub fn context_usage(&self) -> ContextUsage {
@@ -173,6 +182,12 @@ impl crate::tools::SessionHooks for Shared {
             key: key.to_string(),
             path: path.to_string(),
             content: content.to_string(),
+        });
+    }
+
+    fn todos_set(&self, todos: &[crate::tools::TodoItem]) {
+        self.emit(EngineEvent::Todos {
+            todos: todos.to_vec(),
         });
     }
 

@@ -275,6 +275,10 @@ async fn authorize(
     }
 }
 
+/// How many times a changed text is presented again within one call before
+/// a stale approval is left to the tool to refuse.
+const MAX_REPRESENTATIONS: usize = 3;
+
 /// What the user is asked about a call: why, and the rule that would
 /// allow calls like it from now on.
 pub(super) struct Question {
@@ -293,28 +297,43 @@ async fn ask_user(
     call: ParsedCall,
     question: Question,
 ) -> Slot {
-    let shown = call
-        .permission_input(ctx)
-        .map(|extra| merge_input(input, extra));
-    let shown = shown.unwrap_or_else(|| input.clone());
-    let request = PermissionRequest {
-        tool_use_id: id.clone(),
-        tool_name: name.clone(),
-        input: shown.clone(),
-        reason: question.reason,
-        agent_id: engine.config.agent_id.clone(),
-        suggestion: question.suggestion,
+    let mut reason = question.reason;
+    let mut asked = 0;
+    let (shown, mut answer) = loop {
+        let shown = call
+            .permission_input(ctx)
+            .map(|extra| merge_input(input, extra));
+        let shown = shown.unwrap_or_else(|| input.clone());
+        let request = PermissionRequest {
+            tool_use_id: id.clone(),
+            tool_name: name.clone(),
+            input: shown.clone(),
+            reason: reason.clone(),
+            agent_id: engine.config.agent_id.clone(),
+            suggestion: question.suggestion.clone(),
+        };
+        client_hooks::permission_notification(engine, &name).await;
+        let answer = tokio::select! {
+            a = engine.approver.ask(request) => a,
+            _ = ctx.cancel.cancelled() => PermissionAnswer::Deny { message: "interrupted".into() },
+        };
+        if ctx.cancel.is_cancelled() {
+            // An interrupted prompt never counts as approval.
+            return interrupted(&name, &id);
+        }
+        asked += 1;
+        // An approval of something that changed while the user looked at
+        // it (a plan rewritten during review) is asked again with the new
+        // text; past the limit the call itself refuses a stale answer.
+        if let PermissionAnswer::Allow { updated_input, .. } = &answer
+            && asked <= MAX_REPRESENTATIONS
+            && let Some(why) = call.stale_answer(updated_input.as_ref().unwrap_or(&shown), ctx)
+        {
+            reason = why;
+            continue;
+        }
+        break (shown, answer);
     };
-    client_hooks::permission_notification(engine, &name).await;
-    let answer = tokio::select! {
-        a = engine.approver.ask(request) => a,
-        _ = ctx.cancel.cancelled() => PermissionAnswer::Deny { message: "interrupted".into() },
-    };
-    if ctx.cancel.is_cancelled() {
-        // An interrupted prompt never counts as approval.
-        return interrupted(&name, &id);
-    }
-    let mut answer = answer;
     if let PermissionAnswer::Allow {
         updated_input,
         updated_permissions: Some(updates),

@@ -83,6 +83,9 @@ pub const PLAN_SNAPSHOT_KEY: &str = "plan";
 pub const PLAN_APPROVED_KEY: &str = "plan_approved";
 
 /// The approval answered a revision the plan file no longer holds.
+/// Why the user is asked again: the plan changed while they read it.
+pub const PLAN_CHANGED_WHILE_SHOWN: &str = "The plan file changed while you were reviewing it; review the new text (its changes are shown).";
+
 pub fn plan_changed_since_shown(path: &str) -> String {
     format!(
         "The plan file {path} changed after it was shown for approval, so the answer was not applied: nothing was approved and you are still in plan mode. Call ExitPlanMode again to present the current text; the user will see what changed."

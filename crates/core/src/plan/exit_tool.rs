@@ -51,6 +51,11 @@ pub struct ExitPlanModeInput {
     #[serde(default, rename = "planHash")]
     #[schemars(skip)]
     pub plan_hash: Option<String>,
+    /// Set on a re-presentation: the plan changed while the user was
+    /// reviewing the previous text (`planDiff` shows how).
+    #[serde(default, rename = "planChanged")]
+    #[schemars(skip)]
+    pub plan_changed: Option<bool>,
     /// `acceptEdits`, `default`, ... or null for "restore the mode from
     /// before plan mode".
     #[serde(default)]
@@ -124,12 +129,30 @@ impl TypedTool for ExitPlanModeTool {
                 .0
                 .snapshot_file(PLAN_REVISION_KEY, &path.display().to_string(), text);
         }
-        Some(json!({
+        let mut shown = json!({
             "plan": text,
             "planFilePath": path.display().to_string(),
             "planDiff": diff,
             "planHash": text.as_deref().map(plan_hash),
-        }))
+        });
+        if agent.is_none() && plan.take_changed_while_shown() {
+            shown["planChanged"] = json!(true);
+        }
+        Some(shown)
+    }
+
+    fn stale_answer(
+        &self,
+        _: &ExitPlanModeInput,
+        answer: &Value,
+        ctx: &ToolContext,
+    ) -> Option<String> {
+        let plan = PlanSession::of(ctx)?;
+        if ctx.agent_id.is_some() || ctx.permission_mode() != PermissionMode::Plan {
+            return None;
+        }
+        plan.answer_is_stale(answer)
+            .then(|| super::contract::PLAN_CHANGED_WHILE_SHOWN.to_string())
     }
 
     fn denied_summary(&self, _: &ExitPlanModeInput, feedback: &str) -> Option<String> {
@@ -256,7 +279,11 @@ impl TypedTool for ExitPlanModeTool {
         };
         plan.steps.bind(steps.clone());
         if !steps.is_empty() {
-            ctx.set_todos(progress::todos_for(&steps));
+            let todos = progress::todos_for(&steps);
+            if let Some(session) = &ctx.session {
+                session.0.todos_set(&todos);
+            }
+            ctx.set_todos(todos);
         }
         let start_clean = input.clear_context == Some(true) && agent.is_none() && !is_teammate;
         let mut result = exit_tool_result(&ExitResultInput {

@@ -129,6 +129,15 @@ impl EngineExtension for PlanExtension {
         Some(files.path(None))
     }
 
+    fn user_edited(&self, path: &Path, session: &dyn SessionHooks) {
+        let plan_file = self.plan.files.path(None);
+        let same = path == plan_file
+            || matches!((path.canonicalize(), plan_file.canonicalize()), (Ok(a), Ok(b)) if a == b);
+        if same {
+            self.plan.snapshot(session);
+        }
+    }
+
     fn kept_document(&self, agent_id: Option<&str>) -> Option<(PathBuf, String)> {
         let files = &self.plan.files;
         files

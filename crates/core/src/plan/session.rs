@@ -20,6 +20,9 @@ pub struct PlanSession {
     pub steps: super::progress::StepTracker,
     /// The plan text last shown for approval (for the next request's diff).
     presented: Mutex<Option<String>>,
+    /// The plan file changed while its approval was pending: the next
+    /// presentation says so (and shows what changed first).
+    changed_while_shown: std::sync::atomic::AtomicBool,
     /// The approved plan's verification steps, shown when the run ends.
     verification: Mutex<Option<String>>,
     /// `$VISUAL` / `$EDITOR` as seen at start (for `/plan open`).
@@ -51,6 +54,7 @@ impl PlanSession {
             provider,
             steps: Default::default(),
             presented: Mutex::new(None),
+            changed_while_shown: Default::default(),
             verification: Mutex::new(None),
             editor,
             ends_run_at_plan: false,
@@ -144,6 +148,42 @@ impl PlanSession {
     /// answer approves.
     pub fn presented_hash(&self) -> Option<String> {
         lock(&self.presented).as_deref().map(plan_hash)
+    }
+
+    /// Whether `answer` (the approval's input) approves another text than
+    /// the main plan file holds now. An answer carrying its own edited plan
+    /// approves that text; a plan file that is gone is left to the tool
+    /// call, which refuses.
+    pub fn answer_is_stale(&self, answer: &serde_json::Value) -> bool {
+        let shown = answer
+            .get("planHash")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
+            .or_else(|| self.presented_hash());
+        let Some(shown) = shown else {
+            return false;
+        };
+        if let Some(edited) = answer.get("plan").and_then(serde_json::Value::as_str)
+            && plan_hash(edited) != shown
+        {
+            return false;
+        }
+        let stale = self
+            .files
+            .read(None)
+            .is_some_and(|now| plan_hash(&now) != shown);
+        if stale {
+            self.changed_while_shown
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        stale
+    }
+
+    /// True once after [`Self::answer_is_stale`] found a changed plan: the
+    /// presentation that follows is a re-presentation.
+    pub fn take_changed_while_shown(&self) -> bool {
+        self.changed_while_shown
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Forgets presented revisions (after an approval).

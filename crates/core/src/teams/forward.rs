@@ -99,6 +99,7 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::Delta { .. }
         | EngineEvent::PermissionMode { .. }
         | EngineEvent::Attachment(_)
+        | EngineEvent::Todos { .. }
         | EngineEvent::TeammateMessage { .. }
         | EngineEvent::Teammate { .. } => None,
     }

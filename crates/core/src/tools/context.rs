@@ -129,6 +129,9 @@ pub trait SessionHooks: Send + Sync {
     /// Once the current tool calls are answered, continue in a fresh
     /// conversation that starts with `prompt` (approve-and-start-clean).
     fn start_fresh(&self, _prompt: String) {}
+    /// catui replaced the todo list itself (not a TodoWrite call the front
+    /// ends saw): show them the new list.
+    fn todos_set(&self, _todos: &[TodoItem]) {}
 }
 
 /// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).

@@ -165,6 +165,17 @@ pub trait TypedTool: Send + Sync + 'static {
     fn takes_mode_in_input(&self) -> bool {
         false
     }
+    /// The user allowed the call with `answer` (the input they approved),
+    /// but what they were shown has changed since: why they are asked
+    /// again. `None`: the answer stands.
+    fn stale_answer(
+        &self,
+        _input: &Self::Input,
+        _answer: &Value,
+        _ctx: &ToolContext,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// The object-safe view of a tool, over JSON input.
@@ -193,6 +204,9 @@ pub trait PreparedCall: Send + Sync {
         None
     }
     fn takes_mode_in_input(&self) -> bool;
+    fn stale_answer(&self, _answer: &Value, _ctx: &ToolContext) -> Option<String> {
+        None
+    }
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
 
@@ -231,6 +245,9 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     }
     fn takes_mode_in_input(&self) -> bool {
         self.tool.takes_mode_in_input()
+    }
+    fn stale_answer(&self, answer: &Value, ctx: &ToolContext) -> Option<String> {
+        self.tool.stale_answer(&self.input, answer, ctx)
     }
     async fn call(self: Box<Self>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let this = *self;

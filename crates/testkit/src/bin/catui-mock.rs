@@ -172,7 +172,9 @@ fn tool_loop(o: &Options) -> Script {
 /// `--teammates`: one TeamCreate, then each member reports once.
 fn team(o: &Options) -> Script {
     let members: Vec<_> = (1..=o.teammates)
-        .map(|i| json!({"name": format!("m{i}"), "prompt": format!("Look at area {i} and report.")}))
+        .map(
+            |i| json!({"name": format!("m{i}"), "prompt": format!("Look at area {i} and report.")}),
+        )
         .collect();
     let latency = o.latency;
     let is_teammate = |r: &catui_testkit::RecordedRequest| r.system_text().contains("You are 'm");
@@ -200,7 +202,11 @@ fn team(o: &Options) -> Script {
                 json!({"team_name": "bench", "members": members}),
             )
             .delay(latency)
-            .when(|r| r.tool_results().is_empty() && r.last_user_text().is_some_and(|t| t.contains("start the team")))
+            .when(|r| {
+                r.tool_results().is_empty()
+                    && r.last_user_text()
+                        .is_some_and(|t| t.contains("start the team"))
+            })
             .forever(),
         )
         .turn(Turn::text("Noted.").delay(latency).forever())

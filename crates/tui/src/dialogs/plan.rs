@@ -59,6 +59,9 @@ pub struct PlanDialog {
     pub teammate: Option<String>,
     /// Comments on lines of the plan (`c`).
     pub review: Box<Review>,
+    /// The plan changed while the user was reviewing it (catui presents
+    /// it again, opened on its changes).
+    pub changed: bool,
 }
 
 impl PlanDialog {
@@ -73,12 +76,14 @@ impl PlanDialog {
         let plan = field("plan").unwrap_or_default();
         let path = field("planFilePath").unwrap_or_default();
         let diff = field("planDiff").filter(|d| !d.trim().is_empty());
+        let changed = request.input.get("planChanged") == Some(&Value::Bool(true));
         Self {
             request,
             plan,
             path,
+            show_diff: changed && diff.is_some(),
             diff,
-            show_diff: false,
+            changed,
             edited: false,
             selected: 0,
             scroll: 0,
@@ -289,7 +294,14 @@ impl PlanDialog {
         } else {
             "Would you like to proceed?"
         };
-        let mut rows = vec![Line::raw(question)];
+        let mut rows = Vec::new();
+        if self.changed {
+            rows.push(Line::styled(
+                "The plan file changed while you were reviewing it: this is the new text.",
+                Style::default().fg(Color::Yellow),
+            ));
+        }
+        rows.push(Line::raw(question));
         rows.extend(option_rows(&self.options(), self.selected));
         let mut field_at = None;
         if let Some(f) = &self.feedback {

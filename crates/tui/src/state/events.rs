@@ -103,6 +103,11 @@ impl AppState {
             },
             EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
             EngineEvent::Attachment(_) => {}
+            // The approved plan's steps became the todo list.
+            EngineEvent::Todos { todos } => {
+                let list = serde_json::json!({ "todos": todos });
+                self.todos = parse_todos(&list);
+            }
             EngineEvent::TeammateMessage { from, text } => {
                 self.transcript.push(EntryKind::Teammate { from, text });
             }
