@@ -249,6 +249,57 @@ fn entering_plan_mode_can_be_declined() {
     );
 }
 
+/// Item 3, failing closed: an error answer, or a client that goes away
+/// without answering, leaves the mode as it was.
+#[test]
+fn entering_plan_mode_fails_closed() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("e1", "EnterPlanMode", json!({})))
+            .turn(Turn::text("Not planning."))
+            .turn(Turn::tool_use("e2", "EnterPlanMode", json!({})))
+            .turn(Turn::text("Still not planning.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("rework the storage");
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["tool_name"], "EnterPlanMode");
+    s.send(
+        json!({"type":"control_response","response":{"subtype":"error",
+        "request_id": ask["request_id"], "error":"the client crashed"}}),
+    );
+    let r = s.wait_type("result");
+    assert_eq!(r["permission_mode"], "default");
+    s.send_user("try again");
+    let ask = s.wait_type("control_request");
+    assert_eq!(ask["request"]["tool_name"], "EnterPlanMode");
+    // The client goes away with the question open.
+    let (_, seen) = s.finish();
+    assert!(
+        !seen
+            .iter()
+            .any(|v| v["subtype"] == "permission_mode" && v["mode"] == "plan"),
+        "{seen:#?}"
+    );
+    let reqs = server.requests();
+    let (text, is_error) = result_of(&reqs[1], "e1");
+    assert!(
+        is_error && text.starts_with("The user declined to enter plan mode."),
+        "{text}"
+    );
+    if let Some(last) = reqs.get(3) {
+        let (text, is_error) = result_of(last, "e2");
+        assert!(is_error, "{text}");
+    }
+    let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
+    assert!(
+        !transcript.contains("\"mode\":\"plan\""),
+        "plan mode was recorded: {transcript}"
+    );
+}
+
 /// Item 11: EnterPlanMode's schema is strict (no fields for the model) and
 /// a sub-agent gets the agent-context error.
 #[test]

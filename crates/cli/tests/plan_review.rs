@@ -318,7 +318,8 @@ fn approve_and_start_clean() {
     let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add --json to `src/cli.py`\n")
-            .turn(Turn::text("Starting from the plan.")),
+            .turn(Turn::text("Starting from the plan."))
+            .turn(Turn::text("Resumed.")),
     )
     .unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
@@ -344,4 +345,35 @@ fn approve_and_start_clean() {
     );
     assert!(sent.contains("1. Add --json to `src/cli.py`"), "{sent}");
     assert!(sent.contains("print('hello')"), "{sent}");
+
+    // A resume continues the fresh conversation, not the planning one.
+    let session_id = r["session_id"].as_str().unwrap().to_string();
+    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
+    s.send_user("go on");
+    assert_eq!(s.wait_type("result")["result"], "Resumed.");
+    s.finish();
+    let resumed = serde_json::to_string(server.requests()[3].messages()).unwrap();
+    assert!(!resumed.contains("SECRET-TOPIC"), "{resumed}");
+    assert!(
+        resumed.contains("This conversation was started fresh"),
+        "{resumed}"
+    );
+
+    // `plans export` with no slug takes this project's newest plan; `--to`
+    // puts it in another directory of the project.
+    let (code, out, err) = run(&sb, &["plans", "export", "--to", "design"]);
+    assert_eq!(code, 0, "{err}");
+    let exported = std::fs::read_dir(sb.project().join("design"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap();
+    assert!(out.contains(&exported.display().to_string()), "{out}");
+    let text = std::fs::read_to_string(&exported).unwrap();
+    assert!(
+        text.starts_with("# Plan\n\n1. Add --json to `src/cli.py`"),
+        "{text}"
+    );
+    assert!(text.contains("## Appendix: revision history"), "{text}");
 }
