@@ -41,6 +41,9 @@ def main() -> int:
             break
     all_reported = (time.monotonic() - started) * 1000
     proc.stdin.close()
+    # Keep reading until catui exits: a full stdout pipe would block it.
+    for _ in proc.stdout:
+        pass
     proc.wait(timeout=60)
     rss = int(open(rss_file).read().split()[-1]) / 1024
     os.unlink(rss_file)

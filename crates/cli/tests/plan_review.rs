@@ -192,6 +192,17 @@ fn review_comments_reach_the_model_under_their_lines() {
             "comments":[{"line":3,"text":"Use orjson."},{"line":2,"text":"Also accept -j."}]}}}),
     );
     s.wait_type("result");
+    // Nothing approved yet: nothing to export.
+    s.send_user("/plan export");
+    let refused = s.wait_type("result");
+    assert_eq!(refused["is_error"], true);
+    assert!(
+        refused["result"]
+            .as_str()
+            .unwrap()
+            .contains("was never approved"),
+        "{refused}"
+    );
     s.finish();
     let (text, is_error) = result_of(&server.requests()[2], "x");
     assert!(is_error);
@@ -241,6 +252,19 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
         .to_string();
     s.send(allow(&ask["request_id"], json!({"mode": "acceptEdits"})));
     assert_eq!(s.wait_type("result")["result"], "Two steps done.");
+    // `/plan export` inside the session, after approval.
+    s.send_user("/plan export --to design/plans");
+    let exported = s.wait_type("result");
+    let slug = slug_of(&plan_file);
+    let target = sb.project().join(format!("design/plans/{slug}.md"));
+    assert_eq!(
+        exported["result"],
+        format!("Exported the approved plan {slug} to {}", target.display())
+    );
+    assert_eq!(exported["is_error"], false);
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.starts_with("# Plan\n\n1. Parse the flag\n"), "{text}");
+    assert!(text.contains("## Appendix: revision history"), "{text}");
     let (_, seen) = s.finish();
 
     let reqs = server.requests();
@@ -291,7 +315,6 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
 
     // `plans list` and `plans show` give the progress; the progress section
     // written back does not count as a change to the approved plan.
-    let slug = slug_of(&plan_file);
     let (code, listed, err) = run(&sb, &["plans", "list"]);
     assert_eq!(code, 0, "{err}");
     assert!(listed.contains("[2/3 steps]"), "{listed}");

@@ -4,7 +4,6 @@
 
 mod format;
 pub mod mcp;
-pub mod plan_history;
 pub mod plans;
 pub mod sessions;
 

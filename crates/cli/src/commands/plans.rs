@@ -15,9 +15,9 @@ use catui_core::plan::progress::progress_of;
 use catui_core::session::list_sessions;
 
 use super::format::{one_line, pad, when};
-use super::plan_history;
 use super::{CommandError, Project};
 use crate::args::PlansAction;
+use catui_core::session::plan_history;
 
 /// How much of a plan's first line a row shows.
 const TITLE_CHARS: usize = 60;
@@ -193,9 +193,10 @@ fn show(
     if !content.ends_with('\n') {
         writeln!(out)?;
     }
-    if let Some(note) =
-        plan_history::approval_note(&plan_history::revisions(project, name), &content)
-    {
+    if let Some(note) = plan_history::approval_note(
+        &plan_history::revisions(&project.sessions_dir(), name),
+        &content,
+    ) {
         writeln!(out, "\n{note}")?;
     }
     if let Some((done, total)) = progress_of(&content) {
@@ -223,21 +224,14 @@ fn export(
                 )
             })?,
     };
-    let revisions = plan_history::revisions(project, &name);
-    let Some(approved) = plan_history::approved(&revisions) else {
-        return Err(CommandError::Usage(format!(
-            "plan '{name}' was never approved in this project's sessions (see `catui plans show {name}`); only an approved plan is exported"
-        )));
-    };
-    let target_dir = match to {
-        Some(d) if d.is_absolute() => d.to_path_buf(),
-        Some(d) => project.cwd.join(d),
-        None => plan_history::default_export_dir(project),
-    };
-    std::fs::create_dir_all(&target_dir)?;
-    let target = target_dir.join(format!("{name}.md"));
-    let text = plan_history::export_text(&name, &approved.content, &revisions);
-    std::fs::write(&target, text)?;
+    let target = plan_history::export(&project.sessions_dir(), &project.cwd, &name, to).map_err(
+        |e| match e {
+            plan_history::ExportError::NeverApproved(_) => CommandError::Usage(e.to_string()),
+            plan_history::ExportError::Write { ref source, .. } => {
+                CommandError::Io(std::io::Error::new(source.kind(), e.to_string()))
+            }
+        },
+    )?;
     writeln!(
         out,
         "Exported the approved plan {name} to {}",

@@ -545,6 +545,10 @@ impl SessionBuilder {
         let team_tool = interactive && tools.names().iter().any(|n| n == "TeamCreate");
         let plan = Arc::new(
             PlanSession::new(plan_files, plan_config, editor)
+                .with_exporter(parts::plan_exporter(
+                    session::project_dir(&config_dir, &cwd),
+                    cwd.clone(),
+                ))
                 .ending_runs_at_plan(!interactive)
                 .with_team_tool(team_tool)
                 .with_snapshots(session::snapshot_plans_enabled(

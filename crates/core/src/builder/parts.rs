@@ -114,3 +114,15 @@ pub(super) fn sidechain_recorders(
         }
     })
 }
+
+/// `/plan export`: the approved revision of a plan, found in this project's
+/// transcripts (`sessions_dir`), written into the project at `cwd`.
+pub(super) fn plan_exporter(
+    sessions_dir: PathBuf,
+    cwd: PathBuf,
+) -> crate::plan::session::PlanExporter {
+    crate::plan::session::PlanExporter(Arc::new(move |slug: &str, to: Option<&Path>| {
+        crate::session::plan_history::export(&sessions_dir, &cwd, slug, to)
+            .map_err(|e| e.to_string())
+    }))
+}

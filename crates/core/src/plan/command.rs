@@ -4,6 +4,7 @@
 //! |-------------------------|----------------------------------|--------------------------------------|
 //! | `/plan`                 | enter                            | show the plan (or "no plan yet")     |
 //! | `/plan open`            | enter only                       | open the plan in the external editor |
+//! | `/plan export [--to D]` | export the approved plan         | export the approved plan             |
 //! | `/plan <description>`   | enter, then query the model      | show the plan                        |
 
 use std::path::Path;
@@ -22,6 +23,24 @@ use crate::tools::SessionHooks;
 /// Runs `/plan ARGS`.
 pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) -> CommandOutput {
     let args = args.trim();
+    if let Some(to) = export_args(args) {
+        // After approval, in any mode: the approved revision goes into the
+        // project (`docs/plans/` or `--to DIR`).
+        return match plan.export(to.map(Path::new)) {
+            Ok(path) => CommandOutput::Local {
+                text: format!(
+                    "Exported the approved plan {} to {}",
+                    plan.files.slug(),
+                    path.display()
+                ),
+                is_error: false,
+            },
+            Err(text) => CommandOutput::Local {
+                text,
+                is_error: true,
+            },
+        };
+    }
     if session.permission_mode() != PermissionMode::Plan {
         if let Err(e) = session.set_permission_mode(PermissionMode::Plan) {
             return CommandOutput::Local {
@@ -88,6 +107,17 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
             hint,
         },
     }
+}
+
+/// `export` or `export --to DIR` (anything else after `/plan` is a task to
+/// plan): `Some(None)` for the default directory, `Some(Some(DIR))`.
+fn export_args(args: &str) -> Option<Option<&str>> {
+    let rest = args.strip_prefix("export")?;
+    if rest.is_empty() {
+        return Some(None);
+    }
+    let dir = rest.strip_prefix(" --to ")?.trim();
+    (!dir.is_empty() && !dir.contains(char::is_whitespace)).then_some(Some(dir))
 }
 
 /// Why the editor did not edit the plan. Both name the plan file, so the
@@ -158,4 +188,23 @@ fn controlling_terminal() -> Option<(Stdio, Stdio, Stdio)> {
     let output = tty.try_clone().ok()?;
     let errors = tty.try_clone().ok()?;
     Some((tty.into(), output.into(), errors.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::export_args;
+
+    #[test]
+    fn export_is_recognised_only_in_its_own_forms() {
+        assert_eq!(export_args("export"), Some(None));
+        assert_eq!(
+            export_args("export --to docs/design"),
+            Some(Some("docs/design"))
+        );
+        // Anything else is a task to plan.
+        assert_eq!(export_args("export the data as CSV"), None);
+        assert_eq!(export_args("exporter"), None);
+        assert_eq!(export_args("export --to"), None);
+        assert_eq!(export_args("export --to two words"), None);
+    }
 }

@@ -36,6 +36,25 @@ pub struct PlanSession {
     /// Plan snapshots are on (`CATUI_REMOTE`, `snapshotPlans`): every change
     /// of the plan file made outside a tool call is kept in the transcript.
     snapshots: bool,
+    /// Writes the approved revision of a plan (by slug) into the project
+    /// (`/plan export`); the session layer provides it.
+    exporter: Option<PlanExporter>,
+}
+
+/// Writes a plan's approved revision: `(slug, target directory)` -> the
+/// file written, or why not.
+#[derive(Clone)]
+#[allow(clippy::type_complexity)]
+pub struct PlanExporter(
+    pub  Arc<
+        dyn Fn(&str, Option<&std::path::Path>) -> Result<std::path::PathBuf, String> + Send + Sync,
+    >,
+);
+
+impl std::fmt::Debug for PlanExporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PlanExporter")
+    }
 }
 
 impl PlanSession {
@@ -60,6 +79,22 @@ impl PlanSession {
             ends_run_at_plan: false,
             team_tool: false,
             snapshots: false,
+            exporter: None,
+        }
+    }
+
+    /// Lets `/plan export` write the approved plan into the project.
+    pub fn with_exporter(mut self, exporter: PlanExporter) -> Self {
+        self.exporter = Some(exporter);
+        self
+    }
+
+    /// `/plan export [--to DIR]`: the approved revision of this
+    /// conversation's plan, with its history, into the project.
+    pub fn export(&self, to: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
+        match &self.exporter {
+            Some(export) => (export.0)(&self.files.slug(), to),
+            None => Err("plan export is not available in this session".to_string()),
         }
     }
 

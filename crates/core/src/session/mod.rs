@@ -26,6 +26,7 @@ pub mod index;
 pub mod list;
 pub mod lock;
 pub mod paths;
+pub mod plan_history;
 pub mod plan_recovery;
 pub mod rebuild;
 pub mod recorder;

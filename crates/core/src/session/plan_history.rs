@@ -1,17 +1,16 @@
 //! A plan's history as the session transcripts recorded it: each revision
 //! shown for approval (`plan_revision` snapshots) and the revision the user
 //! approved (`plan_approved`, bound to its SHA-256). `catui plans show`
-//! marks the approved revision; `catui plans export` copies the approved
-//! plan into the repository with the history as a Markdown appendix.
+//! marks the approved revision; `catui plans export` and `/plan export`
+//! copy the approved plan into the repository with the history as a
+//! Markdown appendix.
 
 use std::path::{Path, PathBuf};
 
-use catui_core::plan::contract::{PLAN_APPROVED_KEY, PLAN_REVISION_KEY};
-use catui_core::plan::plan_hash;
-use catui_core::plan::progress::without_progress;
-use catui_core::session::{EntryBody, list_sessions};
-
-use super::Project;
+use super::{EntryBody, list_sessions};
+use crate::plan::contract::{PLAN_APPROVED_KEY, PLAN_REVISION_KEY};
+use crate::plan::plan_hash;
+use crate::plan::progress::without_progress;
 
 /// One recorded revision of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,12 +25,13 @@ pub struct Revision {
 }
 
 /// The revisions of the plan file `{slug}.md`, oldest first, from every
-/// transcript of the project. Unreadable transcripts are skipped.
-pub fn revisions(project: &Project, slug: &str) -> Vec<Revision> {
+/// transcript in `sessions_dir` (the project's). Unreadable transcripts are
+/// skipped.
+pub fn revisions(sessions_dir: &Path, slug: &str) -> Vec<Revision> {
     let file_name = format!("{slug}.md");
     let mut out = Vec::new();
-    for session in list_sessions(&project.sessions_dir()) {
-        let Ok(loaded) = catui_core::session::transcript::load(&session.path) else {
+    for session in list_sessions(sessions_dir) {
+        let Ok(loaded) = crate::session::transcript::load(&session.path) else {
             continue;
         };
         for entry in loaded.entries {
@@ -117,7 +117,7 @@ pub fn export_text(slug: &str, plan: &str, revisions: &[Revision]) -> String {
             }
             Some(before) => {
                 out.push_str("Changes from the previous revision:\n\n```diff\n");
-                out.push_str(catui_core::plan::plan_diff(before, &r.content).trim_end());
+                out.push_str(crate::plan::plan_diff(before, &r.content).trim_end());
                 out.push_str("\n```\n");
             }
         }
@@ -129,8 +129,50 @@ pub fn export_text(slug: &str, plan: &str, revisions: &[Revision]) -> String {
     out
 }
 
-/// Where `catui plans export` writes by default: `docs/plans/` of the
-/// project.
-pub fn default_export_dir(project: &Project) -> PathBuf {
-    project.cwd.join("docs").join("plans")
+/// Where an export goes by default: `docs/plans/` of the project.
+pub fn default_export_dir(cwd: &Path) -> PathBuf {
+    cwd.join("docs").join("plans")
+}
+
+/// Why a plan was not exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(
+        "plan '{0}' was never approved in this project's sessions (see `catui plans show {0}`); only an approved plan is exported"
+    )]
+    NeverApproved(String),
+    #[error("could not write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Writes the approved revision of plan `slug`, with its history, to
+/// `{dir}/{slug}.md`, where `dir` is `to` (relative to `cwd`) or
+/// [`default_export_dir`]. Returns the file written.
+pub fn export(
+    sessions_dir: &Path,
+    cwd: &Path,
+    slug: &str,
+    to: Option<&Path>,
+) -> Result<PathBuf, ExportError> {
+    let revisions = revisions(sessions_dir, slug);
+    let Some(approved) = approved(&revisions) else {
+        return Err(ExportError::NeverApproved(slug.to_string()));
+    };
+    let dir = match to {
+        Some(d) => cwd.join(d),
+        None => default_export_dir(cwd),
+    };
+    let target = dir.join(format!("{slug}.md"));
+    let text = export_text(slug, &approved.content, &revisions);
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&target, text))
+        .map_err(|source| ExportError::Write {
+            path: target.clone(),
+            source,
+        })?;
+    Ok(target)
 }
