@@ -330,3 +330,66 @@ fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
     assert!(!is_error && approved.contains("3. Add tests"), "{approved}");
     quit_and_check_terminal(&s);
 }
+
+/// The terminal goes away (the window is closed) while the approval dialog
+/// waits: catui exits instead of staying behind (it used to spin forever
+/// in its input reader, on a terminal that reads EOF).
+#[test]
+fn closing_the_terminal_with_a_dialog_open_ends_catui() {
+    if !tmux_available() {
+        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
+        return;
+    }
+    let s = setup(
+        |_, dir, _| {
+            let dir = dir.to_string();
+            Script::new()
+                .turn(Turn::respond(move |r| {
+                    Turn::tool_use(
+                        "p1",
+                        "Write",
+                        json!({"file_path": common::plan_path_in(r, &dir), "content": "# Plan\n\n1. A\n"}),
+                    )
+                }))
+                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+        },
+        None,
+    );
+    launch(&s);
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.type_text("plan it");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Would you like to proceed?");
+    let shell = s.tmux.display("#{pane_pid}");
+    let out = std::process::Command::new("pgrep")
+        .args(["-P", shell.trim()])
+        .output()
+        .unwrap();
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "catui's pid under the shell {shell}");
+    let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+    assert!(proc_dir.exists());
+    assert!(s.tmux.run(&["kill-server"]).status.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    // Gone, or a zombie nobody reaps (its parent shell died with tmux).
+    let alive = || {
+        std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        })
+    };
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let still = alive();
+    if still {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+    }
+    assert!(
+        !still,
+        "catui (pid {pid}) was still running 15 s after its terminal went away"
+    );
+}

@@ -140,6 +140,8 @@ struct ReaderFlags {
     paused: bool,
     parked: bool,
     stop: bool,
+    /// The thread has returned.
+    finished: bool,
 }
 
 type Shared = Arc<(Mutex<ReaderFlags>, Condvar)>;
@@ -158,7 +160,11 @@ impl InputReader {
     pub fn spawn(tx: UnboundedSender<Event>) -> Self {
         let shared: Shared = Arc::new((Mutex::new(ReaderFlags::default()), Condvar::new()));
         let thread_shared = shared.clone();
-        let handle = std::thread::spawn(move || read_loop(&thread_shared, &tx));
+        let handle = std::thread::spawn(move || {
+            read_loop(&thread_shared, &tx);
+            lock(&thread_shared).finished = true;
+            thread_shared.1.notify_all();
+        });
         Self {
             shared,
             handle: Some(handle),
@@ -186,11 +192,29 @@ impl InputReader {
     }
 }
 
+/// How long dropping the reader waits for its thread to see `stop`.
+const READER_STOP_WAIT: Duration = Duration::from_millis(300);
+
 impl Drop for InputReader {
     fn drop(&mut self) {
-        lock(&self.shared).stop = true;
+        let mut flags = lock(&self.shared);
+        flags.stop = true;
         self.shared.1.notify_all();
-        if let Some(h) = self.handle.take() {
+        // A reader inside crossterm on a terminal that hung up can spin
+        // there without ever returning (it reads EOF forever): wait a
+        // little, then leave the thread behind rather than hang the exit.
+        let deadline = std::time::Instant::now() + READER_STOP_WAIT;
+        while !flags.finished {
+            let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) else {
+                break;
+            };
+            flags = catui_core::sync::wait_timeout(&self.shared.1, flags, left).0;
+        }
+        let finished = flags.finished;
+        drop(flags);
+        if let Some(h) = self.handle.take()
+            && finished
+        {
             let _ = h.join();
         }
     }
