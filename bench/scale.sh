@@ -132,15 +132,21 @@ for line in open(sys.argv[1]):
 print(f"{statistics.median(t):.3f}")
 PY
 }
-# Max RSS in MiB of one run of a command in a directory.
+# Max RSS in MiB of one run of a command in a directory; the run's CPU
+# time (user + system, s) goes to $WORK/last_cpu.
 rss_mib() {
     local dir=$1; shift
     local f=$WORK/rss.$RANDOM
-    (cd "$dir" && catui_env /usr/bin/time -f %M -o "$f" "$@" >"$WORK/last.out" 2>"$WORK/last.err") || {
+    (cd "$dir" && catui_env /usr/bin/time -f "%M %U %S" -o "$f" "$@" >"$WORK/last.out" 2>"$WORK/last.err") || {
         echo "failed: $* (stderr: $(tail -n 3 "$WORK/last.err"))" >&2
         return 1
     }
-    python3 -c "print(f'{int(open(\"$f\").read().split()[-1]) / 1024:.1f}')"
+    python3 - "$f" "$WORK/last_cpu" <<'PY'
+import sys
+rss, user, system = open(sys.argv[1]).read().split()[-3:]
+open(sys.argv[2], "w").write(f"{float(user) + float(system):.2f}")
+print(f"{int(rss) / 1024:.1f}")
+PY
 }
 ROUNDS=$(( (RUNS + 1) / 2 ))
 
@@ -225,7 +231,9 @@ for n in "${TURN_LIST[@]}"; do
     tsize=$(python3 -c "import os; print(f'{os.path.getsize(\"$transcript\") / 1048576:.1f}')")
     wall=$(python3 -c "print(f'{($t1 - $t0):.2f}')")
     per=$(python3 -c "print(f'{($t1 - $t0) * 1000 / $n:.2f}')")
-    LONG_ROWS+="| $n | $entries entries, $tsize MiB | $wall | $per | $rss |"$'\n'
+    cpu=$(cat "$WORK/last_cpu")
+    cpu_per=$(python3 -c "print(f'{$cpu * 1000 / $n:.2f}')")
+    LONG_ROWS+="| $n | $entries entries, $tsize MiB | $wall | $per | $cpu | $cpu_per | $rss |"$'\n'
     LAST_SESSION=$(basename "$transcript" .jsonl)
     LAST_TURNS=$n
     stop_mocks
@@ -316,10 +324,12 @@ in the background and reach the model as a reminder with the first request after
 One prompt, N model turns, each a Read of a 40-line file (\`catui-mock --tool-turns N\`). The mock
 reports a small prompt size, so automatic compaction never starts: the whole conversation stays in
 memory and is sent with every request (the request size, and so the session's total work, grows
-with N; a real session would compact). Max RSS from \`/usr/bin/time\`, one run each.
+with N; a real session would compact). Wall time includes the mock, which parses every request
+on the same two CPUs; catui's own CPU time (user + system, from \`/usr/bin/time\`) is given
+beside it. Max RSS from \`/usr/bin/time\`, one run each.
 
-| turns | transcript | wall (s) | per turn (ms) | max RSS (MiB) |
-| ---: | --- | ---: | ---: | ---: |
+| turns | transcript | wall (s) | wall per turn (ms) | catui CPU (s) | catui CPU per turn (ms) | max RSS (MiB) |
+| ---: | --- | ---: | ---: | ---: | ---: | ---: |
 $LONG_ROWS
 Resuming the $LAST_TURNS-turn session (\`catui -p --resume ID --fork-session hi\`) against a fresh
 \`catui -p hi\` in the same directory, interleaved, ms:

@@ -129,12 +129,13 @@ fn a_git_that_never_answers_does_not_hold_up_or_outlive_the_session() {
     let project = sb.project();
     std::fs::create_dir_all(project.join(".git")).unwrap();
     std::fs::write(project.join(".git/HEAD"), "ref: refs/heads/trunk\n").unwrap();
-    // A `git` that records its pid and then hangs.
+    // A `git` that records its pid and its niceness (once catui has had
+    // a moment to lower it), then hangs.
     let bin = sb.dir.path().join("fake-bin");
     std::fs::create_dir_all(&bin).unwrap();
     let pids = sb.dir.path().join("git-pids");
     let script = format!(
-        "#!/bin/sh\necho $$ >> '{}'\nexec sleep 600\n",
+        "#!/bin/sh\nsleep 0.2\necho $$ $(nice) >> '{}'\nexec sleep 600\n",
         pids.display()
     );
     std::fs::write(bin.join("git"), script).unwrap();
@@ -165,12 +166,16 @@ fn a_git_that_never_answers_does_not_hold_up_or_outlive_the_session() {
     assert!(system.contains("Current git branch: trunk"), "{system}");
     assert_eq!(occurrences(&reqs[0], "# Git status"), 0);
 
-    let started: Vec<u32> = std::fs::read_to_string(&pids)
-        .unwrap()
+    let recorded = std::fs::read_to_string(&pids).unwrap();
+    let started: Vec<u32> = recorded
         .lines()
-        .map(|l| l.trim().parse().unwrap())
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
         .collect();
     assert_eq!(started.len(), 2, "status and log were started");
+    // They run at the lowest priority, so they never slow the session.
+    for line in recorded.lines() {
+        assert_eq!(line.split_whitespace().nth(1), Some("19"), "{recorded}");
+    }
     // Killed and reaped when the session ended: gone from the process
     // table (a short grace period for the kernel to tear them down).
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -48,6 +48,9 @@ pub const MAX_RECENT_COMMITS: usize = 5;
 /// Longest status line or commit subject kept, in characters.
 pub const MAX_LINE_CHARS: usize = 300;
 
+/// The scheduling priority of the git processes (the lowest).
+const BACKGROUND_NICENESS: i32 = 19;
+
 /// The first line of the rendered snapshot, used to recognise it.
 pub const GIT_STATUS_HEADER: &str = "# Git status";
 
@@ -146,11 +149,19 @@ impl GitSnapshot {
 
 impl Drop for GitSnapshot {
     fn drop(&mut self) {
-        if let Some(children) = lock(&self.shared.children).take() {
-            for mut child in children {
+        if let Some(mut children) = lock(&self.shared.children).take() {
+            for child in &mut children {
                 let _ = child.kill();
-                let _ = child.wait();
             }
+            // Reaping waits for each killed git to tear down; a session
+            // that ends (a `-p` run exiting) must not wait for that.
+            let _ = std::thread::Builder::new()
+                .name("catui-git-reap".into())
+                .spawn(move || {
+                    for mut child in children {
+                        let _ = child.wait();
+                    }
+                });
         }
     }
 }
@@ -316,6 +327,12 @@ fn spawn(
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
+    // The snapshot is a background nicety: on a loaded machine git must not
+    // slow down the session it serves (a failure here changes nothing).
+    let _ = rustix::process::setpriority_process(
+        Some(rustix::process::Pid::from_child(&child)),
+        BACKGROUND_NICENESS,
+    );
     let stdout = child.stdout.take();
     children.push(child);
     let index = children.len() - 1;
