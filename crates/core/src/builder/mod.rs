@@ -331,9 +331,16 @@ impl SessionBuilder {
         let warn = front_end.warnings.clone();
         let cwd = config.cwd.clone();
         let config_dir = config.config_dir.clone();
-        // git status/log run in the background from here on; nothing waits
-        // for them (the snapshot reaches the model as a reminder once ready).
-        let git_snapshot = prompt::GitSnapshot::start(&cwd).map(Arc::new);
+        // git status/log run in the background; nothing waits for them (the
+        // snapshot reaches the model as a reminder once ready). With someone
+        // at the other end they start now, while the first prompt is typed;
+        // a one-shot run starts them with its first model request.
+        let git_snapshot = if front_end.is_interactive() {
+            prompt::GitSnapshot::start(&cwd)
+        } else {
+            prompt::GitSnapshot::deferred(&cwd)
+        }
+        .map(Arc::new);
         let (settings, warnings) =
             Settings::load_from(&config_dir, &cwd, config.settings_file.as_deref());
         let mut settings_warnings = Vec::new();

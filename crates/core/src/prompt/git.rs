@@ -85,6 +85,8 @@ pub struct GitSnapshot {
 }
 
 struct Shared {
+    /// Where to collect, until collection starts (a deferred snapshot).
+    pending: Mutex<Option<(std::path::PathBuf, Head)>>,
     state: Mutex<State>,
     done: Condvar,
     /// The running git processes, so that dropping the snapshot can kill
@@ -102,14 +104,34 @@ impl GitSnapshot {
     /// `None` at once (no process started) when `cwd` is not inside a git
     /// work tree.
     pub fn start(cwd: &Path) -> Option<GitSnapshot> {
+        let snapshot = Self::deferred(cwd)?;
+        snapshot.ensure_started();
+        Some(snapshot)
+    }
+
+    /// Like [`Self::start`], but git starts only when the snapshot is first
+    /// asked for ([`Self::try_get`], [`Self::wait`]): a one-shot run starts
+    /// it with its first model request, so its start-up does not share the
+    /// machine with git, and a run that needs one request never runs git.
+    pub fn deferred(cwd: &Path) -> Option<GitSnapshot> {
         let head = git_branch::head(cwd)?;
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State::Collecting),
-            done: Condvar::new(),
-            children: Mutex::new(Some(Vec::new())),
-        });
+        Some(GitSnapshot {
+            shared: Arc::new(Shared {
+                pending: Mutex::new(Some((cwd.to_path_buf(), head))),
+                state: Mutex::new(State::Collecting),
+                done: Condvar::new(),
+                children: Mutex::new(Some(Vec::new())),
+            }),
+        })
+    }
+
+    /// Starts collecting unless that has happened already.
+    fn ensure_started(&self) {
+        let Some((cwd, head)) = lock(&self.shared.pending).take() else {
+            return;
+        };
+        let shared = &self.shared;
         let thread_shared = shared.clone();
-        let cwd = cwd.to_path_buf();
         let spawned = std::thread::Builder::new()
             .name("catui-git-snapshot".into())
             .spawn(move || {
@@ -120,12 +142,12 @@ impl GitSnapshot {
         if spawned.is_err() {
             *lock(&shared.state) = State::Done(None);
         }
-        Some(GitSnapshot { shared })
     }
 
     /// The snapshot if collection has finished (`Some(None)`: it failed or
     /// timed out); `None` while git is still running. Never blocks.
     pub fn try_get(&self) -> Option<Option<GitSummary>> {
+        self.ensure_started();
         match &*lock(&self.shared.state) {
             State::Collecting => None,
             State::Done(summary) => Some(summary.clone()),
@@ -135,6 +157,7 @@ impl GitSnapshot {
     /// Waits (at most `timeout`) for the collection to finish; the summary,
     /// or `None` when it failed or is not done in time.
     pub fn wait(&self, timeout: Duration) -> Option<GitSummary> {
+        self.ensure_started();
         let deadline = Instant::now() + timeout;
         let mut state = lock(&self.shared.state);
         loop {
