@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::grep_search::{self, FileHit, Mode, SearchRequest};
+use super::grep_search::{self, ContentReader, FileHit, Mode, SearchRequest};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
 
@@ -218,7 +218,12 @@ pub fn render(req: &SearchRequest, mut hits: Vec<FileHit>, page: Page) -> String
             let separate = req.before > 0 || req.after > 0;
             let total = hits.iter().map(|h| h.count as usize).sum::<usize>()
                 + if separate { hits.len() - 1 } else { 0 };
-            let entries = content_lines(&hits, separate);
+            // Only the page's lines are formatted; the ones before it are
+            // counted, not read.
+            let lines = page_lines(&hits, separate, page, &mut ContentReader::new(req));
+            let entries =
+                std::iter::repeat_n(std::borrow::Cow::Borrowed(""), page.offset.min(total))
+                    .chain(lines.into_iter().map(std::borrow::Cow::Owned));
             let (body, note) = paginate(entries, total, page, "lines");
             format!("{body}{note}")
         }
@@ -231,18 +236,44 @@ fn by_bytes(a: &FileHit, b: &FileHit) -> std::cmp::Ordering {
     a.path.as_os_str().cmp(b.path.as_os_str())
 }
 
-/// Every output line of content mode, with `--` between files when
-/// context is shown (as rg does).
-fn content_lines(
+/// The output lines of content mode from line `page.offset` on, as many as
+/// the page can show (its limit, or just past [`MAX_OUTPUT_BYTES`]), with
+/// `--` between files when context is shown (as rg does). Files before the
+/// page are skipped by their line counts; only the page's files are read.
+fn page_lines(
     hits: &[FileHit],
     separate: bool,
-) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
-    hits.iter().enumerate().flat_map(move |(i, hit)| {
-        let sep = (separate && i > 0).then_some(std::borrow::Cow::Borrowed("--"));
-        let text = hit.text.strip_suffix(b"\n").unwrap_or(&hit.text);
-        sep.into_iter()
-            .chain(text.split(|&b| b == b'\n').map(String::from_utf8_lossy))
-    })
+    page: Page,
+    reader: &mut ContentReader<'_>,
+) -> Vec<String> {
+    let limit = page.limit.unwrap_or(usize::MAX);
+    let mut skip = page.offset;
+    let mut out = Vec::new();
+    let mut bytes = 0usize;
+    for (i, hit) in hits.iter().enumerate() {
+        let sep = separate && i > 0;
+        let lines = hit.count as usize + usize::from(sep);
+        if skip >= lines {
+            skip -= lines;
+            continue;
+        }
+        let text = reader.text(&hit.path);
+        let text = text.strip_suffix(b"\n").unwrap_or(&text);
+        let file_lines = sep.then(|| "--".to_string()).into_iter().chain(
+            text.split(|&b| b == b'\n')
+                .filter(|_| !text.is_empty())
+                .map(|l| String::from_utf8_lossy(l).into_owned()),
+        );
+        for line in file_lines.skip(skip) {
+            if out.len() >= limit || bytes > MAX_OUTPUT_BYTES {
+                return out;
+            }
+            bytes += line.len() + 1;
+            out.push(line);
+        }
+        skip = 0;
+    }
+    out
 }
 
 /// Joins the entries of the requested page (and no more than

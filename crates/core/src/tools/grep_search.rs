@@ -65,8 +65,36 @@ pub struct FileHit {
     pub mtime: Option<SystemTime>,
     /// Matching lines (count mode) or output lines (content mode).
     pub count: u64,
-    /// Content mode: the formatted lines, each ending in `\n`.
+    /// Content mode, from a [`ContentReader`] only: the formatted lines,
+    /// each ending in `\n`. The search itself only counts them, so its
+    /// memory grows with the number of matching files, never with the
+    /// text matched (which the answer cuts to a page anyway).
     pub text: Vec<u8>,
+}
+
+/// Formats the output lines of content mode for the files of the page
+/// that is shown: the search counted them, this reads them again.
+pub struct ContentReader<'r> {
+    worker: Option<Worker<'r>>,
+}
+
+impl<'r> ContentReader<'r> {
+    pub fn new(req: &'r SearchRequest) -> Self {
+        ContentReader {
+            worker: build_matcher(req).ok().map(|m| Worker::new(req, m, true)),
+        }
+    }
+
+    /// The file's output lines (empty if it no longer matches or cannot
+    /// be read).
+    pub fn text(&mut self, path: &Path) -> Vec<u8> {
+        let Some(worker) = self.worker.as_mut() else {
+            return Vec::new();
+        };
+        let mut hits = Vec::new();
+        worker.search_file(path, false, &mut hits);
+        hits.pop().map(|h| h.text).unwrap_or_default()
+    }
 }
 
 /// Runs the search; hits come back in no particular order.
@@ -88,9 +116,9 @@ pub fn search(req: &SearchRequest, cancel: &CancellationToken) -> Result<Vec<Fil
     }
     if req.root.is_file() {
         // An explicitly named file is searched whatever the filters say, as rg does.
-        let mut worker = Worker::new(req, matcher);
+        let mut worker = Worker::new(req, matcher, false);
         let mut hits = Vec::new();
-        worker.search_file(&req.root, &mut hits);
+        worker.search_file(&req.root, false, &mut hits);
         return Ok(hits);
     }
 
@@ -121,10 +149,10 @@ pub fn search(req: &SearchRequest, cancel: &CancellationToken) -> Result<Vec<Fil
     let hits = collect_parallel(
         walk.build_parallel(),
         cancel,
-        || Worker::new(req, matcher.clone()),
+        || Worker::new(req, matcher.clone(), false),
         |worker, entry, out| {
             if entry.file_type().is_some_and(|t| t.is_file()) {
-                worker.search_file(entry.path(), out);
+                worker.search_file(entry.path(), true, out);
             }
         },
     );
@@ -162,10 +190,12 @@ struct Worker<'r> {
     searcher: Searcher,
     /// Reused output buffer for content mode.
     scratch: Vec<u8>,
+    /// Content mode: format the lines (else only count them).
+    keep_text: bool,
 }
 
 impl<'r> Worker<'r> {
-    fn new(req: &'r SearchRequest, matcher: RegexMatcher) -> Self {
+    fn new(req: &'r SearchRequest, matcher: RegexMatcher, keep_text: bool) -> Self {
         let content = req.mode == Mode::Content;
         let searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\x00'))
@@ -183,21 +213,29 @@ impl<'r> Worker<'r> {
             matcher,
             searcher,
             scratch: Vec::new(),
+            keep_text,
         }
     }
 
-    fn search_file(&mut self, path: &Path, out: &mut Vec<FileHit>) {
+    /// `walked`: the walk reported `path` as a regular file just now.
+    fn search_file(&mut self, path: &Path, walked: bool, out: &mut Vec<FileHit>) {
         self.scratch.clear();
         let mut sink = FileSink {
             mode: self.req.mode,
             path: path_bytes(path),
             out: &mut self.scratch,
+            keep_text: self.keep_text,
             count: 0,
             binary: false,
         };
         // Unreadable files are skipped, as rg does (it only reports them on
         // stderr); so are FIFOs and devices, which could block or never end.
-        let Ok((file, _)) = crate::safe_fs::open_regular(path) else {
+        let opened = if walked {
+            crate::safe_fs::open_walked_regular(path)
+        } else {
+            crate::safe_fs::open_regular(path)
+        };
+        let Ok((file, meta)) = opened else {
             return;
         };
         if self
@@ -212,11 +250,11 @@ impl<'r> Worker<'r> {
             return;
         }
         let mtime = if self.req.mode == Mode::FilesWithMatches {
-            std::fs::metadata(path).ok().and_then(|m| m.modified().ok())
+            meta.modified().ok()
         } else {
             None
         };
-        let text = if self.req.mode == Mode::Content {
+        let text = if self.req.mode == Mode::Content && self.keep_text {
             self.scratch.clone()
         } else {
             Vec::new()
@@ -234,6 +272,7 @@ struct FileSink<'a> {
     mode: Mode,
     path: Cow<'a, [u8]>,
     out: &'a mut Vec<u8>,
+    keep_text: bool,
     /// Matching lines (count / files mode) or output lines (content mode).
     count: u64,
     binary: bool,
@@ -241,6 +280,10 @@ struct FileSink<'a> {
 
 impl FileSink<'_> {
     fn push_line(&mut self, sep: u8, line_number: Option<u64>, line: &[u8]) {
+        self.count += 1;
+        if !self.keep_text {
+            return;
+        }
         let out = &mut *self.out;
         out.extend_from_slice(&self.path);
         out.push(sep);
@@ -262,7 +305,6 @@ impl FileSink<'_> {
             out.extend_from_slice(line);
         }
         out.push(b'\n');
-        self.count += 1;
     }
 }
 
@@ -298,7 +340,9 @@ impl Sink for FileSink<'_> {
 
     fn context_break(&mut self, _: &Searcher) -> Result<bool, io::Error> {
         if self.mode == Mode::Content {
-            self.out.extend_from_slice(b"--\n");
+            if self.keep_text {
+                self.out.extend_from_slice(b"--\n");
+            }
             self.count += 1;
         }
         Ok(true)

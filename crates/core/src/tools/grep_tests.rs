@@ -259,6 +259,48 @@ async fn head_limit_and_offset_page_results() {
     assert!(out.contains("Showing files 1-2 of 6"), "{out}");
 }
 
+/// A page from the middle of many files: the files before it are skipped
+/// by their line counts, the page starts inside a file, and the `--`
+/// separators between files count as lines, as they are shown.
+#[tokio::test]
+async fn content_pages_across_files_with_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    for i in 0..30 {
+        write(r, &format!("f{i:02}.txt"), "x\nmatch a\nmatch b\n", 10);
+    }
+    let f = |i: usize| p(r, &format!("f{i:02}.txt"));
+    let out = grep(
+        r,
+        json!({"pattern": "match", "output_mode": "content", "-B": 1, "head_limit": 4, "offset": 5}),
+    )
+    .await;
+    assert_eq!(
+        out,
+        format!(
+            "{a}:2:match a\n{a}:3:match b\n--\n{b}-1-x\n(Showing lines 6-9 of 119. Pass offset=9 \
+             to see more, or narrow the search.)",
+            a = f(1),
+            b = f(2)
+        )
+    );
+    // The last page, without context.
+    let out = grep(
+        r,
+        json!({"pattern": "match", "output_mode": "content", "offset": 57}),
+    )
+    .await;
+    assert_eq!(
+        out,
+        format!(
+            "{}:3:match b\n{}:2:match a\n{}:3:match b",
+            f(28),
+            f(29),
+            f(29)
+        )
+    );
+}
+
 #[tokio::test]
 async fn invalid_regex_and_missing_path_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
