@@ -250,7 +250,7 @@ impl AppState {
             .get(self.flushed..settled)
             .unwrap_or_default()
         {
-            rows.extend(e.rows(width).iter().cloned());
+            rows.extend(e.rows_once(width).iter().cloned());
         }
         self.flushed = settled;
         rows
@@ -271,7 +271,7 @@ impl AppState {
             .get(self.flushed..)
             .unwrap_or_default()
         {
-            rows.extend(e.rows(width).iter().cloned());
+            rows.extend(e.rows_once(width).iter().cloned());
         }
         self.flushed = self.transcript.entries().len();
         rows

@@ -4,9 +4,16 @@
 //! changed and only the visible window is copied out. The transcript keeps
 //! an index of where each entry starts (per width and unfolding), so
 //! finding a window in a huge session costs a binary search, not a walk.
+//!
+//! Rows are the bulk of a long session's memory (about 0.8 KiB per row,
+//! styled spans included), and most entries are only ever printed once,
+//! into the terminal's scrollback. So rows stay cached for the last
+//! [`RECENT_ROWS`] entries and the last [`PAGER_ROWS`] entries the
+//! transcript view read; the rest keep only their height, and are rendered
+//! again when they are looked at.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use ratatui::style::{Modifier, Style};
@@ -74,6 +81,13 @@ pub enum EntryKind {
 
 type Rows = Arc<Vec<Line<'static>>>;
 
+/// Entries at the end of the transcript whose rows stay cached (the live
+/// area and the scrollback's last screen read them on every frame).
+const RECENT_ROWS: usize = 64;
+/// Entries the transcript view (Ctrl+O) read most recently whose rows stay
+/// cached, so scrolling back and forth does not render them again.
+const PAGER_ROWS: usize = 256;
+
 /// An entry with its row cache.
 #[derive(Debug)]
 pub struct Entry {
@@ -81,6 +95,8 @@ pub struct Entry {
     version: u64,
     /// (width, version, expanded) → rows.
     cache: RefCell<Option<(usize, u64, bool, Rows)>>,
+    /// (width, version, expanded) → height, kept when the rows are not.
+    height: Cell<Option<(usize, u64, bool, usize)>>,
 }
 
 impl Entry {
@@ -89,7 +105,51 @@ impl Entry {
             kind,
             version: 0,
             cache: RefCell::new(None),
+            height: Cell::new(None),
         }
+    }
+
+    fn cached(&self, width: usize, expanded: bool) -> Option<Rows> {
+        match self.cache.borrow().as_ref() {
+            Some((w, v, e, rows)) if *w == width && *v == self.version && *e == expanded => {
+                Some(rows.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn render(&self, width: usize, expanded: bool) -> Rows {
+        let mut rows = render_entry(&self.kind, width, expanded);
+        rows.push(Line::default());
+        self.height
+            .set(Some((width, self.version, expanded, rows.len())));
+        Arc::new(rows)
+    }
+
+    /// Rows at `width` for printing once (into the scrollback): from the
+    /// cache when valid, else rendered without being kept.
+    pub fn rows_once(&self, width: usize) -> Rows {
+        self.cached(width, false)
+            .unwrap_or_else(|| self.render(width, false))
+    }
+
+    /// Rows at `width`, tool output unfolded when `expanded`, counted
+    /// without keeping them.
+    fn height_at(&self, width: usize, expanded: bool) -> usize {
+        if let Some((w, v, e, h)) = self.height.get()
+            && w == width
+            && v == self.version
+            && e == expanded
+        {
+            return h;
+        }
+        self.cached(width, expanded)
+            .unwrap_or_else(|| self.render(width, expanded))
+            .len()
+    }
+
+    fn forget_rows(&self) {
+        self.cache.borrow_mut().take();
     }
 
     /// Rows at `width`, from the cache when still valid. Includes the blank
@@ -100,22 +160,16 @@ impl Entry {
 
     /// Rows at `width`, tool output unfolded when `expanded`.
     pub fn rows_at(&self, width: usize, expanded: bool) -> Rows {
-        if let Some((w, v, e, rows)) = self.cache.borrow().as_ref()
-            && *w == width
-            && *v == self.version
-            && *e == expanded
-        {
-            return rows.clone();
+        if let Some(rows) = self.cached(width, expanded) {
+            return rows;
         }
-        let mut rows = render_entry(&self.kind, width, expanded);
-        rows.push(Line::default());
-        let rows = Arc::new(rows);
+        let rows = self.render(width, expanded);
         *self.cache.borrow_mut() = Some((width, self.version, expanded, rows.clone()));
         rows
     }
 
     pub fn height(&self, width: usize) -> usize {
-        self.rows(width).len()
+        self.height_at(width, false)
     }
 }
 
@@ -136,7 +190,9 @@ pub struct Transcript {
     tools: HashMap<String, usize>,
     index: RefCell<RowIndex>,
     /// The first entry changed since the index was last brought up to date.
-    dirty_from: std::cell::Cell<usize>,
+    dirty_from: Cell<usize>,
+    /// Entries the transcript view read, oldest first (see [`PAGER_ROWS`]).
+    paged: RefCell<VecDeque<usize>>,
 }
 
 impl Transcript {
@@ -146,6 +202,43 @@ impl Transcript {
         }
         self.touch(self.entries.len());
         self.entries.push(Entry::new(kind));
+        // The entry that just left the recent ones keeps only its height
+        // (unless the transcript view is holding it).
+        if let Some(old) = self.entries.len().checked_sub(RECENT_ROWS + 1)
+            && !self.paged.borrow().contains(&old)
+        {
+            self.entries[old].forget_rows();
+        }
+    }
+
+    /// Remembers that the transcript view read entries `range`; the rows
+    /// of entries read longest ago (and not recent) are let go.
+    fn note_paged(&self, range: std::ops::Range<usize>) {
+        let mut paged = self.paged.borrow_mut();
+        for i in range {
+            if let Some(at) = paged.iter().position(|&p| p == i) {
+                paged.remove(at);
+            }
+            paged.push_back(i);
+        }
+        let recent_from = self.entries.len().saturating_sub(RECENT_ROWS);
+        while paged.len() > PAGER_ROWS {
+            if let Some(old) = paged.pop_front()
+                && old < recent_from
+                && let Some(entry) = self.entries.get(old)
+            {
+                entry.forget_rows();
+            }
+        }
+    }
+
+    /// Entries holding rendered rows (for tests of the cache's bound).
+    #[cfg(test)]
+    fn entries_with_rows(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| e.cache.borrow().is_some())
+            .count()
     }
 
     /// Marks entry `i` (and so every later start) as changed.
@@ -172,7 +265,7 @@ impl Transcript {
         }
         let mut row = index.starts[from];
         for entry in &self.entries[from..] {
-            row += entry.rows_at(width, expanded).len();
+            row += entry.height_at(width, expanded);
             index.starts.push(row);
         }
         self.dirty_from.set(self.entries.len());
@@ -201,13 +294,15 @@ impl Transcript {
             (first, starts.get(first).copied().unwrap_or(0))
         });
         let from = self.entries.get(first..).unwrap_or(&[]);
-        window_of(
+        let (rows, read) = window_of(
             from,
             width,
             expanded,
             start.saturating_sub(first_row),
             count,
-        )
+        );
+        self.note_paged(first..first + read);
+        rows
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -228,6 +323,7 @@ impl Transcript {
         self.touch(0);
         self.entries.clear();
         self.tools.clear();
+        self.paged.borrow_mut().clear();
     }
 
     pub fn tool(&self, id: &str) -> Option<&ToolEntry> {
@@ -277,20 +373,23 @@ impl Transcript {
     }
 }
 
-/// Rows `[start, start + count)` of `entries` at `width`.
+/// Rows `[start, start + count)` of `entries` at `width`, and how many
+/// entries were read.
 fn window_of(
     entries: &[Entry],
     width: usize,
     expanded: bool,
     start: usize,
     count: usize,
-) -> Vec<Line<'static>> {
+) -> (Vec<Line<'static>>, usize) {
     let mut out = Vec::with_capacity(count);
     let mut offset = 0;
+    let mut read = 0;
     for entry in entries {
         if out.len() >= count {
             break;
         }
+        read += 1;
         let rows = entry.rows_at(width, expanded);
         let h = rows.len();
         if offset + h <= start {
@@ -306,7 +405,7 @@ fn window_of(
         }
         offset += h;
     }
-    out
+    (out, read)
 }
 
 fn dim() -> Style {
@@ -470,6 +569,42 @@ mod tests {
         }
         assert_eq!(t.window(40, h - 2, 1)[0].to_string(), "  ⎿  Read 3 lines");
         assert!(t.open_tool_ids().is_empty());
+    }
+
+    #[test]
+    fn rows_stay_cached_only_for_recent_and_paged_entries() {
+        let mut t = Transcript::default();
+        for i in 0..2_000 {
+            t.push(EntryKind::User(format!("message {i}\nsecond line")));
+            // The live area reads the newest entry on every frame.
+            let _ = t.entries()[i].rows(40);
+        }
+        assert!(t.entries_with_rows() <= RECENT_ROWS);
+        // Printing to the scrollback keeps nothing.
+        let printed: usize = t.entries().iter().map(|e| e.rows_once(40).len()).sum();
+        assert_eq!(printed, 6_000);
+        assert!(t.entries_with_rows() <= RECENT_ROWS);
+        // The transcript view scrolls through everything, and the index
+        // needs every height: still bounded, and every window is right.
+        let total = t.total_rows(40, true);
+        assert_eq!(total, 6_000);
+        for start in (0..total).step_by(37) {
+            let got = t.window_at(40, true, start, 20);
+            let first = start / 3;
+            let want = format!("> message {first}");
+            let row = got[0].to_string();
+            assert!(
+                row == want || row == "  second line" || row.is_empty(),
+                "row {start}: {row:?}"
+            );
+            if start % 3 == 0 {
+                assert_eq!(row, want);
+            }
+        }
+        assert!(t.entries_with_rows() <= RECENT_ROWS + PAGER_ROWS);
+        // Scrolling back re-renders what was let go, identically.
+        assert_eq!(t.window_at(40, true, 0, 1)[0].to_string(), "> message 0");
+        assert_eq!(t.height(40), 6_000);
     }
 
     /// Every row, entry by entry, without the index: what a window must match.
