@@ -41,6 +41,18 @@ pub fn get_mut<T: ?Sized>(m: &mut Mutex<T>) -> &mut T {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Runs `f`, which blocks on the disk (an fsync), so that it does not hold up
+/// the other tasks of the async runtime: on a worker of the multi-threaded
+/// runtime the worker's other tasks move to another thread while `f` runs.
+/// Elsewhere (a plain thread, a single-threaded runtime) `f` just runs.
+pub fn blocking_io<T>(f: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +74,34 @@ mod tests {
         assert_eq!(*lock(&m), vec![1, 2, 3]);
         let m = Arc::into_inner(m).unwrap();
         assert_eq!(into_inner(m), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn blocking_io_lets_the_other_tasks_of_a_worker_run() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let order = rt.block_on(async {
+            let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let (o1, o2) = (order.clone(), order.clone());
+            let slow = tokio::spawn(async move {
+                blocking_io(|| std::thread::sleep(std::time::Duration::from_millis(300)));
+                lock(&o1).push("slow");
+            });
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let quick = tokio::spawn(async move { lock(&o2).push("quick") });
+            quick.await.unwrap();
+            slow.await.unwrap();
+            lock(&order).clone()
+        });
+        assert_eq!(order, ["quick", "slow"]);
+        // Outside a runtime, and on a single-threaded one, it just runs.
+        assert_eq!(blocking_io(|| 7), 7);
+        let single = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert_eq!(single.block_on(async { blocking_io(|| 8) }), 8);
     }
 }

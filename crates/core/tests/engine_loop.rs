@@ -279,3 +279,54 @@ async fn interrupt_gives_every_tool_use_a_result() {
     drop(h.engine);
     watcher.await.unwrap();
 }
+
+/// The conversation is lent to each model request, not copied: an interrupt
+/// in the middle of a streamed answer must hand it back whole.
+#[tokio::test]
+async fn interrupt_while_streaming_keeps_the_conversation() {
+    let server = MockServer::start(
+        Script::new()
+            .turn(Turn::text("the first answer"))
+            .turn(
+                Turn::text("a long answer that is interrupted half way")
+                    .chunk_delay(Duration::from_millis(400)),
+            )
+            .turn(Turn::text("the third answer")),
+    )
+    .await
+    .unwrap();
+    let mut h = harness(&server, vec![]);
+    let first = h.engine.handle_input(vec![ContentBlock::text("one")]).await;
+    assert_eq!(first.subtype, ResultSubtype::Success);
+
+    let control = h.engine.control();
+    let mut events = h.events;
+    // Only the second answer's text may trigger the interrupt.
+    while events.try_recv().is_ok() {}
+    let watcher = tokio::spawn(async move {
+        while let Some(e) = events.recv().await {
+            if matches!(e, EngineEvent::Delta { .. }) {
+                control.interrupt();
+                break;
+            }
+        }
+        events
+    });
+    let second = h.engine.handle_input(vec![ContentBlock::text("two")]).await;
+    assert_eq!(second.subtype, ResultSubtype::ErrorDuringExecution);
+    let texts: Vec<String> = h.engine.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts[..3], ["one", "the first answer", "two"]);
+
+    let _events = watcher.await.unwrap();
+    let third = h
+        .engine
+        .handle_input(vec![ContentBlock::text("three")])
+        .await;
+    assert_eq!(third.subtype, ResultSubtype::Success);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let last = requests[2].body["messages"].to_string();
+    for said in ["one", "the first answer", "two", "three"] {
+        assert!(last.contains(said), "{said:?} missing from {last}");
+    }
+}

@@ -639,20 +639,27 @@ impl Engine {
     }
 
     async fn request(
-        &self,
+        &mut self,
         cancel: &CancellationToken,
     ) -> Result<catui_protocol::ModelResponse, ProviderError> {
-        let request = ModelRequest {
-            model: self.config.model.clone(),
-            system: self.config.system_prompt.clone(),
-            messages: self.messages.clone(),
-            tools: self.tools.specs(),
-            tool_choice: ToolChoice::Auto,
-            max_tokens: self.config.max_tokens,
-            temperature: None,
-            // The session's client fills in each model's reasoning options.
-            reasoning: Default::default(),
-        };
+        let tools = self.tools.specs();
+        // The conversation is lent to the request rather than copied (a long
+        // session's copy would cost more than sending it); the guard puts it
+        // back however the request ends, cancelled included.
+        let lent = LentConversation::new(
+            &mut self.messages,
+            ModelRequest {
+                model: self.config.model.clone(),
+                system: self.config.system_prompt.clone(),
+                messages: Vec::new(),
+                tools,
+                tool_choice: ToolChoice::Auto,
+                max_tokens: self.config.max_tokens,
+                temperature: None,
+                // The session's client fills in each model's reasoning options.
+                reasoning: Default::default(),
+            },
+        );
         let shared = self.shared.clone();
         let agent_id = self.config.agent_id.clone();
         let sink = move |event| {
@@ -661,6 +668,26 @@ impl Engine {
                 event,
             })
         };
-        self.client.stream(&request, &sink, cancel).await
+        self.client.stream(&lent.request, &sink, cancel).await
+    }
+}
+
+/// A request holding the engine's conversation for as long as it lives;
+/// dropping it gives the conversation back.
+struct LentConversation<'a> {
+    home: &'a mut Vec<Message>,
+    request: ModelRequest,
+}
+
+impl<'a> LentConversation<'a> {
+    fn new(home: &'a mut Vec<Message>, mut request: ModelRequest) -> Self {
+        request.messages = std::mem::take(home);
+        LentConversation { home, request }
+    }
+}
+
+impl Drop for LentConversation<'_> {
+    fn drop(&mut self) {
+        *self.home = std::mem::take(&mut self.request.messages);
     }
 }

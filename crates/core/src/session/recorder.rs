@@ -107,7 +107,9 @@ impl TranscriptRecorder {
             ));
         }
         let mut notice = None;
-        let result = {
+        // Every append is fsynced: many agents writing at once must not
+        // stall the runtime's workers while the disk answers.
+        let result = crate::sync::blocking_io(|| {
             let mut inner = self.inner();
             let held = inner.unsaved.len();
             inner.unsaved.push(body);
@@ -153,7 +155,7 @@ impl TranscriptRecorder {
                     Err(err)
                 }
             }
-        };
+        });
         if let (Some((key, text)), Some(notify)) = (notice, &self.notifier) {
             notify(key, &text);
         }

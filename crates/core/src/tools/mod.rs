@@ -295,8 +295,24 @@ impl<T: TypedTool> Tool for Adapter<T> {
 }
 
 /// The JSON schema of `T` as a plain object schema with no `$schema` or
-/// `title` noise and `additionalProperties: false`.
-pub fn strict_schema<T: JsonSchema>() -> Value {
+/// `title` noise and `additionalProperties: false`. Generated once per type
+/// and process: every model request lists every tool's schema, for every
+/// agent.
+pub fn strict_schema<T: JsonSchema + 'static>() -> Value {
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, Value>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(schema) = crate::sync::lock(cache).get(&TypeId::of::<T>()) {
+        return schema.clone();
+    }
+    let schema = generate_strict_schema::<T>();
+    crate::sync::lock(cache).insert(TypeId::of::<T>(), schema.clone());
+    schema
+}
+
+fn generate_strict_schema<T: JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let schema = generator.into_root_schema_for::<T>();
     let mut value = schema.to_value();
