@@ -88,8 +88,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     terminal.draw(|f| render(f, &state))?;
     let rows = state.transcript.height(120);
     println!(
-        "{} rounds, {rows} rows at 120 columns ({printed} printed to the scrollback), built in {:.0} ms",
+        "{} rounds, {} entries, {rows} rows at 120 columns ({printed} printed to the scrollback), \
+         built in {:.0} ms",
         fixture::ROUNDS,
+        state.transcript.entries().len(),
         built.as_secs_f64() * 1000.0
     );
     println!("RSS before building: {}", mib(before));

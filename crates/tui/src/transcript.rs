@@ -58,7 +58,7 @@ pub enum EntryKind {
     /// The model's thinking (or reasoning summary), shown collapsed to one
     /// line.
     Thinking(String),
-    Tool(ToolEntry),
+    Tool(Box<ToolEntry>),
     /// A line from the interface or a command's output.
     System {
         text: String,

@@ -15,7 +15,7 @@ fn window_matches_full_render_and_cache_follows_changes() {
     assert_eq!(part, all[99..109].to_vec());
     assert_eq!(part[0].to_string(), "> message 33");
 
-    t.push(EntryKind::Tool(ToolEntry {
+    t.push(EntryKind::Tool(Box::new(ToolEntry {
         id: "t1".into(),
         name: "Read".into(),
         input: serde_json::json!({"file_path": "a.rs"}),
@@ -23,7 +23,7 @@ fn window_matches_full_render_and_cache_follows_changes() {
         status: ToolStatus::Running,
         result: None,
         agent: None,
-    }));
+    })));
     let h = t.height(40);
     assert_eq!(t.window(40, h - 2, 1)[0].to_string(), "  ⎿  Running…");
     if let Some(tool) = t.tool_mut("t1") {
@@ -85,7 +85,7 @@ fn brute(t: &Transcript, width: usize, expanded: bool) -> Vec<String> {
 
 fn tool(id: &str, lines: usize) -> EntryKind {
     let out: String = (1..=lines).map(|i| format!("line {i}\n")).collect();
-    EntryKind::Tool(ToolEntry {
+    EntryKind::Tool(Box::new(ToolEntry {
         id: id.into(),
         name: "Bash".into(),
         input: serde_json::json!({"command": "seq"}),
@@ -93,7 +93,7 @@ fn tool(id: &str, lines: usize) -> EntryKind {
         status: ToolStatus::Done,
         result: Some(out),
         agent: None,
-    })
+    }))
 }
 
 #[test]

@@ -65,7 +65,7 @@ impl AppState {
                             tool.summary = summary;
                         }
                     } else {
-                        self.transcript.push(EntryKind::Tool(ToolEntry {
+                        self.transcript.push(EntryKind::Tool(Box::new(ToolEntry {
                             id,
                             name,
                             input: Value::Null,
@@ -73,7 +73,7 @@ impl AppState {
                             status: ToolStatus::Running,
                             result: None,
                             agent: None,
-                        }));
+                        })));
                     }
                 }
             },
@@ -192,7 +192,7 @@ impl AppState {
                     }
                     let agent = matches!(name.as_str(), "Agent" | "Task")
                         .then(|| AgentProgress::from_input(input));
-                    self.transcript.push(EntryKind::Tool(ToolEntry {
+                    self.transcript.push(EntryKind::Tool(Box::new(ToolEntry {
                         id: id.clone(),
                         name: name.clone(),
                         input: input.clone(),
@@ -200,7 +200,7 @@ impl AppState {
                         status: ToolStatus::Pending,
                         result: None,
                         agent,
-                    }));
+                    })));
                 }
                 _ => {}
             }
