@@ -103,7 +103,7 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), SafeReadError> {
             kind,
         });
     }
-    open_checked(path)
+    open_walked_regular(path)
 }
 
 /// [`open_regular`] for a path a directory walk has just reported as a
@@ -112,10 +112,6 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), SafeReadError> {
 /// open cannot block and the `fstat` after it still refuses anything that
 /// is not a regular file.
 pub fn open_walked_regular(path: &Path) -> Result<(File, Metadata), SafeReadError> {
-    open_checked(path)
-}
-
-fn open_checked(path: &Path) -> Result<(File, Metadata), SafeReadError> {
     let io = |source| SafeReadError::Io {
         path: path.to_path_buf(),
         source,

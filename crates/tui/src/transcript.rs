@@ -133,8 +133,8 @@ impl Entry {
             .unwrap_or_else(|| self.render(width, false))
     }
 
-    /// Rows at `width`, tool output unfolded when `expanded`, counted
-    /// without keeping them.
+    /// The number of rows at `width` (tool output unfolded when
+    /// `expanded`), rendering them if needed without keeping them.
     fn height_at(&self, width: usize, expanded: bool) -> usize {
         if let Some((w, v, e, h)) = self.height.get()
             && w == width
