@@ -15,6 +15,7 @@
 //! - [`paths`] — canonical paths for every path comparison.
 //! - [`mode`] — the one mode transition function.
 //! - [`shell`] — read-only analysis of shell commands.
+//! - [`secrets`] — the user's secret stores (asked for, hidden from the sandbox).
 //! - [`auto`] — the auto-mode classifier that judges calls instead of
 //!   asking.
 
@@ -27,6 +28,7 @@ pub mod paths;
 pub mod reload;
 pub mod rules;
 pub mod sandbox;
+pub mod secrets;
 pub mod shell;
 pub mod updates;
 
