@@ -52,6 +52,12 @@ pub struct Args {
     #[arg(long)]
     pub small_model: Option<String>,
 
+    /// The model for planning: requests made in plan mode and by the Plan
+    /// agent (setting `planModel`). After approval the session's model
+    /// implements.
+    #[arg(long)]
+    pub plan_model: Option<String>,
+
     /// anthropic, openai (Chat Completions: any OpenAI-compatible server)
     /// or openai-responses (the OpenAI Responses API).
     #[arg(long)]

@@ -70,6 +70,7 @@ pub fn config_from_args(
         provider: args.provider.clone(),
         model: args.model.clone(),
         small_model: args.small_model.clone(),
+        plan_model: args.plan_model.clone(),
         max_turns: args.max_turns,
         append_system_prompt: args.sdk.append_system_prompt.clone(),
         allowed_tools: args.allowed_tools.clone(),

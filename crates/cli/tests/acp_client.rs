@@ -184,7 +184,8 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
         json!([
             "plan_accept_edits:allow_always",
             "plan_review_edits:allow_once",
-            "plan_keep_planning:reject_once"
+            "plan_keep_planning:reject_once",
+            "plan_park:reject_once"
         ])
     );
     assert_eq!(asked[2]["content"][0], PLAN_1);

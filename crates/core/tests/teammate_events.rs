@@ -192,6 +192,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         Models {
             main: "mate-model".into(),
             small: "small".into(),
+            plan: None,
         },
         events_tx,
     );

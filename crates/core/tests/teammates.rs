@@ -75,6 +75,7 @@ fn team(
         Models {
             main: "mate-model".into(),
             small: "small".into(),
+            plan: None,
         },
         events,
     );

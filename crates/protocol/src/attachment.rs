@@ -52,12 +52,27 @@ pub enum Attachment {
         plan_file_path: String,
         #[serde(rename = "planExists")]
         plan_exists: bool,
+        /// Plan mode ended because the user parked the plan: nothing was
+        /// approved.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        parked: bool,
     },
     PlanFileReference {
         #[serde(rename = "planFilePath")]
         plan_file_path: String,
         #[serde(rename = "planContent")]
         plan_content: String,
+        /// `planContent` is the revision the user approved (implementation
+        /// is under way), which the file may no longer hold.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        approved: bool,
+        /// The plan file's text differs from the approved revision.
+        #[serde(
+            default,
+            rename = "fileChanged",
+            skip_serializing_if = "std::ops::Not::not"
+        )]
+        file_changed: bool,
     },
     AutoModeExit,
     /// Free text from a component that has no dedicated type yet.

@@ -164,6 +164,10 @@ pub enum PermissionResponse {
         /// `[{"line": 3, "text": "..."}]`, line numbers 1-based.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         comments: Vec<PlanLineComment>,
+        /// ExitPlanMode only: park the plan ("not now") instead of keeping
+        /// planning; `message` is the user's note.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        park: bool,
     },
 }
 

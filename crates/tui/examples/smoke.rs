@@ -65,6 +65,7 @@ async fn main() -> std::io::Result<()> {
         Models {
             main: "echo".into(),
             small: "echo".into(),
+            plan: None,
         },
         tx,
     );

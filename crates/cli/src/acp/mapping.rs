@@ -11,6 +11,7 @@ use agent_client_protocol::v1::schema::{
     ToolCallLocation, ToolKind,
 };
 use catui_core::engine::PermissionAnswer;
+use catui_core::plan::decision::ApprovalDecision;
 use catui_protocol::{ContentBlock, PermissionMode};
 use serde_json::{Value, json};
 
@@ -245,8 +246,9 @@ pub fn permission_answer(
 pub const PLAN_ACCEPT_EDITS: &str = "plan_accept_edits";
 pub const PLAN_REVIEW_EDITS: &str = "plan_review_edits";
 pub const PLAN_KEEP_PLANNING: &str = "plan_keep_planning";
+pub const PLAN_PARK: &str = "plan_park";
 
-/// The three choices of the plan approval, as the terminal UI's dialog.
+/// The choices of the plan approval, as the terminal UI's dialog.
 pub fn plan_options() -> Vec<PermissionOption> {
     vec![
         PermissionOption::new(
@@ -264,44 +266,37 @@ pub fn plan_options() -> Vec<PermissionOption> {
             "No, keep planning",
             PermissionOptionKind::RejectOnce,
         ),
+        PermissionOption::new(
+            PLAN_PARK,
+            "Not now: park the plan (nothing is approved)",
+            PermissionOptionKind::RejectOnce,
+        ),
     ]
 }
 
-/// What the user chose in the plan approval; `input` is the request's
-/// input (plan, path, diff). Fails closed: a cancelled or failed request,
-/// or an unknown option, keeps planning. `feedback` (the response's
-/// `_meta.feedback`) reaches the model when planning goes on.
+/// What the user chose in the plan approval, as the user's decision;
+/// `input` is the request's input (plan, path, diff). Fails closed: a
+/// cancelled or failed request, or an unknown option, keeps planning.
+/// `feedback` (the response's `_meta.feedback`) reaches the model when
+/// planning goes on, and is the note of a parked plan.
 pub fn plan_answer(
     outcome: Result<RequestPermissionOutcome, String>,
     input: &Value,
     feedback: Option<String>,
 ) -> PermissionAnswer {
-    let approve = |mode: Value| {
-        let mut input = match input {
-            Value::Object(map) => Value::Object(map.clone()),
-            _ => json!({}),
-        };
-        input["mode"] = mode;
-        PermissionAnswer::Allow {
-            updated_input: Some(input),
-            updated_permissions: None,
-        }
-    };
-    match outcome {
+    let decision = match outcome {
         Ok(RequestPermissionOutcome::Selected(selected)) => {
             match selected.option_id.0.as_ref() {
-                PLAN_ACCEPT_EDITS => approve(json!(PermissionMode::AcceptEdits.to_string())),
-                // null: the mode from before plan mode.
-                PLAN_REVIEW_EDITS => approve(Value::Null),
-                _ => PermissionAnswer::Deny {
-                    message: feedback.unwrap_or_default(),
-                },
+                PLAN_ACCEPT_EDITS => ApprovalDecision::approve(Some(PermissionMode::AcceptEdits)),
+                // None: the mode from before plan mode.
+                PLAN_REVIEW_EDITS => ApprovalDecision::approve(None),
+                PLAN_PARK => ApprovalDecision::park(feedback.unwrap_or_default()),
+                _ => ApprovalDecision::keep_planning(feedback.unwrap_or_default()),
             }
         }
-        _ => PermissionAnswer::Deny {
-            message: String::new(),
-        },
-    }
+        _ => ApprovalDecision::keep_planning(String::new()),
+    };
+    decision.into_answer(input)
 }
 
 /// The text of the plan approval: the plan, and what changed since the

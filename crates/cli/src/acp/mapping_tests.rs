@@ -140,7 +140,12 @@ fn plan_choices_map_to_modes_and_fail_closed() {
         .collect();
     assert_eq!(
         ids,
-        [PLAN_ACCEPT_EDITS, PLAN_REVIEW_EDITS, PLAN_KEEP_PLANNING]
+        [
+            PLAN_ACCEPT_EDITS,
+            PLAN_REVIEW_EDITS,
+            PLAN_KEEP_PLANNING,
+            PLAN_PARK
+        ]
     );
 
     match plan_answer(selected(PLAN_ACCEPT_EDITS), &input, None) {
@@ -170,6 +175,22 @@ fn plan_choices_map_to_modes_and_fail_closed() {
             message: "add tests".into()
         }
     );
+    // Parking approves nothing: the call carries `park` and the note.
+    match plan_answer(
+        selected(PLAN_PARK),
+        &input,
+        Some("after the release".into()),
+    ) {
+        PermissionAnswer::Allow {
+            updated_input: Some(v),
+            ..
+        } => {
+            assert_eq!(v["park"], true);
+            assert_eq!(v["note"], "after the release");
+            assert!(v.get("mode").is_none(), "{v}");
+        }
+        other => panic!("{other:?}"),
+    }
     // Cancelled or failed: keep planning, never approve.
     for outcome in [
         Ok(RequestPermissionOutcome::Cancelled),

@@ -48,6 +48,8 @@ struct PlanRow {
     modified: SystemTime,
     /// The session whose slug names this file (main or agent plan).
     owner: Option<String>,
+    /// The user parked it (see `catui plans show`).
+    parked: bool,
 }
 
 fn list(project: &Project, dir: &Path, out: &mut impl Write) -> Result<(), CommandError> {
@@ -59,9 +61,11 @@ fn list(project: &Project, dir: &Path, out: &mut impl Write) -> Result<(), Comma
             owners.entry(slug).or_insert(s.session_id);
         }
     }
+    let parked = plan_history::parked_slugs(&project.sessions_dir());
     let mut ours = Vec::new();
     let mut others = Vec::new();
-    for row in plan_files(dir, &owners) {
+    for mut row in plan_files(dir, &owners) {
+        row.parked = parked.contains(&row.name);
         if row.owner.is_some() {
             ours.push(row);
         } else {
@@ -107,6 +111,7 @@ fn plan_files(dir: &Path, owners: &HashMap<String, String>) -> Vec<PlanRow> {
             // `{slug}-agent-{id}` belongs to the session owning `{slug}`.
             let slug = name.split("-agent-").next().unwrap_or(&name);
             Some(PlanRow {
+                parked: false,
                 owner: owners.get(slug).cloned(),
                 modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
                 name,
@@ -138,6 +143,9 @@ fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::
             .unwrap_or_else(|| "(empty)".into());
         if let Some((done, total)) = plan.as_deref().and_then(progress_of) {
             title.push_str(&format!("  [{done}/{total} steps]"));
+        }
+        if row.parked {
+            title.push_str("  [parked]");
         }
         let owner = if with_owner {
             format!(
@@ -193,10 +201,10 @@ fn show(
     if !content.ends_with('\n') {
         writeln!(out)?;
     }
-    if let Some(note) = plan_history::approval_note(
-        &plan_history::revisions(&project.sessions_dir(), name),
-        &content,
-    ) {
+    let revisions = plan_history::revisions(&project.sessions_dir(), name);
+    if let Some(note) = plan_history::parked_note(&revisions) {
+        writeln!(out, "\n{note}")?;
+    } else if let Some(note) = plan_history::approval_note(&revisions, &content) {
         writeln!(out, "\n{note}")?;
     }
     if let Some((done, total)) = progress_of(&content) {
@@ -213,7 +221,19 @@ fn export(
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let name = match slug {
-        Some(slug) => plan_name(slug)?.to_string(),
+        Some(slug) => {
+            let name = plan_name(slug)?.to_string();
+            // A name that is no plan at all is not "never approved".
+            let file = project.plans_dir().join(format!("{name}.md"));
+            if !file.exists() && plan_history::revisions(&project.sessions_dir(), &name).is_empty()
+            {
+                return Err(CommandError::Usage(format!(
+                    "there is no plan '{name}' in {} or in this project's sessions; run `catui plans list` to see the plans",
+                    project.plans_dir().display()
+                )));
+            }
+            name
+        }
         None => list_sessions(&project.sessions_dir())
             .into_iter()
             .find_map(|s| s.plan_slug)

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use async_trait::async_trait;
 use catui_core::engine::{Approver, PermissionAnswer, PermissionRequest};
-use serde_json::{Value, json};
+use catui_core::plan::decision::ApprovalDecision;
+use catui_protocol::PermissionMode;
 
 use super::narrate::Notes;
 use super::script::FEEDBACK;
@@ -66,12 +67,12 @@ impl DemoApprover {
         self.notes
             .say(format!("▸ demo script picks {pick}{}", quoted(&feedback)))
             .await;
-        let choice = (pick.to_string(), feedback);
-        match choice.0.as_str() {
-            "3" => PermissionAnswer::Deny { message: choice.1 },
-            "2" => approve(input, "default"),
-            _ => approve(input, "acceptEdits"),
-        }
+        let decision = match pick {
+            "3" => ApprovalDecision::keep_planning(feedback),
+            "2" => ApprovalDecision::approve(Some(PermissionMode::Default)),
+            _ => ApprovalDecision::approve(Some(PermissionMode::AcceptEdits)),
+        };
+        decision.into_answer(input)
     }
 }
 
@@ -80,17 +81,6 @@ fn quoted(feedback: &str) -> String {
         String::new()
     } else {
         format!(" with feedback: \"{feedback}\"")
-    }
-}
-
-fn approve(input: &Value, mode: &str) -> PermissionAnswer {
-    let mut updated = input.clone();
-    if let Value::Object(map) = &mut updated {
-        map.insert("mode".into(), json!(mode));
-    }
-    PermissionAnswer::Allow {
-        updated_input: Some(updated),
-        updated_permissions: None,
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use catui_core::engine::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 use catui_core::hooks::HookCall;
-use catui_core::plan::review::{LineComment, review_feedback};
+use catui_core::plan::decision::ApprovalDecision;
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision, PlanReviewer};
 use catui_protocol::stream_json::{
@@ -90,49 +90,64 @@ fn wants_interrupt(response: &ControlResponse) -> bool {
         if body["behavior"] == "deny" && body["interrupt"] == true)
 }
 
-/// Reads a `can_use_tool` answer; anything unreadable denies. Review
-/// comments on a plan become part of the feedback, each under the plan
-/// line it is about (the plan is the one in the request's input).
-fn permission_answer(response: ControlResponse, input: &Value) -> PermissionAnswer {
-    match response {
+/// Reads a `can_use_tool` answer; anything unreadable denies. The answer
+/// to a plan approval (ExitPlanMode) is read as the user's
+/// [`ApprovalDecision`] (keep planning with review comments, approve with its
+/// choices, or park) and carried to the engine as such.
+fn permission_answer(response: ControlResponse, request: &PermissionRequest) -> PermissionAnswer {
+    let input = &request.input;
+    let body = match response {
         ControlResponse::Success {
             response: Some(body),
             ..
-        } => match serde_json::from_value::<PermissionResponse>(body) {
-            Ok(PermissionResponse::Allow {
-                updated_input,
-                updated_permissions,
-            }) => PermissionAnswer::Allow {
-                updated_input,
-                updated_permissions,
-            },
-            Ok(PermissionResponse::Deny {
-                message, comments, ..
-            }) => {
-                let plan = input.get("plan").and_then(Value::as_str);
-                let message = match plan {
-                    Some(plan) if !comments.is_empty() => {
-                        let comments: Vec<LineComment> = comments
-                            .into_iter()
-                            .map(|c| LineComment {
-                                line: c.line,
-                                text: c.text,
-                            })
-                            .collect();
-                        review_feedback(plan, &message, &comments)
-                    }
-                    _ => message,
-                };
-                PermissionAnswer::Deny { message }
-            }
-            Err(e) => PermissionAnswer::Deny {
+        } => body,
+        ControlResponse::Success { response: None, .. } => {
+            return PermissionAnswer::Deny {
+                message: "the permission answer had no decision".into(),
+            };
+        }
+        ControlResponse::Error { error, .. } => return PermissionAnswer::Deny { message: error },
+    };
+    let response = match serde_json::from_value::<PermissionResponse>(body) {
+        Ok(response) => response,
+        Err(e) => {
+            return PermissionAnswer::Deny {
                 message: format!("unreadable permission answer: {e}"),
+            };
+        }
+    };
+    if request.tool_name == "ExitPlanMode" && request.agent_id.is_none() {
+        let updates = match &response {
+            PermissionResponse::Allow {
+                updated_permissions,
+                ..
+            } => updated_permissions.clone(),
+            PermissionResponse::Deny { .. } => None,
+        };
+        return match ApprovalDecision::from_response(&response, input) {
+            Ok(decision) => match decision.into_answer(input) {
+                PermissionAnswer::Allow { updated_input, .. } => PermissionAnswer::Allow {
+                    updated_input,
+                    updated_permissions: updates,
+                },
+                deny => deny,
             },
+            Err(e) => PermissionAnswer::Deny {
+                message: format!(
+                    "The approval answer could not be read ({e}), so nothing was approved."
+                ),
+            },
+        };
+    }
+    match response {
+        PermissionResponse::Allow {
+            updated_input,
+            updated_permissions,
+        } => PermissionAnswer::Allow {
+            updated_input,
+            updated_permissions,
         },
-        ControlResponse::Success { response: None, .. } => PermissionAnswer::Deny {
-            message: "the permission answer had no decision".into(),
-        },
-        ControlResponse::Error { error, .. } => PermissionAnswer::Deny { message: error },
+        PermissionResponse::Deny { message, .. } => PermissionAnswer::Deny { message },
     }
 }
 
@@ -216,7 +231,7 @@ impl Approver for StdioApprover {
                     // A deny with `interrupt: true` also stops the turn.
                     control.interrupt();
                 }
-                permission_answer(response, &request.input)
+                permission_answer(response, &request)
             }
             Err(_) => PermissionAnswer::Deny {
                 message: "the prompt was withdrawn before the client answered".into(),

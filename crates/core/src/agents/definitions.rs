@@ -8,6 +8,8 @@ pub enum ModelChoice {
     Inherit,
     /// The `smallModel` setting (fast and cheap).
     Small,
+    /// The planning model (`planModel`), else the parent's model.
+    Planning,
     /// A model by name.
     Named(String),
 }
@@ -32,9 +34,18 @@ pub struct AgentDefinition {
     pub source: String,
 }
 
-/// Tools no sub-agent may use: no nesting of agents, and questions for the
-/// user belong to the main conversation.
-pub const ALWAYS_DISALLOWED: &[&str] = &["Agent", "Task", "AskUserQuestion"];
+/// Tools no sub-agent may use: no nesting of agents, questions for the
+/// user belong to the main conversation, and the team belongs to the
+/// conversation that leads or joined it (a sub-agent has no team, so the
+/// team tools would always fail).
+pub const ALWAYS_DISALLOWED: &[&str] = &[
+    "Agent",
+    "Task",
+    "AskUserQuestion",
+    "TeamCreate",
+    "SendMessage",
+    "TeamStop",
+];
 
 /// What read-only agents may never use.
 pub const WRITE_TOOLS: &[&str] = &[
@@ -123,7 +134,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
                 .into(),
             tools: None,
             disallowed_tools: WRITE_TOOLS.iter().map(|s| s.to_string()).collect(),
-            model: ModelChoice::Inherit,
+            model: ModelChoice::Planning,
             system_prompt: PLAN_PROMPT.into(),
             omit_memory: true,
             read_only: true,
@@ -152,7 +163,16 @@ mod tests {
     #[test]
     fn read_only_agents_never_get_write_tools() {
         for def in builtin_agents().into_iter().filter(|d| d.read_only) {
-            for t in ["Edit", "Write", "NotebookEdit", "Agent", "ExitPlanMode"] {
+            for t in [
+                "Edit",
+                "Write",
+                "NotebookEdit",
+                "Agent",
+                "ExitPlanMode",
+                "TeamCreate",
+                "SendMessage",
+                "TeamStop",
+            ] {
                 assert!(!def.allows_tool(t), "{} allows {t}", def.name);
             }
             for t in ["Read", "Glob", "Grep", "Bash"] {

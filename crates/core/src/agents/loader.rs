@@ -98,6 +98,7 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFile
                 model = match value {
                     "" | "inherit" => ModelChoice::Inherit,
                     "small" | "haiku" | "fast" => ModelChoice::Small,
+                    "plan" | "planning" => ModelChoice::Planning,
                     other => ModelChoice::Named(other.to_string()),
                 }
             }

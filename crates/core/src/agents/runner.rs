@@ -77,6 +77,12 @@ impl AgentRunner for SubAgentRunner {
             (Some(m), _) => m.clone(),
             (None, ModelChoice::Inherit) => self.services.models.main.clone(),
             (None, ModelChoice::Small) => self.services.models.small.clone(),
+            (None, ModelChoice::Planning) => self
+                .services
+                .models
+                .plan
+                .clone()
+                .unwrap_or_else(|| self.services.models.main.clone()),
             (None, ModelChoice::Named(m)) => m.clone(),
         };
         let mut tools = self.services.tools.clone();

@@ -111,6 +111,8 @@ pub struct SessionConfig {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub small_model: Option<String>,
+    /// The planning model (`--plan-model`); wins over `planModel`.
+    pub plan_model: Option<String>,
     /// Model requests per user input.
     pub max_turns: Option<u32>,
     /// Added to the end of the system prompt (`--append-system-prompt`).
@@ -149,6 +151,7 @@ impl SessionConfig {
             provider: None,
             model: None,
             small_model: None,
+            plan_model: None,
             max_turns: None,
             append_system_prompt: None,
             allowed_tools: Vec::new(),
@@ -547,6 +550,11 @@ impl SessionBuilder {
             Some(settings.plan_variant.as_str()),
         );
         let editor = env("VISUAL").or_else(|| env("EDITOR"));
+        let plan_model = config
+            .plan_model
+            .clone()
+            .or_else(|| settings.plan_model.clone())
+            .filter(|m| !m.trim().is_empty());
         // Unattended, planning (from the start or after `/plan`) ends the run
         // with the plan for a later review: nobody is there to approve it.
         let team_tool = interactive && tools.names().iter().any(|n| n == "TeamCreate");
@@ -558,6 +566,7 @@ impl SessionBuilder {
                 ))
                 .ending_runs_at_plan(!interactive)
                 .with_team_tool(team_tool)
+                .with_plan_model(plan_model.clone())
                 .with_snapshots(session::snapshot_plans_enabled(
                     settings.snapshot_plans,
                     &env,
@@ -672,6 +681,7 @@ impl SessionBuilder {
             models: Models {
                 main: resolved.model.clone(),
                 small: resolved.small_model.clone(),
+                plan: plan_model,
             },
             limits: Limits {
                 max_tokens,

@@ -25,7 +25,7 @@ impl Engine {
     /// model catalog (settings included).
     pub(super) fn window(&self) -> u64 {
         self.client
-            .model_info(&self.config.model)
+            .model_info(&self.request_model())
             .context_window
             .unwrap_or(context_window::DEFAULT_CONTEXT_WINDOW)
     }
@@ -85,11 +85,10 @@ impl Engine {
                 compactor
                     .compact(
                         self.client.as_ref(),
-                        &self.config.model,
+                        &self.request_model(),
                         &messages,
                         instructions,
-                        kept.as_ref()
-                            .map(|(path, content)| (path.as_path(), content.as_str())),
+                        kept.as_ref(),
                         &cancel,
                     )
                     .await

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use catui_protocol::stream_json::ResultSubtype;
 use catui_protocol::transcript::EntryBody;
-use catui_protocol::{Message, Usage};
+use catui_protocol::{Message, PermissionMode, Usage};
 use catui_providers::ModelClient;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -33,6 +33,8 @@ pub struct AttachContext<'a> {
     pub agent_id: Option<&'a str>,
     pub permissions: &'a mut PermissionContext,
     pub tool_ctx: &'a mut ToolContext,
+    /// The names of the tools the conversation has.
+    pub tools: &'a [String],
 }
 
 /// A tool call after its input parsed and validated, before the permission
@@ -119,8 +121,8 @@ pub trait EngineExtension: Send + Sync {
         None
     }
 
-    /// A document to attach again after compaction: its path and content.
-    fn kept_document(&self, _agent_id: Option<&str>) -> Option<(PathBuf, String)> {
+    /// A document to attach again after compaction (the plan).
+    fn kept_document(&self, _agent_id: Option<&str>) -> Option<KeptDocument> {
         None
     }
 
@@ -147,6 +149,31 @@ pub trait EngineExtension: Send + Sync {
     /// The front end let the user edit this file outside the engine (the
     /// terminal UI runs the editor on its own terminal): keep what changed.
     fn user_edited(&self, _path: &Path, _session: &dyn SessionHooks) {}
+
+    /// The model the conversation's next request uses instead of its own
+    /// while in `mode` (plan mode's planning model); `None`: its own.
+    fn request_model(&self, _agent_id: Option<&str>, _mode: PermissionMode) -> Option<String> {
+        None
+    }
+
+    /// The model ended its turn with a text answer: an extension may end
+    /// the input another way (a headless planning run whose model wrote a
+    /// plan ends with that plan). `None`: the input ends with the answer.
+    fn final_answer(&self, _agent_id: Option<&str>, _session: &dyn SessionHooks) -> Option<RunEnd> {
+        None
+    }
+}
+
+/// A document kept across compaction: attached again after the summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptDocument {
+    pub path: PathBuf,
+    pub content: String,
+    /// `content` is the revision the user approved, which the file may no
+    /// longer hold (the plan while it is being carried out).
+    pub approved: bool,
+    /// The file's text is no longer `content`.
+    pub file_changed: bool,
 }
 
 /// What [`EngineExtension::refresh`] changed.
@@ -197,14 +224,14 @@ pub enum CompactError {
 /// Summarises a conversation so it fits the context window again.
 #[async_trait]
 pub trait Compactor: Send + Sync {
-    /// `kept_document` (path, content) is attached again after the summary.
+    /// `kept_document` is attached again after the summary.
     async fn compact(
         &self,
         client: &dyn ModelClient,
         model: &str,
         messages: &[Message],
         instructions: Option<&str>,
-        kept_document: Option<(&Path, &str)>,
+        kept_document: Option<&KeptDocument>,
         cancel: &CancellationToken,
     ) -> Result<Compaction, CompactError>;
 }

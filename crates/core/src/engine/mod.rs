@@ -17,6 +17,7 @@ pub mod events;
 pub mod extension;
 pub mod fit;
 mod hooks;
+mod outcome;
 mod record;
 pub mod services;
 mod shared;
@@ -40,8 +41,8 @@ pub use events::{
     CommandView, EngineEvent, PROBLEM_KEYS, ResponseInfo, SessionCost, TurnOutcome, is_problem,
 };
 pub use extension::{
-    AttachContext, Compaction, Compactor, EngineExtension, Extensions, Notice, Refresh, RunEnd,
-    ToolCallView, ToolGate,
+    AttachContext, Compaction, Compactor, EngineExtension, Extensions, KeptDocument, Notice,
+    Refresh, RunEnd, ToolCallView, ToolGate,
 };
 pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
@@ -131,11 +132,13 @@ impl Engine {
         } = parts;
         let agent_id = config.agent_id.clone();
         let mut attachment_providers: Vec<Arc<dyn AttachmentProvider>> = Vec::new();
+        let tool_names = tools.names();
         for extension in &extensions {
             extension.attach(&mut AttachContext {
                 agent_id: agent_id.as_deref(),
                 permissions: &mut permissions,
                 tool_ctx: &mut tool_ctx,
+                tools: &tool_names,
             });
             attachment_providers.extend(extension.attachment_provider());
         }
@@ -177,6 +180,7 @@ impl Engine {
             run_end: Mutex::new(None),
             fresh_start: Mutex::new(None),
             requested_model: Mutex::new(None),
+            model: Mutex::new(config.model.clone()),
             usage_view: Mutex::new(shared::ContextUsage {
                 model: config.model.clone(),
                 tokens: 0,
@@ -246,6 +250,19 @@ impl Engine {
 
     pub fn permission_mode(&self) -> PermissionMode {
         self.shared.permissions().mode
+    }
+
+    /// The model of the next request: the conversation's own, unless an
+    /// extension picks another for the current mode (plan mode's planning
+    /// model).
+    pub fn request_model(&self) -> String {
+        let mode = self.permission_mode();
+        let agent = self.config.agent_id.as_deref();
+        self.shared
+            .extensions
+            .iter()
+            .find_map(|e| e.request_model(agent, mode))
+            .unwrap_or_else(|| self.config.model.clone())
     }
 
     pub fn plan_file(&self) -> Option<String> {
@@ -396,66 +413,6 @@ impl Engine {
         self.shared.recorder.record(record);
     }
 
-    fn interrupted(&self, num_turns: u32, usage: Usage, started: Instant) -> TurnOutcome {
-        self.outcome(
-            ResultSubtype::ErrorDuringExecution,
-            "Interrupted by the user.".into(),
-            num_turns,
-            usage,
-            started,
-        )
-    }
-
-    fn outcome(
-        &self,
-        subtype: ResultSubtype,
-        result: String,
-        num_turns: u32,
-        usage: Usage,
-        started: Instant,
-    ) -> TurnOutcome {
-        TurnOutcome {
-            is_error: !matches!(subtype, ResultSubtype::Success | ResultSubtype::PlanReady),
-            subtype,
-            result,
-            num_turns,
-            duration_ms: started.elapsed().as_millis() as u64,
-            usage,
-            cost: self.cost(),
-            permission_mode: self.permission_mode(),
-            plan_file: self.plan_file(),
-            view: None,
-        }
-    }
-
-    /// Time the session's model requests have taken so far.
-    fn api_time(&self) -> Duration {
-        self.client
-            .ledger()
-            .map(|l| l.api_time())
-            .unwrap_or_default()
-    }
-
-    /// The session's cost so far and this input's model time.
-    pub fn cost(&self) -> SessionCost {
-        let Some(ledger) = self.client.ledger() else {
-            return SessionCost::default();
-        };
-        SessionCost {
-            api_duration_ms: ledger
-                .api_time()
-                .saturating_sub(self.api_time_at_input)
-                .as_millis() as u64,
-            total_cost_usd: ledger.total_cost_usd(),
-            model_usage: ledger.models(),
-        }
-    }
-
-    /// The usage ledger the session's client keeps, if any.
-    pub fn ledger(&self) -> Option<&catui_providers::UsageLedger> {
-        self.client.ledger()
-    }
-
     /// Runs one prompt as a sub-agent conversation: no slash commands, no
     /// `Result` event (the parent's Agent tool reports), cancelled with the
     /// parent's turn through `cancel`.
@@ -495,6 +452,7 @@ impl Engine {
         let mut stop_blocks = 0u32;
         loop {
             if let Some(model) = self.shared.take_requested_model() {
+                *lock(&self.shared.model) = model.clone();
                 self.config.model = model;
             }
             self.refresh();
@@ -545,7 +503,7 @@ impl Engine {
             self.total_usage.add(&response.usage);
             self.note_prompt_size(context_window::prompt_tokens(&response.usage));
             self.shared
-                .report_usage(&self.config.model, self.last_prompt_tokens);
+                .report_usage(&self.request_model(), self.last_prompt_tokens);
             let assistant = response.message;
             self.shared.recorder.record(Record::Assistant {
                 message: assistant.clone(),
@@ -559,7 +517,7 @@ impl Engine {
                     model: response
                         .model
                         .clone()
-                        .unwrap_or_else(|| self.config.model.clone()),
+                        .unwrap_or_else(|| self.request_model()),
                     stop_reason: Some(response.stop_reason.clone()),
                     usage: response.usage,
                 },
@@ -593,6 +551,12 @@ impl Engine {
                         usage,
                         started,
                     );
+                }
+                let ended = self.shared.extensions.iter().find_map(|e| {
+                    e.final_answer(self.config.agent_id.as_deref(), self.shared.as_ref())
+                });
+                if let Some(end) = ended {
+                    return self.outcome(end.subtype, end.result, num_turns, usage, started);
                 }
                 return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
             }
@@ -643,13 +607,14 @@ impl Engine {
         cancel: &CancellationToken,
     ) -> Result<catui_protocol::ModelResponse, ProviderError> {
         let tools = self.tools.specs();
+        let model = self.request_model();
         // The conversation is lent to the request rather than copied (a long
         // session's copy would cost more than sending it); the guard puts it
         // back however the request ends, cancelled included.
         let lent = LentConversation::new(
             &mut self.messages,
             ModelRequest {
-                model: self.config.model.clone(),
+                model,
                 system: self.config.system_prompt.clone(),
                 messages: Vec::new(),
                 tools,

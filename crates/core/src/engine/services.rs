@@ -31,6 +31,9 @@ pub struct Models {
     pub main: String,
     /// The fast model (Explore agents, the auto-mode classifier).
     pub small: String,
+    /// The planning model (`planModel`, `--plan-model`): requests in plan
+    /// mode and the Plan agent's; `None`: the main model.
+    pub plan: Option<String>,
 }
 
 /// How far conversations may go.

@@ -38,6 +38,8 @@ pub(super) struct Shared {
     /// A model the client asked for; the engine switches before its next
     /// request.
     pub(super) requested_model: Mutex<Option<String>>,
+    /// The conversation's model (what its requests use outside plan mode).
+    pub(super) model: Mutex<String>,
     /// What the engine last reported: its model and the prompt size of its
     /// last request.
     pub(super) usage_view: Mutex<ContextUsage>,
@@ -92,6 +94,12 @@ impl Shared {
 #[derive(Clone)]
 pub struct EngineControl {
     pub(super) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for EngineControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EngineControl")
+    }
 }
 
 /// An [`EngineControl`] that does not keep the conversation alive (for
@@ -175,6 +183,20 @@ impl crate::tools::SessionHooks for Shared {
 
     fn start_fresh(&self, prompt: String) {
         *lock(&self.fresh_start) = Some(prompt);
+    }
+
+    fn end_run(&self, subtype: catui_protocol::stream_json::ResultSubtype, result: String) {
+        self.set_run_end(RunEnd { subtype, result });
+    }
+
+    fn model(&self) -> String {
+        lock(&self.requested_model)
+            .clone()
+            .unwrap_or_else(|| lock(&self.model).clone())
+    }
+
+    fn set_model(&self, model: &str) {
+        *lock(&self.requested_model) = Some(model.to_string());
     }
 
     fn snapshot_file(&self, key: &str, path: &str, content: &str) {

@@ -72,6 +72,12 @@ pub(super) async fn run_tool_calls(
     ctx.cancel = cancel.clone();
     ctx.values
         .insert(crate::tools::CallingMessageText(assistant.text()));
+    ctx.values.insert(crate::tools::CallingMessageCalls(
+        assistant
+            .tool_uses()
+            .map(|(id, name, _)| (id.to_string(), name.to_string()))
+            .collect(),
+    ));
 
     // Parse everything first (pure), so batches are known before anyone is
     // asked anything.
@@ -173,6 +179,10 @@ async fn authorize(
     input: &Value,
     call: ParsedCall,
 ) -> Slot {
+    // The call's own id, for the checks and prompts before it runs.
+    let mut call_ctx = ctx.clone();
+    call_ctx.tool_use_id = Some(id.clone());
+    let ctx = &call_ctx;
     if let Err(e) = call.validate(ctx).await {
         return Slot::refused(&name, &id, e.to_string(), e.user_text());
     }
@@ -396,7 +406,7 @@ async fn ask_user(
             grant: Grant::Explicit,
         },
         PermissionAnswer::Deny { message } => {
-            let text = call.denied_result(&message).unwrap_or_else(|| {
+            let text = call.denied_result(&message, ctx).unwrap_or_else(|| {
                 if message.trim().is_empty() {
                     format!(
                         "The user declined to run {name}. Do not retry the same call; adapt or ask."

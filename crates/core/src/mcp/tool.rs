@@ -133,7 +133,7 @@ impl PreparedCall for McpCall {
     fn permission_input(&self, _ctx: &ToolContext) -> Option<Value> {
         None
     }
-    fn denied_result(&self, _feedback: &str) -> Option<String> {
+    fn denied_result(&self, _feedback: &str, _ctx: &ToolContext) -> Option<String> {
         None
     }
     fn takes_mode_in_input(&self) -> bool {

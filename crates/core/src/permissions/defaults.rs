@@ -55,9 +55,13 @@ pub(super) fn plan_mode(
         Some(p) => format!("the plan file {}", p.display()),
         None => "the plan file (none is set up yet)".to_string(),
     };
-    let closing = format!(
-        "Keep exploring with read-only tools, write your plan to {plan}, and call ExitPlanMode when it is ready for the user's approval."
-    );
+    let closing = if ctx.plans_in_answer {
+        "Keep exploring with read-only tools and put your findings and your plan in your final answer.".to_string()
+    } else {
+        format!(
+            "Keep exploring with read-only tools, write your plan to {plan}, and call ExitPlanMode when it is ready for the user's approval."
+        )
+    };
     match &call.access {
         // Interaction tools (ExitPlanMode, AskUserQuestion) are not refused;
         // the caller still asks.

@@ -143,6 +143,10 @@ pub struct PermissionContext {
     pub plan_file: Option<PathBuf>,
     /// Set inside a sub-agent.
     pub is_agent: bool,
+    /// A read-only sub-agent: it has no plan file to write and no
+    /// ExitPlanMode, so plan-mode refusals tell it to put its findings and
+    /// plan in its final answer instead.
+    pub plans_in_answer: bool,
     /// False when nobody can answer a prompt (plain `-p`): asks are denied.
     pub interactive: bool,
     pub auto_mode: AutoModeConfig,
@@ -162,6 +166,7 @@ impl Default for PermissionContext {
             working_dirs: Vec::new(),
             plan_file: None,
             is_agent: false,
+            plans_in_answer: false,
             interactive: true,
             auto_mode: AutoModeConfig::default(),
             can_confine: sandbox::sandbox_status() == "landlock",

@@ -235,6 +235,7 @@ pub fn plan_mode_exit_attachments(
     vec![Attachment::PlanModeExit {
         plan_file_path: input.plan_file_path.to_string_lossy().into_owned(),
         plan_exists: input.plan_exists,
+        parked: state.take_exit_was_park(),
     }]
 }
 
@@ -281,11 +282,19 @@ pub fn render_attachment(attachment: &Attachment, options: &PromptOptions) -> St
         Attachment::PlanModeExit {
             plan_file_path,
             plan_exists,
+            parked: false,
         } => prompts::exit_reminder(plan_file_path, *plan_exists),
+        Attachment::PlanModeExit {
+            plan_file_path,
+            parked: true,
+            ..
+        } => prompts::parked_exit_reminder(plan_file_path),
         Attachment::PlanFileReference {
             plan_file_path,
             plan_content,
-        } => prompts::plan_file_reference(plan_file_path, plan_content),
+            approved,
+            file_changed,
+        } => prompts::plan_file_reference(plan_file_path, plan_content, *approved, *file_changed),
         Attachment::AutoModeExit => prompts::auto_mode_exit_reminder(),
         Attachment::Reminder { text } => text.clone(),
     }

@@ -247,6 +247,7 @@ fn exit_attachment_once_then_reentry_before_full_reminder() {
         vec![Attachment::PlanModeExit {
             plan_file_path: sim.path.to_string_lossy().into_owned(),
             plan_exists: true,
+            parked: false,
         }]
     );
     assert!(
@@ -411,6 +412,7 @@ fn every_rendered_attachment_is_recognised_by_its_marker() {
             Attachment::PlanModeExit {
                 plan_file_path: path.clone(),
                 plan_exists: true,
+                parked: false,
             },
             ReminderKind::PlanModeExit,
         ),
@@ -418,6 +420,8 @@ fn every_rendered_attachment_is_recognised_by_its_marker() {
             Attachment::PlanFileReference {
                 plan_file_path: path.clone(),
                 plan_content: "# Plan".into(),
+                approved: false,
+                file_changed: false,
             },
             ReminderKind::PlanFileReference,
         ),
@@ -473,6 +477,7 @@ fn json_rendered_attachments_are_recognised_too() {
     let exit = Attachment::PlanModeExit {
         plan_file_path: "/p.md".into(),
         plan_exists: true,
+        parked: false,
     };
     let text = wrap_system_reminder(&serde_json::to_string(&exit).unwrap());
     assert_eq!(classify_reminder(&text), Some(ReminderKind::PlanModeExit));

@@ -5,7 +5,7 @@
 //! | `/plan`                 | enter                            | show the plan (or "no plan yet")     |
 //! | `/plan open`            | enter only                       | open the plan in the external editor |
 //! | `/plan export [--to D]` | export the approved plan         | export the approved plan             |
-//! | `/plan <description>`   | enter, then query the model      | show the plan                        |
+//! | `/plan <description>`   | enter, then query the model      | query the model (planning goes on)   |
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use catui_protocol::PermissionMode;
 
 use super::contract::{
-    ALREADY_IN_PLAN_MODE_NO_PLAN, CURRENT_PLAN_TITLE, ENABLED_PLAN_MODE,
+    ALREADY_IN_PLAN_MODE_NO_PLAN, ALREADY_PLANNING_SENT, CURRENT_PLAN_TITLE, ENABLED_PLAN_MODE,
     failed_to_open_plan_in_editor, opened_plan_in_editor,
 };
 use super::session::PlanSession;
@@ -60,6 +60,15 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
             is_error: false,
         };
     }
+    let first = args.split_whitespace().next();
+    if !args.is_empty() && first != Some("open") {
+        // Already planning: the description is the next request, not
+        // something to drop.
+        return CommandOutput::Query {
+            notice: Some(ALREADY_PLANNING_SENT.to_string()),
+            prompt: args.to_string(),
+        };
+    }
     let path = plan.files.path(None);
     let Some(content) = plan.files.read(None) else {
         return CommandOutput::Local {
@@ -67,7 +76,7 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
             is_error: false,
         };
     };
-    if args.split_whitespace().next() == Some("open") {
+    if first == Some("open") {
         let opened = open_in_editor(plan.editor.as_deref(), &path);
         // Whatever the editor did to the file is kept (with snapshots on).
         plan.snapshot(session);

@@ -8,6 +8,10 @@ pub const ENABLED_PLAN_MODE: &str = "Enabled plan mode";
 /// `/plan` in plan mode before a plan was written.
 pub const ALREADY_IN_PLAN_MODE_NO_PLAN: &str = "Already in plan mode. No plan written yet.";
 
+/// `/plan <description>` in plan mode: the description is sent on.
+pub const ALREADY_PLANNING_SENT: &str =
+    "Already in plan mode: your description was sent to the model as the next planning request.";
+
 /// Title of the `/plan` display of the current plan.
 pub const CURRENT_PLAN_TITLE: &str = "Current Plan";
 
@@ -96,3 +100,52 @@ pub fn plan_changed_since_shown(path: &str) -> String {
 /// ExitPlanMode carries the plan in the approval request rather than in the
 /// model's input, and keeps each presented revision under this key.
 pub const PLAN_REVISION_KEY: &str = "plan_revision";
+
+/// EnterPlanMode called while already in plan mode.
+pub const ALREADY_IN_PLAN_MODE: &str = "You are already in plan mode: nothing changed. Keep planning: explore the code, write your plan to the plan file and call ExitPlanMode when it is ready for the user's approval.";
+
+/// A second ExitPlanMode call in the same assistant message.
+pub const ONE_EXIT_PER_MESSAGE: &str = "This message already called ExitPlanMode: only its first call is put to the user, so this one was not run and nothing was asked or approved through it. The first call's result is the user's answer.";
+
+/// The re-presentation's reason when an answer named another revision
+/// (its `planHash`) than the one shown.
+pub const ANSWERED_ANOTHER_REVISION: &str = "The answer named another revision of the plan (planHash) than the one shown; review this revision and answer again.";
+
+/// An approval kept naming another revision than the one shown.
+pub fn answered_another_revision(path: &str) -> String {
+    format!(
+        "The user's answer was for another revision of the plan than the one shown (its planHash does not match {path} as presented), so it was not applied: nothing was approved and you are still in plan mode. Call ExitPlanMode again to present the plan."
+    )
+}
+
+/// Added to a rejection when the plan presented was the very text the
+/// user had rejected before.
+pub const PLAN_UNCHANGED_NOTE: &str = "Note: the plan you presented was unchanged, the same text the user had already rejected. Change the plan file to address the feedback before calling ExitPlanMode again.";
+
+/// A teammate that entered plan mode of its own accord leaves it: nobody
+/// reviewed the plan, so nothing was "approved".
+pub fn exited_plan_mode_unreviewed(path: &str) -> String {
+    format!(
+        "You have exited plan mode. You can now make edits, run tools, and take actions. No one reviewed this plan: you entered plan mode on your own, so leaving it needed no approval. Your plan is in {path} if you need to refer back to it."
+    )
+}
+
+/// The `file_snapshot` key of a plan the user parked ("not now"): the
+/// text set aside, not approved.
+pub const PLAN_PARKED_KEY: &str = "plan_parked";
+
+/// The tool result of a parked plan.
+pub fn plan_parked_result(path: &str, mode: &str, note: &str) -> String {
+    let note = match note.trim() {
+        "" => String::new(),
+        note => format!("\n\nThe user's note:\n{note}"),
+    };
+    format!(
+        "The user parked the plan for later. Nothing was approved: do not implement this plan or any part of it, and make no changes for it. Plan mode ended only because the user set the plan aside (the mode is back to {mode}); the plan stays in {path}, and the user will pick it up with /plan when they choose to. This turn ends here.{note}"
+    )
+}
+
+/// The result of the input whose plan was parked.
+pub fn plan_parked_summary(path: &str) -> String {
+    format!("Plan parked, not approved: {path}. Pick it up later with /plan.")
+}

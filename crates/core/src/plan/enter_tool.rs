@@ -9,7 +9,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::{ENTER_PLAN_MODE_DECLINED, ENTER_PLAN_MODE_IN_AGENT_ERROR};
+use super::contract::{
+    ALREADY_IN_PLAN_MODE, ENTER_PLAN_MODE_DECLINED, ENTER_PLAN_MODE_IN_AGENT_ERROR,
+};
 use super::prompts::{enter_plan_mode_description, enter_plan_mode_result};
 use crate::permissions::Access;
 use crate::tools::{CallingMessageText, ToolContext, ToolError, ToolOutput, TypedTool};
@@ -78,7 +80,12 @@ impl TypedTool for EnterPlanModeTool {
         Some(json!({ "reason": reason }))
     }
 
-    fn denied_result(&self, _: &EnterPlanModeInput, feedback: &str) -> Option<String> {
+    fn denied_result(
+        &self,
+        _: &EnterPlanModeInput,
+        feedback: &str,
+        _: &ToolContext,
+    ) -> Option<String> {
         Some(match feedback.trim() {
             "" => ENTER_PLAN_MODE_DECLINED.to_string(),
             f => format!("{ENTER_PLAN_MODE_DECLINED}\n\nThe user's feedback:\n{f}"),
@@ -98,6 +105,11 @@ impl TypedTool for EnterPlanModeTool {
                 "plan mode is not available in this context",
             ));
         };
+        if session.0.permission_mode() == PermissionMode::Plan {
+            // Nothing to enter: saying "Entered plan mode" would be wrong.
+            return Ok(ToolOutput::text(ALREADY_IN_PLAN_MODE)
+                .with_display("Already in plan mode".to_string()));
+        }
         session
             .0
             .set_permission_mode(PermissionMode::Plan)

@@ -8,7 +8,7 @@ use catui_protocol::PermissionMode;
 
 use super::contract::{
     AGENT_PLAN_APPROVED, APPROVED_PLAN_EDITED_HEADING, APPROVED_PLAN_HEADING, EMPTY_PLAN_APPROVED,
-    NOT_IN_PLAN_MODE, NOT_IN_PLAN_MODE_ERROR_CODE, PLAN_APPROVED,
+    NOT_IN_PLAN_MODE, NOT_IN_PLAN_MODE_ERROR_CODE, PLAN_APPROVED, exited_plan_mode_unreviewed,
 };
 
 /// A failed validation: the message for the model and its error code.
@@ -98,6 +98,9 @@ pub fn plan_exit_effects(
 pub struct ExitResultInput<'a> {
     /// Called by a sub-agent.
     pub is_agent: bool,
+    /// Called by a teammate that entered plan mode of its own accord:
+    /// nobody reviewed the plan.
+    pub unreviewed: bool,
     /// The plan text (from the file, or the user's edited version).
     pub plan: Option<&'a str>,
     /// The user edited the plan in the approval dialog.
@@ -112,6 +115,9 @@ pub struct ExitResultInput<'a> {
 pub fn exit_tool_result(input: &ExitResultInput<'_>) -> String {
     if input.is_agent {
         return AGENT_PLAN_APPROVED.to_string();
+    }
+    if input.unreviewed {
+        return exited_plan_mode_unreviewed(&input.plan_file_path.display().to_string());
     }
     let Some(plan) = input.plan.filter(|p| !p.trim().is_empty()) else {
         return EMPTY_PLAN_APPROVED.to_string();
@@ -259,6 +265,7 @@ mod tests {
     fn input<'a>(plan: Option<&'a str>, edited: bool, agent: bool) -> ExitResultInput<'a> {
         ExitResultInput {
             is_agent: agent,
+            unreviewed: false,
             plan,
             plan_was_edited: edited,
             plan_file_path: Path::new("/p/a-b-c.md"),
@@ -293,6 +300,13 @@ mod tests {
         let mut with_team = input(Some("# P"), false, false);
         with_team.team_tool_available = true;
         assert!(exit_tool_result(&with_team).contains("teammates"));
+
+        // A teammate that planned of its own accord: nobody approved.
+        let mut own = input(Some("# P"), false, false);
+        own.unreviewed = true;
+        let own = exit_tool_result(&own);
+        assert!(own.starts_with("You have exited plan mode."), "{own}");
+        assert!(!own.contains("approved your plan"), "{own}");
     }
 
     #[test]

@@ -1,35 +1,33 @@
-//! `ExitPlanMode`: presents the plan for approval and, once the user
-//! approves, restores the mode from before plan mode (or the one the user
-//! chose). Approval only ever comes from the user through the permission
-//! prompt: the permission layer always asks for this tool, in every mode,
-//! and an interrupted or failed prompt is a denial.
+//! `ExitPlanMode`: presents the plan for approval; the user's decision
+//! (approve, keep planning, park) is carried out by [`super::approval`].
+//! Approval only ever comes from the user through the permission prompt:
+//! the permission layer always asks for this tool, in every mode, and an
+//! interrupted or failed prompt is a denial ("keep planning").
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::{AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, auto_gate_plan_exit_fallback_text};
 use super::contract::{
-    NOT_IN_PLAN_MODE_NOTHING_CHANGED, PLAN_APPROVED_KEY, PLAN_REVISION_KEY, no_plan_file_found,
-    plan_changed_since_shown,
+    ANSWERED_ANOTHER_REVISION, NOT_IN_PLAN_MODE_NOTHING_CHANGED, ONE_EXIT_PER_MESSAGE,
+    PLAN_CHANGED_WHILE_SHOWN, PLAN_REVISION_KEY, PLAN_UNCHANGED_NOTE, no_plan_file_found,
 };
-use super::exit::{
-    ExitResultInput, exit_tool_result, plan_rejected_result, restore_mode, validate_exit,
-};
+use super::decision::ApprovalDecision;
+use super::exit::{plan_rejected_result, validate_exit};
 use super::extension::PlanRoute;
-use super::progress;
 use super::prompts::exit_plan_mode_description;
-use super::session::{PlanSession, plan_hash, verification_section};
+use super::session::{PlanSession, RevisionChange, Staleness, plan_hash};
 use crate::permissions::Access;
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::tools::{CallingMessageCalls, ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
 
 pub struct ExitPlanModeTool;
 
 /// The model sends `{}`; the plan comes from the plan file. The other fields
-/// are filled in by the approval step (the user's edited plan, the mode to
-/// restore) and are not offered to the model.
+/// are filled in by the presentation (what the user is shown) and by the
+/// user's answer (see [`ApprovalDecision`]); none is offered to the model, and
+/// a model that sends one is refused.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExitPlanModeInput {
@@ -56,11 +54,32 @@ pub struct ExitPlanModeInput {
     #[serde(default, rename = "planChanged")]
     #[schemars(skip)]
     pub plan_changed: Option<bool>,
+    /// Set on a presentation that repeats the revision shown before it.
+    #[serde(default, rename = "planUnchanged")]
+    #[schemars(skip)]
+    pub plan_unchanged: Option<bool>,
     /// `acceptEdits`, `default`, ... or null for "restore the mode from
     /// before plan mode".
     #[serde(default)]
     #[schemars(skip)]
     pub mode: Option<Value>,
+    /// Shown: the model that will implement; answered: the one the user
+    /// picked.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub model: Option<String>,
+    /// 1-based numbers of the plan's numbered steps the user leaves out.
+    #[serde(default, rename = "skip_steps", alias = "skipSteps")]
+    #[schemars(skip)]
+    pub skip_steps: Option<Vec<usize>>,
+    /// The user parked the plan ("not now"): nothing is approved.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub park: Option<bool>,
+    /// The user's note with a parked plan.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub note: Option<String>,
 }
 
 #[async_trait]
@@ -92,6 +111,13 @@ impl TypedTool for ExitPlanModeTool {
         _: &ExitPlanModeInput,
         ctx: &ToolContext,
     ) -> Result<(), ToolError> {
+        // One approval at a time: only the first call of a message is put
+        // to the user, so two answers can never contradict each other.
+        if let (Some(calls), Some(id)) = (ctx.values.get::<CallingMessageCalls>(), &ctx.tool_use_id)
+            && calls.first_of(self.name()).is_some_and(|first| first != id)
+        {
+            return Err(ToolError::invalid(ONE_EXIT_PER_MESSAGE));
+        }
         let teammate = PlanRoute::is_teammate(ctx);
         validate_exit(ctx.permission_mode(), teammate)
             .map_err(|e| ToolError::invalid(e.message))?;
@@ -122,21 +148,42 @@ impl TypedTool for ExitPlanModeTool {
         let agent = ctx.agent_id.as_deref();
         let path = plan.files.path(agent);
         let text = plan.files.read(agent);
-        let diff = text.as_deref().and_then(|t| plan.present_revision(t));
+        let change = text.as_deref().map(|t| plan.present_revision(t));
         if let (Some(session), Some(text)) = (&ctx.session, &text) {
             // Every revision shown for approval is kept in the transcript.
             session
                 .0
                 .snapshot_file(PLAN_REVISION_KEY, &path.display().to_string(), text);
         }
+        // `planDiff`: null the first time, the diff from the revision shown
+        // before, or "" with `planUnchanged` when nothing changed since.
+        let diff = match &change {
+            Some(RevisionChange::Changed(diff)) => json!(diff),
+            Some(RevisionChange::Unchanged) => json!(""),
+            _ => Value::Null,
+        };
         let mut shown = json!({
             "plan": text,
             "planFilePath": path.display().to_string(),
             "planDiff": diff,
             "planHash": text.as_deref().map(plan_hash),
         });
-        if agent.is_none() && plan.take_changed_while_shown() {
-            shown["planChanged"] = json!(true);
+        if change == Some(RevisionChange::Unchanged) {
+            shown["planUnchanged"] = json!(true);
+        }
+        if agent.is_none() {
+            if plan.take_changed_while_shown() {
+                shown["planChanged"] = json!(true);
+            }
+            // Which model will implement (the user may pick another).
+            if let Some(model) = ctx
+                .session
+                .as_ref()
+                .map(|s| s.0.model())
+                .filter(|m| !m.is_empty())
+            {
+                shown["model"] = json!(model);
+            }
         }
         Some(shown)
     }
@@ -151,8 +198,11 @@ impl TypedTool for ExitPlanModeTool {
         if ctx.agent_id.is_some() || ctx.permission_mode() != PermissionMode::Plan {
             return None;
         }
-        plan.answer_is_stale(answer)
-            .then(|| super::contract::PLAN_CHANGED_WHILE_SHOWN.to_string())
+        match plan.answer_is_stale(answer) {
+            Staleness::Fresh => None,
+            Staleness::AnotherRevision => Some(ANSWERED_ANOTHER_REVISION.to_string()),
+            Staleness::FileChanged => Some(PLAN_CHANGED_WHILE_SHOWN.to_string()),
+        }
     }
 
     fn denied_summary(&self, _: &ExitPlanModeInput, feedback: &str) -> Option<String> {
@@ -162,8 +212,19 @@ impl TypedTool for ExitPlanModeTool {
             format!("Plan not approved · {feedback}")
         })
     }
-    fn denied_result(&self, _: &ExitPlanModeInput, feedback: &str) -> Option<String> {
-        Some(plan_rejected_result(Some(feedback)))
+
+    fn denied_result(
+        &self,
+        _: &ExitPlanModeInput,
+        feedback: &str,
+        ctx: &ToolContext,
+    ) -> Option<String> {
+        let mut result = plan_rejected_result(Some(feedback));
+        if ctx.agent_id.is_none() && PlanSession::of(ctx).is_some_and(|p| p.presented_unchanged()) {
+            result.push_str("\n\n");
+            result.push_str(PLAN_UNCHANGED_NOTE);
+        }
+        Some(result)
     }
 
     async fn call(
@@ -182,133 +243,6 @@ impl TypedTool for ExitPlanModeTool {
             return Ok(ToolOutput::text(NOT_IN_PLAN_MODE_NOTHING_CHANGED)
                 .with_display("Not in plan mode: nothing to exit".to_string()));
         }
-        let agent = ctx.agent_id.as_deref();
-        let path = plan.files.path(agent);
-        let on_disk = plan.files.read(agent);
-        // What the user approved: the revision shown to them, by hash.
-        let shown = input
-            .plan_hash
-            .clone()
-            .or_else(|| agent.is_none().then(|| plan.presented_hash()).flatten());
-        // The answer's plan is an edit only when it differs from what was
-        // shown (a client may echo the shown plan back unchanged).
-        let edited = input.plan.filter(|p| match &shown {
-            Some(hash) => plan_hash(p) != *hash,
-            None => Some(p) != on_disk.as_ref(),
-        });
-        if edited.is_none()
-            && agent.is_none()
-            && let Some(hash) = &shown
-            && on_disk.as_deref().map(plan_hash).as_ref() != Some(hash)
-        {
-            // The file changed between presentation and answer: the
-            // answer approved another text. Nothing is approved; the next
-            // ExitPlanMode shows the new text with its diff.
-            return Err(ToolError::failed(plan_changed_since_shown(
-                &path.display().to_string(),
-            )));
-        }
-        if let Some(text) = &edited {
-            crate::tools::fs_atomic::write_atomic(&path, text.as_bytes()).map_err(|e| {
-                ToolError::failed(format!(
-                    "could not save the edited plan to {}: {e}",
-                    path.display()
-                ))
-            })?;
-        }
-        let was_edited = edited.is_some();
-        if agent.is_none()
-            && let Some(session) = &ctx.session
-        {
-            // The approved text is what recovery must bring back.
-            plan.snapshot(session.0.as_ref());
-            // The approved revision itself (its hash is that of the text).
-            if let Some(text) = plan.files.read(None) {
-                session
-                    .0
-                    .snapshot_file(PLAN_APPROVED_KEY, &path.display().to_string(), &text);
-            }
-        }
-        let text = edited.or(on_disk);
-
-        // A plan-required teammate asks the lead and stays in plan mode.
-        if let Some(route) = PlanRoute::of(ctx)
-            && let Some(sent) = route.0.submit(&path, text.as_deref())
-        {
-            return Ok(ToolOutput::text(sent?)
-                .with_display(format!("Plan sent to the team lead: {}", path.display())));
-        }
-        let is_teammate = PlanRoute::is_teammate(ctx);
-
-        if let Some(session) = &ctx.session {
-            let chosen = match &input.mode {
-                Some(Value::String(m)) => m.parse::<PermissionMode>().ok(),
-                _ => None,
-            };
-            let (mode, fell_back) = restore_mode(
-                session.0.pre_plan_mode(),
-                chosen,
-                crate::permissions::auto_mode_gate_enabled(&session.0.permission_context()),
-            );
-            plan.state.record_plan_approved_exit();
-            session
-                .0
-                .set_permission_mode(mode)
-                .map_err(|e| ToolError::failed(e.to_string()))?;
-            if fell_back {
-                session.0.notify(
-                    AUTO_GATE_PLAN_EXIT_FALLBACK_KEY,
-                    &auto_gate_plan_exit_fallback_text(
-                        "auto mode is not enabled (settings autoMode.enabled)",
-                    ),
-                );
-            }
-        }
-        plan.clear_revisions();
-        if agent.is_none() {
-            plan.set_verification(text.as_deref().and_then(verification_section));
-        }
-        // The plan's numbered steps become the todo list; progress is
-        // written back into the plan file as they are completed.
-        let steps = if agent.is_none() && !is_teammate {
-            text.as_deref()
-                .map(progress::plan_steps)
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        plan.steps.bind(steps.clone());
-        if !steps.is_empty() {
-            let todos = progress::todos_for(&steps);
-            if let Some(session) = &ctx.session {
-                session.0.todos_set(&todos);
-            }
-            ctx.set_todos(todos);
-        }
-        let start_clean = input.clear_context == Some(true) && agent.is_none() && !is_teammate;
-        let mut result = exit_tool_result(&ExitResultInput {
-            is_agent: agent.is_some() && !is_teammate,
-            plan: text.as_deref(),
-            plan_was_edited: was_edited,
-            plan_file_path: &path,
-            team_tool_available: agent.is_none() && !is_teammate && plan.team_tool_available(),
-        });
-        if !steps.is_empty() && text.as_deref().is_some_and(|t| !t.trim().is_empty()) {
-            result.push_str(&format!(
-                "\n\nThe plan's {} numbered steps are now your todo list (same text). Keep it current with TodoWrite, marking each step completed as you finish it: the plan file records the progress.",
-                steps.len()
-            ));
-        }
-        if start_clean && let Some(session) = &ctx.session {
-            session
-                .0
-                .start_fresh(super::fresh::fresh_start_prompt(&result, &ctx.cwd()));
-        }
-        let hash = text.as_deref().map(plan_hash).unwrap_or_default();
-        Ok(ToolOutput::text(result).with_display(format!(
-            "Plan approved: {} (sha256 {})",
-            path.display(),
-            hash.get(..12).unwrap_or_default()
-        )))
+        super::approval::carry_out(plan, ApprovalDecision::from_input(&input), ctx)
     }
 }

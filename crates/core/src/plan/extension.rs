@@ -18,7 +18,9 @@ use super::command::plan_command;
 use super::session::PlanSession;
 use crate::engine::attachments::AttachmentProvider;
 use crate::engine::commands::{CommandOutput, SlashCommand};
-use crate::engine::{AttachContext, EngineExtension, Notice, RunEnd, ToolCallView, ToolGate};
+use crate::engine::{
+    AttachContext, EngineExtension, KeptDocument, Notice, RunEnd, ToolCallView, ToolGate,
+};
 use crate::permissions::ModeChange;
 use crate::tools::{SessionHooks, ToolContext, ToolError};
 
@@ -53,6 +55,16 @@ impl EngineExtension for PlanExtension {
         // The one file writable in plan mode: this conversation's own plan
         // file (sub-agents have their own beside the session's).
         conversation.permissions.plan_file = Some(self.plan.files.path(conversation.agent_id));
+        // A sub-agent that cannot write has no plan file and no
+        // ExitPlanMode: it plans in its final answer, and is told so.
+        let writes = conversation
+            .tools
+            .iter()
+            .any(|t| t == "Write" || t == "Edit");
+        conversation.permissions.plans_in_answer = conversation.agent_id.is_some() && !writes;
+        if let Some(id) = conversation.agent_id {
+            self.plan.provider.set_sub_agent_writes(id, writes);
+        }
         conversation.tool_ctx.values.insert(self.plan.clone());
         if conversation.agent_id.is_none() {
             // The main conversation's todos follow the approved plan's steps.
@@ -79,8 +91,9 @@ impl EngineExtension for PlanExtension {
                 .state
                 .handle_plan_mode_transition(change.from, change.to);
             if change.to == catui_protocol::PermissionMode::Plan {
-                // Planning again: the old steps are no longer the work.
+                // Planning again: the old plan is no longer the work.
                 self.plan.steps.unbind();
+                self.plan.forget_approved();
             }
         }
     }
@@ -123,6 +136,7 @@ impl EngineExtension for PlanExtension {
         files.slugs().clear(&files.session_id());
         self.plan.state.reset();
         self.plan.steps.unbind();
+        self.plan.forget_approved();
         self.plan.clear_revisions();
         self.plan.set_verification(None);
         recorder.set_slug(Some(files.slug()));
@@ -138,11 +152,67 @@ impl EngineExtension for PlanExtension {
         }
     }
 
-    fn kept_document(&self, agent_id: Option<&str>) -> Option<(PathBuf, String)> {
+    fn kept_document(&self, agent_id: Option<&str>) -> Option<KeptDocument> {
         let files = &self.plan.files;
-        files
-            .read(agent_id)
-            .map(|content| (files.path(agent_id), content))
+        let path = files.path(agent_id);
+        let current = files.read(agent_id);
+        // While an approved plan is carried out, the approved text is what
+        // the work follows, whatever the file says now (the progress
+        // section catui writes back is not a change).
+        if agent_id.is_none()
+            && let Some(approved) = self.plan.approved_text()
+        {
+            let file_changed = current.as_deref().is_none_or(|now| {
+                now != approved && super::progress::without_progress(now) != approved
+            });
+            return Some(KeptDocument {
+                path,
+                content: approved,
+                approved: true,
+                file_changed,
+            });
+        }
+        current.map(|content| KeptDocument {
+            path,
+            content,
+            approved: false,
+            file_changed: false,
+        })
+    }
+
+    fn request_model(
+        &self,
+        agent_id: Option<&str>,
+        mode: catui_protocol::PermissionMode,
+    ) -> Option<String> {
+        // The main conversation plans with the planning model; sub-agents
+        // pick theirs by type (the Plan agent's is the planning model).
+        (agent_id.is_none() && mode == catui_protocol::PermissionMode::Plan)
+            .then(|| self.plan.plan_model().map(str::to_string))
+            .flatten()
+    }
+
+    fn final_answer(&self, agent_id: Option<&str>, session: &dyn SessionHooks) -> Option<RunEnd> {
+        // A headless planning run whose model wrote a plan but ended with
+        // words instead of ExitPlanMode ends like one that presented it:
+        // with the plan, kept for the user's review.
+        if agent_id.is_some()
+            || !self.plan.ends_run_at_plan()
+            || session.permission_mode() != catui_protocol::PermissionMode::Plan
+        {
+            return None;
+        }
+        let plan = self
+            .plan
+            .files
+            .read(None)
+            .filter(|p| !p.trim().is_empty())?;
+        let path = self.plan.files.path(None).display().to_string();
+        session.snapshot_file(super::contract::PLAN_REVISION_KEY, &path, &plan);
+        Some(RunEnd {
+            subtype: ResultSubtype::PlanReady,
+            result: plan,
+        })
     }
 
     fn input_handled(&self) -> Vec<Notice> {

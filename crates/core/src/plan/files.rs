@@ -202,6 +202,13 @@ impl PlanFiles {
         get_plan(&self.path(agent_id))
     }
 
+    /// Whether there is a plan to read: a path that exists but cannot be
+    /// read as a file (a directory, no permission) has no plan, as `/plan`
+    /// and ExitPlanMode see it too.
+    pub fn exists(&self, agent_id: Option<&str>) -> bool {
+        self.read(agent_id).is_some()
+    }
+
     /// Fork: copies the plan of `original_slug` to this session's own
     /// new slug, so the two sessions never write the same file. Returns the
     /// new path, or `None` when there was nothing to copy.

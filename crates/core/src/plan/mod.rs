@@ -13,14 +13,18 @@
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   ([`contract`]: the short protocol strings).
 //! - [`exit`]: ExitPlanMode's validation, mode restoration and results.
+//! - [`decision`]: the user's answer to a presented plan, as one type that
+//!   every front end produces; `approval` carries it out.
 //! - [`provider`]: the attachment provider that injects and renders them.
 //! - [`extension`]: how plan mode plugs into the engine, and the route a
 //!   teammate's plan takes to its lead.
 
+mod approval;
 pub mod attachments;
 pub mod auto_exit;
 pub mod command;
 pub mod contract;
+pub mod decision;
 pub mod enter_tool;
 pub mod exit;
 pub mod exit_tool;
@@ -52,7 +56,7 @@ pub use extension::{PlanApprovalRoute, PlanExtension, PlanRoute};
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
 pub use provider::PlanAttachmentProvider;
-pub use session::{PlanSession, plan_hash};
+pub use session::{ApprovedPlan, PlanSession, RevisionChange, Staleness, plan_hash};
 pub use slug::PlanSlugs;
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,

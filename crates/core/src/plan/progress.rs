@@ -12,36 +12,134 @@ use crate::tools::{TodoItem, TodoStatus};
 /// The heading of the progress section catui maintains in the plan file.
 pub const PROGRESS_HEADING: &str = "## Progress";
 
-/// The top-level numbered steps of a plan (`1. Do this`, `2) Then that`),
-/// outside code fences and outside the progress section, in order.
-pub fn plan_steps(plan: &str) -> Vec<String> {
-    let mut steps = Vec::new();
+/// How a step the user left out is marked in the approved plan:
+/// `2. ~~Serialise items~~ (skipped by the user)`.
+pub const SKIPPED_SUFFIX: &str = " (skipped by the user)";
+
+/// Where a top-level numbered step sits in its line: the length of its
+/// number and separator (`12. `, `3) `) and its text.
+fn step_in_line(line: &str) -> Option<(usize, &str)> {
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    let rest = &line[digits..];
+    let text = rest
+        .strip_prefix(". ")
+        .or_else(|| rest.strip_prefix(") "))?
+        .trim();
+    (!text.is_empty()).then_some((digits + 2, text))
+}
+
+/// The byte ranges of the plan's step lines (as [`plan_steps`] finds
+/// them), each with its prefix length and text.
+fn step_lines(plan: &str) -> Vec<(usize, &str, usize, &str)> {
+    // catui's own progress section lists the steps again: not steps.
+    let progress = section_start(plan).map(|start| start..section_end(plan, start));
+    let mut out = Vec::new();
     let mut in_fence = false;
-    for line in without_progress(plan).lines() {
-        if line.trim_start().starts_with("```") {
+    let mut offset = 0;
+    for line in plan.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        if progress.as_ref().is_some_and(|p| p.contains(&start)) {
+            continue;
+        }
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare.trim_start().starts_with("```") {
             in_fence = !in_fence;
             continue;
         }
-        if in_fence || line.starts_with(char::is_whitespace) {
+        if in_fence {
             continue;
         }
-        let digits = line.chars().take_while(char::is_ascii_digit).count();
-        if digits == 0 || digits > 3 {
-            continue;
-        }
-        let rest = &line[digits..];
-        let Some(text) = rest
-            .strip_prefix(". ")
-            .or_else(|| rest.strip_prefix(") "))
-            .map(str::trim)
-        else {
-            continue;
-        };
-        if !text.is_empty() {
-            steps.push(text.to_string());
+        if let Some((prefix, text)) = step_in_line(bare) {
+            out.push((start, bare, prefix, text));
         }
     }
-    steps
+    out
+}
+
+/// The top-level numbered steps of a plan (`1. Do this`, `2) Then that`),
+/// outside code fences and outside the progress section, in order.
+/// Steps the user skipped are included, marked (see [`is_skipped`]).
+pub fn plan_steps(plan: &str) -> Vec<String> {
+    step_lines(plan)
+        .into_iter()
+        .map(|(.., text)| text.to_string())
+        .collect()
+}
+
+/// Whether a step (as [`plan_steps`] returns it) was skipped by the user.
+pub fn is_skipped(step: &str) -> bool {
+    step.ends_with(SKIPPED_SUFFIX)
+}
+
+/// The steps to carry out: [`plan_steps`] without the skipped ones.
+pub fn active_steps(plan: &str) -> Vec<String> {
+    plan_steps(plan)
+        .into_iter()
+        .filter(|s| !is_skipped(s))
+        .collect()
+}
+
+/// Why steps could not be left out of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SkipError {
+    #[error("the plan has no numbered steps, so step {0} cannot be skipped")]
+    NoSteps(usize),
+    #[error("there is no step {number}: the plan's numbered steps are 1 to {count}")]
+    NoSuchStep { number: usize, count: usize },
+    #[error("skipping steps {0} would leave no step of the plan to carry out")]
+    Everything(String),
+}
+
+/// `plan` with the steps numbered in `skip` (1-based, in the order of
+/// [`plan_steps`]) marked as skipped by the user, and the texts of the
+/// steps skipped. Steps already marked stay as they are.
+pub fn skip_steps(plan: &str, skip: &[usize]) -> Result<(String, Vec<String>), SkipError> {
+    let lines = step_lines(plan);
+    let mut wanted: Vec<usize> = skip.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    if let Some(&first) = wanted.first()
+        && lines.is_empty()
+    {
+        return Err(SkipError::NoSteps(first));
+    }
+    if let Some(&bad) = wanted.iter().find(|&&n| n == 0 || n > lines.len()) {
+        return Err(SkipError::NoSuchStep {
+            number: bad,
+            count: lines.len(),
+        });
+    }
+    let left = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, (.., text))| !wanted.contains(&(i + 1)) && !is_skipped(text))
+        .count();
+    if left == 0 && !wanted.is_empty() {
+        let named: Vec<String> = wanted.iter().map(usize::to_string).collect();
+        return Err(SkipError::Everything(named.join(", ")));
+    }
+    let mut out = String::with_capacity(plan.len() + wanted.len() * 32);
+    let mut copied = 0;
+    let mut skipped = Vec::new();
+    for (i, (start, line, prefix, text)) in lines.into_iter().enumerate() {
+        if !wanted.contains(&(i + 1)) || is_skipped(text) {
+            continue;
+        }
+        out.push_str(&plan[copied..start]);
+        out.push_str(&line[..prefix]);
+        out.push_str(&format!("~~{text}~~{SKIPPED_SUFFIX}"));
+        copied = start + line.len();
+        skipped.push(text.to_string());
+    }
+    out.push_str(&plan[copied..]);
+    Ok((out, skipped))
 }
 
 /// `plan` without catui's progress section (what was approved, and what a
@@ -231,6 +329,54 @@ mod tests {
             again.contains("done 2026-12-03 10:00 UTC"),
             "earlier times are kept"
         );
+    }
+
+    #[test]
+    fn skipped_steps_are_marked_and_left_out_of_the_work() {
+        let (marked, skipped) = skip_steps(PLAN, &[2, 2]).unwrap();
+        assert_eq!(skipped, ["Serialise items"]);
+        assert!(
+            marked.contains("\n2) ~~Serialise items~~ (skipped by the user)\n"),
+            "{marked}"
+        );
+        // Everything else is as it was: nested items, fences, sections.
+        assert_eq!(
+            marked.replace(
+                "~~Serialise items~~ (skipped by the user)",
+                "Serialise items"
+            ),
+            PLAN
+        );
+        assert_eq!(plan_steps(&marked).len(), 3);
+        assert_eq!(active_steps(&marked), ["Parse --json", "Add tests"]);
+        // A step already skipped stays as it is when skipped again.
+        let (again, skipped) = skip_steps(&marked, &[2]).unwrap();
+        assert_eq!(again, marked);
+        assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn steps_that_cannot_be_skipped_are_named() {
+        assert_eq!(
+            skip_steps(PLAN, &[4]),
+            Err(SkipError::NoSuchStep {
+                number: 4,
+                count: 3
+            })
+        );
+        assert!(matches!(
+            skip_steps(PLAN, &[0]),
+            Err(SkipError::NoSuchStep { number: 0, .. })
+        ));
+        assert_eq!(
+            skip_steps(PLAN, &[3, 1, 2]),
+            Err(SkipError::Everything("1, 2, 3".into()))
+        );
+        assert_eq!(
+            skip_steps("# P\nno steps\n", &[1]),
+            Err(SkipError::NoSteps(1))
+        );
+        assert_eq!(skip_steps(PLAN, &[]).unwrap(), (PLAN.to_string(), vec![]));
     }
 
     #[test]

@@ -334,8 +334,13 @@ fn snapshot_short_texts() {
     insta::assert_snapshot!("exit_without_plan", exit_reminder(PATH, false));
     insta::assert_snapshot!(
         "plan_file_reference",
-        plan_file_reference(PATH, "# Plan\n1. step")
+        plan_file_reference(PATH, "# Plan\n1. step", false, false)
     );
+    insta::assert_snapshot!(
+        "approved_plan_reference_file_changed",
+        plan_file_reference(PATH, "# Plan\n1. step", true, true)
+    );
+    insta::assert_snapshot!("exit_parked", parked_exit_reminder(PATH));
     insta::assert_snapshot!("auto_mode_exit", auto_mode_exit_reminder());
     insta::assert_snapshot!("enter_result", enter_plan_mode_result(false));
     insta::assert_snapshot!("enter_result_interview", enter_plan_mode_result(true));

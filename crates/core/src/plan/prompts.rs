@@ -281,9 +281,22 @@ pub fn exit_reminder(plan_file_path: &str, plan_exists: bool) -> String {
     reminders::exit(plan_file_path, plan_exists)
 }
 
-/// The plan's content, re-attached after compaction or on resume.
-pub fn plan_file_reference(plan_file_path: &str, plan_content: &str) -> String {
-    reminders::plan_file_reference(plan_file_path, plan_content)
+/// Sent once after the user parked the plan (plan mode ended, nothing
+/// approved).
+pub fn parked_exit_reminder(plan_file_path: &str) -> String {
+    reminders::parked_exit(plan_file_path)
+}
+
+/// The plan re-attached after compaction or on resume: the file's
+/// content, or (`approved`) the revision the user approved, with a warning
+/// when the file no longer holds it (`file_changed`).
+pub fn plan_file_reference(
+    plan_file_path: &str,
+    plan_content: &str,
+    approved: bool,
+    file_changed: bool,
+) -> String {
+    reminders::plan_file_reference(plan_file_path, plan_content, approved, file_changed)
 }
 
 /// Sent once after auto mode was switched off.

@@ -27,7 +27,7 @@ pub struct PlanAttachmentProvider {
     state: Arc<PlanState>,
     files: Arc<PlanFiles>,
     config: PlanModeConfig,
-    /// Sub-agents seen without Write/Edit (their reminder has no plan file).
+    /// Sub-agents without Write/Edit (their reminder has no plan file).
     read_only_agents: Arc<Mutex<HashSet<String>>>,
 }
 
@@ -41,13 +41,24 @@ impl PlanAttachmentProvider {
         }
     }
 
+    /// Records whether the sub-agent `id` can write (Write or Edit): a
+    /// read-only one is reminded to plan in its final answer.
+    pub fn set_sub_agent_writes(&self, id: &str, writes: bool) {
+        let mut read_only = lock(&self.read_only_agents);
+        if writes {
+            read_only.remove(id);
+        } else {
+            read_only.insert(id.to_string());
+        }
+    }
+
     /// The model-facing body of `attachment` (to be wrapped in
     /// `<system-reminder>` by the engine).
     pub fn render(&self, attachment: &Attachment, agent_id: Option<&str>) -> String {
         let path = self.files.path(agent_id);
         let mut options = PromptOptions::new(
             path.to_string_lossy(),
-            path.exists(),
+            self.files.exists(agent_id),
             agent_id.is_some(),
             &self.config,
         );
@@ -59,15 +70,6 @@ impl PlanAttachmentProvider {
 
 impl AttachmentProvider for PlanAttachmentProvider {
     fn attachments(&self, ctx: &AttachmentContext<'_>) -> Vec<Attachment> {
-        if let Some(id) = ctx.agent_id {
-            let writes = ctx.tools.iter().any(|t| t == "Write" || t == "Edit");
-            let mut read_only = lock(&self.read_only_agents);
-            if writes {
-                read_only.remove(id);
-            } else {
-                read_only.insert(id.to_string());
-            }
-        }
         let path = self.files.path(ctx.agent_id);
         let input = PlanAttachmentInput {
             messages: ctx.messages,
@@ -75,7 +77,7 @@ impl AttachmentProvider for PlanAttachmentProvider {
             mode: ctx.mode,
             is_sub_agent: ctx.agent_id.is_some(),
             plan_file_path: &path,
-            plan_exists: path.exists(),
+            plan_exists: self.files.exists(ctx.agent_id),
         };
         let mut out = plan_attachments(&input, &self.state);
         // After auto mode ends, the model must ask again.

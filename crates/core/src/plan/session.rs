@@ -18,8 +18,23 @@ pub struct PlanSession {
     pub provider: Arc<PlanAttachmentProvider>,
     /// The approved plan's steps, bound to the todo list.
     pub steps: super::progress::StepTracker,
-    /// The plan text last shown for approval (for the next request's diff).
-    presented: Mutex<Option<String>>,
+    /// The plan texts shown for approval: the last one (for the next
+    /// request's diff) and the one before it.
+    presented: Mutex<Presented>,
+    /// The next presentation asks again about the same revision (the
+    /// answer named another one): it compares with the one before.
+    asking_again: std::sync::atomic::AtomicBool,
+    /// The last presentation showed the very text presented before it
+    /// (and so rejected): the model is told when it is rejected again.
+    presented_unchanged: std::sync::atomic::AtomicBool,
+    /// The approved text while it is being carried out (kept across
+    /// compaction instead of whatever the file holds then).
+    approved: Mutex<Option<String>>,
+    /// Told about each approved plan (see [`Self::on_approved`]).
+    approval_observers: Mutex<ApprovalObservers>,
+    /// The model for requests made in plan mode and by the Plan agent
+    /// (`planModel`); `None`: the session's model.
+    plan_model: Option<String>,
     /// The plan file changed while its approval was pending: the next
     /// presentation says so (and shows what changed first).
     changed_while_shown: std::sync::atomic::AtomicBool,
@@ -39,6 +54,35 @@ pub struct PlanSession {
     /// Writes the approved revision of a plan (by slug) into the project
     /// (`/plan export`); the session layer provides it.
     exporter: Option<PlanExporter>,
+}
+
+/// A plan the user approved, as the observers of approvals see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovedPlan {
+    pub path: std::path::PathBuf,
+    /// The approved text (skipped steps marked).
+    pub text: String,
+    /// Its SHA-256 ([`plan_hash`]).
+    pub hash: String,
+    /// The texts of the steps the user left out.
+    pub skipped_steps: Vec<String>,
+    /// The mode implementation continues in.
+    pub mode: catui_protocol::PermissionMode,
+    /// The model that implements.
+    pub model: String,
+}
+
+/// Runs when a plan is approved (see [`PlanSession::on_approved`]).
+pub type ApprovalObserver = Arc<dyn Fn(&ApprovedPlan) + Send + Sync>;
+
+/// The observers of approvals.
+#[derive(Clone, Default)]
+struct ApprovalObservers(Vec<ApprovalObserver>);
+
+impl std::fmt::Debug for ApprovalObservers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ApprovalObservers({})", self.0.len())
+    }
 }
 
 /// Writes a plan's approved revision: `(slug, target directory)` -> the
@@ -72,7 +116,12 @@ impl PlanSession {
             config,
             provider,
             steps: Default::default(),
-            presented: Mutex::new(None),
+            presented: Mutex::new(Presented::default()),
+            asking_again: Default::default(),
+            presented_unchanged: Default::default(),
+            approved: Mutex::new(None),
+            approval_observers: Mutex::new(ApprovalObservers::default()),
+            plan_model: None,
             changed_while_shown: Default::default(),
             verification: Mutex::new(None),
             editor,
@@ -81,6 +130,44 @@ impl PlanSession {
             snapshots: false,
             exporter: None,
         }
+    }
+
+    /// Requests in plan mode (and by the Plan agent) use `model`.
+    pub fn with_plan_model(mut self, model: Option<String>) -> Self {
+        self.plan_model = model.filter(|m| !m.trim().is_empty());
+        self
+    }
+
+    /// The planning model, when one is set (`planModel`, `--plan-model`).
+    pub fn plan_model(&self) -> Option<&str> {
+        self.plan_model.as_deref()
+    }
+
+    /// Calls `observer` with every plan the user approves in this session
+    /// (the moment implementation starts), after the mode has changed.
+    pub fn on_approved(&self, observer: ApprovalObserver) {
+        lock(&self.approval_observers).0.push(observer);
+    }
+
+    /// Tells the observers about an approval and keeps the approved text
+    /// for compaction.
+    pub(super) fn approved(&self, plan: &ApprovedPlan) {
+        *lock(&self.approved) = Some(plan.text.clone());
+        let observers = lock(&self.approval_observers).clone();
+        for observer in observers.0 {
+            observer(plan);
+        }
+    }
+
+    /// The approved text being carried out, if any.
+    pub fn approved_text(&self) -> Option<String> {
+        lock(&self.approved).clone()
+    }
+
+    /// Implementation of the approved plan is over (a new plan-mode
+    /// episode, `/clear`, a parked plan).
+    pub fn forget_approved(&self) {
+        *lock(&self.approved) = None;
     }
 
     /// Lets `/plan export` write the approved plan into the project.
@@ -167,51 +254,81 @@ impl PlanSession {
         self.ends_run_at_plan
     }
 
-    /// Remembers `plan` as presented for approval and returns the diff
-    /// against the previously presented (and so rejected) revision.
-    pub fn present_revision(&self, plan: &str) -> Option<String> {
+    /// Remembers `plan` as presented for approval and returns how it
+    /// compares with the previously presented (and so rejected) revision.
+    pub fn present_revision(&self, plan: &str) -> RevisionChange {
         let mut presented = lock(&self.presented);
-        let diff = presented
-            .as_deref()
-            .map(|previous| super::exit::plan_diff(previous, plan))
-            .filter(|d| !d.is_empty());
-        *presented = Some(plan.to_string());
-        diff
+        let again = self
+            .asking_again
+            .swap(false, std::sync::atomic::Ordering::Relaxed);
+        if !again {
+            presented.before = presented.last.take();
+        }
+        let revision = match presented.before.as_deref() {
+            None => RevisionChange::First,
+            Some(previous) if previous == plan => RevisionChange::Unchanged,
+            Some(previous) => RevisionChange::Changed(super::exit::plan_diff(previous, plan)),
+        };
+        self.presented_unchanged.store(
+            revision == RevisionChange::Unchanged,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        presented.last = Some(plan.to_string());
+        revision
+    }
+
+    /// Whether the last presentation repeated the revision shown before it.
+    pub fn presented_unchanged(&self) -> bool {
+        self.presented_unchanged
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The SHA-256 (hex) of the revision last shown for approval: what an
     /// answer approves.
     pub fn presented_hash(&self) -> Option<String> {
-        lock(&self.presented).as_deref().map(plan_hash)
+        lock(&self.presented).last.as_deref().map(plan_hash)
     }
 
-    /// Whether `answer` (the approval's input) approves another text than
-    /// the main plan file holds now. An answer carrying its own edited plan
-    /// approves that text; a plan file that is gone is left to the tool
-    /// call, which refuses.
-    pub fn answer_is_stale(&self, answer: &serde_json::Value) -> bool {
-        let shown = answer
+    /// Whether `answer` (the approval's input) answers another text than
+    /// the one to approve: it names another revision than the one shown
+    /// (its `planHash`), or the main plan file changed since it was shown.
+    /// An answer carrying its own edited plan approves that text; a plan
+    /// file that is gone is left to the tool call, which refuses; a park
+    /// approves nothing and is never stale.
+    pub fn answer_is_stale(&self, answer: &serde_json::Value) -> Staleness {
+        if answer.get("park") == Some(&serde_json::Value::Bool(true)) {
+            return Staleness::Fresh;
+        }
+        let answered = answer
             .get("planHash")
             .and_then(serde_json::Value::as_str)
-            .map(str::to_string)
-            .or_else(|| self.presented_hash());
-        let Some(shown) = shown else {
-            return false;
+            .map(str::to_string);
+        let presented = self.presented_hash();
+        if let (Some(answered), Some(presented)) = (&answered, &presented)
+            && answered != presented
+        {
+            self.asking_again
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return Staleness::AnotherRevision;
+        }
+        let Some(shown) = presented.or(answered) else {
+            return Staleness::Fresh;
         };
         if let Some(edited) = answer.get("plan").and_then(serde_json::Value::as_str)
             && plan_hash(edited) != shown
         {
-            return false;
+            return Staleness::Fresh;
         }
         let stale = self
             .files
             .read(None)
             .is_some_and(|now| plan_hash(&now) != shown);
-        if stale {
-            self.changed_while_shown
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+        if !stale {
+            return Staleness::Fresh;
         }
-        stale
+        self.changed_while_shown
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        Staleness::FileChanged
     }
 
     /// True once after [`Self::answer_is_stale`] found a changed plan: the
@@ -223,7 +340,9 @@ impl PlanSession {
 
     /// Forgets presented revisions (after an approval).
     pub fn clear_revisions(&self) {
-        *lock(&self.presented) = None;
+        *lock(&self.presented) = Presented::default();
+        self.presented_unchanged
+            .store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn set_verification(&self, text: Option<String>) {
@@ -234,6 +353,34 @@ impl PlanSession {
     pub fn take_verification(&self) -> Option<String> {
         lock(&self.verification).take()
     }
+}
+
+/// The texts shown for approval in this plan-mode episode.
+#[derive(Debug, Default)]
+struct Presented {
+    last: Option<String>,
+    before: Option<String>,
+}
+
+/// How a presented revision compares with the one presented before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevisionChange {
+    /// Nothing was presented before (in this plan-mode episode).
+    First,
+    /// The same text as before (which the user rejected).
+    Unchanged,
+    /// Changed: the unified diff from the previous revision.
+    Changed(String),
+}
+
+/// Whether an approval answers the text it would approve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Staleness {
+    Fresh,
+    /// The answer's `planHash` names another revision than the one shown.
+    AnotherRevision,
+    /// The plan file changed after it was shown.
+    FileChanged,
 }
 
 /// The SHA-256 of a plan's text, as lowercase hex: the identity of the
@@ -299,15 +446,19 @@ mod tests {
             PlanModeConfig::default(),
             None,
         );
-        assert_eq!(s.present_revision("a\nb\n"), None);
-        let diff = s.present_revision("a\nc\n").unwrap();
+        assert_eq!(s.present_revision("a\nb\n"), RevisionChange::First);
+        let RevisionChange::Changed(diff) = s.present_revision("a\nc\n") else {
+            panic!("a changed plan has a diff");
+        };
         assert!(diff.contains("-b") && diff.contains("+c"), "{diff}");
+        assert!(!s.presented_unchanged());
         assert_eq!(
             s.present_revision("a\nc\n"),
-            None,
-            "an unchanged plan has no diff"
+            RevisionChange::Unchanged,
+            "an unchanged plan is marked as such"
         );
+        assert!(s.presented_unchanged());
         s.clear_revisions();
-        assert_eq!(s.present_revision("x\n"), None);
+        assert_eq!(s.present_revision("x\n"), RevisionChange::First);
     }
 }

@@ -17,6 +17,8 @@ pub struct PlanState {
     needs_plan_mode_exit_attachment: AtomicBool,
     has_exited_plan_mode_in_session: AtomicBool,
     needs_auto_mode_exit_attachment: AtomicBool,
+    /// The pending exit notice is for a parked plan (nothing approved).
+    exit_was_park: AtomicBool,
     full_reminders_sent: AtomicU32,
     sparse_reminders_sent: AtomicU32,
 }
@@ -32,6 +34,7 @@ impl PlanState {
             &self.needs_plan_mode_exit_attachment,
             &self.has_exited_plan_mode_in_session,
             &self.needs_auto_mode_exit_attachment,
+            &self.exit_was_park,
         ] {
             flag.store(false, Ordering::SeqCst);
         }
@@ -46,6 +49,7 @@ impl PlanState {
     pub fn handle_plan_mode_transition(&self, from: PermissionMode, to: PermissionMode) {
         if to == PermissionMode::Plan && from != PermissionMode::Plan {
             self.set_needs_plan_mode_exit_attachment(false);
+            self.exit_was_park.store(false, Ordering::SeqCst);
         }
         if from == PermissionMode::Plan && to != PermissionMode::Plan {
             self.set_needs_plan_mode_exit_attachment(true);
@@ -57,6 +61,21 @@ impl PlanState {
     pub fn record_plan_approved_exit(&self) {
         self.set_has_exited_plan_mode(true);
         self.set_needs_plan_mode_exit_attachment(true);
+        self.exit_was_park.store(false, Ordering::SeqCst);
+    }
+
+    /// What parking a plan does once plan mode has ended: the exit notice
+    /// says nothing was approved, and entering plan mode again re-attaches
+    /// the parked plan (the re-entry notice).
+    pub fn record_plan_parked(&self) {
+        self.set_has_exited_plan_mode(true);
+        self.set_needs_plan_mode_exit_attachment(true);
+        self.exit_was_park.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the pending exit notice is for a parked plan; cleared.
+    pub fn take_exit_was_park(&self) -> bool {
+        self.exit_was_park.swap(false, Ordering::SeqCst)
     }
 
     pub fn needs_plan_mode_exit_attachment(&self) -> bool {

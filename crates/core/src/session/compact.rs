@@ -18,15 +18,13 @@
 //! messages again. [`super::rebuild_messages`] starts over at a summary, so
 //! a resumed session sees exactly the compacted list.
 
-use std::path::Path;
-
 use catui_protocol::{Attachment, ContentBlock, Message, ModelRequest, Role, ToolChoice, Usage};
 use catui_providers::{ModelClient, ProviderError};
 use tokio_util::sync::CancellationToken;
 
 use super::entry::EntryBody;
 use super::rebuild::{plan_reference_text, summary_message_text};
-use crate::engine::{Compaction, Compactor};
+use crate::engine::{Compaction, Compactor, KeptDocument};
 use crate::plan::attachments::is_human_turn;
 
 /// Human turns kept verbatim after the summary.
@@ -91,13 +89,13 @@ pub struct Compacted {
 
 /// Summarises all but the last turns of `messages` with one request to
 /// `model`. `instructions` (the text after `/compact`) steer the summary;
-/// `plan` (path, content) is attached again after it.
+/// `plan` is attached again after it.
 pub async fn compact(
     client: &dyn ModelClient,
     model: &str,
     messages: &[Message],
     instructions: Option<&str>,
-    plan: Option<(&Path, &str)>,
+    plan: Option<&KeptDocument>,
     cancel: &CancellationToken,
 ) -> Result<Compacted, CompactError> {
     let split = split_point(messages).ok_or(CompactError::NothingToCompact {
@@ -133,17 +131,17 @@ pub async fn compact(
     let mut entries = vec![EntryBody::Summary {
         summary: summary.clone(),
     }];
-    if let Some((path, content)) = plan {
-        let path = path.to_string_lossy().into_owned();
+    if let Some(plan) = plan {
+        let attachment = Attachment::PlanFileReference {
+            plan_file_path: plan.path.to_string_lossy().into_owned(),
+            plan_content: plan.content.clone(),
+            approved: plan.approved,
+            file_changed: plan.file_changed,
+        };
         first
             .content
-            .push(ContentBlock::text(plan_reference_text(&path, content)));
-        entries.push(EntryBody::Attachment {
-            attachment: Attachment::PlanFileReference {
-                plan_file_path: path,
-                plan_content: content.to_string(),
-            },
-        });
+            .push(ContentBlock::text(plan_reference_text(&attachment)));
+        entries.push(EntryBody::Attachment { attachment });
     }
     let mut new_messages = Vec::with_capacity(kept.len() + 1);
     new_messages.push(first);
@@ -250,7 +248,7 @@ impl Compactor for SummaryCompactor {
         model: &str,
         messages: &[Message],
         instructions: Option<&str>,
-        kept_document: Option<(&Path, &str)>,
+        kept_document: Option<&KeptDocument>,
         cancel: &CancellationToken,
     ) -> Result<Compaction, crate::engine::extension::CompactError> {
         use crate::engine::extension::CompactError as Engine;

@@ -102,7 +102,12 @@ async fn compaction_summarises_keeps_last_turns_and_reattaches_the_plan() {
         "claude-test",
         &messages,
         Some("focus on the searches"),
-        Some((plan_path, "# The plan\n1. search")),
+        Some(&crate::engine::KeptDocument {
+            path: plan_path.to_path_buf(),
+            content: "# The plan\n1. search".into(),
+            approved: false,
+            file_changed: false,
+        }),
         &CancellationToken::new(),
     )
     .await

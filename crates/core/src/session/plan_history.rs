@@ -1,14 +1,17 @@
 //! A plan's history as the session transcripts recorded it: each revision
-//! shown for approval (`plan_revision` snapshots) and the revision the user
-//! approved (`plan_approved`, bound to its SHA-256). `catui plans show`
-//! marks the approved revision; `catui plans export` and `/plan export`
-//! copy the approved plan into the repository with the history as a
-//! Markdown appendix.
+//! shown for approval (`plan_revision` snapshots), the revision the user
+//! approved (`plan_approved`, bound to its SHA-256) and the plans the user
+//! parked (`plan_parked`). `catui plans show` marks the approved revision
+//! and a parked plan; `catui plans list` marks parked plans; `catui plans
+//! export` and `/plan export` copy the approved plan into the repository
+//! with the history as a Markdown appendix.
+
+use std::collections::{BTreeMap, HashSet};
 
 use std::path::{Path, PathBuf};
 
 use super::{EntryBody, list_sessions};
-use crate::plan::contract::{PLAN_APPROVED_KEY, PLAN_REVISION_KEY};
+use crate::plan::contract::{PLAN_APPROVED_KEY, PLAN_PARKED_KEY, PLAN_REVISION_KEY};
 use crate::plan::plan_hash;
 use crate::plan::progress::without_progress;
 
@@ -22,6 +25,8 @@ pub struct Revision {
     pub hash: String,
     /// True for the approved revision, false for one shown for approval.
     pub approved: bool,
+    /// True when the user parked this text (nothing approved).
+    pub parked: bool,
 }
 
 /// The revisions of the plan file `{slug}.md`, oldest first, from every
@@ -39,7 +44,8 @@ pub fn revisions(sessions_dir: &Path, slug: &str) -> Vec<Revision> {
                 continue;
             };
             let approved = key == PLAN_APPROVED_KEY;
-            if !(approved || key == PLAN_REVISION_KEY)
+            let parked = key == PLAN_PARKED_KEY;
+            if !(approved || parked || key == PLAN_REVISION_KEY)
                 || Path::new(&path).file_name().and_then(|n| n.to_str()) != Some(&file_name)
             {
                 continue;
@@ -50,11 +56,58 @@ pub fn revisions(sessions_dir: &Path, slug: &str) -> Vec<Revision> {
                 hash: plan_hash(&content),
                 content,
                 approved,
+                parked,
             });
         }
     }
     out.sort_by(|a, b| a.timestamp.cmp(&b.timestamp));
     out
+}
+
+/// The parking of the plan, when that is the last thing that happened to
+/// it (not presented or approved since).
+pub fn parked(revisions: &[Revision]) -> Option<&Revision> {
+    revisions.last().filter(|r| r.parked)
+}
+
+/// The line `catui plans show` adds under a parked plan.
+pub fn parked_note(revisions: &[Revision]) -> Option<String> {
+    let parked = parked(revisions)?;
+    Some(format!(
+        "Parked at {} (session {}): not approved. Pick it up with /plan in that session (catui --resume {}).",
+        parked.timestamp, parked.session_id, parked.session_id
+    ))
+}
+
+/// The slugs of this project's plans that are parked now (see [`parked`]),
+/// reading each transcript once.
+pub fn parked_slugs(sessions_dir: &Path) -> HashSet<String> {
+    // slug -> (timestamp, parked) of its latest plan event
+    let mut last: BTreeMap<String, (String, bool)> = BTreeMap::new();
+    for session in list_sessions(sessions_dir) {
+        let Ok(loaded) = crate::session::transcript::load(&session.path) else {
+            continue;
+        };
+        for entry in loaded.entries {
+            let EntryBody::FileSnapshot { key, path, .. } = entry.body else {
+                continue;
+            };
+            if ![PLAN_APPROVED_KEY, PLAN_PARKED_KEY, PLAN_REVISION_KEY].contains(&key.as_str()) {
+                continue;
+            }
+            let Some(slug) = Path::new(&path).file_stem().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let newer = last.get(slug).is_none_or(|(at, _)| *at <= entry.timestamp);
+            if newer {
+                last.insert(slug.to_string(), (entry.timestamp, key == PLAN_PARKED_KEY));
+            }
+        }
+    }
+    last.into_iter()
+        .filter(|(_, (_, parked))| *parked)
+        .map(|(slug, _)| slug)
+        .collect()
 }
 
 /// The last approved revision, if any.
@@ -90,7 +143,7 @@ pub fn export_text(slug: &str, plan: &str, revisions: &[Revision]) -> String {
     ));
     let mut previous: Option<&str> = None;
     let mut number = 0;
-    for r in revisions {
+    for r in revisions.iter().filter(|r| !r.parked) {
         if previous == Some(r.content.as_str()) {
             // The approval of the revision just shown: mark, don't repeat.
             if r.approved {

@@ -175,6 +175,8 @@ fn recovers_from_the_exit_plan_mode_input() {
                 attachment: Attachment::PlanFileReference {
                     plan_file_path: "/p.md".into(),
                     plan_content: "# From attachment".into(),
+                    approved: false,
+                    file_changed: false,
                 },
             },
         ],
@@ -240,6 +242,8 @@ fn recovers_from_a_user_plan_content() {
                 attachment: Attachment::PlanFileReference {
                     plan_file_path: "/p.md".into(),
                     plan_content: "# From attachment".into(),
+                    approved: false,
+                    file_changed: false,
                 },
             },
         ],
@@ -264,6 +268,8 @@ fn recovers_from_a_plan_file_reference_attachment() {
                 attachment: Attachment::PlanFileReference {
                     plan_file_path: "/p.md".into(),
                     plan_content: "# From attachment".into(),
+                    approved: false,
+                    file_changed: false,
                 },
             },
         ],

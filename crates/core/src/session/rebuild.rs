@@ -26,12 +26,25 @@ pub fn summary_message_text(summary: &str) -> String {
     format!("This session continues an earlier conversation. Summary of it:\n\n{summary}")
 }
 
-/// The `<system-reminder>` block that re-attaches the plan after a summary.
-pub fn plan_reference_text(plan_file_path: &str, plan_content: &str) -> String {
-    crate::plan::attachments::wrap_system_reminder(&crate::plan::prompts::plan_file_reference(
-        plan_file_path,
-        plan_content,
-    ))
+/// The `<system-reminder>` block that re-attaches the plan after a summary
+/// (`attachment` is a `plan_file_reference`).
+pub fn plan_reference_text(attachment: &Attachment) -> String {
+    match attachment {
+        Attachment::PlanFileReference {
+            plan_file_path,
+            plan_content,
+            approved,
+            file_changed,
+        } => crate::plan::attachments::wrap_system_reminder(
+            &crate::plan::prompts::plan_file_reference(
+                plan_file_path,
+                plan_content,
+                *approved,
+                *file_changed,
+            ),
+        ),
+        _ => String::new(),
+    }
 }
 
 /// The messages to send to the model when resuming from `entries`.
@@ -56,17 +69,12 @@ pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
                 just_summarized = true;
             }
             EntryBody::Attachment {
-                attachment:
-                    Attachment::PlanFileReference {
-                        plan_file_path,
-                        plan_content,
-                    },
+                attachment: attachment @ Attachment::PlanFileReference { .. },
             } if after_summary => {
                 if let Some(summary) = messages.last_mut() {
-                    summary.content.push(ContentBlock::text(plan_reference_text(
-                        plan_file_path,
-                        plan_content,
-                    )));
+                    summary
+                        .content
+                        .push(ContentBlock::text(plan_reference_text(attachment)));
                 }
             }
             _ => {}

@@ -122,6 +122,7 @@ impl std::fmt::Display for Fallback {
 pub(super) struct RawSettings {
     pub model: Option<String>,
     pub small_model: Option<String>,
+    pub plan_model: Option<String>,
     pub provider: Option<String>,
     pub permissions: Option<RawPermissions>,
     pub plans_directory: Option<String>,

@@ -91,6 +91,9 @@ impl ProjectMcpAnswers {
 pub struct Settings {
     pub model: Option<String>,
     pub small_model: Option<String>,
+    /// The model for requests made in plan mode and by the Plan agent
+    /// (`planModel`); unset: the session's model.
+    pub plan_model: Option<String>,
     pub provider: Option<String>,
     pub permissions: PermissionSettings,
     /// As written; the plan module resolves it against the project root.
@@ -340,6 +343,7 @@ impl Settings {
         }
         set(&mut self.model, raw.model);
         set(&mut self.small_model, raw.small_model);
+        set(&mut self.plan_model, raw.plan_model);
         set(&mut self.provider, raw.provider);
         set(&mut self.plans_directory, raw.plans_directory);
         set(&mut self.plan_agents, raw.plan_agents);

@@ -203,6 +203,7 @@ fn needs_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
     };
     check(old.model != new.model, "model");
     check(old.small_model != new.small_model, "smallModel");
+    check(old.plan_model != new.plan_model, "planModel");
     check(old.provider != new.provider, "provider");
     check(old.models != new.models, "models");
     check(old.env != new.env, "env");

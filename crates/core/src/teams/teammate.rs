@@ -79,6 +79,8 @@ pub struct TeammateState {
     tool_uses: AtomicU32,
     /// Its latest answers and tool calls, oldest first, for `/team show`.
     recent: Mutex<VecDeque<String>>,
+    /// Its conversation's controls, once it is built (its mode).
+    control: std::sync::OnceLock<crate::engine::EngineControl>,
     /// Poked when a message is written to its inbox in this process.
     pub wake: Notify,
     /// Cancelled to stop it.
@@ -96,6 +98,7 @@ impl TeammateState {
             running: Mutex::new(Vec::new()),
             tool_uses: AtomicU32::new(0),
             recent: Mutex::new(VecDeque::new()),
+            control: std::sync::OnceLock::new(),
             wake: Notify::new(),
             cancel,
         }
@@ -112,6 +115,16 @@ impl TeammateState {
     /// `name@team`.
     pub fn agent_id(&self) -> String {
         super::format_agent_id(&self.spec.name, &self.spec.team)
+    }
+
+    /// Connects the state to its conversation (once, when it is built).
+    pub fn set_control(&self, control: crate::engine::EngineControl) {
+        let _ = self.control.set(control);
+    }
+
+    /// Its permission mode now (`None` before its conversation exists).
+    pub fn permission_mode(&self) -> Option<PermissionMode> {
+        self.control.get().map(|c| c.permission_mode())
     }
 
     pub fn status(&self) -> TeammateStatus {

@@ -232,6 +232,56 @@ impl TypedTool for SendMessageTool {
         format!("SendMessage(to {})", input.to)
     }
 
+    async fn validate_input(
+        &self,
+        input: &SendMessageInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ToolError> {
+        // A conversation in plan mode may not change files, and must not
+        // have a teammate change them for it: while planning it reaches
+        // only the lead and teammates held in plan mode (planModeRequired:
+        // they cannot leave it without an approval), and it cannot approve
+        // a teammate's plan. A teammate in plan mode by choice could leave
+        // it on its own and act on the message.
+        if ctx.permission_mode() != PermissionMode::Plan || input.to == TEAM_LEAD {
+            return Ok(());
+        }
+        let Ok(handle) = team_of(ctx) else {
+            return Ok(());
+        };
+        if input
+            .plan_approval_response
+            .as_ref()
+            .is_some_and(|a| a.approved)
+        {
+            return Err(ToolError::invalid(format!(
+                "You are in plan mode, so you cannot approve {}'s plan: it would start changing files while you are still planning. Reject it with your feedback, or answer once your own plan is approved.",
+                input.to
+            )));
+        }
+        let team = lead_team(handle, input.team.as_deref())?;
+        let Some(member) = handle.manager.member(&team, &input.to) else {
+            return Ok(());
+        };
+        let held = member.spec.plan_mode_required
+            && member.permission_mode() == Some(PermissionMode::Plan);
+        if held {
+            return Ok(());
+        }
+        let mode = member
+            .permission_mode()
+            .map_or_else(|| "unknown".to_string(), |m| m.to_string());
+        Err(ToolError::invalid(format!(
+            "You are in plan mode, and {to} could act on a message (its mode is {mode}{by_choice}), so it was not sent: nothing may change while you are planning. While planning you can message the lead and teammates held in plan mode until their plan is approved (planModeRequired); message {to} once your plan is approved.",
+            to = input.to,
+            by_choice = if member.permission_mode() == Some(PermissionMode::Plan) {
+                ", by its own choice, which it may leave at any time"
+            } else {
+                ""
+            },
+        )))
+    }
+
     async fn call(
         &self,
         input: SendMessageInput,

@@ -80,6 +80,22 @@ pub type TodoObserverFn = dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send
 #[derive(Debug, Clone, Default)]
 pub struct CallingMessageText(pub String);
 
+/// The tool calls of the assistant message being run, in order, as
+/// `(tool_use id, tool name)`: a tool whose calls must not be repeated
+/// within one message (ExitPlanMode) finds its earlier calls here.
+#[derive(Debug, Clone, Default)]
+pub struct CallingMessageCalls(pub Vec<(String, String)>);
+
+impl CallingMessageCalls {
+    /// The id of the message's first call of `tool`.
+    pub fn first_of(&self, tool: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(_, name)| name == tool)
+            .map(|(id, _)| id.as_str())
+    }
+}
+
 /// A map from a type to one value of that type, shared by clones of a
 /// [`ToolContext`] until one of them inserts (copy on write). This is how
 /// plan mode, teams and sub-agents reach their tools without the tools
@@ -132,6 +148,16 @@ pub trait SessionHooks: Send + Sync {
     /// catui replaced the todo list itself (not a TodoWrite call the front
     /// ends saw): show them the new list.
     fn todos_set(&self, _todos: &[TodoItem]) {}
+    /// Once the current tool calls are answered, end the handling of the
+    /// current input with this result (the user parked the plan).
+    fn end_run(&self, _subtype: catui_protocol::stream_json::ResultSubtype, _result: String) {}
+    /// The conversation's model: what its next request uses outside plan
+    /// mode (a switch already asked for included).
+    fn model(&self) -> String {
+        String::new()
+    }
+    /// Switches the conversation's model from its next request on.
+    fn set_model(&self, _model: &str) {}
 }
 
 /// A shared [`SessionHooks`] (with a `Debug` that prints nothing secret).

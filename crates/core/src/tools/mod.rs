@@ -32,8 +32,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use context::{
-    CallingMessageText, ContextValues, FileStamp, SessionHandle, SessionHooks, TodoObserver,
-    ToolContext,
+    CallingMessageCalls, CallingMessageText, ContextValues, FileStamp, SessionHandle, SessionHooks,
+    TodoObserver, ToolContext,
 };
 pub use registry::ToolRegistry;
 pub use todo_write::{TodoItem, TodoStatus};
@@ -151,7 +151,12 @@ pub trait TypedTool: Send + Sync + 'static {
     }
     /// The tool result when the user declines the call, when the tool has a
     /// more precise one than the generic text.
-    fn denied_result(&self, _input: &Self::Input, _feedback: &str) -> Option<String> {
+    fn denied_result(
+        &self,
+        _input: &Self::Input,
+        _feedback: &str,
+        _ctx: &ToolContext,
+    ) -> Option<String> {
         None
     }
     /// The one-line summary shown to the user for a declined call, when
@@ -199,7 +204,7 @@ pub trait PreparedCall: Send + Sync {
     fn summary(&self) -> String;
     async fn validate(&self, ctx: &ToolContext) -> Result<(), ToolError>;
     fn permission_input(&self, ctx: &ToolContext) -> Option<Value>;
-    fn denied_result(&self, feedback: &str) -> Option<String>;
+    fn denied_result(&self, feedback: &str, ctx: &ToolContext) -> Option<String>;
     fn denied_summary(&self, _feedback: &str) -> Option<String> {
         None
     }
@@ -237,8 +242,8 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     fn permission_input(&self, ctx: &ToolContext) -> Option<Value> {
         self.tool.permission_input(&self.input, ctx)
     }
-    fn denied_result(&self, feedback: &str) -> Option<String> {
-        self.tool.denied_result(&self.input, feedback)
+    fn denied_result(&self, feedback: &str, ctx: &ToolContext) -> Option<String> {
+        self.tool.denied_result(&self.input, feedback, ctx)
     }
     fn denied_summary(&self, feedback: &str) -> Option<String> {
         self.tool.denied_summary(&self.input, feedback)

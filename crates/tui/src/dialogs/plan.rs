@@ -1,9 +1,13 @@
 //! The plan approval dialog for `ExitPlanMode` ("Exit plan mode?"): the
 //! plan rendered as Markdown in a scrollable pane with its path, the diff
 //! against the last rejected revision (toggled with `d`), and the choices
-//! of the approval dialog: approve with auto-accepted edits, approve with manual edits,
-//! or keep planning with feedback. Ctrl+G edits the plan in the external
-//! editor; an edited plan is what a later "Yes" approves.
+//! of the approval dialog: approve with auto-accepted edits, approve with
+//! manual edits, keep planning with feedback, approve into a fresh
+//! conversation, or park the plan for later. Ctrl+G edits the plan in the
+//! external editor; an edited plan is what a later "Yes" approves. `s`
+//! picks the steps to carry out and `m` the model that implements
+//! ([`super::plan_steps`]). Every answer is a
+//! [`ApprovalDecision`](catui_core::plan::decision::ApprovalDecision).
 //!
 //! The same dialog reviews a teammate's plan for the lead: approve
 //! (the teammate leaves plan mode), reject with feedback (it keeps
@@ -11,7 +15,7 @@
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
 use catui_core::teams::manager::PlanReviewRequest;
-use catui_core::teams::{PlanDecision, format_agent_id};
+use catui_core::teams::{PlanDecision as LeadDecision, format_agent_id};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -21,6 +25,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use serde_json::{Value, json};
 
 use super::plan_review::Review;
+use super::plan_steps::Steps;
 use super::{
     DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
     wrapped_height,
@@ -28,15 +33,17 @@ use super::{
 use crate::diff::diff_lines;
 use crate::input::InputBox;
 use crate::markdown::markdown_lines;
-use catui_core::plan::review::review_feedback;
+use catui_core::plan::decision::ApprovalDecision;
+use catui_protocol::PermissionMode;
 
 pub const TITLE: &str = "Exit plan mode?";
 const FEEDBACK_LABEL: &str = "  What should change? ";
-const OPTIONS: [&str; 4] = [
+const OPTIONS: [&str; 5] = [
     "Yes, and auto-accept edits",
     "Yes, and manually approve edits",
     "No, keep planning",
     "Yes, clear the conversation and auto-accept edits",
+    "Not now: park the plan (nothing is approved)",
 ];
 
 /// State of one plan approval.
@@ -62,6 +69,10 @@ pub struct PlanDialog {
     /// The plan changed while the user was reviewing it (catui presents
     /// it again, opened on its changes).
     pub changed: bool,
+    /// The same text the user sent back before (`planUnchanged`).
+    pub unchanged: bool,
+    /// The steps to carry out and the implementing model (`s`, `m`).
+    pub steps: Box<Steps>,
 }
 
 impl PlanDialog {
@@ -77,8 +88,12 @@ impl PlanDialog {
         let path = field("planFilePath").unwrap_or_default();
         let diff = field("planDiff").filter(|d| !d.trim().is_empty());
         let changed = request.input.get("planChanged") == Some(&Value::Bool(true));
+        let unchanged = request.input.get("planUnchanged") == Some(&Value::Bool(true));
+        let steps = Box::new(Steps::new(&plan, field("model")));
         Self {
             request,
+            steps,
+            unchanged,
             plan,
             path,
             show_diff: changed && diff.is_some(),
@@ -145,6 +160,7 @@ impl PlanDialog {
             return;
         }
         if text != self.plan {
+            self.steps.replan(&text);
             self.plan = text;
             self.edited = true;
             self.show_diff = false;
@@ -153,21 +169,17 @@ impl PlanDialog {
         self.error = None;
     }
 
-    /// `mode`: the mode to restore after approval; `null` means the mode
-    /// that was active before plan mode (prePlanMode).
-    fn approve(&self, mode: Value) -> DialogOutcome {
-        let mut input = match &self.request.input {
-            Value::Object(map) => Value::Object(map.clone()),
-            _ => json!({}),
+    /// Approves, continuing in `mode` (`None`: the mode that was active
+    /// before plan mode), with the steps and model the user picked.
+    fn approve(&self, mode: Option<PermissionMode>, clear_context: bool) -> DialogOutcome {
+        let decision = ApprovalDecision {
+            clear_context,
+            skip_steps: self.steps.skip_steps(),
+            model: self.steps.chosen_model(),
+            edited_plan: self.edited.then(|| self.plan.clone()),
+            ..ApprovalDecision::approve(mode)
         };
-        input["mode"] = mode;
-        if self.edited {
-            input["plan"] = json!(self.plan);
-        }
-        DialogOutcome::Answer(PermissionAnswer::Allow {
-            updated_input: Some(input),
-            updated_permissions: None,
-        })
+        DialogOutcome::Answer(decision.into_answer(&self.request.input))
     }
 
     fn reject(&self) -> DialogOutcome {
@@ -176,20 +188,28 @@ impl PlanDialog {
             .as_ref()
             .map(|f| f.text().trim().to_string())
             .unwrap_or_default();
-        let message = review_feedback(&self.plan, &message, &self.review.comments);
+        let decision = ApprovalDecision {
+            comments: self.review.comments.clone(),
+            edited_plan: self.edited.then(|| self.plan.clone()),
+            ..ApprovalDecision::keep_planning(message)
+        };
+        let answer = decision.into_answer(&self.request.input);
         if self.teammate.is_some() {
-            return DialogOutcome::Review(Some(PlanDecision {
+            let PermissionAnswer::Deny { message } = answer else {
+                return DialogOutcome::Pending;
+            };
+            return DialogOutcome::Review(Some(LeadDecision {
                 approved: false,
                 feedback: (!message.is_empty()).then_some(message),
             }));
         }
-        DialogOutcome::Answer(PermissionAnswer::Deny { message })
+        DialogOutcome::Answer(answer)
     }
 
     fn choose(&mut self, choice: usize) -> DialogOutcome {
         if self.teammate.is_some() {
             return match choice {
-                0 => DialogOutcome::Review(Some(PlanDecision {
+                0 => DialogOutcome::Review(Some(LeadDecision {
                     approved: true,
                     feedback: None,
                 })),
@@ -198,23 +218,12 @@ impl PlanDialog {
             };
         }
         match choice {
-            0 => self.approve(json!("acceptEdits")),
-            1 => self.approve(Value::Null),
-            3 => match self.approve(json!("acceptEdits")) {
-                // Implementation starts in a fresh conversation holding
-                // the approved plan.
-                DialogOutcome::Answer(PermissionAnswer::Allow {
-                    updated_input: Some(mut input),
-                    updated_permissions,
-                }) => {
-                    input["clearContext"] = json!(true);
-                    DialogOutcome::Answer(PermissionAnswer::Allow {
-                        updated_input: Some(input),
-                        updated_permissions,
-                    })
-                }
-                other => other,
-            },
+            0 => self.approve(Some(PermissionMode::AcceptEdits), false),
+            1 => self.approve(None, false),
+            // Implementation starts in a fresh conversation holding the
+            // approved plan.
+            3 => self.approve(Some(PermissionMode::AcceptEdits), true),
+            4 => DialogOutcome::Answer(ApprovalDecision::park("").into_answer(&self.request.input)),
             _ => self.open_feedback(),
         }
     }
@@ -231,6 +240,10 @@ impl PlanDialog {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if self.review.active() {
             self.review.handle_key(key, self.plan.lines().count());
+            return DialogOutcome::Pending;
+        }
+        if self.steps.active() {
+            self.steps.handle_key(key);
             return DialogOutcome::Pending;
         }
         match key.code {
@@ -259,13 +272,18 @@ impl PlanDialog {
         }
         let last = self.options().len() - 1;
         match key.code {
-            KeyCode::Char(c @ '1'..='4') if (c as usize - '1' as usize) <= last => {
+            KeyCode::Char(c @ '1'..='5') if (c as usize - '1' as usize) <= last => {
                 return self.choose(c as usize - '1' as usize);
             }
             KeyCode::Char('c') if self.teammate.is_none() => {
                 self.show_diff = false;
                 self.review.start();
             }
+            KeyCode::Char('s') if self.teammate.is_none() => {
+                self.show_diff = false;
+                self.steps.start();
+            }
+            KeyCode::Char('m') if self.teammate.is_none() => self.steps.edit_model(),
             KeyCode::Char('d') if self.diff.is_some() => self.show_diff = !self.show_diff,
             KeyCode::Char('j') => self.scroll += 1,
             KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
@@ -280,6 +298,9 @@ impl PlanDialog {
     fn pane_rows(&self, width: usize) -> Vec<Line<'static>> {
         if self.review.active() {
             return self.review.pane_rows(&self.plan, width).0;
+        }
+        if self.steps.cursor.is_some() {
+            return self.steps.pane_rows(width);
         }
         match (&self.diff, self.show_diff) {
             (Some(diff), true) => diff_lines(diff, width, usize::MAX),
@@ -301,6 +322,15 @@ impl PlanDialog {
                 Style::default().fg(Color::Yellow),
             ));
         }
+        if self.unchanged {
+            rows.push(Line::styled(
+                "This is the same plan you sent back: it has not changed since.",
+                Style::default().fg(Color::Yellow),
+            ));
+        }
+        if self.teammate.is_none() {
+            rows.extend(self.steps.rows());
+        }
         rows.push(Line::raw(question));
         rows.extend(option_rows(&self.options(), self.selected));
         let mut field_at = None;
@@ -314,9 +344,12 @@ impl PlanDialog {
         if let Some(review) = self.review.hint() {
             rows.push(Line::styled(review, Style::default().fg(Color::Yellow)));
         }
+        if let Some(steps) = self.steps.hint() {
+            rows.push(Line::styled(steps, Style::default().fg(Color::Yellow)));
+        }
         let mut hint = String::new();
         if self.teammate.is_none() {
-            hint.push_str("ctrl-g edit plan · c comment on a line · ");
+            hint.push_str("ctrl-g edit plan · c comment on a line · s choose steps · m model · ");
         }
         if self.diff.is_some() {
             hint.push_str(if self.show_diff {

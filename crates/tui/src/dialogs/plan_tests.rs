@@ -95,7 +95,7 @@ fn a_teammates_plan_is_approved_rejected_with_feedback_or_handed_on() {
     );
     assert_eq!(
         d.handle_key(key(KeyCode::Enter)),
-        DialogOutcome::Review(Some(PlanDecision {
+        DialogOutcome::Review(Some(LeadDecision {
             approved: true,
             feedback: None
         }))
@@ -111,7 +111,7 @@ fn a_teammates_plan_is_approved_rejected_with_feedback_or_handed_on() {
     }
     assert_eq!(
         d.handle_key(key(KeyCode::Enter)),
-        DialogOutcome::Review(Some(PlanDecision {
+        DialogOutcome::Review(Some(LeadDecision {
             approved: false,
             feedback: Some("split step 2".into())
         }))
@@ -129,9 +129,50 @@ fn a_teammates_plan_is_approved_rejected_with_feedback_or_handed_on() {
     );
     assert_eq!(
         d.handle_key(key(KeyCode::Esc)),
-        DialogOutcome::Review(Some(PlanDecision {
+        DialogOutcome::Review(Some(LeadDecision {
             approved: false,
             feedback: None
         }))
     );
+}
+
+#[test]
+fn park_skipped_steps_and_the_model_are_part_of_the_answer() {
+    let request = |plan: &str| {
+        PlanDialog::new(PermissionRequest {
+            tool_use_id: "t1".into(),
+            tool_name: "ExitPlanMode".into(),
+            input: json!({"plan": plan, "planFilePath": "/p/plan.md", "model": "big"}),
+            reason: String::new(),
+            agent_id: None,
+            suggestion: None,
+        })
+    };
+    // 5: park, nothing approved.
+    let v = allowed_input(request("# P\n1. a\n2. b\n").handle_key(key(KeyCode::Char('5'))));
+    assert_eq!(v["park"], true);
+    assert!(v.get("mode").is_none(), "{v}");
+
+    // s: step 2 left out; m: another model; then approve.
+    let mut d = request("# P\n1. a\n2. b\n");
+    d.handle_key(key(KeyCode::Char('s')));
+    d.handle_key(key(KeyCode::Down));
+    d.handle_key(key(KeyCode::Char(' ')));
+    d.handle_key(key(KeyCode::Esc));
+    d.handle_key(key(KeyCode::Char('m')));
+    d.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    for c in "small".chars() {
+        d.handle_key(key(KeyCode::Char(c)));
+    }
+    d.handle_key(key(KeyCode::Enter));
+    let v = allowed_input(d.handle_key(key(KeyCode::Char('1'))));
+    assert_eq!(v["skip_steps"], json!([2]));
+    assert_eq!(v["model"], "small");
+    assert_eq!(v["mode"], "acceptEdits");
+    assert!(v.get("park").is_none(), "{v}");
+
+    // Without changes the shown model is no choice.
+    let v = allowed_input(request("# P\n1. a\n").handle_key(key(KeyCode::Char('2'))));
+    assert!(v.get("model").is_none(), "{v}");
+    assert!(v.get("skip_steps").is_none(), "{v}");
 }

@@ -100,15 +100,45 @@ You have left plan mode. You may now edit files, run tools and take actions, wit
     )
 }
 
-/// The plan re-attached after compaction or on resume.
-pub(crate) fn plan_file_reference(plan_file_path: &str, plan_content: &str) -> String {
+/// Once, after the user parked the plan: plan mode ended without approval.
+pub(crate) fn parked_exit(plan_file_path: &str) -> String {
     format!(
-        "{MARKER_PLAN_FILE_REFERENCE}
+        "{MARKER_PLAN_MODE_EXIT}
+Plan mode has ended because the user parked the plan at {plan_file_path} for later. Nothing in it was approved: do not implement that plan or any part of it unless the user asks you to. Work on what the user asks now, within what the current permission mode allows."
+    )
+}
+
+/// The plan re-attached after compaction or on resume.
+pub(crate) fn plan_file_reference(
+    plan_file_path: &str,
+    plan_content: &str,
+    approved: bool,
+    file_changed: bool,
+) -> String {
+    if !approved {
+        return format!(
+            "{MARKER_PLAN_FILE_REFERENCE}
 A plan from plan mode is stored at {plan_file_path}. Its current content:
 
 {plan_content}
 
 If this plan is relevant to the current work and not finished yet, keep following it."
+        );
+    }
+    let changed = if file_changed {
+        format!(
+            "\n\nThe plan file {plan_file_path} has changed since the user approved it, so it no longer holds this text. The approved text above is what the user agreed to: follow it, and do not treat additions or changes made to the file since as approved. If they matter, tell the user and ask."
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{MARKER_PLAN_FILE_REFERENCE}
+You are carrying out a plan the user approved (stored at {plan_file_path}). The approved plan:
+
+{plan_content}{changed}
+
+Keep following it until it is done."
     )
 }
 

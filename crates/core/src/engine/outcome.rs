@@ -1,0 +1,76 @@
+//! How the handling of one input ends ([`TurnOutcome`]), and what the
+//! session's model requests have used and cost so far.
+
+use std::time::{Duration, Instant};
+
+use catui_protocol::Usage;
+use catui_protocol::stream_json::ResultSubtype;
+
+use super::{Engine, SessionCost, TurnOutcome};
+
+impl Engine {
+    pub(super) fn interrupted(
+        &self,
+        num_turns: u32,
+        usage: Usage,
+        started: Instant,
+    ) -> TurnOutcome {
+        self.outcome(
+            ResultSubtype::ErrorDuringExecution,
+            "Interrupted by the user.".into(),
+            num_turns,
+            usage,
+            started,
+        )
+    }
+
+    pub(super) fn outcome(
+        &self,
+        subtype: ResultSubtype,
+        result: String,
+        num_turns: u32,
+        usage: Usage,
+        started: Instant,
+    ) -> TurnOutcome {
+        TurnOutcome {
+            is_error: !matches!(subtype, ResultSubtype::Success | ResultSubtype::PlanReady),
+            subtype,
+            result,
+            num_turns,
+            duration_ms: started.elapsed().as_millis() as u64,
+            usage,
+            cost: self.cost(),
+            permission_mode: self.permission_mode(),
+            plan_file: self.plan_file(),
+            view: None,
+        }
+    }
+
+    /// Time the session's model requests have taken so far.
+    pub(super) fn api_time(&self) -> Duration {
+        self.client
+            .ledger()
+            .map(|l| l.api_time())
+            .unwrap_or_default()
+    }
+
+    /// The session's cost so far and this input's model time.
+    pub fn cost(&self) -> SessionCost {
+        let Some(ledger) = self.client.ledger() else {
+            return SessionCost::default();
+        };
+        SessionCost {
+            api_duration_ms: ledger
+                .api_time()
+                .saturating_sub(self.api_time_at_input)
+                .as_millis() as u64,
+            total_cost_usd: ledger.total_cost_usd(),
+            model_usage: ledger.models(),
+        }
+    }
+
+    /// The usage ledger the session's client keeps, if any.
+    pub fn ledger(&self) -> Option<&catui_providers::UsageLedger> {
+        self.client.ledger()
+    }
+}
