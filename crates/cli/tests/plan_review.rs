@@ -129,10 +129,19 @@ fn approval_is_bound_to_the_presented_text() {
     );
     assert!(text.contains("+2. Delete the database"), "{text}");
 
-    // A plan that was never approved is not exported.
-    let (code, _, err) = run(&sb, &["plans", "export", "no-such-plan"]);
+    // A plan that was never approved is not exported; a name that is no
+    // plan at all is said to be none.
+    std::fs::write(
+        sb.config().join("plans/drafted-never-shown.md"),
+        "# Draft\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(&sb, &["plans", "export", "drafted-never-shown"]);
     assert_eq!(code, 2);
     assert!(err.contains("never approved"), "{err}");
+    let (code, _, err) = run(&sb, &["plans", "export", "no-such-plan"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("there is no plan 'no-such-plan'"), "{err}");
 }
 
 /// A plan that keeps changing under review is presented again three

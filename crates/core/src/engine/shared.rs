@@ -96,9 +96,9 @@ pub struct EngineControl {
     pub(super) shared: Arc<Shared>,
 }
 
-impl std::fmt::Debug for EngineControl {
+impl std::fmt::Debug for WeakEngineControl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("EngineControl")
+        f.write_str("WeakEngineControl")
     }
 }
 
@@ -113,6 +113,11 @@ impl WeakEngineControl {
         if let Some(shared) = self.0.upgrade() {
             EngineControl { shared }.interrupt();
         }
+    }
+
+    /// The conversation's permission mode, while it lives.
+    pub fn permission_mode(&self) -> Option<PermissionMode> {
+        self.0.upgrade().map(|shared| shared.permissions().mode)
     }
 }
 

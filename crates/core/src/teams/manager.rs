@@ -302,7 +302,7 @@ impl TeamManager {
         if let Some(make) = &self.setup.teammate_attachments {
             engine.add_attachment_provider(make());
         }
-        state.set_control(engine.control());
+        state.set_control(&engine.control());
         let lead_events = self.setup.services.events.clone();
         let on_error = move |text: String| {
             let _ = lead_events.send(EngineEvent::Notification {

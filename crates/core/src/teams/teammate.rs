@@ -79,8 +79,9 @@ pub struct TeammateState {
     tool_uses: AtomicU32,
     /// Its latest answers and tool calls, oldest first, for `/team show`.
     recent: Mutex<VecDeque<String>>,
-    /// Its conversation's controls, once it is built (its mode).
-    control: std::sync::OnceLock<crate::engine::EngineControl>,
+    /// Its conversation's controls, once it is built (its mode). Weak: the
+    /// state outlives the conversation, which must end with its task.
+    control: std::sync::OnceLock<crate::engine::WeakEngineControl>,
     /// Poked when a message is written to its inbox in this process.
     pub wake: Notify,
     /// Cancelled to stop it.
@@ -118,13 +119,14 @@ impl TeammateState {
     }
 
     /// Connects the state to its conversation (once, when it is built).
-    pub fn set_control(&self, control: crate::engine::EngineControl) {
-        let _ = self.control.set(control);
+    pub fn set_control(&self, control: &crate::engine::EngineControl) {
+        let _ = self.control.set(control.downgrade());
     }
 
-    /// Its permission mode now (`None` before its conversation exists).
+    /// Its permission mode now (`None` before its conversation exists or
+    /// after it ended).
     pub fn permission_mode(&self) -> Option<PermissionMode> {
-        self.control.get().map(|c| c.permission_mode())
+        self.control.get().and_then(|c| c.permission_mode())
     }
 
     pub fn status(&self) -> TeammateStatus {
