@@ -104,6 +104,42 @@ fn plan_approved_with_updated_input_mode() {
     sdk_cases::plan_approval(scenario, "plan_input_mode");
 }
 
+/// The SDK's answer path for a plan (issue 35): a stale `planHash` is
+/// asked again, `park` parks without approving, and `skip_steps`, `model`
+/// and `mode` approve part of the plan for another model.
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn plan_answers_through_the_sdk_are_checked_parked_and_partial() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        common::writes_plan_then_exits(
+            &format!("{}/plans/", sb.config().display()),
+            "# Plan\n\n1. Parse the flag\n2. Print JSON\n",
+        )
+        .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+        .turn(Turn::text("Done without step 2.")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "plan_answers");
+    assert_eq!(facts["approved"], "Done without step 2.");
+    assert_eq!(facts["models"], json!(["builder-model", "test-model"]));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 4, "the park ended the first input");
+    let (parked, is_error) = result_of(&reqs[2], "x");
+    assert!(
+        !is_error && parked.contains("Nothing was approved"),
+        "{parked}"
+    );
+    assert!(parked.contains("after the release"), "{parked}");
+    let (approved, is_error) = result_of(&reqs[3], "x2");
+    assert!(!is_error, "{approved}");
+    assert!(
+        approved.contains("2. ~~Print JSON~~ (skipped by the user)"),
+        "{approved}"
+    );
+    assert_eq!(reqs[3].model(), "builder-model");
+}
+
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn control_requests_are_answered() {

@@ -156,6 +156,42 @@ async def plan_mode(how):
     report(modes=modes)
 
 
+async def plan_answers():
+    """The SDK's answer path for a plan: a stale planHash is asked again,
+    `park` (in updatedInput: the SDK's deny carries only a message) parks,
+    and skip_steps / model / mode approve part of the plan."""
+    asked = []
+
+    async def can_use_tool(tool_name, tool_input, context):
+        assert tool_name == "ExitPlanMode", tool_name
+        asked.append({"input": tool_input, "reason": context.decision_reason})
+        if len(asked) == 1:
+            return PermissionResultAllow(updated_input={**tool_input, "planHash": "0" * 64})
+        if len(asked) == 2:
+            return PermissionResultAllow(
+                updated_input={**tool_input, "park": True, "note": "after the release"})
+        return PermissionResultAllow(updated_input={
+            **tool_input, "skip_steps": [2], "model": "builder-model", "mode": "acceptEdits"})
+
+    async with ClaudeSDKClient(
+            options=options(permission_mode="plan", can_use_tool=can_use_tool)) as client:
+        await client.query("Plan it")
+        parked = result_of(await collect(client))
+        await client.query("/plan")
+        entered = result_of(await collect(client))
+        await client.query("Present it again")
+        approved = result_of(await collect(client))
+    assert len(asked) == 3, asked
+    assert asked[0]["input"]["model"] == "test-model", asked[0]
+    assert asked[1]["input"]["planHash"] == asked[0]["input"]["planHash"], asked
+    assert "another revision" in (asked[1]["reason"] or ""), asked[1]
+    assert parked.subtype == "success" and parked.result.startswith("Plan parked"), parked
+    assert entered.result == "Enabled plan mode", entered
+    assert approved.subtype == "success", approved
+    report(parked=parked.result, approved=approved.result,
+           models=sorted((approved.model_usage or {}).keys()))
+
+
 async def controls():
     async with ClaudeSDKClient(options=options()) as client:
         info = await client.get_server_info()
@@ -373,6 +409,7 @@ SCENARIOS = {
     "can_use_tool": can_use_tool,
     "plan_set_mode": lambda: plan_mode("setMode"),
     "plan_input_mode": lambda: plan_mode("updatedInput"),
+    "plan_answers": plan_answers,
     "controls": controls,
     "interrupt": interrupt,
     "hooks": hooks,
