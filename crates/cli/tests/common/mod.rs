@@ -335,3 +335,25 @@ pub fn sdk_plan_script(sb: &Sandbox) -> (catui_testkit::Script, PathBuf) {
         .turn(Turn::text("Built."));
     (script, target)
 }
+
+/// Answers the permission prompt `ask` with `allow` and `updated`.
+pub fn allow(ask: &Value, updated: Value) -> Value {
+    serde_json::json!({"type":"control_response","response":{"subtype":"success","request_id":ask["request_id"],
+        "response":{"behavior":"allow","updatedInput":updated}}})
+}
+
+/// Answers the permission prompt `ask` with `deny` and the fields of
+/// `body` (`message`, `park`, `comments`).
+pub fn deny(ask: &Value, body: Value) -> Value {
+    let mut response = serde_json::json!({"behavior":"deny"});
+    if let (Value::Object(r), Value::Object(b)) = (&mut response, body) {
+        r.extend(b);
+    }
+    serde_json::json!({"type":"control_response","response":{"subtype":"success","request_id":ask["request_id"],
+        "response":response}})
+}
+
+/// The plans directory of `sb`, as the model sees it in its reminders.
+pub fn plans_dir(sb: &Sandbox) -> String {
+    format!("{}/plans/", sb.config().display())
+}
