@@ -267,7 +267,9 @@ fn compaction_pins_the_approved_plan() {
             .turn(Turn::text("Second answer.").when(move |r| !summary(r)))
             .turn(Turn::text("Third answer.").when(move |r| !summary(r)))
             .turn(Turn::text("The summary of the work so far.").when(summary))
-            .turn(Turn::text("Carrying on.").when(move |r| !summary(r))),
+            .turn(Turn::text("Carrying on.").when(move |r| !summary(r)))
+            .turn(Turn::text("The summary after the resume.").when(summary))
+            .turn(Turn::text("Resumed and carrying on.").when(move |r| !summary(r))),
     )
     .unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
@@ -317,6 +319,19 @@ fn compaction_pins_the_approved_plan() {
         .unwrap();
     assert_eq!(reference["attachment"]["approved"], true, "{reference}");
     assert_eq!(reference["attachment"]["fileChanged"], true, "{reference}");
+
+    // A resumed session still carries out the approved text.
+    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
+    s.send_user("/compact");
+    assert_eq!(s.wait_type("result")["is_error"], false);
+    s.send_user("after the resume");
+    assert_eq!(s.wait_type("result")["result"], "Resumed and carrying on.");
+    s.finish();
+    let reqs = server.requests();
+    let first = serde_json::to_string(&reqs.last().unwrap().messages()[0]).unwrap();
+    assert!(first.contains("The summary after the resume."), "{first}");
+    assert!(first.contains("1. Build the parser"), "{first}");
+    assert!(!first.contains("ALSO rm -rf"), "{first}");
 }
 
 /// Item 5: the same plan presented again after a rejection is marked as

@@ -272,6 +272,9 @@ pub struct Session {
     pub services: Arc<SessionServices>,
     /// The session's MCP servers (connecting in the background).
     pub mcp: crate::mcp::McpManager,
+    /// The main conversation's plan mode (e.g. to follow approvals with
+    /// [`PlanSession::on_approved`]).
+    pub plan: Arc<PlanSession>,
 }
 
 /// Builds a [`Session`]. Production and tests use the same path; the
@@ -572,6 +575,9 @@ impl SessionBuilder {
                     &env,
                 )),
         );
+        if let Some(r) = &resumed {
+            resume::restore_approved_plan(r, &plan);
+        }
         if settings.sandbox == Some(true) {
             let mut writable = permissions.working_dirs.clone();
             writable.push(std::env::temp_dir());
@@ -776,6 +782,7 @@ impl SessionBuilder {
             team,
             services,
             mcp,
+            plan,
         })
     }
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 use catui_protocol::PermissionMode;
 
 use super::Resume;
-use crate::plan::PlanFiles;
+use crate::plan::contract::{PLAN_APPROVED_KEY, PLAN_PARKED_KEY, PLAN_REVISION_KEY};
+use crate::plan::{PlanFiles, PlanSession};
 use crate::session::{self, PlanRestore, ResumedSession, SessionLock, SessionLockError};
 use crate::tools::ToolContext;
 
@@ -154,5 +155,37 @@ pub fn restore_tool_state(resumed: &ResumedSession, ctx: &ToolContext) {
         && let Ok(items) = serde_json::from_value(todos.clone())
     {
         ctx.set_todos(items);
+    }
+}
+
+/// Brings back the plan being carried out: when the transcript's last word
+/// on the plan is its approval (no new presentation, park, return to plan
+/// mode or `/clear` since), the approved text is what compaction keeps.
+pub fn restore_approved_plan(resumed: &ResumedSession, plan: &PlanSession) {
+    let mut approved = None;
+    for entry in &resumed.entries {
+        match &entry.body {
+            session::EntryBody::FileSnapshot { key, content, .. } if key == PLAN_APPROVED_KEY => {
+                approved = Some(content.clone());
+            }
+            session::EntryBody::FileSnapshot { key, .. }
+                if key == PLAN_PARKED_KEY || key == PLAN_REVISION_KEY =>
+            {
+                approved = None;
+            }
+            session::EntryBody::PermissionMode {
+                mode: PermissionMode::Plan,
+                ..
+            } => approved = None,
+            session::EntryBody::System { subtype, .. }
+                if subtype == crate::engine::CONVERSATION_CLEARED =>
+            {
+                approved = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(text) = approved {
+        plan.restore_approved(text);
     }
 }

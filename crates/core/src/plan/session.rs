@@ -159,6 +159,12 @@ impl PlanSession {
         }
     }
 
+    /// Takes up the approved text being carried out in a resumed session
+    /// (the observers were told when it was approved).
+    pub fn restore_approved(&self, text: String) {
+        *lock(&self.approved) = Some(text);
+    }
+
     /// The approved text being carried out, if any.
     pub fn approved_text(&self) -> Option<String> {
         lock(&self.approved).clone()

@@ -33,6 +33,8 @@ pub struct Started {
     pub engine: Engine,
     pub events: UnboundedReceiver<EngineEvent>,
     pub team: Option<Arc<TeamManager>>,
+    /// The main conversation's plan mode.
+    pub plan: Arc<catui_core::plan::PlanSession>,
     /// The main conversation's records (instead of a transcript file).
     pub recorder: Arc<MemoryRecorder>,
     /// The project directory (canonical).
@@ -137,12 +139,14 @@ impl TestSession {
             engine,
             events,
             team,
+            plan,
             ..
         } = builder.build().unwrap();
         Started {
             engine,
             events,
             team,
+            plan,
             recorder,
             root,
             project: self.project,
