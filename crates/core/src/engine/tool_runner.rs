@@ -72,12 +72,6 @@ pub(super) async fn run_tool_calls(
     ctx.cancel = cancel.clone();
     ctx.values
         .insert(crate::tools::CallingMessageText(assistant.text()));
-    ctx.values.insert(crate::tools::CallingMessageCalls(
-        assistant
-            .tool_uses()
-            .map(|(id, name, _)| (id.to_string(), name.to_string()))
-            .collect(),
-    ));
 
     // Parse everything first (pure), so batches are known before anyone is
     // asked anything.
@@ -93,6 +87,15 @@ pub(super) async fn run_tool_calls(
         })
         .collect();
 
+    // The message's calls that parsed, for tools whose calls must not repeat
+    // within one message.
+    ctx.values.insert(crate::tools::CallingMessageCalls(
+        parsed
+            .iter()
+            .filter(|(.., call)| call.is_ok())
+            .map(|(id, name, ..)| (id.clone(), name.clone()))
+            .collect(),
+    ));
     let mut results: Vec<ContentBlock> = Vec::with_capacity(parsed.len());
     let mut batch: Vec<Slot> = Vec::new();
     for (id, name, input, call) in parsed {

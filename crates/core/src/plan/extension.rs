@@ -1,9 +1,11 @@
 //! How plan mode plugs into the engine: [`PlanExtension`] implements the
 //! engine's [`EngineExtension`] for one session's [`PlanSession`] — the
 //! plan file as the one writable file, the plan-mode attachments, the
-//! reaction to mode changes, `/plan`, the plan kept across compaction, the
-//! verification steps after an approved plan, and a headless planning run
-//! that ends when the model presents its plan.
+//! reaction to mode changes, `/plan`, the plan kept across compaction (the
+//! approved text while it is carried out), the verification steps after an
+//! approved plan, the planning model for requests in plan mode, and a
+//! headless planning run that ends when the model presents its plan (or
+//! wrote one and answers with words).
 //!
 //! [`PlanRoute`] is the other direction: how a conversation that has no
 //! local user (a teammate) gets its plan approved; teams provide it.

@@ -80,9 +80,9 @@ pub type TodoObserverFn = dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send
 #[derive(Debug, Clone, Default)]
 pub struct CallingMessageText(pub String);
 
-/// The tool calls of the assistant message being run, in order, as
-/// `(tool_use id, tool name)`: a tool whose calls must not be repeated
-/// within one message (ExitPlanMode) finds its earlier calls here.
+/// The tool calls of the assistant message being run whose input parsed,
+/// in order, as `(tool_use id, tool name)`: a tool whose calls must not be
+/// repeated within one message (ExitPlanMode) finds its earlier calls here.
 #[derive(Debug, Clone, Default)]
 pub struct CallingMessageCalls(pub Vec<(String, String)>);
 
