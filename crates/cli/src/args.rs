@@ -118,6 +118,11 @@ pub struct Args {
     #[arg(long)]
     pub settings: Option<String>,
 
+    /// Trust the project's own configuration for this run only (as
+    /// `catui trust` does for good). Also CATUI_TRUST_PROJECT=1.
+    #[arg(long)]
+    pub trust_project: bool,
+
     /// Another directory the agent may work in.
     #[arg(long, num_args = 1..)]
     pub add_dir: Vec<PathBuf>,
@@ -160,6 +165,8 @@ pub struct SdkArgs {
     /// control requests (what stream-json input does anyway).
     #[arg(long, hide = true)]
     pub permission_prompt_tool: Option<String>,
+    /// Which settings files to read: user, project, local, joined by
+    /// commas; empty for none (the Agent SDKs' `setting_sources`).
     #[arg(long, hide = true)]
     pub setting_sources: Option<String>,
     #[arg(long, hide = true)]
@@ -239,8 +246,18 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<McpAction>,
     },
-    /// Trust this project: its own hooks run and its MCP servers start.
-    Trust,
+    /// Trust this project's own configuration (.catui/, .mcp.json, its
+    /// agents) as it is now: its allow rules, env, hooks and MCP servers
+    /// apply. Until then only what narrows permissions does.
+    Trust {
+        /// Withdraw the trust (and approvals of its MCP servers).
+        #[arg(long, conflicts_with = "show")]
+        revoke: bool,
+        /// Show what the project configures, whether it is trusted and
+        /// what changed since; change nothing.
+        #[arg(long)]
+        show: bool,
+    },
     /// The plan files: list, show SLUG, path.
     Plans {
         #[command(subcommand)]

@@ -105,6 +105,17 @@ async fn run(mut args: Args) -> u8 {
                 }
             }
         }
+        match setup::ask_about_trust(&args) {
+            Ok(true) => {}
+            Ok(false) => {
+                eprintln!("catui: quit at the trust dialog; nothing was started");
+                return 0;
+            }
+            Err(e) => {
+                eprintln!("catui: {e}");
+                return 1;
+            }
+        }
         return match setup::build(&args, true) {
             Ok(session) => setup::run_tui(&args, session).await,
             Err(e) => {

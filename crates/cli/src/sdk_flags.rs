@@ -1,7 +1,7 @@
 //! What catui makes of the flags the Agent SDKs pass (docs/SDK.md):
-//! inline `--settings` JSON, `--tools`, the `dontAsk` mode, and the flags
-//! catui has no feature for, which are reported once as a notification
-//! instead of being silently ignored.
+//! inline `--settings` JSON, `--tools`, `--setting-sources`, the `dontAsk`
+//! mode, and the flags catui has no feature for, which are reported once
+//! as a notification instead of being silently ignored.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,6 +49,20 @@ pub fn tool_list(args: &Args) -> Option<Vec<String>> {
     )
 }
 
+/// `--setting-sources`: `None` when absent (every layer, the project's as
+/// far as the user trusts it), else just the listed layers; an empty list
+/// reads no settings file at all. Listing `project` or `local` trusts the
+/// project for the run: the application chose its files.
+pub fn setting_sources(
+    args: &Args,
+) -> Result<Option<catui_core::settings::SettingsSources>, String> {
+    args.sdk
+        .setting_sources
+        .as_deref()
+        .map(|list| catui_core::settings::SettingsSources::parse(list).map_err(|e| e.to_string()))
+        .transpose()
+}
+
 /// `--permission-mode dontAsk`: the default mode, with every prompt
 /// denied instead of asked.
 pub fn is_dont_ask(args: &Args) -> bool {
@@ -89,11 +103,6 @@ pub fn unsupported(args: &Args) -> Vec<String> {
             && args.input_format != InputFormat::StreamJson,
         "--permission-prompt-tool stdio",
         "it needs --input-format stream-json",
-    );
-    note(
-        sdk.setting_sources.is_some(),
-        "--setting-sources",
-        "user, project and local settings are always read",
     );
     note(
         sdk.include_hook_events,
@@ -220,6 +229,28 @@ mod tests {
         assert!(guard.is_some());
         let bad = parse(&["--settings", "{nope"]);
         assert!(settings_file(&bad).is_err());
+    }
+
+    #[test]
+    fn setting_sources_as_the_sdks_send_them() {
+        assert_eq!(setting_sources(&parse(&[])).unwrap(), None);
+        let none = setting_sources(&parse(&["--setting-sources="]))
+            .unwrap()
+            .unwrap();
+        assert!(!none.user && !none.project && !none.local);
+        assert!(!none.trust_the_project());
+        let some = setting_sources(&parse(&["--setting-sources=user,project"]))
+            .unwrap()
+            .unwrap();
+        assert!(some.user && some.project && !some.local);
+        assert!(some.trust_the_project());
+        let user = setting_sources(&parse(&["--setting-sources", "user"]))
+            .unwrap()
+            .unwrap();
+        assert!(user.user && !user.trust_the_project());
+        let err = setting_sources(&parse(&["--setting-sources=user,policy"])).unwrap_err();
+        assert!(err.contains("`policy`"), "{err}");
+        assert!(unsupported(&parse(&["--setting-sources="])).is_empty());
     }
 
     #[test]

@@ -87,8 +87,23 @@ pub fn config_from_args(
         max_budget_usd: args.max_budget_usd,
         mcp_servers: flag_mcp_servers(args, &cwd)?,
         strict_mcp_config: args.sdk.strict_mcp_config,
+        setting_sources: sdk_flags::setting_sources(args)?,
+        trust_project: trust_project(args),
         ..SessionConfig::new(cwd, config_dir)
     })
+}
+
+/// `--trust-project`, or `CATUI_TRUST_PROJECT` set to 1/true/yes/on in the
+/// environment catui was started with (a project's own `env` cannot set
+/// it: that is read later, and only once the project is trusted).
+pub fn trust_project(args: &Args) -> bool {
+    args.trust_project
+        || std::env::var("CATUI_TRUST_PROJECT").is_ok_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
 }
 
 /// The servers of every `--mcp-config FILE|JSON`; a bad one is an error
@@ -108,6 +123,33 @@ fn flag_mcp_servers(
         servers.extend(found);
     }
     Ok(servers)
+}
+
+/// Before an interactive session starts: when the folder's own
+/// configuration waits for the user's answer (or it is the home
+/// directory), asks with the trust dialog and remembers the answer.
+/// `Ok(false)`: the user chose to quit.
+pub fn ask_about_trust(args: &Args) -> Result<bool, String> {
+    if trust_project(args) || args.sdk.setting_sources.is_some() {
+        return Ok(true);
+    }
+    let (cwd, config_dir) = process_dirs()?;
+    let question = catui_core::settings::project::TrustQuestion::gather(&config_dir, &cwd);
+    if !question.should_ask() {
+        return Ok(true);
+    }
+    let answer = catui_tui::ask_trust(catui_tui::TrustPrompt::from_question(&question))
+        .map_err(|e| format!("the trust dialog failed: {e}"))?;
+    let saved = match answer {
+        catui_tui::TrustAnswer::Quit => return Ok(false),
+        catui_tui::TrustAnswer::Trust => catui_core::trust::update(&config_dir, &cwd, |t| {
+            t.accept_all(&question.inventory.items)
+        }),
+        catui_tui::TrustAnswer::Continue => {
+            catui_core::trust::update(&config_dir, &cwd, |t| t.decline(question.unanswered()))
+        }
+    };
+    saved.map(|_| true).map_err(|e| e.to_string())
 }
 
 /// Builds the session for the terminal UI (`tui`) or headless; the error

@@ -55,7 +55,7 @@ fn auto_without_the_opt_in_is_a_usage_error() {
 #[test]
 fn auto_with_the_opt_in_starts() {
     let sb = Sandbox::new();
-    sb.write(".catui/settings.json", r#"{"autoMode": {"enabled": true}}"#);
+    sb.user_settings(r#"{"autoMode": {"enabled": true}}"#);
     let server =
         MockServer::start_blocking(Script::new().turn(Turn::text("running in auto"))).unwrap();
     let out = sb
@@ -86,7 +86,7 @@ fn starts_with_text(r: &RecordedRequest, marker: &str) -> bool {
 #[test]
 fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
     let sb = Sandbox::new();
-    sb.write(".catui/settings.json", ENABLED);
+    sb.user_settings(ENABLED);
     let junk = sb.write("junk.txt", "keep me\n");
     let notes = sb.project().join("notes.txt");
     let sub = |r: &RecordedRequest| starts_with_text(r, "SUBTASK: tidy");
@@ -165,7 +165,7 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
 #[test]
 fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
     let sb = Sandbox::new();
-    sb.write(".catui/settings.json", ENABLED);
+    sb.user_settings(ENABLED);
     let hello = sb.project().join("hello.txt");
     let amy = |r: &RecordedRequest| !is_classifier(r) && r.system_text().contains("You are 'amy'");
     let server = MockServer::start_blocking(
@@ -217,10 +217,7 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
 #[test]
 fn the_classifier_timeout_comes_from_settings() {
     let sb = Sandbox::new();
-    sb.write(
-        ".catui/settings.json",
-        r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": 200}}"#,
-    );
+    sb.user_settings(r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": 200}}"#);
     let notes = sb.project().join("notes.txt");
     let server = MockServer::start_blocking(
         Script::new()

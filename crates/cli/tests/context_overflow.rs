@@ -133,7 +133,7 @@ fn window_settings(sb: &Sandbox, tokens: u64, threshold: Option<f64>) {
     if let Some(t) = threshold {
         settings["autoCompactThreshold"] = json!(t);
     }
-    sb.write(".catui/settings.json", &settings.to_string());
+    sb.user_settings(&settings.to_string());
 }
 
 #[test]

@@ -450,10 +450,7 @@ fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
     let command = format!("sleep {stamp}");
     let s = setup(
         |sb, _, _| {
-            sb.write(
-                ".catui/settings.json",
-                r#"{"permissions": {"allow": ["Bash"]}}"#,
-            );
+            sb.user_settings(r#"{"permissions": {"allow": ["Bash"]}}"#);
             Script::new()
                 .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
                 .turn(Turn::text("not reached"))

@@ -38,10 +38,7 @@ fn a_retry_notification_names_the_attempt_that_failed_and_the_next_one() {
 fn a_rejected_plans_directory_is_reported_without_verbose() {
     let sb = Sandbox::new();
     let outside = sb.dir.path().join("elsewhere");
-    sb.write(
-        ".catui/settings.json",
-        &serde_json::json!({"plansDirectory": outside}).to_string(),
-    );
+    sb.user_settings(&serde_json::json!({"plansDirectory": outside}).to_string());
     let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
     // stream-json: in the init line and as a notification.
     let mut s = StreamSession::start(sb.catui(&server), &[]);

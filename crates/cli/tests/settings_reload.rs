@@ -138,7 +138,7 @@ fn a_settings_file_broken_mid_session_makes_calls_ask() {
 #[test]
 fn in_plan_mode_the_classifier_follows_use_during_plan() {
     let sb = Sandbox::new();
-    sb.write(".catui/settings.json", r#"{"autoMode": {"enabled": true}}"#);
+    sb.user_settings(r#"{"autoMode": {"enabled": true}}"#);
     // Fetching asks in plan mode as in any mode (nothing listens on port 9:
     // only the permission decision matters here).
     let fetch = |id: &str| {
@@ -179,18 +179,12 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
     assert_eq!(s.wait_type("result")["result"], "first");
 
     // With it, the classifier judges the same kind of call.
-    sb.write(
-        ".catui/settings.json",
-        r#"{"autoMode": {"enabled": true, "useDuringPlan": true}}"#,
-    );
+    sb.user_settings(r#"{"autoMode": {"enabled": true, "useDuringPlan": true}}"#);
     s.send_user("two");
     assert_eq!(result_without_prompt(&mut s)["result"], "second");
 
     // Switched off again: the model is told its calls are asked about again.
-    sb.write(
-        ".catui/settings.json",
-        r#"{"autoMode": {"enabled": true, "useDuringPlan": false}}"#,
-    );
+    sb.user_settings(r#"{"autoMode": {"enabled": true, "useDuringPlan": false}}"#);
     s.send_user("three");
     assert_eq!(result_without_prompt(&mut s)["result"], "third");
     let (code, seen) = s.finish();
@@ -230,7 +224,7 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
 #[test]
 fn auto_mode_ends_when_its_opt_in_is_withdrawn() {
     let sb = Sandbox::new();
-    sb.write(".catui/settings.json", r#"{"autoMode": {"enabled": true}}"#);
+    sb.user_settings(r#"{"autoMode": {"enabled": true}}"#);
     let server = MockServer::start_blocking(
         Script::new()
             .turn(main_turn(Turn::text("first")))
@@ -243,10 +237,7 @@ fn auto_mode_ends_when_its_opt_in_is_withdrawn() {
     );
     s.send_user("one");
     assert_eq!(result_without_prompt(&mut s)["result"], "first");
-    sb.write(
-        ".catui/settings.json",
-        r#"{"autoMode": {"enabled": false}, "model": "other-model"}"#,
-    );
+    sb.user_settings(r#"{"autoMode": {"enabled": false}, "model": "other-model"}"#);
     s.send_user("two");
     assert_eq!(result_without_prompt(&mut s)["result"], "second");
     let (code, seen) = s.finish();

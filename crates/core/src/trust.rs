@@ -1,17 +1,28 @@
-//! What the user decided about a project's own configuration: whether its
-//! hooks may run, and which of the MCP servers its `.mcp.json` (or its
-//! settings) names may be started.
+//! What the user decided about a project's own configuration: which parts
+//! of it they accepted (by `catui trust`, the trust dialog or a per-server
+//! approval), which they chose to go on without, and which of the MCP
+//! servers it names were approved or rejected one by one.
 //!
-//! A cloned repository must never run commands just by being opened, so
-//! nothing a project configures runs until the user says so. The answers
-//! are kept per project (by canonical path) in `projects.json` in catui's
-//! configuration directory — never in the project itself, which could
-//! otherwise approve itself.
+//! A cloned repository must never run commands, widen permissions or
+//! redirect data just by being opened, so nothing of that kind a project
+//! configures applies until the user says so (the split of a project's
+//! configuration into what applies at once and what waits is the settings
+//! module's; docs/SECURITY.md, "Trust"). The answers are kept per project
+//! (by canonical path) in `projects.json` in catui's configuration
+//! directory — never in the project itself, which could otherwise approve
+//! itself.
+//!
+//! Trust is bound to what was trusted: each piece of configuration the user
+//! accepted is remembered by a digest of where it is and what it says
+//! ([`ConfigItem`]). A piece that is new or changed later (a `git pull`
+//! that adds a hook) is not covered and waits until the user confirms it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// The file, under the configuration directory.
 const FILE: &str = "projects.json";
@@ -19,27 +30,279 @@ const FILE: &str = "projects.json";
 /// The most a trust file may hold before it is treated as damaged.
 const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
+/// The longest description of a value kept for people to read.
+const MAX_SHOWN_CHARS: usize = 120;
+
+/// One piece of a project's configuration that widens, runs code or
+/// redirects data: an allow rule, an `env` variable, a hook, an MCP server,
+/// an agent file...
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigItem {
+    /// The file, relative to the project (`.catui/settings.json`).
+    pub source: String,
+    /// What kind of setting it is (`permissions.allow`, `env`, `hooks`,
+    /// `mcpServers`, `agents`, `model`...).
+    pub group: String,
+    /// Which one of its group (`BASH_ENV`, `Bash(curl:*)`, `PreToolUse`,
+    /// the server's or agent's name; the group itself for a single value).
+    pub name: String,
+    /// What it says, on one line and cut short, for people.
+    pub shown: String,
+    /// Whether it holds one value that a change replaces (an `env`
+    /// variable, a server), rather than being one entry of a list (a rule,
+    /// a hook): a changed slot is reported as changed, not as new.
+    pub slot: bool,
+    /// SHA-256 over the source, group, name and the value's canonical JSON.
+    pub digest: String,
+}
+
+impl ConfigItem {
+    pub fn new(source: &str, group: &str, name: &str, slot: bool, value: &Value) -> Self {
+        let mut hasher = Sha256::new();
+        for part in [source, group, name, &canonical_json(value)] {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+        }
+        let digest = hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        ConfigItem {
+            source: source.to_string(),
+            group: group.to_string(),
+            name: name.to_string(),
+            shown: shown(value),
+            slot,
+            digest,
+        }
+    }
+
+    /// Where it is, without what it says: `.catui/settings.json env BASH_ENV`.
+    pub fn label(&self) -> String {
+        format!("{} {} {}", self.source, self.group, self.name)
+    }
+}
+
+/// A value as people read it: strings without quotes, everything else as
+/// compact JSON, on one line, cut at [`MAX_SHOWN_CHARS`].
+fn shown(value: &Value) -> String {
+    let text = match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if one_line.chars().count() <= MAX_SHOWN_CHARS {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(MAX_SHOWN_CHARS).collect();
+    format!("{cut}…")
+}
+
+/// JSON with the keys of every object sorted, so that reformatting a file
+/// or reordering its keys changes no digest.
+fn canonical_json(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sorted(&map[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// What the user's answers say about one piece of configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The user accepted it (or trusts the project for this run).
+    Accepted,
+    /// The user trusted the project, but not this: it is new or changed
+    /// since.
+    ChangedSinceTrust,
+    /// The user has not trusted the project.
+    NotTrusted,
+}
+
 /// One project's answers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectTrust {
-    /// The user trusts the project: its hooks run and its MCP servers
-    /// start (unless rejected one by one).
+    /// The user trusts the project (`catui trust`, the dialog).
     #[serde(default)]
     pub trusted: bool,
-    /// Per MCP server of the project: `true` approved, `false` rejected.
+    /// Per MCP server of the project, by name: `true` approved, `false`
+    /// rejected (`catui mcp approve|reject`, `/mcp approve|reject`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, bool>,
+    /// The configuration the user accepted: digest → label. `None` with
+    /// `trusted`: trusted before catui remembered what (see
+    /// [`ProjectTrust::is_unbound`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<BTreeMap<String, String>>,
+    /// What the user chose to go on without in the trust dialog (digest →
+    /// label); `Some` once the dialog was answered that way, so that it is
+    /// not shown again until something new appears.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declined: Option<BTreeMap<String, String>>,
 }
 
 impl ProjectTrust {
-    /// The user's answer for the project's server `name`, if any: a
-    /// server-level answer wins over the project's trust.
+    /// The user's own answer for the project's server `name`, if any.
     pub fn server(&self, name: &str) -> Option<bool> {
-        self.mcp_servers
-            .get(name)
-            .copied()
-            .or(self.trusted.then_some(true))
+        self.mcp_servers.get(name).copied()
+    }
+
+    /// Trusted before catui bound trust to what was trusted: everything
+    /// the project configures counts as accepted until the accepted set is
+    /// recorded ([`ProjectTrust::accept_all`]).
+    pub fn is_unbound(&self) -> bool {
+        self.trusted && self.accepted.is_none()
+    }
+
+    pub fn verdict(&self, item: &ConfigItem) -> Verdict {
+        let accepted = self
+            .accepted
+            .as_ref()
+            .is_some_and(|a| a.contains_key(&item.digest));
+        if accepted || self.is_unbound() {
+            Verdict::Accepted
+        } else if self.trusted {
+            Verdict::ChangedSinceTrust
+        } else {
+            Verdict::NotTrusted
+        }
+    }
+
+    /// Whether the user already chose to go on without `item`.
+    pub fn declined(&self, item: &ConfigItem) -> bool {
+        self.declined
+            .as_ref()
+            .is_some_and(|d| d.contains_key(&item.digest))
+    }
+
+    /// Trusts the project as configured by `items` (and nothing else).
+    pub fn accept_all<'a>(&mut self, items: impl IntoIterator<Item = &'a ConfigItem>) {
+        self.trusted = true;
+        self.accepted = Some(
+            items
+                .into_iter()
+                .map(|i| (i.digest.clone(), i.label()))
+                .collect(),
+        );
+        self.declined = None;
+    }
+
+    /// Records that the user went on without `items` (keeping earlier
+    /// such answers).
+    pub fn decline<'a>(&mut self, items: impl IntoIterator<Item = &'a ConfigItem>) {
+        let declined = self.declined.get_or_insert_with(BTreeMap::new);
+        for item in items {
+            declined.insert(item.digest.clone(), item.label());
+        }
+    }
+
+    /// Forgets the trust and every approval; rejections stay.
+    pub fn revoke(&mut self) {
+        self.trusted = false;
+        self.accepted = None;
+        self.declined = None;
+        self.mcp_servers.retain(|_, approved| !*approved);
+    }
+
+    /// How `items` (the project's configuration now) differ from what the
+    /// user accepted.
+    pub fn diff<'a>(&self, items: &'a [ConfigItem]) -> TrustDiff<'a> {
+        let accepted = self.accepted.clone().unwrap_or_default();
+        let mut diff = TrustDiff::default();
+        if self.is_unbound() {
+            return diff;
+        }
+        let labels: Vec<&String> = accepted.values().collect();
+        for item in items {
+            if accepted.contains_key(&item.digest) {
+                continue;
+            }
+            if item.slot && labels.contains(&&item.label()) {
+                diff.changed.push(item);
+            } else {
+                diff.added.push(item);
+            }
+        }
+        for (digest, label) in &accepted {
+            let still = items.iter().any(|i| &i.digest == digest);
+            let replaced = items.iter().any(|i| i.slot && &i.label() == label);
+            if !still && !replaced {
+                diff.removed.push(label.clone());
+            }
+        }
+        diff
+    }
+}
+
+/// What changed in a project's configuration since the user trusted it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TrustDiff<'a> {
+    /// Not there when the project was trusted.
+    pub added: Vec<&'a ConfigItem>,
+    /// There, with another value.
+    pub changed: Vec<&'a ConfigItem>,
+    /// Gone (labels of what was accepted).
+    pub removed: Vec<String>,
+}
+
+impl TrustDiff<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// How far a session believes the project's own configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustView {
+    /// Everything applies for this run: `--trust-project`,
+    /// `CATUI_TRUST_PROJECT=1`, or an SDK application that listed the
+    /// project's settings in `--setting-sources`.
+    ForThisRun,
+    /// The user's remembered answers decide.
+    Remembered(ProjectTrust),
+}
+
+impl TrustView {
+    /// The remembered answers for `project_root`.
+    pub fn remembered(config_dir: &Path, project_root: &Path) -> Self {
+        TrustView::Remembered(load(config_dir, project_root))
+    }
+
+    pub fn verdict(&self, item: &ConfigItem) -> Verdict {
+        match self {
+            TrustView::ForThisRun => Verdict::Accepted,
+            TrustView::Remembered(trust) => trust.verdict(item),
+        }
+    }
+
+    pub fn accepts(&self, item: &ConfigItem) -> bool {
+        self.verdict(item) == Verdict::Accepted
+    }
+
+    /// Whether the project as a whole is trusted (for this run or
+    /// remembered), whatever changed since.
+    pub fn is_trusted(&self) -> bool {
+        match self {
+            TrustView::ForThisRun => true,
+            TrustView::Remembered(trust) => trust.trusted,
+        }
     }
 }
 
@@ -110,32 +373,5 @@ pub fn update(
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn answers_are_kept_per_project_and_fail_closed() {
-        let home = tempfile::tempdir().unwrap();
-        let a = tempfile::tempdir().unwrap();
-        let b = tempfile::tempdir().unwrap();
-        assert_eq!(load(home.path(), a.path()), ProjectTrust::default());
-        update(home.path(), a.path(), |t| {
-            t.mcp_servers.insert("fs".into(), true);
-            t.mcp_servers.insert("web".into(), false);
-        })
-        .unwrap();
-        let trust = load(home.path(), a.path());
-        assert_eq!(trust.server("fs"), Some(true));
-        assert_eq!(trust.server("web"), Some(false));
-        assert_eq!(trust.server("other"), None);
-        assert_eq!(load(home.path(), b.path()).server("fs"), None);
-        update(home.path(), a.path(), |t| t.trusted = true).unwrap();
-        let trust = load(home.path(), a.path());
-        assert_eq!(trust.server("other"), Some(true));
-        assert_eq!(trust.server("web"), Some(false), "a rejection stays");
-        // A damaged file trusts nothing.
-        std::fs::write(home.path().join(FILE), "{not json").unwrap();
-        assert!(!load(home.path(), a.path()).trusted);
-    }
-}
+#[path = "trust_tests.rs"]
+mod tests;

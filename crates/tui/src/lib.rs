@@ -34,6 +34,7 @@ mod terminal;
 pub mod theme;
 mod tool_view;
 mod transcript;
+mod trust_dialog;
 mod wrap;
 
 pub use approval::{
@@ -47,3 +48,6 @@ pub use render::{live_height, render, render_live, render_pager, render_status};
 pub use runtime::{TuiOptions, run};
 pub use state::{Action, AppState, Pager, RetryNote, SessionInfo, TeammateRow};
 pub use terminal::restore_terminal;
+pub use trust_dialog::{
+    TrustAnswer, TrustDialogState, TrustPrompt, ask_trust, render_trust_dialog,
+};

@@ -145,9 +145,15 @@ pub async fn run(args: &Args) -> u8 {
                         responder: Responder<NewSessionResponse>,
                         cx: ConnectionTo<Client>| {
                 match s_new.open(cx, request.cwd, Start::New, &request.mcp_servers) {
-                    Ok(session) => responder.respond(
-                        NewSessionResponse::new(session.id.clone()).modes(session.modes()),
-                    ),
+                    Ok(session) => {
+                        let answered = responder.respond(
+                            NewSessionResponse::new(session.id.clone())
+                                .modes(session.modes())
+                                .meta(session.meta()),
+                        );
+                        session.announce();
+                        answered
+                    }
                     Err(e) => responder.respond_with_error(e),
                 }
             },
@@ -166,8 +172,12 @@ pub async fn run(args: &Args) -> u8 {
                     match server.open(cx, request.cwd, Start::Load(id), &request.mcp_servers) {
                         Ok(session) => {
                             session.replay().await;
-                            let _ = responder
-                                .respond(LoadSessionResponse::new().modes(session.modes()));
+                            let _ = responder.respond(
+                                LoadSessionResponse::new()
+                                    .modes(session.modes())
+                                    .meta(session.meta()),
+                            );
+                            session.announce();
                         }
                         Err(e) => {
                             let _ = responder.respond_with_error(e);

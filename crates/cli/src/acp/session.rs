@@ -34,6 +34,9 @@ pub struct AcpSession {
     team: Option<Arc<TeamManager>>,
     /// The editor's and the project's MCP servers.
     mcp: catui_core::mcp::McpManager,
+    /// What of the project's own configuration was held back (the project
+    /// is not trusted), said once when the session is announced.
+    pub trust_notice: Option<String>,
     /// Keeps the teammates' way to the lead open (the team holds a weak end).
     _lead_tx: UnboundedSender<Vec<ContentBlock>>,
 }
@@ -142,6 +145,7 @@ impl AcpSession {
             auto_enabled: session.info.auto_mode_enabled,
             team: session.team,
             mcp: session.mcp,
+            trust_notice: session.info.trust_notice,
             _lead_tx: lead_tx,
         });
         // No SDK application here: in-process SDK servers cannot start.
@@ -154,6 +158,26 @@ impl AcpSession {
             }
         });
         Ok(acp_session)
+    }
+
+    /// `_meta` of the `session/new` and `session/load` answers: what of the
+    /// project's configuration waits for trust, when anything does.
+    pub fn meta(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let notice = self.trust_notice.as_ref()?;
+        let mut meta = serde_json::Map::new();
+        meta.insert(
+            "catui".into(),
+            serde_json::json!({ "projectTrust": { "heldBack": true, "notice": notice } }),
+        );
+        Some(meta)
+    }
+
+    /// Says [`AcpSession::trust_notice`] to the user (after the session
+    /// was announced, so the client knows the session).
+    pub fn announce(&self) {
+        if let Some(notice) = &self.trust_notice {
+            self.notifier.notice(notice);
+        }
     }
 
     pub fn modes(&self) -> agent_client_protocol::v1::schema::SessionModeState {

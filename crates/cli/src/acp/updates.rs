@@ -56,6 +56,12 @@ impl Notifier {
         )));
     }
 
+    /// A notice from catui itself (not the model) for the user, as a
+    /// message of the agent.
+    pub fn notice(&self, text: &str) {
+        self.text(format!("[catui] {text}\n\n"));
+    }
+
     fn thought(&self, text: impl Into<String>) {
         self.send(SessionUpdate::AgentThoughtChunk(ContentChunk::new(
             AcpBlock::Text(TextContent::new(text)),

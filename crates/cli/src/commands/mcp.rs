@@ -1,7 +1,6 @@
-//! `catui mcp [list|approve|reject NAME...]` and `catui trust`: the
-//! project's MCP servers and the user's answers about them, without
-//! starting a session (for scripts and headless use, where nobody can be
-//! asked).
+//! `catui mcp [list|approve|reject NAME...]`: the project's MCP servers
+//! and the user's answers about them, without starting a session (for
+//! scripts and headless use, where nobody can be asked).
 
 use std::io::Write;
 
@@ -37,6 +36,15 @@ pub fn run(
 ) -> Result<(), CommandError> {
     let servers = configured(project)?;
     let trust = catui_core::trust::load(&project.config_dir, &project.cwd);
+    // A server the user's trust in the project covers as it is now.
+    let inventory = catui_core::settings::project::inventory(&project.config_dir, &project.cwd);
+    let covered = |name: &str| {
+        inventory.items.iter().any(|i| {
+            i.group == "mcpServers"
+                && i.name == name
+                && trust.verdict(i) == catui_core::trust::Verdict::Accepted
+        })
+    };
     match action {
         None | Some(McpAction::List) => {
             if servers.is_empty() {
@@ -54,6 +62,7 @@ pub fn run(
                         .project_mcp
                         .answer(&s.name)
                         .or_else(|| trust.server(&s.name))
+                        .or_else(|| covered(&s.name).then_some(true))
                     {
                         Some(true) => "approved",
                         Some(false) => "rejected",
@@ -119,16 +128,4 @@ pub fn run(
             Ok(())
         }
     }
-}
-
-/// `catui trust`: the project's hooks run and its MCP servers start.
-pub fn trust(project: &Project, out: &mut dyn Write) -> Result<(), CommandError> {
-    catui_core::trust::update(&project.config_dir, &project.cwd, |t| t.trusted = true)
-        .map_err(|e| CommandError::Usage(e.to_string()))?;
-    writeln!(
-        out,
-        "Trusted {}: its hooks run and its MCP servers start (except ones you rejected).",
-        project.cwd.display()
-    )?;
-    Ok(())
 }

@@ -6,6 +6,7 @@ mod format;
 pub mod mcp;
 pub mod plans;
 pub mod sessions;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 
@@ -27,7 +28,7 @@ pub fn run(command: &Command, args: &Args) -> u8 {
         Command::Sessions => sessions::run(&project, &mut out),
         Command::Plans { action } => plans::run(&project, action.as_ref(), &mut out),
         Command::Mcp { action } => mcp::run(&project, action.as_ref(), &mut out),
-        Command::Trust => mcp::trust(&project, &mut out),
+        Command::Trust { revoke, show } => trust::run(&project, *revoke, *show, &mut out),
         Command::Demo { .. } | Command::Acp => Err(CommandError::Usage(
             "`catui demo` and `catui acp` are not handled here".to_string(),
         )),

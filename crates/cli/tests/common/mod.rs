@@ -42,6 +42,14 @@ impl Sandbox {
         p
     }
 
+    /// Writes the user's own settings (`$CATUI_CONFIG_DIR/settings.json`),
+    /// which apply whatever the project's trust.
+    pub fn user_settings(&self, text: &str) -> PathBuf {
+        let p = self.config().join("settings.json");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
     /// `catui` with a clean environment pointing at `server` (Anthropic).
     pub fn catui(&self, server: &MockServer) -> Command {
         let mut cmd = self.bare();

@@ -2,7 +2,8 @@
 //! (`name`, `description`, `tools`, `model`) whose body is the system
 //! prompt, from `$CATUI_CONFIG_DIR/agents/*.md` and `<project>/.catui/agents/*.md`.
 //! Project agents override user agents, which override built-ins of the
-//! same name.
+//! same name. A project agent is used only when the caller accepts it (the
+//! project's trust: docs/SECURITY.md, "Trust").
 
 use std::path::{Path, PathBuf};
 
@@ -29,31 +30,80 @@ pub enum AgentFileError {
     NoSystemPrompt,
 }
 
-/// Every agent type of a session, and warnings about files that were skipped.
-pub fn load_agents(project_root: &Path, config_dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
-    let mut agents = super::builtin_agents();
-    let mut warnings = Vec::new();
-    for dir in [
-        config_dir.join("agents"),
-        project_root.join(".catui").join("agents"),
-    ] {
-        for path in markdown_files(&dir) {
-            match crate::safe_fs::read_text_bounded(&path, MAX_AGENT_FILE_BYTES)
-                .map_err(|e| e.to_string())
-                .and_then(|t| parse_agent(&t, &path).map_err(|e| e.to_string()))
-            {
-                Ok(def) => {
-                    agents.retain(|a| a.name != def.name);
-                    agents.push(def);
+/// Which agent files a session reads.
+pub struct AgentSources<'a> {
+    /// `$CATUI_CONFIG_DIR/agents`, when the user's settings are read.
+    pub user_dir: Option<PathBuf>,
+    /// `<project>/.catui/agents`, when the project's are.
+    pub project_dir: Option<PathBuf>,
+    /// Whether a project agent may be used (the project's trust decides):
+    /// its file, its text and what it defines.
+    pub accept_project: &'a dyn Fn(&Path, &str, &AgentDefinition) -> bool,
+}
+
+impl AgentSources<'_> {
+    /// The user's and the project's agent directories, every project agent
+    /// accepted.
+    pub fn all(project_root: &Path, config_dir: &Path) -> AgentSources<'static> {
+        AgentSources {
+            user_dir: Some(config_dir.join("agents")),
+            project_dir: Some(project_root.join(".catui").join("agents")),
+            accept_project: &|_, _, _| true,
+        }
+    }
+}
+
+/// The agents of a session.
+#[derive(Debug, Default)]
+pub struct LoadedAgents {
+    /// Built-ins, then the user's, then the project's (a later one
+    /// replaces an earlier one of the same name).
+    pub agents: Vec<AgentDefinition>,
+    /// Files that were skipped, one line each.
+    pub warnings: Vec<String>,
+    /// Project agents not accepted (they wait for the project's trust),
+    /// with their files' text.
+    pub held: Vec<(AgentDefinition, String)>,
+}
+
+/// Every agent type of a session.
+pub fn load_agents(sources: &AgentSources<'_>) -> LoadedAgents {
+    let mut loaded = LoadedAgents {
+        agents: super::builtin_agents(),
+        ..LoadedAgents::default()
+    };
+    let dirs = [(&sources.user_dir, false), (&sources.project_dir, true)];
+    for (dir, from_project) in dirs {
+        let Some(dir) = dir else { continue };
+        for path in agent_files(dir) {
+            match read_agent(&path) {
+                Ok((text, def)) => {
+                    if from_project && !(sources.accept_project)(&path, &text, &def) {
+                        loaded.held.push((def, text));
+                        continue;
+                    }
+                    loaded.agents.retain(|a| a.name != def.name);
+                    loaded.agents.push(def);
                 }
-                Err(e) => warnings.push(format!("skipped agent file {}: {e}", path.display())),
+                Err(e) => loaded
+                    .warnings
+                    .push(format!("skipped agent file {}: {e}", path.display())),
             }
         }
     }
-    (agents, warnings)
+    loaded
 }
 
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+/// Reads and parses one agent file: its text and what it defines.
+pub fn read_agent(path: &Path) -> Result<(String, AgentDefinition), String> {
+    let text =
+        crate::safe_fs::read_text_bounded(path, MAX_AGENT_FILE_BYTES).map_err(|e| e.to_string())?;
+    let def = parse_agent(&text, path).map_err(|e| e.to_string())?;
+    Ok((text, def))
+}
+
+/// The agent files (`*.md`) of `dir`, sorted.
+pub fn agent_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -250,7 +300,9 @@ mod tests {
         )
         .unwrap();
         std::fs::write(project.join(".catui/agents/broken.md"), "nope").unwrap();
-        let (agents, warnings) = load_agents(&project, &config);
+        let LoadedAgents {
+            agents, warnings, ..
+        } = load_agents(&AgentSources::all(&project, &config));
         let explore: Vec<_> = agents.iter().filter(|a| a.name == "Explore").collect();
         assert_eq!(explore.len(), 1);
         assert_eq!(explore[0].system_prompt, "project explore");
@@ -267,7 +319,11 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", agents.join("zero.md")).unwrap();
         crate::safe_fs::mkfifo(&agents.join("pipe.md"));
         std::fs::write(agents.join("huge.md"), vec![b'x'; 2 * 1024 * 1024]).unwrap();
-        let (_, warnings) = load_agents(&dir.path().join("p"), &dir.path().join("c"));
+        let warnings = load_agents(&AgentSources::all(
+            &dir.path().join("p"),
+            &dir.path().join("c"),
+        ))
+        .warnings;
         let all = warnings.join("\n");
         assert_eq!(warnings.len(), 3, "{all}");
         assert!(all.contains("character device"), "{all}");

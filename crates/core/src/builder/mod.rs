@@ -20,6 +20,7 @@
 
 mod mcp;
 mod parts;
+mod project;
 pub mod provider;
 pub(crate) mod resume;
 
@@ -43,7 +44,7 @@ use crate::permissions::sandbox::SandboxPolicy;
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
-use crate::settings::{Settings, SettingsWarning};
+use crate::settings::SettingsWarning;
 use crate::teams::{PlanReviewer, TeamCommand, TeamManager, TeamSetup};
 use crate::tools::bash::ToolOutputDir;
 use crate::tools::{ToolContext, ToolRegistry};
@@ -137,6 +138,12 @@ pub struct SessionConfig {
     pub mcp_servers: Vec<crate::mcp::config::ServerSpec>,
     /// Only `mcp_servers`: no `.mcp.json`, no settings' servers.
     pub strict_mcp_config: bool,
+    /// Which settings layers to read (`--setting-sources`); `None`: all,
+    /// the project's as far as the user trusts it.
+    pub setting_sources: Option<crate::settings::SettingsSources>,
+    /// Trust the project's own configuration for this run
+    /// (`--trust-project`, `CATUI_TRUST_PROJECT=1`).
+    pub trust_project: bool,
 }
 
 impl SessionConfig {
@@ -164,6 +171,8 @@ impl SessionConfig {
             max_budget_usd: None,
             mcp_servers: Vec::new(),
             strict_mcp_config: false,
+            setting_sources: None,
+            trust_project: false,
         }
     }
 }
@@ -257,6 +266,9 @@ pub struct SessionInfo {
     /// What is wrong with the settings files, one line each (also sent as
     /// `settings` notifications when the session starts).
     pub settings_warnings: Vec<String>,
+    /// What of the project's own configuration was held back and how to
+    /// trust it (also among `settings_warnings`).
+    pub trust_notice: Option<String>,
 }
 
 /// A started session, ready for input.
@@ -347,8 +359,8 @@ impl SessionBuilder {
             prompt::GitSnapshot::deferred(&cwd)
         }
         .map(Arc::new);
-        let (settings, warnings) =
-            Settings::load_from(&config_dir, &cwd, config.settings_file.as_deref());
+        let scope = project::scope(&config);
+        let (settings, warnings) = project::settings(&config, &scope);
         let mut settings_warnings = Vec::new();
         for w in &warnings {
             if let SettingsWarning::MissingFlagFile { path } = w {
@@ -438,9 +450,13 @@ impl SessionBuilder {
         ));
 
         let interactive = front_end.is_interactive();
-        let (agent_defs, agent_warnings) = crate::agents::loader::load_agents(&cwd, &config_dir);
-        for w in agent_warnings {
-            warn(&w);
+        let crate::agents::loader::LoadedAgents {
+            agents: agent_defs,
+            warnings: agent_warnings,
+            held: held_agents,
+        } = project::agents(&cwd, &config_dir, &scope);
+        for w in &agent_warnings {
+            warn(w);
         }
         let mut tools = match tools_override {
             Some(t) => t,
@@ -451,10 +467,15 @@ impl SessionBuilder {
             None => std::env::vars().collect(),
         };
         mcp_env.extend(settings.env.clone());
-        let (mcp, mcp_problems) = mcp::manager(
+        let mcp::McpSetup {
+            manager: mcp,
+            problems: mcp_problems,
+            waiting: waiting_servers,
+        } = mcp::manager(
             &config.mcp_servers,
             config.strict_mcp_config,
             &settings,
+            &scope,
             &cwd,
             &config_dir,
             mcp_env,
@@ -462,6 +483,14 @@ impl SessionBuilder {
         for text in mcp_problems {
             warn(&text);
             settings_warnings.push(text);
+        }
+        // Once per session, by name: what of the project's own
+        // configuration waits, and how to trust it.
+        let trust_notice =
+            project::held_back(&cwd, &settings, &held_agents, waiting_servers, &scope).notice(&cwd);
+        if let Some(text) = &trust_notice {
+            warn(text);
+            settings_warnings.push(text.clone());
         }
         tools.add_source(Arc::new(mcp.clone()));
         let mut tool_ctx = ToolContext::new(cwd.clone());
@@ -488,6 +517,7 @@ impl SessionBuilder {
             &config_dir,
             &cwd,
             config.settings_file.as_deref(),
+            scope.clone(),
             settings.clone(),
             kept_dirs,
         ));
@@ -584,13 +614,12 @@ impl SessionBuilder {
             tool_ctx.set_sandbox_policy(SandboxPolicy::WorkingDirs { writable });
         }
 
-        let (hooks, hook_notices) = crate::hooks::HookEngine::for_session(
+        let hooks = crate::hooks::HookEngine::for_session(
             settings.hooks.clone(),
             &cwd,
             &session::session_path(&config_dir, &cwd, &session_id),
             &session_id,
         );
-        settings_warnings.extend(hook_notices);
         let info = SessionInfo {
             session_id: session_id.clone(),
             cwd: cwd.display().to_string(),
@@ -599,6 +628,7 @@ impl SessionBuilder {
             sandbox: crate::permissions::sandbox::sandbox_status().into(),
             auto_mode_enabled: settings.auto_mode.enabled,
             settings_warnings: settings_warnings.clone(),
+            trust_notice,
         };
         let (events_tx, events) = unbounded_channel();
         // Every front end shows what is wrong with the settings (the TUI as

@@ -27,26 +27,15 @@ pub struct CommandHook {
     pub timeout: Duration,
     /// The settings file it came from.
     pub source: PathBuf,
-    /// From a file of the project (`.catui/settings*.json`): runs only
-    /// once the user trusts the project.
-    pub from_project: bool,
 }
 
 /// Reads the `hooks` value of one settings file. Anything malformed
 /// rejects the file's hooks as a whole with a message naming what.
-pub fn parse(
-    value: &Value,
-    source: &Path,
-    from_project: bool,
-) -> Result<Vec<CommandHook>, super::HookConfigError> {
-    parse_hooks(value, source, from_project).map_err(super::HookConfigError)
+pub fn parse(value: &Value, source: &Path) -> Result<Vec<CommandHook>, super::HookConfigError> {
+    parse_hooks(value, source).map_err(super::HookConfigError)
 }
 
-fn parse_hooks(
-    value: &Value,
-    source: &Path,
-    from_project: bool,
-) -> Result<Vec<CommandHook>, String> {
+fn parse_hooks(value: &Value, source: &Path) -> Result<Vec<CommandHook>, String> {
     let Some(events) = value.as_object() else {
         return Err("`hooks` must be an object of hook events".into());
     };
@@ -105,7 +94,6 @@ fn parse_hooks(
                     command,
                     timeout,
                     source: source.to_path_buf(),
-                    from_project,
                 });
             }
         }
@@ -125,7 +113,6 @@ mod tests {
                         {"type": "command", "command": "guard.sh", "timeout": 5}]}],
                     "Stop": [{"hooks": [{"type": "command", "command": "done.sh"}]}]}),
             Path::new("/s.json"),
-            true,
         )
         .unwrap();
         assert_eq!(hooks.len(), 2);
@@ -133,28 +120,21 @@ mod tests {
         assert_eq!(hooks[0].matcher.as_deref(), Some("Bash"));
         assert_eq!(hooks[0].timeout, Duration::from_secs(5));
         assert_eq!(hooks[1].timeout, DEFAULT_TIMEOUT);
-        assert!(hooks[1].from_project);
     }
 
     #[test]
     fn malformed_hooks_are_refused_with_where() {
         let p = Path::new("/s.json");
-        let e = parse(&json!({"PreToolUs": []}), p, false).unwrap_err();
+        let e = parse(&json!({"PreToolUs": []}), p).unwrap_err();
         assert!(e.0.contains("unknown hook event `PreToolUs`"), "{e}");
-        let e = parse(
-            &json!({"Stop": [{"hooks": [{"type": "prompt"}]}]}),
-            p,
-            false,
-        )
-        .unwrap_err();
+        let e = parse(&json!({"Stop": [{"hooks": [{"type": "prompt"}]}]}), p).unwrap_err();
         assert!(e.0.contains("hooks.Stop[0].hooks[0]"), "{e}");
         let e = parse(
             &json!({"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": -1}]}]}),
             p,
-            false,
         )
         .unwrap_err();
         assert!(e.0.contains("timeout"), "{e}");
-        assert!(parse(&json!([]), p, false).is_err());
+        assert!(parse(&json!([]), p).is_err());
     }
 }

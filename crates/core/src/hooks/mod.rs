@@ -9,7 +9,8 @@
 //! Hooks never widen what the permission layer allows: a `PreToolUse`
 //! allow only skips a prompt, and in plan mode not even that — a hook may
 //! deny there, never allow a write. A project's own hooks
-//! (`.catui/settings*.json`) run only once the user trusts the project.
+//! (`.catui/settings*.json`) reach the engine only once the user trusts the
+//! project (the settings layer holds them back until then).
 
 pub mod command;
 pub mod config;
@@ -48,14 +49,6 @@ pub const EVENTS: &[&str] = &[
     "Notification",
 ];
 
-/// Whether the user trusts the project at `project_root`, so that its own
-/// hooks may run (`catui trust`, or `/trust` in the terminal UI). Until
-/// then none is: a cloned repository must never run commands just by
-/// being opened.
-pub fn project_trusted(project_root: &Path) -> bool {
-    crate::trust::load(&crate::config_dir::config_dir(), project_root).trusted
-}
-
 /// The command hooks of a session, and the fields every hook's input
 /// carries.
 #[derive(Debug, Default)]
@@ -77,32 +70,13 @@ pub struct CommandRun {
 }
 
 impl HookEngine {
-    /// The session's hooks from settings. A project's hooks are kept only
-    /// when `trusted`; the notices say what was left out.
-    pub fn new(
-        commands: Vec<CommandHook>,
-        project_root: &Path,
-        base: Map<String, Value>,
-        trusted: bool,
-    ) -> (HookEngine, Vec<String>) {
-        let mut notices = Vec::new();
-        let (kept, untrusted): (Vec<_>, Vec<_>) = commands
-            .into_iter()
-            .partition(|h| trusted || !h.from_project);
-        let mut files: Vec<&Path> = untrusted.iter().map(|h| h.source.as_path()).collect();
-        files.dedup();
-        for file in files {
-            notices.push(format!(
-                "hooks in {} were not run: the project is not trusted (run `catui trust` in the project to trust it)",
-                file.display()
-            ));
-        }
-        let engine = HookEngine {
-            commands: kept,
+    /// The session's hooks from settings.
+    pub fn new(commands: Vec<CommandHook>, project_root: &Path, base: Map<String, Value>) -> Self {
+        HookEngine {
+            commands,
             project_root: project_root.to_path_buf(),
             base,
-        };
-        (engine, notices)
+        }
     }
 
     /// The hooks of a session of `project_root`, with the session's
@@ -112,7 +86,7 @@ impl HookEngine {
         project_root: &Path,
         transcript: &Path,
         session_id: &str,
-    ) -> (HookEngine, Vec<String>) {
+    ) -> HookEngine {
         let mut base = Map::new();
         base.insert("session_id".into(), session_id.into());
         base.insert("cwd".into(), project_root.display().to_string().into());
@@ -120,8 +94,7 @@ impl HookEngine {
             "transcript_path".into(),
             transcript.display().to_string().into(),
         );
-        let trusted = project_trusted(project_root);
-        HookEngine::new(commands, project_root, base, trusted)
+        HookEngine::new(commands, project_root, base)
     }
 
     /// The event's input as hooks get it: the session's fields, then the

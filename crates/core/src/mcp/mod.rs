@@ -9,7 +9,7 @@
 //! [`ToolSource`](crate::tools::registry::ToolSource)). Failures are shown
 //! to the user (a notification, `/mcp`, the stream-json `init` line) and the
 //! session goes on. A project's own servers start only once the user has
-//! approved them for that project ([`crate::trust`]).
+//! approved them for that project or trusts it ([`crate::trust`]).
 
 pub mod client;
 pub mod commands;
@@ -179,9 +179,9 @@ pub struct McpManager {
 
 impl McpManager {
     /// A manager for `servers` (later entries of the same name replace
-    /// earlier ones). A project's server starts when `answer` (the user's
-    /// settings) or the remembered approvals say so. Nothing starts until
-    /// [`McpManager::start`].
+    /// earlier ones). A project's server starts when `answer` says so (the
+    /// user's settings, approvals by name, the project's trust: see
+    /// `builder::mcp`). Nothing starts until [`McpManager::start`].
     pub fn new(
         servers: Vec<ServerSpec>,
         project_root: &Path,
@@ -194,12 +194,11 @@ impl McpManager {
             by_name.retain(|s| s.name != spec.name);
             by_name.push(spec);
         }
-        let trust = crate::trust::load(config_dir, project_root);
         let servers = by_name
             .into_iter()
             .map(|spec| {
                 let state = if spec.source.needs_approval() {
-                    match answer(&spec.name).or_else(|| trust.server(&spec.name)) {
+                    match answer(&spec.name) {
                         Some(true) => State::Pending,
                         Some(false) => State::Rejected,
                         None => State::NeedsApproval,

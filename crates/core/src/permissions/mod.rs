@@ -150,6 +150,9 @@ pub struct PermissionContext {
     /// False when nobody can answer a prompt (plain `-p`): asks are denied.
     pub interactive: bool,
     pub auto_mode: AutoModeConfig,
+    /// bypassPermissions may not be entered (settings
+    /// `disableBypassPermissionsMode`).
+    pub bypass_disabled: bool,
     /// Whether the OS can confine commands to reading (Landlock). Without
     /// it, commands that run project code (`make -n`) are never read-only.
     pub can_confine: bool,
@@ -169,6 +172,7 @@ impl Default for PermissionContext {
             plans_in_answer: false,
             interactive: true,
             auto_mode: AutoModeConfig::default(),
+            bypass_disabled: false,
             can_confine: sandbox::sandbox_status() == "landlock",
         }
     }

@@ -38,6 +38,23 @@ pub enum ModeError {
         "auto mode is not enabled. To opt in, add \"autoMode\": {{\"enabled\": true}} to your settings (.catui/settings.json or $CATUI_CONFIG_DIR/settings.json); otherwise choose default, acceptEdits, plan or bypassPermissions"
     )]
     AutoModeDisabled,
+    #[error(
+        "bypassPermissions is switched off by settings (permissions.disableBypassPermissionsMode); choose default, acceptEdits or plan"
+    )]
+    BypassDisabled,
+}
+
+/// How strict a mode is, for comparing two: `plan` asks for (or refuses)
+/// the most, `bypassPermissions` the least. An untrusted project may only
+/// choose a stricter starting mode.
+pub fn strictness(mode: PermissionMode) -> u8 {
+    match mode {
+        PermissionMode::Plan => 4,
+        PermissionMode::Default => 3,
+        PermissionMode::AcceptEdits => 2,
+        PermissionMode::Auto => 1,
+        PermissionMode::BypassPermissions => 0,
+    }
 }
 
 /// Moves `ctx` to mode `to`. Entering plan mode records the previous mode in
@@ -54,6 +71,9 @@ pub fn transition_permission_mode(
     let from = ctx.mode;
     if from != to && to == PermissionMode::Auto && !auto_mode_gate_enabled(ctx) {
         return Err(ModeError::AutoModeDisabled);
+    }
+    if from != to && to == PermissionMode::BypassPermissions && ctx.bypass_disabled {
+        return Err(ModeError::BypassDisabled);
     }
     let was_active = is_auto_mode_active(ctx);
     if from != to {
@@ -85,6 +105,7 @@ pub fn transition_permission_mode(
 pub fn mode_after_plan(ctx: &PermissionContext) -> PermissionMode {
     match ctx.pre_plan_mode {
         Some(PermissionMode::Auto) if !auto_mode_gate_enabled(ctx) => PermissionMode::Default,
+        Some(PermissionMode::BypassPermissions) if ctx.bypass_disabled => PermissionMode::Default,
         Some(PermissionMode::Plan) | None => PermissionMode::Default,
         Some(mode) => mode,
     }

@@ -5,7 +5,8 @@
 //! [`PermissionContext`], keeping what did not come from a settings file
 //! (command-line rules, rules added during the session, `--add-dir`).
 //! Auto mode follows the new opt-in: while planning through
-//! [`plan_auto_mode_change`], and `auto` itself ends when its gate closes.
+//! [`plan_auto_mode_change`], and `auto` itself ends when its gate closes;
+//! `bypassPermissions` ends when `disableBypassPermissionsMode` appears.
 
 use std::path::PathBuf;
 
@@ -32,6 +33,8 @@ pub struct ReloadedPermissions<'a> {
     /// `--add-dir`.
     pub kept_directories: &'a [PathBuf],
     pub auto_mode: AutoModeConfig,
+    /// `disableBypassPermissionsMode` now.
+    pub bypass_disabled: bool,
 }
 
 /// What applying reloaded settings changed.
@@ -123,6 +126,10 @@ pub fn apply_reloaded_settings(
     let directories_changed = dirs_before != ctx.working_dirs;
 
     ctx.auto_mode = new.auto_mode;
+    ctx.bypass_disabled = new.bypass_disabled;
+    if ctx.bypass_disabled && ctx.pre_plan_mode == Some(PermissionMode::BypassPermissions) {
+        ctx.pre_plan_mode = Some(PermissionMode::Default);
+    }
     let mut reloaded = Reloaded {
         rules_changed,
         directories_changed,
@@ -152,6 +159,10 @@ pub fn apply_reloaded_settings(
         PermissionMode::Auto if ctx.auto_mode.enabled => strip_dangerous_rules(ctx),
         PermissionMode::Auto => {
             // The opt-in was withdrawn: auto mode cannot go on.
+            reloaded.mode_change = transition_permission_mode(ctx, PermissionMode::Default).ok();
+        }
+        PermissionMode::BypassPermissions if ctx.bypass_disabled => {
+            // Switched off: the session leaves it.
             reloaded.mode_change = transition_permission_mode(ctx, PermissionMode::Default).ok();
         }
         _ => {}

@@ -41,6 +41,7 @@ fn reload(ctx: &mut PermissionContext, set: &RuleSet, auto_mode: AutoModeConfig)
             previous_directories: &[],
             kept_directories: &[],
             auto_mode,
+            bypass_disabled: false,
         },
     )
 }
@@ -116,6 +117,7 @@ fn directories_follow_the_settings_but_kept_ones_stay() {
             previous_directories: &old,
             kept_directories: &kept,
             auto_mode: AutoModeConfig::default(),
+            bypass_disabled: false,
         },
     );
     assert!(r.directories_changed);
@@ -204,4 +206,29 @@ fn auto_mode_that_stays_sets_new_dangerous_rules_aside() {
     assert_eq!(ctx.mode, PermissionMode::Auto);
     assert!(r.mode_change.is_none());
     assert_eq!(texts(&ctx.stripped_dangerous_rules), ["Bash(sh:*)"]);
+}
+
+#[test]
+fn switching_bypass_off_ends_it_and_keeps_it_out_of_reach() {
+    let mut ctx = PermissionContext::default();
+    crate::permissions::transition_permission_mode(&mut ctx, PermissionMode::BypassPermissions)
+        .unwrap();
+    let r = apply_reloaded_settings(
+        &mut ctx,
+        ReloadedPermissions {
+            rules: &RuleSet::default(),
+            directories: &[],
+            previous_directories: &[],
+            kept_directories: &[],
+            auto_mode: AutoModeConfig::default(),
+            bypass_disabled: true,
+        },
+    );
+    assert_eq!(ctx.mode, PermissionMode::Default);
+    assert!(r.mode_change.is_some_and(|c| c.changed()));
+    assert_eq!(
+        crate::permissions::transition_permission_mode(&mut ctx, PermissionMode::BypassPermissions),
+        Err(crate::permissions::ModeError::BypassDisabled)
+    );
+    assert_eq!(ctx.mode, PermissionMode::Default);
 }

@@ -155,6 +155,8 @@ pub(super) struct RawPermissions {
     pub additional_directories: Option<Vec<String>>,
     #[serde(default, deserialize_with = "mode_name")]
     pub default_mode: Option<PermissionMode>,
+    #[serde(default, deserialize_with = "bypass_switch")]
+    pub disable_bypass_permissions_mode: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -164,6 +166,61 @@ pub(super) struct RawAutoMode {
     pub use_during_plan: Option<bool>,
     #[serde(default, deserialize_with = "positive_millis")]
     pub classifier_timeout_ms: Option<u64>,
+}
+
+/// The keys that hold objects of their own keys, and where those are
+/// listed: `permissions.allow`, `autoMode.enabled`...
+pub(super) const NESTED: &[&str] = &["permissions", "autoMode"];
+
+/// Every key a settings file can set, as written (`model`,
+/// `permissions.allow`, ...). Read from the schema above, so a key added
+/// there is known here without a second list to keep in step.
+pub(super) fn known_keys() -> Vec<String> {
+    let mut keys = Vec::new();
+    for &top in field_names::<RawSettings>() {
+        let nested = match top {
+            "permissions" => field_names::<RawPermissions>(),
+            "autoMode" => field_names::<RawAutoMode>(),
+            _ => {
+                keys.push(top.to_string());
+                continue;
+            }
+        };
+        keys.extend(nested.iter().map(|k| format!("{top}.{k}")));
+    }
+    keys
+}
+
+/// The field names (as serde spells them) of a struct that derives
+/// `Deserialize`, asked of the derived code itself.
+fn field_names<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+    struct Fields(Option<&'static [&'static str]>);
+    impl<'de> Deserializer<'de> for &mut Fields {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(
+            self,
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            Err(serde::de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0 = Some(fields);
+            Err(serde::de::Error::custom("only the field names were wanted"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields = Fields(None);
+    let _ = T::deserialize(&mut fields);
+    fields.0.unwrap_or(&[])
 }
 
 /// A duration in whole milliseconds that must be above zero: a zero
@@ -196,6 +253,20 @@ fn model_entries<'de, D: Deserializer<'de>>(
         }
     }
     Ok(entries)
+}
+
+/// `disableBypassPermissionsMode`: `"disable"` (as Claude Code writes it)
+/// or `true` switch bypassPermissions off; `false` says nothing.
+fn bypass_switch<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let value: Option<serde_json::Value> = Option::deserialize(d)?;
+    match value {
+        None => Ok(None),
+        Some(serde_json::Value::Bool(b)) => Ok(Some(b)),
+        Some(serde_json::Value::String(s)) if s == "disable" => Ok(Some(true)),
+        Some(v) => Err(serde::de::Error::custom(format!(
+            "expected \"disable\" (or true), got {v}"
+        ))),
+    }
 }
 
 /// Mode names as on the command line (case-insensitive, with an error
@@ -376,6 +447,24 @@ mod tests {
                 "{bad}: {message}"
             );
         }
+    }
+
+    #[test]
+    fn known_keys_come_from_the_schema() {
+        let keys = known_keys();
+        for key in [
+            "model",
+            "env",
+            "hooks",
+            "mcpServers",
+            "permissions.allow",
+            "permissions.defaultMode",
+            "permissions.disableBypassPermissionsMode",
+            "autoMode.classifierTimeoutMs",
+        ] {
+            assert!(keys.iter().any(|k| k == key), "{key} missing from {keys:?}");
+        }
+        assert!(!keys.iter().any(|k| k == "permissions"), "{keys:?}");
     }
 
     #[test]

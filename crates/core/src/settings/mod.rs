@@ -10,8 +10,14 @@
 //! deny and ask rules still apply, or, when they cannot be told, every
 //! tool call asks ([`Fallback`]). Each rule remembers its file
 //! ([`crate::permissions::RuleOrigin`]).
+//!
+//! The project's own layers apply in part until the user trusts the
+//! project: what narrows applies, what widens, runs code or redirects data
+//! waits ([`classify`], [`project`]; docs/SECURITY.md, "Trust").
 
+pub mod classify;
 mod file;
+pub mod project;
 pub mod reload;
 
 use std::collections::BTreeMap;
@@ -21,6 +27,7 @@ use std::time::Duration;
 use catui_protocol::PermissionMode;
 
 pub use file::{Fallback, SettingsWarning};
+pub use project::{Held, HeldBack, ProjectScope, SettingsSources};
 
 use crate::permissions::{
     AutoModeConfig, PermissionContext, Rule, RuleBehavior, RuleOrigin, RuleSet, RuleSourceKind,
@@ -44,6 +51,12 @@ pub enum SettingsLayer {
 }
 
 impl SettingsLayer {
+    /// A file of the project itself, which applies in full only once the
+    /// project is trusted.
+    pub fn is_project(self) -> bool {
+        matches!(self, SettingsLayer::Project | SettingsLayer::Local)
+    }
+
     fn rule_source(self) -> RuleSourceKind {
         match self {
             SettingsLayer::User => RuleSourceKind::UserSettings,
@@ -63,6 +76,9 @@ pub struct PermissionSettings {
     /// root, `~/` against home).
     pub additional_directories: Vec<PathBuf>,
     pub default_mode: Option<PermissionMode>,
+    /// `disableBypassPermissionsMode` in any layer: bypassPermissions
+    /// cannot be entered.
+    pub bypass_disabled: bool,
 }
 
 /// The user's settings-level answers about a project's MCP servers.
@@ -128,12 +144,20 @@ pub struct Settings {
     pub project_mcp: ProjectMcpAnswers,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
+    /// What the project's settings files configure that did not apply: it
+    /// waits for the user's trust.
+    pub held_back: Vec<Held>,
+    /// The project's own MCP servers from its settings files, in layer
+    /// order: `None` when the user's trust covers the server, else what
+    /// waits (it starts only once approved by name).
+    pub project_servers: Vec<(String, Option<Held>)>,
 }
 
 impl Settings {
     /// Loads every layer for `project_root`, the user layer from
     /// [`crate::config_dir::config_dir`], and `extra` (`--settings FILE`)
-    /// last. Missing files are skipped silently, except a missing `extra`.
+    /// last, believing the project as far as the user trusts it. Missing
+    /// files are skipped silently, except a missing `extra`.
     pub fn load(project_root: &Path, extra: Option<&Path>) -> (Settings, Vec<SettingsWarning>) {
         Self::load_from(&crate::config_dir::config_dir(), project_root, extra)
     }
@@ -173,22 +197,45 @@ impl Settings {
         project_root: &Path,
         extra: Option<&Path>,
     ) -> (Settings, Vec<SettingsWarning>) {
+        let scope = ProjectScope::remembered(config_dir, project_root);
+        Self::load_with(config_dir, project_root, extra, &scope)
+    }
+
+    /// The layers `scope` says to read, the project's as far as it trusts
+    /// the project.
+    pub fn load_with(
+        config_dir: &Path,
+        project_root: &Path,
+        extra: Option<&Path>,
+        scope: &ProjectScope,
+    ) -> (Settings, Vec<SettingsWarning>) {
         let mut warnings = Vec::new();
+        let project_files =
+            project::project_settings_files(config_dir, project_root, &scope.sources);
         let layers = Self::candidate_files(config_dir, project_root, extra)
             .into_iter()
-            .filter(|(layer, path)| {
-                let missing = *layer == SettingsLayer::Flag && !path.exists();
-                if missing {
-                    warnings.push(SettingsWarning::MissingFlagFile { path: path.clone() });
+            .filter(|(layer, path)| match layer {
+                SettingsLayer::User => scope.sources.user,
+                SettingsLayer::Project | SettingsLayer::Local => {
+                    project_files.iter().any(|(_, p)| p == path)
                 }
-                !missing
+                SettingsLayer::Flag => {
+                    let missing = !path.exists();
+                    if missing {
+                        warnings.push(SettingsWarning::MissingFlagFile { path: path.clone() });
+                    }
+                    !missing
+                }
             })
             .collect::<Vec<_>>();
         let mut settings = Settings::default();
         for (layer, path) in layers {
             match file::read(&path) {
+                Ok(Some((_, text))) if layer.is_project() => {
+                    settings.apply_project(layer, &path, project_root, &text, scope, &mut warnings);
+                }
                 Ok(Some((raw, text))) => {
-                    settings.apply(layer, &path, project_root, raw, &text, &mut warnings);
+                    settings.apply(layer, &path, project_root, raw, &text, false, &mut warnings);
                 }
                 Ok(None) => {}
                 Err(file::Rejected::Unreadable(message)) => {
@@ -326,7 +373,77 @@ impl Settings {
         }
     }
 
-    /// Merges one parsed file over what the earlier layers set.
+    /// Merges a project file: what narrows, and what the user's trust
+    /// accepts; the rest is recorded in [`Settings::held_back`]. The
+    /// project's MCP servers all go in: the MCP manager starts only those
+    /// the trust covers ([`Settings::project_servers`]) or the user
+    /// approved by name.
+    fn apply_project(
+        &mut self,
+        layer: SettingsLayer,
+        path: &Path,
+        project_root: &Path,
+        text: &str,
+        scope: &ProjectScope,
+        warnings: &mut Vec<SettingsWarning>,
+    ) {
+        let source = project::shown_path(project_root, path);
+        let value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        let mut split = classify::split(&source, &value);
+        for piece in std::mem::take(&mut split.held) {
+            let verdict = scope.trust.verdict(&piece.item);
+            let accepted = verdict == crate::trust::Verdict::Accepted;
+            if piece.item.group == "mcpServers" {
+                let held = (!accepted).then(|| Held {
+                    item: piece.item.clone(),
+                    verdict,
+                });
+                self.project_servers.push((piece.item.name.clone(), held));
+                split.restore(piece);
+            } else if accepted {
+                split.restore(piece);
+            } else {
+                self.held_back.push(Held {
+                    item: piece.item,
+                    verdict,
+                });
+            }
+        }
+        let narrowing_only = !scope.trust.is_trusted();
+        match serde_json::from_value::<file::RawSettings>(serde_json::Value::Object(split.kept)) {
+            Ok(raw) => self.apply(
+                layer,
+                path,
+                project_root,
+                raw,
+                text,
+                narrowing_only,
+                warnings,
+            ),
+            // A part of a file that parsed parses; should it not, the file
+            // fails closed like any invalid one.
+            Err(e) => {
+                let at = warnings.len();
+                let fallback =
+                    self.keep_restrictive_rules(layer, path, project_root, text, warnings);
+                warnings.insert(
+                    at,
+                    SettingsWarning::Invalid {
+                        path: path.to_path_buf(),
+                        line: e.line(),
+                        column: e.column(),
+                        message: e.to_string(),
+                        fallback,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Merges one parsed file over what the earlier layers set. With
+    /// `narrowing_only` (an untrusted project's file), a default mode
+    /// applies only when it is stricter than the one set so far.
+    #[allow(clippy::too_many_arguments)]
     fn apply(
         &mut self,
         layer: SettingsLayer,
@@ -334,6 +451,7 @@ impl Settings {
         project_root: &Path,
         raw: file::RawSettings,
         text: &str,
+        narrowing_only: bool,
         warnings: &mut Vec<SettingsWarning>,
     ) {
         fn set<T>(slot: &mut Option<T>, value: Option<T>) {
@@ -371,8 +489,7 @@ impl Settings {
         self.env.extend(raw.env.unwrap_or_default());
         self.models.extend(raw.models.unwrap_or_default());
         if let Some(hooks) = &raw.hooks {
-            let from_project = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
-            match crate::hooks::config::parse(hooks, path, from_project) {
+            match crate::hooks::config::parse(hooks, path) {
                 Ok(parsed) => self.hooks.extend(parsed),
                 Err(e) => warnings.push(SettingsWarning::MalformedHooks {
                     path: path.to_path_buf(),
@@ -380,7 +497,7 @@ impl Settings {
                 }),
             }
         }
-        let from_project = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
+        let from_project = layer.is_project();
         if let Some(servers) = &raw.mcp_servers {
             let source = if from_project {
                 crate::mcp::config::Source::Project(path.to_path_buf())
@@ -410,7 +527,16 @@ impl Settings {
                 .extend(raw.disabled_mcpjson_servers.unwrap_or_default());
         }
         if let Some(perms) = raw.permissions {
-            set(&mut self.permissions.default_mode, perms.default_mode);
+            match (perms.default_mode, self.permissions.default_mode) {
+                (Some(mode), Some(current))
+                    if narrowing_only
+                        && crate::permissions::mode::strictness(mode)
+                            <= crate::permissions::mode::strictness(current) => {}
+                (mode, _) => set(&mut self.permissions.default_mode, mode),
+            }
+            if perms.disable_bypass_permissions_mode == Some(true) {
+                self.permissions.bypass_disabled = true;
+            }
             let origin = layer_origin(layer, path, project_root);
             for (behavior, list) in [
                 (RuleBehavior::Allow, perms.allow),
@@ -438,8 +564,8 @@ impl Settings {
         catalog
     }
 
-    /// Adds the settings' rules, additional directories and auto-mode
-    /// opt-in to a permission context.
+    /// Adds the settings' rules, additional directories, auto-mode opt-in
+    /// and bypassPermissions switch to a permission context.
     pub fn apply_to(&self, ctx: &mut PermissionContext) {
         for behavior in [RuleBehavior::Allow, RuleBehavior::Ask, RuleBehavior::Deny] {
             for rule in self.permissions.rules.list(behavior) {
@@ -452,6 +578,7 @@ impl Settings {
             }
         }
         ctx.auto_mode = self.auto_mode;
+        ctx.bypass_disabled = self.permissions.bypass_disabled;
     }
 }
 

@@ -6,7 +6,9 @@
 //! conversation; only a file whose size, time or identity changed is read
 //! again, and a file that became unreadable or invalid fails closed exactly
 //! as at start-up. What needs a restart (model, hooks, MCP servers, env...)
-//! is named in a notice instead of being half-applied.
+//! is named in a notice instead of being half-applied. The project's files
+//! are read with the session's trust, so what a project adds that waits for
+//! trust keeps waiting, and is named.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,7 +20,7 @@ use crate::permissions::reload::{ReloadedPermissions, apply_reloaded_settings};
 use crate::permissions::{PermissionContext, RuleBehavior};
 use crate::sync::lock;
 
-use super::{Settings, SettingsLayer};
+use super::{ProjectScope, Settings, SettingsLayer};
 
 /// The notice key of a reload (problems in the files keep the `settings`
 /// key of start-up).
@@ -59,6 +61,7 @@ pub struct SettingsReload {
     config_dir: PathBuf,
     project_root: PathBuf,
     extra: Option<PathBuf>,
+    scope: ProjectScope,
     files: Vec<(SettingsLayer, PathBuf)>,
     /// The project and `--add-dir`: never removed by a reload.
     kept_directories: Vec<PathBuf>,
@@ -67,11 +70,12 @@ pub struct SettingsReload {
 
 impl SettingsReload {
     /// Watches the files `settings` was loaded from (as
-    /// [`Settings::load_from`] with the same arguments), as they are now.
+    /// [`Settings::load_with`] with the same arguments), as they are now.
     pub fn new(
         config_dir: &Path,
         project_root: &Path,
         extra: Option<&Path>,
+        scope: ProjectScope,
         settings: Settings,
         kept_directories: Vec<PathBuf>,
     ) -> Self {
@@ -81,6 +85,7 @@ impl SettingsReload {
             config_dir: config_dir.to_path_buf(),
             project_root: project_root.to_path_buf(),
             extra: extra.map(Path::to_path_buf),
+            scope,
             files,
             kept_directories,
             watched: Mutex::new(Watched { stamps, settings }),
@@ -116,8 +121,12 @@ impl EngineExtension for SettingsReload {
         if changed.is_empty() {
             return Refresh::default();
         }
-        let (settings, warnings) =
-            Settings::load_from(&self.config_dir, &self.project_root, self.extra.as_deref());
+        let (settings, warnings) = Settings::load_with(
+            &self.config_dir,
+            &self.project_root,
+            self.extra.as_deref(),
+            &self.scope,
+        );
         let previous = std::mem::replace(&mut watched.settings, settings);
         let settings = &watched.settings;
         let reloaded = apply_reloaded_settings(
@@ -128,6 +137,7 @@ impl EngineExtension for SettingsReload {
                 previous_directories: &previous.permissions.additional_directories,
                 kept_directories: &self.kept_directories,
                 auto_mode: settings.auto_mode,
+                bypass_disabled: settings.permissions.bypass_disabled,
             },
         );
         let files = changed
@@ -169,6 +179,18 @@ impl EngineExtension for SettingsReload {
             said.push(format!(
                 "auto mode ended because autoMode.enabled is off: now in {} mode",
                 change.to
+            ));
+        }
+        let newly_held: Vec<_> = settings
+            .held_back
+            .iter()
+            .filter(|h| !previous.held_back.contains(h))
+            .map(|h| &h.item)
+            .collect();
+        if !newly_held.is_empty() {
+            said.push(format!(
+                "not applied until you trust the project (`catui trust`): {}",
+                super::project::names_by_group(newly_held)
             ));
         }
         let later = needs_restart(&previous, settings);

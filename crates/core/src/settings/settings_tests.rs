@@ -35,8 +35,10 @@ impl Dirs {
     fn local(&self, text: &str) -> PathBuf {
         write(&self.root.join(".catui/settings.local.json"), text)
     }
+    /// Every layer, the project trusted (what an untrusted project's
+    /// files do is tested in `project_tests.rs`).
     fn load(&self, extra: Option<&Path>) -> (Settings, Vec<SettingsWarning>) {
-        Settings::load_from(&self.config, &self.root, extra)
+        Settings::load_with(&self.config, &self.root, extra, &ProjectScope::trusting())
     }
 }
 
@@ -292,7 +294,6 @@ fn hooks_of_every_layer_are_read_and_malformed_ones_reported() {
     let (s, warnings) = d.load(None);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(s.hooks.len(), 1);
-    assert!(s.hooks[0].from_project, "project hooks wait for trust");
     d.project(r#"{"hooks": {"x": [1, 2]}, "model": "m"}"#);
     let (s, warnings) = d.load(None);
     assert!(

@@ -1,0 +1,91 @@
+//! The project's own configuration in a session: the settings layers read
+//! with the session's [`ProjectScope`] (the `--setting-sources` choice and
+//! the user's trust), the project's agents as far as the trust covers
+//! them, and the one notice naming everything that waits (docs/SECURITY.md,
+//! "Trust").
+
+use std::path::Path;
+
+use super::SessionConfig;
+use crate::agents::AgentDefinition;
+use crate::agents::loader::{AgentSources, LoadedAgents, load_agents};
+use crate::settings::{Held, HeldBack, ProjectScope, Settings, SettingsWarning, project};
+use crate::trust::TrustView;
+
+/// The scope of the session `config` asks for. A project trusted before
+/// catui remembered what was trusted gets what it configures now recorded
+/// as trusted, so that later changes are noticed.
+pub(super) fn scope(config: &SessionConfig) -> ProjectScope {
+    let scope = ProjectScope::resolve(
+        &config.config_dir,
+        &config.cwd,
+        config.setting_sources,
+        config.trust_project,
+    );
+    if let TrustView::Remembered(trust) = &scope.trust
+        && trust.is_unbound()
+    {
+        let items = project::inventory(&config.config_dir, &config.cwd).items;
+        let recorded = crate::trust::update(&config.config_dir, &config.cwd, |t| {
+            if t.is_unbound() {
+                t.accept_all(&items);
+            }
+        });
+        if let Err(e) = recorded {
+            tracing::warn!("{e}");
+        }
+    }
+    scope
+}
+
+/// The settings of the session.
+pub(super) fn settings(
+    config: &SessionConfig,
+    scope: &ProjectScope,
+) -> (Settings, Vec<SettingsWarning>) {
+    Settings::load_with(
+        &config.config_dir,
+        &config.cwd,
+        config.settings_file.as_deref(),
+        scope,
+    )
+}
+
+/// The session's agents: the user's (when their settings are read), the
+/// project's (when its files are read) as far as the trust covers them.
+pub(super) fn agents(cwd: &Path, config_dir: &Path, scope: &ProjectScope) -> LoadedAgents {
+    let user_dir = config_dir.join("agents");
+    let project_dir = cwd.join(".catui").join("agents");
+    // In the home directory the project's agents are the user's own.
+    let project_dir = (scope.sources.project && !project::same_dir(&project_dir, &user_dir))
+        .then_some(project_dir);
+    let accept = |path: &Path, text: &str, def: &AgentDefinition| {
+        scope
+            .trust
+            .accepts(&project::agent_item(cwd, path, text, def))
+    };
+    load_agents(&AgentSources {
+        user_dir: scope.sources.user.then_some(user_dir),
+        project_dir,
+        accept_project: &accept,
+    })
+}
+
+/// Everything of the project's configuration that waits: the settings'
+/// pieces, the agents and the MCP servers.
+pub(super) fn held_back(
+    cwd: &Path,
+    settings: &Settings,
+    agents: &[(AgentDefinition, String)],
+    servers: Vec<Held>,
+    scope: &ProjectScope,
+) -> HeldBack {
+    let mut items = settings.held_back.clone();
+    for (def, text) in agents {
+        let item = project::agent_item(cwd, Path::new(&def.source), text, def);
+        let verdict = scope.trust.verdict(&item);
+        items.push(Held { item, verdict });
+    }
+    items.extend(servers);
+    HeldBack { items }
+}
