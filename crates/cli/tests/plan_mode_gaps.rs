@@ -692,18 +692,25 @@ fn unpresented_plan_is_recovered_from_its_writes() {
 #[test]
 fn custom_agents_in_plan_mode_are_judged_by_their_tools() {
     let sb = Sandbox::new();
-    sb.write(
-        ".catui/agents/reviewer.md",
-        "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep, Glob\n---\nYou review code and report.\n",
-    );
-    sb.write(
-        ".catui/agents/fixer.md",
-        "---\nname: fixer\ndescription: Fixes code\ntools: Read, Edit\n---\nYou fix code.\n",
-    );
-    sb.write(
-        ".catui/agents/anything.md",
-        "---\nname: anything\ndescription: Does anything\ntools: \"*\"\n---\nYou do anything.\n",
-    );
+    // The user's own agents (a project's wait for its trust).
+    let agents = sb.config().join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    for (file, text) in [
+        (
+            "reviewer.md",
+            "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep, Glob\n---\nYou review code and report.\n",
+        ),
+        (
+            "fixer.md",
+            "---\nname: fixer\ndescription: Fixes code\ntools: Read, Edit\n---\nYou fix code.\n",
+        ),
+        (
+            "anything.md",
+            "---\nname: anything\ndescription: Does anything\ntools: \"*\"\n---\nYou do anything.\n",
+        ),
+    ] {
+        std::fs::write(agents.join(file), text).unwrap();
+    }
     let start = |id: &str, kind: &str| {
         Turn::tool_use(
             id,

@@ -517,7 +517,7 @@ impl SessionBuilder {
             &config_dir,
             &cwd,
             config.settings_file.as_deref(),
-            scope.clone(),
+            scope,
             settings.clone(),
             kept_dirs,
         ));

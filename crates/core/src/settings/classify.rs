@@ -380,7 +380,7 @@ fn place(out: &mut Split, source: &str, path: &[&String], key: &str, value: &Val
     if value.is_null() {
         return;
     }
-    let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+    let path: Vec<String> = path.iter().map(|s| (*s).clone()).collect();
     let pieces = match treatment(key, value) {
         Treatment::Ignore => return,
         Treatment::Apply => {

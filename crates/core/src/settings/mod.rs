@@ -211,7 +211,7 @@ impl Settings {
     ) -> (Settings, Vec<SettingsWarning>) {
         let mut warnings = Vec::new();
         let project_files =
-            project::project_settings_files(config_dir, project_root, &scope.sources);
+            project::project_settings_files(config_dir, project_root, scope.sources);
         let layers = Self::candidate_files(config_dir, project_root, extra)
             .into_iter()
             .filter(|(layer, path)| match layer {

@@ -197,7 +197,7 @@ pub struct Inventory {
 pub(super) fn project_settings_files(
     config_dir: &Path,
     project_root: &Path,
-    sources: &SettingsSources,
+    sources: SettingsSources,
 ) -> Vec<(super::SettingsLayer, PathBuf)> {
     let user = config_dir.join("settings.json");
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
@@ -229,7 +229,7 @@ pub(super) fn project_settings_files(
 pub fn inventory(config_dir: &Path, project_root: &Path) -> Inventory {
     let mut out = Inventory::default();
     let sources = SettingsSources::default();
-    for (_, path) in project_settings_files(config_dir, project_root, &sources) {
+    for (_, path) in project_settings_files(config_dir, project_root, sources) {
         let shown = shown_path(project_root, &path);
         match super::file::read(&path) {
             Ok(Some((_, text))) => {
@@ -308,13 +308,18 @@ impl HeldBack {
             .iter()
             .all(|h| h.verdict == Verdict::ChangedSinceTrust);
         let place = project_root.display();
+        let servers = if self.items.iter().any(|h| h.item.group == "mcpServers") {
+            " (One MCP server alone: `catui mcp approve NAME`.)"
+        } else {
+            ""
+        };
         Some(if changed {
             format!(
-                "This project's configuration changed since you trusted it; the new or changed parts were not applied: {names}. See the changes with `catui trust --show`; accept them with `catui trust` (in {place})."
+                "This project's configuration changed since you trusted it; the new or changed parts were not applied: {names}. See the changes with `catui trust --show`; accept them with `catui trust` (in {place}).{servers}"
             )
         } else {
             format!(
-                "This project is not trusted, so its own configuration that widens permissions, runs code or redirects data was not applied: {names}. Its deny and ask rules apply. To trust it, run `catui trust` in {place} (or pass --trust-project for one run)."
+                "This project is not trusted, so its own configuration that widens permissions, runs code or redirects data was not applied: {names}. Its deny and ask rules apply. To trust it, run `catui trust` in {place} (or pass --trust-project for one run).{servers}"
             )
         })
     }

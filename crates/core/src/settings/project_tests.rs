@@ -251,7 +251,7 @@ fn file_with(key: &str, value: Value) -> Value {
 fn every_widening_key_waits_and_is_named_in_the_notice() {
     for key in known_keys() {
         let d = dirs();
-        let class = KEYS.iter().find(|r| &r.key == key).map(|r| r.class);
+        let class = KEYS.iter().find(|r| r.key == key).map(|r| r.class);
         d.write(".catui/settings.json", &file_with(key, sample(key)));
         let (s, warnings) = Settings::load_from(&d.config, &d.root, None);
         assert!(warnings.is_empty(), "{key}: {warnings:?}");
