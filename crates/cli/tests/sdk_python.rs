@@ -313,3 +313,85 @@ fn a_deny_with_interrupt_stops_the_turn() {
 fn in_process_sdk_mcp_server_tools_run_in_the_application() {
     sdk_cases::sdk_mcp_server(scenario);
 }
+
+/// `setting_sources` as the SDK sends it: the user's settings deny Read,
+/// the project's allow Write. Returns what was asked, whether the write
+/// happened, and whether the read was refused.
+fn with_setting_sources(name: &str) -> (Vec<String>, bool, bool) {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"permissions": {"deny": ["Read"]}}"#);
+    sb.write(
+        ".catui/settings.json",
+        r#"{"permissions": {"allow": ["Write"]}}"#,
+    );
+    let notes = sb.write("notes.txt", "notes-marker-77e1\n");
+    let out = sb.project().join("out.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": out.display().to_string(), "content": "x"}),
+            ))
+            .turn(Turn::tool_use(
+                "r",
+                "Read",
+                json!({"file_path": notes.display().to_string()}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, name);
+    let asked: Vec<String> = facts["asked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let (read, read_refused) = result_of(&server.requests()[2], "r");
+    assert_eq!(
+        read_refused,
+        !read.contains("notes-marker-77e1"),
+        "{name}: {read}"
+    );
+    (asked, out.exists(), read_refused)
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn without_setting_sources_the_project_applies_only_as_far_as_it_is_trusted() {
+    let (asked, written, read_refused) = with_setting_sources("sources_default");
+    assert_eq!(asked, ["Write"], "the project's allow rule waits for trust");
+    assert!(!written);
+    assert!(read_refused, "the user's deny rule applies");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn empty_setting_sources_read_no_settings_file_at_all() {
+    let (asked, written, read_refused) = with_setting_sources("sources_none");
+    assert_eq!(asked, ["Write"], "no project allow rule");
+    assert!(!written);
+    assert!(!read_refused, "no user deny rule");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn user_setting_sources_read_only_the_users_settings() {
+    let (asked, written, read_refused) = with_setting_sources("sources_user");
+    assert_eq!(asked, ["Write"]);
+    assert!(!written);
+    assert!(read_refused);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn listing_the_projects_sources_trusts_them_for_the_run() {
+    let (asked, written, read_refused) = with_setting_sources("sources_project");
+    assert!(
+        asked.is_empty(),
+        "the application chose the project's files: {asked:?}"
+    );
+    assert!(written);
+    assert!(!read_refused, "the user's settings were not listed");
+}

@@ -172,7 +172,10 @@ pub fn render_trust_dialog(frame: &mut Frame, state: &TrustDialogState) {
         }));
     }
     let [top, list, foot, choices, help] = Layout::vertical([
-        Constraint::Length(u16::try_from(head.len() + 2).unwrap_or(u16::MAX)),
+        // The home directory's note wraps on narrow terminals.
+        Constraint::Length(
+            u16::try_from(head.len() + 1 + usize::from(prompt.is_home)).unwrap_or(u16::MAX),
+        ),
         Constraint::Min(1),
         Constraint::Length(2),
         Constraint::Length(4),

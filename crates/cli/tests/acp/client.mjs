@@ -369,7 +369,41 @@ async function editorTerminal() {
   return facts;
 }
 
-const scenarios = { full, missing, question, mcp, editor_files: editorFiles, editor_terminal: editorTerminal };
+/// A session in a folder whose own configuration waits for trust: what the
+/// editor is told, and which of the model's calls are asked about (all
+/// refused).
+async function trust() {
+  const facts = { requests: [] };
+  const updates = [];
+  const answer = (params) => {
+    facts.requests.push(params.toolCall.title);
+    return { outcome: { outcome: "selected", optionId: "reject_once" } };
+  };
+  await withAgent(answer, updates, async (ctx) => {
+    await initialize(ctx);
+    const session = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    facts.meta = session._meta ?? null;
+    facts.startMode = session.modes.currentModeId;
+    await waitFor(() => updates.length > 0 || facts.meta === null, "the notice");
+    facts.announced = ofKind(updates, "agent_message_chunk").map(text).join("");
+    const response = await ctx.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "write the file" }],
+    });
+    facts.stop = response.stopReason;
+  });
+  return facts;
+}
+
+const scenarios = {
+  full,
+  missing,
+  question,
+  mcp,
+  trust,
+  editor_files: editorFiles,
+  editor_terminal: editorTerminal,
+};
 if (!scenarios[scenario]) fail("unknown scenario");
 const facts = await scenarios[scenario]();
 console.log(JSON.stringify(facts));

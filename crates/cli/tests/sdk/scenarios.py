@@ -403,6 +403,24 @@ async def sdk_mcp():
     report(calls=calls, tools=tools, result=result_of(messages).result)
 
 
+async def setting_sources(sources):
+    """One query with `setting_sources` as given (the SDK turns None into no
+    flag, [] into an empty list); every permission prompt is refused and
+    recorded."""
+    asked = []
+
+    async def can_use_tool(tool_name, tool_input, context):
+        asked.append(tool_name)
+        return PermissionResultDeny(message="refused by the test")
+
+    opts = options(can_use_tool=can_use_tool, setting_sources=sources)
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("Write the file, then read the notes")
+        messages = await collect(client)
+    assert result_of(messages).subtype == "success", messages
+    report(asked=asked)
+
+
 SCENARIOS = {
     "one_shot": one_shot,
     "multi_turn": multi_turn,
@@ -420,6 +438,10 @@ SCENARIOS = {
     "max_turns": max_turns,
     "all_options": all_options,
     "sdk_mcp": sdk_mcp,
+    "sources_default": lambda: setting_sources(None),
+    "sources_none": lambda: setting_sources([]),
+    "sources_user": lambda: setting_sources(["user"]),
+    "sources_project": lambda: setting_sources(["project", "local"]),
 }
 
 if __name__ == "__main__":

@@ -403,7 +403,7 @@ fn place(out: &mut Split, source: &str, path: &[&String], key: &str, value: &Val
                 let mut at = path.clone();
                 at.push(name.clone());
                 out.held.push(HeldPiece {
-                    item: ConfigItem::new(source, key, name, true, member),
+                    item: item(source, key, name, true, member),
                     path: at,
                     element: false,
                     value: member.clone(),
@@ -429,7 +429,7 @@ fn place(out: &mut Split, source: &str, path: &[&String], key: &str, value: &Val
                 at.push(name.clone());
                 for element in list.as_array().into_iter().flatten() {
                     out.held.push(HeldPiece {
-                        item: ConfigItem::new(source, key, name, false, element),
+                        item: item(source, key, name, false, element),
                         path: at.clone(),
                         element: true,
                         value: element.clone(),
@@ -439,6 +439,52 @@ fn place(out: &mut Split, source: &str, path: &[&String], key: &str, value: &Val
         }
         _ => whole(out),
     }
+}
+
+/// What a held-back value of `group` says, for people, where its JSON
+/// would be hard to read: a hook's matcher and commands, a server's
+/// command line or URL.
+pub fn describe(group: &str, value: &Value) -> Option<String> {
+    match group {
+        "hooks" => {
+            let commands: Vec<&str> = value
+                .get("hooks")?
+                .as_array()?
+                .iter()
+                .filter_map(|h| h.get("command").and_then(Value::as_str))
+                .collect();
+            let commands = commands.join("; ");
+            Some(match value.get("matcher").and_then(Value::as_str) {
+                Some(m) if !m.is_empty() => format!("[{m}] {commands}"),
+                _ => commands,
+            })
+        }
+        "mcpServers" => {
+            if let Some(url) = value.get("url").and_then(Value::as_str) {
+                return Some(url.to_string());
+            }
+            let mut line = vec![value.get("command")?.as_str()?.to_string()];
+            for arg in value
+                .get("args")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                line.push(arg.as_str().map_or_else(|| arg.to_string(), str::to_string));
+            }
+            Some(line.join(" "))
+        }
+        _ => None,
+    }
+}
+
+/// A held-back piece, described for people where [`describe`] can.
+fn item(source: &str, group: &str, name: &str, slot: bool, value: &Value) -> ConfigItem {
+    let mut item = ConfigItem::new(source, group, name, slot, value);
+    if let Some(text) = describe(group, value) {
+        item.shown = text;
+    }
+    item
 }
 
 /// How an element of a list is named: a string as it is (a rule), else

@@ -161,7 +161,9 @@ fn a_hostile_file_keeps_only_what_narrows() {
             .all(|p| p.item.source == ".catui/settings.json")
     );
     assert_eq!(split.held[0].item.shown, "bypassPermissions");
-    assert!(split.held[7].item.shown.contains("a.sh"));
+    assert_eq!(split.held[7].item.shown, "[Bash] a.sh");
+    assert_eq!(split.held[8].item.shown, "b.sh");
+    assert_eq!(split.held[9].item.shown, "evil-server");
     assert_ne!(split.held[7].item.digest, split.held[8].item.digest);
 }
 
@@ -205,4 +207,30 @@ fn malformed_shapes_are_held_whole_and_nulls_skipped() {
     assert_eq!(split.held.len(), 1);
     assert_eq!(split.held[0].item.group, "hooks");
     assert!(split.held[0].item.slot);
+}
+
+#[test]
+fn servers_and_hooks_are_described_by_what_they_run() {
+    assert_eq!(
+        describe(
+            "mcpServers",
+            &json!({"command": "npx", "args": ["-y", "pkg"]})
+        )
+        .as_deref(),
+        Some("npx -y pkg")
+    );
+    assert_eq!(
+        describe(
+            "mcpServers",
+            &json!({"type": "http", "url": "https://x.invalid/mcp"})
+        )
+        .as_deref(),
+        Some("https://x.invalid/mcp")
+    );
+    assert_eq!(
+        describe("hooks", &json!({"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}))
+            .as_deref(),
+        Some("a; b")
+    );
+    assert_eq!(describe("env", &json!("x")), None);
 }

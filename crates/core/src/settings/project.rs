@@ -143,10 +143,11 @@ pub fn mcp_json_items(source: &str, value: &Value) -> Vec<(String, ConfigItem)> 
     servers
         .iter()
         .map(|(name, spec)| {
-            (
-                name.clone(),
-                ConfigItem::new(source, "mcpServers", name, true, spec),
-            )
+            let mut item = ConfigItem::new(source, "mcpServers", name, true, spec);
+            if let Some(text) = super::classify::describe("mcpServers", spec) {
+                item.shown = text;
+            }
+            (name.clone(), item)
         })
         .collect()
 }
