@@ -1,9 +1,11 @@
 //! The project's own configuration and how far a session believes it:
 //! which settings layers are read ([`SettingsSources`], the Agent SDKs'
 //! `--setting-sources`), the session's [`ProjectScope`] (those sources and
-//! the user's trust), everything a project configures that waits for trust
-//! ([`inventory`], for `catui trust`, `catui trust --show` and the trust
-//! dialog), and the one notice that names what was held back.
+//! the user's trust), merging a project settings file as far as the trust
+//! goes (`Settings::apply_project`), everything a project configures that
+//! waits for trust ([`inventory`], for `catui trust`, `catui trust --show`
+//! and the trust dialog), and the one notice that names what was held
+//! back.
 //!
 //! A project's configuration is its `.catui/settings.json`,
 //! `.catui/settings.local.json`, `.mcp.json` and `.catui/agents/*.md`.
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::{Settings, SettingsLayer, SettingsWarning};
 use crate::agents::definitions::AgentDefinition;
 use crate::trust::{ConfigItem, ProjectTrust, TrustView, Verdict};
 
@@ -119,6 +122,77 @@ impl ProjectScope {
     }
 }
 
+impl Settings {
+    /// Merges a project file: what narrows, and what the user's trust
+    /// accepts; the rest is recorded in [`Settings::held_back`]. The
+    /// project's MCP servers all go in: the MCP manager starts only those
+    /// the trust covers ([`Settings::project_servers`]) or the user
+    /// approved by name.
+    pub(super) fn apply_project(
+        &mut self,
+        layer: SettingsLayer,
+        path: &Path,
+        project_root: &Path,
+        text: &str,
+        scope: &ProjectScope,
+        warnings: &mut Vec<SettingsWarning>,
+    ) {
+        let source = shown_path(project_root, path);
+        let value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        let mut split = super::classify::split(&source, &value);
+        for piece in std::mem::take(&mut split.held) {
+            let verdict = scope.trust.verdict(&piece.item);
+            let accepted = verdict == crate::trust::Verdict::Accepted;
+            if piece.item.group == "mcpServers" {
+                let held = (!accepted).then(|| Held {
+                    item: piece.item.clone(),
+                    verdict,
+                });
+                self.project_servers.push((piece.item.name.clone(), held));
+                split.restore(piece);
+            } else if accepted {
+                split.restore(piece);
+            } else {
+                self.held_back.push(Held {
+                    item: piece.item,
+                    verdict,
+                });
+            }
+        }
+        let narrowing_only = !scope.trust.is_trusted();
+        match serde_json::from_value::<super::file::RawSettings>(serde_json::Value::Object(
+            split.kept,
+        )) {
+            Ok(raw) => self.apply(
+                layer,
+                path,
+                project_root,
+                raw,
+                text,
+                narrowing_only,
+                warnings,
+            ),
+            // A part of a file that parsed parses; should it not, the file
+            // fails closed like any invalid one.
+            Err(e) => {
+                let at = warnings.len();
+                let fallback =
+                    self.keep_restrictive_rules(layer, path, project_root, text, warnings);
+                warnings.insert(
+                    at,
+                    SettingsWarning::Invalid {
+                        path: path.to_path_buf(),
+                        line: e.line(),
+                        column: e.column(),
+                        message: e.to_string(),
+                        fallback,
+                    },
+                );
+            }
+        }
+    }
+}
+
 /// One piece of the project's configuration that did not apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Held {
@@ -199,7 +273,7 @@ pub(super) fn project_settings_files(
     config_dir: &Path,
     project_root: &Path,
     sources: SettingsSources,
-) -> Vec<(super::SettingsLayer, PathBuf)> {
+) -> Vec<(SettingsLayer, PathBuf)> {
     let user = config_dir.join("settings.json");
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -207,16 +281,8 @@ pub(super) fn project_settings_files(
     };
     let dir = project_root.join(".catui");
     [
-        (
-            sources.project,
-            super::SettingsLayer::Project,
-            "settings.json",
-        ),
-        (
-            sources.local,
-            super::SettingsLayer::Local,
-            "settings.local.json",
-        ),
+        (sources.project, SettingsLayer::Project, "settings.json"),
+        (sources.local, SettingsLayer::Local, "settings.local.json"),
     ]
     .into_iter()
     .filter(|(wanted, ..)| *wanted)
