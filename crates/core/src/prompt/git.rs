@@ -337,7 +337,10 @@ fn spawn(
     let mut child = Command::new("git")
         .arg("-C")
         .arg(cwd)
-        .args(["-c", "core.quotepath=off", "--no-optional-locks"])
+        // A repository's own `core.fsmonitor` would run its command on
+        // `git status` just because the folder was opened.
+        .args(["-c", "core.quotepath=off", "-c", "core.fsmonitor=false"])
+        .arg("--no-optional-locks")
         .args(args)
         // Never prompt, never page, never pick up a repository from the
         // parent process's environment.

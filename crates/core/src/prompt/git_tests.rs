@@ -174,3 +174,41 @@ fn dropping_the_snapshot_stops_it() {
     // Nothing can be spawned any more, and everything spawned was reaped.
     assert!(lock(&shared.children).is_none());
 }
+
+#[test]
+fn a_repositorys_fsmonitor_does_not_run_when_the_folder_is_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("f.txt"), "x").unwrap();
+    git(&repo, &["add", "f.txt"]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let marker = dir.path().join("fsmonitor-ran");
+    let hook = dir.path().join("fsmonitor.sh");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    git(&repo, &["config", "core.fsmonitor", hook.to_str().unwrap()]);
+    // The hook is real: git runs it when nothing turns it off.
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["status", "--porcelain"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(marker.exists(), "git did not run the fsmonitor hook at all");
+    std::fs::remove_file(&marker).unwrap();
+
+    let summary = git_summary(&repo).unwrap();
+    assert_eq!(summary.branch, "main");
+    assert!(
+        !marker.exists(),
+        "the snapshot ran the repository's fsmonitor"
+    );
+}
