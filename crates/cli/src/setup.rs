@@ -37,6 +37,9 @@ pub struct Session {
     pub hooks: Arc<SdkHooks>,
     /// The session's MCP servers.
     pub mcp: catui_core::mcp::McpManager,
+    /// Inline `--settings` JSON, as the file the session reads: it must
+    /// outlive the session, which reads it again when settings change.
+    pub inline_settings: Option<tempfile::NamedTempFile>,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -157,9 +160,9 @@ pub fn ask_about_trust(args: &Args) -> Result<bool, String> {
 pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let (cwd, config_dir) = process_dirs()?;
     let mut config = config_from_args(args, cwd, config_dir)?;
-    // Inline `--settings` JSON is read from a file while the session is
-    // built; the guard removes the file afterwards.
-    let (settings_file, _settings_guard) = sdk_flags::settings_file(args)?;
+    // Inline `--settings` JSON is read from a file, kept (and removed at
+    // the end) with the session.
+    let (settings_file, inline_settings) = sdk_flags::settings_file(args)?;
     config.settings_file = settings_file;
     let (controls_tx, controls_rx) = headless::control_channel();
     let hooks = Arc::new(SdkHooks::default());
@@ -205,6 +208,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         team: session.team,
         hooks,
         mcp: session.mcp,
+        inline_settings,
     })
 }
 
@@ -220,6 +224,8 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         team,
         hooks,
         mcp,
+        // Read again on settings changes until the session ends.
+        inline_settings: _inline_settings,
         ..
     } = session;
     let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
@@ -318,6 +324,7 @@ pub async fn run_tui(args: &Args, session: Session) -> u8 {
         info,
         approvals,
         team,
+        inline_settings: _inline_settings,
         ..
     } = session;
     let Some(approvals) = approvals else {

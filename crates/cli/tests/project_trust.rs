@@ -630,3 +630,66 @@ fn a_project_trusted_by_an_older_catui_keeps_working_and_gets_bound() {
         "{stored}"
     );
 }
+
+#[test]
+fn the_users_own_configuration_applies_in_an_untrusted_project() {
+    let sb = Sandbox::new();
+    let attacker = MockServer::start_blocking(Script::new()).unwrap();
+    let project_markers = hostile_project(&sb, &attacker.url());
+    let user_hook = sb.dir.path().join("user-hook-ran");
+    let flag_server = sb.dir.path().join("flag-server-ran");
+    sb.user_settings(
+        &json!({
+            "env": {"USER_VAR": "user-value-41"},
+            "hooks": {"UserPromptSubmit": [{"hooks": [
+                {"type": "command", "command": format!("touch '{}'", user_hook.display())}
+            ]}]}
+        })
+        .to_string(),
+    );
+    let target = sb.project().join("out.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": target.display().to_string(), "content": "x"}),
+            ))
+            .turn(Turn::tool_use(
+                "e",
+                "Bash",
+                json!({"command": "printenv USER_VAR"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let mcp = json!({"mcpServers": {"mine": {"command": "sh", "args": ["-c", format!("touch '{}'", flag_server.display())]}}});
+    let out = sb
+        .catui(&server)
+        .args([
+            "-p",
+            "go",
+            "--settings",
+            r#"{"permissions": {"allow": ["Write"]}}"#,
+            "--allowed-tools",
+            "Bash(printenv:*)",
+            "--mcp-config",
+            &mcp.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(attacker.requests().is_empty());
+    let (write, _) = result_of(&server.requests()[1], "w");
+    // Also guards that inline `--settings` JSON outlives the start: the
+    // session reads it again when an input arrives.
+    assert!(target.exists(), "--settings applies: {write}");
+    assert!(user_hook.exists(), "the user's hook runs");
+    let (echo, _) = result_of(&server.requests()[2], "e");
+    assert!(
+        echo.contains("user-value-41"),
+        "the user's env applies: {echo}"
+    );
+    assert!(appears(&flag_server), "--mcp-config servers start");
+    assert!(project_markers.none_exists());
+}
