@@ -492,10 +492,14 @@ fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
 #[test]
 fn read_only_sub_agents_are_refused_in_their_own_terms() {
     let sb = Sandbox::new();
-    sb.write(
-        ".catui/agents/reviewer.md",
+    // The user's own agent (a project's waits for its trust).
+    let agents = sb.config().join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("reviewer.md"),
         "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep, SendMessage, TeamStop\n---\nYou review code and report.\n",
-    );
+    )
+    .unwrap();
     let sub = |r: &RecordedRequest| {
         r.messages()
             .first()

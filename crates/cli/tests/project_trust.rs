@@ -482,7 +482,7 @@ fn what_narrows_applies_before_trust() {
 /// A value of `key` that widens.
 fn widening_sample(key: &str) -> Value {
     match key {
-        "model" | "smallModel" => json!("project-model"),
+        "model" | "smallModel" | "planModel" => json!("project-model"),
         "provider" => json!("openai"),
         "permissions.allow" => json!(["Write"]),
         "permissions.additionalDirectories" => json!(["/tmp"]),

@@ -175,6 +175,12 @@ pub const KEYS: &[KeyRule] = &[
         "which model gets sub-agents' and the classifier's requests",
     ),
     rule(
+        "planModel",
+        HeldBack,
+        Whole,
+        "which model gets the conversation while planning",
+    ),
+    rule(
         "provider",
         HeldBack,
         Whole,

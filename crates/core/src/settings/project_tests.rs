@@ -213,7 +213,7 @@ fn a_stricter_default_mode_applies_a_looser_one_does_not() {
 /// any valid value).
 fn sample(key: &str) -> Value {
     match key {
-        "model" | "smallModel" => json!("some-model"),
+        "model" | "smallModel" | "planModel" => json!("some-model"),
         "provider" => json!("openai"),
         "permissions.allow" => json!(["Write"]),
         "permissions.ask" | "permissions.deny" => json!(["Write"]),
