@@ -1,0 +1,228 @@
+//! Turning a program and a [`Confinement`] into a command to spawn.
+//!
+//! With bubblewrap and an inner stage, the command line becomes
+//! `bwrap <namespaces, mounts> -- <stage> <confinement> -- program args`:
+//! bubblewrap builds the namespaces, the stage applies Landlock and
+//! seccomp inside them (a Landlock-restricted process could not mount, so
+//! they cannot come first) and `exec`s the program. Without an inner stage
+//! (or without bubblewrap), Landlock and seccomp are applied between
+//! `fork` and `exec` of the program itself.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::{Confinement, Layers, Network, PROXY_PORT, env, stage};
+
+/// Why a command could not be prepared; it was not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("cannot prepare the sandbox directory {path}: {source}. Check that it can be created.")]
+    Directory {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot build the Landlock rules ({0}); the command was not run")]
+    Landlock(String),
+    #[error("cannot build the seccomp filter ({0}); the command was not run")]
+    Seccomp(String),
+}
+
+/// The inner stage: a program that, given [`stage::STAGE_ARG`]-style
+/// arguments after `args`, applies Landlock and seccomp and runs the
+/// command (catui's own binary, or this crate's `catui-sandbox-stage`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage {
+    pub program: PathBuf,
+    /// Arguments before the stage's own (catui's hidden mode).
+    pub args: Vec<OsString>,
+}
+
+impl Stage {
+    /// catui's binary at `exe`, whose `main` dispatches to the stage.
+    pub fn catui(exe: PathBuf) -> Stage {
+        Stage {
+            program: exe,
+            args: vec![stage::STAGE_ARG.into()],
+        }
+    }
+}
+
+/// The layers this machine offers and how to reach the inner stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    layers: Layers,
+    stage: Option<Stage>,
+}
+
+impl Sandbox {
+    /// The machine's layers ([`Layers::detect`]); bubblewrap is used only
+    /// with an inner stage, because Landlock and seccomp must be applied
+    /// inside its namespaces.
+    pub fn new(stage: Option<Stage>) -> Sandbox {
+        Sandbox::with_layers(Layers::detect(), stage)
+    }
+
+    /// Only `layers` (tests use this to check each layer alone).
+    pub fn with_layers(mut layers: Layers, stage: Option<Stage>) -> Sandbox {
+        if stage.is_none() {
+            layers.bubblewrap = false;
+        }
+        Sandbox { layers, stage }
+    }
+
+    /// The layers confined commands get.
+    pub fn layers(&self) -> Layers {
+        self.layers
+    }
+
+    /// A command that runs `program` with `args` in `cwd` under `c`.
+    /// Set its standard streams, directory and extra environment on
+    /// [`Launch::command`], then take it with [`Launch::finish`].
+    pub fn launch(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        cwd: &Path,
+        c: &Confinement,
+    ) -> Result<Launch, SandboxError> {
+        let mut c = c.clone();
+        if let Some(temp) = &c.temp_dir {
+            std::fs::create_dir_all(temp).map_err(|source| SandboxError::Directory {
+                path: temp.clone(),
+                source,
+            })?;
+        }
+        let layers = self.layers;
+        let proxied = matches!(c.network, Network::Proxy { .. }) && layers.bubblewrap;
+        if !layers.bubblewrap {
+            // Without a network namespace the proxy cannot be the only way
+            // out: no network at all.
+            c.network = Network::Off;
+        }
+        let mut vars = env::confined(cwd, c.clean_environment);
+        if let Some(temp) = &c.temp_dir {
+            vars.push(("TMPDIR".into(), Some(temp.into())));
+        }
+        if proxied {
+            let url = OsString::from(format!("http://127.0.0.1:{PROXY_PORT}"));
+            for name in env::PROXY_VARS {
+                vars.push((name.into(), Some(url.clone())));
+            }
+            for name in ["NO_PROXY", "no_proxy"] {
+                vars.push((name.into(), None));
+            }
+        }
+        let cmd = match (&self.stage, layers.bubblewrap) {
+            (Some(stage), true) => self.through_bwrap(stage, program, args, &c)?,
+            _ => self.direct(program, args, &c)?,
+        };
+        Ok(Launch {
+            cmd,
+            vars,
+            layers,
+            clean: c.clean_environment,
+        })
+    }
+
+    fn through_bwrap(
+        &self,
+        stage: &Stage,
+        program: &Path,
+        args: &[OsString],
+        c: &Confinement,
+    ) -> Result<tokio::process::Command, SandboxError> {
+        let bwrap = crate::bwrap::program().unwrap_or(Path::new(crate::bwrap::CANDIDATES[0]));
+        let mut cmd = tokio::process::Command::new(bwrap);
+        cmd.args(crate::bwrap::args(&c.writable_dirs(), &c.hidden_paths()));
+        let inner = Layers {
+            bubblewrap: false,
+            ..self.layers
+        };
+        if inner.landlock > 0 || inner.seccomp || c.proxy_socket().is_some() {
+            cmd.arg(&stage.program);
+            cmd.args(&stage.args);
+            cmd.args(stage::encode(c, &inner));
+        }
+        cmd.arg(program).args(args);
+        Ok(cmd)
+    }
+
+    #[allow(clippy::unused_self)]
+    fn direct(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        c: &Confinement,
+    ) -> Result<tokio::process::Command, SandboxError> {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args);
+        #[cfg(target_os = "linux")]
+        if self.layers.landlock > 0 || self.layers.seccomp {
+            let restrictions = crate::child::Restrictions::build(c, self.layers)?;
+            // SAFETY: the closure runs in the forked child before exec and
+            // only makes async-signal-safe system calls on memory and fds
+            // it owns (built before the fork); it allocates nothing, takes
+            // no lock, and builds errors from errno only.
+            #[allow(unsafe_code)]
+            unsafe {
+                cmd.pre_exec(move || restrictions.apply());
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = c;
+        Ok(cmd)
+    }
+}
+
+/// A confined command being set up.
+#[derive(Debug)]
+pub struct Launch {
+    cmd: tokio::process::Command,
+    /// Set (or removed, `None`) last, over anything the caller set.
+    vars: Vec<(OsString, Option<OsString>)>,
+    layers: Layers,
+    /// Remove every credential-like variable, not only provider keys.
+    clean: bool,
+}
+
+impl Launch {
+    /// The command, to set its streams, directory and environment on.
+    pub fn command(&mut self) -> &mut tokio::process::Command {
+        &mut self.cmd
+    }
+
+    /// The layers the command runs under.
+    pub fn layers(&self) -> Layers {
+        self.layers
+    }
+
+    /// The command to spawn, with the confinement's environment applied
+    /// over the caller's (secrets removed, git neutralised, `TMPDIR`, the
+    /// proxy).
+    pub fn finish(mut self) -> tokio::process::Command {
+        let secret = |name: &std::ffi::OsStr| {
+            name.to_str().is_some_and(|n| {
+                if self.clean {
+                    env::is_secret_variable(n)
+                } else {
+                    env::is_provider_key(n)
+                }
+            })
+        };
+        // Inherited from catui, or set by the caller (settings `env`).
+        let mut names: Vec<OsString> = std::env::vars_os().map(|(n, _)| n).collect();
+        names.extend(self.cmd.as_std().get_envs().map(|(n, _)| n.to_os_string()));
+        for name in names {
+            if secret(&name) {
+                self.cmd.env_remove(&name);
+            }
+        }
+        for (name, value) in &self.vars {
+            match value {
+                Some(v) => self.cmd.env(name, v),
+                None => self.cmd.env_remove(name),
+            };
+        }
+        self.cmd
+    }
+}

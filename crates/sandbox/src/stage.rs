@@ -1,0 +1,161 @@
+//! The inner stage: runs inside bubblewrap's namespaces, applies Landlock
+//! and seccomp to itself, and `exec`s the command.
+//!
+//! bubblewrap must mount before anything is restricted (a process under
+//! Landlock cannot mount), so these two layers are applied by a second
+//! program that bubblewrap starts: catui's own binary in a hidden mode
+//! (`catui __catui-sandbox-stage …`, dispatched at the very top of `main`,
+//! so it costs one `exec`), or this crate's `catui-sandbox-stage`. When the
+//! network goes through the proxy, the stage first starts the forwarder
+//! that carries the sandbox's loopback port to the proxy's unix socket.
+//!
+//! Its arguments, written by [`encode`] and read by [`main`]:
+//! `[--landlock] [--seccomp] [--write DIR]… [--hide PATH]… [--metadata]
+//! [--unix-sockets] [--proxy SOCKET] -- PROGRAM ARGS…`.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::{Confinement, Layers, Network};
+
+/// The first argument that makes catui's binary the inner stage.
+pub const STAGE_ARG: &str = "__catui-sandbox-stage";
+
+/// The exit status when the stage cannot confine or start the command
+/// (as a shell reports a command it cannot run).
+pub const FAILED: i32 = 126;
+
+/// The stage's arguments for `c` under `layers`, up to and including the
+/// `--` before the program.
+pub fn encode(c: &Confinement, layers: &Layers) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    if layers.landlock > 0 {
+        args.push("--landlock".into());
+    }
+    if layers.seccomp {
+        args.push("--seccomp".into());
+    }
+    for dir in c.writable_dirs() {
+        args.push("--write".into());
+        args.push(dir.into());
+    }
+    for path in c.hidden_paths() {
+        args.push("--hide".into());
+        args.push(path.into());
+    }
+    if c.metadata {
+        args.push("--metadata".into());
+    }
+    if c.unix_sockets {
+        args.push("--unix-sockets".into());
+    }
+    if let Network::Proxy { socket } = &c.network {
+        args.push("--proxy".into());
+        args.push(socket.into());
+    }
+    args.push("--".into());
+    args
+}
+
+/// What the stage was asked to do.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    pub confinement: Confinement,
+    pub landlock: bool,
+    pub seccomp: bool,
+    /// The program and its arguments.
+    pub command: Vec<OsString>,
+}
+
+/// Reads the stage's arguments (those after [`STAGE_ARG`]).
+pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
+    let mut request = Request::default();
+    let mut args = args.into_iter();
+    fn value(args: &mut dyn Iterator<Item = OsString>, flag: &str) -> Result<PathBuf, String> {
+        args.next()
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("{flag} needs a value"))
+    }
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("--landlock") => request.landlock = true,
+            Some("--seccomp") => request.seccomp = true,
+            Some("--metadata") => request.confinement.metadata = true,
+            Some("--unix-sockets") => request.confinement.unix_sockets = true,
+            Some("--write") => request
+                .confinement
+                .writable
+                .push(value(&mut args, "--write")?),
+            Some("--hide") => request.confinement.hidden.push(value(&mut args, "--hide")?),
+            Some("--proxy") => {
+                request.confinement.network = Network::Proxy {
+                    socket: value(&mut args, "--proxy")?,
+                }
+            }
+            Some("--") => {
+                request.command = args.collect();
+                if request.command.is_empty() {
+                    return Err("no command after `--`".into());
+                }
+                return Ok(request);
+            }
+            _ => return Err(format!("unknown argument {arg:?}")),
+        }
+    }
+    Err("no `--` before the command".into())
+}
+
+/// The stage's entry point: confines this process and becomes the
+/// command; never returns. On failure it says why on stderr and exits
+/// with [`FAILED`], the command not run.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ! {
+    let err = match run(args) {
+        Ok(never) => match never {},
+        Err(e) => e,
+    };
+    eprintln!("catui sandbox: {err}; the command was not run");
+    std::process::exit(FAILED)
+}
+
+enum Never {}
+
+fn run(args: impl IntoIterator<Item = OsString>) -> Result<Never, String> {
+    let request = decode(args)?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let layers = Layers {
+            bubblewrap: false,
+            landlock: if request.landlock {
+                crate::landlock::abi_version()
+            } else {
+                0
+            },
+            seccomp: request.seccomp,
+        };
+        let restrictions = crate::child::Restrictions::build(&request.confinement, layers)
+            .map_err(|e| e.to_string())?;
+        if let Some(socket) = request.confinement.proxy_socket() {
+            crate::forward::start(socket)
+                .map_err(|e| format!("cannot start the network forwarder: {e}"))?;
+        }
+        restrictions
+            .apply()
+            .map_err(|e| format!("cannot apply the restrictions: {e}"))?;
+        let (program, rest) = request
+            .command
+            .split_first()
+            .ok_or_else(|| "no command".to_string())?;
+        let e = std::process::Command::new(program).args(rest).exec();
+        Err(format!("cannot run {}: {e}", program.to_string_lossy()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = request;
+        Err("the inner stage needs Linux".into())
+    }
+}
+
+#[cfg(test)]
+#[path = "stage_tests.rs"]
+mod tests;
