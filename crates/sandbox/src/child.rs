@@ -36,9 +36,7 @@ impl Restrictions {
     /// privileges, Landlock, then seccomp last (its filter allows what is
     /// left to do before `exec`). Async-signal-safe.
     pub(crate) fn apply(&self) -> std::io::Result<()> {
-        if self.seccomp.is_some() {
-            crate::seccomp::drop_capabilities()?;
-        }
+        crate::seccomp::drop_capabilities()?;
         // SAFETY: prctl with plain integers.
         #[allow(unsafe_code)]
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {

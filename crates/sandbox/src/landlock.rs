@@ -77,9 +77,13 @@ pub fn ruleset(c: &Confinement) -> Result<Option<OwnedFd>, SandboxError> {
     let hidden = c.hidden_paths();
     let reads = read_rules(&hidden);
     for (path, access) in &reads {
-        created = add(created, path, *access)?;
+        created = add(created, path, *access & handled)?;
     }
-    created = add(created, Path::new("/dev/null"), AccessFs::from_file(FS_ABI))?;
+    created = add(
+        created,
+        Path::new("/dev/null"),
+        AccessFs::from_file(FS_ABI) & handled,
+    )?;
     for dir in c.writable_dirs() {
         created = add(created, &dir, handled)?;
     }

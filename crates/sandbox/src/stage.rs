@@ -113,7 +113,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ! {
         Ok(never) => match never {},
         Err(e) => e,
     };
-    eprintln!("catui sandbox: {err}; the command was not run");
+    if err.contains("the command was not run") {
+        eprintln!("catui sandbox: {err}");
+    } else {
+        eprintln!("catui sandbox: {err}; the command was not run");
+    }
     std::process::exit(FAILED)
 }
 
