@@ -19,6 +19,12 @@ use clap::Parser;
 use args::{Args, InputFormat};
 
 fn main() -> ExitCode {
+    // The sandbox's inner stage, inside bubblewrap: before any other work,
+    // so that it costs one exec and nothing more.
+    let mut argv = std::env::args_os();
+    if argv.nth(1).as_deref() == Some(std::ffi::OsStr::new(catui_sandbox::stage::STAGE_ARG)) {
+        catui_sandbox::stage::main(argv);
+    }
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {

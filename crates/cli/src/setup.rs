@@ -92,6 +92,8 @@ pub fn config_from_args(
         strict_mcp_config: args.sdk.strict_mcp_config,
         setting_sources: sdk_flags::setting_sources(args)?,
         trust_project: trust_project(args),
+        // This binary is the sandbox's inner stage (see `main`).
+        sandbox_stage: std::env::current_exe().ok(),
         ..SessionConfig::new(cwd, config_dir)
     })
 }

@@ -1,13 +1,15 @@
-//! Landlock confinement of Bash commands: with a read-only policy, writes to
-//! the project fail and leave it unchanged; the private temp dir and
-//! /dev/null stay writable; reading works everywhere.
+//! Confinement of Bash commands (Landlock and seccomp, as core applies them
+//! without an inner stage): with a read-only policy, writes to the project
+//! fail and leave it unchanged; the private temp dir and /dev/null stay
+//! writable; reading works everywhere; the working-dirs policy allows
+//! writes beneath its directories only.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use catui_core::permissions::sandbox::{SandboxPolicy, sandbox_status};
+use catui_core::permissions::sandbox::{SandboxNetwork, SandboxPolicy, SessionSandbox};
 use catui_core::tools::bash::{BashInput, BashTool};
 use catui_core::tools::{ToolContext, ToolOutput, TypedTool};
 
@@ -72,23 +74,19 @@ async fn run(ctx: &ToolContext, command: &str) -> ToolOutput {
         .unwrap()
 }
 
-fn landlock_or_skip() -> bool {
-    if sandbox_status() == "landlock" {
-        return true;
-    }
-    eprintln!("NOTICE: this kernel has no Landlock; confinement tests skipped");
-    assert_eq!(sandbox_status(), "unavailable");
-    false
+/// The project's machines and CI can confine commands; a machine that
+/// cannot fails here rather than passing untested.
+fn require_sandbox(root: &Path) {
+    let sandbox = SessionSandbox::for_project(root);
+    assert!(sandbox.complete(), "{:?}", sandbox.layers().notice(false));
 }
 
 #[tokio::test]
 async fn read_only_policy_blocks_writes_to_the_project() {
-    if !landlock_or_skip() {
-        return;
-    }
     let s = setup(|_, temp| SandboxPolicy::ReadOnlyExceptTemp {
         temp_dir: temp.to_path_buf(),
     });
+    require_sandbox(&s.root);
     let before = snapshot(&s.root);
     let p = s.root.display().to_string();
     let attempts = [
@@ -117,12 +115,10 @@ async fn read_only_policy_blocks_writes_to_the_project() {
 
 #[tokio::test]
 async fn read_only_policy_allows_reads_temp_and_dev_null() {
-    if !landlock_or_skip() {
-        return;
-    }
     let s = setup(|_, temp| SandboxPolicy::ReadOnlyExceptTemp {
         temp_dir: temp.to_path_buf(),
     });
+    require_sandbox(&s.root);
     let out = run(
         &s.ctx,
         "cat existing && ls src && git --version >/dev/null && echo ok",
@@ -149,12 +145,11 @@ async fn read_only_policy_allows_reads_temp_and_dev_null() {
 
 #[tokio::test]
 async fn working_dirs_policy_allows_only_listed_dirs() {
-    if !landlock_or_skip() {
-        return;
-    }
     let s = setup(|root, _| SandboxPolicy::WorkingDirs {
         writable: vec![root.join("src")],
+        network: SandboxNetwork::Off,
     });
+    require_sandbox(&s.root);
     let out = run(&s.ctx, "touch src/new && echo ok").await;
     assert_eq!(out.content, "ok");
     assert!(s.root.join("src/new").exists());
@@ -184,6 +179,9 @@ async fn no_policy_leaves_commands_unconfined() {
 }
 
 #[test]
-fn status_is_reported() {
-    assert!(matches!(sandbox_status(), "landlock" | "unavailable"));
+fn the_layers_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let names = SessionSandbox::for_project(tmp.path()).layers().names();
+    // Without an inner stage, core confines with Landlock and seccomp.
+    assert_eq!(names, ["landlock", "seccomp"]);
 }

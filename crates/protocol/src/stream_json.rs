@@ -117,8 +117,9 @@ pub struct InitEvent {
     pub permission_mode_sdk: PermissionMode,
     pub tools: Vec<String>,
     pub plan_file: Option<String>,
-    /// `landlock` or `unavailable`.
-    pub sandbox: String,
+    /// The sandbox layers that confine commands run without asking
+    /// (`bubblewrap`, `landlock`, `seccomp`); empty where there are none.
+    pub sandbox: Vec<String>,
     /// Problems with the settings files, one line each (each also
     /// sent as a `settings` notification); absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -183,18 +183,20 @@ impl Layers {
         self.uncovered().is_empty()
     }
 
-    /// What a session should tell its user about missing layers: `None`
-    /// when all three work.
-    pub fn notice(&self) -> Option<String> {
+    /// What a session should tell its user about missing layers: what is
+    /// not enforced, and what that changes. `None` when nothing is lost
+    /// (every guarantee is covered, and bubblewrap is there when
+    /// `wants_proxy`: approved commands are to reach allowed domains).
+    pub fn notice(&self, wants_proxy: bool) -> Option<String> {
         let missing: Vec<&str> = [Layer::Bubblewrap, Layer::Landlock, Layer::Seccomp]
             .into_iter()
             .filter(|l| !self.has(*l))
             .map(Layer::name)
             .collect();
-        if missing.is_empty() {
+        let uncovered = self.uncovered();
+        if uncovered.is_empty() && (self.bubblewrap || !wants_proxy) {
             return None;
         }
-        let uncovered = self.uncovered();
         let mut text = format!(
             "The sandbox for commands that run without asking lacks {} on this system",
             missing.join(" and ")
@@ -204,7 +206,7 @@ impl Layers {
                 "; {} still enforce every guarantee",
                 self.names().join(" and ")
             ));
-            if !self.bubblewrap {
+            if !self.bubblewrap && wants_proxy {
                 text.push_str(
                     ", but approved commands under the `sandbox` setting get no network \
                      (an allowed-domains list needs bubblewrap)",

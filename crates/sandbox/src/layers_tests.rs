@@ -14,7 +14,7 @@ fn layers(bubblewrap: bool, landlock: u8, seccomp: bool) -> Layers {
 fn all_three_cover_everything_and_need_no_notice() {
     let all = layers(true, 7, true);
     assert!(all.complete());
-    assert_eq!(all.notice(), None);
+    assert_eq!(all.notice(true), None);
     assert_eq!(all.names(), ["bubblewrap", "landlock", "seccomp"]);
 }
 
@@ -22,7 +22,8 @@ fn all_three_cover_everything_and_need_no_notice() {
 fn landlock_with_scopes_and_seccomp_cover_everything_without_bubblewrap() {
     let l = layers(false, 6, true);
     assert!(l.complete(), "{:?}", l.uncovered());
-    let notice = l.notice().unwrap();
+    assert_eq!(l.notice(false), None, "nothing is lost");
+    let notice = l.notice(true).unwrap();
     assert!(notice.contains("lacks bubblewrap"), "{notice}");
     assert!(notice.contains("still enforce every guarantee"), "{notice}");
     assert!(notice.contains("no network"), "{notice}");
@@ -32,7 +33,7 @@ fn landlock_with_scopes_and_seccomp_cover_everything_without_bubblewrap() {
 fn an_old_landlock_leaves_other_processes_uncovered_without_bubblewrap() {
     let l = layers(false, 5, true);
     assert_eq!(l.uncovered(), [Guarantee::Processes]);
-    let notice = l.notice().unwrap();
+    let notice = l.notice(false).unwrap();
     assert!(notice.contains("other processes"), "{notice}");
     assert!(notice.contains("ask before they run"), "{notice}");
 }
@@ -53,5 +54,5 @@ fn detection_is_stable_and_this_machine_has_every_layer() {
     let first = Layers::detect();
     assert_eq!(first, Layers::detect());
     // This project's machines (and CI, which installs bubblewrap) have all three.
-    assert!(first.complete(), "{first:?}: {:?}", first.notice());
+    assert!(first.complete(), "{first:?}: {:?}", first.notice(false));
 }

@@ -31,6 +31,7 @@
 //! ```
 
 mod cache;
+pub mod exfiltration;
 mod recorded;
 mod render;
 mod script;

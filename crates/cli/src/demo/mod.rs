@@ -77,6 +77,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
         permission_mode: Some(PermissionMode::Plan),
         model: Some(script::MAIN_MODEL.into()),
         small_model: Some(script::SMALL_MODEL.into()),
+        sandbox_stage: std::env::current_exe().ok(),
         ..SessionConfig::new(project.clone(), config.clone())
     };
     if answers == Answers::InTheInterface {

@@ -98,6 +98,13 @@ impl AgentRunner for SubAgentRunner {
         agent_ctx.env = ctx.env.clone();
         agent_ctx.agent_id = Some(agent_id.clone());
         agent_ctx.cancel = cancel.clone();
+        // The session's sandbox and the confinement of approved commands
+        // carry over; a read-only agent is not offered ways to widen them.
+        agent_ctx.confiner = ctx.confiner.clone();
+        agent_ctx.set_sandbox_policy(ctx.confiner.approved_policy());
+        if def.read_only {
+            agent_ctx.values.insert(crate::tools::ReadOnlyAgent);
+        }
 
         let mut engine = self.services.conversation(Conversation {
             agent_id: Some(agent_id.clone()),

@@ -40,7 +40,8 @@ use crate::engine::{
 use crate::permissions::PermissionContext;
 use crate::permissions::auto::{AutoClassifier, ClassifierConfig};
 use crate::permissions::rules::RuleBehavior;
-use crate::permissions::sandbox::SandboxPolicy;
+use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox, Stage};
+use crate::permissions::secrets::SecretStores;
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
@@ -144,6 +145,10 @@ pub struct SessionConfig {
     /// Trust the project's own configuration for this run
     /// (`--trust-project`, `CATUI_TRUST_PROJECT=1`).
     pub trust_project: bool,
+    /// catui's own binary, whose hidden mode is the sandbox's inner stage
+    /// (Landlock and seccomp inside bubblewrap's namespaces). Without it
+    /// commands are confined by Landlock and seccomp alone.
+    pub sandbox_stage: Option<PathBuf>,
 }
 
 impl SessionConfig {
@@ -173,6 +178,7 @@ impl SessionConfig {
             strict_mcp_config: false,
             setting_sources: None,
             trust_project: false,
+            sandbox_stage: None,
         }
     }
 }
@@ -260,7 +266,9 @@ pub struct SessionInfo {
     pub cwd: String,
     pub model: String,
     pub tools: Vec<String>,
-    pub sandbox: String,
+    /// The sandbox layers commands run under (`init.sandbox`):
+    /// `bubblewrap`, `landlock`, `seccomp`.
+    pub sandbox: Vec<String>,
     /// Whether `auto` is offered (setting `autoMode.enabled`).
     pub auto_mode_enabled: bool,
     /// What is wrong with the settings files, one line each (also sent as
@@ -339,6 +347,8 @@ impl SessionBuilder {
 
     /// Starts the session. Needs a tokio runtime (teams start tasks).
     pub fn build(self) -> Result<Session, BuildError> {
+        // Bubblewrap's probe runs while the rest of the session is built.
+        catui_sandbox::Layers::prewarm();
         let SessionBuilder {
             config,
             front_end,
@@ -608,11 +618,31 @@ impl SessionBuilder {
         if let Some(r) = &resumed {
             resume::restore_approved_plan(r, &plan);
         }
-        if settings.sandbox == Some(true) {
-            let mut writable = permissions.working_dirs.clone();
-            writable.push(std::env::temp_dir());
-            tool_ctx.set_sandbox_policy(SandboxPolicy::WorkingDirs { writable });
-        }
+        // Commands someone approved run confined to the working dirs when
+        // the `sandbox` setting says so; those judged read-only always run
+        // in the read-only sandbox, whose layers decide whether they may
+        // run unasked at all.
+        let approved = match &settings.sandbox {
+            Some(s) if s.enabled => {
+                let mut writable = permissions.working_dirs.clone();
+                writable.push(std::env::temp_dir());
+                SandboxPolicy::WorkingDirs {
+                    writable,
+                    network: s.network.clone(),
+                }
+            }
+            _ => SandboxPolicy::None,
+        };
+        let home = dirs::home_dir();
+        let confiner = Arc::new(SessionSandbox::new(
+            config.sandbox_stage.clone().map(Stage::catui),
+            SecretStores::new(home.as_deref(), &[], &permissions.working_dirs),
+            home,
+            approved.clone(),
+        ));
+        permissions.can_confine = confiner.complete();
+        tool_ctx.set_sandbox_policy(approved);
+        tool_ctx.confiner = confiner.clone();
 
         let hooks = crate::hooks::HookEngine::for_session(
             settings.hooks.clone(),
@@ -625,7 +655,7 @@ impl SessionBuilder {
             cwd: cwd.display().to_string(),
             model: resolved.model.clone(),
             tools: tools.names(),
-            sandbox: crate::permissions::sandbox::sandbox_status().into(),
+            sandbox: confiner.layers().names(),
             auto_mode_enabled: settings.auto_mode.enabled,
             settings_warnings: settings_warnings.clone(),
             trust_notice,

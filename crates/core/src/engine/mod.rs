@@ -50,7 +50,7 @@ pub use shared::{ContextUsage, EngineControl, WeakEngineControl};
 use shared::{Shared, set_mode};
 
 use crate::permissions::PermissionContext;
-use crate::permissions::sandbox::SandboxPolicy;
+use crate::permissions::sandbox::{SandboxNetwork, SandboxPolicy};
 use crate::tools::{ToolContext, ToolRegistry};
 
 /// Fixed settings of one conversation.
@@ -155,15 +155,21 @@ impl Engine {
         };
         tool_ctx.read_only_sandbox = plan_sandbox.clone();
         let default_sandbox = tool_ctx.sandbox_policy();
-        if agent_id.is_none() && !permissions.can_confine {
+        if agent_id.is_none() {
             // Said once per session, by the main conversation.
-            let _ = events.send(EngineEvent::Notification {
-                key: "read-only-confinement".into(),
-                text: "This system cannot confine commands to reading (no Landlock): commands \
-                       judged read-only run on the analysis alone, and those that would run \
-                       project code (make -n, cargo metadata) ask first."
-                    .into(),
-            });
+            let wants_proxy = matches!(
+                tool_ctx.confiner.approved_policy(),
+                SandboxPolicy::WorkingDirs {
+                    network: SandboxNetwork::AllowedDomains(ref domains),
+                    ..
+                } if !domains.is_empty()
+            );
+            if let Some(text) = tool_ctx.confiner.layers().notice(wants_proxy) {
+                let _ = events.send(EngineEvent::Notification {
+                    key: "read-only-confinement".into(),
+                    text,
+                });
+            }
         }
         if permissions.mode == PermissionMode::Plan {
             tool_ctx.set_sandbox_policy(plan_sandbox.clone());

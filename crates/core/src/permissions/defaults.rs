@@ -88,6 +88,15 @@ pub(super) fn plan_mode(
         )),
         Access::Shell { .. } => match runs_as_read_only(ctx, target) {
             Ok(()) => Verdict::Allow(Grant::ReadOnly),
+            // Where the sandbox is incomplete, the user decides; an approved
+            // line still runs under plan mode's read-only sandbox.
+            Err(why) if judged_read_only(target).is_ok() => Verdict::Ask {
+                reason: format!("Bash wants to run `{}` ({why})", command_text(call)),
+                why: AskWhy::Default {
+                    suggestion: None,
+                    accept_edits_would_allow: false,
+                },
+            },
             Err(why) => Verdict::Deny(format!(
                 "Plan mode is active: only read-only shell commands may run, and {what} is not read-only ({why}). {closing}"
             )),
@@ -143,9 +152,9 @@ pub(super) fn is_plan_file(ctx: &PermissionContext, path: &Path, cwd: &Path) -> 
     }
 }
 
-/// Whether the whole line may run unasked as read-only: the analysis says
-/// so, and what it can only trust while confined is confined.
-fn runs_as_read_only(ctx: &PermissionContext, target: &Target) -> Result<(), String> {
+/// Whether the analysis judges the whole line read-only: every part of
+/// it, and what it can only trust while confined (`make -n`) marked so.
+fn judged_read_only(target: &Target) -> Result<(), String> {
     let Some(shell) = &target.shell else {
         return Err("the command was not analysed".into());
     };
@@ -155,12 +164,21 @@ fn runs_as_read_only(ctx: &PermissionContext, target: &Target) -> Result<(), Str
             .clone()
             .unwrap_or_else(|| "the command is not read-only".into()));
     }
-    match &shell.needs_confinement {
-        Some(why) if !ctx.can_confine => Err(format!(
-            "{why}, and this system cannot confine commands to reading"
-        )),
-        _ => Ok(()),
+    Ok(())
+}
+
+/// Whether the whole line may run unasked as read-only: the analysis says
+/// so, and the sandbox that makes a misjudgment harmless is complete.
+fn runs_as_read_only(ctx: &PermissionContext, target: &Target) -> Result<(), String> {
+    judged_read_only(target)?;
+    if !ctx.can_confine {
+        return Err(
+            "it looks read-only, but this system's sandbox cannot fully confine it (see the \
+             `read-only-confinement` notice)"
+                .into(),
+        );
     }
+    Ok(())
 }
 
 /// Bash outside plan mode: a read-only line runs unasked and confined;
@@ -208,13 +226,20 @@ pub(super) fn shell_default(
             )
         }),
     };
+    // A line that is read-only as a whole runs unasked only confined; where
+    // the sandbox is incomplete its read-only commands need a rule. (In a
+    // line that writes, which runs unconfined anyway, they count as before.)
+    let read_only_words_count = ctx.can_confine || judged_read_only(target).is_err();
     let covered = |c: &SimpleCommand, accept_edits: bool| {
         let by_rule = bash_rules.iter().any(|r| r.matches_command(c, false));
         // The line will run unconfined, so a command that reads only while
         // confined needs a rule of its own; and a request to run unconfined
         // is never covered by the read-only verdict.
         let words = by_rule
-            || (!unconfined && c.words_problem.is_none() && c.needs_confinement.is_none())
+            || (!unconfined
+                && read_only_words_count
+                && c.words_problem.is_none()
+                && c.needs_confinement.is_none())
             || (accept_edits && scope.fs_command_inside(c));
         words
             && c.other_problems.is_empty()

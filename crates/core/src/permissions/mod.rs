@@ -153,8 +153,10 @@ pub struct PermissionContext {
     /// bypassPermissions may not be entered (settings
     /// `disableBypassPermissionsMode`).
     pub bypass_disabled: bool,
-    /// Whether the OS can confine commands to reading (Landlock). Without
-    /// it, commands that run project code (`make -n`) are never read-only.
+    /// Whether the session's sandbox enforces every guarantee of the
+    /// read-only confinement ([`sandbox::SessionSandbox::complete`]).
+    /// Without it, commands judged read-only ask instead of running
+    /// unasked (in plan mode too).
     pub can_confine: bool,
 }
 
@@ -173,7 +175,7 @@ impl Default for PermissionContext {
             interactive: true,
             auto_mode: AutoModeConfig::default(),
             bypass_disabled: false,
-            can_confine: sandbox::sandbox_status() == "landlock",
+            can_confine: catui_sandbox::Sandbox::new(None).layers().complete(),
         }
     }
 }

@@ -1,31 +1,52 @@
-//! Operating-system confinement of shell commands: the last line of defence
-//! behind the read-only analysis of [`super::shell`].
+//! The session's side of the sandbox (crate `catui-sandbox`): which
+//! confinement a shell command runs under, and what the session has to
+//! enforce it with.
 //!
-//! A [`SandboxPolicy`] says where a command may write. On Linux it is
-//! enforced with Landlock: the ruleset is built in the parent (which may
-//! allocate and report errors normally), and the child only makes two
-//! async-signal-safe system calls between `fork` and `exec`
-//! (`prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`). Reading stays
-//! allowed everywhere; writing is allowed only beneath the policy's
-//! writable directories and to `/dev/null`.
-//!
-//! Where the kernel has no Landlock, [`sandbox_status`] says
-//! `"unavailable"` and commands run unconfined (the analysis still applies).
+//! A [`SandboxPolicy`] is the session's choice: none, read-only (commands
+//! allowed only because they were judged read-only, and plan mode), or the
+//! working directories (the `sandbox` setting, for approved commands).
+//! [`SessionSandbox`] turns it into a [`Confinement`] for one command —
+//! adding the secret stores that exist right now, and starting the network
+//! proxy the first time an approved command may use it — and knows the
+//! layers this session has (`init.sandbox`). The layers themselves, and
+//! what each one stops, are documented in `crates/sandbox/README.md` and
+//! `docs/SECURITY.md`.
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// Where a shell command may write.
+pub use catui_sandbox::{Confinement, Layers, Network, Stage};
+
+use super::secrets::SecretStores;
+use crate::sync::lock;
+
+/// The `sandbox` setting's network part: what approved commands confined
+/// to the working directories may reach.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SandboxNetwork {
+    /// Nothing.
+    #[default]
+    Off,
+    /// These hosts (`example.com`, or `*.example.com` for its subdomains)
+    /// through catui's proxy; nothing else.
+    AllowedDomains(Vec<String>),
+}
+
+/// How a shell command is confined.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum SandboxPolicy {
-    /// No confinement.
+    /// Not at all.
     #[default]
     None,
-    /// Writes only into a private temporary directory (plan mode). The
-    /// directory is created if missing and exported as `TMPDIR`.
+    /// Reading only: writes only into a private temporary directory
+    /// (created when missing, exported as `TMPDIR`) and `/dev/null`, no
+    /// network, no sockets, the secret stores hidden.
     ReadOnlyExceptTemp { temp_dir: PathBuf },
-    /// Writes only beneath these directories.
-    WorkingDirs { writable: Vec<PathBuf> },
+    /// Writes beneath these directories; the network as `network` says.
+    WorkingDirs {
+        writable: Vec<PathBuf>,
+        network: SandboxNetwork,
+    },
 }
 
 impl SandboxPolicy {
@@ -34,178 +55,146 @@ impl SandboxPolicy {
         match self {
             SandboxPolicy::None => None,
             SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => Some(vec![temp_dir.clone()]),
-            SandboxPolicy::WorkingDirs { writable } => Some(writable.clone()),
+            SandboxPolicy::WorkingDirs { writable, .. } => Some(writable.clone()),
         }
     }
 }
 
-/// How a command was set up to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Confinement {
-    /// The policy asked for none.
-    Unconfined,
-    /// Landlock restrictions are applied in the child before `exec`.
-    Landlock,
-    /// The policy asked for confinement but the kernel cannot enforce it;
-    /// the command runs unconfined.
-    Unavailable,
+/// What a session confines commands with: its layers and inner stage, the
+/// user's secret stores, the policy for approved commands, and the network
+/// proxy (started when first needed).
+#[derive(Debug)]
+pub struct SessionSandbox {
+    sandbox: catui_sandbox::Sandbox,
+    secrets: SecretStores,
+    home: Option<PathBuf>,
+    approved: SandboxPolicy,
+    proxy: Mutex<Option<catui_sandbox::proxy::Proxy>>,
 }
 
-/// Why a command could not be prepared for confinement.
-#[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
-    #[error("cannot prepare the sandbox directory {path}: {source}. Check that it can be created.")]
-    Directory {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot build the Landlock rules ({0}); the command was not run")]
-    Ruleset(String),
-}
+impl SessionSandbox {
+    /// With this machine's layers (bubblewrap only when `stage`, the inner
+    /// stage, is given), hiding `secrets` (`home` is where their `~` and
+    /// `.env` files are).
+    pub fn new(
+        stage: Option<Stage>,
+        secrets: SecretStores,
+        home: Option<PathBuf>,
+        approved: SandboxPolicy,
+    ) -> Self {
+        Self::with_sandbox(catui_sandbox::Sandbox::new(stage), secrets, home, approved)
+    }
 
-/// `"landlock"` when this kernel can confine commands, else `"unavailable"`.
-pub fn sandbox_status() -> &'static str {
-    static STATUS: OnceLock<&'static str> = OnceLock::new();
-    STATUS.get_or_init(|| {
-        if imp::landlock_supported() {
-            "landlock"
-        } else {
-            "unavailable"
+    /// With the given layers (tests).
+    pub fn with_sandbox(
+        sandbox: catui_sandbox::Sandbox,
+        secrets: SecretStores,
+        home: Option<PathBuf>,
+        approved: SandboxPolicy,
+    ) -> Self {
+        SessionSandbox {
+            sandbox,
+            secrets,
+            home,
+            approved,
+            proxy: Mutex::new(None),
         }
-    })
-}
-
-/// Arranges for `cmd` to run under `policy`. Call before spawning; the
-/// restriction applies to the child and everything it starts.
-pub fn confine(
-    cmd: &mut tokio::process::Command,
-    policy: &SandboxPolicy,
-) -> Result<Confinement, SandboxError> {
-    let Some(writable) = policy.writable_paths() else {
-        return Ok(Confinement::Unconfined);
-    };
-    if let SandboxPolicy::ReadOnlyExceptTemp { temp_dir } = policy {
-        std::fs::create_dir_all(temp_dir).map_err(|source| SandboxError::Directory {
-            path: temp_dir.clone(),
-            source,
-        })?;
-        // Tools that need scratch files then find a place they may write.
-        cmd.env("TMPDIR", temp_dir);
-    }
-    imp::confine(cmd, &writable)
-}
-
-#[cfg(target_os = "linux")]
-mod imp {
-    use std::os::fd::{AsRawFd, OwnedFd};
-    use std::path::PathBuf;
-
-    use landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
-        RulesetCreatedAttr,
-    };
-
-    use super::{Confinement, SandboxError};
-
-    /// The newest filesystem rights this code knows; older kernels get the
-    /// subset they support (best effort).
-    const ABI_USED: ABI = ABI::V5;
-
-    pub(super) fn landlock_supported() -> bool {
-        Ruleset::default()
-            .set_compatibility(CompatLevel::HardRequirement)
-            .handle_access(AccessFs::from_all(ABI::V1))
-            .and_then(|r| r.create())
-            .is_ok()
     }
 
-    fn ruleset(writable: &[PathBuf]) -> Result<Option<OwnedFd>, SandboxError> {
-        let err = |e: &dyn std::fmt::Display| SandboxError::Ruleset(e.to_string());
-        let open = |p: &std::path::Path| {
-            PathFd::new(p).map_err(|e| SandboxError::Ruleset(format!("{}: {e}", p.display())))
-        };
-        let mut created = Ruleset::default()
-            .handle_access(AccessFs::from_all(ABI_USED))
-            .map_err(|e| err(&e))?
-            .create()
-            .map_err(|e| err(&e))?
-            .add_rule(PathBeneath::new(
-                open("/".as_ref())?,
-                AccessFs::from_read(ABI_USED),
-            ))
-            .map_err(|e| err(&e))?
-            .add_rule(PathBeneath::new(
-                open("/dev/null".as_ref())?,
-                AccessFs::from_file(ABI_USED),
-            ))
-            .map_err(|e| err(&e))?;
-        for dir in writable {
-            // A writable directory that does not exist has nothing to allow.
-            if !dir.exists() {
-                tracing::debug!(path = %dir.display(), "sandbox: skipping missing writable directory");
-                continue;
+    /// No inner stage, the user's default secret stores around `project`,
+    /// approved commands unconfined.
+    pub fn for_project(project: &Path) -> Self {
+        let home = dirs::home_dir();
+        Self::new(
+            None,
+            SecretStores::new(home.as_deref(), &[], &[project.to_path_buf()]),
+            home,
+            SandboxPolicy::None,
+        )
+    }
+
+    /// The layers confined commands get.
+    pub fn layers(&self) -> Layers {
+        self.sandbox.layers()
+    }
+
+    /// Whether every guarantee of the read-only sandbox is enforced here
+    /// (else commands judged read-only must ask).
+    pub fn complete(&self) -> bool {
+        self.layers().complete()
+    }
+
+    /// The policy for commands someone allowed (the `sandbox` setting).
+    pub fn approved_policy(&self) -> SandboxPolicy {
+        self.approved.clone()
+    }
+
+    /// The confinement of one command under `policy`; `None` unconfined.
+    pub fn confinement(&self, policy: &SandboxPolicy) -> std::io::Result<Option<Confinement>> {
+        Ok(match policy {
+            SandboxPolicy::None => None,
+            SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => Some(Confinement::read_only(
+                temp_dir.clone(),
+                self.secrets.existing(self.home.as_deref()),
+            )),
+            SandboxPolicy::WorkingDirs { writable, network } => {
+                let network = match network {
+                    SandboxNetwork::AllowedDomains(domains)
+                        if !domains.is_empty() && self.layers().bubblewrap =>
+                    {
+                        Network::Proxy {
+                            socket: self.proxy_socket(domains)?,
+                        }
+                    }
+                    _ => Network::Off,
+                };
+                Some(Confinement::workspace(writable.clone(), network))
             }
-            created = created
-                .add_rule(PathBeneath::new(open(dir)?, AccessFs::from_all(ABI_USED)))
-                .map_err(|e| err(&e))?;
-        }
-        Ok(created.into())
+        })
     }
 
-    pub(super) fn confine(
-        cmd: &mut tokio::process::Command,
-        writable: &[PathBuf],
-    ) -> Result<Confinement, SandboxError> {
-        match ruleset(writable)? {
-            Some(fd) => {
-                restrict_child(cmd, fd);
-                Ok(Confinement::Landlock)
-            }
-            None => {
-                tracing::warn!("Landlock is not available; running the command unconfined");
-                Ok(Confinement::Unavailable)
-            }
-        }
+    /// A command running `program` with `args` in `cwd` under `c`.
+    pub fn launch(
+        &self,
+        program: &Path,
+        args: &[std::ffi::OsString],
+        cwd: &Path,
+        c: &Confinement,
+    ) -> Result<catui_sandbox::Launch, catui_sandbox::SandboxError> {
+        self.sandbox.launch(program, args, cwd, c)
     }
 
-    /// Restricts the child with the ruleset `fd` between fork and exec.
-    #[allow(unsafe_code)]
-    fn restrict_child(cmd: &mut tokio::process::Command, fd: OwnedFd) {
-        // SAFETY: the closure runs in the forked child before exec, where
-        // only async-signal-safe calls are allowed. It makes two raw system
-        // calls on an integer fd owned by the closure (kept open until the
-        // Command is dropped, closed in the child by O_CLOEXEC at exec) and
-        // builds an `io::Error` from errno, which does not allocate. No
-        // locks are taken and no memory is allocated.
-        unsafe {
-            cmd.pre_exec(move || {
-                let raw = fd.as_raw_fd();
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::syscall(libc::SYS_landlock_restrict_self, raw, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+    /// The proxy's socket, starting the proxy on first use.
+    fn proxy_socket(&self, domains: &[String]) -> std::io::Result<PathBuf> {
+        let mut slot = lock(&self.proxy);
+        if let Some(proxy) = slot.as_ref() {
+            return Ok(proxy.socket().to_path_buf());
         }
+        let dir = std::env::temp_dir().join(format!(
+            "catui-proxy-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::create_dir_all(&dir)?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+        let proxy = catui_sandbox::proxy::Proxy::start(dir.join("proxy.sock"), domains.to_vec())?;
+        let socket = proxy.socket().to_path_buf();
+        *slot = Some(proxy);
+        Ok(socket)
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-mod imp {
-    use std::path::PathBuf;
-
-    use super::{Confinement, SandboxError};
-
-    pub(super) fn landlock_supported() -> bool {
-        false
-    }
-
-    pub(super) fn confine(
-        _cmd: &mut tokio::process::Command,
-        _writable: &[PathBuf],
-    ) -> Result<Confinement, SandboxError> {
-        Ok(Confinement::Unavailable)
+impl Drop for SessionSandbox {
+    fn drop(&mut self) {
+        if let Some(proxy) = lock(&self.proxy).take() {
+            let dir = proxy.socket().parent().map(Path::to_path_buf);
+            drop(proxy);
+            if let Some(dir) = dir {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
     }
 }

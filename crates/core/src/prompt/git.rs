@@ -334,7 +334,17 @@ fn spawn(
     // child (and kills it) or has already stopped everything.
     let mut guard = lock(&shared.children);
     let children = guard.as_mut()?;
-    let mut child = Command::new("git")
+    let mut cmd = Command::new("git");
+    // As confined commands run git: no program the repository's
+    // configuration names (fsmonitor, drivers, hooks) runs unconfined at
+    // start-up, and discovery stops at bare repositories.
+    for (name, value) in catui_sandbox::env::confined(cwd, true) {
+        match value {
+            Some(v) => cmd.env(name, v),
+            None => cmd.env_remove(name),
+        };
+    }
+    let mut child = cmd
         .arg("-C")
         .arg(cwd)
         // A repository's own `core.fsmonitor` would run its command on

@@ -132,7 +132,8 @@ pub(super) struct RawSettings {
     pub plan_agents: Option<u32>,
     pub snapshot_plans: Option<bool>,
     pub max_parallel_agents: Option<u32>,
-    pub sandbox: Option<bool>,
+    #[serde(default, deserialize_with = "super::sandbox::deserialize")]
+    pub sandbox: Option<super::sandbox::RawSandbox>,
     pub idle_timeout_secs: Option<u64>,
     pub auto_compact_threshold: Option<f64>,
     #[serde(default, deserialize_with = "model_entries")]

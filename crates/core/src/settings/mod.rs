@@ -19,6 +19,7 @@ pub mod classify;
 mod file;
 pub mod project;
 pub mod reload;
+pub mod sandbox;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use catui_protocol::PermissionMode;
 
 pub use file::{Fallback, SettingsWarning};
 pub use project::{Held, HeldBack, ProjectScope, SettingsSources};
+pub use sandbox::SandboxSettings;
 
 use crate::permissions::{
     AutoModeConfig, PermissionContext, Rule, RuleBehavior, RuleOrigin, RuleSet, RuleSourceKind,
@@ -123,7 +125,9 @@ pub struct Settings {
     pub plan_agents: Option<u32>,
     pub snapshot_plans: bool,
     pub max_parallel_agents: Option<u32>,
-    pub sandbox: Option<bool>,
+    /// `sandbox`: approved commands confined to the working directories,
+    /// and their network (see [`sandbox`]).
+    pub sandbox: Option<SandboxSettings>,
     pub idle_timeout_secs: Option<u64>,
     /// `autoCompactThreshold`: the share of the context window at which
     /// the conversation is compacted (see `session::compact`).
@@ -399,7 +403,10 @@ impl Settings {
         set(&mut self.plans_directory, raw.plans_directory);
         set(&mut self.plan_agents, raw.plan_agents);
         set(&mut self.max_parallel_agents, raw.max_parallel_agents);
-        set(&mut self.sandbox, raw.sandbox);
+        if let Some(sandbox) = raw.sandbox {
+            let narrow_only = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
+            self.sandbox = Some(sandbox::merge(self.sandbox.take(), sandbox, narrow_only));
+        }
         set(&mut self.idle_timeout_secs, raw.idle_timeout_secs);
         set(&mut self.auto_compact_threshold, raw.auto_compact_threshold);
         if let Some(v) = raw.plan_variant {

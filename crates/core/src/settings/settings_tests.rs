@@ -76,7 +76,7 @@ fn later_layers_win_for_scalars() {
     assert_eq!(s.small_model.as_deref(), Some("small"));
     assert_eq!(s.plan_variant, PlanVariant::Cap);
     assert_eq!(s.plan_agents, Some(2));
-    assert_eq!(s.sandbox, Some(false));
+    assert_eq!(s.sandbox.map(|s| s.enabled), Some(false));
     assert_eq!(
         s.auto_mode,
         AutoModeConfig {

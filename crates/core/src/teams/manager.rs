@@ -265,6 +265,9 @@ impl TeamManager {
         }
         ctx.agent_id = Some(agent_id.clone());
         ctx.cancel = state.cancel.clone();
+        // The lead's sandbox (layers, secrets, approved commands' policy).
+        ctx.confiner = lead.confiner.clone();
+        ctx.set_sandbox_policy(lead.confiner.approved_policy());
         let handle = TeamHandle {
             manager: me,
             member: Some(state.clone()),

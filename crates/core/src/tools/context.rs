@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::todo_write::TodoItem;
 use crate::permissions::Grant;
-use crate::permissions::sandbox::SandboxPolicy;
+use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox};
 
 /// What a file looked like when the model last read it, for the stale-write
 /// guard of Write and Edit.
@@ -58,6 +58,10 @@ pub struct ToolContext {
     /// Where a Bash command allowed only because it was judged read-only
     /// may write: a private temp dir (set by the engine).
     pub read_only_sandbox: SandboxPolicy,
+    /// What the session confines commands with (layers, inner stage,
+    /// secret stores, network proxy); shared by its sub-agents and
+    /// teammates.
+    pub confiner: Arc<SessionSandbox>,
     /// Why the call being run was allowed (set per call by the engine).
     pub grant: Grant,
     /// The session's todo list, replaced by TodoWrite.
@@ -74,6 +78,12 @@ pub struct TodoObserver(pub Arc<TodoObserverFn>);
 
 /// What a [`TodoObserver`] runs: the new list and the calling context.
 pub type TodoObserverFn = dyn Fn(&[crate::tools::TodoItem], &ToolContext) + Send + Sync;
+
+/// Set in the tool context of a read-only sub-agent (Explore, Plan): it
+/// is not meant to widen what it may do, so tools do not suggest asking
+/// the user for more (such as running a command unconfined).
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOnlyAgent;
 
 /// The prose of the assistant message whose tool calls are being run (a
 /// tool may show it when asking the user, as the model's reason).
@@ -172,6 +182,7 @@ impl std::fmt::Debug for SessionHandle {
 
 impl ToolContext {
     pub fn new(project_root: PathBuf) -> Self {
+        let confiner = Arc::new(SessionSandbox::for_project(&project_root));
         Self {
             cwd: Arc::new(Mutex::new(project_root.clone())),
             project_root,
@@ -186,6 +197,7 @@ impl ToolContext {
                 temp_dir: std::env::temp_dir()
                     .join(format!("catui-readonly-{}", std::process::id())),
             },
+            confiner,
             grant: Grant::Explicit,
             todos: Arc::default(),
             values: ContextValues::default(),

@@ -32,7 +32,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use context::{
-    CallingMessageCalls, CallingMessageText, ContextValues, FileStamp, SessionHandle, SessionHooks,
+    CallingMessageCalls, CallingMessageText, ContextValues, FileStamp, ReadOnlyAgent, SessionHandle,
+    SessionHooks,
     TodoObserver, ToolContext,
 };
 pub use registry::ToolRegistry;

@@ -5,20 +5,20 @@
 //! - the decision alone, in every mode: nothing that writes is allowed
 //!   unasked, read-only lines are allowed as read-only (so they run
 //!   confined), acceptEdits allows exactly the project edits;
-//! - Landlock alone: every mutating line of the corpus, run confined with
-//!   no analysis at all, changes no file;
+//! - the sandbox alone (Landlock and seccomp, as core runs commands without
+//!   an inner stage): every mutating line of the corpus, run confined with
+//!   no analysis at all, changes no file's content, mode or times;
 //! - a deliberately wrong analysis that calls everything read-only, passed
 //!   through the real decision: the grant makes Bash confine each command,
 //!   nothing is written, and the model is told why.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use catui_protocol::PermissionMode;
 use catui_testkit::shell_corpus::{self, Class, World};
 
 use super::{BashInput, BashTool};
-use crate::permissions::sandbox::{SandboxPolicy, sandbox_status};
+use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox};
 use crate::permissions::shell::{ShellAnalysis, analyze};
 use crate::permissions::{
     Access, CallInfo, Decision, Grant, PermissionContext, decide, decide_with,
@@ -53,33 +53,15 @@ fn shell_call(world: &World, command: &str) -> CallInfo {
     }
 }
 
-/// Landlock governs what files contain and which exist, not their
-/// metadata: compare those only.
-fn contents(snapshot: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
-    snapshot
-        .iter()
-        .map(|(p, v)| {
-            let body = match v.split_once(" mtime ") {
-                Some((_, rest)) => rest.split_once(' ').map_or("", |(_, b)| b).to_string(),
-                None => v.split(" mode ").next().unwrap_or_default().to_string(),
-            };
-            (p.clone(), body)
-        })
-        .collect()
-}
-
-/// Tests that need Landlock fail in CI when it is missing, and are
-/// skipped (saying so) elsewhere.
-fn landlock_or_skip() -> bool {
-    if sandbox_status() == "landlock" {
-        return true;
-    }
+/// This machine's sandbox enforces every guarantee (the project's
+/// machines and CI have Landlock with its scopes and seccomp).
+fn require_sandbox(world: &World) {
+    let sandbox = SessionSandbox::for_project(&world.project);
     assert!(
-        std::env::var_os("CI").is_none(),
-        "this CI machine cannot confine commands (no Landlock)"
+        sandbox.complete(),
+        "this machine cannot confine commands: {:?}",
+        sandbox.layers().notice(false)
     );
-    eprintln!("skipped: this kernel has no Landlock");
-    false
 }
 
 async fn run_bash(ctx: &ToolContext, command: &str) -> String {
@@ -115,12 +97,15 @@ fn got(d: &Decision) -> Want {
 }
 
 /// What each class expects in each mode (the client is interactive).
+/// Where the sandbox is incomplete (`can_confine` false), lines that look
+/// read-only ask instead of running unasked, in plan mode too.
 fn expected(class: Class, mode: PermissionMode, can_confine: bool) -> Want {
     use PermissionMode::*;
-    let reads = class == Class::Read || (class == Class::ReadConfined && can_confine);
+    let looks_read = matches!(class, Class::Read | Class::ReadConfined);
     match (mode, class) {
         (BypassPermissions, _) => Want::Explicit,
-        (_, _) if reads => Want::ReadOnly,
+        _ if looks_read && can_confine => Want::ReadOnly,
+        (Plan, _) if looks_read => Want::Ask,
         (Plan, _) => Want::Deny,
         (AcceptEdits, Class::Edit) => Want::Explicit,
         (Auto, _) => Want::Classify,
@@ -191,12 +176,10 @@ fn unconfined_requests_always_ask() {
 }
 
 #[tokio::test]
-async fn landlock_alone_keeps_every_mutating_command_out() {
-    if !landlock_or_skip() {
-        return;
-    }
+async fn the_sandbox_alone_keeps_every_mutating_command_out() {
     let (dir, world) = world();
-    let before = contents(&world.snapshot());
+    require_sandbox(&world);
+    let before = world.snapshot();
     let ctx = ToolContext::new(world.project.clone());
     ctx.set_sandbox_policy(SandboxPolicy::ReadOnlyExceptTemp {
         temp_dir: dir.path().join("tmp"),
@@ -207,7 +190,7 @@ async fn landlock_alone_keeps_every_mutating_command_out() {
         ctx.set_cwd(world.project.clone());
         run_bash(&ctx, &e.command).await;
         count += 1;
-        let now = contents(&world.snapshot());
+        let now = world.snapshot();
         assert_eq!(
             shell_corpus::changed(&before, &now),
             Vec::<PathBuf>::new(),
@@ -221,7 +204,7 @@ async fn landlock_alone_keeps_every_mutating_command_out() {
 
 /// An analysis that judges every command line read-only, as a broken
 /// analysis would.
-fn everything_read_only(command: &str) -> ShellAnalysis {
+pub(super) fn everything_read_only(command: &str) -> ShellAnalysis {
     let mut a = analyze(command);
     for c in &mut a.commands {
         c.words_problem = None;
@@ -240,11 +223,9 @@ fn everything_read_only(command: &str) -> ShellAnalysis {
 
 #[tokio::test]
 async fn a_misjudged_command_runs_confined_and_cannot_write() {
-    if !landlock_or_skip() {
-        return;
-    }
     let (dir, world) = world();
-    let before = contents(&world.snapshot());
+    require_sandbox(&world);
+    let before = world.snapshot();
     let perms = context(&world, PermissionMode::Default);
     let mut ctx = ToolContext::new(world.project.clone());
     ctx.read_only_sandbox = SandboxPolicy::ReadOnlyExceptTemp {
@@ -264,7 +245,7 @@ async fn a_misjudged_command_runs_confined_and_cannot_write() {
         if out.contains("judged read-only") && out.contains("unconfined: true") {
             told += 1;
         }
-        let now = contents(&world.snapshot());
+        let now = world.snapshot();
         assert_eq!(
             shell_corpus::changed(&before, &now),
             Vec::<PathBuf>::new(),

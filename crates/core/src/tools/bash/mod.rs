@@ -6,15 +6,23 @@
 //! end of the session), with stdin at `/dev/null`, stdout and stderr
 //! interleaved in one pipe, provider API keys removed from the environment,
 //! and the session's sandbox policy applied — or, for a command allowed only
-//! because it was judged read-only, the read-only one. The working directory carries
+//! because it was judged read-only, the read-only one (through the
+//! session's [`SessionSandbox`](crate::permissions::sandbox::SessionSandbox):
+//! bubblewrap, Landlock and seccomp). When a confined command fails for
+//! lack of a write or of the network, the result says why and what to do.
+//! The working directory carries
 //! over between calls: an `EXIT` trap writes the final `pwd` to a private
 //! pipe that the tool reads after the shell exits.
 
 #[cfg(test)]
 mod containment_tests;
+#[cfg(test)]
+mod exfiltration_tests;
 pub mod groups;
+mod notes;
 mod output;
 
+use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -31,7 +39,7 @@ use tokio_util::sync::CancellationToken;
 pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
-use crate::permissions::sandbox::{self, Confinement, SandboxPolicy};
+use crate::permissions::sandbox::{Network, SandboxPolicy};
 use crate::permissions::shell;
 use crate::permissions::{Access, Grant};
 
@@ -186,26 +194,10 @@ impl TypedTool for BashTool {
         {
             ctx.set_cwd(new_cwd.clone());
         }
-        if let (Some(dirs), End::Exited(status)) = (&run.confined_to, run.end)
+        if let End::Exited(status) = run.end
             && !status.success()
-            && WRITE_REFUSED.iter().any(|m| run.output.contains(m))
         {
-            // Tell the model why, so it does not retry the same write.
-            let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            let mut note = format!(
-                "Note: commands run in a sandbox here; writing is only allowed under {} and to /dev/null.",
-                dirs.join(", ")
-            );
-            if ctx.grant == Grant::ReadOnly
-                && ctx.permission_mode() != catui_protocol::PermissionMode::Plan
-            {
-                note.push_str(
-                    " This command ran without asking because it was judged read-only, so it was \
-                     confined to reading. If it has to write, run it again with `unconfined: true`; \
-                     the user will be asked first.",
-                );
-            }
-            notes.push(note);
+            notes.extend(notes::sandbox_notes(&run, ctx));
         }
         match run.end {
             End::Cancelled => Err(ToolError::Cancelled),
@@ -247,13 +239,6 @@ fn signal_number(name: &str) -> i32 {
     }
 }
 
-/// What programs print when the sandbox refuses a write.
-const WRITE_REFUSED: &[&str] = &[
-    "Permission denied",
-    "Operation not permitted",
-    "Read-only file system",
-];
-
 /// The sandbox a call runs under: the read-only one when it was allowed
 /// only because it was judged read-only, else the session's.
 fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
@@ -279,8 +264,16 @@ struct Run {
     output: String,
     end: End,
     final_cwd: Option<PathBuf>,
-    /// Where writes were allowed, when the command was confined.
-    confined_to: Option<Vec<PathBuf>>,
+    /// What the command could do, when it ran confined.
+    confined: Option<Confined>,
+}
+
+/// What a confined command was allowed.
+struct Confined {
+    /// Where it could write.
+    writable: Vec<PathBuf>,
+    /// Whether it had a way to the network (the proxy).
+    network: bool,
 }
 
 /// The text the model receives.
@@ -319,12 +312,6 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
     }
 }
 
-/// Environment variables never passed to commands: the provider keys catui
-/// holds, so a command cannot print them.
-fn is_secret_variable(name: &str) -> bool {
-    name.ends_with("_API_KEY") || name == "ANTHROPIC_AUTH_TOKEN"
-}
-
 async fn run(
     command: &str,
     cwd: &Path,
@@ -339,37 +326,45 @@ async fn run(
     let script = format!(
         "trap '__catui_status=$?; pwd -P >&\"${CWD_FD_VAR}\" 2>/dev/null; exit $__catui_status' EXIT\n{command}"
     );
-    let mut cmd = tokio::process::Command::new(SHELL);
-    cmd.arg("-c")
-        .arg(script)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(out_writer.try_clone().map_err(spawn_err)?)
-        .stderr(out_writer)
-        .kill_on_drop(true);
-    for (name, _) in std::env::vars_os() {
-        if name.to_str().is_some_and(is_secret_variable) {
-            cmd.env_remove(&name);
-        }
-    }
-    for (name, value) in ctx.env.iter() {
-        if !is_secret_variable(name) {
-            cmd.env(name, value);
-        }
-    }
-    let cwd_writer = OwnedFd::from(cwd_writer);
-    cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
-    child_setup(&mut cmd, cwd_writer);
+    let script_args = [OsString::from("-c"), OsString::from(script)];
     let policy = policy_for(ctx);
-    if ctx.grant == Grant::ReadOnly {
-        // Git then skips the index refresh `git status` would write, also
-        // where the kernel cannot confine the command.
-        cmd.env("GIT_OPTIONAL_LOCKS", "0");
-    }
-    let confinement =
-        sandbox::confine(&mut cmd, &policy).map_err(|e| ToolError::failed(e.to_string()))?;
-    if confinement == Confinement::Unavailable {
-        tracing::debug!("Bash: sandbox requested but unavailable on this kernel");
+    let confinement = ctx.confiner.confinement(&policy).map_err(|e| {
+        ToolError::failed(format!(
+            "Could not start the sandbox's network proxy: {e}; the command was not run."
+        ))
+    })?;
+    let cwd_writer = OwnedFd::from(cwd_writer);
+    let (mut cmd, confined) = match &confinement {
+        Some(c) => {
+            let mut launch = ctx
+                .confiner
+                .launch(Path::new(SHELL), &script_args, cwd, c)
+                .map_err(|e| ToolError::failed(e.to_string()))?;
+            let layers = launch.layers();
+            prepare(launch.command(), cwd, out_writer, cwd_writer, ctx)?;
+            let confined = (!layers.list().is_empty()).then(|| Confined {
+                writable: policy.writable_paths().unwrap_or_default(),
+                network: matches!(c.network, Network::Proxy { .. }) && layers.bubblewrap,
+            });
+            (launch.finish(), confined)
+        }
+        None => {
+            let mut cmd = tokio::process::Command::new(SHELL);
+            cmd.args(&script_args);
+            prepare(&mut cmd, cwd, out_writer, cwd_writer, ctx)?;
+            for (name, _) in std::env::vars_os() {
+                if name
+                    .to_str()
+                    .is_some_and(catui_sandbox::env::is_provider_key)
+                {
+                    cmd.env_remove(&name);
+                }
+            }
+            (cmd, None)
+        }
+    };
+    if confinement.is_some() && confined.is_none() {
+        tracing::debug!("Bash: sandbox requested but this system has no layer to enforce it");
     }
 
     let mut child = cmd.spawn().map_err(|e| {
@@ -427,15 +422,38 @@ async fn run(
         End::Exited(_) => read_cwd(cwd_reader).await,
         End::TimedOut | End::Cancelled => None,
     };
-    let confined_to = (confinement == Confinement::Landlock)
-        .then(|| policy.writable_paths())
-        .flatten();
     Ok(Run {
         output,
         end,
         final_cwd,
-        confined_to,
+        confined,
     })
+}
+
+/// Everything a command gets besides its program: the working directory,
+/// stdin at `/dev/null`, stdout and stderr into `out`, the settings' `env`
+/// (never a provider key), and the `pwd` pipe with the child-side setup.
+fn prepare(
+    cmd: &mut tokio::process::Command,
+    cwd: &Path,
+    out: std::io::PipeWriter,
+    cwd_writer: OwnedFd,
+    ctx: &ToolContext,
+) -> Result<(), ToolError> {
+    let spawn_err = |e: std::io::Error| ToolError::failed(format!("Could not start {SHELL}: {e}"));
+    cmd.current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().map_err(spawn_err)?)
+        .stderr(out)
+        .kill_on_drop(true);
+    for (name, value) in ctx.env.iter() {
+        if !catui_sandbox::env::is_provider_key(name) {
+            cmd.env(name, value);
+        }
+    }
+    cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
+    child_setup(cmd, cwd_writer);
+    Ok(())
 }
 
 /// Reads the output pipe until end-of-file or `stop`.

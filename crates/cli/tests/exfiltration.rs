@@ -1,0 +1,224 @@
+//! The public exfiltration corpus (`crates/testkit/corpus/exfiltration.txt`)
+//! through the real binary over stream-json against the mock model: the
+//! model asks for every attack with Bash, one call per turn, in the arena
+//! (`catui_testkit::exfiltration::Arena`: loopback TCP and UDP listeners,
+//! unix sockets, an outside process, canary secrets, a git project), with
+//! catui's own API key a canary too.
+//!
+//! - default mode, a client that denies every prompt;
+//! - plan mode, a client that approves every prompt;
+//! - an Explore sub-agent running the attacks in default mode.
+//!
+//! After each call: nothing reached a listener, nothing in the arena
+//! changed, the outside process is untouched, and no canary is in any
+//! request the mock received. The session reports all three sandbox
+//! layers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use assert_cmd::cargo::CommandCargoExt;
+use catui_testkit::exfiltration::{self, Arena};
+use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use common::StreamSession;
+use serde_json::{Value, json};
+
+/// catui's API key: it must never reach a model request's body.
+const API_KEY: &str = "sk-ant-canary-apikey-5e61d0";
+const SMALL_MODEL: &str = "explore-model";
+
+fn catui_in(arena: &Arena, config: &Path, server: &MockServer) -> Command {
+    let mut cmd = Command::cargo_bin("catui").unwrap();
+    cmd.current_dir(&arena.project)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &arena.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("CATUI_CONFIG_DIR", config)
+        .env("CATUI_RETRY_BASE_MS", "1")
+        .env("CATUI_MODEL", "test-model")
+        .env("CATUI_SMALL_MODEL", SMALL_MODEL)
+        .env("ANTHROPIC_API_KEY", API_KEY)
+        .env("ANTHROPIC_BASE_URL", server.url());
+    cmd
+}
+
+/// What a request body carries that the model would see.
+fn body_text(r: &RecordedRequest) -> String {
+    r.body.to_string()
+}
+
+/// Shared between the mock's turns and the test: the arena and what each
+/// attack leaked.
+struct Watch {
+    arena: Arena,
+    previous: Option<String>,
+    leaks: Vec<String>,
+}
+
+impl Watch {
+    /// Called when the model is asked for its next turn: the previous call
+    /// has finished, and its result is in this request.
+    fn settle(&mut self, request: &RecordedRequest) {
+        let found = self.arena.leaks(&body_text(request), &[API_KEY]);
+        if let Some(attack) = self.previous.take() {
+            for leak in found {
+                self.leaks.push(format!("`{attack}`: {leak}"));
+            }
+        } else {
+            for leak in found {
+                self.leaks.push(format!("before any attack: {leak}"));
+            }
+        }
+    }
+}
+
+/// A turn that settles the previous attack and asks for `command`.
+fn attack_turn(watch: &Arc<Mutex<Watch>>, id: String, command: String) -> Turn {
+    let watch = watch.clone();
+    Turn::respond(move |request| {
+        let mut w = watch.lock().unwrap();
+        w.settle(request);
+        w.previous = Some(command.clone());
+        Turn::tool_use(
+            id.clone(),
+            "Bash",
+            json!({"command": command, "timeout": 15000}),
+        )
+    })
+}
+
+fn answer(ask: &Value, approve: bool) -> Value {
+    let id = ask["request_id"].as_str().unwrap();
+    let response = if approve {
+        json!({"behavior": "allow", "updatedInput": ask["request"]["input"]})
+    } else {
+        json!({"behavior": "deny", "message": "The user said no."})
+    };
+    json!({"type": "control_response",
+        "response": {"subtype": "success", "request_id": id, "response": response}})
+}
+
+/// Runs the whole corpus in `mode` (through an Explore agent when
+/// `explore`), answering every prompt with `approve`; returns the leaks.
+fn run(mode: &str, approve: bool, explore: bool) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("arena")).unwrap();
+    let config = dir.path().join("config");
+    std::fs::create_dir(&config).unwrap();
+    let arena = Arena::new(&dir.path().join("arena")).unwrap();
+    let commands: Vec<String> = exfiltration::attacks()
+        .iter()
+        .map(|a| arena.command(a))
+        .collect();
+    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let cmd = catui_in(&arena, &config, &server);
+    let watch = Arc::new(Mutex::new(Watch {
+        arena,
+        previous: None,
+        leaks: Vec::new(),
+    }));
+    if explore {
+        server.push(Turn::tool_use(
+            "agent",
+            "Agent",
+            json!({"subagent_type": "Explore", "description": "look", "prompt": "Look around."}),
+        ));
+    }
+    for (i, command) in commands.into_iter().enumerate() {
+        let turn = attack_turn(&watch, format!("c{i}"), command);
+        server.push(if explore {
+            turn.when_model(SMALL_MODEL)
+        } else {
+            turn
+        });
+    }
+    let last = watch.clone();
+    let settle = Turn::respond(move |request| {
+        last.lock().unwrap().settle(request);
+        Turn::text("done")
+    });
+    server.push(if explore {
+        settle.when_model(SMALL_MODEL)
+    } else {
+        settle
+    });
+    if explore {
+        let last = watch.clone();
+        server.push(Turn::respond(move |request| {
+            last.lock().unwrap().settle(request);
+            Turn::text("done")
+        }));
+    }
+    let mut s = StreamSession::start(cmd, &["--permission-mode", mode]);
+    let init = s.wait_for("init", |v| v["subtype"] == "init");
+    assert_eq!(
+        init["sandbox"],
+        json!(["bubblewrap", "landlock", "seccomp"]),
+        "{init}"
+    );
+    s.send_user("Run these.");
+    loop {
+        let v = s.wait_for("a prompt or the result", |v| {
+            v["type"] == "control_request" || v["type"] == "result"
+        });
+        if v["type"] == "result" {
+            assert_eq!(v["result"], "done", "{v}");
+            break;
+        }
+        if v["request"]["subtype"] == "can_use_tool" {
+            s.send(answer(&v, approve));
+        }
+    }
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    assert!(
+        !seen.iter().any(|v| v["key"] == "read-only-confinement"),
+        "a layer is missing: {seen:?}"
+    );
+    assert_eq!(server.unused_turns(), 0, "not every attack was asked for");
+    let mut w = watch.lock().unwrap();
+    let everything: String = server.requests().iter().map(body_text).collect();
+    let late = w.arena.leaks(&everything, &[API_KEY]);
+    w.leaks.extend(late);
+    std::mem::take(&mut w.leaks)
+}
+
+#[test]
+fn default_mode_with_a_denying_client_leaks_nothing() {
+    let leaks = run("default", false, false);
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}
+
+#[test]
+fn plan_mode_with_an_approving_client_leaks_nothing() {
+    let leaks = run("plan", true, false);
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}
+
+#[test]
+fn an_explore_agent_leaks_nothing() {
+    let leaks = run("default", false, true);
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}
