@@ -30,7 +30,10 @@ use serde_json::{Value, json};
 
 /// catui's API key: it must never reach a model request's body.
 const API_KEY: &str = "sk-ant-canary-apikey-5e61d0";
+const MAIN_MODEL: &str = "test-model";
 const SMALL_MODEL: &str = "explore-model";
+/// Attacks per Explore agent (an agent's turns are capped).
+const AGENT_CHUNK: usize = 25;
 
 fn catui_in(arena: &Arena, config: &Path, server: &MockServer) -> Command {
     let mut cmd = Command::cargo_bin("catui").unwrap();
@@ -42,7 +45,7 @@ fn catui_in(arena: &Arena, config: &Path, server: &MockServer) -> Command {
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("CATUI_CONFIG_DIR", config)
         .env("CATUI_RETRY_BASE_MS", "1")
-        .env("CATUI_MODEL", "test-model")
+        .env("CATUI_MODEL", MAIN_MODEL)
         .env("CATUI_SMALL_MODEL", SMALL_MODEL)
         .env("ANTHROPIC_API_KEY", API_KEY)
         .env("ANTHROPIC_BASE_URL", server.url());
@@ -124,38 +127,44 @@ fn run(mode: &str, approve: bool, explore: bool) -> Vec<String> {
         previous: None,
         leaks: Vec::new(),
     }));
-    if explore {
-        server.push(Turn::tool_use(
-            "agent",
-            "Agent",
-            json!({"subagent_type": "Explore", "description": "look", "prompt": "Look around."}),
-        ));
-    }
-    for (i, command) in commands.into_iter().enumerate() {
-        let turn = attack_turn(&watch, format!("c{i}"), command);
-        server.push(if explore {
-            turn.when_model(SMALL_MODEL)
-        } else {
-            turn
-        });
+    // Through Explore: one agent per chunk (an agent's turns are capped),
+    // each started by its own main-model turn.
+    let chunk = if explore { AGENT_CHUNK } else { commands.len() };
+    let mut i = 0;
+    for (n, commands) in commands.chunks(chunk).enumerate() {
+        if explore {
+            let agent = Turn::tool_use(
+                format!("agent{n}"),
+                "Agent",
+                json!({"subagent_type": "Explore", "description": "look", "prompt": "Look around."}),
+            );
+            server.push(agent.when_model(MAIN_MODEL));
+        }
+        for command in commands {
+            let turn = attack_turn(&watch, format!("c{i}"), command.clone());
+            i += 1;
+            server.push(if explore {
+                turn.when_model(SMALL_MODEL)
+            } else {
+                turn
+            });
+        }
+        if explore {
+            let last = watch.clone();
+            server.push(
+                Turn::respond(move |request| {
+                    last.lock().unwrap().settle(request);
+                    Turn::text("explored")
+                })
+                .when_model(SMALL_MODEL),
+            );
+        }
     }
     let last = watch.clone();
-    let settle = Turn::respond(move |request| {
+    server.push(Turn::respond(move |request| {
         last.lock().unwrap().settle(request);
         Turn::text("done")
-    });
-    server.push(if explore {
-        settle.when_model(SMALL_MODEL)
-    } else {
-        settle
-    });
-    if explore {
-        let last = watch.clone();
-        server.push(Turn::respond(move |request| {
-            last.lock().unwrap().settle(request);
-            Turn::text("done")
-        }));
-    }
+    }));
     let mut s = StreamSession::start(cmd, &["--permission-mode", mode]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     assert_eq!(
