@@ -32,9 +32,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use context::{
-    CallingMessageCalls, CallingMessageText, ContextValues, FileStamp, ReadOnlyAgent, SessionHandle,
-    SessionHooks,
-    TodoObserver, ToolContext,
+    CallingMessageCalls, CallingMessageText, ContextValues, FileStamp, ReadOnlyAgent,
+    SessionHandle, SessionHooks, TodoObserver, ToolContext,
 };
 pub use registry::ToolRegistry;
 pub use todo_write::{TodoItem, TodoStatus};
