@@ -386,7 +386,10 @@ fn background_jobs_end_with_the_session() {
     // A normal end: `-p` runs the command, answers and exits.
     let sb = Sandbox::new();
     let stamp = marker(300, 1);
-    let command = format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started");
+    // Not read-only (it writes a log), so it runs unconfined, as allowed:
+    // a confined command's background jobs end with it.
+    let command =
+        format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
     let server = MockServer::start_blocking(
         Script::new()
             .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
@@ -407,7 +410,10 @@ fn background_jobs_end_with_the_session() {
 
     // A signal while idle: the session still ends with a result line.
     let stamp = marker(300, 2);
-    let command = format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started");
+    // Not read-only (it writes a log), so it runs unconfined, as allowed:
+    // a confined command's background jobs end with it.
+    let command =
+        format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
     let server = MockServer::start_blocking(
         Script::new()
             .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
@@ -463,16 +469,25 @@ fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
     wait_for("the command to start", &s.tmux, || {
         processes_with(&format!("sleep {stamp}")).first().copied()
     });
-    // The shell running the command is catui's child.
+    // The shell running the command is catui's descendant.
     let bash = processes_with(&stamp)
         .into_iter()
         .find(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "bash")
         })
         .unwrap();
-    let stat = std::fs::read_to_string(format!("/proc/{bash}/stat")).unwrap();
-    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-    let catui: i32 = after_name.split(' ').nth(1).unwrap().parse().unwrap();
+    // catui is its nearest `catui` ancestor (a confined command runs
+    // under bubblewrap and the sandbox's inner stage in between).
+    let parent = |pid: i32| -> i32 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        after_name.split(' ').nth(1).unwrap().parse().unwrap()
+    };
+    let mut catui = parent(bash as i32);
+    while std::fs::read_to_string(format!("/proc/{catui}/comm")).is_ok_and(|c| c.trim() != "catui")
+    {
+        catui = parent(catui);
+    }
     // SAFETY: a plain signal to the catui process this test started.
     assert_eq!(unsafe { libc::kill(catui, libc::SIGTERM) }, 0);
     s.tmux.wait_text("catui-exit=143");

@@ -104,10 +104,12 @@ impl TypedTool for BashTool {
              - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
              the end are kept, and the whole output is saved to a file whose path is given.\n\
              - Processes the command leaves running in the background (`server &`) keep running \
-             until the session ends, and are stopped then.\n\
+             until the session ends, and are stopped then (those of a command run in the \
+             read-only sandbox end with it).\n\
              - Commands that only read run without asking, in a read-only sandbox (writes only \
-             to a private temporary directory and /dev/null). If such a command fails because it \
-             needs to write, run it again with `unconfined: true` and the user will be asked.\n\
+             to a private temporary directory and /dev/null, no network). If such a command fails \
+             because it needs to write or to reach the network, run it again with \
+             `unconfined: true` and the user will be asked.\n\
              - In plan mode only read-only commands may run, and writes outside a private \
              temporary directory are blocked."
         )
