@@ -82,8 +82,18 @@ fn stricter_mode(value: &Value) -> bool {
         .is_some_and(|m| matches!(m, PermissionMode::Plan | PermissionMode::Default))
 }
 
+/// `true`, or an object that keeps the sandbox on and lists no domain
+/// (`{"enabled": true, "network": "off"}`): both only confine.
 fn sandbox_on(value: &Value) -> bool {
-    value == &Value::Bool(true)
+    match value {
+        Value::Bool(on) => *on,
+        Value::Object(map) => {
+            map.get("enabled").is_none_or(|e| e == &Value::Bool(true))
+                && map.get("network").is_none_or(|n| n == "off")
+                && map.keys().all(|k| k == "enabled" || k == "network")
+        }
+        _ => false,
+    }
 }
 
 /// Every settings key and how a project's value for it is treated before
@@ -115,7 +125,7 @@ pub const KEYS: &[KeyRule] = &[
         "sandbox",
         KeyClass::NarrowingWhen {
             narrows: sandbox_on,
-            values: "`true`",
+            values: "`true`, or an object that keeps it on with the network `off`",
         },
         Whole,
         "confines allowed commands to the working directories",

@@ -87,6 +87,21 @@ fn values_decide_for_the_default_mode_and_the_sandbox() {
     }
     assert_eq!(treatment("sandbox", &json!(true)), Treatment::Apply);
     assert_eq!(
+        treatment("sandbox", &json!({"enabled": true, "network": "off"})),
+        Treatment::Apply
+    );
+    assert_ne!(
+        treatment(
+            "sandbox",
+            &json!({"network": {"allowedDomains": ["evil.example"]}})
+        ),
+        Treatment::Apply
+    );
+    assert_ne!(
+        treatment("sandbox", &json!({"enabled": false})),
+        Treatment::Apply
+    );
+    assert_eq!(
         treatment("sandbox", &json!(false)),
         Treatment::Hold(Pieces::Whole)
     );

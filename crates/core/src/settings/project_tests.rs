@@ -181,7 +181,7 @@ fn a_stricter_default_mode_applies_a_looser_one_does_not() {
     let s = d.load();
     assert_eq!(s.permissions.default_mode, Some(Plan));
     assert!(s.permissions.bypass_disabled);
-    assert_eq!(s.sandbox, Some(true));
+    assert!(s.sandbox.as_ref().is_some_and(|sb| sb.enabled));
     let mut ctx = PermissionContext::default();
     s.apply_to(&mut ctx);
     assert!(ctx.bypass_disabled);
