@@ -13,6 +13,7 @@ use catui_core::teams::TeamManager;
 use catui_protocol::stream_json::OutputEvent;
 use catui_protocol::{ContentBlock, PermissionMode};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio_util::sync::CancellationToken;
 
 use crate::args::{Args, InputFormat};
 use crate::headless::hooks::SdkHooks;
@@ -353,24 +354,34 @@ pub async fn tui_front_end(
         session_id: info.session_id.clone(),
         first_prompt,
         auto_mode_enabled: info.auto_mode_enabled,
+        stop: CancellationToken::new(),
     };
     // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is
-    // a key) must not leave the terminal in raw mode on the alternate
-    // screen, nor a command running.
-    let _stop = signals::watch(
-        |stop| {
-            catui_tui::restore_terminal();
-            catui_core::tools::bash::groups::kill_all();
-            eprintln!("catui: stopped by {}", stop.name());
-            std::process::exit(stop.exit_code().map_or(1, i32::from));
+    // a key) end the interface as quitting does — the turn interrupted and
+    // recorded, the terminal restored — within a deadline, since the
+    // terminal may be gone. Nothing here may print with `eprintln!`: it
+    // panics when the terminal has hung up.
+    let ui_stop = opts.stop.clone();
+    let stop = signals::watch(
+        move |stop| {
+            signals::exit_within(EXIT_GRACE, stop.exit_code().unwrap_or(1));
+            ui_stop.cancel();
         },
         catui_tui::restore_terminal,
     );
     let code = match catui_tui::run(engine, events, approvals, opts, team.clone()).await {
-        Ok(code) => u8::try_from(code).unwrap_or(1),
+        Ok(catui_tui::Ending::Quit) => 0,
+        Ok(catui_tui::Ending::Stopped) => {
+            say(&format!("catui: stopped by {}", stop.name()));
+            stop.exit_code().unwrap_or(1)
+        }
+        Ok(catui_tui::Ending::HungUp) => {
+            signals::exit_within(EXIT_GRACE, HANGUP_EXIT);
+            HANGUP_EXIT
+        }
         Err(e) => {
             catui_tui::restore_terminal();
-            eprintln!("catui: the terminal interface failed: {e}");
+            say(&format!("catui: the terminal interface failed: {e}"));
             1
         }
     };
@@ -379,4 +390,15 @@ pub async fn tui_front_end(
         team.shutdown().await;
     }
     code
+}
+
+/// How long a session stopped by a signal or a hang-up may take to end.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(900);
+/// The exit status after the terminal hung up (as for SIGHUP).
+const HANGUP_EXIT: u8 = 129;
+
+/// A line on stderr that is lost, not a panic, when the terminal is gone.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
 }

@@ -4,7 +4,9 @@
 //! final `result` line in stream-json; the terminal restored in the UI),
 //! every process group a command left running is killed, and the process
 //! exits with 128 + the signal number. A second signal while the first is
-//! handled ends the process at once (after the same kill and restore).
+//! handled ends the process at once (after the same kill and restore), and
+//! a front end that must end promptly whatever happens (the terminal UI:
+//! its terminal may be gone) sets a deadline with [`exit_within`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -47,6 +49,20 @@ impl Stop {
             _ => "a signal",
         }
     }
+}
+
+/// Ends the process with `code` after `grace` unless it has ended by
+/// then: the terminal is restored (errors ignored: it may have hung up)
+/// and every process group a command started is killed. A backstop for
+/// a clean shutdown that hangs (a write to a blocked terminal, a teammate
+/// that does not stop).
+pub fn exit_within(grace: std::time::Duration, code: u8) {
+    std::thread::spawn(move || {
+        std::thread::sleep(grace);
+        catui_tui::restore_terminal();
+        catui_core::tools::bash::groups::kill_all();
+        std::process::exit(i32::from(code));
+    });
 }
 
 const SIGHUP: i32 = 1;

@@ -81,7 +81,8 @@ async fn main() -> std::io::Result<()> {
         session_id: "smoke".into(),
         first_prompt: std::env::args().nth(1),
         auto_mode_enabled: false,
+        ..Default::default()
     };
-    let code = catui_tui::run(engine, rx, approvals, opts, None).await?;
-    std::process::exit(code);
+    let ending = catui_tui::run(engine, rx, approvals, opts, None).await?;
+    std::process::exit(i32::from(ending != catui_tui::Ending::Quit));
 }

@@ -13,7 +13,7 @@
 //! ```ignore
 //! let (approver, approvals) = catui_tui::approver();
 //! // build the Engine with `Arc::new(approver)` and an event channel `(tx, rx)`
-//! let code = catui_tui::run(engine, rx, approvals, opts).await?;
+//! let ending = catui_tui::run(engine, rx, approvals, opts, None).await?;
 //! ```
 
 mod approval;
@@ -45,7 +45,7 @@ pub use picker::{
     PickerItem, PickerOutcome, PickerState, pick_session, relative_age, render_picker,
 };
 pub use render::{live_height, render, render_live, render_pager, render_status};
-pub use runtime::{TuiOptions, run};
+pub use runtime::{Ending, TuiOptions, run};
 pub use state::{Action, AppState, Pager, RetryNote, SessionInfo, TeammateRow};
 pub use terminal::restore_terminal;
 pub use trust_dialog::{

@@ -6,6 +6,14 @@
 //! the way out the rest of the transcript is printed, with how to resume
 //! the session.
 //!
+//! The interface ends when the user quits, when [`TuiOptions::stop`] is
+//! cancelled (the binary does that on SIGTERM, SIGINT and SIGHUP) and when
+//! the terminal hangs up (a closed window, a killed tmux session, a lost
+//! SSH connection — noticed even without a SIGHUP). Either way the running
+//! turn is interrupted and given a moment to record its end, and prompts
+//! still open are declined, so the transcript is complete and the session
+//! can be resumed; after a hang-up nothing more is drawn.
+//!
 //! With a team, the runtime is also the lead's front end: teammates' plans
 //! open the plan dialog, teammates' messages for the lead model join the
 //! input queue, and the team panel follows the members' status.
@@ -24,6 +32,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
 use crate::dialogs::Dialog;
@@ -42,9 +51,24 @@ pub struct TuiOptions {
     pub first_prompt: Option<String>,
     /// Whether Shift+Tab includes `auto` in the mode cycle.
     pub auto_mode_enabled: bool,
+    /// Cancelled to end the interface from outside (a signal).
+    pub stop: CancellationToken,
+}
+
+/// How the interface ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// The user quit.
+    Quit,
+    /// The terminal hung up: nothing more could be shown.
+    HungUp,
+    /// [`TuiOptions::stop`] was cancelled.
+    Stopped,
 }
 
 const FRAME: Duration = Duration::from_millis(33);
+/// How long the way out waits for an interrupted turn to record its end.
+const ENGINE_STOP_WAIT: Duration = Duration::from_millis(400);
 /// Frames between two looks at the teammates' status.
 const TEAM_POLL_FRAMES: usize = 10;
 
@@ -296,25 +320,25 @@ impl Runtime {
     }
 }
 
-/// Runs the interactive interface until the user quits. The engine moves
-/// to its own task; `events` is its event stream and `approvals` the UI end
-/// of [`crate::approver`]. With `team`, this interface is the team lead's
-/// front end (plan reviews, teammates' messages, the team panel). Returns
-/// the process exit code.
+/// Runs the interactive interface until the user quits, the terminal hangs
+/// up or `opts.stop` is cancelled. The engine moves to its own task;
+/// `events` is its event stream and `approvals` the UI end of
+/// [`crate::approver`]. With `team`, this interface is the team lead's
+/// front end (plan reviews, teammates' messages, the team panel).
 pub async fn run(
     engine: Engine,
     mut events: UnboundedReceiver<EngineEvent>,
     mut approvals: ApprovalReceiver,
     opts: TuiOptions,
     team: Option<Arc<TeamManager>>,
-) -> io::Result<i32> {
+) -> io::Result<Ending> {
     let control = engine.control();
     let mode = engine.permission_mode();
     // Known from the start so that Ctrl+G can open the plan before the
     // first turn has ended.
     let plan_file = engine.plan_file();
     let (inputs, mut input_rx) = mpsc::unbounded_channel::<Vec<ContentBlock>>();
-    let engine_task = tokio::spawn(async move {
+    let mut engine_task = tokio::spawn(async move {
         let mut engine = engine;
         while let Some(content) = input_rx.recv().await {
             engine.handle_input(content).await;
@@ -353,16 +377,33 @@ pub async fn run(
         &mut approvals,
         team.as_mut(),
         &mut term_rx,
+        &opts.stop,
     )
     .await;
 
-    // Leave cleanly: stop the turn, end the engine task, print the rest of
-    // the transcript, restore the terminal.
+    // Leave cleanly: stop the turn, decline the prompts still open, let the
+    // engine record the turn's end (the closed input channel then ends its
+    // task), print the rest of the transcript, restore the terminal.
     rt.control.interrupt();
-    engine_task.abort();
-    let finished = rt.finish();
+    rt.replies.clear();
+    rt.reviews.clear();
+    rt.inputs = mpsc::unbounded_channel().0;
+    if tokio::time::timeout(ENGINE_STOP_WAIT, &mut engine_task)
+        .await
+        .is_err()
+    {
+        engine_task.abort();
+    }
+    let finished = match &result {
+        Ok(Ending::HungUp) => {
+            rt.reader.abandon();
+            Ok(())
+        }
+        _ => rt.finish(),
+    };
     drop(rt);
-    result.and(finished).map(|()| 0)
+    let ending = result?;
+    finished.map(|()| ending)
 }
 
 async fn event_loop(
@@ -371,7 +412,8 @@ async fn event_loop(
     approvals: &mut ApprovalReceiver,
     team: Option<&mut TeamLink>,
     term: &mut UnboundedReceiver<Event>,
-) -> io::Result<()> {
+    stop: &CancellationToken,
+) -> io::Result<Ending> {
     let (manager, mut reviews, mut lead_rx) = match team {
         Some(t) => (
             Some(t.manager.clone()),
@@ -389,16 +431,18 @@ async fn event_loop(
     let mut frames = 0usize;
     loop {
         tokio::select! {
+            () = stop.cancelled() => return Ok(Ending::Stopped),
             ev = term.recv() => {
-                let Some(ev) = ev else { return Ok(()) };
+                // The reader gives up only when the terminal does.
+                let Some(ev) = ev else { return Ok(Ending::HungUp) };
                 rt.state.clock = Instant::now();
                 if !rt.on_terminal_event(ev)? {
-                    return Ok(());
+                    return Ok(Ending::Quit);
                 }
                 // Drain what else arrived (a burst of keys) before drawing.
                 while let Ok(ev) = term.try_recv() {
                     if !rt.on_terminal_event(ev)? {
-                        return Ok(());
+                        return Ok(Ending::Quit);
                     }
                 }
                 dirty = true;
@@ -411,7 +455,7 @@ async fn event_loop(
                         rt.state.apply(ev);
                     }
                     if !rt.send_due_input()? {
-                        return Ok(());
+                        return Ok(Ending::Quit);
                     }
                     dirty = true;
                 }
@@ -438,6 +482,9 @@ async fn event_loop(
                 }
             }
             _ = ticker.tick() => {
+                if crate::terminal::hung_up() {
+                    return Ok(Ending::HungUp);
+                }
                 frames += 1;
                 if rt.state.expire_hints(Instant::now()) {
                     dirty = true;

@@ -3,8 +3,9 @@
 //! session picker or the transcript view — the alternate screen are
 //! switched on together and always switched off again: on return, on error
 //! (Drop) and on panic (a hook). Also owns the input reader thread, which can be
-//! paused so that an external editor gets every keystroke, and running
-//! `$VISUAL`/`$EDITOR` with the terminal suspended.
+//! paused so that an external editor gets every keystroke, running
+//! `$VISUAL`/`$EDITOR` with the terminal suspended, and noticing that the
+//! terminal hung up ([`hung_up`]).
 
 use std::io::{self, Stdout, Write};
 use std::path::Path;
@@ -190,6 +191,14 @@ impl InputReader {
         lock(&self.shared).paused = false;
         self.shared.1.notify_all();
     }
+
+    /// Asks the thread to stop without waiting for it (the terminal hung
+    /// up: the thread may be stuck inside crossterm until the process ends).
+    pub fn abandon(&mut self) {
+        lock(&self.shared).stop = true;
+        self.shared.1.notify_all();
+        self.handle = None;
+    }
 }
 
 /// How long dropping the reader waits for its thread to see `stop`.
@@ -197,6 +206,9 @@ const READER_STOP_WAIT: Duration = Duration::from_millis(300);
 
 impl Drop for InputReader {
     fn drop(&mut self) {
+        if self.handle.is_none() {
+            return;
+        }
         let mut flags = lock(&self.shared);
         flags.stop = true;
         self.shared.1.notify_all();
@@ -247,6 +259,17 @@ fn read_loop(shared: &Shared, tx: &UnboundedSender<Event>) {
             Err(_) => return,
         }
     }
+}
+
+/// Whether the terminal has hung up: its window closed, the tmux session
+/// killed, the SSH connection lost, the pty's other end closed — with or
+/// without a SIGHUP. The kernel then answers every terminal request on the
+/// tty with an error, so stdin stops being a terminal. Cheap enough to ask
+/// every frame; needed because crossterm's reader does not give up on a
+/// hung-up tty (it reads end-of-file again and again and never returns).
+pub fn hung_up() -> bool {
+    use std::io::IsTerminal;
+    !io::stdin().is_terminal()
 }
 
 /// The editor command: `$VISUAL`, then `$EDITOR`, then `vi`. May carry

@@ -40,13 +40,19 @@ pub struct Tmux {
 
 impl Tmux {
     /// Starts `sh` in `cwd` with exactly `env` (nothing inherited from the
-    /// test process, so no real API key can leak in).
+    /// test process, so no real API key can leak in), in a 110x40 window.
     pub fn start(dir: &Path, cwd: &Path, env: &[(&str, String)]) -> Tmux {
+        Tmux::start_sized(dir, cwd, env, (110, 40))
+    }
+
+    /// [`Tmux::start`] in a window of `size` (columns, rows).
+    pub fn start_sized(dir: &Path, cwd: &Path, env: &[(&str, String)], size: (u16, u16)) -> Tmux {
         let mut tmux = Tmux {
             socket: dir.join("tmux.sock"),
             server_pid: None,
         };
-        let mut args: Vec<String> = ["new-session", "-d", "-s", "e2e", "-x", "110", "-y", "40"]
+        let (w, h) = (size.0.to_string(), size.1.to_string());
+        let mut args: Vec<String> = ["new-session", "-d", "-s", "e2e", "-x", &w, "-y", &h]
             .iter()
             .map(|s| s.to_string())
             .collect();
@@ -115,6 +121,18 @@ impl Tmux {
     pub fn screen_styled(&self) -> String {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-e", "-t", "e2e"]).stdout)
             .into_owned()
+    }
+
+    /// Resizes the window to `columns` x `rows`.
+    pub fn resize(&self, columns: u16, rows: u16) {
+        let (w, h) = (columns.to_string(), rows.to_string());
+        let out = self.run(&["resize-window", "-t", "e2e", "-x", &w, "-y", &h]);
+        assert!(out.status.success(), "resize-window {w}x{h}");
+    }
+
+    /// How many times `marker` occurs in the scrollback and screen.
+    pub fn copies_in_history(&self, marker: &str) -> usize {
+        self.history().matches(marker).count()
     }
 
     /// A pane property, e.g. `#{alternate_on}`.
@@ -229,6 +247,15 @@ pub struct Setup {
 }
 
 pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Option<&str>) -> Setup {
+    setup_sized(script, editor, (110, 40))
+}
+
+/// [`setup`] in a window of `size` (columns, rows).
+pub fn setup_sized(
+    script: impl FnOnce(&Sandbox, &str, &Path) -> Script,
+    editor: Option<&str>,
+    size: (u16, u16),
+) -> Setup {
     let sb = Sandbox::new();
     let main_rs = sb.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n");
     let plans_dir = format!("{}/plans/", sb.config().display());
@@ -251,7 +278,7 @@ pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Optio
     if let Some(editor) = editor {
         env.push(("VISUAL", editor.to_string()));
     }
-    let tmux = Tmux::start(sb.dir.path(), &sb.project(), &env);
+    let tmux = Tmux::start_sized(sb.dir.path(), &sb.project(), &env, size);
     tmux.wait_text(SHELL_PROMPT.trim_end());
     Setup {
         tmux,
@@ -271,9 +298,52 @@ pub fn launch(s: &Setup) {
 
 /// [`launch`] with `env` (`NAME=value ...`, may be empty) before the command.
 pub fn launch_with(s: &Setup, env: &str) {
-    let bin = assert_cmd::cargo::cargo_bin("catui");
+    launch_command(s, &format!("{env}'{}'", catui_bin().display()));
+}
+
+/// The `catui` binary under test.
+pub fn catui_bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("catui")
+}
+
+/// Starts catui with `args` (shell words) and returns its process id: a
+/// shell writes its pid to a file and `exec`s catui. With `own_session`
+/// catui runs under `setsid`, so the pane's pty is not its controlling
+/// terminal and closing the pane sends it no SIGHUP.
+pub fn launch_with_pid(s: &Setup, args: &str, own_session: bool) -> u32 {
+    let pid_file = s.sb.dir.path().join("catui.pid");
+    let _ = std::fs::remove_file(&pid_file);
+    let wrapper = if own_session { "setsid -w " } else { "" };
+    launch_command(
+        s,
+        &format!(
+            "{wrapper}sh -c 'echo $$ > \"$1\"; shift; exec \"$@\"' sh '{}' '{}' {args}",
+            pid_file.display(),
+            catui_bin().display()
+        ),
+    );
+    std::fs::read_to_string(&pid_file)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {}", pid_file.display()))
+}
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+pub fn process_ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// Runs `command` in the pane's shell (then echoes its exit status) and
+/// waits for the interface's first frame.
+fn launch_command(s: &Setup, command: &str) {
     s.tmux
-        .type_text(&format!("{env}'{}'; echo \"catui-exit=$?\"", bin.display()));
+        .type_text(&format!("{command}; echo \"catui-exit=$?\""));
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Shift+Tab cycles permission modes");
     s.tmux
