@@ -12,12 +12,26 @@
 //! transcript view (Ctrl+O) is the one thing drawn on the alternate
 //! screen, with the mouse wheel captured while it is open.
 //!
-//! When the window is resized, most terminals re-wrap what is on screen,
-//! which moves the live area. The cursor moves with the text it is on, so
-//! the runtime asks the terminal where the cursor now is and works back to
-//! the live area's new first row from the widths of the rows between them;
-//! everything from there down is cleared and drawn again.
+//! Only final transcript rows may ever reach the scrollback — never a
+//! frame of the live area, never a dialog. Two rules keep it so:
+//! - Rows are cleared one by one (erase-line), never with an erase of the
+//!   screen: tmux (option `scroll-on-clear`, on by default) and some other
+//!   terminals push the whole screen into the scrollback when it is erased
+//!   from its top-left corner, which is where a full-screen live area or
+//!   dialog starts.
+//! - The terminal's cursor stays hidden at the live area's first row (the
+//!   input cursor is drawn as a reversed cell). When the window gets
+//!   shorter, terminals drop the rows under the cursor before they push
+//!   rows off the top, so a shrink takes the live area's rows, not
+//!   copies of them into the scrollback; and after a resize the cursor's
+//!   row is where the live area starts.
+//!
+//! When the width changes, the history entries that are wholly on the
+//! screen are printed again at the new width (the current turn among them
+//! whenever it fits on the screen); rows already in the scrollback stay as
+//! they were printed. See [`Inline::locate_after_resize`].
 
+use std::collections::VecDeque;
 use std::io::{self, Stdout, Write};
 
 use crossterm::cursor::MoveTo;
@@ -27,7 +41,7 @@ use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternate
 use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
@@ -35,6 +49,21 @@ use crate::render::{live_height, render_live, render_pager};
 use crate::state::AppState;
 use crate::terminal::{self, Screen};
 use crate::theme;
+
+/// Final rows of one transcript entry, for the scrollback.
+pub type EntryRows = (usize, Vec<Line<'static>>);
+
+/// A history entry whose rows are all on the screen.
+#[derive(Debug, Clone, PartialEq)]
+struct Printed {
+    /// Its index in the transcript.
+    entry: usize,
+    /// Screen row of its first row (may be past the bottom while a batch
+    /// is being printed).
+    start: i32,
+    /// The written width of each of its rows.
+    widths: Vec<u16>,
+}
 
 /// The live area under the printed transcript.
 pub struct Inline {
@@ -47,42 +76,28 @@ pub struct Inline {
     prev: Option<Buffer>,
     /// Whether the transcript view is showing (alternate screen).
     pager: bool,
-    /// Where the cursor was left, relative to the live area.
-    anchor: Anchor,
-    /// A resize happened while the transcript view was showing: find the
-    /// live area again when coming back.
-    resized_in_pager: bool,
+    /// History entries wholly on the screen, oldest first.
+    printed: VecDeque<Printed>,
+    /// The width `printed` was laid out at.
+    printed_width: u16,
+    /// The window was resized: find the live area again before drawing.
+    resized: bool,
 }
 
-/// Where the cursor was left on the normal screen: its column and the
-/// widths of the live area's rows above it (they are re-wrapped with it).
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Anchor {
-    column: u16,
-    rows_above: Vec<u16>,
+/// The written width of `line` (up to its last non-blank character).
+fn line_width(line: &Line<'_>) -> u16 {
+    let text = line.to_string();
+    crate::wrap::str_width(text.trim_end()).min(u16::MAX as usize) as u16
 }
 
-impl Anchor {
-    /// How many rows above the cursor's row the live area starts once the
-    /// terminal has re-wrapped its content to `width` columns.
-    fn rows_to_top(&self, width: u16) -> u16 {
-        let width = width.max(1);
-        let rows = |w: u16| w.div_ceil(width).max(1);
-        let own = self.column / width;
-        self.rows_above.iter().map(|w| rows(*w)).sum::<u16>() + own
-    }
-}
-
-/// The written width of row `y` of `buf` (up to its last non-blank cell).
-fn row_width(buf: &Buffer, y: u16) -> u16 {
-    let area = buf.area;
-    (area.x..area.x + area.width)
-        .rev()
-        .find(|x| {
-            let cell = &buf[(*x, y)];
-            cell.symbol() != " " || cell.bg != Color::Reset
-        })
-        .map_or(0, |x| x - area.x + 1)
+/// Rows of the screen the printed rows of widths `widths` take at
+/// `width` columns when the terminal re-wraps them.
+fn rewrapped_rows(widths: &[u16], width: u16) -> i32 {
+    let width = width.max(1);
+    widths
+        .iter()
+        .map(|w| i32::from(w.div_ceil(width).max(1)))
+        .sum()
 }
 
 fn strip_colours(buf: &mut Buffer) {
@@ -111,6 +126,7 @@ impl Inline {
                 0
             }
         };
+        queue!(out, crossterm::cursor::Hide)?;
         out.flush()?;
         Ok(Self {
             backend: CrosstermBackend::new(out),
@@ -118,36 +134,85 @@ impl Inline {
             top: top.min(size.1.saturating_sub(1)),
             prev: None,
             pager: false,
-            anchor: Anchor::default(),
-            resized_in_pager: false,
+            printed: VecDeque::new(),
+            printed_width: size.0,
+            resized: false,
         })
     }
 
-    /// The terminal changed size: find the live area again (the terminal
-    /// may have re-wrapped it) and repaint from there down.
+    /// The terminal changed size; the live area is found again (the
+    /// terminal may have re-wrapped and moved it) before the next frame.
     pub fn resize(&mut self, width: u16, height: u16) {
         self.size = (width, height);
-        if self.pager {
-            self.resized_in_pager = true;
-        } else {
-            self.find_live_area();
-        }
-        self.top = self.top.min(height.saturating_sub(1));
+        self.resized = true;
         self.prev = None;
     }
 
-    /// Asks the terminal where the cursor is and moves `top` to match.
-    /// A terminal that does not answer keeps the old row.
-    fn find_live_area(&mut self) {
-        if let Ok((_, row)) = crossterm::cursor::position() {
-            self.top = row.saturating_sub(self.anchor.rows_to_top(self.size.0));
+    /// After a resize, on the normal screen: finds the live area again
+    /// (the cursor was left at its first row and moved with it) and, when
+    /// the width changed, returns the first history entry to print again
+    /// at the new width — the earliest one still wholly on the screen.
+    /// The live area then starts where that entry started.
+    pub fn locate_after_resize(&mut self) -> io::Result<Option<usize>> {
+        if self.pager || !std::mem::take(&mut self.resized) {
+            return Ok(None);
         }
+        let (width, height) = self.size;
+        Backend::flush(&mut self.backend)?;
+        if let Ok((_, row)) = crossterm::cursor::position() {
+            self.top = row;
+        }
+        self.top = self.top.min(height.saturating_sub(1));
+        let old_width = std::mem::replace(&mut self.printed_width, width);
+        if old_width == width {
+            return Ok(None);
+        }
+        // Wider: rows stay one row each. Narrower: terminals that re-wrap
+        // split the rows longer than the new width.
+        let mut start = i32::from(self.top);
+        let mut first = None;
+        for p in self.printed.iter().rev() {
+            start -= if width > old_width {
+                p.widths.len() as i32
+            } else {
+                rewrapped_rows(&p.widths, width)
+            };
+            if start < 0 {
+                break;
+            }
+            first = Some((p.entry, start));
+        }
+        self.printed.clear();
+        let Some((entry, row)) = first else {
+            return Ok(None);
+        };
+        self.top = row as u16;
+        Ok(Some(entry))
     }
 
-    /// Leaves the cursor at the live area's first column and row.
+    /// Leaves the transcript view, if it is showing.
+    pub fn show_normal_screen(&mut self) -> io::Result<()> {
+        if self.pager {
+            queue!(self.backend, DisableMouseCapture, LeaveAlternateScreen)?;
+            terminal::set_alternate(false);
+            self.pager = false;
+            self.prev = None;
+        }
+        Ok(())
+    }
+
+    /// Erases rows `from..` to the bottom of the screen, one row at a time
+    /// (see the module comment: never an erase of the screen).
+    fn clear_from(&mut self, from: u16) -> io::Result<()> {
+        for y in from..self.size.1 {
+            queue!(self.backend, MoveTo(0, y), Clear(ClearType::UntilNewLine))?;
+        }
+        Ok(())
+    }
+
+    /// Leaves the (hidden) cursor at the live area's first column and row.
     fn park_cursor(&mut self) -> io::Result<()> {
         queue!(self.backend, MoveTo(0, self.top))?;
-        self.anchor = Anchor::default();
         Ok(())
     }
 
@@ -163,6 +228,12 @@ impl Inline {
             self.backend.write_all(b"\n")?;
         }
         self.top = self.top.saturating_sub(rows);
+        for p in self.printed.iter_mut() {
+            p.start -= i32::from(rows);
+        }
+        while self.printed.front().is_some_and(|p| p.start < 0) {
+            self.printed.pop_front();
+        }
         self.prev = None;
         Ok(())
     }
@@ -174,18 +245,24 @@ impl Inline {
         self.backend.draw(blank.diff(buf).into_iter())
     }
 
-    /// Prints final transcript rows above the live area (which is then
-    /// repainted below them).
-    pub fn insert(&mut self, rows: &[Line<'static>]) -> io::Result<()> {
-        if rows.is_empty() || self.pager {
+    /// Prints final transcript rows, entry by entry, above the live area
+    /// (which is then repainted below them).
+    pub fn insert(&mut self, entries: &[EntryRows]) -> io::Result<()> {
+        if entries.iter().all(|(_, rows)| rows.is_empty()) || self.pager {
             return Ok(());
         }
         let (width, height) = self.size;
-        queue!(
-            self.backend,
-            MoveTo(0, self.top),
-            Clear(ClearType::FromCursorDown)
-        )?;
+        let mut offset = i32::from(self.top);
+        for (entry, rows) in entries {
+            self.printed.push_back(Printed {
+                entry: *entry,
+                start: offset,
+                widths: rows.iter().map(line_width).collect(),
+            });
+            offset += rows.len() as i32;
+        }
+        let rows: Vec<&Line<'static>> = entries.iter().flat_map(|(_, r)| r.iter()).collect();
+        self.clear_from(self.top)?;
         let mut i = 0;
         while i < rows.len() {
             if self.top >= height {
@@ -196,7 +273,9 @@ impl Inline {
             let chunk = room.min(rows.len() - i);
             let area = Rect::new(0, self.top, width, chunk as u16);
             let mut buf = Buffer::empty(area);
-            Paragraph::new(rows[i..i + chunk].to_vec()).render(area, &mut buf);
+            let lines: Vec<Line<'static>> =
+                rows[i..i + chunk].iter().map(|l| (*l).clone()).collect();
+            Paragraph::new(lines).render(area, &mut buf);
             self.paint_fresh(&mut buf)?;
             self.top += chunk as u16;
             i += chunk;
@@ -213,17 +292,7 @@ impl Inline {
         if state.pager.is_some() {
             return self.draw_pager(state);
         }
-        if self.pager {
-            queue!(self.backend, DisableMouseCapture, LeaveAlternateScreen)?;
-            terminal::set_alternate(false);
-            self.pager = false;
-            self.prev = None;
-            if std::mem::take(&mut self.resized_in_pager) {
-                Backend::flush(&mut self.backend)?;
-                self.find_live_area();
-                self.top = self.top.min(self.size.1.saturating_sub(1));
-            }
-        }
+        self.show_normal_screen()?;
         let (width, height) = self.size;
         let live_h = live_height(state, width, height).max(1);
         if self.top + live_h > height {
@@ -231,38 +300,24 @@ impl Inline {
         }
         let area = Rect::new(0, self.top, width, live_h);
         let mut buf = Buffer::empty(area);
-        let cursor = render_live(state, area, &mut buf);
+        if let Some((x, y)) = render_live(state, area, &mut buf)
+            && let Some(cell) = buf.cell_mut((x, y))
+        {
+            // The input cursor, drawn: the terminal's own stays parked.
+            cell.modifier.insert(Modifier::REVERSED);
+        }
         strip_colours(&mut buf);
         match self.prev.take() {
             Some(prev) if prev.area == area => {
                 self.backend.draw(prev.diff(&buf).into_iter())?;
             }
             _ => {
-                queue!(
-                    self.backend,
-                    MoveTo(0, self.top),
-                    Clear(ClearType::FromCursorDown)
-                )?;
+                self.clear_from(self.top)?;
                 let blank = Buffer::empty(area);
                 self.backend.draw(blank.diff(&buf).into_iter())?;
             }
         }
-        match cursor {
-            Some((x, y)) => {
-                self.backend.set_cursor_position((x, y))?;
-                self.backend.show_cursor()?;
-                self.anchor = Anchor {
-                    column: x,
-                    rows_above: (area.y..y.max(area.y))
-                        .map(|r| row_width(&buf, r))
-                        .collect(),
-                };
-            }
-            None => {
-                self.backend.hide_cursor()?;
-                self.park_cursor()?;
-            }
-        }
+        self.park_cursor()?;
         self.prev = Some(buf);
         Backend::flush(&mut self.backend)
     }
@@ -287,7 +342,6 @@ impl Inline {
             }
         };
         self.backend.draw(prev.diff(&buf).into_iter())?;
-        self.backend.hide_cursor()?;
         self.prev = Some(buf);
         Backend::flush(&mut self.backend)
     }
@@ -295,19 +349,11 @@ impl Inline {
     /// The way out: the live area is replaced by the rest of the
     /// transcript and `farewell`, and the cursor left below them for the
     /// shell.
-    pub fn finish(&mut self, rows: &[Line<'static>], farewell: &[Line<'static>]) -> io::Result<()> {
-        if self.pager {
-            queue!(self.backend, DisableMouseCapture, LeaveAlternateScreen)?;
-            terminal::set_alternate(false);
-            self.pager = false;
-        }
-        queue!(
-            self.backend,
-            MoveTo(0, self.top),
-            Clear(ClearType::FromCursorDown)
-        )?;
+    pub fn finish(&mut self, rows: &[EntryRows], farewell: &[Line<'static>]) -> io::Result<()> {
+        self.show_normal_screen()?;
+        self.clear_from(self.top)?;
         self.insert(rows)?;
-        self.insert(farewell)?;
+        self.insert(&[(usize::MAX, farewell.to_vec())])?;
         if self.top >= self.size.1 {
             self.scroll_up(1)?;
         }
@@ -321,6 +367,7 @@ impl Inline {
         terminal::restore_terminal();
         let out = f();
         terminal::enter(Screen::Inline)?;
+        queue!(self.backend, crossterm::cursor::Hide)?;
         if let Ok(size) = crossterm::terminal::size() {
             self.resize(size.0, size.1);
         }
@@ -339,37 +386,19 @@ impl Drop for Inline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ratatui::style::Style;
 
     #[test]
-    fn the_live_area_is_found_above_a_rewrapped_cursor() {
-        let parked = Anchor::default();
-        assert_eq!(parked.rows_to_top(50), 0);
-        // A full-width rule, a short line, then the cursor at column 10 of
-        // the input row: at 50 columns the 80-column rule takes two rows.
-        let anchor = Anchor {
-            column: 10,
-            rows_above: vec![80, 12],
-        };
-        assert_eq!(anchor.rows_to_top(80), 2);
-        assert_eq!(anchor.rows_to_top(120), 2);
-        assert_eq!(anchor.rows_to_top(50), 3);
-        // The cursor's own row wraps too when it is past the new width.
-        let far = Anchor {
-            column: 70,
-            rows_above: vec![0],
-        };
-        assert_eq!(far.rows_to_top(50), 2);
-        assert_eq!(far.rows_to_top(0), 71);
+    fn rewrapped_rows_split_only_what_is_wider_than_the_screen() {
+        assert_eq!(rewrapped_rows(&[80, 12, 0], 80), 3);
+        assert_eq!(rewrapped_rows(&[80, 12, 0], 50), 4);
+        assert_eq!(rewrapped_rows(&[120], 50), 3);
+        assert_eq!(rewrapped_rows(&[5], 0), 5);
     }
 
     #[test]
-    fn row_width_counts_up_to_the_last_written_cell() {
-        let mut buf = Buffer::empty(Rect::new(0, 5, 20, 2));
-        buf.set_string(0, 5, "hello", Style::default());
-        assert_eq!(row_width(&buf, 5), 5);
-        assert_eq!(row_width(&buf, 6), 0);
-        buf.set_string(19, 6, "x", Style::default());
-        assert_eq!(row_width(&buf, 6), 20);
+    fn line_width_counts_up_to_the_last_written_character() {
+        assert_eq!(line_width(&Line::raw("hello   ")), 5);
+        assert_eq!(line_width(&Line::raw("")), 0);
+        assert_eq!(line_width(&Line::raw("● 名前")), 6);
     }
 }

@@ -128,15 +128,24 @@ impl Runtime {
             self.state.viewport = size;
         }
         self.state.clock = Instant::now();
-        let rows = self.state.take_settled_rows(self.state.viewport.0 as usize);
-        self.term.insert(&rows)?;
+        // Nothing is printed while the transcript view covers the screen.
+        if self.state.pager.is_none() {
+            self.term.show_normal_screen()?;
+            let width = self.state.viewport.0 as usize;
+            if let Some(from) = self.term.locate_after_resize()? {
+                let rows = self.state.entry_rows(from, self.state.flushed, width);
+                self.term.insert(&rows)?;
+            }
+            let rows = self.state.take_settled_entries(width);
+            self.term.insert(&rows)?;
+        }
         self.term.draw(&self.state)
     }
 
     /// Prints what is left of the transcript and how to come back.
     fn finish(&mut self) -> io::Result<()> {
         let width = self.state.viewport.0 as usize;
-        let rows = self.state.take_remaining_rows(width);
+        let rows = self.state.take_remaining_entries(width);
         let talked = self
             .state
             .transcript
@@ -337,6 +346,9 @@ pub async fn run(
     // Known from the start so that Ctrl+G can open the plan before the
     // first turn has ended.
     let plan_file = engine.plan_file();
+    // A resumed session shows the conversation so far, and counts on.
+    let resumed = engine.messages().to_vec();
+    let past_usage = engine.total_usage();
     let (inputs, mut input_rx) = mpsc::unbounded_channel::<Vec<ContentBlock>>();
     let mut engine_task = tokio::spawn(async move {
         let mut engine = engine;
@@ -366,6 +378,10 @@ pub async fn run(
         reviews: HashMap::new(),
     };
     rt.state.plan_file = plan_file;
+    rt.state.usage = past_usage;
+    let width = crossterm::terminal::size().map_or(80, |(w, _)| w);
+    rt.state.replay(&resumed, width as usize);
+    drop(resumed);
     if let Some(prompt) = opts.first_prompt.filter(|p| !p.trim().is_empty()) {
         let actions = rt.state.submit_text(prompt);
         rt.perform(actions)?;

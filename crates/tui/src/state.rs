@@ -13,11 +13,16 @@ use catui_core::teams::{PlanDecision, TeammateStatus};
 use catui_protocol::{PermissionMode, Usage};
 use serde_json::Value;
 
+use ratatui::style::Style;
+use ratatui::text::Line;
+
 use crate::dialogs::Dialog;
+use crate::inline::EntryRows;
 use crate::input::InputBox;
 use crate::palette;
 
 mod events;
+mod history;
 mod keys;
 use crate::transcript::{EntryKind, ToolStatus, Transcript};
 
@@ -113,6 +118,9 @@ pub struct AppState {
     /// Leading transcript entries already printed into the terminal's
     /// scrollback (they are final and never drawn again).
     pub flushed: usize,
+    /// Entries of a long resumed conversation left out of the scrollback
+    /// (one line stands for them; the transcript view has them).
+    pub elided: Option<std::ops::Range<usize>>,
     /// The main agent's answer while it streams.
     pub live_text: String,
     pub thinking: bool,
@@ -180,6 +188,7 @@ impl AppState {
             plan_file: None,
             transcript,
             flushed: 0,
+            elided: None,
             live_text: String::new(),
             thinking: false,
             streaming_tool: None,
@@ -241,38 +250,52 @@ impl AppState {
 
     /// Rows of the entries that became final since the last call, for the
     /// terminal's scrollback; marks them printed.
-    pub fn take_settled_rows(&mut self, width: usize) -> Vec<ratatui::text::Line<'static>> {
+    pub fn take_settled_rows(&mut self, width: usize) -> Vec<Line<'static>> {
+        flatten(self.take_settled_entries(width))
+    }
+
+    /// [`AppState::take_settled_rows`], entry by entry.
+    pub fn take_settled_entries(&mut self, width: usize) -> Vec<EntryRows> {
         let settled = self.settled();
-        let mut rows = Vec::new();
-        for e in self
-            .transcript
-            .entries()
-            .get(self.flushed..settled)
-            .unwrap_or_default()
-        {
-            rows.extend(e.rows_once(width).iter().cloned());
-        }
+        let rows = self.entry_rows(self.flushed, settled, width);
         self.flushed = settled;
         rows
+    }
+
+    /// Rows of entries `from..to` for the scrollback, entry by entry (an
+    /// elided stretch of a resumed conversation is one line).
+    pub fn entry_rows(&self, from: usize, to: usize, width: usize) -> Vec<EntryRows> {
+        let mut out = Vec::new();
+        let entries = self.transcript.entries();
+        let to = to.min(entries.len());
+        for (i, entry) in entries.iter().enumerate().take(to).skip(from) {
+            match &self.elided {
+                Some(elided) if elided.start == i => out.push((
+                    i,
+                    vec![Line::styled(
+                        format!(
+                            "  … {} earlier entries of this session (Ctrl+O shows them)",
+                            elided.len()
+                        ),
+                        Style::default().fg(crate::theme::current().dim),
+                    )],
+                )),
+                Some(elided) if elided.contains(&i) => {}
+                _ => out.push((i, entry.rows_once(width).to_vec())),
+            }
+        }
+        out
     }
 
     /// Everything not yet in the scrollback, as final rows (the way out:
     /// the streamed partial answer and open entries are printed as they
     /// stand).
-    pub fn take_remaining_rows(&mut self, width: usize) -> Vec<ratatui::text::Line<'static>> {
+    pub fn take_remaining_entries(&mut self, width: usize) -> Vec<EntryRows> {
         let partial = std::mem::take(&mut self.live_text);
         if !partial.trim().is_empty() {
             self.transcript.push(EntryKind::Assistant(partial));
         }
-        let mut rows = Vec::new();
-        for e in self
-            .transcript
-            .entries()
-            .get(self.flushed..)
-            .unwrap_or_default()
-        {
-            rows.extend(e.rows_once(width).iter().cloned());
-        }
+        let rows = self.entry_rows(self.flushed, self.transcript.entries().len(), width);
         self.flushed = self.transcript.entries().len();
         rows
     }
@@ -379,6 +402,10 @@ impl AppState {
     pub fn animating(&self) -> bool {
         self.busy() || self.retry.is_some()
     }
+}
+
+fn flatten(entries: Vec<EntryRows>) -> Vec<Line<'static>> {
+    entries.into_iter().flat_map(|(_, rows)| rows).collect()
 }
 
 fn parse_todos(input: &Value) -> Vec<Todo> {

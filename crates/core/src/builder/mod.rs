@@ -825,6 +825,7 @@ impl SessionBuilder {
             engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
         }
         if let Some(r) = resumed {
+            engine.add_past_usage(&r.usage);
             engine.set_messages(r.messages);
         }
         // The starting mode goes into the transcript so a resume comes back in it.

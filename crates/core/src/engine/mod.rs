@@ -250,8 +250,15 @@ impl Engine {
         &self.tools
     }
 
+    /// Tokens used by this conversation's model requests, counting those
+    /// of the session it resumed.
     pub fn total_usage(&self) -> Usage {
         self.total_usage
+    }
+
+    /// Counts the tokens a resumed session had already used.
+    pub fn add_past_usage(&mut self, usage: &Usage) {
+        self.total_usage.add(usage);
     }
 
     pub fn permission_mode(&self) -> PermissionMode {

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use catui_protocol::{ContentBlock, Message, PermissionMode};
+use catui_protocol::{ContentBlock, Message, PermissionMode, Usage};
 
 use super::entry::{EntryBody, TranscriptEntry};
 use super::list::list_sessions;
@@ -70,6 +70,10 @@ pub struct ResumedSession {
     pub read_files: Vec<PathBuf>,
     /// Problems met while loading (skipped lines), one sentence each.
     pub warnings: Vec<String>,
+    /// The tokens the session's model requests used so far (every
+    /// assistant entry's usage added up), so a resumed session counts on
+    /// from where it stopped.
+    pub usage: Usage,
 }
 
 /// Loads session `id` of the project in `cwd` (a full id, or an
@@ -122,8 +126,10 @@ pub(crate) fn from_entries(
     let mut permission_mode = None;
     let mut pre_plan_mode = None;
     let mut todos = None;
+    let mut usage = Usage::default();
     for entry in &entries {
         match &entry.body {
+            EntryBody::Assistant { usage: Some(u), .. } => usage.add(u),
             EntryBody::PermissionMode {
                 mode,
                 pre_plan_mode: pre,
@@ -147,6 +153,7 @@ pub(crate) fn from_entries(
         todos,
         read_files,
         warnings,
+        usage,
     }
 }
 

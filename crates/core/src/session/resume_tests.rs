@@ -179,6 +179,36 @@ fn unknown_id_lists_the_five_most_recent() {
 }
 
 #[test]
+fn resume_adds_up_the_tokens_of_every_answer() {
+    let cfg = tempfile::tempdir().unwrap();
+    let cwd = Path::new("/repo/u");
+    let mut w = writer(cfg.path(), cwd, "u-1");
+    w.append(EntryBody::user(Message::user_text("one")))
+        .unwrap();
+    for (input, output) in [(100, 20), (150, 30)] {
+        w.append(EntryBody::Assistant {
+            message: Message::assistant_text("ok"),
+            usage: Some(catui_protocol::Usage {
+                input_tokens: input,
+                output_tokens: output,
+                cache_read_input_tokens: 5,
+                ..Default::default()
+            }),
+            model: None,
+        })
+        .unwrap();
+    }
+    // An answer recorded without usage counts nothing.
+    w.append(assistant(Message::assistant_text("no usage")))
+        .unwrap();
+    let resumed = resume_session(cfg.path(), cwd, Some("u-1")).unwrap();
+    assert_eq!(resumed.usage.input_tokens, 250);
+    assert_eq!(resumed.usage.output_tokens, 50);
+    assert_eq!(resumed.usage.cache_read_input_tokens, 10);
+    assert_eq!(resumed.usage.total(), 310);
+}
+
+#[test]
 fn no_sessions_is_a_clear_error() {
     let cfg = tempfile::tempdir().unwrap();
     let err = resume_session(cfg.path(), Path::new("/empty"), None).unwrap_err();

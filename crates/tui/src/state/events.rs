@@ -169,7 +169,7 @@ impl AppState {
         }
     }
 
-    fn apply_assistant(&mut self, message: &Message) {
+    pub(super) fn apply_assistant(&mut self, message: &Message) {
         self.awaiting_reply = false;
         self.retry = None;
         self.live_text.clear();
@@ -208,7 +208,7 @@ impl AppState {
     }
 
     /// Results of calls that never ran (denied, invalid) arrive only here.
-    fn apply_tool_results(&mut self, message: &Message) {
+    pub(super) fn apply_tool_results(&mut self, message: &Message) {
         for block in &message.content {
             if let ContentBlock::ToolResult {
                 tool_use_id,
@@ -259,6 +259,7 @@ impl AppState {
             if sent.trim() == "/clear" && !outcome.is_error {
                 self.transcript.clear();
                 self.flushed = 0;
+                self.elided = None;
                 self.todos.clear();
             }
             match outcome.view {
