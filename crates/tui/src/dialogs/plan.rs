@@ -59,6 +59,9 @@ pub struct PlanDialog {
     pub selected: usize,
     /// First visible row of the plan pane.
     pub scroll: usize,
+    /// The furthest the plan pane could scroll at the last frame (End
+    /// goes there; scrolling up starts from it).
+    max_scroll: std::cell::Cell<Option<usize>>,
     pub feedback: Option<InputBox>,
     /// A problem to show (e.g. the editor failed).
     pub error: Option<String>,
@@ -102,6 +105,7 @@ impl PlanDialog {
             edited: false,
             selected: 0,
             scroll: 0,
+            max_scroll: std::cell::Cell::new(None),
             feedback: None,
             error: None,
             teammate: None,
@@ -246,6 +250,10 @@ impl PlanDialog {
             self.steps.handle_key(key);
             return DialogOutcome::Pending;
         }
+        // Scrolling starts from what is shown.
+        if let Some(max) = self.max_scroll.get() {
+            self.scroll = self.scroll.min(max);
+        }
         match key.code {
             KeyCode::Esc => return self.reject(),
             // A teammate's plan is its own to edit.
@@ -255,6 +263,9 @@ impl PlanDialog {
             KeyCode::PageDown => self.scroll += 10,
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
             KeyCode::Home if self.feedback.is_none() => self.scroll = 0,
+            KeyCode::End if self.feedback.is_none() => {
+                self.scroll = self.max_scroll.get().unwrap_or(usize::MAX / 2)
+            }
             _ => {}
         }
         if let Some(field) = self.feedback.as_mut() {
@@ -423,6 +434,7 @@ impl PlanDialog {
         let rows = self.pane_rows(text_area.width.saturating_sub(1) as usize);
         let visible = text_area.height as usize;
         let max_scroll = rows.len().saturating_sub(visible);
+        self.max_scroll.set(Some(max_scroll));
         let mut scroll = self.scroll.min(max_scroll);
         if self.review.active() {
             // Keep the line under review in view.
