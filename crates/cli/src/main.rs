@@ -123,7 +123,7 @@ async fn run(mut args: Args) -> u8 {
             }
         }
         return match setup::build(&args, true) {
-            Ok(session) => setup::run_tui(&args, session).await,
+            Ok(session) => setup::run_tui(&mut args, session).await,
             Err(e) => {
                 eprintln!("catui: {e}");
                 2

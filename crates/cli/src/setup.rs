@@ -320,22 +320,53 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
 }
 
 /// Runs the full-screen interface to its end and returns the exit code.
-pub async fn run_tui(args: &Args, session: Session) -> u8 {
-    let Session {
-        engine,
-        events,
-        info,
-        approvals,
-        team,
-        inline_settings: _inline_settings,
-        ..
-    } = session;
-    let Some(approvals) = approvals else {
-        eprintln!("catui: internal error: the session was not built for the terminal UI");
-        return 1;
-    };
-    session.mcp.set_sdk_channel(None);
-    tui_front_end(engine, events, &info, approvals, team, args.prompt.clone()).await
+/// `/resume` ends the session and starts the chosen one in its place.
+pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
+    loop {
+        let Session {
+            engine,
+            events,
+            info,
+            approvals,
+            team,
+            mcp,
+            inline_settings: _inline_settings,
+            ..
+        } = session;
+        let Some(approvals) = approvals else {
+            say("catui: internal error: the session was not built for the terminal UI");
+            return 1;
+        };
+        mcp.set_sdk_channel(None);
+        let exit = tui_front_end(engine, events, &info, approvals, team, args.prompt.clone()).await;
+        mcp.shutdown().await;
+        let id = match exit {
+            TuiExit::Code(code) => return code,
+            TuiExit::Resume(id) => id,
+        };
+        // The session has ended (its lock is released); the chosen one
+        // starts in the same terminal.
+        args.resume = Some(id);
+        args.continue_session = false;
+        args.fork_session = false;
+        args.session_id = None;
+        args.prompt = None;
+        session = match build(args, true) {
+            Ok(next) => next,
+            Err(e) => {
+                say(&format!("catui: {e}"));
+                return 2;
+            }
+        };
+    }
+}
+
+/// How the terminal UI ended for the binary.
+pub enum TuiExit {
+    /// Exit with this status.
+    Code(u8),
+    /// `/resume`: start this session next.
+    Resume(String),
 }
 
 /// The terminal UI over a built session (`catui` and the interactive
@@ -347,7 +378,7 @@ pub async fn tui_front_end(
     approvals: catui_tui::ApprovalReceiver,
     team: Option<Arc<TeamManager>>,
     first_prompt: Option<String>,
-) -> u8 {
+) -> TuiExit {
     let opts = catui_tui::TuiOptions {
         model: info.model.clone(),
         cwd: info.cwd.clone(),
@@ -371,6 +402,12 @@ pub async fn tui_front_end(
     );
     let code = match catui_tui::run(engine, events, approvals, opts, team.clone()).await {
         Ok(catui_tui::Ending::Quit) => 0,
+        Ok(catui_tui::Ending::Resume(id)) => {
+            if let Some(team) = team {
+                team.shutdown().await;
+            }
+            return TuiExit::Resume(id);
+        }
         Ok(catui_tui::Ending::Stopped) => {
             say(&format!("catui: stopped by {}", stop.name()));
             stop.exit_code().unwrap_or(1)
@@ -389,7 +426,7 @@ pub async fn tui_front_end(
     if let Some(team) = team {
         team.shutdown().await;
     }
-    code
+    TuiExit::Code(code)
 }
 
 /// How long a session stopped by a signal or a hang-up may take to end.

@@ -9,6 +9,10 @@ use catui_core::engine::commands::COMMANDS as ENGINE_COMMANDS;
 /// Commands the interface handles without the engine.
 pub const LOCAL_COMMANDS: &[(&str, &str)] = &[
     ("help", "show the keys and commands"),
+    (
+        "resume",
+        "switch to another session of this project: /resume [ID]",
+    ),
     ("exit", "quit catui (also /quit)"),
 ];
 
@@ -69,6 +73,9 @@ mod tests {
         assert_eq!(all.iter().filter(|n| **n == "help").count(), 1);
         assert_eq!(names("/pl"), ["plan"]);
         assert_eq!(names("/e"), ["exit"]);
+        for name in ["mcp", "model", "resume"] {
+            assert!(all.contains(&name), "/{name} missing from the palette");
+        }
         assert!(names("/plan fix the bug").is_empty());
         assert!(names("hello").is_empty());
         assert!(names("/x\ny").is_empty());

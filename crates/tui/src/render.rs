@@ -74,7 +74,7 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     }
     let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
     let note = if state.ctrl_c_at.is_some() {
-        Some(if state.undo_draft.is_some() && state.input.is_empty() {
+        Some(if state.ctrl_c_cleared && state.undo_draft.is_some() {
             "Input cleared (Ctrl+Y brings it back) · Ctrl+C again to exit".to_string()
         } else {
             "Press Ctrl+C again to exit".to_string()
@@ -177,33 +177,83 @@ fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
     ]))
 }
 
-fn todo_rows(state: &AppState) -> Vec<Line<'static>> {
-    if state.todos.iter().all(|t| t.status == "completed") {
+/// Inline Markdown of a todo item as spans: `code` in the accent colour,
+/// `**bold**` bold, the markers themselves not shown.
+fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
+    let accent = theme::current().accent;
+    let mut spans = Vec::new();
+    for (i, part) in text.split('`').enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        if i % 2 == 1 {
+            spans.push(Span::styled(part.to_string(), base.fg(accent)));
+            continue;
+        }
+        for (j, piece) in part.split("**").enumerate() {
+            if !piece.is_empty() {
+                let style = if j % 2 == 1 {
+                    base.add_modifier(Modifier::BOLD)
+                } else {
+                    base
+                };
+                spans.push(Span::styled(piece.to_string(), style));
+            }
+        }
+    }
+    spans
+}
+
+/// The todo list while a turn runs, in at most a quarter of the screen
+/// (3 to 8 rows): the steps from the one in progress on, one done step
+/// before it for context, and a line counting the rest.
+fn todo_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    let todos = &state.todos;
+    if !state.busy() || todos.iter().all(|t| t.status == "completed") {
         return Vec::new();
     }
-    state
-        .todos
+    let max = usize::from(state.viewport.1 / 4).clamp(3, 8);
+    let (start, shown) = if todos.len() <= max {
+        (0, todos.len())
+    } else {
+        let current = todos
+            .iter()
+            .position(|t| t.status != "completed")
+            .unwrap_or(0);
+        let start = current.saturating_sub(1).min(todos.len() - (max - 1));
+        (start, max - 1)
+    };
+    let mut rows: Vec<Line<'static>> = todos[start..start + shown]
         .iter()
-        .map(|t| match t.status.as_str() {
-            "completed" => Line::styled(
-                format!("  ☒ {}", t.content),
-                dim().add_modifier(Modifier::CROSSED_OUT),
-            ),
-            "in_progress" => Line::styled(
-                format!(
-                    "  ◼ {}",
+        .map(|t| {
+            let (mark, text, style) = match t.status.as_str() {
+                "completed" => ("☒", &t.content, dim().add_modifier(Modifier::CROSSED_OUT)),
+                "in_progress" => (
+                    "◼",
                     if t.active_form.is_empty() {
                         &t.content
                     } else {
                         &t.active_form
-                    }
+                    },
+                    Style::default().add_modifier(Modifier::BOLD),
                 ),
-                Style::default().add_modifier(Modifier::BOLD),
-            ),
-            _ => Line::raw(format!("  ☐ {}", t.content)),
+                _ => ("☐", &t.content, Style::default()),
+            };
+            let room = width.saturating_sub(4);
+            let mut spans = vec![Span::styled(format!("  {mark} "), style)];
+            spans.extend(inline_spans(&truncate(text, room), style));
+            Line::from(spans)
         })
-        .take(8)
-        .collect()
+        .collect();
+    let hidden = todos.len() - shown;
+    if hidden > 0 {
+        let done = todos.iter().filter(|t| t.status == "completed").count();
+        rows.push(Line::styled(
+            format!("    … +{hidden} more ({done}/{} done)", todos.len()),
+            dim(),
+        ));
+    }
+    rows
 }
 
 /// One row per running teammate: who, what state, what it is doing.
@@ -330,7 +380,30 @@ fn help_rows(width: usize) -> Vec<Line<'static>> {
             rows.extend(wrap_line(&Line::raw(line), width, column));
         }
     }
-    rows.push(Line::styled("  any key closes this sheet", dim()));
+    rows
+}
+
+/// The sheet's last row.
+const HELP_FOOTER: &str = "  ↑/↓ PgUp/PgDn scroll · any other key closes this sheet";
+
+/// The `?` sheet in `height` rows: a window from its top (scrolled by
+/// `state.help_scroll`), the footer always shown.
+fn help_window(state: &AppState, width: usize, height: usize) -> Vec<Line<'static>> {
+    let sheet = help_rows(width);
+    let visible = height.saturating_sub(1);
+    let scroll = state.help_scroll.min(sheet.len().saturating_sub(visible));
+    let mut rows: Vec<Line<'static>> = sheet.iter().skip(scroll).take(visible).cloned().collect();
+    let footer = if sheet.len() > visible {
+        format!(
+            "{HELP_FOOTER} · {}-{} of {}",
+            scroll + 1,
+            (scroll + visible).min(sheet.len()),
+            sheet.len()
+        )
+    } else {
+        HELP_FOOTER.to_string()
+    };
+    rows.push(Line::styled(truncate(&footer, width), dim()));
     rows
 }
 
@@ -402,11 +475,12 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
         rows.push(s);
     }
     if state.dialog.is_none() {
-        rows.extend(todo_rows(state));
+        rows.extend(todo_rows(state, width));
         rows.extend(team_rows(state, width));
         rows.extend(queued_rows(state, width));
         if state.help_open {
             rows.extend(help_rows(width));
+            rows.push(Line::default());
         } else {
             rows.extend(palette_rows(state, width));
         }
@@ -438,8 +512,15 @@ pub fn live_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
 pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
     let width = area.width;
     let bottom_h = bottom_height(state, width, area.height).min(area.height.saturating_sub(1));
-    let mut upper = upper_rows(state, width as usize);
     let upper_h = area.height.saturating_sub(bottom_h + 1) as usize;
+    let mut upper = upper_rows(state, width as usize);
+    if state.help_open && state.dialog.is_none() && upper.len() > upper_h {
+        // The sheet is read from its top: it takes the room, scrolled.
+        upper = help_window(state, width as usize, upper_h);
+    } else if state.help_open && state.dialog.is_none() {
+        upper.pop();
+        upper.push(Line::styled(truncate(HELP_FOOTER, width as usize), dim()));
+    }
     if upper.len() > upper_h {
         upper.drain(..upper.len() - upper_h);
     }

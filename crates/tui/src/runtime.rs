@@ -64,6 +64,8 @@ pub enum Ending {
     HungUp,
     /// [`TuiOptions::stop`] was cancelled.
     Stopped,
+    /// The user asked for another session of the project (`/resume`).
+    Resume(String),
 }
 
 const FRAME: Duration = Duration::from_millis(33);
@@ -120,6 +122,8 @@ struct Runtime {
     replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
     /// Teammates' plans being reviewed: the answer channel and who asked.
     reviews: HashMap<String, (oneshot::Sender<Option<PlanDecision>>, String)>,
+    /// The session `/resume` chose, once the user asked to leave for it.
+    resume: Option<String>,
 }
 
 impl Runtime {
@@ -201,6 +205,37 @@ impl Runtime {
         Ok(())
     }
 
+    /// The session `/resume [ID]` leaves for: the id given, or the one
+    /// chosen in the picker (the project's other sessions).
+    fn resume_target(&mut self, id: Option<String>) -> io::Result<Option<String>> {
+        if let Some(id) = id {
+            return Ok(Some(id));
+        }
+        let dir = catui_core::session::project_dir_in_config_dir(Path::new(&self.state.info.cwd));
+        let items: Vec<crate::PickerItem> = catui_core::session::list_sessions(&dir)
+            .into_iter()
+            .filter(|s| s.session_id != self.state.info.session_id)
+            .map(crate::PickerItem::from)
+            .collect();
+        if items.is_empty() {
+            self.state
+                .system("No other session of this project to resume.", false);
+            return Ok(None);
+        }
+        match self.with_editor(|| crate::picker::pick_session(items))? {
+            Ok(Some(id)) => Ok(Some(id)),
+            Ok(None) => {
+                self.state.system("Resume cancelled.", false);
+                Ok(None)
+            }
+            Err(e) => {
+                self.state
+                    .system(format!("The session picker failed: {e}"), true);
+                Ok(None)
+            }
+        }
+    }
+
     /// Carries out actions; returns false when the UI should quit.
     fn perform(&mut self, actions: Vec<Action>) -> io::Result<bool> {
         for action in actions {
@@ -241,6 +276,12 @@ impl Runtime {
                     }
                 }
                 Action::OpenPlanFile(path) => self.open_plan_file(&path)?,
+                Action::Resume(id) => {
+                    if let Some(id) = self.resume_target(id)? {
+                        self.resume = Some(id);
+                        return Ok(false);
+                    }
+                }
                 Action::Answer {
                     tool_use_id,
                     answer,
@@ -376,6 +417,7 @@ pub async fn run(
         inputs,
         replies: HashMap::new(),
         reviews: HashMap::new(),
+        resume: None,
     };
     rt.state.plan_file = plan_file;
     rt.state.usage = past_usage;
@@ -417,8 +459,12 @@ pub async fn run(
         }
         _ => rt.finish(),
     };
+    let resume = rt.resume.take();
     drop(rt);
-    let ending = result?;
+    let ending = match (result?, resume) {
+        (Ending::Quit, Some(id)) => Ending::Resume(id),
+        (ending, _) => ending,
+    };
     finished.map(|()| ending)
 }
 

@@ -48,6 +48,9 @@ pub enum Action {
     EditPlan,
     /// Open this plan file in the external editor (`/plan open`).
     OpenPlanFile(String),
+    /// Leave this session for another of the project (`/resume [ID]`;
+    /// without an id the picker chooses).
+    Resume(Option<String>),
     /// Answer the pending prompt of this tool call.
     Answer {
         tool_use_id: String,
@@ -152,9 +155,13 @@ pub struct AppState {
     pub hint: Option<(String, Instant)>,
     /// The key and command sheet (`?`).
     pub help_open: bool,
+    /// Rows the key sheet is scrolled down.
+    pub help_scroll: usize,
     /// The full transcript view (Ctrl+O, PgUp), when open.
     pub pager: Option<Pager>,
     pub ctrl_c_at: Option<Instant>,
+    /// The last Ctrl+C cleared the input (the status line offers Ctrl+Y).
+    pub ctrl_c_cleared: bool,
     /// Frame counter for the spinner.
     pub tick: usize,
     /// The time as of the last event or frame (set by the runtime), so
@@ -206,8 +213,10 @@ impl AppState {
             undo_draft: None,
             hint: None,
             help_open: false,
+            help_scroll: 0,
             pager: None,
             ctrl_c_at: None,
+            ctrl_c_cleared: false,
             tick: 0,
             clock: Instant::now(),
             turn_started: None,
@@ -384,6 +393,7 @@ impl AppState {
             .is_some_and(|at| now.duration_since(at) > CTRL_C_WINDOW)
         {
             self.ctrl_c_at = None;
+            self.ctrl_c_cleared = false;
             changed = true;
         }
         if self

@@ -214,15 +214,19 @@ fn denied_calls_get_their_result_from_the_tool_result_message() {
         json!({"command": "rm x"}),
     )]));
     s.push_request(request("Bash", json!({"command": "rm x"})));
+    // Esc declines and stops the turn (a typed reason would carry on).
     let actions = press(&mut s, key(KeyCode::Esc));
     assert_eq!(
         actions,
-        [Action::Answer {
-            tool_use_id: "call-Bash".into(),
-            answer: PermissionAnswer::Deny {
-                message: String::new()
-            }
-        }]
+        [
+            Action::Answer {
+                tool_use_id: "call-Bash".into(),
+                answer: PermissionAnswer::Deny {
+                    message: String::new()
+                }
+            },
+            Action::Interrupt
+        ]
     );
     assert!(s.dialog.is_none());
     // The engine's user-facing line, not the text meant for the model.
@@ -312,6 +316,8 @@ fn pasted_text_goes_to_the_focused_field() {
 #[test]
 fn todos_follow_the_latest_todowrite() {
     let mut s = state();
+    // The list shows while a turn runs.
+    s.submit_text("work".into());
     s.apply(assistant(vec![tool_use(
         "t",
         "TodoWrite",

@@ -91,7 +91,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
             .map_err(|e| e.to_string())?;
         let plan_file = push_script(&server, &project, &session)?;
         print_intro(&server, &project, &config, answers);
-        let code = crate::setup::tui_front_end(
+        let exit = crate::setup::tui_front_end(
             session.engine,
             session.events,
             &session.info,
@@ -101,7 +101,11 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
         )
         .await;
         print_outro(&project, &config, &plan_file);
-        return Ok(code);
+        // The demo's session is its only one: `/resume` just ends it.
+        return Ok(match exit {
+            crate::setup::TuiExit::Code(code) => code,
+            crate::setup::TuiExit::Resume(_) => 0,
+        });
     }
 
     let (notes, notes_rx) = Notes::channel();

@@ -52,6 +52,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("cost", "what this session has used and cost, per model"),
     (
+        "model",
+        "show the model, or switch it from the next request: /model [NAME]",
+    ),
+    (
+        "mcp",
+        "MCP servers and their tools: /mcp [approve|reject|enable|disable|reconnect NAME]",
+    ),
+    (
         "clear",
         "start a new conversation (the permission mode stays; new plan file)",
     ),
@@ -88,6 +96,7 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
+        "model" => model(engine, &command.args),
         "clear" => {
             engine.clear_conversation();
             CommandOutput::Local {
@@ -118,6 +127,31 @@ pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
                 is_error: true,
             })
         }
+    }
+}
+
+/// `/model`: the model in use, or a switch for the next requests.
+fn model(engine: &mut Engine, args: &str) -> CommandOutput {
+    let name = args.trim();
+    if name.is_empty() {
+        return CommandOutput::Local {
+            text: format!(
+                "Model: {}. Switch with /model NAME (from the next request).",
+                engine.config.model
+            ),
+            is_error: false,
+        };
+    }
+    if name.contains(char::is_whitespace) {
+        return CommandOutput::Local {
+            text: format!("A model name is one word: /model NAME (got `{name}`)."),
+            is_error: true,
+        };
+    }
+    engine.config.model = name.to_string();
+    CommandOutput::Local {
+        text: format!("Model set to {name} (from the next request)."),
+        is_error: false,
     }
 }
 

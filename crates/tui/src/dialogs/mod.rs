@@ -33,6 +33,9 @@ pub enum DialogOutcome {
     Pending,
     /// Close it and send this answer.
     Answer(PermissionAnswer),
+    /// Close it, send this answer (a decline) and stop the turn: Esc
+    /// means "stop and wait for me", a typed reason means "carry on".
+    Stop(PermissionAnswer),
     /// Open the plan in the external editor, then approve the edited text.
     EditPlan,
     /// The lead's answer to a teammate's plan; `None` hands it to the lead

@@ -59,26 +59,48 @@ fn bash_rule(command: &str) -> Option<String> {
     }
 }
 
-/// The path as the user knows it: relative to the working directory.
+/// The path as the user knows it: relative to the working directory, or
+/// with `~` for the home directory.
 fn shown_path(path: &str) -> String {
-    match std::env::current_dir() {
-        Ok(cwd) => relative_paths(path, &cwd.to_string_lossy()),
-        Err(_) => path.to_string(),
+    if let Ok(cwd) = std::env::current_dir() {
+        let cwd = cwd.to_string_lossy();
+        if path.starts_with(&format!("{}/", cwd.trim_end_matches('/'))) {
+            return relative_paths(path, &cwd);
+        }
+    }
+    match std::env::var("HOME") {
+        Ok(home) if home.len() > 1 => match path.strip_prefix(home.trim_end_matches('/')) {
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => path.to_string(),
+        },
+        _ => path.to_string(),
     }
 }
 
-fn diff_body(path: &str, old: &str, new: &str) -> Vec<Line<'static>> {
-    let mut rows = vec![Line::styled(
-        shown_path(path),
-        Style::default().add_modifier(Modifier::BOLD),
-    )];
+/// The reason as the dialog shows it: what the header and body already
+/// say (the command, the file) is not said again.
+fn tidy_reason(reason: &str, name: &str, input: &Value) -> String {
+    let mut reason = reason.to_string();
+    if name == "Bash" {
+        let command = str_field(input, "command");
+        if !command.is_empty() {
+            reason = reason.replace(&format!("`{command}`"), "this command");
+        }
+    }
+    let path = str_field(input, "file_path");
+    if !path.is_empty() {
+        reason = reason.replace(path, "this file");
+        reason = reason.replace(&shown_path(path), "this file");
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => relative_paths(&reason, &cwd.to_string_lossy()),
+        Err(_) => reason,
+    }
+}
+
+fn diff_body(old: &str, new: &str) -> Vec<Line<'static>> {
     // Wide enough never to wrap here: the dialog wraps its rows itself.
-    rows.extend(diff_lines(
-        &unified(old, new),
-        usize::MAX / 4,
-        MAX_DIFF_LINES,
-    ));
-    rows
+    diff_lines(&unified(old, new), usize::MAX / 4, MAX_DIFF_LINES)
 }
 
 /// An edit as a change to the whole file, so that line numbers are the
@@ -94,9 +116,9 @@ fn edit_body(path: &str, old: &str, new: &str, all: bool) -> Vec<Line<'static>> 
         } else {
             content.replacen(old, new, 1)
         };
-        return diff_body(path, &content, &updated);
+        return diff_body(&content, &updated);
     }
-    diff_body(path, old, new)
+    diff_body(old, new)
 }
 
 impl PermissionDialog {
@@ -131,23 +153,30 @@ impl PermissionDialog {
                     str_field(input, "new_string"),
                     input.get("replace_all").and_then(Value::as_bool) == Some(true),
                 );
-                ("Edit file".to_string(), body, (name.to_string(), None))
+                (
+                    format!("Edit {}", shown_path(path)),
+                    body,
+                    (name.to_string(), None),
+                )
             }
             "Write" => {
                 let path = str_field(input, "file_path");
                 // Show the change against what is on disk now, if anything.
                 let existing = std::fs::read_to_string(path).ok();
-                let title = if existing.is_some() {
-                    "Overwrite file"
+                let verb = if existing.is_some() {
+                    "Overwrite"
                 } else {
-                    "Create file"
+                    "Create"
                 };
                 let body = diff_body(
-                    path,
                     existing.as_deref().unwrap_or(""),
                     str_field(input, "content"),
                 );
-                (title.to_string(), body, (name.to_string(), None))
+                (
+                    format!("{verb} {}", shown_path(path)),
+                    body,
+                    (name.to_string(), None),
+                )
             }
             _ => {
                 let raw = serde_json::to_string_pretty(input).unwrap_or_default();
@@ -225,8 +254,9 @@ impl PermissionDialog {
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        // Esc stops the turn; a reason typed after "No" lets it carry on.
         if key.code == KeyCode::Esc {
-            return DialogOutcome::Answer(PermissionAnswer::Deny {
+            return DialogOutcome::Stop(PermissionAnswer::Deny {
                 message: String::new(),
             });
         }
@@ -264,7 +294,11 @@ impl PermissionDialog {
         rows.push(Line::default());
         if !self.request.reason.is_empty() {
             rows.push(Line::styled(
-                self.request.reason.clone(),
+                tidy_reason(
+                    &self.request.reason,
+                    &self.request.tool_name,
+                    &self.request.input,
+                ),
                 Style::default().fg(theme::current().dim),
             ));
         }
@@ -276,12 +310,12 @@ impl PermissionDialog {
             field_at = Some(rows.len());
             rows.push(field_row(FEEDBACK_LABEL, f));
             rows.push(Line::styled(
-                "  Enter sends the note and declines · Esc declines without it",
+                "  Enter declines with the note (the agent carries on) · Esc declines and stops",
                 dim,
             ));
         } else {
             rows.push(Line::styled(
-                "  Enter or 1-3 to choose · Esc declines (3 to add a note for the agent)",
+                "  Enter or 1-3 to choose · Esc declines and stops (3: tell the agent instead)",
                 dim,
             ));
         }
@@ -373,7 +407,7 @@ mod tests {
         let mut d = dialog("Bash", json!({"command": "ls"}));
         assert_eq!(
             d.handle_key(key(KeyCode::Esc)),
-            DialogOutcome::Answer(PermissionAnswer::Deny {
+            DialogOutcome::Stop(PermissionAnswer::Deny {
                 message: String::new()
             })
         );
@@ -391,6 +425,24 @@ mod tests {
         let text: Vec<String> = d.body.iter().map(|l| l.to_string()).collect();
         assert!(text.contains(&"6 - let x = 1;".to_string()), "{text:?}");
         assert!(text.contains(&"6 + let x = 2;".to_string()), "{text:?}");
+    }
+
+    #[test]
+    fn the_reason_does_not_repeat_the_command_or_the_path() {
+        let input = json!({"command": "touch a b"});
+        assert_eq!(
+            tidy_reason(
+                "Bash wants to run `touch a b` (`touch` is not a known read-only command)",
+                "Bash",
+                &input
+            ),
+            "Bash wants to run this command (`touch` is not a known read-only command)"
+        );
+        let input = json!({"file_path": "/w/p/src/main.rs"});
+        assert_eq!(
+            tidy_reason("Edit wants to change /w/p/src/main.rs", "Edit", &input),
+            "Edit wants to change this file"
+        );
     }
 
     #[test]
@@ -413,7 +465,8 @@ mod tests {
             json!({"file_path": path.to_string_lossy(), "content": "one\nthree\n"}),
         );
         let text: Vec<String> = d.body.iter().map(|l| l.to_string()).collect();
-        assert_eq!(d.title, "Overwrite file");
-        assert_eq!(&text[1..], ["1   one", "2 - two", "2 + three"]);
+        assert!(d.title.starts_with("Overwrite "), "{}", d.title);
+        assert!(d.title.ends_with("a.txt"), "{}", d.title);
+        assert_eq!(text, ["1   one", "2 - two", "2 + three"]);
     }
 }

@@ -178,7 +178,7 @@ impl QuestionDialog {
         self.error = None;
         match key.code {
             KeyCode::Esc => {
-                return DialogOutcome::Answer(PermissionAnswer::Deny {
+                return DialogOutcome::Stop(PermissionAnswer::Deny {
                     message: "The user declined to answer the questions.".into(),
                 });
             }
@@ -470,7 +470,7 @@ mod tests {
         );
         assert!(matches!(
             d.handle_key(key(KeyCode::Esc)),
-            DialogOutcome::Answer(PermissionAnswer::Deny { .. })
+            DialogOutcome::Stop(PermissionAnswer::Deny { .. })
         ));
     }
 }

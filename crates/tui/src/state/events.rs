@@ -256,6 +256,12 @@ impl AppState {
             }
         }
         if outcome.num_turns == 0 {
+            // The status line names the model `/model NAME` switched to.
+            if let Some(name) = sent.trim().strip_prefix("/model ")
+                && !outcome.is_error
+            {
+                self.info.model = name.trim().to_string();
+            }
             if sent.trim() == "/clear" && !outcome.is_error {
                 self.transcript.clear();
                 self.flushed = 0;

@@ -23,11 +23,19 @@ impl AppState {
             return vec![Action::Quit];
         }
         if matches!(trimmed, "/help" | "/?") {
+            // Echoed like every other command, then answered.
+            self.transcript.push(EntryKind::User(trimmed.to_string()));
             self.transcript.push(EntryKind::System {
                 text: crate::help::sheet(),
                 is_error: false,
             });
             return Vec::new();
+        }
+        if let Some(rest) = trimmed.strip_prefix("/resume")
+            && (rest.is_empty() || rest.starts_with(char::is_whitespace))
+        {
+            let id = rest.trim();
+            return vec![Action::Resume((!id.is_empty()).then(|| id.to_string()))];
         }
         if self.busy() {
             self.queued_inputs.push(text);
@@ -87,33 +95,53 @@ impl AppState {
                     answer,
                 }]
             }
+            DialogOutcome::Stop(answer) => {
+                self.close_dialog();
+                let mut actions = vec![Action::Answer {
+                    tool_use_id: id,
+                    answer,
+                }];
+                if self.busy() {
+                    actions.push(Action::Interrupt);
+                }
+                actions
+            }
         }
     }
 
-    /// Ctrl+C: closes a dialog (declining), stops a running turn, clears a
-    /// draft (kept for Ctrl+Y), and a second press within the window quits.
+    /// Ctrl+C: closes a dialog (declining) and stops the turn; stops a
+    /// running turn (before any reply the prompt comes back, as with Esc);
+    /// clears a draft (kept for Ctrl+Y). A second press right after one
+    /// of these quits — but never over a draft in the input box, which is
+    /// cleared instead, so no typed text is lost by quitting.
     fn ctrl_c(&mut self, now: Instant) -> Vec<Action> {
-        if self
+        let armed = self
             .ctrl_c_at
-            .is_some_and(|at| now.duration_since(at) <= CTRL_C_WINDOW)
-        {
-            return vec![Action::Quit];
-        }
-        let mut actions = Vec::new();
+            .is_some_and(|at| now.duration_since(at) <= CTRL_C_WINDOW);
+        self.ctrl_c_at = Some(now);
+        self.ctrl_c_cleared = false;
         if let Some(d) = self.dialog.as_ref() {
-            actions.push(dismissal(d));
+            let mut actions = vec![dismissal(d)];
             self.close_dialog();
+            if self.busy() {
+                actions.push(Action::Interrupt);
+            }
+            return actions;
         }
-        if self.busy() {
-            actions.push(Action::Interrupt);
+        if self.busy() && !armed {
+            return self.escape_turn();
         }
-        if actions.is_empty() && !self.input.is_empty() {
+        if !self.input.is_empty() {
             // Kept for Ctrl+Y; the status line says so.
             self.undo_draft = Some(self.input.text());
             self.input.clear();
+            self.ctrl_c_cleared = true;
+            return Vec::new();
         }
-        self.ctrl_c_at = Some(now);
-        actions
+        if armed {
+            return vec![Action::Quit];
+        }
+        Vec::new()
     }
 
     /// Handles one key press.
@@ -124,14 +152,33 @@ impl AppState {
             self.help_open = false;
             return self.ctrl_c(now);
         }
+        // Any other key ends the window for a quitting second Ctrl+C.
+        self.ctrl_c_at = None;
+        self.ctrl_c_cleared = false;
         if self.pager.is_some() {
             self.pager_key(key);
             return Vec::new();
         }
         if self.help_open {
-            // Any key closes the sheet; only Esc and `?` are used up.
-            self.help_open = false;
-            if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
+            // The scrolling keys move the sheet; any other key closes it
+            // (only Esc and `?` are used up).
+            let page = self.page_rows();
+            match key.code {
+                KeyCode::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+                KeyCode::Down => self.help_scroll += 1,
+                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(page),
+                KeyCode::PageDown => self.help_scroll += page,
+                KeyCode::Home => self.help_scroll = 0,
+                KeyCode::End => self.help_scroll = crate::help::sheet_lines().len(),
+                _ => {
+                    self.help_open = false;
+                    if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
+                        return Vec::new();
+                    }
+                }
+            }
+            if self.help_open {
+                self.help_scroll = self.help_scroll.min(crate::help::sheet_lines().len());
                 return Vec::new();
             }
         }
@@ -217,7 +264,10 @@ impl AppState {
         match key.code {
             KeyCode::Esc if palette_open => self.palette_dismissed = true,
             KeyCode::Esc if self.busy() => return self.escape_turn(),
-            KeyCode::Char('?') if self.input.is_empty() => self.help_open = true,
+            KeyCode::Char('?') if self.input.is_empty() => {
+                self.help_open = true;
+                self.help_scroll = 0;
+            }
             KeyCode::BackTab => {
                 return vec![Action::SetMode(
                     self.mode.next_in_cycle(self.info.auto_mode_enabled),

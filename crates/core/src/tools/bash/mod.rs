@@ -60,6 +60,8 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
 /// After killing the process group, how long to wait for the pipe to close.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
+/// Characters of a command's first line in its one-line summary.
+const SUMMARY_CHARS: usize = 400;
 pub struct BashTool;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -147,8 +149,9 @@ impl TypedTool for BashTool {
     }
 
     fn summary(&self, input: &BashInput) -> String {
+        // Long enough for a wide terminal's header row; front ends cut to fit.
         let first = input.command.lines().next().unwrap_or_default();
-        let mut shown: String = first.chars().take(80).collect();
+        let mut shown: String = first.chars().take(SUMMARY_CHARS).collect();
         if shown.len() < input.command.len() {
             shown.push('…');
         }
