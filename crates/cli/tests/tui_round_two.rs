@@ -219,16 +219,12 @@ fn dialogs_name_the_command_and_the_file_once() {
             .join(" ")
     );
     assert!(long.len() > 100);
-    let command = long.clone();
+    let command = long;
     let s = setup_sized(
         move |_, _, main| {
             let main = main.display().to_string();
             Script::new()
-                .turn(Turn::tool_use(
-                    "r1",
-                    "Read",
-                    json!({"file_path": main.clone()}),
-                ))
+                .turn(Turn::tool_use("r1", "Read", json!({"file_path": &main})))
                 .turn(Turn::tool_use(
                     "e1",
                     "Edit",

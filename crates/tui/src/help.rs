@@ -14,11 +14,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up", "take the last queued message back to edit it"),
     (
         "Esc",
-        "stop the agent; before any reply, your prompt returns to the input",
+        "stop the agent; before any reply, your prompt returns to the input; on a prompt: decline and stop",
     ),
     (
         "Ctrl+C",
-        "stop · clear the input (Ctrl+Y brings it back) · twice to quit",
+        "stop (your prompt returns) · clear the input (Ctrl+Y brings it back) · again to quit",
     ),
     ("Ctrl+O", "full transcript with all output expanded"),
     (
