@@ -417,6 +417,8 @@ pub async fn tui_front_end(
             HANGUP_EXIT
         }
         Err(e) => {
+            // Most often the terminal itself failed: end promptly.
+            signals::exit_within(EXIT_GRACE, 1);
             catui_tui::restore_terminal();
             say(&format!("catui: the terminal interface failed: {e}"));
             1

@@ -59,7 +59,10 @@ impl Stop {
 pub fn exit_within(grace: std::time::Duration, code: u8) {
     std::thread::spawn(move || {
         std::thread::sleep(grace);
-        catui_tui::restore_terminal();
+        // Restoring writes to the terminal, which may be stuck: it gets a
+        // moment on its own thread, no more.
+        std::thread::spawn(catui_tui::restore_terminal);
+        std::thread::sleep(std::time::Duration::from_millis(50));
         catui_core::tools::bash::groups::kill_all();
         std::process::exit(i32::from(code));
     });
