@@ -253,7 +253,8 @@ fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
                 }))
                 .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
                 .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
-                .turn(Turn::text("Working from the plan."))
+                // Slow enough to see the todo list while the turn runs.
+                .turn(Turn::text("Working from the plan.").delay(std::time::Duration::from_secs(2)))
         },
         None,
     );
@@ -321,11 +322,13 @@ fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
         "the model was not asked again"
     );
     s.tmux.keys(&["1"]);
-    let screen = s.tmux.wait_text("Working from the plan.");
-    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
+    // The seeded todo list shows while the turn runs, and goes with it.
+    let screen = s.tmux.wait_text("☐ Add tests");
     for step in ["☐ Parse the flag", "☐ Print JSON", "☐ Add tests"] {
         assert!(screen.contains(step), "{step} missing:\n{screen}");
     }
+    let screen = s.tmux.wait_text("Working from the plan.");
+    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
     let (approved, is_error) = result_of(&s.server.requests()[3], "x2");
     assert!(!is_error && approved.contains("3. Add tests"), "{approved}");
     quit_and_check_terminal(&s);

@@ -395,8 +395,9 @@ fn home_and_end_move_through_the_plan_in_its_dialog() {
     s.tmux.type_text("plan it");
     cycle_mode_to(&s.tmux, "plan");
     s.tmux.keys(&["Enter"]);
-    let first = s.tmux.wait_text("Exit plan mode?");
-    let first = s.tmux.wait_text("FIRST-STEP").max(first);
+    let first = s.tmux.wait_screen("the plan dialog", |sc| {
+        sc.contains("Exit plan mode?") && sc.contains("FIRST-STEP")
+    });
     assert!(!first.contains("LAST-STEP"), "{first}");
     s.tmux.keys(&["End"]);
     let end = s.tmux.wait_text("LAST-STEP");

@@ -43,9 +43,12 @@ fn status_lines(history: &str) -> usize {
 /// After a tall answer: every row of it once, one live area, no spinner
 /// line left behind.
 fn assert_clean_history(s: &Setup, marker: &str, rows: usize) {
-    let all = s.tmux.wait_history(&format!("{marker} row {rows:02}."));
-    s.tmux.wait_text("Type a message");
-    let all = s.tmux.history().max(all);
+    s.tmux.wait_history(&format!("{marker} row {rows:02}."));
+    // The turn has ended and the final frame is drawn: read it all now.
+    s.tmux.wait_screen("the turn's end", |sc| {
+        sc.contains("Type a message") && !sc.contains("esc to interrupt")
+    });
+    let all = s.tmux.history();
     for i in [1, rows / 2, rows] {
         let line = format!("{marker} row {i:02}.");
         assert_eq!(all.matches(&line).count(), 1, "{line} not once:\n{all}");
