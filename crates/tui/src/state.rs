@@ -260,7 +260,13 @@ impl AppState {
     /// Rows of the entries that became final since the last call, for the
     /// terminal's scrollback; marks them printed.
     pub fn take_settled_rows(&mut self, width: usize) -> Vec<Line<'static>> {
-        flatten(self.take_settled_entries(width))
+        let settled = self.settled();
+        let mut rows = Vec::new();
+        self.visit_rows(self.flushed, settled, width, |_, r| {
+            rows.extend(r.iter().cloned())
+        });
+        self.flushed = settled;
+        rows
     }
 
     /// [`AppState::take_settled_rows`], entry by entry.
@@ -271,29 +277,40 @@ impl AppState {
         rows
     }
 
-    /// Rows of entries `from..to` for the scrollback, entry by entry (an
-    /// elided stretch of a resumed conversation is one line).
+    /// Rows of entries `from..to` for the scrollback, entry by entry.
     pub fn entry_rows(&self, from: usize, to: usize, width: usize) -> Vec<EntryRows> {
         let mut out = Vec::new();
+        self.visit_rows(from, to, width, |i, r| out.push((i, r.to_vec())));
+        out
+    }
+
+    /// Calls `f` with the rows of each entry `from..to` for the scrollback
+    /// (an elided stretch of a resumed conversation is one line).
+    fn visit_rows(
+        &self,
+        from: usize,
+        to: usize,
+        width: usize,
+        mut f: impl FnMut(usize, &[Line<'static>]),
+    ) {
         let entries = self.transcript.entries();
         let to = to.min(entries.len());
         for (i, entry) in entries.iter().enumerate().take(to).skip(from) {
             match &self.elided {
-                Some(elided) if elided.start == i => out.push((
+                Some(elided) if elided.start == i => f(
                     i,
-                    vec![Line::styled(
+                    &[Line::styled(
                         format!(
                             "  … {} earlier entries of this session (Ctrl+O shows them)",
                             elided.len()
                         ),
                         Style::default().fg(crate::theme::current().dim),
                     )],
-                )),
+                ),
                 Some(elided) if elided.contains(&i) => {}
-                _ => out.push((i, entry.rows_once(width).to_vec())),
+                _ => f(i, &entry.rows_once(width)),
             }
         }
-        out
     }
 
     /// Everything not yet in the scrollback, as final rows (the way out:
@@ -412,10 +429,6 @@ impl AppState {
     pub fn animating(&self) -> bool {
         self.busy() || self.retry.is_some()
     }
-}
-
-fn flatten(entries: Vec<EntryRows>) -> Vec<Line<'static>> {
-    entries.into_iter().flat_map(|(_, rows)| rows).collect()
 }
 
 fn parse_todos(input: &Value) -> Vec<Todo> {
