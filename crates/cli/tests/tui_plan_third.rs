@@ -90,7 +90,11 @@ fn skipping_a_step_and_picking_the_model_in_the_terminal_ui() {
                 dir,
                 "# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n",
             )
-            .turn(Turn::text("Implementing without step 2."))
+            // Slow enough to see the todo list while the turn runs (it
+            // goes with the turn).
+            .turn(
+                Turn::text("Implementing without step 2.").delay(std::time::Duration::from_secs(2)),
+            )
         },
         None,
     );
@@ -115,11 +119,11 @@ fn skipping_a_step_and_picking_the_model_in_the_terminal_ui() {
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Implements: builder-model");
     s.tmux.keys(&["1"]);
+    let screen = s.tmux.wait_text("☐ Add tests");
+    assert!(screen.contains("☐ Parse the flag"), "{screen}");
+    assert!(!screen.contains("☐ Print JSON"), "{screen}");
     let screen = s.tmux.wait_text("Implementing without step 2.");
     assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
-    assert!(screen.contains("☐ Parse the flag"), "{screen}");
-    assert!(screen.contains("☐ Add tests"), "{screen}");
-    assert!(!screen.contains("☐ Print JSON"), "{screen}");
 
     let reqs = s.server.requests();
     let models: Vec<&str> = reqs.iter().map(|r| r.model()).collect();
