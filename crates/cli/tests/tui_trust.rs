@@ -83,7 +83,8 @@ fn continue_without_it_keeps_the_folders_configuration_out_and_is_remembered() {
     s.tmux.type_text("write the file");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Do you want to proceed?");
-    s.tmux.keys(&["Escape"]);
+    // "No" (Esc would stop the turn; declining with 3 lets the model go on).
+    s.tmux.keys(&["3", "Enter"]);
     s.tmux.wait_text("All done here.");
     assert!(
         !s.sb.project().join("out.txt").exists(),
