@@ -125,11 +125,10 @@ fn killing_the_tmux_session_ends_an_idle_catui() {
     assert_resumable(&s, &id, "remember the idle prompt");
 }
 
-#[test]
-fn killing_the_tmux_session_while_an_answer_streams_ends_catui() {
-    if !tmux_or_skip("killing_the_tmux_session_while_an_answer_streams") {
-        return;
-    }
+/// Hangs the terminal up (kill-session) while an answer streams; with
+/// `own_session` catui runs under setsid, so that no SIGHUP comes, only the
+/// pty's hang-up.
+fn hang_up_while_streaming(own_session: bool, what: &str) {
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -138,22 +137,20 @@ fn killing_the_tmux_session_while_an_answer_streams_ends_catui() {
         },
         None,
     );
-    let pid = launch_with_pid(&s, "", false);
+    let pid = launch_with_pid(&s, "", own_session);
     s.tmux.type_text("stream something long");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Streaming word 3.");
     assert!(s.tmux.run(&["kill-session", "-t", "e2e"]).status.success());
-    assert_gone_within(pid, "tmux kill-session while streaming");
+    assert_gone_within(pid, what);
     let (id, entries) = transcript(&s);
     assert!(has_user_text(&entries, "stream something long"));
     assert_resumable(&s, &id, "stream something long");
 }
 
-#[test]
-fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
-    if !tmux_or_skip("a_pty_closed_without_sighup_ends_catui") {
-        return;
-    }
+/// Hangs the terminal up while a permission dialog is open (see
+/// [`hang_up_while_streaming`] for `own_session`).
+fn hang_up_with_a_dialog_open(own_session: bool, what: &str) {
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -166,14 +163,12 @@ fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
         },
         None,
     );
-    // Under setsid the pane's pty is not catui's controlling terminal:
-    // closing it sends no signal, only the hang-up on the tty itself.
-    let pid = launch_with_pid(&s, "", true);
+    let pid = launch_with_pid(&s, "", own_session);
     s.tmux.type_text("create the file");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Do you want to proceed?");
     assert!(s.tmux.run(&["kill-session", "-t", "e2e"]).status.success());
-    assert_gone_within(pid, "its pty closed (no SIGHUP)");
+    assert_gone_within(pid, what);
     assert!(
         !s.sb.project().join("created-by-the-model").exists(),
         "the open prompt was declined, not approved"
@@ -188,6 +183,34 @@ fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
         "{entries:#?}"
     );
     assert_resumable(&s, &id, "create the file");
+}
+
+#[test]
+fn killing_the_tmux_session_while_an_answer_streams_ends_catui() {
+    if tmux_or_skip("killing_the_tmux_session_while_an_answer_streams") {
+        hang_up_while_streaming(false, "tmux kill-session while streaming");
+    }
+}
+
+#[test]
+fn killing_the_tmux_session_ends_catui_with_a_dialog_open() {
+    if tmux_or_skip("killing_the_tmux_session_with_a_dialog_open") {
+        hang_up_with_a_dialog_open(false, "tmux kill-session with a dialog open");
+    }
+}
+
+#[test]
+fn a_pty_closed_without_sighup_ends_catui_while_an_answer_streams() {
+    if tmux_or_skip("a_pty_closed_without_sighup_while_streaming") {
+        hang_up_while_streaming(true, "its pty closed (no SIGHUP) while streaming");
+    }
+}
+
+#[test]
+fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
+    if tmux_or_skip("a_pty_closed_without_sighup_ends_catui") {
+        hang_up_with_a_dialog_open(true, "its pty closed (no SIGHUP)");
+    }
 }
 
 /// SIGTERM ends catui even when nothing can be printed: stderr is a full

@@ -2,7 +2,8 @@
 //! a tmux pane against the testkit mock model. The todo panel after a long
 //! plan, the `?` sheet at 80x24, Ctrl+C as an interrupt, Esc on a
 //! permission prompt, dialogs that say things once, the commands `/help`
-//! lists (`/mcp`, `/model`, `/resume`), and Home/End in the plan dialog.
+//! lists (`/mcp`, `/model`, `/resume`), Home/End in the plan dialog and
+//! Shift+Enter as modifyOtherKeys and kitty send it.
 //!
 //! The tests skip, with a notice, only when tmux is not installed.
 
@@ -408,5 +409,59 @@ fn home_and_end_move_through_the_plan_in_its_dialog() {
     });
     s.tmux.keys(&["1"]);
     s.tmux.wait_history("Approved.");
+    quit_and_check_terminal(&s);
+}
+
+/// Sends raw bytes to the pane, as a terminal would for a key.
+fn send_bytes(s: &Setup, bytes: &[u8]) {
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut args = vec!["send-keys", "-t", "e2e", "-H"];
+    args.extend(hex.iter().map(String::as_str));
+    assert!(s.tmux.run(&args).status.success(), "send-keys -H {hex:?}");
+}
+
+/// Shift+Enter in the forms terminals send it — xterm's modifyOtherKeys
+/// (tmux with `extended-keys`) and the kitty protocol's — starts a new line
+/// in the prompt; Alt+Enter too. Nothing is dropped or typed as text.
+#[test]
+fn shift_enter_in_the_modify_other_keys_form_starts_a_new_line() {
+    if !tmux_or_skip("shift_enter_modify_other_keys") {
+        return;
+    }
+    let s = setup(
+        |_, _, _| Script::new().turn(Turn::text("Got four lines.")),
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("line one");
+    send_bytes(&s, b"\x1b[27;2;13~");
+    s.tmux.type_text("line two");
+    send_bytes(&s, b"\x1b[13;2u");
+    s.tmux.type_text("line three");
+    send_bytes(&s, b"\x1b\r");
+    s.tmux.type_text("line four");
+    let screen = s.tmux.wait_text("line four");
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains("line one"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    for (i, text) in ["line two", "line three", "line four"].iter().enumerate() {
+        assert!(
+            rows[at + 1 + i].contains(text),
+            "{text} on its own row:\n{screen}"
+        );
+    }
+    assert!(
+        !screen.contains("27;2;13") && !screen.contains("13;2u"),
+        "{screen}"
+    );
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Got four lines.");
+    let sent = serde_json::to_string(s.server.requests().last().unwrap().messages()).unwrap();
+    assert!(
+        sent.contains(r"line one\nline two\nline three\nline four"),
+        "{sent}"
+    );
     quit_and_check_terminal(&s);
 }

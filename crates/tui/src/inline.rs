@@ -148,6 +148,11 @@ impl Inline {
         self.prev = None;
     }
 
+    /// Whether a resize waits for [`Self::locate_after_resize`].
+    pub fn resize_pending(&self) -> bool {
+        self.resized && !self.pager
+    }
+
     /// After a resize, on the normal screen: finds the live area again
     /// (the cursor was left at its first row and moved with it) and, when
     /// the width changed, returns the first history entry to print again

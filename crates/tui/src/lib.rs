@@ -30,6 +30,7 @@ mod render;
 mod runtime;
 mod state;
 mod table;
+mod term_input;
 mod terminal;
 pub mod theme;
 mod tool_view;

@@ -136,7 +136,15 @@ impl Runtime {
         if self.state.pager.is_none() {
             self.term.show_normal_screen()?;
             let width = self.state.viewport.0 as usize;
-            if let Some(from) = self.term.locate_after_resize()? {
+            // Finding the live area again asks the terminal where the
+            // cursor is: the reader steps aside for the answer.
+            let located = if self.term.resize_pending() {
+                let term = &mut self.term;
+                self.reader.while_paused(|| term.locate_after_resize())?
+            } else {
+                None
+            };
+            if let Some(from) = located {
                 let rows = self.state.entry_rows(from, self.state.flushed, width);
                 self.term.insert(&rows)?;
             }

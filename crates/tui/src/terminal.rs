@@ -2,12 +2,15 @@
 //! Shift+Enter is distinguishable) and — for full-screen uses such as the
 //! session picker or the transcript view — the alternate screen are
 //! switched on together and always switched off again: on return, on error
-//! (Drop) and on panic (a hook). Also owns the input reader thread, which can be
+//! (Drop) and on panic (a hook). Also owns the input reader thread (it reads
+//! the terminal itself and decodes with [`crate::term_input`]), which can be
 //! paused so that an external editor gets every keystroke, running
 //! `$VISUAL`/`$EDITOR` with the terminal suspended, and noticing that the
 //! terminal hung up ([`hung_up`]).
 
-use std::io::{self, Stdout, Write};
+use std::fs::File;
+use std::io::{self, Read, Stdout, Write};
+use std::os::fd::{AsFd, AsRawFd};
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,9 +27,13 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
     supports_keyboard_enhancement,
 };
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender};
+
+use crate::term_input::Decoder;
 
 /// Whether keyboard enhancement flags were pushed (and must be popped).
 static ENHANCED: AtomicBool = AtomicBool::new(false);
@@ -155,12 +162,16 @@ fn lock(shared: &Shared) -> MutexGuard<'_, ReaderFlags> {
 pub struct InputReader {
     shared: Shared,
     handle: Option<JoinHandle<()>>,
+    /// For keys read while paused; weak, so that the channel closes when
+    /// the thread gives up (the terminal hung up).
+    tx: WeakUnboundedSender<Event>,
 }
 
 impl InputReader {
     pub fn spawn(tx: UnboundedSender<Event>) -> Self {
         let shared: Shared = Arc::new((Mutex::new(ReaderFlags::default()), Condvar::new()));
         let thread_shared = shared.clone();
+        let weak = tx.downgrade();
         let handle = std::thread::spawn(move || {
             read_loop(&thread_shared, &tx);
             lock(&thread_shared).finished = true;
@@ -169,7 +180,28 @@ impl InputReader {
         Self {
             shared,
             handle: Some(handle),
+            tx: weak,
         }
+    }
+
+    /// Runs `f`, which asks the terminal something through crossterm (where
+    /// the cursor is), with this reader paused so that the answer reaches
+    /// crossterm; keys crossterm read meanwhile are passed on afterwards.
+    pub fn while_paused<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.pause();
+        let out = f();
+        while let Ok(true) = event::poll(Duration::ZERO) {
+            match event::read() {
+                Ok(ev) => {
+                    if let Some(tx) = self.tx.upgrade() {
+                        let _ = tx.send(ev);
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        self.resume();
+        out
     }
 
     /// Stops reading and waits until the thread is parked (at most one
@@ -232,7 +264,37 @@ impl Drop for InputReader {
     }
 }
 
+/// How long the reader waits for input before it looks at its flags, the
+/// window size and an unfinished escape sequence again.
+const READ_POLL: Duration = Duration::from_millis(50);
+
+/// The terminal to read keys from: stdin when it is one, else `/dev/tty`.
+fn open_tty() -> io::Result<File> {
+    use std::io::IsTerminal;
+    let stdin = io::stdin();
+    if stdin.is_terminal() {
+        Ok(File::from(stdin.as_fd().try_clone_to_owned()?))
+    } else {
+        File::open("/dev/tty")
+    }
+}
+
 fn read_loop(shared: &Shared, tx: &UnboundedSender<Event>) {
+    let Ok(mut tty) = open_tty() else { return };
+    let Ok(mut poll) = Poll::new() else { return };
+    let fd = tty.as_raw_fd();
+    if poll
+        .registry()
+        .register(&mut SourceFd(&fd), Token(0), Interest::READABLE)
+        .is_err()
+    {
+        return;
+    }
+    let mut ready = Events::with_capacity(4);
+    let mut decoder = Decoder::default();
+    let mut size = crossterm::terminal::size().ok();
+    let mut buf = vec![0u8; 8192];
+    let mut out = Vec::new();
     loop {
         {
             let mut flags = lock(shared);
@@ -246,17 +308,43 @@ fn read_loop(shared: &Shared, tx: &UnboundedSender<Event>) {
                 return;
             }
         }
-        match event::poll(Duration::from_millis(50)) {
-            Ok(true) => match event::read() {
-                Ok(ev) => {
-                    if tx.send(ev).is_err() {
-                        return;
-                    }
-                }
-                Err(_) => return,
-            },
-            Ok(false) => {}
+        match poll.poll(&mut ready, Some(READ_POLL)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => return,
+        }
+        if ready.is_empty() {
+            decoder.idle(&mut out);
+        } else {
+            // Readiness is reported once per arrival: read what is there
+            // (a full buffer means there may be more).
+            loop {
+                match tty.read(&mut buf) {
+                    // End of file or an error: the terminal hung up.
+                    Ok(0) => return,
+                    Ok(n) => {
+                        decoder.feed(&buf[..n], &mut out);
+                        if n < buf.len() {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(_) => return,
+                }
+            }
+        }
+        let now = crossterm::terminal::size().ok();
+        if now != size {
+            size = now;
+            if let Some((w, h)) = now {
+                out.push(Event::Resize(w, h));
+            }
+        }
+        for ev in out.drain(..) {
+            if tx.send(ev).is_err() {
+                return;
+            }
         }
     }
 }
@@ -265,8 +353,8 @@ fn read_loop(shared: &Shared, tx: &UnboundedSender<Event>) {
 /// killed, the SSH connection lost, the pty's other end closed — with or
 /// without a SIGHUP. The kernel then answers every terminal request on the
 /// tty with an error, so stdin stops being a terminal. Cheap enough to ask
-/// every frame; needed because crossterm's reader does not give up on a
-/// hung-up tty (it reads end-of-file again and again and never returns).
+/// every frame; the reader also gives up when its reads fail or end, but a
+/// paused reader (an editor running) reads nothing.
 pub fn hung_up() -> bool {
     use std::io::IsTerminal;
     !io::stdin().is_terminal()
