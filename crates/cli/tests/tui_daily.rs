@@ -185,6 +185,10 @@ fn escape_before_any_reply_puts_the_prompt_back() {
     s.tmux.type_text("fix the bug in main");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("esc to interrupt");
+    // The slow first answer is under way (else the retry would get it).
+    wait_for("the first request at the model", &s.tmux, || {
+        (s.server.unused_turns() == 1).then_some(())
+    });
     s.tmux.keys(&["Escape"]);
     let screen = s
         .tmux

@@ -125,6 +125,10 @@ fn ctrl_c_interrupts_puts_the_prompt_back_and_never_quits_over_a_draft() {
     s.tmux.type_text("fix the bug in main");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("esc to interrupt");
+    // The slow first answer is under way (else the retry would get it).
+    wait_for("the first request at the model", &s.tmux, || {
+        (s.server.unused_turns() == 1).then_some(())
+    });
     s.tmux.keys(&["C-c"]);
     let screen = s
         .tmux

@@ -36,6 +36,9 @@ enum Step {
 #[derive(Debug, Default)]
 pub struct Decoder {
     pending: Vec<u8>,
+    /// How much of an unfinished paste at the front of `pending` has been
+    /// searched for its end already (a long paste arrives in many reads).
+    scanned: usize,
 }
 
 impl Decoder {
@@ -44,6 +47,18 @@ impl Decoder {
     /// (a terminal sends an Alt or cursor sequence in one write).
     pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
         self.pending.extend_from_slice(bytes);
+        if self.scanned > 0 {
+            // An unfinished paste: look for its end only in what is new.
+            let from = self.scanned.saturating_sub(PASTE_END.len() - 1);
+            if !self.pending[from..]
+                .windows(PASTE_END.len())
+                .any(|w| w == PASTE_END)
+            {
+                self.scanned = self.pending.len();
+                return;
+            }
+            self.scanned = 0;
+        }
         let mut at = 0;
         while at < self.pending.len() {
             match step(&self.pending[at..]) {
@@ -56,6 +71,9 @@ impl Decoder {
             }
         }
         self.pending.drain(..at);
+        if self.pending.starts_with(PASTE_START) {
+            self.scanned = self.pending.len();
+        }
         if self.pending == [ESC] {
             self.pending.clear();
             out.push(key(KeyCode::Esc, KeyModifiers::NONE));
@@ -74,6 +92,7 @@ impl Decoder {
             out.push(ev);
         }
         self.pending.clear();
+        self.scanned = 0;
     }
 }
 

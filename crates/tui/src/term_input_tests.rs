@@ -166,6 +166,27 @@ fn bracketed_paste_keeps_its_text_across_reads_and_pauses() {
 }
 
 #[test]
+fn a_long_paste_in_many_reads_arrives_whole_once() {
+    let body: String = (0..20_000).map(|i| format!("row {i}\n")).collect();
+    let mut bytes = PASTE_START.to_vec();
+    bytes.extend_from_slice(body.as_bytes());
+    bytes.extend_from_slice(PASTE_END);
+    bytes.push(b'!');
+    let mut d = Decoder::default();
+    let mut out = Vec::new();
+    // Many reads, the last split inside the end marker.
+    let split = PASTE_START.len() + body.len() + 3;
+    for chunk in bytes[..split].chunks(4093).chain([&bytes[split..]]) {
+        d.feed(chunk, &mut out);
+        d.idle(&mut out);
+    }
+    assert_eq!(out.len(), 2, "{:?}", out.get(1));
+    assert_eq!(out[0], Event::Paste(body));
+    assert_eq!(out[1], k(KeyCode::Char('!'), NONE));
+    assert_eq!(d.scanned, 0);
+}
+
+#[test]
 fn focus_and_mouse_reports() {
     assert_eq!(
         decode(b"\x1b[I\x1b[O"),
