@@ -110,6 +110,8 @@ impl TypedTool for AgentTool {
         Access::Agent {
             subagent_type: input.subagent_type.clone(),
             read_only: self.find(&input.subagent_type).is_some_and(|d| d.read_only),
+            // A sub-agent inherits the session's permission state as it is.
+            mode: None,
         }
     }
 

@@ -522,6 +522,19 @@ impl SessionBuilder {
                 permissions.working_dirs.push(dir);
             }
         }
+        // The user's secret stores (defaults plus `secretPaths`), with `~`
+        // the home of the environment catui was given, never one a
+        // settings `env` names.
+        let home = config
+            .vars
+            .as_ref()
+            .and_then(|v| v.get("HOME").map(PathBuf::from))
+            .or_else(dirs::home_dir);
+        permissions.secrets = crate::permissions::secrets::SecretStores::new(
+            home.as_deref(),
+            &settings.secret_paths,
+            &permissions.working_dirs,
+        );
         // Settings files that change later take effect in this session.
         let settings_reload = Arc::new(crate::settings::reload::SettingsReload::new(
             &config_dir,

@@ -116,6 +116,7 @@ fn agent(kind: &str) -> Access {
     Access::Agent {
         subagent_type: kind.to_string(),
         read_only: crate::permissions::READ_ONLY_AGENT_TYPES.contains(&kind),
+        mode: None,
     }
 }
 

@@ -11,36 +11,12 @@ use std::path::{Path, PathBuf};
 
 use catui_protocol::PermissionMode;
 
+use super::secrets::SecretStores;
 use super::shell::{Redirect, SimpleCommand};
 use super::{
     Access, AskWhy, CallInfo, Grant, PermissionContext, READ_ONLY_AGENT_TYPES, Rule, Target,
-    Verdict, paths,
+    Verdict, paths, protected,
 };
-
-/// Files in a working directory that a shell or git reads as configuration
-/// or code: acceptEdits never writes them without asking.
-const STARTUP_FILES: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".zlogout",
-    ".cshrc",
-    ".tcshrc",
-    ".kshrc",
-    ".inputrc",
-    ".envrc",
-    ".gitconfig",
-    ".gitmodules",
-];
-
-/// Directories that steer the agent or the repository (`.catui`, `.git`).
-const PROTECTED_DIRS: &[&str] = &[".catui", ".git"];
 
 /// Plan mode: reads, read-only commands, read-only agents and the
 /// plan file; nothing else, whatever the allow rules say. `Allow` here
@@ -86,21 +62,17 @@ pub(super) fn plan_mode(
         } => Verdict::Deny(format!(
             "Plan mode is active: shell commands run only read-only and confined, so {what} cannot run unconfined. {closing}"
         )),
-        Access::Shell { .. } => match runs_as_read_only(ctx, target) {
-            Ok(()) => Verdict::Allow(Grant::ReadOnly),
-            // Where the sandbox is incomplete, the user decides; an approved
-            // line still runs under plan mode's read-only sandbox.
-            Err(why) if judged_read_only(target).is_ok() => Verdict::Ask {
-                reason: format!("Bash wants to run `{}` ({why})", command_text(call)),
-                why: AskWhy::Default {
-                    suggestion: None,
-                    accept_edits_would_allow: false,
-                },
-            },
-            Err(why) => Verdict::Deny(format!(
-                "Plan mode is active: only read-only shell commands may run, and {what} is not read-only ({why}). {closing}"
-            )),
-        },
+        Access::Shell { .. } => {
+            let foreign = foreign_git(call, target, &canonical_working_dirs(ctx));
+            plan_mode_shell(ctx, call, target, foreign.as_deref(), what, &closing)
+        }
+        // Nothing started while planning may leave plan mode's limits.
+        Access::Agent {
+            mode: Some(mode), ..
+        } if super::mode::is_wider(*mode, PermissionMode::Plan) => Verdict::Deny(format!(
+            "Plan mode is active: {} may not start {what} in {mode} mode while planning. {closing}",
+            call.tool_name
+        )),
         // Decided from the agent type's tools: Explore, Plan and custom
         // agents whose tools all only read.
         Access::Agent {
@@ -117,6 +89,33 @@ pub(super) fn plan_mode(
         Access::Agent { subagent_type, .. } => Verdict::Deny(format!(
             "Plan mode is active: only read-only agents (such as {}, or custom agents whose tools only read) may be started, not `{subagent_type}`. {closing}",
             READ_ONLY_AGENT_TYPES.join(", ")
+        )),
+    }
+}
+
+/// Bash in plan mode: a read-only line runs confined; one that only
+/// looks read-only where the sandbox is incomplete is the user's to
+/// decide (an approved line still runs under plan mode's read-only
+/// sandbox); anything else is refused.
+fn plan_mode_shell(
+    ctx: &PermissionContext,
+    call: &CallInfo,
+    target: &Target,
+    foreign: Option<&str>,
+    what: &str,
+    closing: &str,
+) -> Verdict {
+    match runs_as_read_only(ctx, target, foreign) {
+        Ok(()) => Verdict::Allow(Grant::ReadOnly),
+        Err(why) if judged_read_only(target, foreign).is_ok() => Verdict::Ask {
+            reason: format!("Bash wants to run `{}` ({why})", command_text(call)),
+            why: AskWhy::Default {
+                suggestion: None,
+                accept_edits_would_allow: false,
+            },
+        },
+        Err(why) => Verdict::Deny(format!(
+            "Plan mode is active: only read-only shell commands may run, and {what} is not read-only ({why}). {closing}"
         )),
     }
 }
@@ -153,8 +152,9 @@ pub(super) fn is_plan_file(ctx: &PermissionContext, path: &Path, cwd: &Path) -> 
 }
 
 /// Whether the analysis judges the whole line read-only: every part of
-/// it, and what it can only trust while confined (`make -n`) marked so.
-fn judged_read_only(target: &Target) -> Result<(), String> {
+/// it, what it can only trust while confined (`make -n`) marked so, and
+/// git in it using the project's own repository (`foreign`: why not).
+fn judged_read_only(target: &Target, foreign: Option<&str>) -> Result<(), String> {
     let Some(shell) = &target.shell else {
         return Err("the command was not analysed".into());
     };
@@ -164,13 +164,20 @@ fn judged_read_only(target: &Target) -> Result<(), String> {
             .clone()
             .unwrap_or_else(|| "the command is not read-only".into()));
     }
+    if let Some(why) = foreign {
+        return Err(why.to_string());
+    }
     Ok(())
 }
 
 /// Whether the whole line may run unasked as read-only: the analysis says
 /// so, and the sandbox that makes a misjudgment harmless is complete.
-fn runs_as_read_only(ctx: &PermissionContext, target: &Target) -> Result<(), String> {
-    judged_read_only(target)?;
+fn runs_as_read_only(
+    ctx: &PermissionContext,
+    target: &Target,
+    foreign: Option<&str>,
+) -> Result<(), String> {
+    judged_read_only(target, foreign)?;
     if !ctx.can_confine {
         return Err(
             "it looks read-only, but this system's sandbox cannot fully confine it (see the \
@@ -179,6 +186,71 @@ fn runs_as_read_only(ctx: &PermissionContext, target: &Target) -> Result<(), Str
         );
     }
     Ok(())
+}
+
+/// How many directories a line's `cd`s may lead to before the analysis
+/// stops following them.
+const MAX_CD_PLACES: usize = 16;
+
+/// Why git in this line would not use the project's own repository, if it
+/// would not: it runs from the call's directory, moved by the `cd`s and
+/// `pushd`s before it in the line (each perhaps not taken: it may fail, or
+/// sit in a branch or subshell) and by its own `-C`. In a loop every `cd`
+/// of the line may come before any git.
+fn foreign_git(call: &CallInfo, target: &Target, working_dirs: &[PathBuf]) -> Option<String> {
+    if target.commands.iter().all(|c| c.git_dirs.is_empty()) {
+        return None;
+    }
+    let looping = command_text(call)
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| matches!(w, "for" | "while" | "until" | "select"));
+    let mut places = vec![call.cwd.clone()];
+    if looping {
+        for command in &target.commands {
+            if let Some(why) = moved_by(command, &mut places) {
+                return Some(why);
+            }
+        }
+    }
+    for command in &target.commands {
+        if !looping && let Some(why) = moved_by(command, &mut places) {
+            return Some(why);
+        }
+        for place in &places {
+            for dir in &command.git_dirs {
+                let why =
+                    super::repository::foreign_repository(&place.join(dir.as_str()), working_dirs);
+                if why.is_some() {
+                    return why;
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Adds where `command` moves to when it is a `cd` or `pushd`. `Some`:
+/// why git after it runs somewhere only known at run time.
+fn moved_by(command: &SimpleCommand, places: &mut Vec<PathBuf>) -> Option<String> {
+    let (program, args) = command.argv.split_first()?;
+    if !matches!(program.as_str(), "cd" | "pushd") {
+        return None;
+    }
+    let dest = args
+        .iter()
+        .find(|a| !matches!(a.as_str(), "-L" | "-P" | "-e" | "-@" | "--"));
+    let dest = match dest {
+        Some(d) if d != "-" && !d.contains(['$', '`', '*', '?', '[', '{', '~', '\\']) => d,
+        _ => {
+            return Some(format!(
+                "git runs after `{}`, in a directory only known when the command runs",
+                command.text
+            ));
+        }
+    };
+    let moved: Vec<PathBuf> = places.iter().map(|p| p.join(dest)).collect();
+    places.extend(moved);
+    (places.len() > MAX_CD_PLACES).then(|| "git runs after too many `cd`s to follow".into())
 }
 
 /// Bash outside plan mode: a read-only line runs unasked and confined;
@@ -201,7 +273,8 @@ pub(super) fn shell_default(
             ..
         }
     );
-    let read_only = runs_as_read_only(ctx, target);
+    let foreign = foreign_git(call, target, working_dirs);
+    let read_only = runs_as_read_only(ctx, target, foreign.as_deref());
     if !unconfined && read_only.is_ok() {
         return Verdict::Allow(Grant::ReadOnly);
     }
@@ -218,6 +291,7 @@ pub(super) fn shell_default(
     let scope = Scope {
         cwd: &call.cwd,
         working_dirs,
+        secrets: &ctx.secrets,
         // After a `cd`, relative paths no longer resolve against `call.cwd`.
         changes_dir: target.commands.iter().any(|c| {
             matches!(
@@ -229,7 +303,8 @@ pub(super) fn shell_default(
     // A line that is read-only as a whole runs unasked only confined; where
     // the sandbox is incomplete its read-only commands need a rule. (In a
     // line that writes, which runs unconfined anyway, they count as before.)
-    let read_only_words_count = ctx.can_confine || judged_read_only(target).is_err();
+    let read_only_words_count =
+        ctx.can_confine || judged_read_only(target, foreign.as_deref()).is_err();
     let covered = |c: &SimpleCommand, accept_edits: bool| {
         let by_rule = bash_rules.iter().any(|r| r.matches_command(c, false));
         // The line will run unconfined, so a command that reads only while
@@ -239,7 +314,8 @@ pub(super) fn shell_default(
             || (!unconfined
                 && read_only_words_count
                 && c.words_problem.is_none()
-                && c.needs_confinement.is_none())
+                && c.needs_confinement.is_none()
+                && (c.git_dirs.is_empty() || foreign.is_none()))
             || (accept_edits && scope.fs_command_inside(c));
         words
             && c.other_problems.is_empty()
@@ -295,6 +371,7 @@ fn command_text(call: &CallInfo) -> &str {
 struct Scope<'a> {
     cwd: &'a Path,
     working_dirs: &'a [PathBuf],
+    secrets: &'a SecretStores,
     changes_dir: bool,
 }
 
@@ -310,7 +387,7 @@ impl Scope<'_> {
             return false;
         }
         match paths::canonicalize(Path::new(word), self.cwd) {
-            Ok(p) => writable_inside(&p, self.working_dirs),
+            Ok(p) => writable_inside(&p, self.working_dirs, self.secrets),
             Err(_) => false,
         }
     }
@@ -370,20 +447,17 @@ impl Scope<'_> {
     }
 }
 
-/// Whether the canonical path `p` is inside a working directory and outside
-/// what steers the agent, the repository or the shell (`.catui`, `.git`,
-/// `.bashrc`...).
-fn writable_inside(p: &Path, working_dirs: &[PathBuf]) -> bool {
-    working_dirs.iter().any(|d| {
-        paths::is_within(p, d)
-            && p.strip_prefix(d).is_ok_and(|rest| {
-                !rest.components().any(|part| {
-                    let name = part.as_os_str();
-                    PROTECTED_DIRS.iter().any(|x| name == *x)
-                        || STARTUP_FILES.iter().any(|x| name == *x)
-                })
-            })
-    })
+/// Whether the canonical path `p` is inside a working directory, outside
+/// what runs code later or steers the agent ([`protected`]: `.catui`,
+/// `.git`, `.husky`, `.mcp.json`, `.bashrc`...) and outside the user's
+/// secret stores (a working directory may be the home directory).
+fn writable_inside(p: &Path, working_dirs: &[PathBuf], secrets: &SecretStores) -> bool {
+    !secrets.is_secret(p)
+        && working_dirs.iter().any(|d| {
+            paths::is_within(p, d)
+                && p.strip_prefix(d)
+                    .is_ok_and(|rest| protected::protected_part(rest).is_none())
+        })
 }
 
 pub(super) fn canonical_working_dirs(ctx: &PermissionContext) -> Vec<PathBuf> {
@@ -394,14 +468,17 @@ pub(super) fn canonical_working_dirs(ctx: &PermissionContext) -> Vec<PathBuf> {
 }
 
 /// Whether a write lands inside the working directories and outside the
-/// directories and files that steer the agent, the repository or the shell
-/// (`.catui`, `.git`, `.bashrc`...): acceptEdits never edits those without
-/// asking.
-pub(super) fn write_inside_working_dirs(target: &Target, working_dirs: &[PathBuf]) -> bool {
+/// protected paths and secret stores: acceptEdits never edits those
+/// without asking.
+pub(super) fn write_inside_working_dirs(
+    target: &Target,
+    working_dirs: &[PathBuf],
+    secrets: &SecretStores,
+) -> bool {
     target.paths.iter().all(|(_, canonical)| {
         canonical
             .as_ref()
-            .is_some_and(|c| writable_inside(c, working_dirs))
+            .is_some_and(|c| writable_inside(c, working_dirs, secrets))
     }) && !target.paths.is_empty()
 }
 

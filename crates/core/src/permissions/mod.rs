@@ -16,6 +16,10 @@
 //! - [`mode`] — the one mode transition function.
 //! - [`shell`] — read-only analysis of shell commands.
 //! - [`secrets`] — the user's secret stores (asked for, hidden from the sandbox).
+//! - [`secret_search`] — what a search (Grep, Glob) leaves out of its walk.
+//! - [`protected`] — the paths that run code later (asked for in acceptEdits).
+//! - [`repository`] — whether a git command would use the project's own
+//!   repository.
 //! - [`auto`] — the auto-mode classifier that judges calls instead of
 //!   asking.
 
@@ -23,11 +27,15 @@ use std::path::PathBuf;
 
 pub mod auto;
 mod defaults;
+mod messages;
 pub mod mode;
 pub mod paths;
+pub mod protected;
 pub mod reload;
+pub mod repository;
 pub mod rules;
 pub mod sandbox;
+pub mod secret_search;
 pub mod secrets;
 pub mod shell;
 pub mod updates;
@@ -35,13 +43,14 @@ pub mod updates;
 use catui_protocol::PermissionMode;
 
 pub use mode::{
-    ModeChange, ModeError, auto_mode_gate_enabled, is_auto_mode_active, mode_after_plan,
+    ModeChange, ModeError, auto_mode_gate_enabled, is_auto_mode_active, is_wider, mode_after_plan,
     prepare_context_for_plan_mode, should_plan_use_auto_mode, transition_permission_mode,
 };
 pub use rules::{
     Rule, RuleBehavior, RuleOrigin, RuleParseError, RuleSet, RuleSourceKind, SourcedRule,
     parse_rule_list,
 };
+use secrets::SecretStores;
 use shell::{ShellAnalysis, SimpleCommand};
 
 /// Agent types that only read, and so may run in plan mode.
@@ -66,10 +75,14 @@ pub enum Access {
     /// connected MCP servers).
     Session,
     /// Starts a sub-agent of this type. `read_only`: every tool the agent
-    /// type has only reads (such agents may run in plan mode).
+    /// type has only reads (such agents may run in plan mode). `mode`: the
+    /// permission mode the input asks for it (a teammate's `mode`; the
+    /// widest of several), `None` when it inherits the session's state: a
+    /// mode wider than the session's is the user's to grant.
     Agent {
         subagent_type: String,
         read_only: bool,
+        mode: Option<PermissionMode>,
     },
     /// Reaches something outside the project's files and shell: a web page
     /// (WebFetch, `domain` set) or a tool of an MCP server. Asks unless a
@@ -158,6 +171,10 @@ pub struct PermissionContext {
     /// Without it, commands judged read-only ask instead of running
     /// unasked (in plan mode too).
     pub can_confine: bool,
+    /// The user's secret stores: reading them asks in every mode but
+    /// bypassPermissions, and confined commands do not see them. Built by
+    /// the session from the defaults and settings `secretPaths`.
+    pub secrets: SecretStores,
 }
 
 impl Default for PermissionContext {
@@ -176,6 +193,7 @@ impl Default for PermissionContext {
             auto_mode: AutoModeConfig::default(),
             bypass_disabled: false,
             can_confine: catui_sandbox::Sandbox::new(None).layers().complete(),
+            secrets: SecretStores::for_user(&[], &[]),
         }
     }
 }
@@ -184,6 +202,7 @@ impl PermissionContext {
     /// A context in `default` mode whose one working directory is `cwd`.
     pub fn new(cwd: PathBuf) -> Self {
         Self {
+            secrets: SecretStores::for_user(&[], std::slice::from_ref(&cwd)),
             working_dirs: vec![cwd],
             ..Self::default()
         }
@@ -222,13 +241,15 @@ pub fn decide_with(
                 Decision::Ask {
                     reason: reason.clone(),
                     suggestion: match why {
-                        AskWhy::Default { suggestion, .. } => suggestion,
-                        AskWhy::Interaction | AskWhy::AskRule(_) => None,
+                        AskWhy::Default { suggestion, .. } | AskWhy::Secret { suggestion } => {
+                            suggestion
+                        }
+                        AskWhy::Interaction | AskWhy::AskRule(_) | AskWhy::Escalation => None,
                     },
                 }
             } else {
                 Decision::Deny {
-                    message: non_interactive_message(call, &reason, &why),
+                    message: messages::non_interactive_message(call, &reason, &why),
                 }
             };
             if classify {
@@ -243,10 +264,18 @@ pub fn decide_with(
     }
 }
 
-/// Why a call asks, to explain a denial when nobody can answer.
+/// Why a call asks, to explain a denial when nobody can answer. Only
+/// `Default` may be judged by the auto-mode classifier instead: the others
+/// are the user's to answer.
 enum AskWhy {
     Interaction,
     AskRule(SourcedRule),
+    /// The call reads or writes one of the user's secret stores.
+    Secret {
+        suggestion: Option<Rule>,
+    },
+    /// The call would start an agent with a wider mode than the session's.
+    Escalation,
     Default {
         suggestion: Option<Rule>,
         accept_edits_would_allow: bool,
@@ -366,6 +395,21 @@ fn rule_matches(rule: &SourcedRule, call: &CallInfo, target: &Target, lenient: b
     }
 }
 
+/// The first path the call reads or writes that is in a secret store (as
+/// written or as resolved, so a symlink into a store counts).
+fn secret_touched(ctx: &PermissionContext, target: &Target) -> Option<PathBuf> {
+    target.paths.iter().find_map(|(lexical, canonical)| {
+        if ctx.secrets.is_secret(lexical) {
+            Some(lexical.clone())
+        } else {
+            canonical
+                .as_ref()
+                .filter(|c| ctx.secrets.is_secret(c))
+                .cloned()
+        }
+    })
+}
+
 /// Whether `host` is `want` or one of its subdomains (`*.` before `want`
 /// means the same), compared without case.
 fn domain_matches(want: &str, host: &str) -> bool {
@@ -404,6 +448,25 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
     if let Some(Verdict::Deny(message)) = plan {
         return Verdict::Deny(message);
     }
+    // A secret store is read only with the user's word: an allow rule, or
+    // (outside plan mode) a yes to the prompt below.
+    let secret = secret_touched(ctx, target);
+    let allowed_by_rule = || {
+        ctx.rules
+            .allow
+            .iter()
+            .any(|r| rule_matches(r, call, target, false))
+    };
+    if let Some(path) = &secret
+        && ctx.mode == PermissionMode::Plan
+        && !allowed_by_rule()
+    {
+        return Verdict::Deny(format!(
+            "Plan mode is active: {} is in the user's secret stores, which are not read while planning unless the user allows it with a rule (such as `{}` in permissions.allow). Plan without it, or ask the user to add the rule.",
+            ctx.secrets.shown(path),
+            messages::secret_rule(call, path, &ctx.secrets)
+        ));
+    }
     if call.access == Access::Interaction {
         return Verdict::Ask {
             reason: format!("{} needs an answer from the user", call.tool_name),
@@ -422,6 +485,38 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
                 rule.rule, rule.origin, call.tool_name
             ),
             why: AskWhy::AskRule(rule.clone()),
+        };
+    }
+    if let Access::Agent {
+        mode: Some(wanted), ..
+    } = &call.access
+        && mode::is_wider(*wanted, ctx.mode)
+    {
+        return Verdict::Ask {
+            reason: format!(
+                "{} would start {what} in {wanted} mode, which allows more than this session's {} mode",
+                call.tool_name, ctx.mode
+            ),
+            why: AskWhy::Escalation,
+        };
+    }
+    if let Some(path) = &secret
+        && ctx.mode != PermissionMode::BypassPermissions
+        && !allowed_by_rule()
+    {
+        let verb = match call.access {
+            Access::Write { .. } => "change",
+            _ => "read",
+        };
+        return Verdict::Ask {
+            reason: format!(
+                "{} wants to {verb} {}, which is in your secret stores",
+                call.tool_name,
+                ctx.secrets.shown(path)
+            ),
+            why: AskWhy::Secret {
+                suggestion: Some(messages::secret_rule(call, path, &ctx.secrets)),
+            },
         };
     }
     // Outside tools that plan mode lets through still ask as in any mode.
@@ -448,7 +543,7 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
             Verdict::Allow(Grant::Explicit)
         }
         Access::Write { .. } => {
-            let inside = defaults::write_inside_working_dirs(target, &working_dirs);
+            let inside = defaults::write_inside_working_dirs(target, &working_dirs, &ctx.secrets);
             if ctx.mode == PermissionMode::AcceptEdits && inside {
                 return Verdict::Allow(Grant::Explicit);
             }
@@ -492,51 +587,10 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
     }
 }
 
-/// The denial for a call that would ask when nobody can answer: what it
-/// needed and the rule or flag that would let it run.
-fn non_interactive_message(call: &CallInfo, reason: &str, why: &AskWhy) -> String {
-    let head = format!(
-        "{} was not run: {reason}, and nobody can answer permission prompts in this non-interactive session.",
-        call.tool_name
-    );
-    match why {
-        AskWhy::Interaction => {
-            format!("{head} Continue without the user's answer, or run the session interactively.")
-        }
-        AskWhy::AskRule(rule) if rule.origin.kind == RuleSourceKind::UnappliedSettings => {
-            let file = rule.origin.file.as_ref().map_or_else(
-                || "the settings file".to_string(),
-                |f| f.display().to_string(),
-            );
-            format!(
-                "{head} Every tool call asks first because {file} could not be applied, so its deny rules are unknown. To let it run, fix {file} (or remove it)."
-            )
-        }
-        AskWhy::AskRule(rule) => format!(
-            "{head} To let it run, remove the ask rule `{}` ({}).",
-            rule.rule, rule.origin
-        ),
-        AskWhy::Default {
-            suggestion,
-            accept_edits_would_allow,
-        } => {
-            let mut text = head;
-            if let Some(rule) = suggestion {
-                text.push_str(&format!(
-                    " To allow it, add `{rule}` to permissions.allow in .catui/settings.json or pass --allowed-tools \"{rule}\""
-                ));
-                if *accept_edits_would_allow {
-                    text.push_str(", or run with --permission-mode acceptEdits");
-                }
-                text.push('.');
-            } else if *accept_edits_would_allow {
-                text.push_str(" To allow it, run with --permission-mode acceptEdits.");
-            }
-            text
-        }
-    }
-}
-
 #[cfg(test)]
 #[path = "decide_tests.rs"]
 mod decide_tests;
+
+#[cfg(test)]
+#[path = "policy_tests.rs"]
+mod policy_tests;

@@ -99,6 +99,25 @@ pub fn transition_permission_mode(
     })
 }
 
+/// How much a mode lets run without asking: plan < default < acceptEdits
+/// < auto < bypassPermissions.
+fn width(mode: PermissionMode) -> u8 {
+    match mode {
+        PermissionMode::Plan => 0,
+        PermissionMode::Default => 1,
+        PermissionMode::AcceptEdits => 2,
+        PermissionMode::Auto => 3,
+        PermissionMode::BypassPermissions => 4,
+    }
+}
+
+/// Whether `mode` lets more run without asking than `than`: what the model
+/// may never grant itself (a teammate started in it, say) without the
+/// user's word.
+pub fn is_wider(mode: PermissionMode, than: PermissionMode) -> bool {
+    width(mode) > width(than)
+}
+
 /// The mode that approving a plan returns to: `pre_plan_mode`, else
 /// `default`. `auto` falls back to `default` while auto mode is
 /// unavailable.
@@ -318,6 +337,17 @@ mod tests {
     use super::*;
     use crate::permissions::AutoModeConfig;
     use crate::permissions::rules::{RuleBehavior, RuleOrigin, SourcedRule};
+
+    #[test]
+    fn modes_are_ordered_by_what_they_let_run() {
+        use PermissionMode::*;
+        let order = [Plan, Default, AcceptEdits, Auto, BypassPermissions];
+        for (i, a) in order.iter().enumerate() {
+            for (j, b) in order.iter().enumerate() {
+                assert_eq!(is_wider(*a, *b), i > j, "{a} vs {b}");
+            }
+        }
+    }
 
     fn go(ctx: &mut PermissionContext, to: PermissionMode) -> ModeChange {
         transition_permission_mode(ctx, to).unwrap()

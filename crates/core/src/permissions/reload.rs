@@ -35,6 +35,8 @@ pub struct ReloadedPermissions<'a> {
     pub auto_mode: AutoModeConfig,
     /// `disableBypassPermissionsMode` now.
     pub bypass_disabled: bool,
+    /// `secretPaths` now (added to the defaults).
+    pub secret_paths: &'a [String],
 }
 
 /// What applying reloaded settings changed.
@@ -124,6 +126,7 @@ pub fn apply_reloaded_settings(
         }
     }
     let directories_changed = dirs_before != ctx.working_dirs;
+    ctx.secrets = ctx.secrets.rebuilt(new.secret_paths, &ctx.working_dirs);
 
     ctx.auto_mode = new.auto_mode;
     ctx.bypass_disabled = new.bypass_disabled;

@@ -42,6 +42,7 @@ fn reload(ctx: &mut PermissionContext, set: &RuleSet, auto_mode: AutoModeConfig)
             kept_directories: &[],
             auto_mode,
             bypass_disabled: false,
+            secret_paths: &[],
         },
     )
 }
@@ -118,6 +119,7 @@ fn directories_follow_the_settings_but_kept_ones_stay() {
             kept_directories: &kept,
             auto_mode: AutoModeConfig::default(),
             bypass_disabled: false,
+            secret_paths: &[],
         },
     );
     assert!(r.directories_changed);

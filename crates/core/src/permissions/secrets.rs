@@ -38,6 +38,10 @@ pub const DEFAULT_SECRET_PATHS: &[&str] = &[
 /// (`.env`, `.env.local`, `.envrc` included).
 const ENV_FILE_PREFIX: &str = ".env";
 
+/// Files under `/proc/<pid>/` (and `/proc/<pid>/task/<tid>/`) that expose
+/// a process's environment or memory, and with them catui's own API keys.
+const PROCESS_SECRETS: &[&str] = &["environ", "mem"];
+
 /// Where the user's secrets are, resolved against one home directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SecretStores {
@@ -47,6 +51,8 @@ pub struct SecretStores {
     /// Directories whose own `.env*` files are not secrets (the project's
     /// working directories).
     project_dirs: Vec<PathBuf>,
+    /// The home directory `~` meant, kept for [`SecretStores::rebuilt`].
+    home: Option<PathBuf>,
 }
 
 impl SecretStores {
@@ -75,12 +81,33 @@ impl SecretStores {
         Self {
             paths,
             project_dirs,
+            home: home.map(Path::to_path_buf),
         }
+    }
+
+    /// The same home directory with other additions and project
+    /// directories (settings reloaded, working directories changed).
+    pub fn rebuilt(&self, extra: &[String], project_dirs: &[PathBuf]) -> Self {
+        Self::new(self.home.as_deref(), extra, project_dirs)
+    }
+
+    /// The home directory `~` stands for.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// For the current user's home directory.
     pub fn for_user(extra: &[String], project_dirs: &[PathBuf]) -> Self {
         Self::new(dirs::home_dir().as_deref(), extra, project_dirs)
+    }
+
+    /// `~/x` for a path in the home directory, else the path: how stores
+    /// are named to the user and the model.
+    pub fn shown(&self, path: &Path) -> String {
+        match self.home().and_then(|h| path.strip_prefix(h).ok()) {
+            Some(rest) => format!("~/{}", rest.display()),
+            None => path.display().to_string(),
+        }
     }
 
     /// The configured store paths (existing or not).
@@ -94,7 +121,16 @@ impl SecretStores {
         if self.paths.iter().any(|s| paths::is_within(path, s)) {
             return true;
         }
-        self.is_outside_env_file(path)
+        is_process_secret(path) || self.is_outside_env_file(path)
+    }
+
+    /// The configured store that holds `path`, for messages (`None` for
+    /// `.env*` files and process files, which are secret by rule).
+    pub fn store_of(&self, path: &Path) -> Option<&Path> {
+        self.paths
+            .iter()
+            .find(|s| paths::is_within(path, s))
+            .map(PathBuf::as_path)
     }
 
     /// Whether some secret store lies inside `dir` (a search of `dir` would
@@ -154,6 +190,20 @@ impl SecretStores {
     }
 }
 
+/// `/proc/<pid>/environ`, `/proc/self/task/<tid>/mem`...: what another
+/// process (catui itself above all) keeps in its environment and memory.
+fn is_process_secret(path: &Path) -> bool {
+    let mut parts = path.components();
+    let under_proc = matches!(parts.next(), Some(std::path::Component::RootDir))
+        && parts.next().is_some_and(|c| c.as_os_str() == "proc");
+    under_proc
+        && path.components().count() >= 4
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| PROCESS_SECRETS.contains(&n))
+}
+
 /// `~/x` against `home`, or an absolute path as it is.
 fn expand(spec: &str, home: Option<&Path>) -> Option<PathBuf> {
     let spec = spec.trim();
@@ -193,6 +243,31 @@ mod tests {
         assert!(!s.is_secret(Path::new("/home/u/.sshx")));
         assert!(!s.is_secret(Path::new("/home/u/proj/src/main.rs")));
         assert!(!s.is_secret(Path::new("/home/u/relative")));
+        assert_eq!(
+            s.store_of(Path::new("/home/u/.aws/credentials")),
+            Some(Path::new("/home/u/.aws"))
+        );
+    }
+
+    #[test]
+    fn other_processes_environment_and_memory_are_secret() {
+        let s = stores();
+        assert!(s.is_secret(Path::new("/proc/self/environ")));
+        assert!(s.is_secret(Path::new("/proc/1234/environ")));
+        assert!(s.is_secret(Path::new("/proc/1234/task/1235/mem")));
+        assert!(!s.is_secret(Path::new("/proc/cpuinfo")));
+        assert!(!s.is_secret(Path::new("/proc/self/status")));
+        assert!(!s.is_secret(Path::new("/home/u/proj/environ")));
+    }
+
+    #[test]
+    fn rebuilt_keeps_the_home_directory() {
+        let s = stores().rebuilt(&["~/.other".into()], &[]);
+        assert_eq!(s.home(), Some(Path::new("/home/u")));
+        assert!(s.is_secret(Path::new("/home/u/.other/k")));
+        assert!(!s.is_secret(Path::new("/home/u/.vault/x")));
+        // No project any more: its `.env` is outside every project.
+        assert!(s.is_secret(Path::new("/home/u/proj/.env")));
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub(super) struct RawSettings {
     pub enable_all_project_mcp_servers: Option<bool>,
     pub enabled_mcpjson_servers: Option<Vec<String>>,
     pub disabled_mcpjson_servers: Option<Vec<String>>,
+    /// The user's own secret stores, added to the defaults.
+    pub secret_paths: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -146,6 +146,10 @@ pub struct Settings {
     /// servers): `enableAllProjectMcpServers`, `enabledMcpjsonServers`,
     /// `disabledMcpjsonServers`.
     pub project_mcp: ProjectMcpAnswers,
+    /// `secretPaths` of every layer (`~/x` or absolute): secret stores
+    /// added to the defaults of [`crate::permissions::secrets`]. Every
+    /// layer may add; none can remove one.
+    pub secret_paths: Vec<String>,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
     /// What the project's settings files configure that did not apply: it
@@ -427,6 +431,11 @@ impl Settings {
             }
         }
         self.env.extend(raw.env.unwrap_or_default());
+        for path in raw.secret_paths.unwrap_or_default() {
+            if !self.secret_paths.contains(&path) {
+                self.secret_paths.push(path);
+            }
+        }
         self.models.extend(raw.models.unwrap_or_default());
         if let Some(hooks) = &raw.hooks {
             match crate::hooks::config::parse(hooks, path) {
@@ -504,8 +513,9 @@ impl Settings {
         catalog
     }
 
-    /// Adds the settings' rules, additional directories, auto-mode opt-in
-    /// and bypassPermissions switch to a permission context.
+    /// Adds the settings' rules, additional directories, secret stores,
+    /// auto-mode opt-in and bypassPermissions switch to a permission
+    /// context.
     pub fn apply_to(&self, ctx: &mut PermissionContext) {
         for behavior in [RuleBehavior::Allow, RuleBehavior::Ask, RuleBehavior::Deny] {
             for rule in self.permissions.rules.list(behavior) {
@@ -519,6 +529,7 @@ impl Settings {
         }
         ctx.auto_mode = self.auto_mode;
         ctx.bypass_disabled = self.permissions.bypass_disabled;
+        ctx.secrets = ctx.secrets.rebuilt(&self.secret_paths, &ctx.working_dirs);
     }
 }
 

@@ -138,6 +138,7 @@ impl EngineExtension for SettingsReload {
                 kept_directories: &self.kept_directories,
                 auto_mode: settings.auto_mode,
                 bypass_disabled: settings.permissions.bypass_disabled,
+                secret_paths: &settings.secret_paths,
             },
         );
         let files = changed

@@ -89,11 +89,30 @@ impl TypedTool for TeamCreateTool {
         false
     }
 
-    fn access(&self, _: &TeamCreateInput, _: &ToolContext) -> Access {
-        // Like starting a non-read-only agent: refused in plan mode.
+    fn access(&self, input: &TeamCreateInput, _: &ToolContext) -> Access {
+        // Like starting a non-read-only agent: refused in plan mode. The
+        // widest mode asked for any member decides whether the user must
+        // agree (a mode that does not parse counts as the widest).
+        let mode = input
+            .members
+            .iter()
+            .map(|m| match &m.mode {
+                Some(s) => s
+                    .parse::<PermissionMode>()
+                    .unwrap_or(PermissionMode::BypassPermissions),
+                None => PermissionMode::Default,
+            })
+            .reduce(|a, b| {
+                if crate::permissions::is_wider(b, a) {
+                    b
+                } else {
+                    a
+                }
+            });
         Access::Agent {
             subagent_type: "teammate".into(),
             read_only: false,
+            mode,
         }
     }
 

@@ -11,8 +11,10 @@ use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
 use super::todo_write::TodoItem;
-use crate::permissions::Grant;
 use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox};
+use crate::permissions::secret_search::SecretWalk;
+use crate::permissions::secrets::SecretStores;
+use crate::permissions::{Grant, PermissionContext};
 
 /// What a file looked like when the model last read it, for the stale-write
 /// guard of Write and Edit.
@@ -220,6 +222,28 @@ impl ToolContext {
             .as_ref()
             .map(|s| s.0.permission_mode())
             .unwrap_or_default()
+    }
+
+    /// The session's permission state (outside an engine, e.g. in unit
+    /// tests: default mode in the project root).
+    fn permission_context(&self) -> PermissionContext {
+        match &self.session {
+            Some(s) => s.0.permission_context(),
+            None => PermissionContext::new(self.project_root.clone()),
+        }
+    }
+
+    /// The user's secret stores, as the session's permission layer knows
+    /// them (defaults plus settings `secretPaths`): what a confined
+    /// command must not see.
+    pub fn secret_stores(&self) -> SecretStores {
+        self.permission_context().secrets
+    }
+
+    /// What a search by `tool` from `root` must leave out of its walk (see
+    /// [`SecretWalk`]); `None` when nothing.
+    pub fn secret_walk(&self, tool: &str, root: &Path) -> Option<Arc<SecretWalk>> {
+        SecretWalk::for_search(&self.permission_context(), tool, root).map(Arc::new)
     }
 
     /// The current working directory.

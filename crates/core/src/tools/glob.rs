@@ -2,6 +2,7 @@
 //! newest first.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -15,6 +16,7 @@ use super::glob_select::{ThreadMatches, select};
 use super::walk::{fold_parallel, is_file_like};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
+use crate::permissions::secret_search::SecretWalk;
 
 /// At most this many paths are listed.
 pub const MAX_RESULTS: usize = 100;
@@ -79,14 +81,24 @@ impl TypedTool for GlobTool {
     }
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let dir = search_dir(&input, ctx);
+        let (root, _) = split_root(&dir, &input.pattern);
+        let secrets = ctx.secret_walk("Glob", &root);
         let cancel = ctx.cancel.clone();
-        let result = tokio::task::spawn_blocking(move || find_files(&dir, &input.pattern, &cancel))
-            .await
-            .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
+        let walk = secrets.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            find_files_sorting_up_to(&dir, &input.pattern, &cancel, MAX_TIME_SORTED, walk)
+        })
+        .await
+        .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
-        Ok(ToolOutput::text(result.render()))
+        let mut text = result.render();
+        if let Some(note) = secrets.as_ref().and_then(|s| s.note()) {
+            text.push('\n');
+            text.push_str(&note);
+        }
+        Ok(ToolOutput::text(text))
     }
 }
 
@@ -146,15 +158,17 @@ pub fn find_files(
     pattern: &str,
     cancel: &CancellationToken,
 ) -> Result<GlobResult, ToolError> {
-    find_files_sorting_up_to(dir, pattern, cancel, MAX_TIME_SORTED)
+    find_files_sorting_up_to(dir, pattern, cancel, MAX_TIME_SORTED, None)
 }
 
-/// [`find_files`] with another limit for ordering by time.
+/// [`find_files`] with another limit for ordering by time, leaving out
+/// what `secrets` says the walk may not enter.
 pub(crate) fn find_files_sorting_up_to(
     dir: &Path,
     pattern: &str,
     cancel: &CancellationToken,
     time_limit: usize,
+    secrets: Option<Arc<SecretWalk>>,
 ) -> Result<GlobResult, ToolError> {
     let (root, pattern) = split_root(dir, pattern);
     if !root.is_dir() {
@@ -171,8 +185,15 @@ pub(crate) fn find_files_sorting_up_to(
     }
     let matcher = PathMatcher::new(&pattern, &root)?;
     let mut walk = WalkBuilder::new(&root);
-    if matcher.wants_hidden {
-        walk.hidden(false).filter_entry(|e| e.file_name() != ".git");
+    let hidden = matcher.wants_hidden;
+    if hidden {
+        walk.hidden(false);
+    }
+    if hidden || secrets.is_some() {
+        walk.filter_entry(move |e| {
+            (!hidden || e.file_name() != ".git")
+                && secrets.as_ref().is_none_or(|s| s.keeps(e.path()))
+        });
     }
     let threads = fold_parallel(
         walk.build_parallel(),

@@ -213,7 +213,7 @@ fn beyond_the_time_limit_matches_are_listed_by_path() {
     touch(&root.join("zz/newest.txt"), "", 1);
     let cancel = CancellationToken::new();
 
-    let by_path = find_files_sorting_up_to(root, "**/*.txt", &cancel, 150).unwrap();
+    let by_path = find_files_sorting_up_to(root, "**/*.txt", &cancel, 150, None).unwrap();
     assert!(!by_path.by_time);
     assert_eq!(by_path.total, 241);
     let mut expected: Vec<PathBuf> = (0..6)
@@ -232,7 +232,7 @@ fn beyond_the_time_limit_matches_are_listed_by_path() {
     );
 
     // Within the limit the same search is newest first.
-    let by_time = find_files_sorting_up_to(root, "**/*.txt", &cancel, 241).unwrap();
+    let by_time = find_files_sorting_up_to(root, "**/*.txt", &cancel, 241, None).unwrap();
     assert!(by_time.by_time);
     assert_eq!(by_time.files[0], root.join("zz/newest.txt"));
     assert_eq!(by_time.files[1], root.join("d0/f000.txt"));

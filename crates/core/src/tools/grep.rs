@@ -135,7 +135,14 @@ impl TypedTool for GrepTool {
         };
         let cancel = ctx.cancel.clone();
         let text = tokio::task::spawn_blocking(move || {
-            grep_search::search(&req, &cancel).map(|hits| render(&req, hits, page))
+            grep_search::search(&req, &cancel).map(|hits| {
+                let mut text = render(&req, hits, page);
+                if let Some(note) = req.secrets.as_ref().and_then(|s| s.note()) {
+                    text.push('\n');
+                    text.push_str(&note);
+                }
+                text
+            })
         })
         .await
         .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
@@ -161,9 +168,11 @@ pub fn request(input: &GrepInput, ctx: &ToolContext) -> SearchRequest {
         OutputMode::Count => Mode::Count,
     };
     let around = input.context.unwrap_or(0) as usize;
+    let root = search_root(input, ctx);
     SearchRequest {
         pattern: input.pattern.clone(),
-        root: search_root(input, ctx),
+        secrets: ctx.secret_walk("Grep", &root),
+        root,
         glob: input.glob.clone(),
         file_type: input.file_type.clone(),
         case_insensitive: input.case_insensitive.unwrap_or(false),

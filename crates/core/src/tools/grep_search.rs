@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -19,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ToolError;
 use super::walk::{collect_parallel, split_globs};
+use crate::permissions::secret_search::SecretWalk;
 
 /// The most memory the searcher may use for one file (its line buffer, or
 /// the whole file in multiline mode); larger needs skip the file.
@@ -55,6 +57,8 @@ pub struct SearchRequest {
     pub after: usize,
     pub multiline: bool,
     pub mode: Mode,
+    /// The user's secret stores the walk leaves out (and remembers).
+    pub secrets: Option<Arc<SecretWalk>>,
 }
 
 /// One file with at least one match.
@@ -145,6 +149,9 @@ pub fn search(req: &SearchRequest, cancel: &CancellationToken) -> Result<Vec<Fil
             ))
         })?;
         walk.types(types);
+    }
+    if let Some(secrets) = req.secrets.clone() {
+        walk.filter_entry(move |e| secrets.keeps(e.path()));
     }
     let hits = collect_parallel(
         walk.build_parallel(),

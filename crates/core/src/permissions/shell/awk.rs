@@ -73,6 +73,12 @@ pub(super) fn check_awk(args: &[Word]) -> Result<(), String> {
             }
         }
     }
+    if let Some(w) = args.iter().find(|w| w.text.contains("/inet")) {
+        return Err(format!(
+            "`awk` is given `{}`, which gawk opens as a network connection",
+            w.text
+        ));
+    }
     if programs.is_empty() {
         programs.push(first_operand.ok_or("`awk` without a program")?);
     }
@@ -95,37 +101,41 @@ enum Prev {
     Operator,
     /// After a value: a `/` divides.
     Operand,
-    /// After `++`/`--`: awks disagree, so a `/` here is refused.
-    Increment,
+    /// Where awks disagree or the reading depends on the grammar around
+    /// it (after `++`/`--`, after `getline`, which mawk takes for a value
+    /// so that `getline / 1` divides): a `/` here is refused.
+    Ambiguous,
 }
 
+/// Keywords after which a `/` can only start a regex (an expression
+/// follows, or a statement).
 const KEYWORDS: &[&str] = &[
+    "if", "else", "while", "for", "do", "exit", "return", "print", "printf", "switch", "case",
+];
+
+/// Keywords and bare built-ins after which a `/` means different things
+/// to different awks, or nothing sensible: refused there.
+const AMBIGUOUS_BEFORE_SLASH: &[&str] = &[
     "BEGIN",
     "END",
     "BEGINFILE",
     "ENDFILE",
     "function",
     "func",
-    "if",
-    "else",
-    "while",
-    "for",
-    "do",
     "break",
     "continue",
     "next",
     "nextfile",
-    "exit",
-    "return",
     "delete",
     "in",
     "getline",
-    "print",
-    "printf",
-    "switch",
-    "case",
     "default",
+    "length",
 ];
+
+/// Variables whose change makes awk open other files (`ARGV[1] = ...`),
+/// which could be gawk's network files built out of pieces.
+const ARGUMENT_VARIABLES: &[&str] = &["ARGV", "ARGC"];
 
 /// Scans awk program text for output redirection inside `print`/`printf`,
 /// pipes, `system()` and `@load`/`@include`.
@@ -150,18 +160,16 @@ pub(super) fn check_awk_program(program: &str) -> Result<(), String> {
                 skip_string(&s, &mut i)?;
                 prev = Prev::Operand;
             }
-            '/' => {
-                match prev {
-                    Prev::Operator => {
-                        skip_regex(&s, &mut i)?;
-                        prev = Prev::Operand;
-                    }
-                    Prev::Operand => prev = Prev::Operator,
-                    Prev::Increment => {
-                        return Err("the awk program has a `/` after `++` or `--`, which awks read differently".into());
-                    }
+            '/' => match prev {
+                Prev::Operator => {
+                    skip_regex(&s, &mut i)?;
+                    prev = Prev::Operand;
                 }
-            }
+                Prev::Operand => prev = Prev::Operator,
+                Prev::Ambiguous => {
+                    return Err("the awk program has a `/` after `++`, `--` or a keyword such as `getline`, which awks read differently".into());
+                }
+            },
             '#' => {
                 while s.get(i).is_some_and(|&c| c != '\n') {
                     i += 1;
@@ -232,7 +240,7 @@ pub(super) fn check_awk_program(program: &str) -> Result<(), String> {
             '+' | '-' if s.get(i) == Some(&c) => {
                 i += 1;
                 prev = if prev == Prev::Operand {
-                    Prev::Increment
+                    Prev::Ambiguous
                 } else {
                     Prev::Operator
                 };
@@ -267,8 +275,18 @@ pub(super) fn check_awk_program(program: &str) -> Result<(), String> {
                 if matches!(word.as_str(), "print" | "printf") {
                     print_depth = Some(parens.len());
                 }
+                if ARGUMENT_VARIABLES.contains(&word.as_str()) {
+                    return Err(format!(
+                        "the awk program uses `{word}`, through which it can open other files"
+                    ));
+                }
+                if word == "getline" {
+                    getline_source(&s, i)?;
+                }
                 prev = if KEYWORDS.contains(&word.as_str()) {
                     Prev::Operator
+                } else if AMBIGUOUS_BEFORE_SLASH.contains(&word.as_str()) {
+                    Prev::Ambiguous
                 } else {
                     Prev::Operand
                 };
@@ -285,9 +303,50 @@ pub(super) fn check_awk_program(program: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Looks at the raw text, whatever the tokens: `system` and `@` (gawk's
-/// `@load`, `@include` and indirect calls) are refused even inside strings.
+/// `getline [var] < FILE`: the file must be a string literal (the raw scan
+/// has checked that none names gawk's network files); a file computed at
+/// run time could be `"/inet/tcp/..."`.
+fn getline_source(s: &[char], mut i: usize) -> Result<(), String> {
+    let skip_blanks = |i: &mut usize| {
+        while s.get(*i).is_some_and(|c| *c == ' ' || *c == '\t') {
+            *i += 1;
+        }
+    };
+    skip_blanks(&mut i);
+    while s
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+    {
+        i += 1;
+    }
+    skip_blanks(&mut i);
+    if s.get(i) != Some(&'<') {
+        return Ok(());
+    }
+    i += 1;
+    skip_blanks(&mut i);
+    if s.get(i) != Some(&'"') {
+        return Err("the awk program reads with `getline <` from a file named at run time".into());
+    }
+    i += 1;
+    skip_string(s, &mut i)?;
+    skip_blanks(&mut i);
+    // `getline < "a" "b"` concatenates in some awks.
+    match s.get(i) {
+        None | Some(';' | '}' | '\n' | ')' | '>' | '=' | '!' | '<' | '&' | '|') => Ok(()),
+        Some(c) => Err(format!(
+            "the awk program's `getline <` file goes on with `{c}`, which awks read differently"
+        )),
+    }
+}
+
+/// Looks at the raw text, whatever the tokens: `system`, gawk's network
+/// files (`/inet/tcp/...`) and `@` (gawk's `@load`, `@include` and indirect
+/// calls) are refused even inside strings.
 fn raw_scan(program: &str) -> Result<(), String> {
+    if program.contains("/inet") {
+        return Err("the awk program names gawk's network files (`/inet/...`)".into());
+    }
     let mut rest = program;
     while let Some(pos) = rest.find("system") {
         let before = rest[..pos].chars().next_back();
@@ -403,6 +462,8 @@ mod unit {
             "{ print length($0) / 2 }",
             "NR==1, NR==5",
             "{ print $1,\n $2 }",
+            "{ while ((getline line < \"a\") > 0) n++ } END { print n }",
+            "BEGIN { getline; print $0 }",
         ] {
             assert!(check_awk_program(ok).is_ok(), "{ok}");
         }
@@ -422,6 +483,12 @@ mod unit {
             "{ print $1,\n $2 > \"f\" }",
             "{ x++ / 2 }",
             "{ s = \"system\" }",
+            // mawk divides after `getline`: the "regex" would hide code.
+            "BEGIN { x = getline / 1; print \"a\" > \"out\"; y = 1 / 2 }",
+            "BEGIN { getline line < \"/inet/tcp/0/127.0.0.1/9\" }",
+            "BEGIN { f = \"/in\" \"et/tcp/0/127.0.0.1/9\"; getline l < f }",
+            "BEGIN { ARGV[1] = \"x\"; ARGC = 2 } { print }",
+            "{ n = length / 2; print > \"f\" }",
         ] {
             assert!(check_awk_program(bad).is_err(), "{bad}");
         }

@@ -382,6 +382,16 @@ impl Scan<'_> {
                     self.i = (line_end + 1).min(self.s.len());
                     break;
                 }
+                // Bash joins a line ending in an unescaped `\` with the
+                // next before comparing it with the delimiter (`EO\` and
+                // `F` end the document): the grammar does not, so the two
+                // could disagree on where the commands start again.
+                let trailing = line.iter().rev().take_while(|&&c| c == b'\\').count();
+                if !doc.quoted && trailing % 2 == 1 {
+                    return Err(
+                        "a here-document line ends with `\\`, which bash joins with the next line, so where the document ends is unclear".into(),
+                    );
+                }
                 if !doc.quoted {
                     let mut k = self.i;
                     while k < line_end {
@@ -432,6 +442,10 @@ mod unit {
         assert_eq!(found("cat <<'E'\n$(a)\nE\n"), Vec::<usize>::new());
         assert_eq!(found("cat <<-E\n\t$(a)\n\tE\necho $(b)"), vec![10, 23]);
         assert!(active_openers("cat <<E\nno end").is_err());
+        // `E\` + `` joined is the delimiter for bash, not for the grammar.
+        assert!(active_openers("cat <<EOF\nx\nEO\\\nF\ntouch y\nEOF\n").is_err());
+        assert!(active_openers("cat <<'EOF'\nx\\\nEOF\n").is_ok());
+        assert!(active_openers("cat <<EOF\nx\\\\\nEOF\n").is_ok());
     }
 
     #[test]

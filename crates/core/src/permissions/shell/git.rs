@@ -25,7 +25,6 @@ const READERS: &[&str] = &[
     "grep",
     "log",
     "ls-files",
-    "ls-remote",
     "ls-tree",
     "merge-base",
     "name-rev",
@@ -41,12 +40,36 @@ const READERS: &[&str] = &[
     "whatchanged",
 ];
 
-/// Judges `git ARGS`.
+/// Subcommands that reach another repository, usually over the network:
+/// never read-only, whatever they would fetch or show.
+const NETWORK: &[&str] = &[
+    "ls-remote",
+    "fetch",
+    "pull",
+    "push",
+    "clone",
+    "archive",
+    "submodule",
+    "request-pull",
+    "fetch-pack",
+    "send-pack",
+    "http-fetch",
+    "bundle",
+];
+
+/// Judges `git ARGS`. A read-only verdict says where git runs (`-C`), for
+/// the permission layer to check that it is the project's repository.
 pub(super) fn check(args: &[Word]) -> Judged {
-    check_words(args).map(|()| ReadOnly::Always)
+    let mut dir = String::from(".");
+    check_words(args, &mut dir)?;
+    Ok(ReadOnly {
+        git_dirs: vec![dir],
+        ..ReadOnly::ALWAYS
+    })
 }
 
-fn check_words(args: &[Word]) -> Result<(), String> {
+/// `dir` follows the `-C` options (each relative to the one before).
+fn check_words(args: &[Word], dir: &mut String) -> Result<(), String> {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -56,7 +79,45 @@ fn check_words(args: &[Word]) -> Result<(), String> {
             ));
         }
         match t {
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            "-C" => {
+                let to = args.get(i + 1).ok_or("`git -C` without a directory")?;
+                if to.dynamic {
+                    return Err(format!(
+                        "`git -C {}` runs in a directory only known at run time",
+                        to.text
+                    ));
+                }
+                // An empty `-C ''` leaves the directory as it is.
+                if !to.text.is_empty() {
+                    *dir = if dir.as_str() == "." {
+                        to.text.clone()
+                    } else {
+                        format!("{dir}/{}", to.text)
+                    };
+                }
+                // Whether that is still the project is for the permission
+                // layer to check on disk; out of it is never read-only.
+                if dir.starts_with(['/', '~']) || dir.split('/').any(|part| part == "..") {
+                    return Err(format!(
+                        "`git -C {}` runs git outside the directory it was started in, where the repository could be anyone's",
+                        to.text
+                    ));
+                }
+                i += 2;
+            }
+            // Naming the repository itself skips discovery: whatever
+            // configuration is there applies, so it is never read-only.
+            "--git-dir" | "--work-tree" | "--bare" => {
+                return Err(format!(
+                    "`git {t}` points git at a repository directly, whose configuration can run programs"
+                ));
+            }
+            _ if t.starts_with("--git-dir=") || t.starts_with("--work-tree=") => {
+                return Err(format!(
+                    "`git {t}` points git at a repository directly, whose configuration can run programs"
+                ));
+            }
+            "--namespace" => i += 2,
             "-c" | "--config-env" => {
                 let setting = args
                     .get(i + 1)
@@ -80,7 +141,6 @@ fn check_words(args: &[Word]) -> Result<(), String> {
             | "--noglob-pathspecs"
             | "--icase-pathspecs"
             | "--no-optional-locks"
-            | "--bare"
             | "--no-advice" => i += 1,
             "--version" | "--exec-path" | "--html-path" | "--man-path" | "--info-path" => {
                 return Ok(());
@@ -89,12 +149,7 @@ fn check_words(args: &[Word]) -> Result<(), String> {
                 check_setting(&t["--config-env=".len()..])?;
                 i += 1;
             }
-            _ if t.starts_with("--git-dir=")
-                || t.starts_with("--work-tree=")
-                || t.starts_with("--namespace=") =>
-            {
-                i += 1
-            }
+            _ if t.starts_with("--namespace=") => i += 1,
             _ if t.starts_with('-') => {
                 return Err(format!("`git {t}` is an option the analysis does not know"));
             }
@@ -109,23 +164,18 @@ fn check_words(args: &[Word]) -> Result<(), String> {
     if READERS.contains(&sub) {
         return reader(sub, rest);
     }
+    if NETWORK.contains(&sub) {
+        return Err(format!(
+            "`git {sub}` can reach another repository over the network, which only the user may allow"
+        ));
+    }
     no_dynamic_options("git", rest)?;
     let first = rest.first().map(|w| w.text.as_str());
     match sub {
         "branch" => listing("branch", rest, BRANCH_FLAGS),
         "tag" => listing("tag", rest, TAG_FLAGS),
         "config" => config(rest),
-        "remote" => {
-            // `-v` may precede a subcommand (`git remote -v add ...`).
-            let sub = rest
-                .iter()
-                .map(|w| w.text.as_str())
-                .find(|t| *t != "-v" && *t != "--verbose");
-            match sub {
-                None | Some("show" | "get-url") => Ok(()),
-                Some(other) => Err(format!("`git remote {other}` changes remotes")),
-            }
-        }
+        "remote" => remote(rest),
         // `git reflog [show]` takes `git log`'s options, `--output` included.
         "reflog" => match first {
             None => Ok(()),
@@ -144,6 +194,29 @@ fn check_words(args: &[Word]) -> Result<(), String> {
         _ => Err(format!(
             "`git {sub}` can change the repository or run other programs"
         )),
+    }
+}
+
+/// `git remote` listing forms. `show NAME` asks the remote itself (over
+/// the network) unless `-n` says to show only what is known locally.
+fn remote(rest: &[Word]) -> Result<(), String> {
+    // `-v` may precede a subcommand (`git remote -v add ...`).
+    let words: Vec<&str> = rest
+        .iter()
+        .map(|w| w.text.as_str())
+        .filter(|t| *t != "-v" && *t != "--verbose")
+        .collect();
+    match words.split_first() {
+        None | Some((&"get-url", _)) => Ok(()),
+        Some((&"show", args)) => {
+            let names = args.iter().filter(|a| !a.starts_with('-')).count();
+            if names == 0 || args.contains(&"-n") {
+                Ok(())
+            } else {
+                Err("`git remote show NAME` contacts the remote over the network (`-n` shows what is known locally)".into())
+            }
+        }
+        Some((other, _)) => Err(format!("`git remote {other}` changes remotes")),
     }
 }
 
@@ -207,12 +280,6 @@ fn reader(sub: &str, rest: &[Word]) -> Result<(), String> {
         {
             return Err("`git grep -O` opens the matches in another program".into());
         }
-        if sub == "ls-remote"
-            && (long_option_is(t, "upload-pack", 1)
-                || short_cluster(t).is_some_and(|c| c.contains('u')))
-        {
-            return Err("`git ls-remote --upload-pack` runs a program".into());
-        }
     }
     Ok(())
 }
@@ -267,16 +334,13 @@ const TAG_FLAGS: &[(&str, bool)] = &[
     ("--format", false),
 ];
 
-/// Options of `branch`/`tag` whose value follows as the next word.
-const TAKES_VALUE: &[&str] = &[
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
-    "--format",
-];
+/// Options of `branch`/`tag` that always take the next word as their value,
+/// whatever it looks like (`--sort -l` sorts by `-l`; it does not list).
+const REQUIRES_VALUE: &[&str] = &["--points-at", "--sort", "--format"];
+
+/// Options of `branch`/`tag` whose value is optional: the next word is
+/// theirs unless it starts with `-` (git's "last argument default").
+const OPTIONAL_VALUE: &[&str] = &["--contains", "--no-contains", "--merged", "--no-merged"];
 
 /// `git branch`/`git tag` in a listing form: only the known listing flags,
 /// and names only when the command lists (they are patterns then).
@@ -311,8 +375,15 @@ fn listing(sub: &str, rest: &[Word], flags: &[(&str, bool)]) -> Result<(), Strin
             ));
         };
         lists |= *implies_list;
-        if !inline_value
-            && TAKES_VALUE.contains(&flag)
+        if inline_value {
+            continue;
+        }
+        if REQUIRES_VALUE.contains(&flag) {
+            if rest.get(i).is_none() {
+                return Err(format!("`git {sub} {flag}` without its value"));
+            }
+            i += 1;
+        } else if OPTIONAL_VALUE.contains(&flag)
             && rest.get(i).is_some_and(|next| !next.text.starts_with('-'))
         {
             i += 1;

@@ -63,6 +63,11 @@ pub struct SimpleCommand {
     /// Why the words read only while the OS confines them (they run code
     /// the project controls), if so.
     pub needs_confinement: Option<String>,
+    /// Where git runs in this command (through any wrapper), relative to
+    /// the command's directory: `.` for `git log`, `sub` for `git -C sub
+    /// log`. The permission layer checks these are the project's own
+    /// repository (`permissions::repository`).
+    pub git_dirs: Vec<String>,
     /// Why its assignments or expansions are not read-only.
     pub other_problems: Vec<String>,
 }
@@ -78,6 +83,7 @@ impl SimpleCommand {
             redirects: Vec::new(),
             words_problem: Some("the command could not be analysed".into()),
             needs_confinement: None,
+            git_dirs: Vec::new(),
             other_problems: Vec::new(),
         }
     }

@@ -90,6 +90,7 @@ pub(super) fn walk(src: &str) -> Outcome {
         ));
     }
     walker.walk(root, 0);
+    walker.check_descriptors();
     if let Some(why) = walker.vars.unsafe_arithmetic() {
         walker.problem(why);
     }
@@ -323,6 +324,7 @@ impl Walker<'_> {
             redirects: self.inherited.clone(),
             words_problem: None,
             needs_confinement: None,
+            git_dirs: Vec::new(),
             other_problems: Vec::new(),
         });
         self.out.commands.len() - 1
@@ -339,10 +341,12 @@ impl Walker<'_> {
         };
         c.argv = words.iter().map(|w| w.text.clone()).collect();
         match judged {
-            Ok(ReadOnly::Always) => {}
-            Ok(ReadOnly::WhenConfined(why)) => {
-                c.needs_confinement = Some(why.clone());
-                self.out.needs_confinement.get_or_insert(why);
+            Ok(ReadOnly { confined, git_dirs }) => {
+                c.git_dirs = git_dirs;
+                if let Some(why) = confined {
+                    c.needs_confinement = Some(why.clone());
+                    self.out.needs_confinement.get_or_insert(why);
+                }
             }
             Err(why) => {
                 c.words_problem = Some(why.clone());

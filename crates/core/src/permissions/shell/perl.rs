@@ -8,7 +8,7 @@
 
 use super::python::listed;
 use super::readonly_list::{Judged, ReadOnly};
-use super::words::{Word, is_identifier};
+use super::words::{Word, has_brace_expansion, has_glob, is_identifier};
 
 /// Words perl accepts as one-liner code.
 const PERL_WORDS: &str = "\
@@ -20,6 +20,11 @@ const PERL_WORDS: &str = "\
 /// `perl` one-liners: `-n`/`-p`/`-l`/`-a`/`-e` and a script checked by
 /// [`perl_script`]; file operands must be plain names (perl's `<>` opens
 /// `|cmd` and `>file` as commands and outputs).
+///
+/// Switches are read as perl reads them: a cluster goes on after a
+/// switch's value (`-0777ne` is `-0777 -n -e`, `-l0i` is `-l0 -i`), and
+/// `-F` takes the rest of its word as code-like text, so its value is
+/// checked too.
 pub(super) fn perl(args: &[Word]) -> Judged {
     let mut scripts = Vec::new();
     let mut i = 0;
@@ -40,7 +45,14 @@ pub(super) fn perl(args: &[Word]) -> Judged {
         while let Some(&c) = flags.get(j) {
             j += 1;
             match c {
-                'n' | 'p' | 'l' | 'a' | 'w' | 'C' => {}
+                'n' | 'p' | 'a' | 'w' => {}
+                // `-l[octal]` and `-0[octal]`: the digits are the value,
+                // what follows them more switches.
+                'l' | '0' => {
+                    while flags.get(j).is_some_and(|d| d.is_digit(8)) {
+                        j += 1;
+                    }
+                }
                 'e' | 'E' => {
                     let rest: String = flags[j..].iter().collect();
                     let script = if rest.is_empty() {
@@ -53,8 +65,10 @@ pub(super) fn perl(args: &[Word]) -> Judged {
                     scripts.push(script);
                     break;
                 }
-                // `-F:` and `-0777` carry their value.
-                'F' | '0' => break,
+                'F' => {
+                    split_pattern(&flags[j..])?;
+                    break;
+                }
                 _ => {
                     return Err(format!(
                         "`perl -{c}` is an option the analysis does not know"
@@ -68,11 +82,18 @@ pub(super) fn perl(args: &[Word]) -> Judged {
     }
     for w in &args[i..] {
         let t = w.text.as_str();
-        let plain = !w.dynamic
-            && !t.is_empty()
-            && !t.starts_with(['|', '<', '>', '+', ' ', '-'])
-            && !t.ends_with(['|', ' '])
-            || t == "-";
+        // Perl's 2-arg open trims all white space, then reads a leading
+        // `<`, `>`, `+`, `|` or a trailing `|` as a mode; a word the shell
+        // expands (a glob) could end in `|`.
+        let plain = t == "-"
+            || (!w.dynamic
+                && !t.is_empty()
+                && !t.starts_with(['|', '<', '>', '+', '-'])
+                && !t.starts_with(char::is_whitespace)
+                && !t.ends_with('|')
+                && !t.ends_with(char::is_whitespace)
+                && !has_glob(t)
+                && !has_brace_expansion(t));
         if !plain {
             return Err(format!(
                 "perl opens `{t}` with its magic `<>`, which can run commands or write"
@@ -88,14 +109,55 @@ pub(super) fn perl(args: &[Word]) -> Judged {
         }
         perl_script(&s.text)?;
     }
-    Ok(ReadOnly::Always)
+    Ok(ReadOnly::ALWAYS)
+}
+
+/// The value of `-F`, which perl pastes into the code it runs
+/// (`our @F=split(VALUE)` when it starts with `/`, `'` or `"` and that
+/// character comes again). Accepted: a pattern without white space (which
+/// would start more switches), and when delimited, nothing but the one
+/// delimited pattern with no interpolation or code in it.
+fn split_pattern(value: &[char]) -> Result<(), String> {
+    let text: String = value.iter().collect();
+    if text.contains(char::is_whitespace) {
+        return Err(format!(
+            "`perl -F{text}` has white space, after which perl reads more switches"
+        ));
+    }
+    let Some(&first) = value.first() else {
+        return Ok(());
+    };
+    if !matches!(first, '/' | '\'' | '"') || !value[1..].contains(&first) {
+        // Perl quotes it whole (`q\0...\0`): plain text.
+        return Ok(());
+    }
+    let body = &value[1..value.len() - 1];
+    let delimited = value.len() >= 2 && value[value.len() - 1] == first && !body.contains(&first);
+    let harmless = body
+        .iter()
+        .all(|c| !matches!(c, '$' | '@' | '(' | ')' | '{' | '}' | ';'));
+    if delimited && harmless {
+        Ok(())
+    } else {
+        Err(format!(
+            "`perl -F{text}` is pasted into the code perl runs, and this one is more than a pattern"
+        ))
+    }
 }
 
 /// Checks a perl one-liner: allowed words, simple variables, strings and
 /// regexes without code blocks, no `s///e`, no backticks.
+///
+/// Where perl's own reading depends on what came before in ways this scan
+/// does not follow, the script is refused rather than guessed: a `/` after
+/// `}` (division after a subscript, a regex after a block), a word after
+/// `->` or `&` (a method or sub call, whose arguments run first), a
+/// quote-like operator whose delimiter closes a bracket (`$h{s}` is a
+/// hash key, not a substitution), and a `#!` line (perl reads switches
+/// such as `-i` from it).
 pub(super) fn perl_script(src: &str) -> Result<(), String> {
     for bad in [
-        "${", "@{", "%{", "(?{", "(??{", "`", "::", "&$", "\\&", "*{",
+        "${", "@{", "%{", "(?{", "(??{", "`", "::", "&$", "\\&", "*{", "#!",
     ] {
         if src.contains(bad) {
             return Err(format!("the perl script has `{bad}`, which can run code"));
@@ -104,13 +166,23 @@ pub(super) fn perl_script(src: &str) -> Result<(), String> {
     let s: Vec<char> = src.chars().collect();
     let mut i = 0;
     let mut operand = false;
+    // Just after a `}`: a subscript or a block ended, perl knows which.
+    let mut after_brace = false;
     while let Some(&c) = s.get(i) {
         i += 1;
+        let brace_before = std::mem::take(&mut after_brace);
         match c {
             c if c.is_whitespace() || c == ';' => {
                 if c == ';' {
                     operand = false;
+                } else {
+                    after_brace = brace_before;
                 }
+            }
+            '/' if brace_before => {
+                return Err(
+                    "the perl script has a `/` after `}`, which perl reads as a regex or a division depending on the code before".into(),
+                );
             }
             '#' => {
                 while s.get(i).is_some_and(|&c| c != '\n') {
@@ -167,6 +239,11 @@ pub(super) fn perl_script(src: &str) -> Result<(), String> {
                         "the perl script uses `{word}`, which is not known to be harmless"
                     ));
                 }
+                if called(&s[..start]) {
+                    return Err(format!(
+                        "the perl script calls `{word}` as a method or subroutine, whose arguments run first"
+                    ));
+                }
                 let quote_like =
                     matches!(word.as_str(), "m" | "q" | "qw" | "qq" | "s" | "tr" | "y");
                 if quote_like {
@@ -174,7 +251,9 @@ pub(super) fn perl_script(src: &str) -> Result<(), String> {
                         .get(i)
                         .copied()
                         .ok_or("a perl quote without a delimiter")?;
-                    if open.is_alphanumeric() || open.is_whitespace() || open == '=' || open == ','
+                    if open.is_alphanumeric()
+                        || open.is_whitespace()
+                        || matches!(open, '=' | ',' | ')' | ']' | '}' | '>')
                     {
                         return Err(format!("`{word}` followed by `{open}` is not understood"));
                     }
@@ -240,7 +319,11 @@ pub(super) fn perl_script(src: &str) -> Result<(), String> {
                 }
                 operand = true;
             }
-            ')' | ']' | '}' => operand = c != '}',
+            ')' | ']' => operand = true,
+            '}' => {
+                operand = false;
+                after_brace = true;
+            }
             '<' if s.get(i) == Some(&'>') => {
                 i += 1;
                 operand = true;
@@ -266,6 +349,17 @@ pub(super) fn perl_script(src: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether the text before a word makes it a call: `->` (a method) or a
+/// lone `&` (a subroutine), white space allowed between.
+fn called(before: &[char]) -> bool {
+    let mut k = before.len();
+    while k > 0 && before[k - 1].is_whitespace() {
+        k -= 1;
+    }
+    let at = |n: usize| k.checked_sub(n).and_then(|x| before.get(x)).copied();
+    (at(1) == Some('>') && at(2) == Some('-')) || (at(1) == Some('&') && at(2) != Some('&'))
 }
 
 /// Text perl interpolates (double quotes, regexes): a subscript or method
@@ -351,8 +445,36 @@ mod unit {
             &["-MPOSIX", "-e", "1"],
             &["-e", "print \"$x[system 1]\""],
             &["-ne", "print if /$h{x}/"],
+            // `-F` is pasted into the code; white space starts switches.
+            &["-F/x/;system q(touch p);/", "-ane", "print"],
+            &["-F: -i", "-ane", "print", "f"],
+            // Values of `-0`/`-l` end at their digits, switches follow.
+            &["-0777i", "-ne", "print", "f"],
+            &["-l0i", "-pe", "1", "f"],
+            &["-00pi", "-e", "1", "f"],
+            // 2-arg open trims all white space, and globs may end in `|`.
+            &["-ne", "print", "\t>out"],
+            &["-ne", "print", ">out\n"],
+            &["-ne", "print", "src/*"],
+            // Perl reads switches from a `#!` line.
+            &["-pe", "#!perl -i.bak\ns/a/b/", "f"],
+            // Readings that depend on what came before.
+            &["-e", "print $h{1} / 2; system q(touch p); print 1 / 3"],
+            &["-e", "print $h{s} ; system q(touch p); $h{s} ; $h{1}"],
+            &["-e", "print $x->q(system q(touch p))"],
+            &["-e", "print &q(system q(touch p))"],
         ] {
             assert!(pl(bad).is_err(), "{bad:?}");
+        }
+        for ok in [
+            &["-F:", "-lane", "print $F[0]"][..],
+            &["-F,", "-ane", "print $F[1]"],
+            &["-F/\\s+/", "-ane", "print $F[1]"],
+            &["-0777", "-ne", "print $1 if /x(.*)y/s", "f"],
+            &["-l", "-ne", "print if $. > 1", "f"],
+            &["-ne", "print if /a/ && /b/", "f"],
+        ] {
+            assert!(pl(ok).is_ok(), "{ok:?}");
         }
     }
 }

@@ -3,11 +3,11 @@
 //! `xxd` operand is an output file, `make` reads only with `-n`...
 
 use super::readonly_list::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
-use super::words::Word;
+use super::words::{Word, has_brace_expansion, has_glob};
 
 /// Judges the programs this module knows; anything else is not read-only.
 pub(super) fn check(name: &str, args: &[Word]) -> Judged {
-    let always = |r: Result<(), String>| r.map(|()| ReadOnly::Always);
+    let always = |r: Result<(), String>| r.map(|()| ReadOnly::ALWAYS);
     match name {
         "printf" => always(printf(args)),
         "sort" => always(sort(args)),
@@ -21,13 +21,10 @@ pub(super) fn check(name: &str, args: &[Word]) -> Judged {
         "hostname" => always(hostname(args)),
         "cargo" => cargo(args),
         "make" | "gmake" => make(args),
-        "rustc" => always(version_only(
-            name,
-            args,
-            &["--version", "-V", "-vV", "--verbose", "-v"],
-        )),
-        "node" | "npm" | "pnpm" | "yarn" => always(version_only(name, args, &["--version", "-v"])),
-        "go" => always(version_only(name, args, &["version"])),
+        "rustc" => toolchain_version(name, args, &["--version", "-V", "-vV", "--verbose", "-v"]),
+        "node" | "npm" => always(version_only(name, args, &["--version", "-v"])),
+        "pnpm" | "yarn" => toolchain_version(name, args, &["--version", "-v"]),
+        "go" => toolchain_version(name, args, &["version"]),
         _ => Err(format!("`{name}` is not a known read-only command")),
     }
 }
@@ -98,6 +95,29 @@ fn operands<'a>(args: &'a [Word], takes_value: &[&str]) -> Vec<&'a Word> {
     out
 }
 
+/// The one input operand of a program whose second operand is an output
+/// file (`uniq IN OUT`, `xxd IN OUT`). An operand the shell expands (a
+/// glob, braces, a variable) may become several words, the second of
+/// which would be written, so it is refused.
+fn single_input(program: &str, args: &[Word], takes_value: &[&str]) -> Result<(), String> {
+    let operands = operands(args, takes_value);
+    if let Some(w) = operands
+        .iter()
+        .find(|w| w.dynamic || has_glob(&w.text) || has_brace_expansion(&w.text))
+    {
+        return Err(format!(
+            "`{program} {}` may expand to several files, and `{program}` writes to the second",
+            w.text
+        ));
+    }
+    if operands.len() > 1 {
+        return Err(format!(
+            "`{program}` with a second file operand writes to that file"
+        ));
+    }
+    Ok(())
+}
+
 fn uniq(args: &[Word]) -> Result<(), String> {
     no_dynamic_options("uniq", args)?;
     let takes = [
@@ -108,10 +128,7 @@ fn uniq(args: &[Word]) -> Result<(), String> {
         "--skip-chars",
         "--check-chars",
     ];
-    if operands(args, &takes).len() > 1 {
-        return Err("`uniq` with a second file operand writes to that file".into());
-    }
-    Ok(())
+    single_input("uniq", args, &takes)
 }
 
 /// `xxd [options] [infile [outfile]]`: the second operand is written.
@@ -125,10 +142,7 @@ fn xxd(args: &[Word]) -> Result<(), String> {
     let takes = [
         "-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek", "-name",
     ];
-    if operands(args, &takes).len() > 1 {
-        return Err("`xxd` with a second file operand writes to that file".into());
-    }
-    Ok(())
+    single_input("xxd", args, &takes)
 }
 
 fn fd(args: &[Word]) -> Result<(), String> {
@@ -262,9 +276,22 @@ fn hostname(args: &[Word]) -> Result<(), String> {
     }
 }
 
+/// A version query of a program that is often a toolchain manager's shim
+/// (rustup, corepack, go's toolchain switch): the shim runs, and may first
+/// download, the version a project file names (`rust-toolchain.toml`, even
+/// a `path` inside the project; `packageManager`; go.mod's `toolchain`),
+/// so it reads only while confined.
+fn toolchain_version(name: &str, args: &[Word], allowed: &[&str]) -> Judged {
+    version_only(name, args, allowed)?;
+    Ok(ReadOnly::when_confined(format!(
+        "`{name}` may be a toolchain manager's shim that runs (and first downloads) the version the project's files name"
+    )))
+}
+
 /// `cargo metadata` and `cargo tree` read, but run the compiler named by the
-/// project's `.cargo/config.toml` to learn the target, and may rewrite
-/// `Cargo.lock`.
+/// project's `.cargo/config.toml` (and rustup the toolchain its
+/// `rust-toolchain.toml` names) and may rewrite `Cargo.lock`. Resolving
+/// dependencies may also fetch the registry: only offline forms read.
 fn cargo(args: &[Word]) -> Judged {
     no_dynamic_options("cargo", args)?;
     let args = match args.first() {
@@ -276,85 +303,33 @@ fn cargo(args: &[Word]) -> Judged {
     }) {
         return Err("`cargo --config` can make cargo run other programs".into());
     }
+    let has = |flag: &str| args.iter().any(|w| w.text == flag);
+    let offline = has("--offline") || has("--frozen");
     match args.first().map(|w| w.text.as_str()) {
-        Some("--version" | "-V" | "-Vv" | "version") | None => Ok(ReadOnly::Always),
-        Some(sub @ ("metadata" | "tree")) => Ok(ReadOnly::WhenConfined(format!(
-            "`cargo {sub}` runs the compiler the project's cargo configuration names and may rewrite Cargo.lock"
-        ))),
+        Some("--version" | "-V" | "-Vv" | "version") | None => Ok(ReadOnly::when_confined(
+            "`cargo` may be rustup's shim, which runs (and first downloads) the toolchain the project's rust-toolchain.toml names",
+        )),
+        Some(sub @ ("metadata" | "tree")) if offline || (sub == "metadata" && has("--no-deps")) => {
+            Ok(ReadOnly::when_confined(format!(
+                "`cargo {sub}` runs the compiler the project's cargo configuration names and may rewrite Cargo.lock"
+            )))
+        }
+        Some(sub @ ("metadata" | "tree")) => Err(format!(
+            "`cargo {sub}` may fetch the registry over the network (add `--offline` to read only what is here)"
+        )),
         Some(sub) => Err(format!("`cargo {sub}` builds, runs or changes files")),
     }
 }
 
-/// `make -n` prints the recipes instead of running them, but still runs
-/// the Makefile's `$(shell ...)` functions and recipe lines that call
-/// `$(MAKE)` or start with `+`.
+/// `make` runs the build. Even `make -n` runs code the project controls:
+/// the Makefile's `$(shell ...)` functions, recipe lines that start with `+`
+/// or call `$(MAKE)`, and the rules that remake included makefiles. So
+/// only the version query is read-only.
 fn make(args: &[Word]) -> Judged {
-    const FLAGS: &[&str] = &[
-        "-n",
-        "--dry-run",
-        "--just-print",
-        "--recon",
-        "-s",
-        "--silent",
-        "--quiet",
-        "-k",
-        "--keep-going",
-        "-B",
-        "--always-make",
-        "-w",
-        "--print-directory",
-        "--no-print-directory",
-        "-p",
-        "--print-data-base",
-        "-r",
-        "--no-builtin-rules",
-        "-R",
-        "--no-builtin-variables",
-        "-i",
-        "--ignore-errors",
-    ];
-    const WITH_VALUE: &[&str] = &["-C", "-f", "--file", "--makefile", "--directory", "-j"];
-    let mut dry_run = false;
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        i += 1;
-        let t = w.text.as_str();
-        if w.dynamic {
-            return Err(format!(
-                "`make` gets an argument only known at run time (`{t}`)"
-            ));
-        }
-        if matches!(t, "-n" | "--dry-run" | "--just-print" | "--recon") {
-            dry_run = true;
-        } else if WITH_VALUE.contains(&t) {
-            i += 1;
-        } else if FLAGS.contains(&t)
-            || ["--file=", "--makefile=", "--directory=", "-C", "-f", "-j"]
-                .iter()
-                .any(|p| t.starts_with(p))
-        {
-        } else if let Some(cluster) = short_cluster(t)
-            && cluster.chars().all(|c| "nskBwpriR".contains(c))
-        {
-            dry_run |= cluster.contains('n');
-        } else if t.starts_with('-') {
-            return Err(format!(
-                "`make {t}` is an option the analysis does not know"
-            ));
-        } else if t.contains('=') {
-            return Err(format!(
-                "`make {t}` overrides a variable, which can change what runs"
-            ));
-        }
-    }
-    if dry_run {
-        Ok(ReadOnly::WhenConfined(
-            "`make -n` still runs the Makefile's `$(shell ...)` functions and `+`/`$(MAKE)` recipe lines"
-                .into(),
-        ))
-    } else {
-        Err("`make` without `-n` runs the build".into())
-    }
+    version_only("make", args, &["--version", "-v"]).map_err(|_| {
+        "`make` runs the Makefile's commands (even `-n` runs its `$(shell ...)`, `+` and `$(MAKE)` lines and remakes included makefiles)".to_string()
+    })?;
+    Ok(ReadOnly::ALWAYS)
 }
 
 pub(super) fn version_only(name: &str, args: &[Word], allowed: &[&str]) -> Result<(), String> {
@@ -387,20 +362,23 @@ mod unit {
         assert!(run(&["xxd", "-r", "f", "out"]).is_err());
         assert!(run(&["uniq", "-f", "1", "in"]).is_ok());
         assert!(run(&["uniq", "in", "out"]).is_err());
+        // A glob may expand to an input and an output file.
+        assert!(run(&["uniq", "--", "src/*.txt"]).is_err());
+        assert!(run(&["uniq", "-c", "a{,b}"]).is_err());
+        assert!(run(&["xxd", "-c", "8", "a?"]).is_err());
     }
 
     #[test]
-    fn make_reads_only_dry_run_and_needs_confinement() {
-        assert!(matches!(
-            run(&["make", "-n"]),
-            Ok(ReadOnly::WhenConfined(_))
-        ));
-        assert!(matches!(
-            run(&["make", "-C", "sub", "--dry-run", "all"]),
-            Ok(ReadOnly::WhenConfined(_))
-        ));
-        assert!(run(&["make"]).is_err());
-        assert!(run(&["make", "-n", "MAKE=touch x"]).is_err());
-        assert!(run(&["make", "-n", "--eval=x"]).is_err());
+    fn make_is_never_read_only_but_its_version() {
+        assert!(run(&["make", "--version"]).is_ok());
+        for bad in [
+            &["make", "-n"][..],
+            &["make", "-C", "sub", "--dry-run", "all"],
+            &["make"],
+            &["make", "-n", "MAKE=touch x"],
+            &["make", "-n", "--eval=x"],
+        ] {
+            assert!(run(bad).is_err(), "{bad:?}");
+        }
     }
 }

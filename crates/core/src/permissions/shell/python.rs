@@ -65,7 +65,7 @@ pub(super) fn python(name: &str, args: &[Word]) -> Judged {
             _ => break,
         }
     }
-    version_only(name, args, &["--version", "-V"]).map(|()| ReadOnly::Always)
+    version_only(name, args, &["--version", "-V"]).map(|()| ReadOnly::ALWAYS)
 }
 
 struct Token {
@@ -288,6 +288,14 @@ fn python_script(src: &str) -> Judged {
                             "`open` with more than a path can open a file for writing".into()
                         );
                     }
+                    // `open(*[p, 'w'])`, `open(**{...})`: unpacked, the
+                    // arguments can hold a mode.
+                    (Kind::Punct, "*" | "=") if depth == 1 => {
+                        return Err(
+                            "`open` with unpacked or keyword arguments can open a file for writing"
+                                .into(),
+                        );
+                    }
                     _ => {}
                 }
             }
@@ -303,10 +311,10 @@ fn python_script(src: &str) -> Judged {
         k += 1;
     }
     match imports.iter().find(|m| **m != "sys") {
-        Some(m) => Ok(ReadOnly::WhenConfined(format!(
+        Some(m) => Ok(ReadOnly::when_confined(format!(
             "Python imports `{m}` from the working directory first if a file there has that name"
         ))),
-        None => Ok(ReadOnly::Always),
+        None => Ok(ReadOnly::ALWAYS),
     }
 }
 
@@ -320,11 +328,14 @@ mod unit {
 
     #[test]
     fn python_one_liners() {
-        assert_eq!(py("print(1+2)"), Ok(ReadOnly::Always));
-        assert_eq!(py("import sys; print(sys.version)"), Ok(ReadOnly::Always));
+        assert_eq!(py("print(1+2)"), Ok(ReadOnly::ALWAYS));
+        assert_eq!(py("import sys; print(sys.version)"), Ok(ReadOnly::ALWAYS));
         assert!(matches!(
             py("import json,sys; print(json.load(sys.stdin)['name'])"),
-            Ok(ReadOnly::WhenConfined(_))
+            Ok(ReadOnly {
+                confined: Some(_),
+                ..
+            })
         ));
         assert!(
             py("import json; d = json.load(open('package.json')); print(d['version'])").is_ok()
@@ -342,6 +353,9 @@ mod unit {
             "import subprocess",
             "from os import system",
             "o = open; o('x', 'w')",
+            "open(*['x', 'w']).write('y')",
+            "open(*('x',), *('w',))",
+            "open(**{'file': 'x', 'mode': 'w'})",
             "import pathlib; pathlib.Path('x').write_text('y')",
         ] {
             assert!(py(bad).is_err(), "{bad}");

@@ -15,28 +15,45 @@ use super::{builtins, git, perl, programs, python, scripts, wrappers};
 /// How many wrappers (`env xargs timeout ...`) are followed.
 const MAX_WRAPPER_DEPTH: usize = 8;
 
-/// A read-only verdict on words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum ReadOnly {
+/// A read-only verdict on words: they only read, perhaps only while
+/// confined, perhaps through git in some directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct ReadOnly {
+    /// Means to read, but runs code the project controls (a build
+    /// configuration, a toolchain file): read-only only while the
+    /// operating system confines it. Why.
+    pub confined: Option<String>,
+    /// Where git runs, relative to the command's directory (`.` for
+    /// `git status`, `sub` for `git -C sub status`): the permission layer
+    /// checks that it is the project's own repository.
+    pub git_dirs: Vec<String>,
+}
+
+impl ReadOnly {
     /// Reads, whatever the machine.
-    Always,
-    /// Means to read, but runs code the project controls (a Makefile's
-    /// `$(shell ...)`, a build configuration): read-only only while the
-    /// operating system confines it. The text says why.
-    WhenConfined(String),
+    pub const ALWAYS: ReadOnly = ReadOnly {
+        confined: None,
+        git_dirs: Vec::new(),
+    };
+
+    /// Reads only while confined, because of `why`.
+    pub fn when_confined(why: impl Into<String>) -> ReadOnly {
+        ReadOnly {
+            confined: Some(why.into()),
+            git_dirs: Vec::new(),
+        }
+    }
 }
 
 /// `Err` says why the words are not read-only.
 pub(super) type Judged = Result<ReadOnly, String>;
 
-/// The stricter of two verdicts.
+/// Both verdicts at once: the stricter confinement, every git directory.
 pub(super) fn both(a: Judged, b: Judged) -> Judged {
-    match (a?, b?) {
-        (ReadOnly::WhenConfined(why), _) | (_, ReadOnly::WhenConfined(why)) => {
-            Ok(ReadOnly::WhenConfined(why))
-        }
-        _ => Ok(ReadOnly::Always),
-    }
+    let (mut a, b) = (a?, b?);
+    a.confined = a.confined.or(b.confined);
+    a.git_dirs.extend(b.git_dirs);
+    Ok(a)
 }
 
 /// Programs that have no option that writes a file or runs another program,
@@ -132,7 +149,7 @@ pub(super) fn judge_at(words: &[Word], depth: usize) -> Judged {
         return Err("too many nested command wrappers to check".into());
     }
     let Some((program, args)) = words.split_first() else {
-        return Ok(ReadOnly::Always);
+        return Ok(ReadOnly::ALWAYS);
     };
     if program.dynamic {
         return Err(format!(
@@ -142,15 +159,15 @@ pub(super) fn judge_at(words: &[Word], depth: usize) -> Judged {
     }
     let name = program_name(&program.text)?;
     if PLAIN_READERS.contains(&name) {
-        return Ok(ReadOnly::Always);
+        return Ok(ReadOnly::ALWAYS);
     }
     match name {
         "eval" | "exec" | "source" | "." => Err(format!(
             "`{name}` runs code that cannot be checked beforehand"
         )),
         "git" => git::check(args),
-        "sed" => scripts::check_sed(args).map(|()| ReadOnly::Always),
-        "awk" | "gawk" | "mawk" | "nawk" => scripts::check_awk(args).map(|()| ReadOnly::Always),
+        "sed" => scripts::check_sed(args).map(|()| ReadOnly::ALWAYS),
+        "awk" | "gawk" | "mawk" | "nawk" => scripts::check_awk(args).map(|()| ReadOnly::ALWAYS),
         "find" => wrappers::find(args, depth),
         "xargs" => wrappers::xargs(args, depth),
         "env" => wrappers::env(args, depth),
@@ -164,11 +181,11 @@ pub(super) fn judge_at(words: &[Word], depth: usize) -> Judged {
         "timeout" => wrappers::timeout(args, depth),
         "python" | "python3" => python::python(name, args),
         "perl" => perl::perl(args),
-        "test" | "[" => builtins::test(args).map(|()| ReadOnly::Always),
-        "set" => builtins::set(args).map(|()| ReadOnly::Always),
-        "shopt" => builtins::shopt(args).map(|()| ReadOnly::Always),
-        "read" => builtins::read(args).map(|()| ReadOnly::Always),
-        "wait" => builtins::wait(args).map(|()| ReadOnly::Always),
+        "test" | "[" => builtins::test(args).map(|()| ReadOnly::ALWAYS),
+        "set" => builtins::set(args).map(|()| ReadOnly::ALWAYS),
+        "shopt" => builtins::shopt(args).map(|()| ReadOnly::ALWAYS),
+        "read" => builtins::read(args).map(|()| ReadOnly::ALWAYS),
+        "wait" => builtins::wait(args).map(|()| ReadOnly::ALWAYS),
         _ => programs::check(name, args),
     }
 }

@@ -104,6 +104,13 @@ impl Walker<'_> {
             .join(" ");
         let dynamic = dest_words.iter().any(|w| w.dynamic);
         let single = dest_words.len() == 1;
+        let duplicates = matches!(op.as_str(), "<&" | ">&" | "<&-" | ">&-");
+        if !duplicates && dest_words.iter().any(may_open_network) {
+            self.problem(format!(
+                "the redirection `{}` may open a network connection (bash's /dev/tcp and /dev/udp)",
+                clip(&self.raw(node), 40)
+            ));
+        }
         let is_fd = single
             && !dynamic
             && (target == "-"
@@ -167,6 +174,127 @@ impl Walker<'_> {
                         "the expansion at `{here}` is one the analysis could not follow"
                     ));
                 }
+            }
+        }
+    }
+}
+
+/// Whether bash could take this redirection target for one of its network
+/// paths (`/dev/tcp/HOST/PORT`, `/dev/udp/...`): it names one, or starts
+/// with text only known when the command runs that could become one.
+fn may_open_network(target: &Word) -> bool {
+    const NETWORK: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
+    if !target.dynamic {
+        return NETWORK.iter().any(|n| target.text.starts_with(n));
+    }
+    let raw = target.text.trim_start_matches(['"', '\'']);
+    if raw.starts_with('~') {
+        return false;
+    }
+    let fixed: String = raw
+        .chars()
+        .take_while(|c| !"$`*?[{~\\\"'".contains(*c))
+        .collect();
+    if fixed.is_empty() {
+        return true;
+    }
+    // A relative path never becomes `/dev/...`.
+    fixed.starts_with('/')
+        && NETWORK
+            .iter()
+            .any(|n| n.starts_with(fixed.as_str()) || fixed.starts_with(n))
+}
+
+/// What a file descriptor of a command refers to, for the reopen check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fd {
+    /// What the command was started with (the Bash tool's pipes).
+    Given,
+    /// `/dev/null`, or closed.
+    Nowhere,
+    /// A file the line named (even for reading).
+    File,
+}
+
+/// Why writing to `/dev/stdout` or `/dev/stderr` in this command would
+/// write a file: its descriptor 1 or 2 was pointed at a file first
+/// (`1<f >/dev/stdout` opens `f` again, for writing). Outer redirections
+/// come first in `redirects`, as bash applies them.
+pub(super) fn reopened_output(redirects: &[Redirect]) -> Option<String> {
+    let mut fds: std::collections::HashMap<String, Fd> = ["0", "1", "2"]
+        .into_iter()
+        .map(|n| (n.to_string(), Fd::Given))
+        .collect();
+    let state = |fds: &std::collections::HashMap<String, Fd>, n: &str| {
+        fds.get(n).copied().unwrap_or(Fd::Nowhere)
+    };
+    for r in redirects {
+        let default = if r.op.starts_with('<') { "0" } else { "1" };
+        let fd = r.fd.clone().unwrap_or_else(|| default.to_string());
+        let through = match r.target.as_str() {
+            "/dev/stdout" => Some("1"),
+            "/dev/stderr" => Some("2"),
+            _ => None,
+        };
+        if let Some(n) = through
+            && !r.dynamic
+            && state(&fds, n) == Fd::File
+        {
+            return Some(format!(
+                "`{}{} {}` opens again, for writing, the file descriptor {n} was pointed at",
+                r.fd.as_deref().unwrap_or(""),
+                r.op,
+                r.target
+            ));
+        }
+        if matches!(r.op.as_str(), "<<" | "<<<") {
+            continue;
+        }
+        let copies_fd = matches!(r.op.as_str(), "<&" | ">&")
+            && !r.target.is_empty()
+            && r.target.bytes().all(|b| b.is_ascii_digit());
+        let new = if r.dynamic {
+            Fd::File
+        } else if copies_fd {
+            state(&fds, &r.target)
+        } else if let Some(n) = through {
+            state(&fds, n)
+        } else if r.op.ends_with('-') || r.target == "-" || r.target == "/dev/null" {
+            Fd::Nowhere
+        } else {
+            Fd::File
+        };
+        // `&> f` and `>& f` (a file, not a descriptor) take both outputs.
+        let both_outputs = r.op.starts_with('&') || (r.op == ">&" && !copies_fd && r.fd.is_none());
+        if both_outputs {
+            fds.insert("1".into(), new);
+            fds.insert("2".into(), new);
+        } else {
+            fds.insert(fd, new);
+        }
+    }
+    // A program told to write to /dev/stdout itself (awk's `print >
+    // "/dev/stdout"`) would reopen a file its output descriptor reads.
+    ["1", "2"].into_iter().find_map(|n| {
+        (state(&fds, n) == Fd::File).then(|| {
+            format!("its output descriptor {n} is pointed at a file, which writing to /dev/stdout or /dev/stderr would reopen")
+        })
+    })
+}
+
+impl Walker<'_> {
+    /// Every command whose output descriptors point at a file refuses
+    /// `/dev/stdout`-style sinks (see [`reopened_output`]). A file opened
+    /// for writing is refused already; this catches those opened to read.
+    pub(super) fn check_descriptors(&mut self) {
+        for i in 0..self.out.commands.len() {
+            let reads_only_files = self.out.commands[i].writes().next().is_none();
+            if !reads_only_files {
+                continue;
+            }
+            if let Some(why) = reopened_output(&self.out.commands[i].redirects) {
+                self.out.commands[i].other_problems.push(why.clone());
+                self.out.problems.push(why);
             }
         }
     }

@@ -134,7 +134,7 @@ pub(super) fn check_sed_script(script: &str) -> Result<(), String> {
             'e' => return Err("the sed script's `e` command runs a shell command".into()),
             's' => {
                 let delim = p.delimiter()?;
-                p.until(delim)?;
+                p.regex_until(delim)?;
                 p.until(delim)?;
                 loop {
                     match p.peek() {
@@ -203,18 +203,37 @@ impl Scan<'_> {
             _ => Err("a sed command without a delimiter".into()),
         }
     }
+    /// Skips a regex to its unescaped `delim`. GNU sed (since 4.3) does not
+    /// end a regex at a delimiter inside a bracket expression (`/[/]/`),
+    /// older and other seds do; where the two readings end in different
+    /// places, what follows could be a command for one and regex text for
+    /// the other, so the script is refused.
+    fn regex_until(&mut self, delim: char) -> Result<(), String> {
+        let plain = regex_end(self.s, self.i, delim, false);
+        let bracketed = regex_end(self.s, self.i, delim, true);
+        match (plain, bracketed) {
+            (Some(a), Some(b)) if a == b => {
+                self.i = a;
+                Ok(())
+            }
+            (None, None) => Err("an unterminated sed expression".into()),
+            _ => Err(format!(
+                "the sed script has a `{delim}` inside a bracket expression, which seds read differently"
+            )),
+        }
+    }
     /// Skips one address: `12`, `$`, `/re/I`, `\%re%`, `first~step`, `+N`, `~N`.
     fn address(&mut self) -> Result<(), String> {
         match self.peek() {
             Some('/') => {
                 self.i += 1;
-                self.until('/')?;
+                self.regex_until('/')?;
                 self.skip(|c| c == 'I' || c == 'M');
             }
             Some('\\') => {
                 self.i += 1;
                 let delim = self.delimiter()?;
-                self.until(delim)?;
+                self.regex_until(delim)?;
                 self.skip(|c| c == 'I' || c == 'M');
             }
             Some('$') => self.i += 1,
@@ -226,6 +245,47 @@ impl Scan<'_> {
         }
         Ok(())
     }
+}
+
+/// Where a regex starting at `from` ends (just past its closing `delim`),
+/// reading bracket expressions as GNU sed does when `brackets` (a `]` first
+/// in the bracket is a member, `[:class:]` is skipped whole, a backslash
+/// inside is literal), or ignoring them.
+fn regex_end(s: &[char], from: usize, delim: char, brackets: bool) -> Option<usize> {
+    let mut i = from;
+    while let Some(&c) = s.get(i) {
+        i += 1;
+        if c == '\\' {
+            i += 1;
+        } else if c == delim {
+            return Some(i);
+        } else if c == '[' && brackets {
+            if s.get(i) == Some(&'^') {
+                i += 1;
+            }
+            if s.get(i) == Some(&']') {
+                i += 1;
+            }
+            loop {
+                let d = *s.get(i)?;
+                i += 1;
+                match d {
+                    ']' => break,
+                    '[' if matches!(s.get(i), Some(':' | '.' | '=')) => {
+                        let kind = s[i];
+                        i += 1;
+                        while !(s.get(i) == Some(&kind) && s.get(i + 1) == Some(&']')) {
+                            s.get(i)?;
+                            i += 1;
+                        }
+                        i += 2;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -244,6 +304,9 @@ mod unit {
             "1~2p",
             "a hello",
             "10q",
+            "/[[:space:]]*#/d",
+            "s/[\\/]/x/g",
+            "/[]a]/p",
         ] {
             assert!(check_sed_script(ok).is_ok(), "{ok}");
         }
@@ -261,6 +324,11 @@ mod unit {
             "b a;w out",
             "t x w out",
             "v 4.2 w out",
+            // GNU sed reads `[/s]` as one bracket and then `w`; others end
+            // the address at the `/` inside it.
+            "/[/s]/w ok.txt]]",
+            "s/[/]/x/w out",
+            "\\,[,],w out",
         ] {
             assert!(check_sed_script(bad).is_err(), "{bad}");
         }

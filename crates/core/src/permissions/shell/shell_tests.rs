@@ -341,8 +341,138 @@ fn former_false_asks_run_unprompted() {
             a.reason
         );
     }
-    let make = analyze("make -n");
-    assert!(make.read_only && make.needs_confinement.is_some());
+    // Project code runs, or may run, through these: only while confined.
+    for cmd in [
+        "cargo metadata --format-version 1 --no-deps",
+        "cargo --version",
+    ] {
+        let a = analyze(cmd);
+        assert!(a.read_only && a.needs_confinement.is_some(), "{cmd}");
+    }
+}
+
+/// What needs the network, another repository or project code is never
+/// read-only (issue 33), whatever wrapper or spelling carries it.
+#[test]
+fn network_other_repositories_and_project_code_are_never_read_only() {
+    let cases: &[(&str, &str)] = &[
+        ("git ls-remote", "git ls-remote http://127.0.0.1:9/x"),
+        ("ls-remote through env", "env git ls-remote git://h/x"),
+        ("ls-remote through find", "find . -exec git ls-remote u \\;"),
+        ("ls-remote through xargs", "echo u | xargs git ls-remote"),
+        ("remote show contacts", "git remote show origin"),
+        ("remote -v show contacts", "git remote -v show origin"),
+        ("fetch", "git fetch"),
+        ("archive --remote", "git archive --remote=u HEAD"),
+        ("submodule update", "git submodule update"),
+        ("/dev/tcp read", ": < /dev/tcp/127.0.0.1/80"),
+        ("/dev/udp read", "cat </dev/udp/127.0.0.1/53"),
+        ("/dev/tcp on a group", "{ cat; } < /dev/tcp/h/1"),
+        ("/dev/tcp through a variable", "cat < /dev/tcp/h/$p"),
+        ("a read target only known at run time", "cat < \"$f\""),
+        (
+            "a read target from a substitution",
+            "cat < $(echo /dev/tcp/h/1)",
+        ),
+        ("here-string then /dev/tcp", "cat <<< x 3</dev/tcp/h/1"),
+        (
+            "gawk network file",
+            "gawk 'BEGIN { getline l < \"/inet/tcp/0/h/1\" }'",
+        ),
+        ("gawk network operand", "awk '{ print }' /inet/tcp/0/h/1"),
+        ("cargo tree resolves online", "cargo tree"),
+        ("cargo metadata resolves online", "cargo metadata"),
+        ("--git-dir", "git --git-dir=vendor/x.git log"),
+        ("--git-dir as two words", "git --git-dir vendor/x.git log"),
+        ("--work-tree", "git --work-tree=. status"),
+        ("--bare", "git --bare log"),
+        ("GIT_DIR", "GIT_DIR=vendor/x.git git log"),
+        ("-C at run time", "git -C \"$d\" log"),
+        ("env -C at run time", "env -C $d git log"),
+        ("-execdir git", "find . -execdir git status \\;"),
+        ("make -n", "make -n"),
+        ("make --dry-run", "make --dry-run all"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(_, cmd)| analyze(cmd).read_only)
+        .map(|(name, cmd)| format!("{name}: {cmd:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "judged read-only:\n{}", wrong.join("\n"));
+    // What only reads the project's own repository stays read-only, and
+    // says where git runs for the permission layer to check.
+    let a = analyze("env -C sub git -C deep log && git status");
+    assert!(a.read_only, "{:?}", a.reason);
+    assert_eq!(a.commands[0].git_dirs, ["sub/deep"]);
+    assert_eq!(a.commands[1].git_dirs, ["."]);
+    for cmd in [
+        "git remote",
+        "git remote -v",
+        "git remote show",
+        "git remote show -n origin",
+        "git branch --sort=-committerdate",
+        "git branch --sort -committerdate --list 'f*'",
+        "git branch --contains -a",
+        "cat < ./\"$f\"",
+        "echo hi > /dev/stderr",
+        "ls >/dev/null 2>&1",
+    ] {
+        assert!(analyze(cmd).read_only, "{cmd}: {:?}", analyze(cmd).reason);
+    }
+}
+
+/// The misjudgment classes of issue 33 beyond the corpus lines, each as
+/// the rule it broke.
+#[test]
+fn issue_33_misjudgment_classes_are_not_read_only() {
+    let cases: &[(&str, &str)] = &[
+        ("a required value swallows -l", "git branch --sort -l newb"),
+        (
+            "a required value swallows --list",
+            "git tag --format --list v9",
+        ),
+        ("perl -F with white space", "perl '-F: -i' -ane print f"),
+        ("perl -0 then -i", "perl -00pi -e 1 f"),
+        ("perl white space before >", "perl -ne print $'\\n>out'"),
+        ("perl glob operand", "perl -ne print src/*.rs"),
+        (
+            "perl method call",
+            "perl -e 'print $x->q(system q(touch p))'",
+        ),
+        ("perl & call", "perl -e 'print &q(system q(touch p))'"),
+        (
+            "awk getline /",
+            "awk 'BEGIN { getline / 1; print > \"f\"; x = 1 / 2 }'",
+        ),
+        ("awk ARGV", "awk 'BEGIN { ARGV[1] = \"f\" } { print }'"),
+        (
+            "awk getline from a variable",
+            "awk 'BEGIN { getline l < f }'",
+        ),
+        ("sed bracketed delimiter", "sed 's/[/]/x/w out' f"),
+        ("typeset quoted array", "typeset -a x='( $(touch y) )'"),
+        ("declare quoted array", "declare -A 'x=( [$(touch y)]=1 )'"),
+        ("2<f then /dev/stderr", "echo x 2<f >/dev/stderr"),
+        ("fd copy of a read file", "echo x 3<f 1>&3 >/dev/stdout"),
+        ("outer read of fd 1", "{ echo x >/dev/stdout; } 1<f"),
+        (
+            "awk reopens /dev/stdout",
+            "awk '{ print > \"/dev/stdout\" }' 1<f",
+        ),
+        (
+            "here-document joined line",
+            "cat <<EOF\nx\nEO\\\nF\ntouch y\nEOF",
+        ),
+        ("uniq glob", "uniq -- src/*"),
+        ("xxd braces", "xxd a{,.out}"),
+        ("python open unpacked", "python3 -c 'open(*[\"f\", \"w\"])'"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(_, cmd)| analyze(cmd).read_only)
+        .map(|(name, cmd)| format!("{name}: {cmd:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "judged read-only:\n{}", wrong.join("\n"));
 }
 
 #[test]

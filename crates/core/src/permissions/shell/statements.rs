@@ -28,6 +28,12 @@ impl Walker<'_> {
                 "variable_assignment" => {
                     let (name, value) = self.assignment_parts(child);
                     words.push(Word::lit(&self.raw(child)));
+                    let array = child
+                        .child_by_field_name("value")
+                        .is_some_and(|v| v.kind() == "array");
+                    if !array && value.as_deref().is_some_and(quoted_compound) {
+                        self.problem(quoted_compound_problem(&name));
+                    }
                     self.check_assignment(&name, value.as_deref(), child, depth);
                 }
                 "variable_name" => words.push(Word::lit(&self.raw(child))),
@@ -64,6 +70,9 @@ impl Walker<'_> {
                     } else if let Some((name, value)) = w.text.split_once('=') {
                         // `export 'NAME=value'` assigns like `NAME=value`.
                         let name = name.strip_suffix('+').unwrap_or(name);
+                        if quoted_compound(value) {
+                            self.problem(quoted_compound_problem(name));
+                        }
                         if let Err(why) = check_assignment_name(name, Some(value)) {
                             self.problem(why);
                         }
@@ -75,7 +84,7 @@ impl Walker<'_> {
                 }
             }
         }
-        self.set_words(idx, &words, Ok(ReadOnly::Always));
+        self.set_words(idx, &words, Ok(ReadOnly::ALWAYS));
         self.current = saved;
     }
 
@@ -96,7 +105,7 @@ impl Walker<'_> {
             }
             words.push(w);
         }
-        self.set_words(idx, &words, Ok(ReadOnly::Always));
+        self.set_words(idx, &words, Ok(ReadOnly::ALWAYS));
         self.current = saved;
     }
 
@@ -109,7 +118,7 @@ impl Walker<'_> {
         self.test_expression(node, double, &raw);
         self.walk_children(node, depth);
         let program = if double { "[[" } else { "[" };
-        self.set_words(idx, &[Word::lit(program)], Ok(ReadOnly::Always));
+        self.set_words(idx, &[Word::lit(program)], Ok(ReadOnly::ALWAYS));
         self.current = saved;
     }
 
@@ -175,4 +184,17 @@ impl Walker<'_> {
         }
         self.walk_children(node, depth);
     }
+}
+
+/// A quoted value that reads as an array (`declare -a 'x=( $(cmd) )'`,
+/// `typeset -a x='( ... )'`): bash parses it again as a compound
+/// assignment and runs what is inside, quotes or not.
+fn quoted_compound(value: &str) -> bool {
+    value.trim_start().starts_with('(')
+}
+
+fn quoted_compound_problem(name: &str) -> String {
+    format!(
+        "`{name}` is given a quoted `( ... )` value, which a declaration evaluates as an array, expansions included"
+    )
 }

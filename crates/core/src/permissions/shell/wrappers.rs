@@ -105,7 +105,7 @@ pub(super) fn find(args: &[Word], depth: usize) -> Judged {
             w.text
         ));
     }
-    let mut verdict = Ok(ReadOnly::Always);
+    let mut verdict = Ok(ReadOnly::ALWAYS);
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -133,8 +133,19 @@ pub(super) fn find(args: &[Word], depth: usize) -> Judged {
                 if inner.is_empty() {
                     return Err(format!("`find {t}` names no command"));
                 }
-                let judged =
-                    judge_at(&inner, depth + 1).map_err(|why| format!("`find {t}` runs: {why}"));
+                let judged = judge_at(&inner, depth + 1)
+                    .map_err(|why| format!("`find {t}` runs: {why}"))
+                    .and_then(|r| {
+                        // `-execdir` runs in each found file's directory,
+                        // so git there may find any repository below.
+                        if t.ends_with("dir") && !r.git_dirs.is_empty() {
+                            Err(format!(
+                                "`find {t}` runs git in every directory it finds, whose repository could be anyone's"
+                            ))
+                        } else {
+                            Ok(r)
+                        }
+                    });
                 verdict = both(verdict, judged);
                 i = end + 1;
             }
@@ -243,7 +254,7 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Judged {
     let mut inner: Vec<Word> = args.get(i..).unwrap_or_default().to_vec();
     if inner.is_empty() {
         // Without a command xargs runs `echo`.
-        return Ok(ReadOnly::Always);
+        return Ok(ReadOnly::ALWAYS);
     }
     // The words xargs reads are added to the command, or replace the
     // placeholder: either way they are unknown here.
@@ -262,6 +273,8 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Judged {
 
 pub(super) fn env(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
+    // `-C DIR`: the command runs there (git's directory moves with it).
+    let mut chdir: Option<String> = None;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
         if w.dynamic {
@@ -271,7 +284,18 @@ pub(super) fn env(args: &[Word], depth: usize) -> Judged {
         }
         match t {
             "-i" | "--ignore-environment" | "-0" | "--null" | "-v" | "--debug" | "-" => {}
-            "-u" | "--unset" | "-C" | "--chdir" => i += 1,
+            "-u" | "--unset" => i += 1,
+            "-C" | "--chdir" => {
+                let dir = args.get(i + 1).ok_or("`env -C` without a directory")?;
+                if dir.dynamic {
+                    return Err(format!(
+                        "`env -C {}` runs in a directory only known at run time",
+                        dir.text
+                    ));
+                }
+                chdir = Some(dir.text.clone());
+                i += 1;
+            }
             "--" => {
                 i += 1;
                 break;
@@ -281,8 +305,10 @@ pub(super) fn env(args: &[Word], depth: usize) -> Judged {
                     "`env -S` splits a string into a command that cannot be checked".into(),
                 );
             }
-            _ if t.starts_with("--unset=") || t.starts_with("--chdir=") => {}
-            _ if t.starts_with("-u") || t.starts_with("-C") => {}
+            _ if t.starts_with("--chdir=") => chdir = Some(t["--chdir=".len()..].to_string()),
+            _ if t.starts_with("-C") => chdir = Some(t[2..].to_string()),
+            _ if t.starts_with("--unset=") => {}
+            _ if t.starts_with("-u") => {}
             _ if t.starts_with('-') => {
                 return Err(format!("`env {t}` is an option the analysis does not know"));
             }
@@ -303,15 +329,23 @@ pub(super) fn env(args: &[Word], depth: usize) -> Judged {
     }
     let inner = args.get(i..).unwrap_or_default();
     if inner.is_empty() {
-        return Ok(ReadOnly::Always);
+        return Ok(ReadOnly::ALWAYS);
     }
-    judge_at(inner, depth + 1).map_err(|why| format!("`env` runs: {why}"))
+    let mut verdict = judge_at(inner, depth + 1).map_err(|why| format!("`env` runs: {why}"))?;
+    if let Some(base) = chdir {
+        for dir in &mut verdict.git_dirs {
+            if !dir.starts_with('/') {
+                *dir = format!("{base}/{dir}");
+            }
+        }
+    }
+    Ok(verdict)
 }
 
 pub(super) fn command_builtin(args: &[Word], depth: usize) -> Judged {
     match args.first() {
         // `command -v x` only looks a name up.
-        Some(w) if !w.dynamic && (w.text == "-v" || w.text == "-V") => Ok(ReadOnly::Always),
+        Some(w) if !w.dynamic && (w.text == "-v" || w.text == "-V") => Ok(ReadOnly::ALWAYS),
         Some(w) if !w.dynamic && w.text == "-p" => judge_at(&args[1..], depth + 1),
         _ => judge_at(args, depth + 1),
     }
