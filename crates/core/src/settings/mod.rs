@@ -556,3 +556,7 @@ fn resolve_dir(dir: &str, project_root: &Path) -> PathBuf {
 #[cfg(test)]
 #[path = "settings_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "secret_paths_tests.rs"]
+mod secret_paths_tests;
