@@ -101,7 +101,7 @@ fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs
 }
 
 #[test]
-fn a_teammate_asking_for_bypass_permissions_is_refused_in_print_mode() {
+fn in_print_mode_no_teammate_starts_in_a_wider_mode() {
     let sb = Sandbox::new();
     let server = MockServer::start_blocking(
         Script::new()
@@ -120,10 +120,50 @@ fn a_teammate_asking_for_bypass_permissions_is_refused_in_print_mode() {
     let last = server.requests().pop().unwrap();
     let (text, is_error) = result_of(&last, "tc");
     assert!(is_error, "{text}");
-    // Plain -p has no teams at all, or refuses the wider mode: either way
-    // nothing was started, and the model is told why.
+    // Plain -p offers no teams (nobody could answer their prompts), so the
+    // call is refused before any mode is considered (the decision itself
+    // refuses a wider mode unattended: permissions::policy_tests).
     assert!(!text.is_empty());
     assert!(!server.requests().iter().any(|r| is_teammate(r, "eve")));
+}
+
+#[test]
+fn an_agent_input_naming_a_mode_or_tools_is_refused() {
+    let sb = Sandbox::new();
+    let agent = |extra: serde_json::Value| {
+        let mut input = json!({"description": "d", "prompt": "touch pwned-agent.txt", "subagent_type": "general-purpose"});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        input
+    };
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "m",
+                "Agent",
+                agent(json!({"mode": "bypassPermissions"})),
+            ))
+            .turn(Turn::tool_use(
+                "t",
+                "Agent",
+                agent(json!({"tools": ["Bash"], "allowed_tools": ["Bash"]})),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let asked = deny_everything(&mut s, "delegate");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+    assert!(asked.is_empty(), "{asked:?}");
+    let last = server.requests().pop().unwrap();
+    for id in ["m", "t"] {
+        let (text, is_error) = result_of(&last, id);
+        assert!(is_error && text.contains("unknown field"), "{id}: {text}");
+    }
+    assert!(!sb.project().join("pwned-agent.txt").exists());
 }
 
 #[test]
