@@ -100,6 +100,12 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
     s.tmux.type_text("start a team for the greeting");
     s.tmux.keys(&["Enter"]);
 
+    // Amy would work in acceptEdits, wider than the lead's default mode:
+    // the user agrees first.
+    s.tmux
+        .wait_text("TeamCreate would start a teammate in acceptEdits mode");
+    s.tmux.keys(&["1"]);
+
     // Amy's first plan opens the review dialog.
     s.tmux.wait_text("Plan approval · amy@core");
     let dialog = s.tmux.wait_text("Reject, and tell amy what to change");

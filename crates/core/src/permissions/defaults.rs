@@ -218,6 +218,13 @@ fn foreign_git(call: &CallInfo, target: &Target, working_dirs: &[PathBuf]) -> Op
         }
         for place in &places {
             for dir in &command.git_dirs {
+                // The shell expands `~`; joined as text it would name a
+                // directory that does not exist.
+                if dir.starts_with('~') || dir.contains("/~") {
+                    return Some(format!(
+                        "git runs in `{dir}`, in the home directory rather than the project"
+                    ));
+                }
                 let why =
                     super::repository::foreign_repository(&place.join(dir.as_str()), working_dirs);
                 if why.is_some() {

@@ -488,13 +488,19 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
         };
     }
     if let Access::Agent {
-        mode: Some(wanted), ..
+        mode: Some(wanted),
+        subagent_type,
+        ..
     } = &call.access
         && mode::is_wider(*wanted, ctx.mode)
     {
+        let who = match subagent_type.as_str() {
+            "teammate" => "a teammate".to_string(),
+            _ => what.clone(),
+        };
         return Verdict::Ask {
             reason: format!(
-                "{} would start {what} in {wanted} mode, which allows more than this session's {} mode",
+                "{} would start {who} in {wanted} mode, which allows more than this session's {} mode",
                 call.tool_name, ctx.mode
             ),
             why: AskWhy::Escalation,

@@ -318,6 +318,8 @@ fn git_pointed_at_a_repository_inside_the_project_asks() {
         "env -C vendor/x.git git log",
         "git -C .. log",
         "git -C /tmp log",
+        "git -C ~/other log",
+        "env -C ~ git log",
         "cd && git log",
         "cd $D && git log",
         "git --git-dir=vendor/x.git log",
@@ -326,11 +328,13 @@ fn git_pointed_at_a_repository_inside_the_project_asks() {
         let d = decide(&ctx, &call(&w, "Bash", bash(command)));
         assert!(asks(&d), "{command}: {d:?}");
     }
+    let absolute = format!("git -C {} log", w.project.join("src").display());
     for command in [
         "git log",
         "git -C src log",
         "cd src && git log",
         "cd vendor && ls",
+        absolute.as_str(),
     ] {
         let d = decide(&ctx, &call(&w, "Bash", bash(command)));
         assert_eq!(d, Decision::Allow(Grant::ReadOnly), "{command}");

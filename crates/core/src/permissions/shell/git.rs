@@ -96,8 +96,9 @@ fn check_words(args: &[Word], dir: &mut String) -> Result<(), String> {
                     };
                 }
                 // Whether that is still the project is for the permission
-                // layer to check on disk; out of it is never read-only.
-                if dir.starts_with(['/', '~']) || dir.split('/').any(|part| part == "..") {
+                // layer to check on disk (absolute paths included); going
+                // up or home is never read-only.
+                if dir.starts_with('~') || dir.split('/').any(|part| part == "..") {
                     return Err(format!(
                         "`git -C {}` runs git outside the directory it was started in, where the repository could be anyone's",
                         to.text
