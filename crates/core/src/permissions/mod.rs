@@ -496,7 +496,7 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
     {
         let who = match subagent_type.as_str() {
             "teammate" => "a teammate".to_string(),
-            _ => what.clone(),
+            _ => what,
         };
         return Verdict::Ask {
             reason: format!(
