@@ -224,6 +224,7 @@ fn switching_bypass_off_ends_it_and_keeps_it_out_of_reach() {
             kept_directories: &[],
             auto_mode: AutoModeConfig::default(),
             bypass_disabled: true,
+            secret_paths: &[],
         },
     );
     assert_eq!(ctx.mode, PermissionMode::Default);

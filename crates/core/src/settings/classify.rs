@@ -131,6 +131,12 @@ pub const KEYS: &[KeyRule] = &[
         "confines allowed commands to the working directories",
     ),
     rule(
+        "secretPaths",
+        Narrowing,
+        Elements,
+        "adds secret stores that ask before being read and that confined commands do not see",
+    ),
+    rule(
         "planVariant",
         Neutral,
         Whole,

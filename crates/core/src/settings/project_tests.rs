@@ -229,6 +229,7 @@ fn sample(key: &str) -> Value {
         "snapshotPlans" => json!(true),
         "maxParallelAgents" => json!(64),
         "sandbox" => json!(false),
+        "secretPaths" => json!(["~/.vault"]),
         "idleTimeoutSecs" => json!(1),
         "autoCompactThreshold" => json!(0.1),
         "models" => json!({"m": {"contextWindow": 1000}}),
