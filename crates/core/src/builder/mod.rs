@@ -530,7 +530,7 @@ impl SessionBuilder {
             .as_ref()
             .and_then(|v| v.get("HOME").map(PathBuf::from))
             .or_else(dirs::home_dir);
-        permissions.secrets = crate::permissions::secrets::SecretStores::new(
+        permissions.secrets = SecretStores::new(
             home.as_deref(),
             &settings.secret_paths,
             &permissions.working_dirs,
@@ -646,10 +646,11 @@ impl SessionBuilder {
             }
             _ => SandboxPolicy::None,
         };
-        let home = dirs::home_dir();
+        // The same stores the permission layer asks about, and the same
+        // home their `~` and `.env` files were found in.
         let confiner = Arc::new(SessionSandbox::new(
             config.sandbox_stage.clone().map(Stage::catui),
-            SecretStores::new(home.as_deref(), &[], &permissions.working_dirs),
+            permissions.secrets.clone(),
             home,
             approved.clone(),
         ));

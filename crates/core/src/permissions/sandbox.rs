@@ -129,13 +129,26 @@ impl SessionSandbox {
         self.approved.clone()
     }
 
-    /// The confinement of one command under `policy`; `None` unconfined.
-    pub fn confinement(&self, policy: &SandboxPolicy) -> std::io::Result<Option<Confinement>> {
+    /// The secret stores this sandbox was built with: what it hides when
+    /// the caller has no session to ask (see
+    /// `ToolContext::secret_stores`, which prefers the session's).
+    pub fn secrets(&self) -> &SecretStores {
+        &self.secrets
+    }
+
+    /// The confinement of one command under `policy`, hiding `secrets`
+    /// (the session's current stores: settings `secretPaths` may have
+    /// grown since the session started); `None` unconfined.
+    pub fn confinement(
+        &self,
+        policy: &SandboxPolicy,
+        secrets: &SecretStores,
+    ) -> std::io::Result<Option<Confinement>> {
         Ok(match policy {
             SandboxPolicy::None => None,
             SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => Some(Confinement::read_only(
                 temp_dir.clone(),
-                self.secrets.existing(self.home.as_deref()),
+                secrets.existing(self.home.as_deref()),
             )),
             SandboxPolicy::WorkingDirs { writable, network } => {
                 let network = match network {

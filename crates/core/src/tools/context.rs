@@ -234,10 +234,15 @@ impl ToolContext {
     }
 
     /// The user's secret stores, as the session's permission layer knows
-    /// them (defaults plus settings `secretPaths`): what a confined
-    /// command must not see.
+    /// them now (defaults plus settings `secretPaths`, reloaded with the
+    /// settings): what Read and Grep ask about and what a confined command
+    /// must not see. Without a session (unit tests, embedders running a
+    /// tool alone): the stores the sandbox was built with.
     pub fn secret_stores(&self) -> SecretStores {
-        self.permission_context().secrets
+        match &self.session {
+            Some(s) => s.0.permission_context().secrets,
+            None => self.confiner.secrets().clone(),
+        }
     }
 
     /// What a search by `tool` from `root` must leave out of its walk (see

@@ -210,6 +210,8 @@ pub(super) fn everything_read_only(command: &str) -> ShellAnalysis {
         c.words_problem = None;
         c.needs_confinement = None;
         c.other_problems.clear();
+        // Nor does it know where git runs (so no repository is foreign).
+        c.git_dirs.clear();
         for r in &mut c.redirects {
             r.writes = false;
         }

@@ -333,7 +333,8 @@ async fn run(
     );
     let script_args = [OsString::from("-c"), OsString::from(script)];
     let policy = policy_for(ctx);
-    let confinement = ctx.confiner.confinement(&policy).map_err(|e| {
+    let secrets = ctx.secret_stores();
+    let confinement = ctx.confiner.confinement(&policy, &secrets).map_err(|e| {
         ToolError::failed(format!(
             "Could not start the sandbox's network proxy: {e}; the command was not run."
         ))
