@@ -239,6 +239,13 @@ fn a_secret_read_asks_and_denied_its_contents_never_reach_the_model() {
                 "Read",
                 json!({"file_path": sb.project().join("innocent.txt").to_str().unwrap()}),
             ))
+            // Judged read-only, so it runs unasked: confined, where the
+            // store the setting added is hidden as well as the defaults.
+            .turn(Turn::tool_use(
+                "cat",
+                "Bash",
+                json!({"command": format!("cat {}/token.txt {key}", vault.display())}),
+            ))
             .turn(Turn::text("done")),
     )
     .unwrap();
@@ -256,6 +263,8 @@ fn a_secret_read_asks_and_denied_its_contents_never_reach_the_model() {
         grep.contains("not searched") && grep.contains("~/vault"),
         "{grep}"
     );
+    let (cat, _) = result_of(&last, "cat");
+    assert!(cat.contains("token.txt") && cat.contains("id_rsa"), "{cat}");
 }
 
 #[test]
