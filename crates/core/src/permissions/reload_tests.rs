@@ -2,6 +2,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::permissions::rules::{Rule, RuleBehavior, RuleOrigin};
+use crate::permissions::secrets::SecretStores;
 
 fn settings_rule(text: &str) -> SourcedRule {
     SourcedRule {
@@ -234,4 +235,32 @@ fn switching_bypass_off_ends_it_and_keeps_it_out_of_reach() {
         Err(crate::permissions::ModeError::BypassDisabled)
     );
     assert_eq!(ctx.mode, PermissionMode::Default);
+}
+
+#[test]
+fn secret_paths_added_while_the_session_runs_are_secret_at_once() {
+    let mut ctx = PermissionContext::new(PathBuf::from("/home/u/proj"));
+    ctx.secrets = SecretStores::new(
+        Some(Path::new("/home/u")),
+        &[],
+        &[PathBuf::from("/home/u/proj")],
+    );
+    let vault = Path::new("/home/u/vault/token");
+    assert!(!ctx.secrets.is_secret(vault));
+    apply_reloaded_settings(
+        &mut ctx,
+        ReloadedPermissions {
+            rules: &RuleSet::default(),
+            directories: &[],
+            previous_directories: &[],
+            kept_directories: &[],
+            auto_mode: AutoModeConfig::default(),
+            bypass_disabled: false,
+            secret_paths: &["~/vault".to_string()],
+        },
+    );
+    assert!(ctx.secrets.is_secret(vault));
+    assert!(ctx.secrets.is_secret(Path::new("/home/u/.ssh/id_rsa")));
+    // The project's own `.env` stays the project's.
+    assert!(!ctx.secrets.is_secret(Path::new("/home/u/proj/.env")));
 }
