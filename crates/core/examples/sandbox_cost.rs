@@ -87,6 +87,7 @@ async fn time(ctx: &ToolContext, command: &str, runs: usize) -> Result<Vec<f64>,
                     timeout: Some(60_000),
                     description: None,
                     unconfined: None,
+                    run_in_background: None,
                 },
                 ctx,
             )

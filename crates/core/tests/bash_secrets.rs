@@ -22,6 +22,7 @@ async fn api_keys_are_removed_from_the_environment() {
                 timeout: None,
                 description: None,
                 unconfined: None,
+                run_in_background: None,
             },
             &ctx,
         )

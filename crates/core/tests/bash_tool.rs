@@ -15,6 +15,7 @@ fn input(command: &str) -> BashInput {
         timeout: None,
         description: None,
         unconfined: None,
+        run_in_background: None,
     }
 }
 
@@ -179,6 +180,7 @@ async fn timeout_kills_the_whole_process_tree() {
                 timeout: Some(500),
                 description: None,
                 unconfined: None,
+                run_in_background: None,
             },
             &ctx,
         )

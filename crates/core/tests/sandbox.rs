@@ -67,6 +67,7 @@ async fn run(ctx: &ToolContext, command: &str) -> ToolOutput {
                 timeout: Some(20_000),
                 description: None,
                 unconfined: None,
+                run_in_background: None,
             },
             ctx,
         )

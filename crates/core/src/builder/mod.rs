@@ -508,6 +508,9 @@ impl SessionBuilder {
         tool_ctx
             .values
             .insert(ToolOutputDir(config_dir.join("tool-output")));
+        let background = Arc::new(crate::tools::bash::BackgroundShells::new(
+            config_dir.join("tool-output"),
+        ));
 
         let mut permissions = PermissionContext::new(cwd.clone());
         settings.apply_to(&mut permissions);
@@ -832,6 +835,7 @@ impl SessionBuilder {
                 Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
                 Arc::new(crate::mcp::commands::McpCommands(mcp.clone())),
                 settings_reload,
+                Arc::new(crate::engine::background::BackgroundCommands(background)),
             ],
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });

@@ -9,6 +9,7 @@
 
 pub mod approver;
 pub mod attachments;
+pub mod background;
 mod clear;
 pub mod commands;
 mod compaction;

@@ -19,6 +19,7 @@ pub mod media;
 pub mod notebook_edit;
 pub mod read;
 pub mod registry;
+pub mod shells;
 #[cfg(test)]
 mod test_support;
 pub mod todo_write;

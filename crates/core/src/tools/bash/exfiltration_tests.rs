@@ -47,6 +47,7 @@ async fn run_bash(ctx: &ToolContext, command: &str) -> String {
         timeout: Some(15_000),
         description: None,
         unconfined: None,
+        run_in_background: None,
     };
     match BashTool.call(input, ctx).await {
         Ok(ToolOutput { content, .. }) => content,

@@ -9,13 +9,23 @@
 //! on SIGTERM, SIGINT or SIGHUP. A process that moves itself to a group of
 //! its own (`setsid`, daemons) is detached and not tracked. The stdio MCP
 //! servers catui starts are tracked the same way (each leads its own
-//! group), so none outlives catui either.
+//! group), so none outlives catui either. The output files of background
+//! commands are removed then too.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 /// Groups that may still have members.
 static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// Files removed when the session ends (background commands' output).
+static FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes `path` when the session ends ([`kill_all`]).
+pub(crate) fn remove_at_end(path: PathBuf) {
+    crate::sync::lock(&FILES).push(path);
+}
 
 fn groups() -> MutexGuard<'static, BTreeSet<i32>> {
     crate::sync::lock(&GROUPS)
@@ -32,15 +42,61 @@ pub(crate) fn track(pgid: i32) {
 /// Kills group `pgid` (SIGKILL) and stops tracking it.
 pub(super) fn kill(pgid: i32) {
     groups().remove(&pgid);
+    kill_group(pgid);
+}
+
+/// Kills group `pgid` with the sandbox's inner session, when its leader is
+/// bubblewrap: bubblewrap's child starts a session of its own
+/// (`--new-session`) and is otherwise ended by `--die-with-parent`, which
+/// it sets up only after it started — a kill right after the start would
+/// miss it.
+fn kill_group(pgid: i32) {
+    let inner = sandbox_sessions(pgid);
     signal_group(pgid, libc::SIGKILL);
+    for session in inner {
+        signal_group(session, libc::SIGKILL);
+    }
+}
+
+/// The children of leader `pgid` that lead a session of their own, when
+/// the leader is bubblewrap (which forks itself, so the child is one too).
+fn sandbox_sessions(pgid: i32) -> Vec<i32> {
+    let is_bwrap = |pid: i32| {
+        std::fs::read_link(format!("/proc/{pid}/exe"))
+            .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "bwrap"))
+    };
+    if !is_bwrap(pgid) {
+        return Vec::new();
+    }
+    let children =
+        std::fs::read_to_string(format!("/proc/{pgid}/task/{pgid}/children")).unwrap_or_default();
+    children
+        .split_whitespace()
+        .filter_map(|c| c.parse::<i32>().ok())
+        .filter(|&c| c != pgid && is_bwrap(c) && session_of(c) == Some(c))
+        .collect()
+}
+
+/// The session `pid` belongs to (field 6 of `/proc/PID/stat`).
+fn session_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may contain spaces and parentheses: fields start
+    // after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(3)?.parse().ok()
 }
 
 /// Kills every tracked group: what Bash commands still have running,
-/// background jobs included. Called when the session ends.
+/// background jobs and background commands included, and removes the
+/// output files of background commands. Called when the session ends.
 pub fn kill_all() {
     let all = std::mem::take(&mut *groups());
     for pgid in all {
-        signal_group(pgid, libc::SIGKILL);
+        kill_group(pgid);
+    }
+    let files = std::mem::take(&mut *crate::sync::lock(&FILES));
+    for path in files {
+        let _ = std::fs::remove_file(path);
     }
 }
 

@@ -14,6 +14,9 @@
 //! over between calls: an `EXIT` trap writes the final `pwd` to a private
 //! pipe that the tool reads after the shell exits.
 
+pub mod background;
+#[cfg(test)]
+mod background_tests;
 #[cfg(test)]
 mod containment_tests;
 #[cfg(test)]
@@ -27,6 +30,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -36,6 +40,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
+pub use background::{BackgroundShells, Shell, ShellStatus};
 pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
@@ -79,6 +84,10 @@ pub struct BashInput {
     /// in the read-only sandbox and needs to write. The user is asked first.
     #[serde(default)]
     pub unconfined: Option<bool>,
+    /// Set to true to start the command and return at once with an id,
+    /// for servers, watchers and long builds.
+    #[serde(default)]
+    pub run_in_background: Option<bool>,
 }
 
 #[async_trait]
@@ -105,6 +114,11 @@ impl TypedTool for BashTool {
              {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
              - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
              the end are kept, and the whole output is saved to a file whose path is given.\n\
+             - With `run_in_background: true` the command starts and the call returns at once \
+             with an id (no `&` needed, no time limit). Read what it printed since the last look \
+             with BashOutput, stop it with KillShell; when it ends you are told with its exit \
+             code, so there is no need to poll or sleep. Use it for servers, watchers and long \
+             builds or test runs.\n\
              - Processes the command leaves running in the background (`server &`) keep running \
              until the session ends, and are stopped then (those of a command run in the \
              read-only sandbox end with it).\n\
@@ -174,6 +188,9 @@ impl TypedTool for BashTool {
             cwd = ctx.project_root.clone();
             ctx.set_cwd(cwd.clone());
         }
+        if input.run_in_background == Some(true) {
+            return start_in_background(&input, &cwd, ctx);
+        }
         // A command that runs unconfined (the user or a rule allowed it) runs
         // in the editor's terminal when there is one; confined ones (judged
         // read-only, plan mode) always run here, where the confinement is.
@@ -209,6 +226,48 @@ impl TypedTool for BashTool {
             end => Ok(render(&run.output, end, timeout_ms, &notes)),
         }
     }
+}
+
+/// Starts the command as a foreground one would be (same sandbox, same
+/// tracked group) and hands it to the session's background list.
+fn start_in_background(
+    input: &BashInput,
+    cwd: &Path,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let Some(shells) = ctx.values.get::<Arc<BackgroundShells>>() else {
+        return Err(ToolError::failed(
+            "Background commands are not available here; run the command without \
+             `run_in_background`.",
+        ));
+    };
+    let started = start(&input.command, cwd, ctx)?;
+    let shell = shells
+        .adopt(
+            started,
+            &input.command,
+            input.description.clone(),
+            ctx.agent_id.clone(),
+            &[],
+        )
+        .map_err(|e| {
+            ToolError::failed(format!(
+                "Could not create the background command's output file: {e}; the command was \
+                 stopped."
+            ))
+        })?;
+    Ok(background_started(&shell))
+}
+
+/// The answer to a call whose command now runs in the background.
+fn background_started(shell: &Shell) -> ToolOutput {
+    ToolOutput::text(format!(
+        "Running in the background with id {id}. Its output goes to {path}. Read new output \
+         with BashOutput (id {id}), stop it with KillShell; you will be told when it ends.",
+        id = shell.id,
+        path = shell.output_path.display(),
+    ))
+    .with_display(format!("Running in the background ({})", shell.id))
 }
 
 /// The result of a command the editor's terminal ran.
@@ -317,12 +376,20 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
     }
 }
 
-async fn run(
-    command: &str,
-    cwd: &Path,
-    timeout_ms: u64,
-    ctx: &ToolContext,
-) -> Result<Run, ToolError> {
+/// A command that has been started: its shell, its process group (killed
+/// if this is dropped while armed), and the read ends of its pipes.
+pub(super) struct Started {
+    pub(super) child: tokio::process::Child,
+    pub(super) group: GroupGuard,
+    pub(super) out_rx: pipe::Receiver,
+    pub(super) cwd_reader: std::io::PipeReader,
+    confined: Option<Confined>,
+}
+
+/// Starts `command` in `cwd` under the sandbox policy of this call (see
+/// [`policy_for`]), in a new session and process group that is tracked
+/// so that it ends with the session.
+fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolError> {
     let spawn_err = |e: std::io::Error| ToolError::failed(format!("Could not start {SHELL}: {e}"));
     let (out_reader, out_writer) = std::io::pipe().map_err(spawn_err)?;
     let (cwd_reader, cwd_writer) = std::io::pipe().map_err(spawn_err)?;
@@ -373,7 +440,7 @@ async fn run(
         tracing::debug!("Bash: sandbox requested but this system has no layer to enforce it");
     }
 
-    let mut child = cmd.spawn().map_err(|e| {
+    let child = cmd.spawn().map_err(|e| {
         ToolError::failed(format!("Could not start {SHELL} in {}: {e}", cwd.display()))
     })?;
     // Close the parent's copies of the pipes' write ends, so that reading
@@ -383,10 +450,31 @@ async fn run(
     if let Some(pgid) = pgid {
         groups::track(pgid);
     }
-    let mut group = GroupGuard { pgid };
-
+    let group = GroupGuard { pgid };
     let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
         .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
+    Ok(Started {
+        child,
+        group,
+        out_rx,
+        cwd_reader,
+        confined,
+    })
+}
+
+async fn run(
+    command: &str,
+    cwd: &Path,
+    timeout_ms: u64,
+    ctx: &ToolContext,
+) -> Result<Run, ToolError> {
+    let Started {
+        mut child,
+        mut group,
+        out_rx,
+        cwd_reader,
+        confined,
+    } = start(command, cwd, ctx)?;
     let stop = CancellationToken::new();
     let spill = ctx
         .values
@@ -515,12 +603,12 @@ async fn read_cwd(reader: std::io::PipeReader) -> Option<PathBuf> {
 
 /// Kills the command's process group when dropped while armed (`pgid` set),
 /// so a call abandoned mid-way leaves nothing running.
-struct GroupGuard {
-    pgid: Option<i32>,
+pub(super) struct GroupGuard {
+    pub(super) pgid: Option<i32>,
 }
 
 impl GroupGuard {
-    fn kill(&mut self) {
+    pub(super) fn kill(&mut self) {
         if let Some(pgid) = self.pgid.take() {
             groups::kill(pgid);
         }

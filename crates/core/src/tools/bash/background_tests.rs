@@ -1,0 +1,187 @@
+//! Background commands through the real Bash, BashOutput and KillShell
+//! tools: output read in parts and filtered, the finished list taken once,
+//! a kill that ends the whole group, and the same confinement as in the
+//! foreground.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{BackgroundShells, BashTool, ShellStatus};
+use crate::permissions::Grant;
+use crate::permissions::sandbox::SessionSandbox;
+use crate::tools::ToolContext;
+use crate::tools::shells::{BashOutputTool, KillShellTool};
+use crate::tools::test_support::{ctx, run, run_err};
+
+fn with_shells(dir: &std::path::Path) -> (ToolContext, Arc<BackgroundShells>) {
+    let mut c = ctx(dir);
+    let shells = Arc::new(BackgroundShells::new(dir.join("out")));
+    c.values.insert(shells.clone());
+    (c, shells)
+}
+
+async fn until_ended(shells: &BackgroundShells, id: &str) -> ShellStatus {
+    for _ in 0..600 {
+        let status = shells.get(id).unwrap().status();
+        if !status.is_running() {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{id} did not end");
+}
+
+#[tokio::test]
+async fn output_is_read_in_parts_and_filtered_and_the_end_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, shells) = with_shells(dir.path());
+    let started = run(
+        BashTool,
+        &c,
+        json!({"command": "echo one; echo two; echo three; exit 4", "run_in_background": true}),
+    )
+    .await
+    .unwrap();
+    assert!(started.content.contains("bash_1"), "{}", started.content);
+    assert_eq!(until_ended(&shells, "bash_1").await, ShellStatus::Exited(4));
+    let shell = shells.get("bash_1").unwrap();
+    assert_eq!(shell.last_lines(2), vec!["two", "three"]);
+    // Ended and not yet read: the conversation that started it is told once.
+    assert!(shells.take_finished(Some("other-agent")).is_empty());
+    assert_eq!(shells.take_finished(None).len(), 1);
+    assert!(shells.take_finished(None).is_empty());
+
+    let read = run(BashOutputTool, &c, json!({"id": "bash_1", "filter": "^t"}))
+        .await
+        .unwrap();
+    assert!(
+        read.content.contains("bash_1: exit code 4"),
+        "{}",
+        read.content
+    );
+    assert!(read.content.contains("two\nthree"), "{}", read.content);
+    assert!(!read.content.contains("one"), "{}", read.content);
+    let again = run(BashOutputTool, &c, json!({"id": "bash_1"}))
+        .await
+        .unwrap();
+    assert!(
+        again.content.contains("(no new output)"),
+        "{}",
+        again.content
+    );
+
+    let bad = run_err(BashOutputTool, &c, json!({"id": "bash_1", "filter": "("})).await;
+    assert!(bad.contains("not a valid regular expression"), "{bad}");
+    let ended = run_err(KillShellTool, &c, json!({"id": "bash_1"})).await;
+    assert!(ended.contains("already ended (exit code 4)"), "{ended}");
+}
+
+#[tokio::test]
+async fn read_before_the_end_means_no_reminder_and_kill_ends_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, shells) = with_shells(dir.path());
+    let pid_file = dir.path().join("child.pid");
+    let command = format!(
+        "sleep 300 & echo $! > {}; echo ready; wait",
+        pid_file.display()
+    );
+    run(
+        BashTool,
+        &c,
+        json!({"command": command, "run_in_background": true}),
+    )
+    .await
+    .unwrap();
+    let mut child_pid = None;
+    for _ in 0..200 {
+        if let Ok(text) = std::fs::read_to_string(&pid_file)
+            && let Ok(pid) = text.trim().parse::<i32>()
+        {
+            child_pid = Some(pid);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let child_pid = child_pid.expect("the job started");
+    assert_eq!(shells.running(), 1);
+    let out = run(KillShellTool, &c, json!({"id": "bash_1"}))
+        .await
+        .unwrap();
+    assert!(out.content.starts_with("Stopped bash_1"), "{}", out.content);
+    assert_eq!(shells.running(), 0);
+    // The job the command started went with it.
+    let mut gone = false;
+    for _ in 0..200 {
+        let state = std::fs::read_to_string(format!("/proc/{child_pid}/stat")).unwrap_or_default();
+        // Killed and not yet reaped counts as gone (state Z).
+        if state.is_empty() || state.contains(") Z") {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(gone, "the sleep {child_pid} is still running");
+    // KillShell was the model's own doing: no reminder.
+    assert!(shells.take_finished(None).is_empty());
+    let read = run(BashOutputTool, &c, json!({"id": "bash_1"}))
+        .await
+        .unwrap();
+    assert!(read.content.contains("bash_1: killed"), "{}", read.content);
+    assert!(
+        read.content.contains("ready"),
+        "unread output stays: {}",
+        read.content
+    );
+}
+
+#[tokio::test]
+async fn a_command_allowed_as_read_only_runs_confined_in_the_background_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    assert!(
+        SessionSandbox::for_project(&project).complete(),
+        "this machine's sandbox enforces reading only"
+    );
+    let (mut c, shells) = with_shells(&project);
+    c.grant = Grant::ReadOnly;
+    let target = project.join("written.txt");
+    let command = format!("echo x > {}", target.display());
+    run(
+        BashTool,
+        &c,
+        json!({"command": command, "run_in_background": true}),
+    )
+    .await
+    .unwrap();
+    let status = until_ended(&shells, "bash_1").await;
+    assert_ne!(status, ShellStatus::Exited(0));
+    assert!(!target.exists());
+    let read = run(BashOutputTool, &c, json!({"id": "bash_1"}))
+        .await
+        .unwrap();
+    assert!(
+        read.content.contains("Read-only file system")
+            || read.content.contains("Permission denied"),
+        "{}",
+        read.content
+    );
+}
+
+#[tokio::test]
+async fn without_a_session_list_background_is_refused_and_nothing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = ctx(dir.path());
+    let marker = dir.path().join("ran");
+    let err = run_err(
+        BashTool,
+        &c,
+        json!({"command": format!("touch {}", marker.display()), "run_in_background": true}),
+    )
+    .await;
+    assert!(err.contains("not available"), "{err}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!marker.exists());
+}
