@@ -276,3 +276,65 @@ fn the_model_is_told_when_a_background_command_ends() {
     // Once only.
     assert!(!reminder(3).contains("Background command bash_1"));
 }
+
+#[test]
+fn a_long_command_reports_progress_in_the_sdk_form_at_most_four_times_a_second() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "b1",
+                "Bash",
+                json!({"command": "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.2; done"}),
+            ))
+            .turn(Turn::tool_use("b2", "Bash", json!({"command": "echo quick"})))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args([
+        "-p",
+        "run it",
+        "--allowed-tools",
+        "Bash",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(out.status.code(), Some(0));
+    let lines = common::json_lines(&out.stdout);
+    let session = lines[0]["session_id"].as_str().unwrap().to_string();
+    let progress: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "tool_progress")
+        .collect();
+    assert!(progress.len() >= 2, "{lines:#?}");
+    let mut last = 0.0;
+    for p in &progress {
+        assert_eq!(p["tool_use_id"], "b1", "{p}");
+        assert_eq!(p["tool_name"], "Bash");
+        assert!(p["parent_tool_use_id"].is_null());
+        assert_eq!(p["session_id"], session.as_str());
+        assert!(p["uuid"].as_str().is_some_and(|u| u.len() == 36));
+        let elapsed = p["elapsed_time_seconds"].as_f64().unwrap();
+        assert!(elapsed >= last, "{p}");
+        last = elapsed;
+    }
+    // None in the first second, never more than four a second after:
+    // the n-th (from 0) comes at 1 s + n × 250 ms or later.
+    for (n, p) in progress.iter().enumerate() {
+        let elapsed = p["elapsed_time_seconds"].as_f64().unwrap();
+        assert!(elapsed >= 1.0 + 0.25 * n as f64 - 0.01, "{n}: {p}");
+    }
+    // All of them come before the call's result.
+    let result_at = lines
+        .iter()
+        .position(|l| l["type"] == "user" && l["message"]["content"][0]["tool_use_id"] == "b1")
+        .unwrap();
+    let last_progress = lines
+        .iter()
+        .rposition(|l| l["type"] == "tool_progress")
+        .unwrap();
+    assert!(last_progress < result_at);
+}

@@ -40,6 +40,16 @@ pub enum OutputEvent {
         event: Value,
         parent_tool_use_id: Option<String>,
     },
+    /// A tool call is still running (the Agent SDKs' `tool_progress`
+    /// message): at most four a second per call.
+    ToolProgress {
+        tool_use_id: String,
+        tool_name: String,
+        parent_tool_use_id: Option<String>,
+        elapsed_time_seconds: f64,
+        uuid: String,
+        session_id: String,
+    },
     ControlRequest {
         request_id: String,
         request: ControlRequest,

@@ -242,13 +242,93 @@ fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'stat
         let max = if expanded { usize::MAX / 2 } else { 16 };
         return diff_lines(result, width, max);
     }
-    let max = if tool.name == "Bash" { 4 } else { 2 };
     let body = if result.trim().is_empty() {
         "(no output)"
     } else {
         result
     };
-    folded(body, width, max, Style::default(), expanded)
+    if tool.name == "Bash" {
+        return tail_folded(body, width, 4, expanded);
+    }
+    folded(body, width, 2, Style::default(), expanded)
+}
+
+/// A command's output folded to its last `max` lines, where the final
+/// word ("DONE", the summary of a test run) is; its first lines instead
+/// when the last ones are blank.
+fn tail_folded(text: &str, width: usize, max: usize, expanded: bool) -> Vec<Line<'static>> {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    if expanded || lines.len() <= max + 2 {
+        return folded(text, width, max, Style::default(), expanded);
+    }
+    let tail = &lines[lines.len() - max..];
+    if tail.iter().all(|l| printable(l).trim().is_empty()) {
+        return folded(text, width, max, Style::default(), expanded);
+    }
+    let mut out = vec![Line::styled(more_lines(lines.len() - max), dim())];
+    out.extend(
+        tail.iter()
+            .flat_map(|l| wrap_line(&Line::raw(l.to_string()), width, 0)),
+    );
+    out
+}
+
+/// A line of raw command output as plain text: colour and cursor
+/// sequences (`ESC [ … letter`) dropped, tabs as spaces, other control
+/// characters removed.
+fn printable(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                if chars.next() == Some('[') {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+            }
+            '\t' => out.push_str("    "),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Lines of a running command's output shown under it.
+const LIVE_LINES: usize = 5;
+
+/// A running call: its latest lines of output (each cut to the width, so
+/// the block does not jump as lines wrap), and how long it has run.
+fn running_rows(tool: &ToolEntry, width: usize) -> Vec<Line<'static>> {
+    let Some(live) = tool.live.as_ref().filter(|l| !l.lines.is_empty()) else {
+        let mut text = "Running…".to_string();
+        if let Some(live) = &tool.live {
+            text.push_str(&format!(" ({}s)", live.elapsed_secs));
+        }
+        return vec![Line::styled(text, dim())];
+    };
+    let skip = live.lines.len().saturating_sub(LIVE_LINES);
+    let shown = &live.lines[skip..];
+    let hidden = live.total_lines.saturating_sub(shown.len() as u64);
+    let mut out = Vec::new();
+    if hidden > 0 {
+        let noun = if hidden == 1 { "line" } else { "lines" };
+        out.push(Line::styled(format!("… +{hidden} {noun}"), dim()));
+    }
+    out.extend(
+        shown
+            .iter()
+            .map(|l| Line::raw(truncate(&printable(l), width))),
+    );
+    out.push(Line::styled(
+        format!("Running… ({}s)", live.elapsed_secs),
+        dim(),
+    ));
+    out
 }
 
 fn agent_rows(tool: &ToolEntry, agent: &AgentProgress, width: usize) -> Vec<Line<'static>> {
@@ -314,7 +394,7 @@ pub fn tool_lines(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'s
     } else {
         match tool.status {
             ToolStatus::Pending => Vec::new(),
-            ToolStatus::Running => vec![Line::styled("Running…", dim())],
+            ToolStatus::Running => running_rows(tool, body_width),
             ToolStatus::Done | ToolStatus::Failed => result_rows(tool, body_width, expanded),
         }
     };
@@ -338,6 +418,7 @@ mod tests {
             status,
             result: Some(result.into()),
             agent: None,
+            live: None,
         }
     }
 
@@ -369,11 +450,11 @@ mod tests {
             texts(&tool_lines(&t, 40, false)),
             [
                 "● Bash(seq 10)",
-                "  ⎿  line 1",
-                "     line 2",
-                "     line 3",
-                "     line 4",
-                "     … +6 lines (ctrl+o to expand)"
+                "  ⎿  … +6 lines (ctrl+o to expand)",
+                "     line 7",
+                "     line 8",
+                "     line 9",
+                "     line 10",
             ]
         );
         assert_eq!(tool_lines(&t, 40, true).len(), 11);
@@ -385,6 +466,42 @@ mod tests {
             "1\n2\n3\n4\n5\n6",
         );
         assert_eq!(tool_lines(&three, 40, false).len(), 7);
+    }
+
+    #[test]
+    fn a_running_command_shows_its_latest_lines_and_time() {
+        let mut t = entry("Bash", json!({"command": "make"}), ToolStatus::Running, "");
+        t.result = None;
+        assert_eq!(texts(&tool_lines(&t, 40, false))[1], "  ⎿  Running…");
+        t.live = Some(crate::transcript::LiveTail {
+            lines: (1..=8)
+                .map(|i| format!("\u{1b}[32mstep {i}\u{1b}[0m\t."))
+                .collect(),
+            total_lines: 30,
+            elapsed_secs: 3,
+        });
+        assert_eq!(
+            texts(&tool_lines(&t, 40, false)),
+            [
+                "● Bash(make)",
+                "  ⎿  … +25 lines",
+                "     step 4    .",
+                "     step 5    .",
+                "     step 6    .",
+                "     step 7    .",
+                "     step 8    .",
+                "     Running… (3s)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_finished_command_shows_its_head_when_its_tail_is_blank() {
+        // The last lines only reset colours: nothing to see there.
+        let out = format!("a\nb\nc\nd\ne\nf\ng\n{}", "\u{1b}[0m\n".repeat(6));
+        let t = entry("Bash", json!({"command": "x"}), ToolStatus::Done, &out);
+        let text = texts(&tool_lines(&t, 40, false));
+        assert_eq!(text[1], "  ⎿  a");
     }
 
     #[test]

@@ -47,6 +47,16 @@ pub struct ToolEntry {
     pub result: Option<String>,
     /// Progress of the sub-agent an `Agent` call started.
     pub agent: Option<AgentProgress>,
+    /// The latest output of a call that is still running (Bash).
+    pub live: Option<LiveTail>,
+}
+
+/// What a running call printed last, as the engine's progress told it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveTail {
+    pub lines: Vec<String>,
+    pub total_lines: u64,
+    pub elapsed_secs: u64,
 }
 
 /// What an entry shows.

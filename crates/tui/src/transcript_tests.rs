@@ -23,6 +23,7 @@ fn window_matches_full_render_and_cache_follows_changes() {
         status: ToolStatus::Running,
         result: None,
         agent: None,
+        live: None,
     })));
     let h = t.height(40);
     assert_eq!(t.window(40, h - 2, 1)[0].to_string(), "  ⎿  Running…");
@@ -93,6 +94,7 @@ fn tool(id: &str, lines: usize) -> EntryKind {
         status: ToolStatus::Done,
         result: Some(out),
         agent: None,
+        live: None,
     }))
 }
 

@@ -166,6 +166,20 @@ impl StreamJson {
                     stop_reason,
                 ))]
             }
+            EngineEvent::ToolProgress {
+                id,
+                name,
+                parent_tool_use_id,
+                elapsed,
+                ..
+            } => vec![OutputEvent::ToolProgress {
+                tool_use_id: id,
+                tool_name: name,
+                parent_tool_use_id,
+                elapsed_time_seconds: elapsed.as_secs_f64(),
+                uuid: new_uuid(),
+                session_id,
+            }],
             EngineEvent::Delta { .. }
             | EngineEvent::ToolStart { .. }
             | EngineEvent::ToolEnd { .. } => Vec::new(),

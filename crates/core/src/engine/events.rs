@@ -56,6 +56,17 @@ pub enum EngineEvent {
         failed: bool,
         parent_tool_use_id: Option<String>,
     },
+    /// A tool call is still running (at most four a second per call, see
+    /// `engine::progress`): how long it has run and its latest lines of
+    /// output (for Bash), `total_lines` printed in all.
+    ToolProgress {
+        id: String,
+        name: String,
+        parent_tool_use_id: Option<String>,
+        elapsed: std::time::Duration,
+        lines: Vec<String>,
+        total_lines: u64,
+    },
     /// The permission mode changed.
     PermissionMode {
         mode: PermissionMode,

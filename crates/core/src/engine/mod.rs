@@ -19,6 +19,7 @@ pub mod extension;
 pub mod fit;
 mod hooks;
 mod outcome;
+mod progress;
 mod record;
 pub mod services;
 mod shared;

@@ -480,6 +480,8 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                     let mut ctx = ctx.clone();
                     ctx.tool_use_id = Some(id.clone());
                     ctx.grant = grant;
+                    let live = crate::tools::live::LiveOutput::new();
+                    ctx.values.insert(live.clone());
                     let ctx = &ctx;
                     engine.shared.emit(EngineEvent::ToolStart {
                         id: id.clone(),
@@ -487,7 +489,18 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         summary: call.summary(),
                         parent_tool_use_id: parent.clone(),
                     });
-                    let result = call_interruptibly(call.call(ctx), &ctx.cancel, STOP_GRACE).await;
+                    let watched = super::progress::Watched {
+                        id: &id,
+                        name: &name,
+                        parent_tool_use_id: parent.as_deref(),
+                        live,
+                    };
+                    let result = super::progress::watch(
+                        &engine.shared,
+                        watched,
+                        call_interruptibly(call.call(ctx), &ctx.cancel, STOP_GRACE),
+                    )
+                    .await;
                     let (content, display, is_error, failed) = match result {
                         Ok(ToolOutput {
                             content,

@@ -96,6 +96,7 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::User { .. }
         | EngineEvent::ToolStart { .. }
         | EngineEvent::ToolEnd { .. }
+        | EngineEvent::ToolProgress { .. }
         | EngineEvent::Delta { .. }
         | EngineEvent::PermissionMode { .. }
         | EngineEvent::Attachment(_)

@@ -15,6 +15,7 @@ pub mod glob;
 mod glob_select;
 pub mod grep;
 pub mod grep_search;
+pub mod live;
 pub mod media;
 pub mod notebook_edit;
 pub mod read;

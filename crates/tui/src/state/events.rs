@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{AppState, RetryNote, parse_todos};
 use crate::tool_view::{AgentProgress, fallback_summary, relative_paths};
-use crate::transcript::{EntryKind, ToolEntry, ToolStatus};
+use crate::transcript::{EntryKind, LiveTail, ToolEntry, ToolStatus};
 
 /// The engine's text for a turn the user interrupted.
 const INTERRUPTED: &str = "Interrupted by the user.";
@@ -73,6 +73,7 @@ impl AppState {
                             status: ToolStatus::Running,
                             result: None,
                             agent: None,
+                            live: None,
                         })));
                     }
                 }
@@ -98,9 +99,29 @@ impl AppState {
                             ToolStatus::Done
                         };
                         tool.result = Some(display);
+                        tool.live = None;
                     }
                 }
             },
+            EngineEvent::ToolProgress {
+                id,
+                parent_tool_use_id: None,
+                elapsed,
+                lines,
+                total_lines,
+                ..
+            } => {
+                if let Some(tool) = self.transcript.tool_mut(&id)
+                    && tool.status == ToolStatus::Running
+                {
+                    tool.live = Some(LiveTail {
+                        lines,
+                        total_lines,
+                        elapsed_secs: elapsed.as_secs(),
+                    });
+                }
+            }
+            EngineEvent::ToolProgress { .. } => {}
             EngineEvent::PermissionMode { mode, .. } => self.mode = mode,
             EngineEvent::Attachment(_) => {}
             // The approved plan's steps became the todo list.
@@ -200,6 +221,7 @@ impl AppState {
                         status: ToolStatus::Pending,
                         result: None,
                         agent,
+                        live: None,
                     })));
                 }
                 _ => {}

@@ -480,7 +480,8 @@ async fn run(
         .values
         .get::<ToolOutputDir>()
         .map(|dir| output::spill_path(&dir.0, ctx.tool_use_id.as_deref()));
-    let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill));
+    let live = ctx.values.get::<super::live::LiveOutput>().cloned();
+    let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill, live));
 
     let end = tokio::select! {
         status = child.wait() => match status {
@@ -555,7 +556,14 @@ async fn collect(
     mut rx: pipe::Receiver,
     stop: CancellationToken,
     spill: Option<PathBuf>,
+    live: Option<super::live::LiveOutput>,
 ) -> OutputBuffer {
+    let push = |buffer: &mut OutputBuffer, bytes: &[u8]| {
+        buffer.push(bytes);
+        if let Some(live) = &live {
+            live.push(bytes);
+        }
+    };
     let mut buffer = spill.map_or_else(OutputBuffer::new, OutputBuffer::spilling_to);
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
@@ -565,7 +573,7 @@ async fn collect(
                 // Take what is already in the pipe, within reason.
                 for _ in 0..64 {
                     match rx.try_read(&mut chunk) {
-                        Ok(n) if n > 0 => buffer.push(&chunk[..n]),
+                        Ok(n) if n > 0 => push(&mut buffer, &chunk[..n]),
                         _ => break,
                     }
                 }
@@ -573,7 +581,7 @@ async fn collect(
             }
             read = rx.read(&mut chunk) => match read {
                 Ok(0) => break,
-                Ok(n) => buffer.push(&chunk[..n]),
+                Ok(n) => push(&mut buffer, &chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             },
