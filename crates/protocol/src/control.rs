@@ -176,6 +176,10 @@ pub enum PermissionResponse {
 pub struct PlanLineComment {
     pub line: usize,
     pub text: String,
+    /// The passage of the line (or from it on) the comment is about, when
+    /// the user selected one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passage: Option<String>,
 }
 
 #[cfg(test)]

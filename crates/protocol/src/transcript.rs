@@ -86,6 +86,16 @@ pub enum EntryBody {
     Summary { summary: String },
     /// The todo list after a TodoWrite.
     Todos { todos: serde_json::Value },
+    /// The user's answer to the plan a session presented for approval,
+    /// given after the session ended (the plan review page of `catui plans
+    /// review`): the answer a stream-json client would have sent, carried
+    /// out when the session is resumed. `path` is the plan file, `plan`
+    /// the revision answered.
+    PlanAnswer {
+        path: String,
+        plan: String,
+        answer: crate::control::PermissionResponse,
+    },
     /// An entry of a kind this build does not know (written by a newer
     /// catui). Kept so loading never fails on it; never written.
     #[serde(other)]
@@ -104,6 +114,7 @@ impl EntryBody {
             EntryBody::FileSnapshot { .. } => "file_snapshot",
             EntryBody::Summary { .. } => "summary",
             EntryBody::Todos { .. } => "todos",
+            EntryBody::PlanAnswer { .. } => "plan_answer",
             EntryBody::Unknown => "unknown",
         }
     }

@@ -842,6 +842,12 @@ impl SessionBuilder {
         if let Some(snapshot) = git_snapshot {
             engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
         }
+        // A decision on the plan recorded after the session ended is carried
+        // out first (a fork leaves it to the session it belongs to).
+        let recorded = resumed
+            .as_ref()
+            .filter(|_| !config.resume.fork)
+            .and_then(|r| session::plan_review::pending_answer(&r.entries));
         if let Some(r) = resumed {
             engine.add_past_usage(&r.usage);
             engine.set_messages(r.messages);
@@ -852,6 +858,9 @@ impl SessionBuilder {
             mode: engine.permission_mode(),
             pre_plan_mode,
         });
+        if let Some(recorded) = recorded {
+            resume::carry_out_recorded(&mut engine, &plan, recorded);
+        }
         mcp.set_events(&services.events);
         mcp.start();
         Ok(Session {

@@ -189,3 +189,54 @@ pub fn restore_approved_plan(resumed: &ResumedSession, plan: &PlanSession) {
         plan.restore_approved(text);
     }
 }
+
+/// Carries out the decision the user recorded for the resumed session's
+/// plan after it ended (`catui plans review`), through the same decision
+/// and the same code path as a live answer; the model reads the outcome
+/// before the next input (unless the approval started a fresh
+/// conversation, whose prompt holds it).
+pub fn carry_out_recorded(
+    engine: &mut crate::engine::Engine,
+    plan: &std::sync::Arc<PlanSession>,
+    recorded: session::plan_review::RecordedAnswer,
+) {
+    let shown = serde_json::json!({
+        "plan": recorded.plan,
+        "planFilePath": recorded.path,
+        "planHash": crate::plan::plan_hash(&recorded.plan),
+    });
+    let decision = match crate::plan::decision::ApprovalDecision::from_response(
+        &recorded.answer,
+        &shown,
+    ) {
+        Ok(d) => d,
+        Err(e) => {
+            plan.tell_model_next(crate::plan::contract::answered_after_the_run(&format!(
+                    "The user's answer could not be read ({e}): nothing was approved and you are still in plan mode."
+                )));
+            return;
+        }
+    };
+    let summary = decision.summary();
+    let mut outcome = None;
+    let fresh = engine.act_between_turns(|ctx| {
+        outcome = crate::plan::carry_out_recorded(plan, decision, &recorded.plan, ctx);
+    });
+    let (text, note) = match outcome {
+        None => return,
+        Some(Ok(text)) => (
+            text,
+            format!("Carried out your decision on the plan from the review page: {summary}"),
+        ),
+        Some(Err(text)) => (
+            text,
+            format!(
+                "Your decision on the plan from the review page ({summary}) could not be carried out; the model is told why"
+            ),
+        ),
+    };
+    engine.session_hooks().notify("plan-decision", &note);
+    if !fresh {
+        plan.tell_model_next(text);
+    }
+}

@@ -40,7 +40,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("help", "list the slash commands"),
     (
         "plan",
-        "enter plan mode, or show the plan: /plan [open|<description>]",
+        "enter plan mode, or show the plan: /plan [open|review|export|<description>]",
     ),
     (
         "mode",

@@ -133,6 +133,13 @@ pub trait EngineExtension: Send + Sync {
         None
     }
 
+    /// Text the model reads before the next input to the main conversation
+    /// (the outcome of a plan decision carried out while no conversation
+    /// ran), taken once.
+    fn input_preamble(&self) -> Option<String> {
+        None
+    }
+
     /// Notices for the user once an input of the main conversation has
     /// been handled.
     fn input_handled(&self) -> Vec<Notice> {

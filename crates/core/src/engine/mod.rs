@@ -448,9 +448,32 @@ impl Engine {
         token
     }
 
+    /// Lets `act` change the conversation as a tool call would (through its
+    /// tool context: mode, todos, transcript) while no turn runs — a
+    /// decision the user made while no conversation was asking, carried
+    /// out as the session resumes. With no run going on, a request to end
+    /// one is dropped; a fresh start it asks for starts now. Returns
+    /// whether it did (the conversation was replaced).
+    pub(crate) fn act_between_turns(&mut self, act: impl FnOnce(&ToolContext)) -> bool {
+        act(&self.tool_ctx);
+        let _ = self.shared.take_run_end();
+        self.start_fresh_if_asked()
+    }
+
     /// The model loop for one human input.
     async fn run_turn(&mut self, content: Vec<ContentBlock>, started: Instant) -> TurnOutcome {
         let cancel = lock(&self.shared.cancel).clone();
+        let mut content = content;
+        if self.config.agent_id.is_none() {
+            let preambles: Vec<ContentBlock> = self
+                .shared
+                .extensions
+                .iter()
+                .filter_map(|e| e.input_preamble())
+                .map(ContentBlock::text)
+                .collect();
+            content.splice(0..0, preambles);
+        }
         let user = Message {
             role: Role::User,
             content,

@@ -12,6 +12,10 @@
 //!
 //! An approval first checks that the answer is about the text it would
 //! approve: the revision shown (`planHash`) and the plan file as it is now.
+//!
+//! A decision made while no conversation was asking (on the review page of
+//! an ended session) is carried out the same way when the session resumes
+//! ([`carry_out_recorded`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -29,6 +33,37 @@ use super::extension::PlanRoute;
 use super::progress;
 use super::session::{ApprovedPlan, PlanSession, plan_hash, verification_section};
 use crate::tools::{SessionHooks, ToolContext, ToolError, ToolOutput};
+
+/// Carries out a decision the user made after the session that presented
+/// the plan ended (recorded by `catui plans review`), for the main
+/// conversation of `ctx` as it resumes: approving and parking as
+/// ExitPlanMode's call would ([`carry_out`]), keeping planning as its
+/// denial would answer. `shown_plan` is the revision the user answered.
+/// Returns what the model is to read before the user's next input: `Ok`
+/// when the decision was carried out, `Err` when it could not be (the plan
+/// changed since, a step that is not there); `None` when the session is no
+/// longer in plan mode (nothing to decide any more).
+pub fn carry_out_recorded(
+    plan: &Arc<PlanSession>,
+    decision: ApprovalDecision,
+    shown_plan: &str,
+    ctx: &ToolContext,
+) -> Option<Result<String, String>> {
+    if ctx.permission_mode() != catui_protocol::PermissionMode::Plan {
+        return None;
+    }
+    let outcome = if decision.verdict == ApprovalVerdict::KeepPlanning {
+        Ok(super::exit::plan_rejected_result(Some(
+            &super::review::review_feedback(shown_plan, &decision.feedback, &decision.comments),
+        )))
+    } else {
+        carry_out(plan, decision, ctx)
+            .map(|output| output.content)
+            .map_err(|e| e.to_string())
+    };
+    let told = |text: String| super::contract::answered_after_the_run(&text);
+    Some(outcome.map(told).map_err(told))
+}
 
 /// Carries out `decision` (approve or park) for the conversation of `ctx`,
 /// which is in plan mode.

@@ -5,6 +5,7 @@
 //! | `/plan`                 | enter                            | show the plan (or "no plan yet")     |
 //! | `/plan open`            | enter only                       | open the plan in the external editor |
 //! | `/plan export [--to D]` | export the approved plan         | export the approved plan             |
+//! | `/plan review`          | said where the review page is    | said where the review page is        |
 //! | `/plan <description>`   | enter, then query the model      | query the model (planning goes on)   |
 
 use std::path::Path;
@@ -39,6 +40,17 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
                 text,
                 is_error: true,
             },
+        };
+    }
+    if args == "review" {
+        // The review page is served by the front end (the terminal UI) or
+        // by `catui plans review`; a front end without one gets here.
+        return CommandOutput::Local {
+            text: format!(
+                "The plan review page opens from the terminal interface (/plan review, or b in the approval dialog), or with `catui plans review {}` once this session has ended.",
+                plan.files.slug()
+            ),
+            is_error: true,
         };
     }
     if session.permission_mode() != PermissionMode::Plan {

@@ -149,3 +149,12 @@ pub fn plan_parked_result(path: &str, mode: &str, note: &str) -> String {
 pub fn plan_parked_summary(path: &str) -> String {
     format!("Plan parked, not approved: {path}. Pick it up later with /plan.")
 }
+
+/// What the model reads before the next input of a resumed session when
+/// the user answered its plan after the previous run ended (`catui plans
+/// review`): the answer as ExitPlanMode would have returned it.
+pub fn answered_after_the_run(answer: &str) -> String {
+    format!(
+        "Your last run ended when you presented your plan for approval. The user has since reviewed it, and this is the answer to that ExitPlanMode call:\n\n{answer}"
+    )
+}

@@ -122,6 +122,41 @@ impl ApprovalDecision {
                 message: review_feedback(plan, &self.feedback, &self.comments),
             };
         }
+        PermissionAnswer::Allow {
+            updated_input: Some(self.answer_input(shown)),
+            updated_permissions: None,
+        }
+    }
+
+    /// This decision as the answer a stream-json client sends (comments
+    /// kept apart from the feedback), which [`Self::from_response`] reads
+    /// back: how a decision made after the session ended is recorded.
+    pub fn into_response(self, shown: &Value) -> PermissionResponse {
+        if self.verdict == ApprovalVerdict::KeepPlanning {
+            return PermissionResponse::Deny {
+                message: self.feedback.trim().to_string(),
+                interrupt: false,
+                comments: self
+                    .comments
+                    .into_iter()
+                    .map(|c| catui_protocol::control::PlanLineComment {
+                        line: c.line,
+                        text: c.text,
+                        passage: c.passage,
+                    })
+                    .collect(),
+                park: false,
+            };
+        }
+        PermissionResponse::Allow {
+            updated_input: Some(self.answer_input(shown)),
+            updated_permissions: None,
+        }
+    }
+
+    /// ExitPlanMode's input carrying an approval or a park: the shown input
+    /// with the answer's fields.
+    fn answer_input(self, shown: &Value) -> Value {
         let mut input = match shown {
             Value::Object(map) => map.clone(),
             _ => serde_json::Map::new(),
@@ -155,9 +190,37 @@ impl ApprovalDecision {
                 input.insert("plan".into(), json!(plan));
             }
         }
-        PermissionAnswer::Allow {
-            updated_input: Some(Value::Object(input)),
-            updated_permissions: None,
+        Value::Object(input)
+    }
+
+    /// One line saying what was decided, for the user (the terminal UI
+    /// when the decision came from the review page, `catui plans review`).
+    pub fn summary(&self) -> String {
+        match self.verdict {
+            ApprovalVerdict::Approve => {
+                let mut text = match self.mode {
+                    Some(mode) => format!("Approved, continuing in {mode}"),
+                    None => "Approved, continuing in the mode from before plan mode".to_string(),
+                };
+                if self.clear_context {
+                    text.push_str(" in a fresh conversation");
+                }
+                if !self.skip_steps.is_empty() {
+                    let steps: Vec<String> =
+                        self.skip_steps.iter().map(ToString::to_string).collect();
+                    text.push_str(&format!(" without step(s) {}", steps.join(", ")));
+                }
+                if let Some(model) = &self.model {
+                    text.push_str(&format!("; {model} implements"));
+                }
+                text
+            }
+            ApprovalVerdict::KeepPlanning => match self.comments.len() {
+                0 => "Sent back: keep planning".to_string(),
+                1 => "Sent back with 1 comment: keep planning".to_string(),
+                n => format!("Sent back with {n} comments: keep planning"),
+            },
+            ApprovalVerdict::Park => "Parked: nothing approved, plan mode ends".to_string(),
         }
     }
 
@@ -181,6 +244,7 @@ impl ApprovalDecision {
                         .map(|c| LineComment {
                             line: c.line,
                             text: c.text.clone(),
+                            passage: c.passage.clone(),
                         })
                         .collect(),
                     ..Self::keep_planning(message.clone())

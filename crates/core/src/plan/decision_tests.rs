@@ -97,6 +97,7 @@ fn keep_planning_is_the_denial_with_the_comments_quoted() {
         comments: vec![PlanLineComment {
             line: 3,
             text: "Drop this.".into(),
+            passage: None,
         }],
         park: false,
     };

@@ -217,6 +217,10 @@ impl EngineExtension for PlanExtension {
         })
     }
 
+    fn input_preamble(&self) -> Option<String> {
+        self.plan.take_preamble()
+    }
+
     fn input_handled(&self) -> Vec<Notice> {
         // The approved plan's verification steps, listed for the user when
         // the run ends.

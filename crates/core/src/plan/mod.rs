@@ -45,6 +45,7 @@ mod auto_exit_tests;
 #[cfg(test)]
 mod prompt_tests;
 
+pub use approval::carry_out_recorded;
 pub use attachments::{
     FULL_REMINDER_EVERY_N_ATTACHMENTS, PlanAttachmentInput, TURNS_BETWEEN_ATTACHMENTS,
     plan_attachments, render_attachment,

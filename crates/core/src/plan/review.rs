@@ -1,13 +1,17 @@
 //! Line-anchored review comments on a plan: the user attaches comments to
-//! lines of the plan shown for approval (several per review); "keep
-//! planning" sends them to the model as the quoted lines with each comment
-//! under its line, after the user's general feedback.
+//! lines of the plan shown for approval (several per review), or to a
+//! passage they selected (the review page in a browser); "keep planning"
+//! sends them to the model as the quoted lines with each comment under its
+//! line, after the user's general feedback.
 
-/// One comment: a 1-based line number of the plan and the comment's text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One comment: a 1-based line number of the plan, the comment's text and,
+/// when the user selected one, the passage it is about (which starts on
+/// that line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineComment {
     pub line: usize,
     pub text: String,
+    pub passage: Option<String>,
 }
 
 /// The feedback the model receives: `message` (may be empty), then each
@@ -37,12 +41,18 @@ pub fn review_feedback(plan: &str, message: &str, comments: &[LineComment]) -> S
                 || "(no such line in the plan)".to_string(),
                 |l| l.to_string(),
             );
-        out.push_str(&format!(
-            "\n\n> line {}: {}\n{}",
-            c.line,
-            quoted,
-            c.text.trim()
-        ));
+        out.push_str(&format!("\n\n> line {}: {}", c.line, quoted));
+        if let Some(passage) = c
+            .passage
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            // A selection may span lines: quote it on one line.
+            let passage = passage.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push_str(&format!("\nAbout \"{passage}\":"));
+        }
+        out.push_str(&format!("\n{}", c.text.trim()));
     }
     out
 }
@@ -55,7 +65,21 @@ mod tests {
         LineComment {
             line,
             text: text.into(),
+            passage: None,
         }
+    }
+
+    #[test]
+    fn a_selected_passage_is_quoted_under_its_line() {
+        let plan = "# Plan\n1. Parse --json\n2. Use json.dumps for the\n   report body\n";
+        let comment = LineComment {
+            passage: Some("json.dumps for the\n   report".into()),
+            ..c(3, "orjson is faster.")
+        };
+        assert_eq!(
+            review_feedback(plan, "", &[comment]),
+            "Comments on lines of the plan:\n\n> line 3: 2. Use json.dumps for the\nAbout \"json.dumps for the report\":\norjson is faster."
+        );
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct PlanSession {
     /// Writes the approved revision of a plan (by slug) into the project
     /// (`/plan export`); the session layer provides it.
     exporter: Option<PlanExporter>,
+    /// What the model reads before the next input: the outcome of a
+    /// decision carried out while no conversation ran (see
+    /// [`super::carry_out_recorded`]).
+    preamble: Mutex<Option<String>>,
 }
 
 /// A plan the user approved, as the observers of approvals see it.
@@ -129,7 +133,20 @@ impl PlanSession {
             team_tool: false,
             snapshots: false,
             exporter: None,
+            preamble: Mutex::new(None),
         }
+    }
+
+    /// Keeps `text` for the model to read before the next input.
+    pub fn tell_model_next(&self, text: String) {
+        if !text.trim().is_empty() {
+            *lock(&self.preamble) = Some(text);
+        }
+    }
+
+    /// The text kept by [`Self::tell_model_next`], once.
+    pub fn take_preamble(&self) -> Option<String> {
+        lock(&self.preamble).take()
     }
 
     /// Requests in plan mode (and by the Plan agent) use `model`.

@@ -12,6 +12,8 @@
 //! - [`rebuild`] — the model conversation rebuilt from entries.
 //! - [`resume`] — `--resume` / `--continue`; [`plan_recovery`] — the plan
 //!   file on resume; [`fork`] — `--fork-session`.
+//! - [`plan_review`] — plans an ended session left awaiting approval, and
+//!   the decisions recorded for them.
 //! - [`snapshot`] — plan snapshots in the transcript.
 //! - [`compact`] — `/compact` and automatic compaction.
 //! - [`redact`] — API keys kept out of transcripts.
@@ -28,6 +30,7 @@ pub mod lock;
 pub mod paths;
 pub mod plan_history;
 pub mod plan_recovery;
+pub mod plan_review;
 pub mod rebuild;
 pub mod recorder;
 pub mod redact;

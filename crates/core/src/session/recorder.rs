@@ -236,6 +236,7 @@ fn describe(body: &EntryBody) -> &'static str {
         EntryBody::FileSnapshot { .. } => "a plan snapshot",
         EntryBody::Summary { .. } => "a compaction summary",
         EntryBody::Todos { .. } => "the todo list",
+        EntryBody::PlanAnswer { .. } => "your answer to the plan",
         EntryBody::Unknown => "an entry",
     }
 }
