@@ -80,6 +80,7 @@ async fn main() -> std::io::Result<()> {
         cwd: cwd.display().to_string(),
         session_id: "smoke".into(),
         first_prompt: std::env::args().nth(1),
+        sessions_dir: None,
         auto_mode_enabled: false,
         ..Default::default()
     };

@@ -30,6 +30,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "Ctrl+G",
         "edit the input (or the plan, while planning) in $EDITOR",
     ),
+    (
+        "/plan review",
+        "read and comment on the plan in your browser (b in the approval dialog)",
+    ),
     ("/", "commands (Tab completes)"),
     ("?", "this sheet"),
 ];

@@ -17,6 +17,7 @@
 //! ```
 
 mod approval;
+mod browser_review;
 pub mod dialogs;
 mod diff;
 pub mod help;

@@ -17,6 +17,10 @@
 //! With a team, the runtime is also the lead's front end: teammates' plans
 //! open the plan dialog, teammates' messages for the lead model join the
 //! input queue, and the team panel follows the members' status.
+//!
+//! The plan review page (`b` in the plan dialog, `/plan review`) runs here
+//! too ([`crate::browser_review`]): its decision answers the pending
+//! prompt like the dialog's own.
 
 use std::collections::HashMap;
 use std::io;
@@ -35,6 +39,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
+use crate::browser_review::{BrowserReview, PageDecision};
 use crate::dialogs::Dialog;
 use crate::inline::Inline;
 use crate::state::{Action, AppState, SessionInfo, TeammateRow};
@@ -49,6 +54,8 @@ pub struct TuiOptions {
     pub session_id: String,
     /// Sent as the first input (`catui PROMPT`).
     pub first_prompt: Option<String>,
+    /// The project's transcripts (the review page shows a plan's history).
+    pub sessions_dir: Option<std::path::PathBuf>,
     /// Whether Shift+Tab includes `auto` in the mode cycle.
     pub auto_mode_enabled: bool,
     /// Cancelled to end the interface from outside (a signal).
@@ -124,6 +131,8 @@ struct Runtime {
     reviews: HashMap<String, (oneshot::Sender<Option<PlanDecision>>, String)>,
     /// The session `/resume` chose, once the user asked to leave for it.
     resume: Option<String>,
+    /// The plan review page, while one runs.
+    browser: BrowserReview,
 }
 
 impl Runtime {
@@ -290,10 +299,37 @@ impl Runtime {
                         return Ok(false);
                     }
                 }
+                Action::ReviewInBrowser => {
+                    let request = match &self.state.dialog {
+                        Some(Dialog::Plan(d)) => d.request.clone(),
+                        _ => continue,
+                    };
+                    match self.browser.open_prompt(&request) {
+                        Ok(url) => {
+                            self.state.set_review_url(&request.tool_use_id, &url);
+                            let note = self.browser.announce(&url);
+                            self.state.system(note, false);
+                        }
+                        Err(e) => {
+                            if let Some(Dialog::Plan(d)) = self.state.dialog.as_mut() {
+                                d.error = Some(e);
+                            }
+                        }
+                    }
+                }
+                Action::ReviewPlanFile(path) => match self.browser.open_file(&path) {
+                    Ok(url) => {
+                        let note = self.browser.announce(&url);
+                        self.state.system(note, false);
+                    }
+                    Err(e) => self.state.system(e, true),
+                },
                 Action::Answer {
                     tool_use_id,
                     answer,
                 } => {
+                    // Answered here: the review page of this prompt closes.
+                    self.browser.prompt_answered(&tool_use_id);
                     if let Some(reply) = self.replies.remove(&tool_use_id) {
                         // The engine may have stopped waiting (interrupt):
                         // nothing to do then.
@@ -365,7 +401,39 @@ impl Runtime {
         for id in gone {
             self.replies.remove(&id);
             self.reviews.remove(&id);
+            self.browser.prompt_answered(&id);
             self.state.drop_request(&id);
+        }
+    }
+
+    /// The review page decided: the pending prompt gets the decision as
+    /// its answer (the dialog closes and says so), or, with no prompt, the
+    /// comments go to the model as the next message.
+    fn decided_in_browser(&mut self, decided: PageDecision) -> io::Result<bool> {
+        let summary = decided.decision.summary();
+        match decided.prompt {
+            Some((tool_use_id, shown)) => {
+                let answer = decided.decision.into_answer(&shown);
+                if let Some(reply) = self.replies.remove(&tool_use_id) {
+                    let _ = reply.send(answer);
+                    self.state.decided_in_browser(&tool_use_id, &summary);
+                }
+                Ok(true)
+            }
+            None => {
+                let PermissionAnswer::Deny { message } =
+                    decided.decision.into_answer(&serde_json::Value::Null)
+                else {
+                    return Ok(true);
+                };
+                self.state
+                    .system(format!("From the review page: {summary}"), false);
+                if message.trim().is_empty() {
+                    return Ok(true);
+                }
+                let actions = self.state.submit_text(message);
+                self.perform(actions)
+            }
         }
     }
 
@@ -417,6 +485,7 @@ pub async fn run(
         session_id: opts.session_id,
         auto_mode_enabled: opts.auto_mode_enabled,
     };
+    let (browser, mut decided) = BrowserReview::new(opts.sessions_dir.clone());
     let mut rt = Runtime {
         term,
         reader,
@@ -426,6 +495,7 @@ pub async fn run(
         replies: HashMap::new(),
         reviews: HashMap::new(),
         resume: None,
+        browser,
     };
     rt.state.plan_file = plan_file;
     rt.state.usage = past_usage;
@@ -444,6 +514,7 @@ pub async fn run(
         team.as_mut(),
         &mut term_rx,
         &opts.stop,
+        &mut decided,
     )
     .await;
 
@@ -483,6 +554,7 @@ async fn event_loop(
     team: Option<&mut TeamLink>,
     term: &mut UnboundedReceiver<Event>,
     stop: &CancellationToken,
+    decided: &mut UnboundedReceiver<PageDecision>,
 ) -> io::Result<Ending> {
     let (manager, mut reviews, mut lead_rx) = match team {
         Some(t) => (
@@ -542,6 +614,15 @@ async fn event_loop(
                     let agent = catui_core::teams::format_agent_id(&r.request.from, &r.request.team);
                     rt.state.push_review(&r.request);
                     rt.reviews.insert(r.request.request_id.clone(), (r.reply, agent));
+                    dirty = true;
+                }
+            }
+            page = decided.recv() => {
+                if let Some(page) = page {
+                    rt.state.clock = Instant::now();
+                    if !rt.decided_in_browser(page)? {
+                        return Ok(Ending::Quit);
+                    }
                     dirty = true;
                 }
             }

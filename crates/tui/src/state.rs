@@ -51,6 +51,11 @@ pub enum Action {
     /// Leave this session for another of the project (`/resume [ID]`;
     /// without an id the picker chooses).
     Resume(Option<String>),
+    /// Open the review page of the open plan dialog's plan (`b`).
+    ReviewInBrowser,
+    /// Open the review page of this plan file (`/plan review`): nothing
+    /// asks for approval, so the page can only send comments back.
+    ReviewPlanFile(String),
     /// Answer the pending prompt of this tool call.
     Answer {
         tool_use_id: String,
@@ -361,6 +366,25 @@ impl AppState {
 
     fn close_dialog(&mut self) {
         self.dialog = self.queued.pop_front();
+    }
+
+    /// Shows the review page's address in the plan dialog answering
+    /// `tool_use_id` (open or queued).
+    pub fn set_review_url(&mut self, tool_use_id: &str, url: &str) {
+        for dialog in self.dialog.iter_mut().chain(self.queued.iter_mut()) {
+            if let Dialog::Plan(d) = dialog
+                && d.request.tool_use_id == tool_use_id
+            {
+                d.review_url = Some(url.to_string());
+            }
+        }
+    }
+
+    /// The review page decided the prompt `tool_use_id`: its dialog closes
+    /// and the transcript says what was decided there.
+    pub fn decided_in_browser(&mut self, tool_use_id: &str, summary: &str) {
+        self.drop_request(tool_use_id);
+        self.system(format!("Decided in the browser: {summary}"), false);
     }
 
     /// Forgets a prompt the engine stopped waiting for (e.g. interrupted).

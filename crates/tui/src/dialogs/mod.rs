@@ -38,6 +38,8 @@ pub enum DialogOutcome {
     Stop(PermissionAnswer),
     /// Open the plan in the external editor, then approve the edited text.
     EditPlan,
+    /// Open the plan's review page in a browser.
+    Browse,
     /// The lead's answer to a teammate's plan; `None` hands it to the lead
     /// model.
     Review(Option<catui_core::teams::PlanDecision>),

@@ -6,7 +6,9 @@
 //! conversation, or park the plan for later. Ctrl+G edits the plan in the
 //! external editor; an edited plan is what a later "Yes" approves. `s`
 //! picks the steps to carry out and `m` the model that implements
-//! ([`super::plan_steps`]). Every answer is a
+//! ([`super::plan_steps`]); `b` opens the plan's review page in a browser
+//! (the dialog shows its address and closes when the page decides). Every
+//! answer is a
 //! [`ApprovalDecision`](catui_core::plan::decision::ApprovalDecision).
 //!
 //! The same dialog reviews a teammate's plan for the lead: approve
@@ -76,6 +78,8 @@ pub struct PlanDialog {
     pub unchanged: bool,
     /// The steps to carry out and the implementing model (`s`, `m`).
     pub steps: Box<Steps>,
+    /// The address of this plan's review page, once `b` opened it.
+    pub review_url: Option<String>,
 }
 
 impl PlanDialog {
@@ -110,6 +114,7 @@ impl PlanDialog {
             error: None,
             teammate: None,
             review: Box::default(),
+            review_url: None,
         }
     }
 
@@ -295,6 +300,7 @@ impl PlanDialog {
                 self.steps.start();
             }
             KeyCode::Char('m') if self.teammate.is_none() => self.steps.edit_model(),
+            KeyCode::Char('b') if self.teammate.is_none() => return DialogOutcome::Browse,
             KeyCode::Char('d') if self.diff.is_some() => self.show_diff = !self.show_diff,
             KeyCode::Char('j') => self.scroll += 1,
             KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
@@ -352,6 +358,14 @@ impl PlanDialog {
         if let Some(e) = &self.error {
             rows.push(Line::styled(e.clone(), Style::default().fg(Color::Red)));
         }
+        if let Some(url) = &self.review_url {
+            // The address on a row of its own, so it can be copied whole.
+            rows.push(Line::styled(
+                "Review page open: decide there or here (b opens it again)",
+                Style::default().fg(Color::Yellow),
+            ));
+            rows.push(Line::raw(url.clone()));
+        }
         if let Some(review) = self.review.hint() {
             rows.push(Line::styled(review, Style::default().fg(Color::Yellow)));
         }
@@ -360,7 +374,9 @@ impl PlanDialog {
         }
         let mut hint = String::new();
         if self.teammate.is_none() {
-            hint.push_str("ctrl-g edit plan · c comment on a line · s choose steps · m model · ");
+            hint.push_str(
+                "ctrl-g edit plan · c comment on a line · s choose steps · m model · b browser · ",
+            );
         }
         if self.diff.is_some() {
             hint.push_str(if self.show_diff {

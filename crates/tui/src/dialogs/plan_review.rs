@@ -48,7 +48,11 @@ impl Review {
                     let line = cursor + 1;
                     self.comments.retain(|c| c.line != line);
                     if !text.is_empty() {
-                        self.comments.push(LineComment { line, text });
+                        self.comments.push(LineComment {
+                            line,
+                            text,
+                            passage: None,
+                        });
                         self.comments.sort_by_key(|c| c.line);
                     }
                     self.editing = None;
@@ -161,7 +165,8 @@ mod tests {
             r.comments,
             [LineComment {
                 line: 2,
-                text: "why?".into()
+                text: "why?".into(),
+                passage: None,
             }]
         );
         // Down past the end stays on the last line; a second comment.

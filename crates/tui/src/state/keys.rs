@@ -51,6 +51,18 @@ impl AppState {
         {
             return vec![Action::OpenPlanFile(path)];
         }
+        if text.trim() == "/plan review" {
+            // The page runs in the interface (the engine has no browser).
+            return match self.plan_file.clone() {
+                Some(path) if std::path::Path::new(&path).is_file() => {
+                    vec![Action::ReviewPlanFile(path)]
+                }
+                _ => {
+                    self.system("No plan written yet: nothing to review.", false);
+                    Vec::new()
+                }
+            };
+        }
         self.pending_inputs.push_back(text.clone());
         self.awaiting_reply = true;
         self.withdrawn = false;
@@ -81,6 +93,7 @@ impl AppState {
         match dialog.handle_key(key) {
             DialogOutcome::Pending => Vec::new(),
             DialogOutcome::EditPlan => vec![Action::EditPlan],
+            DialogOutcome::Browse => vec![Action::ReviewInBrowser],
             DialogOutcome::Review(decision) => {
                 self.close_dialog();
                 vec![Action::Review {
