@@ -8,7 +8,11 @@
   const $ = (id) => document.getElementById(id);
   const meta = document.querySelector('meta[name="csrf-token"]');
   const csrf = meta ? meta.content : "";
-  const state = { page: null, comments: [], editing: null, decided: false, selection: null };
+  const state = {
+    page: null, comments: [], editing: null, decided: false, selection: null,
+    // The Lines and Changes views are built when first shown.
+    linesBuilt: false, shownRevision: null,
+  };
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -32,6 +36,10 @@
   }
 
   function show(view) {
+    if (view === "lines" && !state.linesBuilt) buildLines();
+    if (view === "changes" && !state.shownRevision && state.page.revisions.length) {
+      showRevision(state.page.revisions[state.page.revisions.length - 1]);
+    }
     for (const v of ["plan", "lines", "changes"]) {
       $(v).classList.toggle("hidden", v !== view);
       $("tab-" + v).classList.toggle("active", v === view);
@@ -66,7 +74,11 @@
       const host = block.tagName === "TR" ? block.firstElementChild : block;
       if (host) host.insertBefore(gutter, host.firstChild);
     }
-    const lines = page.plan.split("\n");
+  }
+
+  function buildLines() {
+    state.linesBuilt = true;
+    const lines = state.page.plan.split("\n");
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     const rows = lines.map((text, i) => {
       const row = el("div", { class: "src-line", "data-line": String(i + 1) });
@@ -75,6 +87,7 @@
       return row;
     });
     $("lines").replaceChildren(...rows);
+    renderComments();
   }
 
   function diffBlock(diff) {
@@ -89,6 +102,7 @@
   }
 
   function showRevision(rev) {
+    state.shownRevision = rev;
     const box = $("changes");
     const marks = [];
     if (rev.approved) marks.push(rev.edited ? "approved (edited)" : "approved");
@@ -120,9 +134,6 @@
       return li;
     });
     $("revisions").replaceChildren(...items);
-    const current = page.revisions[page.revisions.length - 1];
-    if (current) showRevision(current);
-    show("plan");
   }
 
   function renderDecisions(page) {

@@ -31,6 +31,7 @@ mod tests {
     fn the_page_is_small_and_loads_nothing_from_elsewhere() {
         let total = index_html("x").len() + APP_JS.len() + app_css().len();
         assert!(total < 100 * 1024, "the page's files weigh {total} bytes");
+        eprintln!("the page's files: {total} bytes");
         for text in [INDEX_HTML, APP_JS, APP_CSS] {
             assert!(!text.contains("http://") && !text.contains("https://"));
             assert!(!text.contains("@import") && !text.contains("url("));
