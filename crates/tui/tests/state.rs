@@ -501,3 +501,45 @@ fn final_entries_go_to_the_scrollback_once_and_in_order() {
         .collect();
     assert_eq!(rows[0], "● Read(a.rs)", "paths are relative to the project");
 }
+
+#[test]
+fn b_and_plan_review_open_the_review_page_whose_decision_closes_the_dialog() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("brave-quiet-otter.md");
+    let mut s = state_in(PermissionMode::Plan);
+    // No plan written yet: nothing to review.
+    s.plan_file = Some(plan.display().to_string());
+    type_text(&mut s, "/plan review");
+    assert_eq!(press(&mut s, key(KeyCode::Enter)), []);
+    assert!(format!("{}", screen(&s, 100, 20).backend()).contains("No plan written yet"));
+    std::fs::write(&plan, "# P\n1. a\n").unwrap();
+    type_text(&mut s, "/plan review");
+    assert_eq!(
+        press(&mut s, key(KeyCode::Enter)),
+        [Action::ReviewPlanFile(plan.display().to_string())]
+    );
+    // b in the approval dialog; the page's address is shown in it.
+    s.push_request(request(
+        "ExitPlanMode",
+        json!({"plan": "# P\n1. a\n", "planFilePath": plan}),
+    ));
+    assert_eq!(
+        press(&mut s, key(KeyCode::Char('b'))),
+        [Action::ReviewInBrowser]
+    );
+    let url = "http://127.0.0.1:40000/?token=0123abcd";
+    s.set_review_url("call-ExitPlanMode", url);
+    let shown = format!("{}", screen(&s, 100, 30).backend());
+    assert!(
+        shown.contains("Review page open") && shown.contains(url),
+        "{shown}"
+    );
+    // The page decided: the dialog closes and says what was decided.
+    s.decided_in_browser("call-ExitPlanMode", "Approved, continuing in acceptEdits");
+    assert!(s.dialog.is_none());
+    let shown = format!("{}", screen(&s, 100, 30).backend());
+    assert!(
+        shown.contains("Decided in the browser: Approved, continuing in acceptEdits"),
+        "{shown}"
+    );
+}
