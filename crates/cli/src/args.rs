@@ -258,7 +258,7 @@ pub enum Command {
         #[arg(long)]
         show: bool,
     },
-    /// The plan files: list, show SLUG, path.
+    /// The plan files: list, show SLUG, path, export, review.
     Plans {
         #[command(subcommand)]
         action: Option<PlansAction>,
@@ -288,6 +288,13 @@ pub enum PlansAction {
         /// The folder to write to (default: docs/plans in the project).
         #[arg(long)]
         to: Option<std::path::PathBuf>,
+    },
+    /// Review a plan that an ended session left awaiting approval in your
+    /// browser (without SLUG: list those plans); the decision is carried
+    /// out when the session is resumed.
+    Review {
+        /// The plan's slug.
+        slug: Option<String>,
     },
 }
 

@@ -88,7 +88,7 @@ async fn run(mut args: Args) -> u8 {
         return acp::run(&args).await;
     }
     if let Some(command) = &args.command {
-        return commands::run(command, &args);
+        return commands::run(command, &args).await;
     }
     let headless =
         args.print || !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal();

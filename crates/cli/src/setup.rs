@@ -385,6 +385,9 @@ pub async fn tui_front_end(
         session_id: info.session_id.clone(),
         first_prompt,
         auto_mode_enabled: info.auto_mode_enabled,
+        sessions_dir: Some(catui_core::session::project_dir_in_config_dir(
+            std::path::Path::new(&info.cwd),
+        )),
         stop: CancellationToken::new(),
     };
     // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is

@@ -4,6 +4,7 @@
 
 mod format;
 pub mod mcp;
+pub mod plan_review;
 pub mod plans;
 pub mod sessions;
 pub mod trust;
@@ -15,7 +16,7 @@ use catui_core::settings::{Settings, SettingsWarning};
 use crate::args::{Args, Command};
 
 /// Runs a subcommand other than `demo` and returns the exit code.
-pub fn run(command: &Command, args: &Args) -> u8 {
+pub async fn run(command: &Command, args: &Args) -> u8 {
     let project = match Project::detect(args.settings.as_deref().map(Path::new)) {
         Ok(p) => p,
         Err(e) => {
@@ -23,6 +24,13 @@ pub fn run(command: &Command, args: &Args) -> u8 {
             return 2;
         }
     };
+    if let Command::Plans {
+        action: Some(crate::args::PlansAction::Review { slug: Some(slug) }),
+    } = command
+    {
+        // Serves a page until the user decides: not with stdout locked.
+        return finish(plan_review::review(&project, slug, &mut std::io::stdout()).await);
+    }
     let mut out = std::io::stdout().lock();
     let result = match command {
         Command::Sessions => sessions::run(&project, &mut out),
@@ -33,6 +41,11 @@ pub fn run(command: &Command, args: &Args) -> u8 {
             "`catui demo` and `catui acp` are not handled here".to_string(),
         )),
     };
+    finish(result)
+}
+
+/// The exit code of a subcommand's result (its error printed).
+fn finish(result: Result<(), CommandError>) -> u8 {
     match result {
         Ok(()) => 0,
         // A closed pipe (`catui sessions | head`) is not an error.
@@ -93,13 +106,18 @@ pub enum CommandError {
     Usage(String),
     /// Writing the output failed (exit 1).
     Io(std::io::Error),
+    /// Something the command needed failed (exit 1).
+    Failed(String),
+    /// The user stopped it (Ctrl+C; exit 130).
+    Interrupted(String),
 }
 
 impl CommandError {
     fn exit_code(&self) -> u8 {
         match self {
             CommandError::Usage(_) => 2,
-            CommandError::Io(_) => 1,
+            CommandError::Io(_) | CommandError::Failed(_) => 1,
+            CommandError::Interrupted(_) => 130,
         }
     }
 }
@@ -107,7 +125,9 @@ impl CommandError {
 impl std::fmt::Display for CommandError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CommandError::Usage(msg) => f.write_str(msg),
+            CommandError::Usage(msg)
+            | CommandError::Failed(msg)
+            | CommandError::Interrupted(msg) => f.write_str(msg),
             CommandError::Io(e) => write!(f, "could not write the output: {e}"),
         }
     }

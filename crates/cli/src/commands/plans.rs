@@ -3,7 +3,8 @@
 //! owns it (found through the sessions' recorded slugs), then the other
 //! plan files in the plans directory; `show` prints one plan (and which
 //! revision was approved); `path` prints the plans directory; `export`
-//! copies an approved plan into the repository with its history.
+//! copies an approved plan into the repository with its history; `review`
+//! is [`super::plan_review`].
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -38,6 +39,11 @@ pub fn run(
             writeln!(out, "{}", dir.display())?;
             Ok(())
         }
+        Some(PlansAction::Review { slug: None }) => super::plan_review::list(project, out),
+        // Served by `plan_review::review` (it needs the async runtime).
+        Some(PlansAction::Review { slug: Some(_) }) => Err(CommandError::Usage(
+            "`catui plans review SLUG` is not handled here".to_string(),
+        )),
     }
 }
 
@@ -169,7 +175,7 @@ fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::
 }
 
 /// A plan name given on the command line, checked (no paths).
-fn plan_name(slug: &str) -> Result<&str, CommandError> {
+pub(super) fn plan_name(slug: &str) -> Result<&str, CommandError> {
     let name = slug.trim().trim_end_matches(".md");
     let valid = !name.is_empty()
         && name

@@ -11,6 +11,7 @@ use assert_cmd::cargo::CommandCargoExt;
 use catui_testkit::MockServer;
 use serde_json::Value;
 
+pub mod review;
 pub mod sdk_cases;
 pub mod tmux;
 
