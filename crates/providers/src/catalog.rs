@@ -231,6 +231,24 @@ const BUILTIN: &[Builtin] = &[
     openai("o4-mini", 200_000, 100_000, 1.1, 0.275, 4.4, false, true),
 ];
 
+/// The model aliases a conversation may name instead of an id (the Agent
+/// tool's `model`): the words models trained elsewhere send.
+pub const MODEL_ALIASES: &[&str] = &["sonnet", "opus", "haiku"];
+
+/// The real model id behind `alias` on a provider: `None` when `alias` is
+/// not one of [`MODEL_ALIASES`].
+pub fn alias_model(kind: ProviderKind, alias: &str) -> Option<&'static str> {
+    let anthropic = matches!(kind, ProviderKind::Anthropic);
+    Some(match alias {
+        "opus" if anthropic => "claude-opus-4-5",
+        "sonnet" if anthropic => "claude-sonnet-4-5",
+        "haiku" if anthropic => "claude-haiku-4-5",
+        "opus" | "sonnet" => "gpt-5",
+        "haiku" => "gpt-5-mini",
+        _ => return None,
+    })
+}
+
 /// The name as looked up: without a provider prefix, lowercase.
 fn normalize(model: &str) -> String {
     model

@@ -239,3 +239,27 @@ fn overrides_are_validated_with_the_field_named() {
     assert!(parsed.validate().is_ok());
     assert!(serde_json::from_value::<ModelOverride>(serde_json::json!({"price": 1})).is_err());
 }
+
+#[test]
+fn every_alias_names_a_known_model_on_every_provider() {
+    for kind in [
+        ProviderKind::Anthropic,
+        ProviderKind::OpenAi,
+        ProviderKind::OpenAiResponses,
+    ] {
+        for alias in MODEL_ALIASES {
+            let id = alias_model(kind, alias).unwrap();
+            assert!(
+                builtin(id).context_window.is_some(),
+                "{kind:?} {alias} -> {id}"
+            );
+            assert_ne!(id, *alias);
+        }
+        assert_eq!(alias_model(kind, "gpt-9"), None);
+        assert_eq!(alias_model(kind, "claude-opus-4-5"), None);
+    }
+    assert_eq!(
+        alias_model(ProviderKind::Anthropic, "opus"),
+        Some("claude-opus-4-5")
+    );
+}

@@ -12,10 +12,12 @@ use tokio::sync::Semaphore;
 
 use super::{AgentDefinition, AgentReport, AgentRequest, AgentRunner, ModelChoice};
 use crate::engine::{Conversation, Extensions, SessionServices};
-use crate::tools::{ToolContext, ToolError};
+use crate::tools::bash::ReadOnlyBashTool;
+use crate::tools::{Adapter, ToolContext, ToolError};
 
-/// Builds a sub-agent's system prompt from its definition.
-pub type PromptBuilder = Arc<dyn Fn(&AgentDefinition) -> String + Send + Sync>;
+/// Builds a sub-agent's system prompt from its definition and the model it
+/// runs on.
+pub type PromptBuilder = Arc<dyn Fn(&AgentDefinition, &str) -> String + Send + Sync>;
 pub use crate::engine::RecorderFactory;
 
 /// Runs sub-agents as conversations of the parent's session: the same
@@ -74,7 +76,9 @@ impl AgentRunner for SubAgentRunner {
         let started = Instant::now();
         let agent_id = new_agent_id();
         let model = match (&request.model, &def.model) {
-            (Some(m), _) => m.clone(),
+            // The Agent tool accepts only aliases; each provider has its id.
+            (Some(m), _) => catui_providers::catalog::alias_model(self.services.client.kind(), m)
+                .map_or_else(|| m.clone(), str::to_string),
             (None, ModelChoice::Inherit) => self.services.models.main.clone(),
             (None, ModelChoice::Small) => self.services.models.small.clone(),
             (None, ModelChoice::Planning) => self
@@ -88,6 +92,9 @@ impl AgentRunner for SubAgentRunner {
         let mut tools = self.services.tools.clone();
         let allowed = def.clone();
         tools.retain(move |name| allowed.allows_tool(name));
+        if def.read_only {
+            tools.replace(Adapter(Arc::new(ReadOnlyBashTool)));
+        }
 
         let permissions = match &ctx.session {
             Some(s) => s.0.permission_context(),
@@ -106,11 +113,12 @@ impl AgentRunner for SubAgentRunner {
             agent_ctx.values.insert(crate::tools::ReadOnlyAgent);
         }
 
+        let system_prompt = (self.prompt)(def, model.as_str());
         let mut engine = self.services.conversation(Conversation {
             agent_id: Some(agent_id.clone()),
             parent_tool_use_id: Some(request.parent_tool_use_id.clone()),
             model: Some(model),
-            system_prompt: (self.prompt)(def),
+            system_prompt,
             max_turns: Some(self.services.limits.sub_agent_max_turns),
             tools: Some(tools),
             // The parent's plug-ins (plan mode) carry over.

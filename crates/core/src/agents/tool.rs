@@ -14,12 +14,43 @@ use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
 pub struct AgentTool {
     definitions: Arc<Vec<AgentDefinition>>,
+    /// The session's tools, to say which of them each agent type gets.
+    session_tools: Vec<String>,
 }
 
 impl AgentTool {
     pub fn new(definitions: Vec<AgentDefinition>) -> Self {
         Self {
             definitions: Arc::new(definitions),
+            session_tools: Vec::new(),
+        }
+    }
+
+    /// Lists each agent type's tools among `names`, the session's tools.
+    pub fn with_session_tools(mut self, names: Vec<String>) -> Self {
+        self.session_tools = names;
+        self
+    }
+
+    /// The tools `def` gets, as the listing of agent types shows them.
+    fn tools_of(&self, def: &AgentDefinition) -> String {
+        if self.session_tools.is_empty() {
+            return match &def.tools {
+                Some(list) => list.join(", "),
+                None => "the session's tools".into(),
+            };
+        }
+        let (kept, left_out): (Vec<&str>, Vec<&str>) = self
+            .session_tools
+            .iter()
+            .map(String::as_str)
+            .partition(|name| def.allows_tool(name));
+        match (&def.tools, left_out.is_empty()) {
+            (None, true) => "all".into(),
+            (None, false) if left_out.len() < kept.len() => {
+                format!("all except {}", left_out.join(", "))
+            }
+            _ => kept.join(", "),
         }
     }
 
@@ -38,9 +69,19 @@ pub struct AgentInput {
     pub prompt: String,
     /// Which agent type to use.
     pub subagent_type: String,
-    /// Optional model override for this agent.
+    /// Run the agent on this model instead of its type's default.
     #[serde(default)]
+    #[schemars(schema_with = "model_alias_schema")]
     pub model: Option<String>,
+}
+
+/// `model` is one of the provider-independent aliases.
+fn model_alias_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let schema = serde_json::json!({
+        "type": "string",
+        "enum": catui_providers::catalog::MODEL_ALIASES,
+    });
+    schemars::Schema::try_from(schema).unwrap_or_default()
 }
 
 #[async_trait]
@@ -60,17 +101,16 @@ impl TypedTool for AgentTool {
              - The agent cannot see this conversation: the prompt must be self-contained and say exactly what \
              to return.\n\
              - The report is for you, not the user: summarise what matters to the user yourself.\n\
+             - Not for what a few direct calls do (reading a file you know, one Grep): that is \
+             faster done yourself.\n\
              - Agents cannot start agents.\n\nAgent types:\n",
         );
         for d in self.definitions.iter() {
-            let tools = match &d.tools {
-                None if d.disallowed_tools.is_empty() => "all tools".to_string(),
-                None => format!("all tools except {}", d.disallowed_tools.join(", ")),
-                Some(list) => list.join(", "),
-            };
             out.push_str(&format!(
-                "- {}: {} (tools: {tools})\n",
-                d.name, d.description
+                "- {}: {} (tools: {})\n",
+                d.name,
+                d.description,
+                self.tools_of(d)
             ));
         }
         out
@@ -94,6 +134,15 @@ impl TypedTool for AgentTool {
             return Err(ToolError::invalid(
                 "The prompt is empty: give the agent a complete task.",
             ));
+        }
+        if let Some(model) = &input.model
+            && !catui_providers::catalog::MODEL_ALIASES.contains(&model.as_str())
+        {
+            return Err(ToolError::invalid(format!(
+                "Unknown model '{model}'. Leave model out to use the agent type's own, or give \
+                 one of: {}.",
+                catui_providers::catalog::MODEL_ALIASES.join(", ")
+            )));
         }
         if self.find(&input.subagent_type).is_none() {
             let names: Vec<&str> = self.definitions.iter().map(|d| d.name.as_str()).collect();

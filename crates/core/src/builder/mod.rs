@@ -359,10 +359,10 @@ impl SessionBuilder {
         let warn = front_end.warnings.clone();
         let cwd = config.cwd.clone();
         let config_dir = config.config_dir.clone();
-        // git status/log run in the background; nothing waits for them (the
-        // snapshot reaches the model as a reminder once ready). With someone
-        // at the other end they start now, while the first prompt is typed;
-        // a one-shot run starts them with its first model request.
+        // git status/log run in the background; start-up does not wait for
+        // them (the first model request does, see prompt::git). With
+        // someone at the other end they start now, while the first prompt
+        // is typed; a one-shot run starts them with its first request.
         let git_snapshot = if front_end.is_interactive() {
             prompt::GitSnapshot::start(&cwd)
         } else {
@@ -782,13 +782,17 @@ impl SessionBuilder {
         let runner = crate::agents::SubAgentRunner::new(
             services.clone(),
             agent_defs,
-            Arc::new(move |def| {
+            Arc::new(move |def: &crate::agents::AgentDefinition, model: &str| {
                 let memory = if def.omit_memory {
                     Vec::new()
                 } else {
                     agent_memory.clone()
                 };
-                prompt::render_agent_prompt(&def.system_prompt, &agent_prompt_opts, &memory)
+                let opts = prompt::PromptOptions {
+                    model: model.to_string(),
+                    ..agent_prompt_opts.clone()
+                };
+                prompt::render_agent_prompt(&def.system_prompt, &opts, &memory)
             }),
         );
         tool_ctx.values.insert(AgentsHandle(Arc::new(runner)));

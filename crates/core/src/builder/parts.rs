@@ -42,6 +42,11 @@ pub(super) fn session_tools(
                 || only.iter().any(|n| n == name)
         });
     }
+    // The listing of agent types names the tools each one really gets.
+    let names = tools.names();
+    tools.replace(Adapter(Arc::new(
+        AgentTool::new(agents.to_vec()).with_session_tools(names),
+    )));
     tools
 }
 

@@ -222,7 +222,7 @@ fn tool_descriptions_cover_when_and_how() {
     let exit = exit_plan_mode_description();
     assert!(exit.contains("plan file"));
     assert!(exit.contains("AskUserQuestion"));
-    assert!(exit.contains("research"));
+    assert!(exit.contains("asks for no change"));
 }
 
 #[test]

@@ -28,6 +28,12 @@ pub(crate) fn render_environment(
     }
     let _ = writeln!(out, "Platform: {platform}");
     let _ = writeln!(out, "Today's date: {date}");
+    let _ = writeln!(out, "Shell: bash");
     let _ = writeln!(out, "Model: {model}");
     let _ = writeln!(out, "</env>");
+    let _ = writeln!(
+        out,
+        "The working directory above is the project root: file tools resolve relative paths \
+         from it, and a `cd` in Bash does not change that."
+    );
 }

@@ -3,12 +3,14 @@
 //! start-up never waits on work that grows with the repository.
 //!
 //! [`GitSnapshot::start`] spawns `git status` and `git log` on a thread and
-//! returns at once. Nothing is waited for: the model receives the snapshot
-//! as a `<system-reminder>` ([`GitStatusAttachments`]) with the first
-//! request that goes out after it is ready — in an interactive session that
-//! is the first request, since the user takes longer to type than git takes
-//! to answer; in a huge repository a one-shot `-p` run may get it only
-//! after its first tool call, or never when it needs no second request.
+//! returns at once; start-up never waits. The model receives the snapshot
+//! as a `<system-reminder>` ([`GitStatusAttachments`]) in the first request
+//! of a conversation and in no other: that request waits for git (at most
+//! [`GIT_TIMEOUT`]), which in an interactive session has long finished
+//! while the user typed, and a one-shot `-p` run pays only git's own time
+//! on a small repository. A snapshot that arrived later, after tool
+//! results, would read as the state of the tree now; one that is not ready
+//! in time is left out.
 //! Because the snapshot rides in the conversation, not the system prompt,
 //! the system prompt stays byte-identical across sessions on the same
 //! branch (good for prompt caching) and the snapshot, once sent, is part of
@@ -414,8 +416,8 @@ pub fn render_git(git: &GitSummary) -> String {
 }
 
 /// Hands the snapshot to one conversation (the lead's, or a teammate's),
-/// once, with the first request after it is ready. Sub-agents get none:
-/// their prompt names the branch only.
+/// in its first request only, waiting for git if it is still running.
+/// Sub-agents get none: their prompt names the branch only.
 pub struct GitStatusAttachments {
     snapshot: Arc<GitSnapshot>,
     sent: AtomicBool,
@@ -443,22 +445,20 @@ impl GitStatusAttachments {
 
 impl AttachmentProvider for GitStatusAttachments {
     fn attachments(&self, _ctx: &AttachmentContext<'_>) -> Vec<Attachment> {
-        if self.sent.load(Ordering::Relaxed) {
+        if self.sent.swap(true, Ordering::Relaxed) {
             return Vec::new();
         }
-        match self.snapshot.try_get() {
-            // Still running: look again before the next request.
-            None => Vec::new(),
-            Some(summary) => {
-                self.sent.store(true, Ordering::Relaxed);
-                summary
-                    .map(|s| Attachment::Reminder {
-                        text: render_git(&s),
-                    })
-                    .into_iter()
-                    .collect()
-            }
-        }
+        // The git processes are killed at GIT_TIMEOUT; the margin covers
+        // reaping them.
+        let summary = crate::sync::blocking_io(|| {
+            self.snapshot.wait(GIT_TIMEOUT + Duration::from_millis(500))
+        });
+        summary
+            .map(|s| Attachment::Reminder {
+                text: render_git(&s),
+            })
+            .into_iter()
+            .collect()
     }
 }
 

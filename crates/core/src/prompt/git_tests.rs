@@ -164,6 +164,22 @@ fn attachment_is_sent_once() {
     assert!(provider.attachments(&ctx(&[])).is_empty());
 }
 
+/// A deferred snapshot nobody waited for still arrives with the first
+/// request (it waits for git), and never later.
+#[test]
+fn a_deferred_snapshot_is_in_the_first_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    git(repo, &["init", "-q"]);
+    std::fs::write(repo.join("late.txt"), "x").unwrap();
+    let provider = GitStatusAttachments::new(Arc::new(GitSnapshot::deferred(repo).unwrap()));
+    match provider.attachments(&ctx(&[])).as_slice() {
+        [Attachment::Reminder { text }] => assert!(text.contains("?? late.txt"), "{text}"),
+        other => panic!("expected the snapshot in the first request, got {other:?}"),
+    }
+    assert!(provider.attachments(&ctx(&[])).is_empty());
+}
+
 #[test]
 fn dropping_the_snapshot_stops_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -45,6 +45,7 @@ pub struct Question {
     /// A very short tag for the question (one or two words, e.g. "Database"), shown as its tab.
     pub header: String,
     /// Two to four distinct choices. The user can always type another answer instead.
+    #[schemars(length(min = MIN_OPTIONS, max = MAX_OPTIONS))]
     pub options: Vec<QuestionOption>,
     /// True when the user may pick several choices.
     #[serde(default, rename = "multiSelect")]
@@ -57,6 +58,7 @@ pub struct Question {
 #[serde(deny_unknown_fields)]
 pub struct AskUserQuestionInput {
     /// One to four questions asked together.
+    #[schemars(length(min = MIN_QUESTIONS, max = MAX_QUESTIONS))]
     pub questions: Vec<Question>,
     /// {question text: answer text}, filled in by the front end.
     #[serde(default)]

@@ -39,9 +39,12 @@ impl FileStamp {
 /// cloned cheaply into concurrent calls).
 #[derive(Debug, Clone)]
 pub struct ToolContext {
-    /// The session's working directory; Bash's `cd` updates it.
+    /// Bash's working directory, which its `cd` moves. Only Bash uses it:
+    /// file tools resolve from [`Self::project_root`].
     pub cwd: Arc<Mutex<PathBuf>>,
-    /// The project root (where catui was started).
+    /// The project root (where catui was started): the working directory
+    /// the system prompt names, from which every file tool resolves a
+    /// relative path.
     pub project_root: PathBuf,
     /// Files read in this session, by canonical path.
     pub read_files: Arc<Mutex<HashMap<PathBuf, FileStamp>>>,
@@ -251,7 +254,7 @@ impl ToolContext {
         SecretWalk::for_search(&self.permission_context(), tool, root).map(Arc::new)
     }
 
-    /// The current working directory.
+    /// Bash's current working directory.
     pub fn cwd(&self) -> PathBuf {
         lock(&self.cwd).clone()
     }
@@ -260,13 +263,16 @@ impl ToolContext {
         *lock(&self.cwd) = dir;
     }
 
-    /// Resolves a path from the model against the working directory.
+    /// Resolves a path from the model: an absolute path as it is, a
+    /// relative one from the project root — never from Bash's directory,
+    /// which a `cd` moves. Every file tool and its permission check go
+    /// through here, so both judge the same file.
     pub fn resolve(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
         if p.is_absolute() {
             p.to_path_buf()
         } else {
-            self.cwd().join(p)
+            self.project_root.join(p)
         }
     }
 

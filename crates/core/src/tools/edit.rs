@@ -25,7 +25,7 @@ pub struct EditTool;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditInput {
-    /// Path of the file to change: absolute, or relative to the working directory.
+    /// Path of the file to change: absolute, or relative to the project root.
     pub file_path: String,
     /// The exact text to replace, as it appears in the file (without Read's line-number prefixes).
     pub old_string: String,
@@ -55,7 +55,9 @@ impl TypedTool for EditTool {
            occurrence (useful for renaming).\n\
          - The file's line endings (LF or CRLF) and final newline are kept.\n\
          - With an empty `old_string` and a file that does not exist yet, the file is created \
-           with `new_string` as its content."
+           with `new_string` as its content.\n\
+         - The result shows the changed lines with their line numbers as the file now reads, \
+           so there is no need to Read the file again to check an edit."
             .into()
     }
     fn is_read_only(&self, _: &EditInput) -> bool {

@@ -28,7 +28,7 @@ pub struct GlobTool;
 pub struct GlobInput {
     /// The glob to match file paths against, e.g. "**/*.rs", "src/**/*.{ts,tsx}" or "*.md".
     pub pattern: String,
-    /// The directory to search in (default: the working directory).
+    /// The directory to search in (default: the project root).
     #[serde(default)]
     pub path: Option<String>,
 }
@@ -46,7 +46,7 @@ impl TypedTool for GlobTool {
            character, `{a,b}` alternatives, `[abc]` character classes. A pattern with a `/` is \
            matched against the path relative to the search directory (\"src/**/*.ts\"); a pattern \
            without one is matched against file names at any depth (\"*.rs\" finds every Rust file).\n\
-         - Searches the working directory unless `path` names another directory.\n\
+         - Searches the project root unless `path` names another directory.\n\
          - Files ignored by .gitignore and hidden files are skipped (hidden ones are included \
            when the pattern itself names a dot-file or dot-directory).\n\
          - Results are absolute paths, most recently modified first, at most 100 (when more \
@@ -105,7 +105,7 @@ impl TypedTool for GlobTool {
 fn search_dir(input: &GlobInput, ctx: &ToolContext) -> PathBuf {
     match &input.path {
         Some(p) if !p.trim().is_empty() => ctx.resolve(p),
-        _ => ctx.cwd(),
+        _ => ctx.project_root.clone(),
     }
 }
 
@@ -179,7 +179,7 @@ pub(crate) fn find_files_sorting_up_to(
         };
         return Err(ToolError::failed(format!(
             "The search directory {} {what}. Give an existing directory as path, or leave it out \
-             to search the working directory.",
+             to search the project root.",
             root.display()
         )));
     }

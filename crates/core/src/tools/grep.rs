@@ -36,7 +36,7 @@ pub enum OutputMode {
 pub struct GrepInput {
     /// The regular expression to search for (Rust regex syntax, as ripgrep).
     pub pattern: String,
-    /// File or directory to search (default: the working directory).
+    /// File or directory to search (default: the project root).
     #[serde(default)]
     pub path: Option<String>,
     /// Only search files matching this glob, e.g. "*.rs", "*.{ts,tsx}" or "src/**/*.py".
@@ -156,7 +156,7 @@ impl TypedTool for GrepTool {
 fn search_root(input: &GrepInput, ctx: &ToolContext) -> PathBuf {
     match &input.path {
         Some(p) if !p.trim().is_empty() => ctx.resolve(p),
-        _ => ctx.cwd(),
+        _ => ctx.project_root.clone(),
     }
 }
 

@@ -107,7 +107,7 @@ pub fn search(req: &SearchRequest, cancel: &CancellationToken) -> Result<Vec<Fil
     if !req.root.exists() {
         return Err(ToolError::failed(format!(
             "The path {} does not exist. Give an existing file or directory, or leave path out to \
-             search the working directory.",
+             search the project root.",
             req.root.display()
         )));
     }

@@ -302,9 +302,11 @@ impl<T: TypedTool> Tool for Adapter<T> {
 }
 
 /// The JSON schema of `T` as a plain object schema with no `$schema` or
-/// `title` noise and `additionalProperties: false`. Generated once per type
-/// and process: every model request lists every tool's schema, for every
-/// agent.
+/// `title` noise and `additionalProperties: false`. The input type's own doc
+/// comment is for developers and is left out (the tool's description speaks
+/// to the model), and doc-comment line breaks inside a sentence become
+/// spaces. Generated once per type and process: every model request lists
+/// every tool's schema, for every agent.
 pub fn strict_schema<T: JsonSchema + 'static>() -> Value {
     use std::any::TypeId;
     use std::collections::HashMap;
@@ -323,15 +325,47 @@ fn generate_strict_schema<T: JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let schema = generator.into_root_schema_for::<T>();
     let mut value = schema.to_value();
+    unwrap_doc_lines(&mut value);
     if let Some(obj) = value.as_object_mut() {
         obj.remove("$schema");
         obj.remove("title");
+        obj.remove("description");
         obj.entry("additionalProperties")
             .or_insert(Value::Bool(false));
         obj.entry("properties")
             .or_insert_with(|| Value::Object(Default::default()));
     }
     value
+}
+
+/// Joins the lines of every `description` that a doc comment wrapped: a
+/// line break stays only before a blank line or a list item.
+fn unwrap_doc_lines(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(text) if key == "description" => *text = unwrap_lines(text),
+                    _ => unwrap_doc_lines(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_doc_lines),
+        _ => {}
+    }
+}
+
+fn unwrap_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line.trim_end());
+        if let Some(next) = lines.peek() {
+            let keep = line.trim().is_empty() || next.trim().is_empty() || next.starts_with("- ");
+            out.push(if keep { '\n' } else { ' ' });
+        }
+    }
+    out
 }
 
 fn truncate_for_error(s: &str) -> String {

@@ -46,7 +46,7 @@ pub enum EditMode {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotebookEditInput {
-    /// Path of the .ipynb file: absolute, or relative to the working directory.
+    /// Path of the .ipynb file: absolute, or relative to the project root.
     pub notebook_path: String,
     /// The cell to act on: its `id`, or its 0-based position. With insert, the new cell goes after it (at the start when omitted).
     #[serde(default)]

@@ -31,7 +31,7 @@ pub struct ReadTool;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadInput {
-    /// Path of the file to read: absolute, or relative to the working directory.
+    /// Path of the file to read: absolute, or relative to the project root.
     pub file_path: String,
     /// First line to show, counting from 1. Use it with `limit` to page through long files.
     #[serde(default)]
@@ -50,7 +50,7 @@ impl TypedTool for ReadTool {
     fn description(&self) -> String {
         "Shows the contents of a file from the local filesystem.\n\
          \n\
-         - `file_path` may be absolute or relative to the working directory.\n\
+         - `file_path` may be absolute or relative to the project root.\n\
          - Lines are numbered like `cat -n`: the line number, a tab, then the line. The number and \
            tab are not part of the file; leave them out when you quote lines in Edit.\n\
          - Up to 2000 lines are shown from the start of the file. For long files, pass `offset` \
@@ -60,8 +60,6 @@ impl TypedTool for ReadTool {
          - Images (PNG, JPEG, GIF, WebP) and PDFs are described (type, size, dimensions) rather \
            than printed; other binary files are refused.\n\
          - Directories cannot be read: use Glob, or `ls` through Bash.\n\
-         - Read a file before you change it with Write or Edit: they refuse files you have not \
-           read, or that changed since you read them.\n\
          - You can read several files at once by calling Read several times in one message."
             .into()
     }

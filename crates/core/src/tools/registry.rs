@@ -66,6 +66,15 @@ impl ToolRegistry {
         self.tools.push(tool);
     }
 
+    /// Puts `tool` in the place of the fixed tool of the same name, when
+    /// there is one (a read-only agent's own Bash).
+    pub fn replace(&mut self, tool: impl Tool + 'static) {
+        let tool: Arc<dyn Tool> = Arc::new(tool);
+        if let Some(slot) = self.tools.iter_mut().find(|t| t.name() == tool.name()) {
+            *slot = tool;
+        }
+    }
+
     /// Offers the tools of `source` after the fixed ones, as they are at
     /// each moment. A fixed tool wins over a later one of the same name.
     pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {

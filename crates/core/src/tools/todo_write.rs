@@ -24,7 +24,7 @@ pub enum TodoStatus {
 pub struct TodoItem {
     /// What to do, in the imperative ("Run the tests").
     pub content: String,
-    /// pending, in_progress (at most one task at a time) or completed.
+    /// pending, in_progress or completed.
     pub status: TodoStatus,
     /// The same task as an ongoing action ("Running the tests"), shown while it is in progress.
     #[serde(rename = "activeForm")]
@@ -55,8 +55,9 @@ impl TypedTool for TodoWriteTool {
          - Each call sends the whole list; it replaces the previous one.\n\
          - Each task has `content` (imperative: \"Fix the parser\"), `activeForm` (ongoing: \
            \"Fixing the parser\") and `status`: pending, in_progress or completed.\n\
-         - Keep exactly one task in_progress while you work, mark it completed as soon as it is \
-           done (not in batches later), then start the next.\n\
+         - While you work, exactly one task is in_progress (never more; none once everything is \
+           done). Mark it completed as soon as it is done, not in batches later, then start the \
+           next.\n\
          - Only mark a task completed when it is fully done: not if tests fail, the work is \
            partial, or you hit an error you could not resolve. Add new tasks when you discover \
            them, and remove ones that no longer apply."

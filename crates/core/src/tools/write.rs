@@ -18,7 +18,7 @@ pub struct WriteTool;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteInput {
-    /// Path of the file to write: absolute, or relative to the working directory.
+    /// Path of the file to write: absolute, or relative to the project root.
     pub file_path: String,
     /// The complete new content of the file.
     pub content: String,
@@ -39,7 +39,9 @@ impl TypedTool for WriteTool {
            again.\n\
          - For changes to part of an existing file prefer Edit: it sends only the changed text.\n\
          - Do not create documentation or README files unless the user asked for them.\n\
-         - The write is atomic: readers see the old file or the new one, never a mix."
+         - The write is atomic: readers see the old file or the new one, never a mix.\n\
+         - The result names the absolute path and the line count (\"Created … (12 lines).\"); \
+           the file holds exactly the content you sent, so there is no need to Read it back."
             .into()
     }
     fn is_read_only(&self, _: &WriteInput) -> bool {

@@ -3,7 +3,7 @@
 //! words. Each starts with a stable marker line (see `super::MARKER_*`) that
 //! the attachment scanner recognises in the conversation.
 
-use super::workflow::NO_TEXT_APPROVAL_RULE;
+use super::workflow::{NO_TEXT_APPROVAL_RULE, TURN_END_RULE};
 use super::{
     MARKER_AUTO_MODE_EXIT, MARKER_PLAN_FILE_REFERENCE, MARKER_PLAN_MODE_ACTIVE,
     MARKER_PLAN_MODE_EXIT, MARKER_PLAN_MODE_REENTRY, MARKER_PLAN_MODE_STILL_ACTIVE, PlanVariant,
@@ -25,8 +25,7 @@ pub(crate) fn sparse(o: &PromptOptions) -> String {
     format!(
         "{MARKER_PLAN_MODE_STILL_ACTIVE} (the full instructions appear earlier in this conversation). \
 Only read-only actions are allowed, except changes to the plan file: {path}. \
-{workflow}{cap} End each turn with AskUserQuestion (to clarify) or ExitPlanMode (to request approval). \
-{NO_TEXT_APPROVAL_RULE}",
+{workflow}{cap} {TURN_END_RULE} {NO_TEXT_APPROVAL_RULE}",
         path = o.plan_file_path
     )
 }

@@ -4,6 +4,9 @@
 
 use super::{PlanVariant, PromptOptions};
 
+/// How a turn in plan mode ends: a task gets a plan, a question an answer.
+pub const TURN_END_RULE: &str = "End each turn with AskUserQuestion (to clarify requirements or choose between approaches) or ExitPlanMode (to request approval of the finished plan). The one exception is a question that asks for no change (explaining code, finding something): answer it in text, with no plan.";
+
 /// The rule against asking for approval any other way than ExitPlanMode.
 /// Shared by every variant; tests check it is present.
 pub const NO_TEXT_APPROVAL_RULE: &str = "Never ask for approval of the plan in plain text (\"Does this look good?\", \"Shall I go ahead?\") and never use AskUserQuestion for it: ExitPlanMode is the only way to request approval.";
@@ -83,7 +86,7 @@ pub(crate) fn approval_section(heading: &str) -> String {
     format!(
         "{heading}
 When the plan file is complete, call ExitPlanMode. That is how the user reviews and approves the plan; nothing is implemented before approval.
-- End every turn in exactly one of two ways: an AskUserQuestion call (to clarify requirements or choose between approaches) or an ExitPlanMode call (to request approval of the finished plan).
+- {TURN_END_RULE}
 - {NO_TEXT_APPROVAL_RULE}
 - Use AskUserQuestion only for questions about the requirements or the approach."
     )

@@ -24,6 +24,7 @@ mod exfiltration_tests;
 pub mod groups;
 mod notes;
 mod output;
+mod read_only;
 
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -42,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use background::{BackgroundShells, Shell, ShellStatus};
 pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
+pub use read_only::{ReadOnlyBashInput, ReadOnlyBashTool};
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::sandbox::{Network, SandboxPolicy};
@@ -68,6 +70,47 @@ const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 /// Characters of a command's first line in its one-line summary.
 const SUMMARY_CHARS: usize = 400;
 pub struct BashTool;
+
+/// Bash's description. `offer_unconfined`: the model may ask to run a
+/// command outside the read-only sandbox (not said to read-only agents,
+/// which may never widen what they do).
+fn describe(offer_unconfined: bool) -> String {
+    let unconfined = if offer_unconfined {
+        " If such a command fails because it needs to write or to reach the network, run it \
+         again with `unconfined: true` and the user will be asked."
+    } else {
+        ""
+    };
+    format!(
+        "Runs a command with bash and returns what it printed (stdout and stderr together) \
+         and its exit code.\n\n\
+         - The working directory carries over between calls, so a `cd` stays in effect; other \
+         shell state does not (`export`, `source`, aliases), so set variables in the command \
+         that needs them. File tools ignore `cd`: their relative paths start at the project root.\n\
+         - The command has no input (stdin is empty) and no terminal: editors, pagers and \
+         prompts do not work, so pass non-interactive flags (`--no-edit`, `-y`, `--no-pager`).\n\
+         - Quote paths that contain spaces. Join dependent steps with `&&`; independent \
+         read-only commands can go in separate calls.\n\
+         - To read or search files use Read, Glob and Grep rather than `cat`, `head`, `find` or \
+         `grep`; `ls` is fine for a quick look at one directory.\n\
+         - The time limit is `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
+         {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
+         - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
+         the end are kept, and the whole output is saved to a file whose path is given.\n\
+         - With `run_in_background: true` the command starts and the call returns at once \
+         with an id (no `&` needed, no time limit). Read what it printed since the last look \
+         with BashOutput, stop it with KillShell; when it ends you are told with its exit \
+         code, so there is no need to poll or sleep. Use it for servers, watchers and long \
+         builds or test runs.\n\
+         - Processes the command leaves running in the background (`server &`) keep running \
+         until the session ends, and are stopped then (those of a command run in the \
+         read-only sandbox end with it).\n\
+         - Commands that only read run without asking, in a read-only sandbox (writes only \
+         to a private temporary directory and /dev/null, no network).{unconfined}\n\
+         - In plan mode only read-only commands may run, and writes outside a private \
+         temporary directory are blocked."
+    )
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -99,36 +142,7 @@ impl TypedTool for BashTool {
     }
 
     fn description(&self) -> String {
-        format!(
-            "Runs a command with bash and returns what it printed (stdout and stderr together) \
-             and its exit code.\n\n\
-             - The working directory carries over between calls, so a `cd` stays in effect. \
-             Prefer absolute paths or paths relative to the project over changing directory.\n\
-             - The command has no input (stdin is empty) and no terminal: editors, pagers and \
-             prompts do not work, so pass non-interactive flags (`--no-edit`, `-y`, `--no-pager`).\n\
-             - Quote paths that contain spaces. Join dependent steps with `&&`; independent \
-             read-only commands can go in separate calls.\n\
-             - To read, list or search files use the Read, Glob and Grep tools rather than `cat`, \
-             `find`, `ls` or `grep`.\n\
-             - The time limit is `timeout` milliseconds (default {DEFAULT_TIMEOUT_MS}, at most \
-             {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
-             - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
-             the end are kept, and the whole output is saved to a file whose path is given.\n\
-             - With `run_in_background: true` the command starts and the call returns at once \
-             with an id (no `&` needed, no time limit). Read what it printed since the last look \
-             with BashOutput, stop it with KillShell; when it ends you are told with its exit \
-             code, so there is no need to poll or sleep. Use it for servers, watchers and long \
-             builds or test runs.\n\
-             - Processes the command leaves running in the background (`server &`) keep running \
-             until the session ends, and are stopped then (those of a command run in the \
-             read-only sandbox end with it).\n\
-             - Commands that only read run without asking, in a read-only sandbox (writes only \
-             to a private temporary directory and /dev/null, no network). If such a command fails \
-             because it needs to write or to reach the network, run it again with \
-             `unconfined: true` and the user will be asked.\n\
-             - In plan mode only read-only commands may run, and writes outside a private \
-             temporary directory are blocked."
-        )
+        describe(true)
     }
 
     fn is_read_only(&self, input: &BashInput) -> bool {
