@@ -118,8 +118,7 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
     // The rule is stated where the model reads it.
     let system = reqs[0].system_text();
     assert!(
-        system
-            .contains("file tools resolve relative paths from it, and a `cd` in Bash does not"),
+        system.contains("file tools resolve relative paths from it, and a `cd` in Bash does not"),
         "{system}"
     );
 }
