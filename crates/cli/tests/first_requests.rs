@@ -26,12 +26,13 @@ fn message_text(message: &Value) -> String {
     }
 }
 
-/// The request as a reviewer reads it, with sizes in characters.
-fn render(r: &RecordedRequest) -> String {
-    let system = r.system_text();
+/// The request as a reviewer reads it, with sizes in characters (counted
+/// after `normalize`, so that they do not change with temp paths).
+fn render(r: &RecordedRequest, sb: &Sandbox) -> String {
+    let system = normalize(&r.system_text(), sb);
     let tools = r.body["tools"].as_array().cloned().unwrap_or_default();
     let tools_chars: usize = tools.iter().map(|t| t.to_string().chars().count()).sum();
-    let first = message_text(&r.messages()[0]);
+    let first = normalize(&message_text(&r.messages()[0]), sb);
     let reminders: usize = first
         .split("<system-reminder>")
         .skip(1)
@@ -111,13 +112,13 @@ fn first_request(mode: &str) -> (Sandbox, RecordedRequest) {
 #[test]
 fn default_mode_first_request() {
     let (sb, r) = first_request("default");
-    insta::assert_snapshot!("default_mode", normalize(&render(&r), &sb));
+    insta::assert_snapshot!("default_mode", render(&r, &sb));
 }
 
 #[test]
 fn plan_mode_first_request() {
     let (sb, r) = first_request("plan");
-    insta::assert_snapshot!("plan_mode", normalize(&render(&r), &sb));
+    insta::assert_snapshot!("plan_mode", render(&r, &sb));
 }
 
 #[test]
@@ -153,6 +154,6 @@ fn built_in_sub_agents_first_requests() {
             .iter()
             .find(|r| r.messages().len() == 1 && message_text(&r.messages()[0]).starts_with(task))
             .unwrap_or_else(|| panic!("no first request of {kind}"));
-        insta::assert_snapshot!(format!("sub_agent_{kind}"), normalize(&render(r), &sb));
+        insta::assert_snapshot!(format!("sub_agent_{kind}"), render(r, &sb));
     }
 }
