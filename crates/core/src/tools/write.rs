@@ -222,6 +222,26 @@ mod tests {
         assert_eq!(c.read_stamp(&path), FileStamp::of(&path));
     }
 
+    /// After Bash moved its directory, the permission check and the write
+    /// both take a relative path from the project root.
+    #[tokio::test]
+    async fn relative_paths_ignore_bashs_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        let c = ctx(dir.path());
+        c.set_cwd(dir.path().join("sub"));
+        let input = json!({"file_path": "notes.md", "content": "x\n"});
+        let parsed: WriteInput = serde_json::from_value(input.clone()).unwrap();
+        let expected = c.project_root.join("notes.md");
+        assert!(matches!(
+            WriteTool.access(&parsed, &c),
+            Access::Write { path, .. } if path == expected
+        ));
+        run(WriteTool, &c, input).await.unwrap();
+        assert_eq!(fs::read_to_string(&expected).unwrap(), "x\n");
+        assert!(!dir.path().join("sub/notes.md").exists());
+    }
+
     #[tokio::test]
     async fn overwrite_requires_prior_read() {
         let dir = tempfile::tempdir().unwrap();
