@@ -56,6 +56,9 @@ pub const WRITE_TOOLS: &[&str] = &[
     "Edit",
     "Write",
     "NotebookEdit",
+    // They start no background command, and must not stop the session's.
+    "BashOutput",
+    "KillShell",
 ];
 
 impl AgentDefinition {
@@ -172,6 +175,7 @@ mod tests {
                 "TeamCreate",
                 "SendMessage",
                 "TeamStop",
+                "KillShell",
             ] {
                 assert!(!def.allows_tool(t), "{} allows {t}", def.name);
             }

@@ -81,6 +81,16 @@ fn describe(offer_unconfined: bool) -> String {
     } else {
         ""
     };
+    // Read-only agents get neither `unconfined` nor background commands.
+    let background = if offer_unconfined {
+        "- With `run_in_background: true` the command starts and the call returns at once \
+         with an id (no `&` needed, no time limit). Read what it printed since the last look \
+         with BashOutput, stop it with KillShell; when it ends you are told with its exit \
+         code, so there is no need to poll or sleep. Use it for servers, watchers and long \
+         builds or test runs.\n"
+    } else {
+        ""
+    };
     format!(
         "Runs a command with bash and returns what it printed (stdout and stderr together) \
          and its exit code.\n\n\
@@ -97,12 +107,8 @@ fn describe(offer_unconfined: bool) -> String {
          {MAX_TIMEOUT_MS}); when it passes, the command and everything it started are killed.\n\
          - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
          the end are kept, and the whole output is saved to a file whose path is given.\n\
-         - With `run_in_background: true` the command starts and the call returns at once \
-         with an id (no `&` needed, no time limit). Read what it printed since the last look \
-         with BashOutput, stop it with KillShell; when it ends you are told with its exit \
-         code, so there is no need to poll or sleep. Use it for servers, watchers and long \
-         builds or test runs.\n\
-         - Processes the command leaves running in the background (`server &`) keep running \
+         {background}- Processes the command leaves running in the background (`server &`) keep \
+         running \
          until the session ends, and are stopped then (those of a command run in the \
          read-only sandbox end with it).\n\
          - Commands that only read run without asking, in a read-only sandbox (writes only \

@@ -33,6 +33,7 @@ impl From<ReadOnlyBashInput> for BashInput {
             timeout: input.timeout,
             description: input.description,
             unconfined: None,
+            run_in_background: None,
         }
     }
 }
@@ -43,6 +44,7 @@ fn as_bash(input: &ReadOnlyBashInput) -> BashInput {
         timeout: input.timeout,
         description: None,
         unconfined: None,
+        run_in_background: None,
     }
 }
 
