@@ -136,6 +136,26 @@ pub struct Args {
     #[arg(long)]
     pub include_partial_messages: bool,
 
+    /// With stream-json input and output: echo each user message on stdout
+    /// with its `uuid` (the id `rewind_files` takes).
+    #[arg(long)]
+    pub replay_user_messages: bool,
+
+    /// With --resume/--continue: go back to the moment before this user
+    /// message (its uuid; `plan:SLUG` for a plan approval), then exit.
+    /// Restores the files and the conversation (see --rewind-scope).
+    #[arg(long, value_name = "UUID")]
+    pub rewind_to: Option<String>,
+
+    /// What --rewind-to restores: code, conversation or both.
+    #[arg(long, value_name = "WHAT", value_parser = ["code", "conversation", "both"], requires = "rewind_to")]
+    pub rewind_scope: Option<String>,
+
+    /// With --rewind-to: also overwrite files changed outside catui since
+    /// that point (they are listed, and the rewind refused, without it).
+    #[arg(long, requires = "rewind_to")]
+    pub force: bool,
+
     /// Options the Agent SDKs pass (docs/SDK.md says what each does here).
     #[command(flatten)]
     pub sdk: SdkArgs,

@@ -7,6 +7,7 @@ mod commands;
 #[cfg(feature = "demo")]
 mod demo;
 mod headless;
+mod rewind;
 mod sdk_flags;
 mod setup;
 mod signals;
@@ -89,6 +90,9 @@ async fn run(mut args: Args) -> u8 {
     }
     if let Some(command) = &args.command {
         return commands::run(command, &args).await;
+    }
+    if let Some(target) = args.rewind_to.clone() {
+        return rewind::run(&args, &target);
     }
     let headless =
         args.print || !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal();

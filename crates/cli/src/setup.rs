@@ -8,7 +8,8 @@ use std::sync::Arc;
 use catui_core::builder::{
     FrontEnd, Resume, SessionBuilder, SessionConfig, SessionInfo, WarningSink,
 };
-use catui_core::engine::{Engine, EngineEvent};
+use catui_core::checkpoints::Checkpoints;
+use catui_core::engine::{Engine, EngineEvent, UserInput};
 use catui_core::teams::TeamManager;
 use catui_protocol::stream_json::OutputEvent;
 use catui_protocol::{ContentBlock, PermissionMode};
@@ -41,6 +42,8 @@ pub struct Session {
     /// Inline `--settings` JSON, as the file the session reads: it must
     /// outlive the session, which reads it again when settings change.
     pub inline_settings: Option<tempfile::NamedTempFile>,
+    /// Checkpoints and rewind, when on.
+    pub checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -163,6 +166,9 @@ pub fn ask_about_trust(args: &Args) -> Result<bool, String> {
 pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let (cwd, config_dir) = process_dirs()?;
     let mut config = config_from_args(args, cwd, config_dir)?;
+    // Someone at the keyboard gets checkpoints unless the settings say
+    // no; headless runs only when asked (the SDKs' variable, the setting).
+    config.checkpoints_default = tui;
     // Inline `--settings` JSON is read from a file, kept (and removed at
     // the end) with the session.
     let (settings_file, inline_settings) = sdk_flags::settings_file(args)?;
@@ -212,6 +218,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         hooks,
         mcp: session.mcp,
         inline_settings,
+        checkpoints: session.checkpoints,
     })
 }
 
@@ -229,6 +236,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         mcp,
         // Read again on settings changes until the session ends.
         inline_settings: _inline_settings,
+        checkpoints,
         ..
     } = session;
     let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
@@ -251,6 +259,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
             session_id: info.session_id.clone(),
             model: info.model.clone(),
             partial_messages: args.include_partial_messages,
+            replay_user_messages: args.replay_user_messages,
         },
         events,
         controls_rx,
@@ -258,12 +267,24 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     ));
     let users = match pending {
         Some(pending) => {
-            let (users_tx, users_rx) = unbounded_channel();
+            let (users_tx, users_rx) = unbounded_channel::<UserInput>();
+            // Teammates' messages and plan requests reach the lead model
+            // as user turns (with ids of their own); the stdin reader keeps
+            // their channel open for as long as it keeps its own.
+            let (team_tx, mut team_rx) = unbounded_channel::<Vec<ContentBlock>>();
             if let Some(team) = &team {
-                // Teammates' messages and plan requests reach the lead model
-                // as user turns.
-                team.set_lead_input(users_tx.downgrade());
+                team.set_lead_input(team_tx.downgrade());
             }
+            let lead = users_tx.downgrade();
+            tokio::spawn(async move {
+                while let Some(content) = team_rx.recv().await {
+                    let Some(users) = lead.upgrade() else { break };
+                    let _ = users.send(UserInput {
+                        content,
+                        uuid: None,
+                    });
+                }
+            });
             mcp.set_sdk_channel(Some(Arc::new(headless::SdkMcpChannel {
                 out: controls_tx.downgrade(),
                 pending: pending.clone(),
@@ -275,12 +296,18 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 default_model: info.model.clone(),
                 hooks,
                 mcp: mcp.clone(),
+                checkpoints,
             };
-            tokio::spawn(headless::read_stdin(users_tx, controls));
+            tokio::spawn(async move {
+                headless::read_stdin(users_tx, controls).await;
+                drop(team_tx);
+            });
             Some(users_rx)
         }
         None => {
             mcp.set_sdk_channel(None);
+            // Nobody sends rewinds; it must not keep the event stream open.
+            drop(checkpoints);
             None
         }
     };
@@ -331,6 +358,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             team,
             mcp,
             inline_settings: _inline_settings,
+            checkpoints,
             ..
         } = session;
         let Some(approvals) = approvals else {
@@ -338,7 +366,15 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             return 1;
         };
         mcp.set_sdk_channel(None);
-        let exit = tui_front_end(engine, events, &info, approvals, team, args.prompt.clone()).await;
+        let exit = tui_front_end(
+            engine,
+            events,
+            &info,
+            approvals,
+            (team, checkpoints),
+            args.prompt.clone(),
+        )
+        .await;
         mcp.shutdown().await;
         let id = match exit {
             TuiExit::Code(code) => return code,
@@ -376,7 +412,7 @@ pub async fn tui_front_end(
     events: UnboundedReceiver<EngineEvent>,
     info: &SessionInfo,
     approvals: catui_tui::ApprovalReceiver,
-    team: Option<Arc<TeamManager>>,
+    (team, checkpoints): (Option<Arc<TeamManager>>, Option<Arc<Checkpoints>>),
     first_prompt: Option<String>,
 ) -> TuiExit {
     let opts = catui_tui::TuiOptions {
@@ -403,7 +439,7 @@ pub async fn tui_front_end(
         },
         catui_tui::restore_terminal,
     );
-    let code = match catui_tui::run(engine, events, approvals, opts, team.clone()).await {
+    let code = match catui_tui::run(engine, events, approvals, opts, team.clone(), checkpoints).await {
         Ok(catui_tui::Ending::Quit) => 0,
         Ok(catui_tui::Ending::Resume(id)) => {
             if let Some(team) = team {

@@ -166,6 +166,41 @@ fn control_requests_are_answered() {
 
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn rewind_files_restores_the_files_at_a_replayed_user_message() {
+    let sb = Sandbox::new();
+    let notes = sb.write("notes.txt", "original\n");
+    let created = sb.project().join("created.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("r", "Read", json!({"file_path": notes})))
+            .turn(Turn::tool_use(
+                "e",
+                "Edit",
+                json!({"file_path": notes, "old_string": "original", "new_string": "changed"}),
+            ))
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": created, "content": "new\n"}),
+            ))
+            .turn(Turn::text("changed your files")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "rewind");
+    assert_eq!(facts["restored"], "original\n");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "original\n");
+    assert!(!created.exists());
+    // The id the SDK saw is the user message's own in the transcript.
+    let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
+    let id = facts["checkpoint"].as_str().unwrap();
+    assert!(
+        transcript.contains(&format!("\"uuid\":\"{id}\"")),
+        "{id} is not a transcript entry"
+    );
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn interrupt_stops_the_turn_and_the_session_goes_on() {
     sdk_cases::interrupt(scenario);
 }

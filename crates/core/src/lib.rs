@@ -10,6 +10,8 @@
 //! - [`agents`] — sub-agents.
 //! - [`teams`] — teammates, mailboxes and plan approval by the team lead.
 //! - [`session`] — transcripts, resume, fork.
+//! - [`checkpoints`] — the project's files before each change, and rewind
+//!   (code, conversation, back to an approved plan).
 //! - [`settings`] — layered `settings.json`.
 //! - [`hooks`] — the hook engine (settings command hooks and SDK callbacks).
 //! - [`prompt`] — the system prompt and memory files.
@@ -20,6 +22,7 @@
 
 pub mod agents;
 pub mod builder;
+pub mod checkpoints;
 pub mod config_dir;
 pub mod engine;
 pub mod hooks;

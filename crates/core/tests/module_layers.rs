@@ -23,6 +23,7 @@ const LAYERS: &[&str] = &[
     "engine",
     "plan",
     "session",
+    "checkpoints",
     "agents",
     "teams",
     "mcp",

@@ -88,6 +88,27 @@ pub enum ClientRequest {
         enabled: bool,
     },
     GetContextUsage,
+    /// Restore the project's files to their state at a user message (the
+    /// Agent SDKs' `rewind_files`). `dry_run` only says what would change;
+    /// `force` (catui's) restores even files changed outside catui since.
+    RewindFiles {
+        user_message_id: String,
+        #[serde(default)]
+        dry_run: bool,
+        #[serde(default)]
+        force: bool,
+    },
+    /// Back to a plan: the files as they were when plan `slug` (default:
+    /// the last approved) was approved, plan mode again, and the approved
+    /// text in the plan file (catui's own request).
+    RewindToPlan {
+        #[serde(default)]
+        slug: Option<String>,
+        #[serde(default)]
+        dry_run: bool,
+        #[serde(default)]
+        force: bool,
+    },
 }
 
 impl ClientRequest {

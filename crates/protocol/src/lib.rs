@@ -4,11 +4,13 @@
 //! messages and their content blocks ([`message`]), the model request and
 //! streaming events that providers produce ([`model`]), permission modes
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
-//! the headless stream-json wire format ([`stream_json`], [`control`]) and the
-//! transcript line format ([`transcript`]); and the one lock helper every
-//! crate uses ([`sync::lock`]).
+//! the headless stream-json wire format ([`stream_json`], [`control`]), the
+//! transcript line format ([`transcript`]), checkpoints and the plan
+//! compliance report ([`checkpoint`]); and the one lock helper every crate
+//! uses ([`sync::lock`]).
 
 pub mod attachment;
+pub mod checkpoint;
 pub mod control;
 pub mod message;
 pub mod mode;

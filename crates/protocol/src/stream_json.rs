@@ -30,6 +30,11 @@ pub enum OutputEvent {
         session_id: String,
         parent_tool_use_id: Option<String>,
         uuid: String,
+        /// Set on the echo of the client's own message
+        /// (`--replay-user-messages`): `uuid` is then that message's id,
+        /// the one `rewind_files` takes.
+        #[serde(rename = "isReplay", default, skip_serializing_if = "Option::is_none")]
+        is_replay: Option<bool>,
     },
     Result(ResultEvent),
     /// With `--include-partial-messages`: one raw event of the model's
@@ -112,6 +117,9 @@ pub enum SystemEvent {
         agent_id: String,
         message: Message,
     },
+    /// At the end of each turn after a plan was approved: how the work
+    /// compares with the plan.
+    PlanCompliance(crate::checkpoint::PlanCompliance),
 }
 
 /// `{"type":"system","subtype":"init"}`: the session as it starts. The
@@ -201,6 +209,10 @@ pub struct ResultEvent {
 pub enum InputMessage {
     User {
         message: Message,
+        /// The client's id for this message: the transcript keeps it, so
+        /// a later `rewind_files` can name the message.
+        #[serde(default)]
+        uuid: Option<String>,
     },
     /// Parsed by [`ClientRequest::parse`] so that an unknown subtype can
     /// still be answered.
@@ -269,7 +281,7 @@ mod tests {
             json!({"type":"user","message":{"role":"user","content":"/plan"}}),
         )
         .unwrap();
-        assert!(matches!(user, InputMessage::User { message } if message.text() == "/plan"));
+        assert!(matches!(user, InputMessage::User { message, .. } if message.text() == "/plan"));
 
         let ctl: InputMessage = serde_json::from_value(
             json!({"type":"control_request","request_id":"c","request":{"subtype":"interrupt"}}),

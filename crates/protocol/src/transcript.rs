@@ -8,6 +8,7 @@
 //! they do not know keep the entry as [`EntryBody::Unknown`] instead of
 //! failing, so older binaries can read newer transcripts.
 
+use crate::checkpoint::{CheckpointKind, PlanCompliance};
 use crate::{Attachment, Message, PermissionMode, Usage};
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +97,43 @@ pub enum EntryBody {
         plan: String,
         answer: crate::control::PermissionResponse,
     },
+    /// The project's files at a moment: a commit of catui's shadow
+    /// repository (in its data directory, never in the project).
+    Checkpoint {
+        kind: CheckpointKind,
+        /// The shadow repository's commit.
+        commit: String,
+        /// The user messages (their entries' uuids) whose state this is
+        /// (`turn_start`), or whose turn this ends (`turn_end`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        messages: Vec<String>,
+        /// The approved plan (`plan_approved`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan_slug: Option<String>,
+        /// Files changed since the turn's start (`turn_end`), relative to
+        /// the project.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        changed: Vec<String>,
+        /// Files left out of this checkpoint (too large, nested
+        /// repositories), with why.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
+        /// What a rewind went back to (`before_rewind`, `after_rewind`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<String>,
+    },
+    /// A rewind: the code and/or the conversation went back to the state
+    /// before the user message `target` (or to the approval of a plan,
+    /// `plan:SLUG`). A resume rebuilds the conversation as it was before
+    /// that message when `conversation` is set.
+    Rewind {
+        target: String,
+        code: bool,
+        conversation: bool,
+    },
+    /// How the implementation compared with the approved plan at the end
+    /// of a turn.
+    PlanCompliance { report: PlanCompliance },
     /// An entry of a kind this build does not know (written by a newer
     /// catui). Kept so loading never fails on it; never written.
     #[serde(other)]
@@ -115,6 +153,9 @@ impl EntryBody {
             EntryBody::Summary { .. } => "summary",
             EntryBody::Todos { .. } => "todos",
             EntryBody::PlanAnswer { .. } => "plan_answer",
+            EntryBody::Checkpoint { .. } => "checkpoint",
+            EntryBody::Rewind { .. } => "rewind",
+            EntryBody::PlanCompliance { .. } => "plan_compliance",
             EntryBody::Unknown => "unknown",
         }
     }
@@ -214,6 +255,27 @@ mod tests {
             },
             EntryBody::Todos {
                 todos: json!([{"content": "a", "status": "pending"}]),
+            },
+            EntryBody::Checkpoint {
+                kind: CheckpointKind::TurnEnd,
+                commit: "abc".into(),
+                messages: vec!["u1".into()],
+                plan_slug: None,
+                changed: vec!["src/a.rs".into()],
+                skipped: Vec::new(),
+                target: None,
+            },
+            EntryBody::Rewind {
+                target: "u1".into(),
+                code: true,
+                conversation: false,
+            },
+            EntryBody::PlanCompliance {
+                report: PlanCompliance {
+                    slug: "a-b-c".into(),
+                    steps_total: 3,
+                    ..Default::default()
+                },
             },
         ];
         for body in bodies {

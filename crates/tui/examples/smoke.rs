@@ -84,6 +84,6 @@ async fn main() -> std::io::Result<()> {
         auto_mode_enabled: false,
         ..Default::default()
     };
-    let ending = catui_tui::run(engine, rx, approvals, opts, None).await?;
+    let ending = catui_tui::run(engine, rx, approvals, opts, None, None).await?;
     std::process::exit(i32::from(ending != catui_tui::Ending::Quit));
 }

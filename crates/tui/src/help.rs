@@ -17,6 +17,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "stop the agent; before any reply, your prompt returns to the input; on a prompt: decline and stop",
     ),
     (
+        "Esc Esc",
+        "on an empty prompt: rewind code and/or conversation (/rewind)",
+    ),
+    (
         "Ctrl+C",
         "stop (your prompt returns) · clear the input (Ctrl+Y brings it back) · again to quit",
     ),

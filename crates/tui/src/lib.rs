@@ -28,6 +28,7 @@ mod markdown;
 mod palette;
 mod picker;
 mod render;
+pub mod rewind;
 mod runtime;
 mod state;
 mod table;

@@ -488,8 +488,13 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
-/// Height of the input box or the dialog.
+/// Height of the input box, the dialog or the rewind picker.
 fn bottom_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
+    if state.dialog.is_none()
+        && let Some(picker) = &state.rewind
+    {
+        return picker.desired_height(width).min(screen_h.saturating_sub(1));
+    }
     match &state.dialog {
         Some(d) => d
             .desired_height(width, screen_h)
@@ -539,12 +544,16 @@ pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u1
         height: 1,
         ..area
     };
-    let cursor = match &state.dialog {
-        Some(d) => {
+    let cursor = match (&state.dialog, &state.rewind) {
+        (Some(d), _) => {
             d.render(bottom_a, buf);
             d.cursor(bottom_a)
         }
-        None => render_input(state, bottom_a, buf),
+        (None, Some(picker)) => {
+            picker.render(bottom_a, buf);
+            None
+        }
+        (None, None) => render_input(state, bottom_a, buf),
     };
     if status_a.y < area.y + area.height {
         render_status(state, status_a, buf);

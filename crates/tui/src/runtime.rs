@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use catui_core::checkpoints::{Checkpoints, RewindRequest};
 use catui_core::engine::{Engine, EngineControl, EngineEvent, PermissionAnswer};
 use catui_core::teams::{PlanDecision, TeamManager, TeammateStatus};
 use catui_protocol::ContentBlock;
@@ -133,6 +134,8 @@ struct Runtime {
     resume: Option<String>,
     /// The plan review page, while one runs.
     browser: BrowserReview,
+    /// The session's checkpoints (rewind), when they are on.
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 impl Runtime {
@@ -345,9 +348,82 @@ impl Runtime {
                         let _ = reply.send(decision);
                     }
                 }
+                Action::OpenRewind => self.open_rewind(),
+                Action::CheckRewind(request) => self.check_rewind(request),
+                Action::Rewind(request) => self.rewind(request),
             }
         }
         Ok(true)
+    }
+
+    /// Esc Esc or `/rewind`: the picker of the points to go back to.
+    fn open_rewind(&mut self) {
+        let Some(checkpoints) = self.checkpoints.as_ref().filter(|c| c.rewind_enabled()) else {
+            self.state.system(
+                "Rewind is not available: checkpoints are off in this session (setting fileCheckpointingEnabled).",
+                true,
+            );
+            return;
+        };
+        if self.state.busy() {
+            self.state
+                .set_hint("Wait for the turn to end (or Esc to stop it) to rewind");
+            return;
+        }
+        let points = checkpoints.points();
+        if points.is_empty() {
+            self.state.system("Nothing to rewind to yet.", false);
+            return;
+        }
+        self.state.rewind = Some(crate::rewind::RewindPicker::new(points));
+    }
+
+    /// A rewind chosen in the picker: files changed outside catui since
+    /// the point are listed for confirmation first.
+    fn check_rewind(&mut self, request: RewindRequest) {
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            return;
+        };
+        if request.code {
+            let dry = RewindRequest {
+                dry_run: true,
+                ..request.clone()
+            };
+            match checkpoints.rewind(&dry) {
+                Ok(report) if !report.outside.is_empty() => {
+                    if let Some(picker) = self.state.rewind.as_mut() {
+                        picker.confirm(request, report.outside);
+                    }
+                    return;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.state.rewind = None;
+                    self.state.system(format!("Not rewound: {e}"), true);
+                    return;
+                }
+            }
+        }
+        self.rewind(request);
+    }
+
+    fn rewind(&mut self, request: RewindRequest) {
+        self.state.rewind = None;
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            return;
+        };
+        match checkpoints.rewind(&request) {
+            Ok(report) => {
+                if let Some(prompt) = report.prompt.filter(|_| report.conversation) {
+                    // The message comes back to be edited and sent again.
+                    self.state.input.set_text(&prompt);
+                }
+                if report.plan_file.is_some() {
+                    self.state.mode = self.control.permission_mode();
+                }
+            }
+            Err(e) => self.state.system(format!("Not rewound: {e}"), true),
+        }
     }
 
     fn on_terminal_event(&mut self, event: Event) -> io::Result<bool> {
@@ -457,6 +533,7 @@ pub async fn run(
     mut approvals: ApprovalReceiver,
     opts: TuiOptions,
     team: Option<Arc<TeamManager>>,
+    checkpoints: Option<Arc<Checkpoints>>,
 ) -> io::Result<Ending> {
     let control = engine.control();
     let mode = engine.permission_mode();
@@ -496,6 +573,7 @@ pub async fn run(
         reviews: HashMap::new(),
         resume: None,
         browser,
+        checkpoints,
     };
     rt.state.plan_file = plan_file;
     rt.state.usage = past_usage;

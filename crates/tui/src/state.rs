@@ -67,6 +67,13 @@ pub enum Action {
         request_id: String,
         decision: Option<PlanDecision>,
     },
+    /// Open the rewind picker (Esc Esc on an empty prompt, `/rewind`).
+    OpenRewind,
+    /// Check this rewind (files changed outside catui ask first), then
+    /// carry it out.
+    CheckRewind(catui_core::checkpoints::RewindRequest),
+    /// Carry this rewind out (confirmed).
+    Rewind(catui_core::checkpoints::RewindRequest),
 }
 
 /// A model request waiting to be retried, shown as one updating line.
@@ -180,7 +187,15 @@ pub struct AppState {
     pub retry: Option<RetryNote>,
     /// Screen size of the last frame (for paging).
     pub viewport: (u16, u16),
+    /// The rewind picker, when open.
+    pub rewind: Option<crate::rewind::RewindPicker>,
+    /// When Esc was last pressed on an empty prompt (a second press opens
+    /// the rewind picker).
+    pub esc_at: Option<Instant>,
 }
+
+/// How soon a second Esc on an empty prompt opens the rewind picker.
+pub const ESC_ESC_WINDOW: Duration = Duration::from_millis(800);
 
 impl AppState {
     pub fn new(info: SessionInfo, mode: PermissionMode) -> Self {
@@ -228,6 +243,8 @@ impl AppState {
             streamed_chars: 0,
             retry: None,
             viewport: (80, 24),
+            rewind: None,
+            esc_at: None,
         }
     }
 

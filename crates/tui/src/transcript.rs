@@ -79,6 +79,9 @@ pub enum EntryKind {
         from: String,
         text: String,
     },
+    /// How the work after a plan approval compares with the plan: one
+    /// line, the details unfolded (Ctrl+O).
+    Compliance(catui_protocol::checkpoint::PlanCompliance),
     /// A document a command showed (`/plan`): title, path, Markdown body
     /// and a hint.
     Document {
@@ -523,6 +526,33 @@ fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'sta
                 Span::raw("  "),
             ));
             with_gutter(rows, Span::raw("  "))
+        }
+        EntryKind::Compliance(report) => {
+            let style = if report.drifted() {
+                Style::default().fg(t.warn)
+            } else {
+                dim()
+            };
+            let mut rows = plain_rows(&report.summary(), inner, style);
+            if expanded {
+                let list = |title: &str, items: &[String]| {
+                    if items.is_empty() {
+                        format!("{title}: none")
+                    } else {
+                        format!("{title}: {}", items.join(", "))
+                    }
+                };
+                for line in [
+                    list("Changed, not in the plan", &report.unplanned_files),
+                    list("In the plan, unchanged", &report.untouched_files),
+                    list("Steps not done", &report.undone_steps),
+                ] {
+                    rows.extend(plain_rows(&line, inner, dim()));
+                }
+            } else if report.drifted() {
+                rows.extend(plain_rows("ctrl+o for details", inner, dim()));
+            }
+            with_gutter(rows, Span::styled("◇ ", style))
         }
         EntryKind::Document {
             title,

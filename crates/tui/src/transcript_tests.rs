@@ -151,3 +151,39 @@ fn the_row_index_follows_pushes_edits_pops_widths_and_unfolding() {
     t.push(EntryKind::User("fresh".into()));
     check(&t, 33, false);
 }
+
+#[test]
+fn a_compliance_report_is_one_line_with_its_details_unfolded() {
+    let report = catui_protocol::checkpoint::PlanCompliance {
+        slug: "brisk-cedar-otter".into(),
+        unplanned_files: vec!["setup.cfg".into()],
+        untouched_files: vec!["tests/test_a.py".into()],
+        steps_done: 1,
+        steps_total: 2,
+        undone_steps: vec!["Add tests".into()],
+    };
+    let kind = EntryKind::Compliance(report);
+    let folded: Vec<String> = render_entry(&kind, 100, false)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(
+        folded[0],
+        "◇ Plan brisk-cedar-otter: 1/2 steps done, 1 unplanned file, 1 planned file untouched"
+    );
+    assert!(folded[1].contains("ctrl+o for details"), "{folded:?}");
+    let unfolded: Vec<String> = render_entry(&kind, 100, true)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let text = unfolded.join("\n");
+    assert!(
+        text.contains("Changed, not in the plan: setup.cfg"),
+        "{text}"
+    );
+    assert!(
+        text.contains("In the plan, unchanged: tests/test_a.py"),
+        "{text}"
+    );
+    assert!(text.contains("Steps not done: Add tests"), "{text}");
+}

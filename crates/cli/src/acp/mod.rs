@@ -104,7 +104,11 @@ pub async fn run(args: &Args) -> u8 {
     let template = match crate::setup::process_dirs()
         .and_then(|(cwd, config_dir)| crate::setup::config_from_args(args, cwd, config_dir))
     {
-        Ok(t) => t,
+        // Someone is at the editor: checkpoints, for `/rewind`.
+        Ok(t) => SessionConfig {
+            checkpoints_default: true,
+            ..t
+        },
         Err(e) => {
             eprintln!("catui: {e}");
             return 2;

@@ -279,6 +279,10 @@ fn translate(n: &Notifier, state: &mut TurnState, event: EngineEvent) {
         EngineEvent::Notification { key, text } => {
             tracing::info!("notification {key}: {text}");
         }
+        // The comparison with the approved plan, in one line.
+        EngineEvent::PlanCompliance(report) => {
+            n.text(format!("\n\n{}\n", report.summary()));
+        }
         EngineEvent::Result(outcome) => {
             // A slash command's output, or an error, was not streamed.
             if (!state.streamed || outcome.is_error) && !outcome.result.trim().is_empty() {

@@ -216,6 +216,9 @@ fn show(
     if let Some((done, total)) = progress_of(&content) {
         writeln!(out, "Progress: {done}/{total} steps")?;
     }
+    if let Some((at, report)) = plan_history::last_compliance(&project.sessions_dir(), name) {
+        writeln!(out, "{}", plan_history::compliance_text(&at, &report))?;
+    }
     Ok(())
 }
 

@@ -96,7 +96,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
             session.events,
             &session.info,
             approvals,
-            session.team,
+            (session.team, session.checkpoints),
             Some(script::REQUEST.to_string()),
         )
         .await;

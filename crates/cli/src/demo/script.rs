@@ -40,13 +40,13 @@ const EXPLORE: [(&str, &str, &str); 3] = [
 const PLAN_PROMPT: &str = "Design the change: a --json option for the list subcommand";
 
 const PLAN_V1: &str = "# Plan: `todo list --json`\n\n\
-1. In `main()`, give the `list` subparser a `--json` flag (`store_true`).\n\
+1. In `main()` of todo.py, give the `list` subparser a `--json` flag (`store_true`).\n\
 2. In `cmd_list`, when the flag is set print `json.dumps(tasks, indent=2)`; \
 otherwise keep the current lines.\n\
 3. Document the flag in README.md.\n";
 
 const PLAN_V2: &str = "# Plan: `todo list --json`\n\n\
-1. In `main()`, give the `list` subparser a `--json` flag (`store_true`).\n\
+1. In `main()` of todo.py, give the `list` subparser a `--json` flag (`store_true`).\n\
 2. In `cmd_list`, when the flag is set print `json.dumps(tasks, indent=2)`; \
 otherwise keep the current lines.\n\
 3. Document the flag in README.md.\n\

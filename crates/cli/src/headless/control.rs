@@ -1,10 +1,12 @@
 //! Control requests from the stream-json client (the Agent SDKs):
 //! `initialize`, `interrupt`, `set_permission_mode`, `set_model`,
-//! `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `get_context_usage`. Every request is answered; one catui
-//! does not know gets an `error` response that names it.
+//! `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `get_context_usage`,
+//! `rewind_files`, and catui's `rewind_to_plan`. Every request is answered;
+//! one catui does not know gets an `error` response that names it.
 
 use std::sync::Arc;
 
+use catui_core::checkpoints::{Checkpoints, RewindReport, RewindRequest, RewindTarget};
 use catui_core::engine::EngineControl;
 use catui_core::engine::commands::COMMANDS;
 use catui_protocol::PermissionMode;
@@ -26,6 +28,8 @@ pub struct Controls {
     pub default_model: String,
     pub hooks: Arc<SdkHooks>,
     pub mcp: catui_core::mcp::McpManager,
+    /// The session's checkpoints (`rewind_files`, `rewind_to_plan`).
+    pub checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// One line per option of `initialize` that catui cannot honour (the
@@ -160,6 +164,28 @@ impl Controls {
                     .map_err(|e| e.to_string())?;
                 Ok(None)
             }
+            ClientRequest::RewindFiles {
+                user_message_id,
+                dry_run,
+                force,
+            } => self.rewind(RewindRequest {
+                target: RewindTarget::Message(user_message_id),
+                code: true,
+                conversation: false,
+                force,
+                dry_run,
+            }),
+            ClientRequest::RewindToPlan {
+                slug,
+                dry_run,
+                force,
+            } => self.rewind(RewindRequest {
+                target: RewindTarget::Plan(slug),
+                code: true,
+                conversation: false,
+                force,
+                dry_run,
+            }),
             ClientRequest::GetContextUsage => {
                 let usage = self.control.context_usage();
                 let percentage = if usage.window == 0 {
@@ -176,6 +202,23 @@ impl Controls {
                     "categories": [],
                 })))
             }
+        }
+    }
+
+    /// A rewind, answered as the SDKs' `RewindFilesResult`
+    /// (`canRewind`, `filesChanged`, `insertions`, `deletions`) plus
+    /// catui's detail. A dry run that would overwrite work done outside
+    /// catui answers `canRewind: false` with the files; a real rewind that
+    /// cannot be made is an error response (the SDKs raise it).
+    fn rewind(&self, request: RewindRequest) -> Result<Option<Value>, String> {
+        let Some(checkpoints) = &self.checkpoints else {
+            return Err(catui_core::checkpoints::CheckpointError::NotEnabled.to_string());
+        };
+        let dry_run = request.dry_run;
+        match checkpoints.rewind(&request) {
+            Ok(report) => Ok(Some(rewind_result(&report))),
+            Err(e) if dry_run => Ok(Some(json!({"canRewind": false, "error": e.to_string()}))),
+            Err(e) => Err(e.to_string()),
         }
     }
 
@@ -201,6 +244,34 @@ impl Controls {
             "hook_callbacks": hooks,
         })
     }
+}
+
+/// The answer to a rewind request.
+fn rewind_result(report: &RewindReport) -> Value {
+    let mut files: Vec<&String> = report.restored.iter().chain(&report.deleted).collect();
+    files.sort();
+    let blocked = report.dry_run && !report.outside.is_empty();
+    let mut out = json!({
+        "canRewind": !blocked,
+        "filesChanged": files,
+        "insertions": report.insertions,
+        "deletions": report.deletions,
+        "restored": report.restored,
+        "deleted": report.deleted,
+        "changedOutside": report.outside,
+        "kept": report.kept,
+        "skippedLinks": report.refused.len(),
+    });
+    if blocked {
+        out["error"] = json!(format!(
+            "files changed outside catui since then would be overwritten: {} (send force: true to rewind anyway)",
+            report.outside.join(", ")
+        ));
+    }
+    if let Some(plan) = &report.plan_file {
+        out["planFilePath"] = json!(plan.display().to_string());
+    }
+    out
 }
 
 #[cfg(test)]

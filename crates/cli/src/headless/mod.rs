@@ -11,7 +11,7 @@ mod stream;
 
 use std::sync::Arc;
 
-use catui_core::engine::{Engine, EngineEvent, TurnOutcome};
+use catui_core::engine::{Engine, EngineEvent, TurnOutcome, UserInput};
 use catui_protocol::stream_json::{
     InitEvent, InputMessage, OutputEvent, ResultEvent, ResultSubtype, SystemEvent,
 };
@@ -35,6 +35,8 @@ pub struct PrintOptions {
     pub model: String,
     /// `--include-partial-messages`.
     pub partial_messages: bool,
+    /// `--replay-user-messages`.
+    pub replay_user_messages: bool,
 }
 
 /// Translates engine events and control lines to the output format.
@@ -52,8 +54,10 @@ pub async fn print_events(
         session_id,
         model,
         partial_messages,
+        replay_user_messages,
     } = options;
-    let mut stream_json = StreamJson::new(session_id.clone(), model, partial_messages);
+    let mut stream_json = StreamJson::new(session_id.clone(), model, partial_messages)
+        .replaying_user_messages(replay_user_messages);
     let mut stdout = tokio::io::stdout();
     if let Some(line) = first.and_then(|event| serde_json::to_string(&event).ok()) {
         if stdout
@@ -236,9 +240,10 @@ fn api_key_source() -> &'static str {
     }
 }
 
-/// Reads stream-json lines from stdin: user turns go to `users`, controls
-/// are handled at once (also while a turn runs).
-pub async fn read_stdin(users: UnboundedSender<Vec<ContentBlock>>, controls: Controls) {
+/// Reads stream-json lines from stdin: user turns go to `users` (with the
+/// client's `uuid`, if it gave one), controls are handled at once (also
+/// while a turn runs).
+pub async fn read_stdin(users: UnboundedSender<UserInput>, controls: Controls) {
     let out = controls.out.clone();
     let pending: Arc<Pending> = controls.pending.clone();
     let mut input = BufReader::new(tokio::io::stdin());
@@ -285,8 +290,12 @@ pub async fn read_stdin(users: UnboundedSender<Vec<ContentBlock>>, controls: Con
             }
         };
         match message {
-            InputMessage::User { message } => {
-                if users.send(message.content).is_err() {
+            InputMessage::User { message, uuid } => {
+                let input = UserInput {
+                    content: message.content,
+                    uuid,
+                };
+                if users.send(input).is_err() {
                     break;
                 }
             }
@@ -341,11 +350,14 @@ pub enum Ended {
 pub async fn run(
     mut engine: Engine,
     first_input: Option<Vec<ContentBlock>>,
-    mut users: Option<UnboundedReceiver<Vec<ContentBlock>>>,
+    mut users: Option<UnboundedReceiver<UserInput>>,
     stop: &tokio_util::sync::CancellationToken,
 ) -> Ended {
     let mut last: Option<TurnOutcome> = None;
-    let mut inputs = first_input;
+    let mut inputs = first_input.map(|content| UserInput {
+        content,
+        uuid: None,
+    });
     loop {
         let input = match inputs.take() {
             Some(input) => Some(input),
@@ -407,14 +419,14 @@ enum Turn {
 
 async fn run_turn(
     engine: &mut Engine,
-    input: Vec<ContentBlock>,
+    input: UserInput,
     stop: &tokio_util::sync::CancellationToken,
 ) -> Turn {
     let control = engine.control();
     if stop.is_cancelled() {
         control.interrupt();
     }
-    let turn = engine.handle_input(input);
+    let turn = engine.handle_user_input(input);
     tokio::pin!(turn);
     tokio::select! {
         // A turn that has ended wins over a stop that came at the same time.

@@ -39,6 +39,8 @@ pub struct StreamJson {
     session_id: String,
     model: String,
     partial_messages: bool,
+    /// `--replay-user-messages`: echo each user input with its id.
+    replay_user_messages: bool,
     partial: Option<Partial>,
     last_stop_reason: Option<StopReason>,
 }
@@ -49,9 +51,16 @@ impl StreamJson {
             session_id,
             model,
             partial_messages,
+            replay_user_messages: false,
             partial: None,
             last_stop_reason: None,
         }
+    }
+
+    /// Echoes each user input (`--replay-user-messages`).
+    pub fn replaying_user_messages(mut self, yes: bool) -> Self {
+        self.replay_user_messages = yes;
+        self
     }
 
     /// The lines for one engine event (none, one, or with partial messages
@@ -103,7 +112,24 @@ impl StreamJson {
                 session_id,
                 parent_tool_use_id,
                 uuid: new_uuid(),
+                is_replay: None,
             }],
+            // The echo carries the message's own id: what `rewind_files`
+            // names.
+            EngineEvent::UserMessage { uuid, content } if self.replay_user_messages => {
+                vec![OutputEvent::User {
+                    message: catui_protocol::Message {
+                        role: catui_protocol::Role::User,
+                        content,
+                    },
+                    session_id,
+                    parent_tool_use_id: None,
+                    uuid,
+                    is_replay: Some(true),
+                }]
+            }
+            EngineEvent::UserMessage { .. } => Vec::new(),
+            EngineEvent::PlanCompliance(report) => system(SystemEvent::PlanCompliance(report)),
             EngineEvent::PermissionMode {
                 mode,
                 pre_plan_mode,

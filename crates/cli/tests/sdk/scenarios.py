@@ -207,13 +207,46 @@ async def controls():
         try:
             await client.rewind_files("nope")
             raise AssertionError("rewind_files must fail")
-        except Exception as e:  # the error response names the subtype
-            assert "rewind_files" in str(e), e
+        except Exception as e:  # checkpointing was not asked for
+            assert "enable_file_checkpointing" in str(e), e
     assistant = [m for m in messages if isinstance(m, AssistantMessage)]
     result = result_of(messages)
     # The Write ran unasked: set_permission_mode("acceptEdits") took effect.
     assert result.subtype == "success" and not result.permission_denials, result
     report(model=assistant[-1].model)
+
+
+async def rewind():
+    """The SDK's own recipe: checkpointing on, user messages replayed with
+    their uuid, rewind_files to the first one."""
+    notes = os.path.join(PROJECT, "notes.txt")
+    created = os.path.join(PROJECT, "created.txt")
+    opts = options(
+        enable_file_checkpointing=True,
+        permission_mode="acceptEdits",
+        extra_args={"replay-user-messages": None},
+    )
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("Make some changes to my files")
+        checkpoint_id = None
+        async for msg in client.receive_response():
+            if isinstance(msg, UserMessage) and msg.uuid and checkpoint_id is None:
+                checkpoint_id = msg.uuid
+        assert checkpoint_id, "no user message with a uuid"
+        changed = open(notes).read()
+        assert os.path.exists(created)
+        await client.rewind_files(checkpoint_id)
+        restored = open(notes).read()
+        still_there = os.path.exists(created)
+        try:
+            await client.rewind_files("not-a-message")
+            raise AssertionError("an unknown message must fail")
+        except Exception as e:
+            unknown = str(e)
+    assert changed == "changed\n" and restored == "original\n", (changed, restored)
+    assert not still_there
+    assert "not-a-message" in unknown, unknown
+    report(checkpoint=checkpoint_id, restored=restored)
 
 
 async def interrupt():
@@ -429,6 +462,7 @@ SCENARIOS = {
     "plan_input_mode": lambda: plan_mode("updatedInput"),
     "plan_answers": plan_answers,
     "controls": controls,
+    "rewind": rewind,
     "interrupt": interrupt,
     "hooks": hooks,
     "more_hooks": more_hooks,

@@ -149,6 +149,13 @@ pub struct SessionConfig {
     /// (Landlock and seccomp inside bubblewrap's namespaces). Without it
     /// commands are confined by Landlock and seccomp alone.
     pub sandbox_stage: Option<PathBuf>,
+    /// Checkpoints on or off whatever the settings say (`--rewind-to`
+    /// needs them); `None`: see [`crate::checkpoints::enabled`].
+    pub checkpoints: Option<bool>,
+    /// Whether checkpoints are on when neither the SDK's variable nor the
+    /// setting says: yes for the terminal UI and editors, no for headless
+    /// runs (the SDKs ask with `enable_file_checkpointing`).
+    pub checkpoints_default: bool,
 }
 
 impl SessionConfig {
@@ -179,6 +186,8 @@ impl SessionConfig {
             setting_sources: None,
             trust_project: false,
             sandbox_stage: None,
+            checkpoints: None,
+            checkpoints_default: false,
         }
     }
 }
@@ -295,6 +304,11 @@ pub struct Session {
     /// The main conversation's plan mode (e.g. to follow approvals with
     /// [`PlanSession::on_approved`]).
     pub plan: Arc<PlanSession>,
+    /// Checkpoints of the project's files and rewind (see
+    /// [`crate::checkpoints::Checkpoints::rewind_enabled`]: setting
+    /// `fileCheckpointingEnabled`, the SDK's variable), and the comparison
+    /// of the work with an approved plan.
+    pub checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
 }
 
 /// Builds a [`Session`]. Production and tests use the same path; the
@@ -730,6 +744,7 @@ impl SessionBuilder {
             cwd.clone(),
             warn.clone(),
         );
+        let transcript_path = transcript.path();
         let recorder: Arc<dyn Recorder> = match transcript {
             parts::MainRecorder::File(r) if snapshot_plans => {
                 Arc::new(PlanSnapshotRecorder::new(r, plan.files.clone()))
@@ -831,18 +846,50 @@ impl SessionBuilder {
                 team.set_reviewer(reviewer.clone());
             }
         }
+        let checkpoints_on = config.checkpoints.unwrap_or_else(|| {
+            crate::checkpoints::enabled(
+                env(crate::checkpoints::SDK_CHECKPOINTING_ENV).as_deref(),
+                settings.file_checkpointing_enabled,
+                config.checkpoints_default,
+            )
+        });
+        let mut resumed = resumed;
+        // Always there: with checkpoints off it still compares the work
+        // after a plan approval with the plan (nothing is taken before).
+        let checkpoints = Some(parts::checkpoints(crate::checkpoints::CheckpointSetup {
+            session_id: session_id.clone(),
+            config_dir: config_dir.clone(),
+            project: cwd.clone(),
+            recorder: recorder.clone(),
+            transcript: transcript_path,
+            entries: resumed
+                .as_mut()
+                .map(|r| std::mem::take(&mut r.entries))
+                .unwrap_or_default(),
+            plan: plan.clone(),
+            events: services.events.clone(),
+            limits: Default::default(),
+            rewind: checkpoints_on,
+        }));
+        let mut extensions: Vec<Arc<dyn crate::engine::EngineExtension>> = vec![
+            plan.extension(),
+            Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
+            Arc::new(crate::mcp::commands::McpCommands(mcp.clone())),
+            settings_reload,
+            Arc::new(crate::engine::background::BackgroundCommands(background)),
+        ];
+        if let Some(c) = &checkpoints {
+            extensions.push(Arc::new(crate::checkpoints::CheckpointExtension(c.clone())));
+        }
         let mut engine = services.conversation(Conversation {
             max_turns: config.max_turns,
             recorder: Some(recorder),
-            extensions: vec![
-                plan.extension(),
-                Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
-                Arc::new(crate::mcp::commands::McpCommands(mcp.clone())),
-                settings_reload,
-                Arc::new(crate::engine::background::BackgroundCommands(background)),
-            ],
+            extensions,
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });
+        if let Some(c) = &checkpoints {
+            c.set_engine(engine.control());
+        }
         if let Some(snapshot) = git_snapshot {
             engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
         }
@@ -875,6 +922,7 @@ impl SessionBuilder {
             services,
             mcp,
             plan,
+            checkpoints,
         })
     }
 }

@@ -131,3 +131,26 @@ pub(super) fn plan_exporter(
             .map_err(|e| e.to_string())
     }))
 }
+
+/// The session's checkpoints, told of plan approvals (through a weak
+/// handle: the plan session must not keep the service alive).
+pub(super) fn checkpoints(
+    setup: crate::checkpoints::CheckpointSetup,
+) -> Arc<crate::checkpoints::Checkpoints> {
+    let plan = setup.plan.clone();
+    let checkpoints = crate::checkpoints::Checkpoints::new(setup);
+    let weak = Arc::downgrade(&checkpoints);
+    plan.on_approved(Arc::new(
+        move |approved: &crate::plan::session::ApprovedPlan| {
+            let slug = approved
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let Some(c) = weak.upgrade() {
+                c.plan_approved(&slug, &approved.text);
+            }
+        },
+    ));
+    checkpoints
+}

@@ -67,6 +67,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "compact",
         "summarise older turns to free context: /compact [instructions]",
     ),
+    (
+        "rewind",
+        "go back to before a message (code, conversation or both) or to an approved plan: /rewind [N|plan]",
+    ),
 ];
 
 /// Parses `text` as a slash command when it starts with `/` followed by a

@@ -90,6 +90,16 @@ pub enum EngineEvent {
     /// lead's front end: its assistant messages and the user messages that
     /// carry its tool results. `agent_id` is `name@team`.
     Teammate { agent_id: String, message: Message },
+    /// A user's input as the engine received it, with the id its
+    /// transcript entry gets (the client's own, or a fresh one): what a
+    /// rewind names. Emitted before anything else of that input.
+    UserMessage {
+        uuid: String,
+        content: Vec<catui_protocol::ContentBlock>,
+    },
+    /// How the work after a plan approval compares with the plan (end of
+    /// each turn until the next plan or `/clear`).
+    PlanCompliance(catui_protocol::checkpoint::PlanCompliance),
     /// The handling of one user input ended.
     Result(TurnOutcome),
 }

@@ -50,6 +50,26 @@ pub struct ToolCallView<'a> {
     pub agent_id: Option<&'a str>,
 }
 
+/// A call the permission layer allowed, just before it runs (in the main
+/// conversation or a sub-agent).
+pub struct ToolRunView<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub call: &'a dyn PreparedCall,
+    /// The call's own context (its grant set).
+    pub ctx: &'a ToolContext,
+    /// `None` in the main conversation.
+    pub agent_id: Option<&'a str>,
+}
+
+/// A user's input as the main conversation starts handling it.
+pub struct InputView<'a> {
+    /// The id its transcript entry gets (the client's, or a fresh one).
+    pub uuid: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
 /// What a tool lifecycle hook decided about a call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolGate {
@@ -100,6 +120,22 @@ pub trait EngineExtension: Send + Sync {
     /// check and may answer the call itself.
     fn before_tool(&self, _call: &ToolCallView<'_>) -> ToolGate {
         ToolGate::Continue
+    }
+
+    /// A tool lifecycle hook: a call the permission layer allowed is about
+    /// to run. The call waits until this returns (checkpoints are taken
+    /// here, before the first change of a turn).
+    fn before_run(&self, _call: &ToolRunView<'_>) {}
+
+    /// The main conversation starts handling a user's input.
+    fn input_started(&self, _input: &InputView<'_>) {}
+
+    /// The model is about to end the main conversation's turn (an answer
+    /// without tool calls). A text returned here is given to the model as
+    /// a note from catui and the turn goes on; an extension says each thing
+    /// once per turn (it is a reminder, not a loop).
+    fn before_turn_end(&self) -> Option<String> {
+        None
     }
 
     /// Answers a slash command this extension owns; `None`: not its command.

@@ -43,8 +43,8 @@ pub use events::{
     CommandView, EngineEvent, PROBLEM_KEYS, ResponseInfo, SessionCost, TurnOutcome, is_problem,
 };
 pub use extension::{
-    AttachContext, Compaction, Compactor, EngineExtension, Extensions, KeptDocument, Notice,
-    Refresh, RunEnd, ToolCallView, ToolGate,
+    AttachContext, Compaction, Compactor, EngineExtension, Extensions, InputView, KeptDocument,
+    Notice, Refresh, RunEnd, ToolCallView, ToolGate, ToolRunView,
 };
 pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
@@ -54,6 +54,14 @@ use shared::{Shared, set_mode};
 use crate::permissions::PermissionContext;
 use crate::permissions::sandbox::{SandboxNetwork, SandboxPolicy};
 use crate::tools::{ToolContext, ToolRegistry};
+
+/// One user input: its content and, when the client named it, its id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserInput {
+    pub content: Vec<ContentBlock>,
+    /// The transcript uuid for the user message (`None`: a fresh one).
+    pub uuid: Option<String>,
+}
 
 /// Fixed settings of one conversation.
 #[derive(Debug, Clone)]
@@ -115,6 +123,9 @@ pub struct Engine {
     hooks: Arc<crate::hooks::HookEngine>,
     /// `SessionStart` hooks ran.
     session_started: bool,
+    /// The id of the input being handled: its user message is recorded
+    /// under it.
+    input_uuid: Option<String>,
 }
 
 impl Engine {
@@ -189,6 +200,7 @@ impl Engine {
             fresh_start: Mutex::new(None),
             requested_model: Mutex::new(None),
             model: Mutex::new(config.model.clone()),
+            replaced_conversation: Mutex::new(None),
             usage_view: Mutex::new(shared::ContextUsage {
                 model: config.model.clone(),
                 tokens: 0,
@@ -213,6 +225,7 @@ impl Engine {
             compactor,
             hooks,
             session_started: false,
+            input_uuid: None,
         }
     }
 
@@ -308,15 +321,47 @@ impl Engine {
     /// Handles one user input: a slash command, or a message for the model.
     /// Always ends with exactly one [`EngineEvent::Result`], also returned.
     pub async fn handle_input(&mut self, content: Vec<ContentBlock>) -> TurnOutcome {
+        self.handle_user_input(UserInput {
+            content,
+            uuid: None,
+        })
+        .await
+    }
+
+    /// [`Self::handle_input`] for an input that may carry its own id (a
+    /// client's `uuid`): the transcript keeps it for the user message, so
+    /// a rewind can name the message.
+    pub async fn handle_user_input(&mut self, input: UserInput) -> TurnOutcome {
+        let UserInput { content, uuid } = input;
         let started = Instant::now();
         self.api_time_at_input = self.api_time();
         self.new_turn_token();
+        if let Some(messages) = self.shared.take_replaced_conversation() {
+            // A rewind of the conversation, applied between inputs.
+            self.messages = messages;
+            self.last_prompt_tokens = 0;
+            self.messages_at_last_prompt = 0;
+        }
         self.refresh();
         let text = Message {
             role: Role::User,
             content: content.clone(),
         }
         .text();
+        let uuid = uuid
+            .filter(|u| !u.trim().is_empty())
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        self.shared.emit(EngineEvent::UserMessage {
+            uuid: uuid.clone(),
+            content: content.clone(),
+        });
+        for extension in &self.shared.extensions {
+            extension.input_started(&InputView {
+                uuid: &uuid,
+                text: &text,
+            });
+        }
+        self.input_uuid = Some(uuid);
         let outcome = if let Some(command) = commands::parse(&text)
             && command.name == "compact"
         {
@@ -408,6 +453,7 @@ impl Engine {
                 text: unsaved,
             });
         }
+        self.input_uuid = None;
         self.shared.emit(EngineEvent::Result(outcome.clone()));
         outcome
     }
@@ -478,10 +524,14 @@ impl Engine {
             role: Role::User,
             content,
         };
-        self.shared.recorder.record(Record::User {
+        let record = Record::User {
             message: user.clone(),
             is_meta: false,
-        });
+        };
+        match self.input_uuid.take() {
+            Some(uuid) => self.shared.recorder.record_with_uuid(&uuid, record),
+            None => self.shared.recorder.record(record),
+        }
         self.messages.push(user);
 
         let mut usage = Usage::default();
@@ -563,6 +613,17 @@ impl Engine {
             let has_tools = assistant.tool_uses().next().is_some();
             self.messages.push(assistant.clone());
 
+            if !has_tools && let Some(note) = self.note_before_turn_end() {
+                // An extension has something to say before the turn ends
+                // (plan compliance): once, then the model carries on.
+                let note = Message::user_text(attachments::wrap(&note));
+                self.shared.recorder.record(Record::User {
+                    message: note.clone(),
+                    is_meta: true,
+                });
+                self.messages.push(note);
+                continue;
+            }
             if !has_tools && let Some(reason) = hooks::stop(self, stop_blocks).await {
                 // A Stop hook sends the model back to work.
                 stop_blocks += 1;
@@ -638,6 +699,21 @@ impl Engine {
                 );
             }
         }
+    }
+
+    /// What the extensions want the model to read before the main
+    /// conversation's turn ends (sub-agents: nothing).
+    fn note_before_turn_end(&self) -> Option<String> {
+        if self.config.agent_id.is_some() {
+            return None;
+        }
+        let notes: Vec<String> = self
+            .shared
+            .extensions
+            .iter()
+            .filter_map(|e| e.before_turn_end())
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("\n\n"))
     }
 
     async fn request(

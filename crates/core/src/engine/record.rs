@@ -49,6 +49,12 @@ pub enum Record {
 /// report their own IO errors.
 pub trait Recorder: Send + Sync {
     fn record(&self, record: Record);
+    /// Records a user's input under the id the front end gave it (the
+    /// client's `uuid`, or one catui chose), so a rewind can name it.
+    /// Recorders that keep no ids just record.
+    fn record_with_uuid(&self, _uuid: &str, record: Record) {
+        self.record(record);
+    }
     /// What has been recorded but could not be saved yet, in one sentence
     /// for the user (`None`: everything is saved, or nothing is kept).
     fn unsaved(&self) -> Option<String> {

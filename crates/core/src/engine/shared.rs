@@ -40,6 +40,9 @@ pub(super) struct Shared {
     pub(super) requested_model: Mutex<Option<String>>,
     /// The conversation's model (what its requests use outside plan mode).
     pub(super) model: Mutex<String>,
+    /// A conversation to continue from at the next input (a rewind of
+    /// the conversation, made while no turn runs).
+    pub(super) replaced_conversation: Mutex<Option<Vec<catui_protocol::Message>>>,
     /// What the engine last reported: its model and the prompt size of its
     /// last request.
     pub(super) usage_view: Mutex<ContextUsage>,
@@ -66,6 +69,10 @@ impl Shared {
 
     pub(super) fn take_fresh_start(&self) -> Option<String> {
         lock(&self.fresh_start).take()
+    }
+
+    pub(super) fn take_replaced_conversation(&self) -> Option<Vec<catui_protocol::Message>> {
+        lock(&self.replaced_conversation).take()
     }
 
     pub(super) fn take_requested_model(&self) -> Option<String> {
@@ -110,14 +117,19 @@ pub struct WeakEngineControl(std::sync::Weak<Shared>);
 impl WeakEngineControl {
     /// [`EngineControl::interrupt`], while the conversation lives.
     pub fn interrupt(&self) {
-        if let Some(shared) = self.0.upgrade() {
-            EngineControl { shared }.interrupt();
+        if let Some(control) = self.upgrade() {
+            control.interrupt();
         }
     }
 
     /// The conversation's permission mode, while it lives.
     pub fn permission_mode(&self) -> Option<PermissionMode> {
         self.0.upgrade().map(|shared| shared.permissions().mode)
+    }
+
+    /// The controls, while the conversation lives.
+    pub fn upgrade(&self) -> Option<EngineControl> {
+        self.0.upgrade().map(|shared| EngineControl { shared })
     }
 }
 
@@ -141,6 +153,18 @@ impl EngineControl {
 
     pub fn permission_mode(&self) -> PermissionMode {
         self.shared.permissions().mode
+    }
+
+    /// The conversation continues from `messages` at the next input (a
+    /// rewind of the conversation; the caller records it in the
+    /// transcript).
+    pub fn replace_conversation(&self, messages: Vec<catui_protocol::Message>) {
+        *lock(&self.shared.replaced_conversation) = Some(messages);
+    }
+
+    /// Tells the front end something outside the conversation.
+    pub fn emit(&self, event: EngineEvent) {
+        self.shared.emit(event);
     }
 
     /// Switches the model from the next request on.

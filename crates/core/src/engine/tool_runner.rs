@@ -15,7 +15,7 @@ mod auto_review;
 use super::approver::{PermissionAnswer, PermissionRequest};
 use super::hooks as client_hooks;
 use super::shared::set_mode;
-use super::{Engine, EngineEvent, ToolCallView, ToolGate};
+use super::{Engine, EngineEvent, ToolCallView, ToolGate, ToolRunView};
 use crate::hooks::HookDecision;
 use crate::permissions::{self, Decision, Grant};
 use crate::tools::{ParsedCall, ToolContext, ToolError, ToolOutput};
@@ -483,6 +483,17 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                     let live = crate::tools::live::LiveOutput::new();
                     ctx.values.insert(live.clone());
                     let ctx = &ctx;
+                    // Lifecycle hooks run before the call starts (and
+                    // before the next call of a concurrent batch starts).
+                    for extension in &engine.shared.extensions {
+                        extension.before_run(&ToolRunView {
+                            id: &id,
+                            name: &name,
+                            call: call.as_ref(),
+                            ctx,
+                            agent_id: engine.config.agent_id.as_deref(),
+                        });
+                    }
                     engine.shared.emit(EngineEvent::ToolStart {
                         id: id.clone(),
                         name: name.clone(),

@@ -3,7 +3,9 @@
 //! transcript, with its own plan file, and the parent is left untouched.
 //!
 //! The fork's transcript starts with a copy of the parent's entries
-//! (re-chained, stamped with the new session id and the new slug) followed
+//! (same uuids, re-chained, stamped with the new session id and the new
+//! slug; their checkpoints stay valid, and the fork's own go on from
+//! them: a fork has its own line of checkpoints) followed
 //! by a `system` entry of subtype `fork` naming the parent. Copying rather
 //! than referencing keeps every transcript self-contained: the fork stays
 //! resumable even if the parent's file is deleted, and readers never need
@@ -98,17 +100,20 @@ pub fn fork_session(
     let mut writer =
         TranscriptWriter::for_session(config_dir, cwd, &new_id).map_err(transcript_error)?;
     writer.set_slug(new_slug);
-    let mut bodies: Vec<EntryBody> = parent
+    // The copies keep their uuids: a message the client knew by its id
+    // (a rewind target) is the same message in the fork.
+    let marker = EntryBody::System {
+        subtype: FORK_ENTRY_SUBTYPE.to_string(),
+        text: format!("Forked from session {}", parent.session_id),
+    };
+    let copied = parent
         .entries
         .iter()
         .filter(|e| !matches!(e.body, EntryBody::Unknown))
-        .map(|e| e.body.clone())
-        .collect();
-    bodies.push(EntryBody::System {
-        subtype: FORK_ENTRY_SUBTYPE.to_string(),
-        text: format!("Forked from session {}", parent.session_id),
-    });
-    let entries = writer.append_batch(bodies).map_err(transcript_error)?;
+        .map(|e| (Some(e.uuid.as_str()), &e.body));
+    let entries = writer
+        .append_keyed(copied.chain(std::iter::once((None, &marker))))
+        .map_err(transcript_error)?;
     Ok(ForkedSession {
         session: from_entries(&new_id, &path, entries, Vec::new()),
         parent_session_id: parent.session_id.clone(),

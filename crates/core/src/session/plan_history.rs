@@ -1,10 +1,12 @@
 //! A plan's history as the session transcripts recorded it: each revision
 //! shown for approval (`plan_revision` snapshots), the revision the user
-//! approved (`plan_approved`, bound to its SHA-256) and the plans the user
-//! parked (`plan_parked`). `catui plans show` marks the approved revision
-//! and a parked plan; `catui plans list` marks parked plans; `catui plans
-//! export` and `/plan export` copy the approved plan into the repository
-//! with the history as a Markdown appendix.
+//! approved (`plan_approved`, bound to its SHA-256), the plans the user
+//! parked (`plan_parked`), and how the work after an approval compared
+//! with the plan (`plan_compliance`). `catui plans show` marks the approved
+//! revision and a parked plan and gives the last comparison; `catui plans
+//! list` marks parked plans; `catui plans export` and `/plan export` copy
+//! the approved plan into the repository with the history and the
+//! comparison as Markdown appendices.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -108,6 +110,49 @@ pub fn parked_slugs(sessions_dir: &Path) -> HashSet<String> {
         .filter(|(_, (_, parked))| *parked)
         .map(|(slug, _)| slug)
         .collect()
+}
+
+/// The last compliance report recorded for plan `slug` in the
+/// transcripts of `sessions_dir`: its time and the report.
+pub fn last_compliance(
+    sessions_dir: &Path,
+    slug: &str,
+) -> Option<(String, catui_protocol::checkpoint::PlanCompliance)> {
+    let mut last: Option<(String, catui_protocol::checkpoint::PlanCompliance)> = None;
+    for session in list_sessions(sessions_dir) {
+        let Ok(loaded) = crate::session::transcript::load(&session.path) else {
+            continue;
+        };
+        for entry in loaded.entries {
+            if let EntryBody::PlanCompliance { report } = entry.body
+                && report.slug == slug
+                && last.as_ref().is_none_or(|(at, _)| *at < entry.timestamp)
+            {
+                last = Some((entry.timestamp, report));
+            }
+        }
+    }
+    last
+}
+
+/// A compliance report in words (`catui plans show`, the export).
+pub fn compliance_text(at: &str, report: &catui_protocol::checkpoint::PlanCompliance) -> String {
+    let list = |items: &[String]| {
+        if items.is_empty() {
+            "none".to_string()
+        } else {
+            items.join(", ")
+        }
+    };
+    format!(
+        "Implementation compared with the plan (last report, {at}): {}/{} steps done.\n\
+         Changed, not in the plan: {}\nIn the plan, unchanged: {}\nSteps not done: {}",
+        report.steps_done,
+        report.steps_total,
+        list(&report.unplanned_files),
+        list(&report.untouched_files),
+        list(&report.undone_steps),
+    )
 }
 
 /// The last approved revision, if any.
@@ -220,7 +265,12 @@ pub fn export(
         None => default_export_dir(cwd),
     };
     let target = dir.join(format!("{slug}.md"));
-    let text = export_text(slug, &approved.content, &revisions);
+    let mut text = export_text(slug, &approved.content, &revisions);
+    if let Some((at, report)) = last_compliance(sessions_dir, slug) {
+        text.push_str("\n## Appendix: the implementation\n\n");
+        text.push_str(&compliance_text(&at, &report));
+        text.push('\n');
+    }
     std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(&target, text))
         .map_err(|source| ExportError::Write {

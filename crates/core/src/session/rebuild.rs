@@ -9,7 +9,8 @@
 //!
 //! A `plan_file_reference` attachment recorded right after a summary (what
 //! compaction writes) is part of the summary message, exactly as
-//! compaction built it.
+//! compaction built it. A `rewind` entry of the conversation takes it back
+//! to what it was before the message it names.
 
 use std::collections::HashSet;
 
@@ -49,11 +50,28 @@ pub fn plan_reference_text(attachment: &Attachment) -> String {
 
 /// The messages to send to the model when resuming from `entries`.
 pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
+    answer_dangling_tool_calls(collect_messages(entries))
+}
+
+/// The conversation `entries` hold, without repairs. A rewind of the
+/// conversation to message X makes it what it was just before X (the
+/// entries before X, rebuilt the same way), and the entries after the
+/// rewind continue from there.
+fn collect_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
     let mut just_summarized = false;
-    for entry in entries {
+    for (at, entry) in entries.iter().enumerate() {
         let after_summary = std::mem::take(&mut just_summarized);
         match &entry.body {
+            EntryBody::Rewind {
+                target,
+                conversation: true,
+                ..
+            } => {
+                if let Some(to) = entries[..at].iter().rposition(|e| &e.uuid == target) {
+                    messages = collect_messages(&entries[..to]);
+                }
+            }
             EntryBody::User {
                 message,
                 is_meta: false,
@@ -80,7 +98,7 @@ pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
             _ => {}
         }
     }
-    answer_dangling_tool_calls(messages)
+    messages
 }
 
 /// Inserts error tool_results for tool calls whose results are missing,
@@ -225,6 +243,34 @@ mod tests {
         assert_eq!(messages.len(), 2);
         assert!(messages[0].text().contains("we fixed X"));
         assert_eq!(messages[1], Message::user_text("next"));
+    }
+
+    #[test]
+    fn a_conversation_rewind_goes_back_to_before_its_message() {
+        let mut entries = vec![
+            entry(EntryBody::user(Message::user_text("one"))),
+            entry(assistant(Message::assistant_text("first"))),
+            entry(EntryBody::user(Message::user_text("two"))),
+            entry(assistant(Message::assistant_text("second"))),
+        ];
+        let target = entries[2].uuid.clone();
+        entries.push(entry(EntryBody::Rewind {
+            target,
+            code: false,
+            conversation: true,
+        }));
+        entries.push(entry(EntryBody::user(Message::user_text("two, again"))));
+        let messages = rebuild_messages(&entries);
+        let texts: Vec<String> = messages.iter().map(|m| m.text()).collect();
+        assert_eq!(texts, ["one", "first", "two, again"]);
+        // A code-only rewind leaves the conversation alone.
+        let target = entries[0].uuid.clone();
+        entries.push(entry(EntryBody::Rewind {
+            target,
+            code: true,
+            conversation: false,
+        }));
+        assert_eq!(rebuild_messages(&entries).len(), 3);
     }
 
     #[test]

@@ -30,8 +30,9 @@ pub const NOTICE_RECOVERED: &str = "transcript_recovered";
 
 struct Inner {
     writer: TranscriptWriter,
-    /// Entries not written yet, oldest first.
-    unsaved: Vec<EntryBody>,
+    /// Entries not written yet, oldest first, with the uuid chosen for
+    /// them (if any).
+    unsaved: Vec<(Option<String>, EntryBody)>,
     /// Why the last write failed.
     last_error: Option<String>,
 }
@@ -100,6 +101,15 @@ impl TranscriptRecorder {
     /// returned, not just reported, for callers that care; an entry that
     /// failed to be written is still kept and written later.
     pub fn append(&self, body: EntryBody) -> io::Result<TranscriptEntry> {
+        self.append_keyed(None, body)
+    }
+
+    /// [`Self::append`] with the entry's uuid chosen by the caller.
+    pub fn append_keyed(
+        &self,
+        uuid: Option<String>,
+        body: EntryBody,
+    ) -> io::Result<TranscriptEntry> {
         if matches!(body, EntryBody::Unknown) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -112,11 +122,11 @@ impl TranscriptRecorder {
         let result = crate::sync::blocking_io(|| {
             let mut inner = self.inner();
             let held = inner.unsaved.len();
-            inner.unsaved.push(body);
+            inner.unsaved.push((uuid, body));
             let Inner {
                 writer, unsaved, ..
             } = &mut *inner;
-            match writer.append_all(unsaved) {
+            match writer.append_keyed(unsaved.iter().map(|(u, b)| (u.as_deref(), b))) {
                 Ok(mut entries) => {
                     inner.unsaved.clear();
                     inner.last_error = None;
@@ -138,7 +148,10 @@ impl TranscriptRecorder {
                 }
                 Err(err) => {
                     if held == 0 {
-                        let what = inner.unsaved.last().map_or("an entry", describe);
+                        let what = inner
+                            .unsaved
+                            .last()
+                            .map_or("an entry", |(_, b)| describe(b));
                         notice = Some((
                             NOTICE_WRITE_FAILED,
                             format!(
@@ -206,7 +219,10 @@ impl Drop for TranscriptRecorder {
             if inner.unsaved.is_empty() {
                 return;
             }
-            match inner.writer.append_all(&inner.unsaved) {
+            let Inner {
+                writer, unsaved, ..
+            } = &mut *inner;
+            match writer.append_keyed(unsaved.iter().map(|(u, b)| (u.as_deref(), b))) {
                 Ok(_) => {
                     inner.unsaved.clear();
                     true
@@ -237,6 +253,9 @@ fn describe(body: &EntryBody) -> &'static str {
         EntryBody::Summary { .. } => "a compaction summary",
         EntryBody::Todos { .. } => "the todo list",
         EntryBody::PlanAnswer { .. } => "your answer to the plan",
+        EntryBody::Checkpoint { .. } => "a checkpoint of the project's files",
+        EntryBody::Rewind { .. } => "a rewind",
+        EntryBody::PlanCompliance { .. } => "a plan compliance report",
         EntryBody::Unknown => "an entry",
     }
 }
@@ -244,6 +263,10 @@ fn describe(body: &EntryBody) -> &'static str {
 impl Recorder for TranscriptRecorder {
     fn record(&self, record: Record) {
         let _ = self.append(body_of(record));
+    }
+
+    fn record_with_uuid(&self, uuid: &str, record: Record) {
+        let _ = self.append_keyed(Some(uuid.to_string()), body_of(record));
     }
 
     fn unsaved(&self) -> Option<String> {

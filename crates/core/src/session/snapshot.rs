@@ -106,6 +106,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 impl Recorder for PlanSnapshotRecorder {
+    fn record_with_uuid(&self, uuid: &str, record: Record) {
+        // A user's input carries no tool results: nothing to snapshot.
+        self.inner.record_with_uuid(uuid, record);
+    }
+
     fn record(&self, record: Record) {
         let mut snapshot = false;
         match &record {

@@ -192,24 +192,34 @@ impl TranscriptWriter {
     /// [`Self::append_batch`] over borrowed bodies, so a caller can keep
     /// them when the write fails.
     pub fn append_all(&mut self, bodies: &[EntryBody]) -> io::Result<Vec<TranscriptEntry>> {
-        if bodies.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut entries = Vec::with_capacity(bodies.len());
+        self.append_keyed(bodies.iter().map(|b| (None, b)))
+    }
+
+    /// Like [`Self::append_all`], where an entry may come with its own
+    /// uuid (a user message the client named; a fork's copy of its
+    /// parent's entries). The others get fresh ones.
+    pub fn append_keyed<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = (Option<&'a str>, &'a EntryBody)>,
+    ) -> io::Result<Vec<TranscriptEntry>> {
+        let mut entries = Vec::new();
         let mut parent = self.last_uuid.clone();
         let mut buf = String::new();
         if self.torn {
             buf.push('\n');
         }
-        for body in bodies.iter().cloned() {
+        for (uuid, body) in items {
             if matches!(body, EntryBody::Unknown) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     "an entry of unknown kind cannot be written to a transcript",
                 ));
             }
+            let body = body.clone();
             let entry = TranscriptEntry {
-                uuid: uuid::Uuid::new_v4().to_string(),
+                uuid: uuid
+                    .map(str::to_string)
+                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
                 parent_uuid: parent.take(),
                 timestamp: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
                 session_id: self.session_id.clone(),
@@ -224,6 +234,9 @@ impl TranscriptWriter {
             buf.push('\n');
             parent = Some(entry.uuid.clone());
             entries.push(entry);
+        }
+        if entries.is_empty() {
+            return Ok(entries);
         }
         // One write for the whole batch: with O_APPEND the kernel places it
         // at the end atomically with respect to other appenders.

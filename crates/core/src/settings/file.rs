@@ -131,6 +131,7 @@ pub(super) struct RawSettings {
     pub plan_variant: Option<PlanVariant>,
     pub plan_agents: Option<u32>,
     pub snapshot_plans: Option<bool>,
+    pub file_checkpointing_enabled: Option<bool>,
     pub max_parallel_agents: Option<u32>,
     #[serde(default, deserialize_with = "super::sandbox::deserialize")]
     pub sandbox: Option<super::sandbox::RawSandbox>,

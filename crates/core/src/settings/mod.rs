@@ -124,6 +124,10 @@ pub struct Settings {
     pub plan_variant: PlanVariant,
     pub plan_agents: Option<u32>,
     pub snapshot_plans: bool,
+    /// `fileCheckpointingEnabled`: checkpoints of the project's files
+    /// (`None`: on where someone is at the keyboard, see
+    /// `crate::checkpoints::enabled`).
+    pub file_checkpointing_enabled: Option<bool>,
     pub max_parallel_agents: Option<u32>,
     /// `sandbox`: approved commands confined to the working directories,
     /// and their network (see [`sandbox`]).
@@ -411,6 +415,10 @@ impl Settings {
             let narrow_only = matches!(layer, SettingsLayer::Project | SettingsLayer::Local);
             self.sandbox = Some(sandbox::merge(self.sandbox.take(), sandbox, narrow_only));
         }
+        set(
+            &mut self.file_checkpointing_enabled,
+            raw.file_checkpointing_enabled,
+        );
         set(&mut self.idle_timeout_secs, raw.idle_timeout_secs);
         set(&mut self.auto_compact_threshold, raw.auto_compact_threshold);
         if let Some(v) = raw.plan_variant {

@@ -251,6 +251,10 @@ fn needs_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
     );
     check(old.snapshot_plans != new.snapshot_plans, "snapshotPlans");
     check(
+        old.file_checkpointing_enabled != new.file_checkpointing_enabled,
+        "fileCheckpointingEnabled",
+    );
+    check(
         old.max_parallel_agents != new.max_parallel_agents,
         "maxParallelAgents",
     );

@@ -102,7 +102,9 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::Attachment(_)
         | EngineEvent::Todos { .. }
         | EngineEvent::TeammateMessage { .. }
-        | EngineEvent::Teammate { .. } => None,
+        | EngineEvent::Teammate { .. }
+        | EngineEvent::UserMessage { .. }
+        | EngineEvent::PlanCompliance(_) => None,
     }
 }
 

@@ -142,6 +142,12 @@ impl AppState {
             // Teammates' conversations stay out of the lead's transcript;
             // the team panel shows what they do.
             EngineEvent::Teammate { .. } => {}
+            // The transcript already shows the prompt as it was typed.
+            EngineEvent::UserMessage { .. } => {}
+            // One line; Ctrl+O shows the details.
+            EngineEvent::PlanCompliance(report) => {
+                self.transcript.push(EntryKind::Compliance(report))
+            }
             EngineEvent::Result(outcome) => self.apply_result(outcome),
         }
     }

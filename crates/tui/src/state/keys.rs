@@ -22,6 +22,9 @@ impl AppState {
         if matches!(trimmed, "/exit" | "/quit") {
             return vec![Action::Quit];
         }
+        if trimmed == "/rewind" && !self.busy() {
+            return vec![Action::OpenRewind];
+        }
         if matches!(trimmed, "/help" | "/?") {
             // Echoed like every other command, then answered.
             self.transcript.push(EntryKind::User(trimmed.to_string()));
@@ -202,6 +205,18 @@ impl AppState {
         if self.dialog.is_some() {
             return self.dialog_key(key);
         }
+        if let Some(picker) = self.rewind.as_mut() {
+            use crate::rewind::RewindOutcome;
+            return match picker.handle_key(key) {
+                RewindOutcome::Pending => Vec::new(),
+                RewindOutcome::Close => {
+                    self.rewind = None;
+                    Vec::new()
+                }
+                RewindOutcome::Check(request) => vec![Action::CheckRewind(request)],
+                RewindOutcome::Rewind(request) => vec![Action::Rewind(request)],
+            };
+        }
         if key.code == KeyCode::PageUp {
             let page = self.page_rows();
             self.pager = Some(Pager { scroll: page });
@@ -277,6 +292,18 @@ impl AppState {
         match key.code {
             KeyCode::Esc if palette_open => self.palette_dismissed = true,
             KeyCode::Esc if self.busy() => return self.escape_turn(),
+            KeyCode::Esc if self.input.is_empty() => {
+                let now = self.clock;
+                if self
+                    .esc_at
+                    .is_some_and(|at| now.duration_since(at) <= super::ESC_ESC_WINDOW)
+                {
+                    self.esc_at = None;
+                    return vec![Action::OpenRewind];
+                }
+                self.esc_at = Some(now);
+                self.set_hint("Esc again to rewind");
+            }
             KeyCode::Char('?') if self.input.is_empty() => {
                 self.help_open = true;
                 self.help_scroll = 0;
