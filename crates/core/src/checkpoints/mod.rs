@@ -512,9 +512,9 @@ impl Checkpoints {
                 Record {
                     kind: CheckpointKind::TurnEnd,
                     commit: end.commit.clone(),
-                    messages: vec![turn.uuid.clone()]
-                        .into_iter()
+                    messages: Some(turn.uuid)
                         .filter(|u| !u.is_empty())
+                        .into_iter()
                         .collect(),
                     changed,
                     skipped: end.skipped,
