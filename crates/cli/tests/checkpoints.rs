@@ -464,3 +464,62 @@ fn checkpoints_are_off_in_headless_runs_unless_asked() {
     assert_eq!(s.finish().0, 0);
     assert!(!sb.config().join("checkpoints").exists());
 }
+
+#[test]
+fn a_fork_keeps_its_parents_points_and_goes_on_on_its_own_line() {
+    let sb = Sandbox::new();
+    let root = sb.project();
+    let p = |rel: &str| root.join(rel).display().to_string();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": p("one.txt"), "content": "1\n"}),
+            ))
+            .turn(Turn::text("made one"))
+            .turn(Turn::tool_use(
+                "w2",
+                "Write",
+                json!({"file_path": p("two.txt"), "content": "2\n"}),
+            ))
+            .turn(Turn::text("made two in the fork")),
+    )
+    .unwrap();
+    let mut parent = session(&sb, &server, &[]);
+    let parent_id = parent.wait_type("system")["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first = turn(&mut parent, "make one", None);
+    assert_eq!(parent.finish().0, 0);
+
+    let mut fork = session(&sb, &server, &["--resume", &parent_id, "--fork-session"]);
+    let fork_id = fork.wait_type("system")["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(fork_id, parent_id);
+    turn(&mut fork, "make two", None);
+    // The parent's message is a point of the fork too (same id).
+    let answer = ask(
+        &mut fork,
+        "r",
+        json!({"subtype": "rewind_files", "user_message_id": first}),
+    );
+    assert_eq!(answer["subtype"], "success", "{answer}");
+    assert!(tree(&root).is_empty(), "{:?}", tree(&root));
+    assert_eq!(fork.finish().0, 0);
+
+    // Each session has its own line in the shadow repository.
+    let refs_dir = std::fs::read_dir(sb.config().join("checkpoints"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("refs/catui/sessions");
+    for id in [&parent_id, &fork_id] {
+        assert!(refs_dir.join(id).is_file(), "no line for {id} in {}", refs_dir.display());
+    }
+}
