@@ -520,6 +520,10 @@ fn a_fork_keeps_its_parents_points_and_goes_on_on_its_own_line() {
         .path()
         .join("refs/catui/sessions");
     for id in [&parent_id, &fork_id] {
-        assert!(refs_dir.join(id).is_file(), "no line for {id} in {}", refs_dir.display());
+        assert!(
+            refs_dir.join(id).is_file(),
+            "no line for {id} in {}",
+            refs_dir.display()
+        );
     }
 }

@@ -96,6 +96,10 @@ fn sandbox_on(value: &Value) -> bool {
     }
 }
 
+fn checkpoints_on(value: &Value) -> bool {
+    value == &Value::Bool(true)
+}
+
 /// Every settings key and how a project's value for it is treated before
 /// the project is trusted.
 pub const KEYS: &[KeyRule] = &[
@@ -135,6 +139,15 @@ pub const KEYS: &[KeyRule] = &[
         Narrowing,
         Elements,
         "adds secret stores that ask before being read and that confined commands do not see",
+    ),
+    rule(
+        "fileCheckpointingEnabled",
+        KeyClass::NarrowingWhen {
+            narrows: checkpoints_on,
+            values: "`true`",
+        },
+        Whole,
+        "keeps the project's files before each change, so the agent's work can be rewound",
     ),
     rule(
         "planVariant",
