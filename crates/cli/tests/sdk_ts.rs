@@ -131,3 +131,39 @@ fn ts_a_deny_with_interrupt_stops_the_turn() {
 fn ts_in_process_sdk_mcp_server_tools_run_in_the_application() {
     sdk_cases::sdk_mcp_server(scenario);
 }
+
+#[test]
+#[ignore = "needs the TypeScript SDK (npm ci in tests/sdk-ts); .ci/run runs it"]
+fn ts_rewind_files_previews_then_restores_the_files_at_a_replayed_user_message() {
+    let sb = Sandbox::new();
+    let notes = sb.write("notes.txt", "original\n");
+    let created = sb.project().join("created.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use("r", "Read", json!({"file_path": notes})))
+            .turn(Turn::tool_use(
+                "e",
+                "Edit",
+                json!({"file_path": notes, "old_string": "original", "new_string": "changed"}),
+            ))
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": created, "content": "new\n"}),
+            ))
+            .turn(Turn::text("changed your files")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "rewind");
+    let both = json!(["created.txt", "notes.txt"]);
+    assert_eq!(facts["preview"], both, "{facts}");
+    assert_eq!(facts["files"], both, "{facts}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "original\n");
+    assert!(!created.exists());
+    let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
+    let id = facts["checkpoint"].as_str().unwrap();
+    assert!(
+        transcript.contains(&format!("\"uuid\":\"{id}\"")),
+        "{id} is not a transcript entry"
+    );
+}

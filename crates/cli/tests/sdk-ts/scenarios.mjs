@@ -11,6 +11,8 @@
 // user sees and prints one JSON line of facts for the Rust side.
 
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 
@@ -300,6 +302,57 @@ async function sdkMcp() {
   report({ calls, tools, result: resultOf(messages).result });
 }
 
+/** The SDK's recipe for checkpoints: enableFileCheckpointing, user
+ * messages replayed with their uuid, rewindFiles to the first one — first
+ * a dry run (nothing changes), then for real. */
+async function rewind() {
+  const notes = join(PROJECT, "notes.txt");
+  const created = join(PROJECT, "created.txt");
+  const prompt = promptStream();
+  const q = query({
+    prompt,
+    options: options({
+      enableFileCheckpointing: true,
+      permissionMode: "acceptEdits",
+      extraArgs: { "replay-user-messages": null },
+    }),
+  });
+  prompt.push("Make some changes to my files");
+  const messages = await untilResult(q);
+  const replayed = messages.find((m) => m.type === "user" && m.uuid);
+  assert.ok(replayed, `no user message with a uuid in ${JSON.stringify(messages)}`);
+  const changed = readFileSync(notes, "utf8");
+  assert.equal(changed, "changed\n");
+  assert.ok(existsSync(created));
+  const preview = await q.rewindFiles(replayed.uuid, { dryRun: true });
+  assert.equal(preview.canRewind, true, JSON.stringify(preview));
+  assert.equal(readFileSync(notes, "utf8"), "changed\n", "a dry run changed a file");
+  const done = await q.rewindFiles(replayed.uuid);
+  assert.equal(done.canRewind, true, JSON.stringify(done));
+  const restored = readFileSync(notes, "utf8");
+  const stillThere = existsSync(created);
+  let unknown = "";
+  try {
+    const answer = await q.rewindFiles("not-a-message");
+    unknown = answer.canRewind === false ? String(answer.error) : "";
+  } catch (e) {
+    unknown = String(e.message);
+  }
+  prompt.end();
+  for await (const _ of q) {
+    // drain
+  }
+  assert.equal(restored, "original\n");
+  assert.ok(!stillThere, "the file the turn created is still there");
+  assert.ok(unknown.includes("not-a-message"), unknown);
+  report({
+    checkpoint: replayed.uuid,
+    restored,
+    preview: [...(preview.filesChanged ?? [])].sort(),
+    files: [...(done.filesChanged ?? [])].sort(),
+  });
+}
+
 const SCENARIOS = {
   one_shot: oneShot,
   can_use_tool: canUseTool,
@@ -308,6 +361,7 @@ const SCENARIOS = {
   interrupt,
   deny_interrupts: denyInterrupts,
   sdk_mcp: sdkMcp,
+  rewind,
 };
 
 const name = process.argv[2];
