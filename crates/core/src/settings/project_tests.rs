@@ -230,6 +230,7 @@ fn sample(key: &str) -> Value {
         "maxParallelAgents" => json!(64),
         "sandbox" => json!(false),
         "secretPaths" => json!(["~/.vault"]),
+        "fileCheckpointingEnabled" => json!(false),
         "idleTimeoutSecs" => json!(1),
         "autoCompactThreshold" => json!(0.1),
         "models" => json!({"m": {"contextWindow": 1000}}),
