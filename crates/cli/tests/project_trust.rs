@@ -494,6 +494,7 @@ fn widening_sample(key: &str) -> Value {
         "planAgents" => json!(9),
         "maxParallelAgents" => json!(64),
         "sandbox" => json!(false),
+        "fileCheckpointingEnabled" => json!(false),
         "idleTimeoutSecs" => json!(1000),
         "autoCompactThreshold" => json!(0.5),
         "models" => json!({"project-model": {"contextWindow": 1000}}),

@@ -232,7 +232,15 @@ mod tests {
         );
         assert_eq!(
             ClientRequest::parse(&json!({"subtype":"rewind_files","user_message_id":"u"})),
-            Err("unsupported control request subtype: rewind_files".into())
+            Ok(ClientRequest::RewindFiles {
+                user_message_id: "u".into(),
+                dry_run: false,
+                force: false
+            })
+        );
+        assert_eq!(
+            ClientRequest::parse(&json!({"subtype":"teleport","to":"u"})),
+            Err("unsupported control request subtype: teleport".into())
         );
         assert!(
             ClientRequest::parse(&json!({"subtype":"set_permission_mode"}))
