@@ -439,30 +439,31 @@ pub async fn tui_front_end(
         },
         catui_tui::restore_terminal,
     );
-    let code = match catui_tui::run(engine, events, approvals, opts, team.clone(), checkpoints).await {
-        Ok(catui_tui::Ending::Quit) => 0,
-        Ok(catui_tui::Ending::Resume(id)) => {
-            if let Some(team) = team {
-                team.shutdown().await;
+    let code =
+        match catui_tui::run(engine, events, approvals, opts, team.clone(), checkpoints).await {
+            Ok(catui_tui::Ending::Quit) => 0,
+            Ok(catui_tui::Ending::Resume(id)) => {
+                if let Some(team) = team {
+                    team.shutdown().await;
+                }
+                return TuiExit::Resume(id);
             }
-            return TuiExit::Resume(id);
-        }
-        Ok(catui_tui::Ending::Stopped) => {
-            say(&format!("catui: stopped by {}", stop.name()));
-            stop.exit_code().unwrap_or(1)
-        }
-        Ok(catui_tui::Ending::HungUp) => {
-            signals::exit_within(EXIT_GRACE, HANGUP_EXIT);
-            HANGUP_EXIT
-        }
-        Err(e) => {
-            // Most often the terminal itself failed: end promptly.
-            signals::exit_within(EXIT_GRACE, 1);
-            catui_tui::restore_terminal();
-            say(&format!("catui: the terminal interface failed: {e}"));
-            1
-        }
-    };
+            Ok(catui_tui::Ending::Stopped) => {
+                say(&format!("catui: stopped by {}", stop.name()));
+                stop.exit_code().unwrap_or(1)
+            }
+            Ok(catui_tui::Ending::HungUp) => {
+                signals::exit_within(EXIT_GRACE, HANGUP_EXIT);
+                HANGUP_EXIT
+            }
+            Err(e) => {
+                // Most often the terminal itself failed: end promptly.
+                signals::exit_within(EXIT_GRACE, 1);
+                catui_tui::restore_terminal();
+                say(&format!("catui: the terminal interface failed: {e}"));
+                1
+            }
+        };
     // Leaving the lead session stops its teammates; their inboxes stay.
     if let Some(team) = team {
         team.shutdown().await;

@@ -249,7 +249,7 @@ fn the_palette_scrolls_to_every_command() {
     let first = s.tmux.wait_text("more");
     assert!(first.contains("/help"), "{first}");
     assert!(!first.contains("/compact"), "{first}");
-    for _ in 0..10 {
+    for _ in 0..20 {
         s.tmux.keys(&["Down"]);
     }
     // The last command of the list (/rewind) comes into view.

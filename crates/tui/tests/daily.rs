@@ -95,7 +95,7 @@ fn one_updating_retry_line() {
 fn palette_scrolled_to_the_end_and_the_key_sheet() {
     let mut s = state();
     type_text(&mut s, "/");
-    for _ in 0..10 {
+    for _ in 0..20 {
         press(&mut s, key(KeyCode::Down));
     }
     let palette = both(&s, 14);
