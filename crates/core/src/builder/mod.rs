@@ -853,6 +853,13 @@ impl SessionBuilder {
                 config.checkpoints_default,
             )
         });
+        // A decision on the plan recorded after the session ended is carried
+        // out first (a fork leaves it to the session it belongs to); read
+        // before the checkpoints take the resumed entries.
+        let recorded = resumed
+            .as_ref()
+            .filter(|_| !config.resume.fork)
+            .and_then(|r| session::plan_review::pending_answer(&r.entries));
         let mut resumed = resumed;
         // Always there: with checkpoints off it still compares the work
         // after a plan approval with the plan (nothing is taken before).
@@ -893,12 +900,6 @@ impl SessionBuilder {
         if let Some(snapshot) = git_snapshot {
             engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
         }
-        // A decision on the plan recorded after the session ended is carried
-        // out first (a fork leaves it to the session it belongs to).
-        let recorded = resumed
-            .as_ref()
-            .filter(|_| !config.resume.fork)
-            .and_then(|r| session::plan_review::pending_answer(&r.entries));
         if let Some(r) = resumed {
             engine.add_past_usage(&r.usage);
             engine.set_messages(r.messages);
