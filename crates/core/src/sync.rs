@@ -2,8 +2,10 @@
 //! context, working directory, todo list, transcript writer, team tables) is
 //! always left consistent between statements, so a thread that panicked while
 //! holding a lock leaves nothing half-written: the holders below take the
-//! value over instead of propagating the poison. This is the one place that
-//! decision is made.
+//! value over instead of propagating the poison. [`lock`] itself lives in
+//! [`catui_protocol::sync`], shared by every crate; this module re-exports
+//! it beside the waiting and unwrapping helpers core needs, all deciding
+//! the same way.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 

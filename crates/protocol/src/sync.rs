@@ -1,7 +1,9 @@
 //! The one way catui's crates take a lock. Shared state is always left
 //! consistent between statements, so a thread that panicked while holding
 //! a lock leaves nothing half-written: [`lock`] takes the value over
-//! instead of propagating the poison (and never panics itself).
+//! instead of propagating the poison (and never panics itself). Core
+//! re-exports it from its own `sync` module, beside the condvar and
+//! `into_inner` helpers only core needs.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 

@@ -1,4 +1,6 @@
-//! The bridges between the core's prompts and the UI loop: [`TuiApprover`]
+//! The TUI's approver (what `approver.rs` is in the other front ends, for
+//! core's `catui_core::engine::Approver`): the bridges between the core's
+//! prompts and the UI loop: [`TuiApprover`]
 //! forwards each permission request, [`TuiPlanReviewer`] each teammate's
 //! plan, over a channel with a oneshot for the answer. Anything that goes
 //! wrong on the way (the UI is gone, the dialog was dropped) counts as a

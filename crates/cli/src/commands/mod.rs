@@ -1,6 +1,8 @@
 //! The subcommands that do not start a conversation: `catui sessions`,
 //! `catui plans`, `catui mcp` and `catui trust`. Each reads the project's files and prints
 //! to stdout; errors go to stderr with an exit code (2 for usage errors).
+//! Slash commands typed in a session are not here: they are
+//! `catui_core::engine::commands`.
 
 mod format;
 pub mod mcp;

@@ -1,6 +1,9 @@
 //! Hooks an Agent SDK client registers in `initialize`: for each hook
 //! event, matchers (a tool-name pattern) with the ids of callbacks that
 //! run in the client and are called with `hook_callback` control requests.
+//! Only the registrations and the calls live here: core's hook engine
+//! (`catui_core::hooks`) runs them with the settings' command hooks and
+//! merges the answers.
 
 use catui_core::sync::lock;
 use std::sync::Mutex;

@@ -1,6 +1,9 @@
 //! Asking the user. The engine calls an [`Approver`] when the permission
-//! layer says "ask"; front ends implement it (stream-json control requests,
-//! TUI dialogs). Anything that fails or is interrupted counts as a denial.
+//! layer says "ask"; front ends implement it: the TUI's dialogs
+//! (`crates/tui/src/approval.rs`), stream-json control requests
+//! (`crates/cli/src/headless/pending.rs`), ACP (`crates/cli/src/acp/approver.rs`)
+//! and the narrated demo (`crates/cli/src/demo/approver.rs`). Anything that
+//! fails or is interrupted counts as a denial.
 
 use async_trait::async_trait;
 use serde_json::Value;

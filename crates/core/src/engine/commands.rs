@@ -1,6 +1,12 @@
 //! Slash commands: the one dispatcher shared by the TUI and headless
 //! stream-json input. A command either answers locally (one `result` with
-//! `num_turns` 0) or turns into a prompt for the model.
+//! `num_turns` 0) or turns into a prompt for the model. [`COMMANDS`] is the
+//! one table of names (the TUI palette and `/help` read it); the engine
+//! answers `/help`, `/mode`, `/clear` and `/cost` here, and extensions their
+//! own: `/plan` (`crate::plan::command`), `/team` (`crate::teams::command`),
+//! `/mcp` and servers' prompts (`crate::mcp::commands`). The `catui`
+//! subcommands (`catui plans`...) are another thing, in
+//! `crates/cli/src/commands/`.
 
 use catui_protocol::PermissionMode;
 use catui_providers::UsageLedger;

@@ -2,7 +2,8 @@
 //! server lives inside the program that drives catui, so every JSON-RPC
 //! message travels over that program's control channel (`mcp_message`
 //! control requests, answered with `mcp_response`). The front end that
-//! owns the channel implements [`SdkChannel`]; this module turns it into
+//! owns the channel implements [`SdkChannel`] (headless stream-json does,
+//! in `crates/cli/src/headless/sdk_mcp.rs`); this module turns it into
 //! an rmcp transport, so the rest of the client is the same as for stdio
 //! and HTTP servers.
 

@@ -1,6 +1,7 @@
 //! Settings that changed while a session runs: the permission side.
 //!
-//! The settings layer reads the files again; [`apply_reloaded_settings`]
+//! The settings layer notices the changed files and reads them again
+//! (`crate::settings::reload`); [`apply_reloaded_settings`]
 //! swaps their rules, directories and auto-mode opt-in into a live
 //! [`PermissionContext`], keeping what did not come from a settings file
 //! (command-line rules, rules added during the session, `--add-dir`).

@@ -1,6 +1,7 @@
-//! The short protocol strings of plan mode. SPEC.md makes these part of the
-//! contract (clients, tests and models rely on them), so they are kept
-//! verbatim here and used by reference everywhere else.
+//! The short protocol strings of plan mode. Clients, tests and models rely
+//! on them word for word (docs/PLAN_MODE.md quotes the ones users see, such
+//! as `Enabled plan mode`), so they are kept verbatim here and used by
+//! reference everywhere else.
 
 /// `/plan` when not yet in plan mode.
 pub const ENABLED_PLAN_MODE: &str = "Enabled plan mode";

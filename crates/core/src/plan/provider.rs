@@ -2,7 +2,9 @@
 //! [`AttachmentProvider`](crate::engine::AttachmentProvider) that asks
 //! [`super::attachments`] what to inject, and renders plan attachments with
 //! the plan-mode prompts. Thin on purpose: every rule lives in the pure
-//! functions it calls.
+//! functions it calls. An attachment provider (context before a model
+//! request), not a model provider: those are the `catui-providers` crate,
+//! chosen in `crate::builder::provider`.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,8 @@
 //! One session's plan mode: its plan files, its state flags, its prompt
 //! configuration and what it remembers about presented revisions. The
 //! engine, the two plan tools and `/plan` all work through this one value.
+//! (Not the [`crate::session`] module, which keeps transcripts and resumes
+//! them.)
 
 use crate::sync::lock;
 use std::sync::{Arc, Mutex};

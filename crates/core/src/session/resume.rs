@@ -4,7 +4,9 @@
 //! the todo list and which files the model has read.
 //!
 //! The plan file itself is restored by [`super::plan_recovery`]; forking is
-//! [`super::fork`].
+//! [`super::fork`]. Which transcript a new session continues, as the
+//! command line asks, is decided in `crate::builder::resume`, which calls
+//! this module.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

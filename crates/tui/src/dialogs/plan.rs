@@ -6,9 +6,9 @@
 //! conversation, or park the plan for later. Ctrl+G edits the plan in the
 //! external editor; an edited plan is what a later "Yes" approves. `s`
 //! picks the steps to carry out and `m` the model that implements
-//! ([`super::plan_steps`]); `b` opens the plan's review page in a browser
-//! (the dialog shows its address and closes when the page decides). Every
-//! answer is a
+//! ([`super::plan_steps`]); `c` comments on lines ([`super::plan_review`]);
+//! `b` opens the plan's review page in a browser (the dialog shows its
+//! address and closes when the page decides). Every answer is a
 //! [`ApprovalDecision`](catui_core::plan::decision::ApprovalDecision).
 //!
 //! The same dialog reviews a teammate's plan for the lead: approve

@@ -4,6 +4,8 @@
 //! the edit); several lines may carry comments. Esc leaves review mode.
 //! "No, keep planning" sends the comments to the model, each under the
 //! line it is about ([`catui_core::plan::review::review_feedback`]).
+//! Not the review of a teammate's plan by the lead: that is the plan dialog
+//! itself ([`super::plan`]), reached through `TuiPlanReviewer`.
 
 use catui_core::plan::review::LineComment;
 use crossterm::event::{KeyCode, KeyEvent};
