@@ -1,10 +1,14 @@
-//! The arrows between core's top-level modules go one way. Each module may
-//! use only the modules listed below it in [`LAYERS`]; a `use` that points
-//! up (or sideways into a cycle) fails here with the file that does it.
-//! docs/ARCHITECTURE.md draws the same picture.
+//! The layout rules the compiler does not check, read from the sources
+//! (code, not comments):
 //!
-//! This is the tool that checks for module cycles: it reads the sources
-//! (code, not comments) for `crate::NAME` paths.
+//! - The arrows between core's top-level modules go one way. Each module
+//!   may use only the modules listed below it in [`LAYERS`]; a `use` that
+//!   points up (or sideways into a cycle) fails here with the file that does
+//!   it. docs/ARCHITECTURE.md draws the same picture. This is the tool that
+//!   checks for module cycles: it looks for `crate::NAME` paths.
+//! - A fact with one home stays there: MCP tool names
+//!   (`mcp__server__tool`) are built and taken apart only in
+//!   [`MCP_NAME_HOME`], in every crate of the workspace.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -166,4 +170,84 @@ fn the_checker_sees_grouped_and_plain_paths_but_not_comments() {
     );
     let used: Vec<String> = used_modules(&code).into_iter().collect();
     assert_eq!(used, ["engine", "plan", "session", "tools"]);
+}
+
+/// The one file that builds and takes apart MCP names, relative to
+/// `crates/`.
+const MCP_NAME_HOME: &str = "protocol/src/mcp_name.rs";
+
+/// `code` up to its unit-test module (`#[cfg(test)]` before a `mod`), where
+/// names are example data rather than code that builds them.
+fn without_test_module(code: &str) -> &str {
+    let mut from = 0;
+    while let Some(at) = code[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        let after = code[start + "#[cfg(test)]".len()..].trim_start();
+        if after.starts_with("mod ") || after.starts_with("#[path") {
+            return &code[..start];
+        }
+        from = start + 1;
+    }
+    code
+}
+
+/// The lines of `code` that build or match an MCP name by hand: a string
+/// that starts with the prefix (`"mcp__`) or a format string that puts a
+/// server into one (`mcp__{`). Prose that only mentions a name (an error
+/// message's example) is neither.
+fn hand_written_mcp_names(code: &str) -> Vec<(usize, String)> {
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| line.contains("\"mcp__") || line.contains("mcp__{"))
+        .map(|(i, line)| (i + 1, line.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn mcp_names_are_built_and_taken_apart_only_in_their_home() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let home = crates.join(MCP_NAME_HOME);
+    assert!(home.is_file(), "{} is missing", home.display());
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(crates).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+    }
+    assert!(files.len() > 100, "the workspace's sources were not found");
+    let mut hits = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| **f != home && !f.to_string_lossy().ends_with("_tests.rs"))
+    {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for (line, text) in hand_written_mcp_names(without_test_module(&code)) {
+            let rel = file.strip_prefix(crates).unwrap().display().to_string();
+            hits.push(format!("crates/{rel}:{line}: {text}"));
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "MCP names built or parsed by hand; use catui_protocol::mcp_name (tool_name, parse_tool_name, is_mcp_name, pattern_covers) instead:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_mcp_name_check_sees_names_built_by_hand_but_not_prose_or_tests() {
+    let code = code_of(
+        "let a = name.strip_prefix(\"mcp__\");\n\
+         let b = format!(\"/mcp__{server}__{prompt}\");\n\
+         // \"mcp__ in a comment\n\
+         let e = \"rule `x` is bad (e.g. `mcp__server__tool`)\";\n\
+         #[cfg(test)]\nfn only_for_tests() {}\n\
+         let c = name.starts_with(\"mcp__\");\n\
+         #[cfg(test)]\nmod tests {\n    let d = \"mcp__db__query\";\n}\n",
+    );
+    let lines: Vec<usize> = hand_written_mcp_names(without_test_module(&code))
+        .into_iter()
+        .map(|(line, _)| line)
+        .collect();
+    assert_eq!(lines, [1, 2, 7]);
 }

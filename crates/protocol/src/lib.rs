@@ -6,12 +6,14 @@
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
 //! the headless stream-json wire format ([`stream_json`], [`control`]), the
 //! transcript line format ([`transcript`]), checkpoints and the plan
-//! compliance report ([`checkpoint`]); and the one lock helper every crate
-//! uses ([`sync::lock`]).
+//! compliance report ([`checkpoint`]); the names of MCP servers' tools
+//! ([`mcp_name`]); and the one lock helper every crate uses
+//! ([`sync::lock`]).
 
 pub mod attachment;
 pub mod checkpoint;
 pub mod control;
+pub mod mcp_name;
 pub mod message;
 pub mod mode;
 pub mod model;

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use catui_protocol::mcp_name::is_mcp_name;
+
 use super::definitions::{AgentDefinition, ModelChoice, WRITE_TOOLS};
 
 /// The largest agent file read: a system prompt, not a data dump (and a
@@ -194,10 +196,7 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFile
     let read_only = tools.as_ref().is_some_and(|t| {
         !t.is_empty()
             && t.iter().all(|t| {
-                !WRITE_TOOLS.contains(&t.as_str())
-                    && t != "Bash"
-                    && t != "*"
-                    && !t.starts_with("mcp__")
+                !WRITE_TOOLS.contains(&t.as_str()) && t != "Bash" && t != "*" && !is_mcp_name(t)
             })
     });
     Ok(AgentDefinition {

@@ -161,6 +161,12 @@ impl TypedTool for AgentTool {
             read_only: self.find(&input.subagent_type).is_some_and(|d| d.read_only),
             // A sub-agent inherits the session's permission state as it is.
             mode: None,
+            read_only_types: self
+                .definitions
+                .iter()
+                .filter(|d| d.read_only)
+                .map(|d| d.name.clone())
+                .collect(),
         }
     }
 

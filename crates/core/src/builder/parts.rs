@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use catui_protocol::mcp_name::is_mcp_name;
+
 use super::WarningSink;
 use crate::agents::{AgentDefinition, AgentTool};
 use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
@@ -38,7 +40,7 @@ pub(super) fn session_tools(
         let only = only.to_vec();
         tools.retain(move |name| {
             matches!(name, "EnterPlanMode" | "ExitPlanMode")
-                || name.starts_with("mcp__")
+                || is_mcp_name(name)
                 || only.iter().any(|n| n == name)
         });
     }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use catui_protocol::mcp_name::{McpName, parse_tool_name, tool_name};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
@@ -127,8 +128,13 @@ impl EngineExtension for McpCommands {
     }
 
     fn command_later(&self, command: &SlashCommand) -> Option<BoxFuture<'static, CommandOutput>> {
-        let rest = command.name.strip_prefix("mcp__")?;
-        let (server, prompt) = rest.split_once("__")?;
+        let McpName {
+            server,
+            tool: Some(prompt),
+        } = parse_tool_name(&command.name)?
+        else {
+            return None;
+        };
         let known = self
             .0
             .prompts()
@@ -172,8 +178,8 @@ impl EngineExtension for McpCommands {
             if !missing.is_empty() {
                 return local(
                     format!(
-                        "/mcp__{server}__{} needs: {}",
-                        prompt.name,
+                        "/{} needs: {}",
+                        tool_name(&server, &prompt.name),
                         missing.join(", ")
                     ),
                     true,

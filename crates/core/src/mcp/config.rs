@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use catui_protocol::mcp_name;
 use serde_json::Value;
 
 /// Tool calls that take longer than this fail (per server: `timeoutMs`).
@@ -126,14 +127,15 @@ pub enum ReadError {
     Unset(String),
 }
 
-/// Server names become part of tool names (`mcp__{server}__{tool}`).
+/// Server names become part of tool names (see [`mcp_name`]), which could
+/// not be taken apart if a server's name held the separator.
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !name.contains("__")
+        && !name.contains(mcp_name::SEPARATOR)
 }
 
 /// Reads the servers of one source: either `{"mcpServers": {...}}` or the

@@ -1,4 +1,5 @@
-//! MCP servers' tools as catui tools: `mcp__{server}__{tool}` with the
+//! MCP servers' tools as catui tools, named by
+//! [`catui_protocol::mcp_name`] (`mcp__{server}__{tool}`), with the
 //! server's own schema, and two read-only tools for resources
 //! (`ListMcpResourcesTool`, `ReadMcpResourceTool`).
 //!
@@ -11,6 +12,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use catui_protocol::mcp_name::tool_name;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -26,11 +28,6 @@ pub const MAX_RESULT_CHARS: usize = 100_000;
 
 /// Longest tool description passed on to the model.
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
-
-/// The name the model sees for `tool` of `server`.
-pub fn tool_name(server: &str, tool: &str) -> String {
-    format!("mcp__{server}__{tool}")
-}
 
 /// One tool of one connected server.
 pub struct McpTool {

@@ -112,10 +112,15 @@ fn bash(command: &str) -> Access {
     }
 }
 
+/// The built-in agent types that only read (the agents module's
+/// definitions say so; permissions cannot look them up from here).
+const READ_ONLY_TYPES: [&str; 2] = ["Explore", "Plan"];
+
 fn agent(kind: &str) -> Access {
     Access::Agent {
         subagent_type: kind.to_string(),
-        read_only: crate::permissions::READ_ONLY_AGENT_TYPES.contains(&kind),
+        read_only: READ_ONLY_TYPES.contains(&kind),
+        read_only_types: READ_ONLY_TYPES.map(String::from).to_vec(),
         mode: None,
     }
 }

@@ -14,8 +14,7 @@ use catui_protocol::PermissionMode;
 use super::secrets::SecretStores;
 use super::shell::{Redirect, SimpleCommand};
 use super::{
-    Access, AskWhy, CallInfo, Grant, PermissionContext, READ_ONLY_AGENT_TYPES, Rule, Target,
-    Verdict, paths, protected,
+    Access, AskWhy, CallInfo, Grant, PermissionContext, Rule, Target, Verdict, paths, protected,
 };
 
 /// Plan mode: reads, read-only commands, read-only agents and the
@@ -73,8 +72,8 @@ pub(super) fn plan_mode(
             "Plan mode is active: {} may not start {what} in {mode} mode while planning. {closing}",
             call.tool_name
         )),
-        // Decided from the agent type's tools: Explore, Plan and custom
-        // agents whose tools all only read.
+        // Decided from the agent type's definition: its tools all only
+        // read (the built-in Explore and Plan, and such custom agents).
         Access::Agent {
             read_only: true, ..
         } => Verdict::Allow(Grant::Explicit),
@@ -86,10 +85,20 @@ pub(super) fn plan_mode(
             "Plan mode is active: {} may change something outside the project (it is not marked read-only), so it cannot run while planning. Describe what it would do in the plan instead. {closing}",
             call.tool_name
         )),
-        Access::Agent { subagent_type, .. } => Verdict::Deny(format!(
-            "Plan mode is active: only read-only agents (such as {}, or custom agents whose tools only read) may be started, not `{subagent_type}`. {closing}",
-            READ_ONLY_AGENT_TYPES.join(", ")
-        )),
+        Access::Agent {
+            subagent_type,
+            read_only_types,
+            ..
+        } => {
+            let which = if read_only_types.is_empty() {
+                "agents whose tools only read".to_string()
+            } else {
+                format!("read-only agents ({})", read_only_types.join(", "))
+            };
+            Verdict::Deny(format!(
+                "Plan mode is active: only {which} may be started, not `{subagent_type}`. {closing}"
+            ))
+        }
     }
 }
 

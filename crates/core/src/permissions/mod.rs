@@ -53,9 +53,6 @@ pub use rules::{
 use secrets::SecretStores;
 use shell::{ShellAnalysis, SimpleCommand};
 
-/// Agent types that only read, and so may run in plan mode.
-pub const READ_ONLY_AGENT_TYPES: &[&str] = &["Explore", "Plan"];
-
 /// What a tool call would touch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Access {
@@ -79,10 +76,14 @@ pub enum Access {
     /// permission mode the input asks for it (a teammate's `mode`; the
     /// widest of several), `None` when it inherits the session's state: a
     /// mode wider than the session's is the user's to grant.
+    /// `read_only_types`: the session's agent types that only read, named
+    /// when plan mode refuses this one; they and `read_only` come from the
+    /// agents' definitions (their `read_only` flag).
     Agent {
         subagent_type: String,
         read_only: bool,
         mode: Option<PermissionMode>,
+        read_only_types: Vec<String>,
     },
     /// Reaches something outside the project's files and shell: a web page
     /// (WebFetch, `domain` set) or a tool of an MCP server. Asks unless a

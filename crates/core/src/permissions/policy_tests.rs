@@ -246,6 +246,7 @@ fn teammate(mode: Option<PermissionMode>) -> Access {
         subagent_type: "teammate".into(),
         read_only: false,
         mode,
+        read_only_types: Vec::new(),
     }
 }
 
@@ -294,12 +295,14 @@ fn plan_mode_starts_nothing_in_a_wider_mode() {
         subagent_type: "Explore".into(),
         read_only: true,
         mode: Some(PermissionMode::Default),
+        read_only_types: Vec::new(),
     };
     assert!(denied(&decide(&ctx, &call(&w, "Agent", explore))).is_some());
     let inherits = Access::Agent {
         subagent_type: "Explore".into(),
         read_only: true,
         mode: None,
+        read_only_types: Vec::new(),
     };
     assert_eq!(
         decide(&ctx, &call(&w, "Agent", inherits)),

@@ -15,6 +15,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use catui_protocol::mcp_name;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::Access;
@@ -119,10 +120,7 @@ impl Rule {
             }
         };
         // `mcp__server__*` is the one wildcard a tool name may carry.
-        let name_part = match tool.strip_suffix("__*") {
-            Some(server) if server.starts_with("mcp__") => server,
-            _ => tool,
-        };
+        let name_part = mcp_name::without_server_wildcard(tool);
         if !name_part
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -155,14 +153,7 @@ impl Rule {
             // covers Write and NotebookEdit, `Read(...)` also Glob and Grep.
             "Edit" | "Write" => matches!(access, Access::Write { .. }),
             "Read" => matches!(access, Access::Read { .. }),
-            name if name.starts_with("mcp__") => {
-                let server_wide = name.strip_suffix("__*").unwrap_or(name);
-                tool_name == name
-                    || (server_wide.matches("__").count() == 1
-                        && tool_name
-                            .strip_prefix(server_wide)
-                            .is_some_and(|rest| rest.starts_with("__")))
-            }
+            name if mcp_name::is_mcp_name(name) => mcp_name::pattern_covers(name, tool_name),
             name => name == tool_name,
         }
     }

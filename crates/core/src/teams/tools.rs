@@ -113,6 +113,7 @@ impl TypedTool for TeamCreateTool {
             subagent_type: "teammate".into(),
             read_only: false,
             mode,
+            read_only_types: Vec::new(),
         }
     }
 

@@ -116,6 +116,15 @@ impl TestSession {
         self
     }
 
+    /// One of the user's own agent definitions (`agents/NAME.md` in the
+    /// catui home).
+    pub fn user_agent(self, name: &str, definition: &str) -> Self {
+        let dir = self.home.path().join("agents");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.md")), definition).unwrap();
+        self
+    }
+
     pub fn start(self) -> Started {
         if let Some(json) = &self.settings {
             std::fs::write(self.home.path().join("settings.json"), json).unwrap();
