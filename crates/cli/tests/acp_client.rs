@@ -130,6 +130,9 @@ fn full_script(sb: &Sandbox) -> Script {
             ]}),
         ))
         .turn(Turn::text("Done: a.txt says beta."))
+        // catui tells the model once that a planned step is not done yet
+        // (plan compliance); it answers in the same turn.
+        .turn(Turn::text("The tests are the next step."))
         // 4. a long story, cancelled
         .turn(Turn::text(story).chunk_delay(Duration::from_millis(100)))
         // 5. after the cancel
