@@ -217,7 +217,10 @@ fn long_plan() -> String {
 fn a_long_plan_of_an_ended_session_is_approved_in_the_browser_and_resumed() {
     let sb = common::Sandbox::new();
     let plan = long_plan();
-    assert_eq!(catui_core::plan::progress::plan_steps(&plan).len(), 60);
+    assert_eq!(
+        catui_core::plan::approval::progress::plan_steps(&plan).len(),
+        60
+    );
     let server = catui_testkit::MockServer::start_blocking(writes_plan_then_exits(
         &common::plans_dir(&sb),
         &plan,

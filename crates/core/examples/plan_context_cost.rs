@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use catui_core::plan::attachments::wrap_system_reminder;
+use catui_core::plan::engine_hooks::attachments::wrap_system_reminder;
 use catui_core::plan::{
     PlanAttachmentInput, PlanModeConfig, PlanState, PromptOptions, plan_attachments,
     render_attachment,

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use catui_core::engine::{Approver, PermissionAnswer, PermissionRequest};
 use catui_core::plan::ApprovedPlan;
-use catui_core::plan::decision::ApprovalDecision;
+use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_protocol::{ContentBlock, PermissionMode};
 use catui_testkit::{MockServer, Script, Turn};
 use common::TestSession;

@@ -5,8 +5,8 @@
 //! decisions must be open; anything else is refused with a sentence the
 //! page shows, and nothing is decided.
 
-use catui_core::plan::decision::ApprovalDecision;
-use catui_core::plan::review::LineComment;
+use catui_core::plan::approval::decision::ApprovalDecision;
+use catui_core::plan::approval::review::LineComment;
 use catui_protocol::PermissionMode;
 use serde::Deserialize;
 
@@ -93,7 +93,7 @@ pub fn read_decision(page: &ReviewPage, body: &[u8]) -> Result<ApprovalDecision,
         other => return Err(format!("Unknown decision {other:?}.")),
     };
     decision.plan_hash = Some(page.hash.clone());
-    if decision.verdict == catui_core::plan::decision::ApprovalVerdict::Approve {
+    if decision.verdict == catui_core::plan::approval::decision::ApprovalVerdict::Approve {
         decision.clear_context = form.clear_context;
         let mut skip = form.skip_steps;
         skip.sort_unstable();
@@ -113,7 +113,7 @@ pub fn read_decision(page: &ReviewPage, body: &[u8]) -> Result<ApprovalDecision,
             .map(|m| m.trim().to_string())
             .filter(|m| !m.is_empty() && Some(m) != page.model.as_ref());
     }
-    if decision.verdict == catui_core::plan::decision::ApprovalVerdict::KeepPlanning {
+    if decision.verdict == catui_core::plan::approval::decision::ApprovalVerdict::KeepPlanning {
         if form.comments.len() > MAX_COMMENTS {
             return Err(format!(
                 "At most {MAX_COMMENTS} comments can be sent at once."

@@ -1,6 +1,6 @@
 use super::*;
 use crate::page::{Decisions, ReviewPage};
-use catui_core::plan::decision::ApprovalVerdict;
+use catui_core::plan::approval::decision::ApprovalVerdict;
 use serde_json::json;
 
 const PLAN: &str = "# Plan\n\n1. Parse --json\n2. Serialise\n3. Test\n";

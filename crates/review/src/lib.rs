@@ -28,7 +28,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! [`ApprovalDecision`]: catui_core::plan::decision::ApprovalDecision
+//! [`ApprovalDecision`]: catui_core::plan::approval::decision::ApprovalDecision
 
 mod assets;
 pub mod browser;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use catui_core::plan::progress::plan_steps;
+use catui_core::plan::approval::progress::plan_steps;
 use catui_core::plan::{plan_diff, plan_hash};
 use catui_core::session::plan_history;
 use catui_core::session::plan_review::AwaitingPlan;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::page::{Decisions, ReviewPage};
-use catui_core::plan::decision::ApprovalVerdict;
+use catui_core::plan::approval::decision::ApprovalVerdict;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const PLAN: &str = "# Plan <script>alert(1)</script>\n\n1. Parse --json\n2. Serialise\n\n<script>document.title='pwned'</script>\n";

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use catui_core::engine::PermissionRequest;
-use catui_core::plan::decision::ApprovalDecision;
+use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_review::{Decisions, ReviewPage, RunningReview, open_in_browser};
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};

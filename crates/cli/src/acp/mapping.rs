@@ -11,7 +11,7 @@ use agent_client_protocol::v1::schema::{
     ToolCallLocation, ToolKind,
 };
 use catui_core::engine::PermissionAnswer;
-use catui_core::plan::decision::ApprovalDecision;
+use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_protocol::{ContentBlock, PermissionMode};
 use serde_json::{Value, json};
 

@@ -11,8 +11,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use catui_core::plan::approval::progress::progress_of;
 use catui_core::plan::get_plan;
-use catui_core::plan::progress::progress_of;
 use catui_core::session::list_sessions;
 
 use super::format::{one_line, pad, when};

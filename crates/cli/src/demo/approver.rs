@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use async_trait::async_trait;
 use catui_core::engine::{Approver, PermissionAnswer, PermissionRequest};
-use catui_core::plan::decision::ApprovalDecision;
+use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_protocol::PermissionMode;
 
 use super::narrate::Notes;

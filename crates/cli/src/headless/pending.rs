@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use catui_core::engine::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 use catui_core::hooks::HookCall;
-use catui_core::plan::decision::ApprovalDecision;
+use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision, PlanReviewer};
 use catui_protocol::stream_json::{

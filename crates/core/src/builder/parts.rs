@@ -127,11 +127,13 @@ pub(super) fn sidechain_recorders(
 pub(super) fn plan_exporter(
     sessions_dir: PathBuf,
     cwd: PathBuf,
-) -> crate::plan::session::PlanExporter {
-    crate::plan::session::PlanExporter(Arc::new(move |slug: &str, to: Option<&Path>| {
-        crate::session::plan_history::export(&sessions_dir, &cwd, slug, to)
-            .map_err(|e| e.to_string())
-    }))
+) -> crate::plan::state::plan_session::PlanExporter {
+    crate::plan::state::plan_session::PlanExporter(Arc::new(
+        move |slug: &str, to: Option<&Path>| {
+            crate::session::plan_history::export(&sessions_dir, &cwd, slug, to)
+                .map_err(|e| e.to_string())
+        },
+    ))
 }
 
 /// The session's checkpoints, told of plan approvals (through a weak
@@ -143,7 +145,7 @@ pub(super) fn checkpoints(
     let checkpoints = crate::checkpoints::Checkpoints::new(setup);
     let weak = Arc::downgrade(&checkpoints);
     plan.on_approved(Arc::new(
-        move |approved: &crate::plan::session::ApprovedPlan| {
+        move |approved: &crate::plan::state::plan_session::ApprovedPlan| {
             let slug = approved
                 .path
                 .file_stem()

@@ -205,7 +205,7 @@ pub fn carry_out_recorded(
         "planFilePath": recorded.path,
         "planHash": crate::plan::plan_hash(&recorded.plan),
     });
-    let decision = match crate::plan::decision::ApprovalDecision::from_response(
+    let decision = match crate::plan::approval::decision::ApprovalDecision::from_response(
         &recorded.answer,
         &shown,
     ) {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use catui_protocol::checkpoint::PlanCompliance;
 
-use crate::plan::progress::{PROGRESS_HEADING, active_steps};
+use crate::plan::approval::progress::{PROGRESS_HEADING, active_steps};
 
 /// What the report is made from.
 pub struct ComplianceInput<'a> {

@@ -4,61 +4,48 @@
 //! values, env lookups), so each rule is unit-tested on its own; the engine
 //! and the permission layer call into it.
 //!
-//! - [`files`] / [`slug`]: where the plans directory is, the per-session slug
-//!   and the plan file path.
+//! - [`files`] (with `files::slug`): where the plans directory is, the
+//!   per-session slug and the plan file path.
 //! - [`state`]: the session's one-shot plan-mode flags and the decision
-//!   table for entering plan mode.
-//! - [`attachments`]: which plan-mode attachments to inject before a model
-//!   request, and their text.
+//!   table for entering plan mode; `state::plan_session` is one plan's
+//!   state (approved plan, revisions), `state::auto_exit` leaving plan mode
+//!   on its own.
+//! - [`tools`]: EnterPlanMode, ExitPlanMode and ExitPlanMode's pure rules
+//!   (`tools::exit_rules`: validation, mode restoration, results).
+//! - [`approval`]: carrying out the user's answer to a presented plan;
+//!   `approval::decision` is that answer as one type every front end
+//!   produces, with `review` (line comments), `fresh` (start with a clean
+//!   context) and `progress` (the plan's step checkboxes).
+//! - [`engine_hooks`]: how plan mode plugs into the engine (the extension,
+//!   the route a teammate's plan takes to its lead), the attachments it
+//!   injects before a model request and their provider.
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   ([`contract`]: the short protocol strings).
-//! - [`exit`]: ExitPlanMode's validation, mode restoration and results.
-//! - [`decision`]: the user's answer to a presented plan, as one type that
-//!   every front end produces; `approval` carries it out.
-//! - [`provider`]: the attachment provider that injects and renders them.
-//! - [`extension`]: how plan mode plugs into the engine, and the route a
-//!   teammate's plan takes to its lead.
+//! - [`slash_command`]: `/plan`.
 
-mod approval;
-pub mod attachments;
-pub mod auto_exit;
-pub mod command;
+pub mod approval;
 pub mod contract;
-pub mod decision;
-pub mod enter_tool;
-pub mod exit;
-pub mod exit_tool;
-pub mod extension;
+pub mod engine_hooks;
 pub mod files;
-pub mod fresh;
-pub mod progress;
 pub mod prompts;
-pub mod provider;
-pub mod review;
-pub mod session;
-pub mod slug;
-mod slug_words;
+pub mod slash_command;
 pub mod state;
-
-#[cfg(test)]
-mod auto_exit_tests;
-#[cfg(test)]
-mod prompt_tests;
+pub mod tools;
 
 pub use approval::carry_out_recorded;
-pub use attachments::{
+pub use engine_hooks::attachment_provider::PlanAttachmentProvider;
+pub use engine_hooks::attachments::{
     FULL_REMINDER_EVERY_N_ATTACHMENTS, PlanAttachmentInput, TURNS_BETWEEN_ATTACHMENTS,
     plan_attachments, render_attachment,
 };
-pub use enter_tool::EnterPlanModeTool;
-pub use exit::{plan_diff, restore_mode};
-pub use exit_tool::ExitPlanModeTool;
-pub use extension::{PlanApprovalRoute, PlanExtension, PlanRoute};
+pub use engine_hooks::{PlanApprovalRoute, PlanExtension, PlanRoute};
+pub use files::slug::PlanSlugs;
 pub use files::{PlanFiles, get_plan, plan_file_path, plans_directory};
 pub use prompts::{PlanModeConfig, PlanVariant, PromptOptions};
-pub use provider::PlanAttachmentProvider;
-pub use session::{ApprovedPlan, PlanSession, RevisionChange, Staleness, plan_hash};
-pub use slug::PlanSlugs;
+pub use state::plan_session::{ApprovedPlan, PlanSession, RevisionChange, Staleness, plan_hash};
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,
 };
+pub use tools::enter::EnterPlanModeTool;
+pub use tools::exit::ExitPlanModeTool;
+pub use tools::exit_rules::{plan_diff, restore_mode};

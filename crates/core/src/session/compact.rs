@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use super::entry::EntryBody;
 use super::rebuild::{plan_reference_text, summary_message_text};
 use crate::engine::{Compaction, Compactor, KeptDocument};
-use crate::plan::attachments::is_human_turn;
+use crate::plan::engine_hooks::attachments::is_human_turn;
 
 /// Human turns kept verbatim after the summary.
 pub const KEEP_RECENT_TURNS: usize = 2;

@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{EntryBody, list_sessions};
+use crate::plan::approval::progress::without_progress;
 use crate::plan::contract::{PLAN_APPROVED_KEY, PLAN_PARKED_KEY, PLAN_REVISION_KEY};
 use crate::plan::plan_hash;
-use crate::plan::progress::without_progress;
 
 /// One recorded revision of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use super::entry::{EntryBody, TranscriptEntry};
 use super::resume::ResumedSession;
 use crate::plan::PlanFiles;
 use crate::plan::contract::{APPROVED_PLAN_EDITED_HEADING, APPROVED_PLAN_HEADING};
-use crate::plan::slug::InvalidSlug;
+use crate::plan::files::slug::InvalidSlug;
 
 pub use crate::plan::contract::{PLAN_REVISION_KEY, PLAN_SNAPSHOT_KEY};
 

@@ -36,7 +36,7 @@ pub fn plan_reference_text(attachment: &Attachment) -> String {
             plan_content,
             approved,
             file_changed,
-        } => crate::plan::attachments::wrap_system_reminder(
+        } => crate::plan::engine_hooks::attachments::wrap_system_reminder(
             &crate::plan::prompts::plan_file_reference(
                 plan_file_path,
                 plan_content,

@@ -9,7 +9,7 @@ use super::mailbox::now_timestamp;
 use super::{TEAM_LEAD, TeamHandle, TeamProtocol, plan_approval_request_id};
 use crate::plan::PlanApprovalRoute;
 use crate::plan::contract::no_plan_file_found;
-use crate::plan::exit::awaiting_leader_approval_result;
+use crate::plan::tools::exit_rules::awaiting_leader_approval_result;
 use crate::tools::ToolError;
 
 /// Whether the caller is a teammate (no local user to ask).

@@ -9,7 +9,7 @@
 //! ([`super::plan_steps`]); `c` comments on lines ([`super::plan_review`]);
 //! `b` opens the plan's review page in a browser (the dialog shows its
 //! address and closes when the page decides). Every answer is a
-//! [`ApprovalDecision`](catui_core::plan::decision::ApprovalDecision).
+//! [`ApprovalDecision`](catui_core::plan::approval::decision::ApprovalDecision).
 //!
 //! The same dialog reviews a teammate's plan for the lead: approve
 //! (the teammate leaves plan mode), reject with feedback (it keeps
@@ -35,7 +35,7 @@ use super::{
 use crate::diff::diff_lines;
 use crate::input::InputBox;
 use crate::markdown::markdown_lines;
-use catui_core::plan::decision::ApprovalDecision;
+use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_protocol::PermissionMode;
 
 pub const TITLE: &str = "Exit plan mode?";

@@ -3,11 +3,11 @@
 //! Enter on a line opens a comment field for it (Enter saves, Esc drops
 //! the edit); several lines may carry comments. Esc leaves review mode.
 //! "No, keep planning" sends the comments to the model, each under the
-//! line it is about ([`catui_core::plan::review::review_feedback`]).
+//! line it is about ([`catui_core::plan::approval::review::review_feedback`]).
 //! Not the review of a teammate's plan by the lead: that is the plan dialog
 //! itself ([`super::plan`]), reached through `TuiPlanReviewer`.
 
-use catui_core::plan::review::LineComment;
+use catui_core::plan::approval::review::LineComment;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

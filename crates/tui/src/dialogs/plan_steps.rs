@@ -7,7 +7,7 @@
 //! `m` edits the model that will implement the plan (the field is filled
 //! with the one shown); Enter keeps the new name, Esc drops the edit.
 
-use catui_core::plan::progress::{is_skipped, plan_steps};
+use catui_core::plan::approval::progress::{is_skipped, plan_steps};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -6,7 +6,7 @@
 //! - [`prompt`]: what the classifier sees and must answer.
 //!
 //! Leaving plan mode with auto mode in play is plan mode's business
-//! (`crate::plan::auto_exit`).
+//! (`crate::plan::state::auto_exit`).
 //!
 //! Which calls reach the classifier is decided by
 //! [`super::decide`] (`Decision::Classify`: calls that would ask by the

@@ -7,7 +7,7 @@
 //! planning is the engine's denial (ExitPlanMode's `denied_result`);
 //! approving and parking reach ExitPlanMode's call as fields of its input
 //! ([`ApprovalDecision::from_input`]) and are carried out by
-//! [`super::approval`]. A new front end (a review page in a browser) only
+//! [`crate::plan::approval`]. A new front end (a review page in a browser) only
 //! has to build this value.
 //!
 //! The fields an answer may set on ExitPlanMode's input are listed in
@@ -19,8 +19,8 @@ use catui_protocol::PermissionMode;
 use catui_protocol::control::PermissionResponse;
 use serde_json::{Value, json};
 
-use super::review::{LineComment, review_feedback};
 use crate::engine::PermissionAnswer;
+use crate::plan::approval::review::{LineComment, review_feedback};
 
 /// What the user decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -299,7 +299,7 @@ impl ApprovalDecision {
     }
 
     /// The decision an approval or a park carried to ExitPlanMode's call.
-    pub fn from_input(input: &super::exit_tool::ExitPlanModeInput) -> Self {
+    pub fn from_input(input: &crate::plan::tools::exit::ExitPlanModeInput) -> Self {
         if input.park == Some(true) {
             return Self::park(input.note.clone().unwrap_or_default());
         }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use rand::seq::IndexedRandom;
 
-use super::slug_words::{FIRST, SECOND, THIRD};
+use crate::plan::files::slug_words::{FIRST, SECOND, THIRD};
 
 /// How many fresh slugs are tried before accepting one whose file exists.
 pub const MAX_SLUG_ATTEMPTS: usize = 10;

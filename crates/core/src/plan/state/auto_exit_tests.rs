@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use catui_protocol::PermissionMode::{self, *};
 
-use super::auto_exit::*;
 use crate::permissions::auto::*;
 use crate::permissions::rules::{Rule, RuleBehavior, RuleOrigin, SourcedRule};
 use crate::permissions::{
     AutoModeConfig, ModeChange, ModeError, PermissionContext, is_auto_mode_active,
     transition_permission_mode,
 };
+use crate::plan::state::auto_exit::*;
 
 const RULES: &[&str] = &[
     "Read",

@@ -7,7 +7,7 @@
 //! The full/sparse cadence and the human-turn throttle are computed from the
 //! conversation itself, not from counters: the engine appends each rendered
 //! attachment to the conversation as a `<system-reminder>` text block whose
-//! body starts with a stable marker (see [`super::prompts`]'s `MARKER_*`
+//! body starts with a stable marker (see [`crate::plan::prompts`]'s `MARKER_*`
 //! constants), and [`plan_mode_attachments`] scans the messages backwards for
 //! those markers. This keeps the cadence across resume (the transcript holds
 //! the same messages) and restarts it naturally after compaction (the
@@ -34,11 +34,11 @@ use std::path::Path;
 use catui_protocol::attachment::ReminderType;
 use catui_protocol::{Attachment, ContentBlock, Message, PermissionMode, Role};
 
-use super::prompts::{
+use crate::plan::prompts::{
     self, MARKER_AUTO_MODE_EXIT, MARKER_PLAN_FILE_REFERENCE, MARKER_PLAN_MODE_ACTIVE,
     MARKER_PLAN_MODE_EXIT, MARKER_PLAN_MODE_REENTRY, MARKER_PLAN_MODE_STILL_ACTIVE, PromptOptions,
 };
-use super::state::PlanState;
+use crate::plan::state::PlanState;
 
 /// Human turns between two `plan_mode` attachments.
 pub const TURNS_BETWEEN_ATTACHMENTS: usize = 5;

@@ -1,6 +1,6 @@
 //! The plan module's hook into the engine: an
 //! [`AttachmentProvider`](crate::engine::AttachmentProvider) that asks
-//! [`super::attachments`] what to inject, and renders plan attachments with
+//! [`crate::plan::engine_hooks::attachments`] what to inject, and renders plan attachments with
 //! the plan-mode prompts. Thin on purpose: every rule lives in the pure
 //! functions it calls. An attachment provider (context before a model
 //! request), not a model provider: those are the `catui-providers` crate,
@@ -11,13 +11,13 @@ use std::sync::{Arc, Mutex};
 
 use catui_protocol::Attachment;
 
-use super::attachments::{
+use crate::engine::{AttachmentContext, AttachmentProvider};
+use crate::plan::engine_hooks::attachments::{
     PlanAttachmentInput, auto_mode_exit_attachments, plan_attachments, render_attachment,
 };
-use super::files::PlanFiles;
-use super::prompts::{PlanModeConfig, PromptOptions};
-use super::state::PlanState;
-use crate::engine::{AttachmentContext, AttachmentProvider};
+use crate::plan::files::PlanFiles;
+use crate::plan::prompts::{PlanModeConfig, PromptOptions};
+use crate::plan::state::PlanState;
 use crate::sync::lock;
 use catui_protocol::PermissionMode;
 
@@ -102,7 +102,7 @@ mod tests {
 
     use super::*;
     use crate::engine::attachments::render_attachment as engine_render;
-    use crate::plan::attachments::wrap_system_reminder;
+    use crate::plan::engine_hooks::attachments::wrap_system_reminder;
 
     fn request(
         provider: &PlanAttachmentProvider,

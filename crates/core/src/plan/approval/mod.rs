@@ -17,21 +17,27 @@
 //! an ended session) is carried out the same way when the session resumes
 //! ([`carry_out_recorded`]).
 
+pub mod decision;
+pub mod fresh;
+pub mod progress;
+pub mod review;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use catui_protocol::stream_json::ResultSubtype;
 
-use super::contract::{
+use crate::plan::approval::decision::{ApprovalDecision, ApprovalVerdict};
+use crate::plan::contract::{
     AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, PLAN_APPROVED_KEY, PLAN_PARKED_KEY,
     answered_another_revision, auto_gate_plan_exit_fallback_text, plan_changed_since_shown,
     plan_parked_result, plan_parked_summary,
 };
-use super::decision::{ApprovalDecision, ApprovalVerdict};
-use super::exit::{ExitResultInput, exit_tool_result, restore_mode};
-use super::extension::PlanRoute;
-use super::progress;
-use super::session::{ApprovedPlan, PlanSession, plan_hash, verification_section};
+use crate::plan::engine_hooks::PlanRoute;
+use crate::plan::state::plan_session::{
+    ApprovedPlan, PlanSession, plan_hash, verification_section,
+};
+use crate::plan::tools::exit_rules::{ExitResultInput, exit_tool_result, restore_mode};
 use crate::tools::{SessionHooks, ToolContext, ToolError, ToolOutput};
 
 /// Carries out a decision the user made after the session that presented
@@ -53,21 +59,25 @@ pub fn carry_out_recorded(
         return None;
     }
     let outcome = if decision.verdict == ApprovalVerdict::KeepPlanning {
-        Ok(super::exit::plan_rejected_result(Some(
-            &super::review::review_feedback(shown_plan, &decision.feedback, &decision.comments),
+        Ok(crate::plan::tools::exit_rules::plan_rejected_result(Some(
+            &crate::plan::approval::review::review_feedback(
+                shown_plan,
+                &decision.feedback,
+                &decision.comments,
+            ),
         )))
     } else {
         carry_out(plan, decision, ctx)
             .map(|output| output.content)
             .map_err(|e| e.to_string())
     };
-    let told = |text: String| super::contract::answered_after_the_run(&text);
+    let told = |text: String| crate::plan::contract::answered_after_the_run(&text);
     Some(outcome.map(told).map_err(told))
 }
 
 /// Carries out `decision` (approve or park) for the conversation of `ctx`,
 /// which is in plan mode.
-pub(super) fn carry_out(
+pub(in crate::plan) fn carry_out(
     plan: &Arc<PlanSession>,
     decision: ApprovalDecision,
     ctx: &ToolContext,
@@ -224,7 +234,10 @@ fn approve(
     {
         session
             .0
-            .start_fresh(super::fresh::fresh_start_prompt(&result, &ctx.cwd()));
+            .start_fresh(crate::plan::approval::fresh::fresh_start_prompt(
+                &result,
+                &ctx.cwd(),
+            ));
     }
     let hash = text.as_deref().map(plan_hash).unwrap_or_default();
     if main {

@@ -7,10 +7,10 @@
 use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
-use super::files::PlanFiles;
-use super::prompts::PlanModeConfig;
-use super::provider::PlanAttachmentProvider;
-use super::state::PlanState;
+use crate::plan::engine_hooks::attachment_provider::PlanAttachmentProvider;
+use crate::plan::files::PlanFiles;
+use crate::plan::prompts::PlanModeConfig;
+use crate::plan::state::PlanState;
 
 #[derive(Debug)]
 pub struct PlanSession {
@@ -19,7 +19,7 @@ pub struct PlanSession {
     pub config: PlanModeConfig,
     pub provider: Arc<PlanAttachmentProvider>,
     /// The approved plan's steps, bound to the todo list.
-    pub steps: super::progress::StepTracker,
+    pub steps: crate::plan::approval::progress::StepTracker,
     /// The plan texts shown for approval: the last one (for the next
     /// request's diff) and the one before it.
     presented: Mutex<Presented>,
@@ -58,7 +58,7 @@ pub struct PlanSession {
     exporter: Option<PlanExporter>,
     /// What the model reads before the next input: the outcome of a
     /// decision carried out while no conversation ran (see
-    /// [`super::carry_out_recorded`]).
+    /// [`crate::plan::carry_out_recorded`]).
     preamble: Mutex<Option<String>>,
 }
 
@@ -170,7 +170,7 @@ impl PlanSession {
 
     /// Tells the observers about an approval and keeps the approved text
     /// for compaction.
-    pub(super) fn approved(&self, plan: &ApprovedPlan) {
+    pub(in crate::plan) fn approved(&self, plan: &ApprovedPlan) {
         *lock(&self.approved) = Some(plan.text.clone());
         let observers = lock(&self.approval_observers).clone();
         for observer in observers.0 {
@@ -238,7 +238,7 @@ impl PlanSession {
         }
         if let Some(text) = self.files.read(None) {
             let path = self.files.path(None).display().to_string();
-            session.snapshot_file(super::contract::PLAN_SNAPSHOT_KEY, &path, &text);
+            session.snapshot_file(crate::plan::contract::PLAN_SNAPSHOT_KEY, &path, &text);
         }
     }
 
@@ -253,7 +253,7 @@ impl PlanSession {
         let Some(text) = self.files.read(None) else {
             return;
         };
-        let updated = super::progress::with_progress(&text, &section);
+        let updated = crate::plan::approval::progress::with_progress(&text, &section);
         if let Err(e) = crate::tools::fs_atomic::write_atomic(&path, updated.as_bytes()) {
             tracing::warn!(
                 "could not write the plan's progress to {}: {e}",
@@ -292,7 +292,9 @@ impl PlanSession {
         let revision = match presented.before.as_deref() {
             None => RevisionChange::First,
             Some(previous) if previous == plan => RevisionChange::Unchanged,
-            Some(previous) => RevisionChange::Changed(super::exit::plan_diff(previous, plan)),
+            Some(previous) => {
+                RevisionChange::Changed(crate::plan::tools::exit_rules::plan_diff(previous, plan))
+            }
         };
         self.presented_unchanged.store(
             revision == RevisionChange::Unchanged,

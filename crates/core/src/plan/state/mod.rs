@@ -7,6 +7,12 @@
 //! (`mode`, `prePlanMode`, stripped rules) belongs to the permission layer;
 //! [`plan_entry_effects`] only tells that layer what to do.
 
+pub mod auto_exit;
+pub mod plan_session;
+
+#[cfg(test)]
+mod auto_exit_tests;
+
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use catui_protocol::PermissionMode;

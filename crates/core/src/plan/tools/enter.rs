@@ -9,11 +9,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::{
+use crate::permissions::Access;
+use crate::plan::contract::{
     ALREADY_IN_PLAN_MODE, ENTER_PLAN_MODE_DECLINED, ENTER_PLAN_MODE_IN_AGENT_ERROR,
 };
-use super::prompts::{enter_plan_mode_description, enter_plan_mode_result};
-use crate::permissions::Access;
+use crate::plan::prompts::{enter_plan_mode_description, enter_plan_mode_result};
 use crate::tools::{CallingMessageText, ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
 
@@ -114,7 +114,7 @@ impl TypedTool for EnterPlanModeTool {
             .0
             .set_permission_mode(PermissionMode::Plan)
             .map_err(|e| ToolError::failed(e.to_string()))?;
-        let interview = super::PlanSession::of(ctx).is_some_and(|p| p.config.interview_phase);
+        let interview = crate::plan::PlanSession::of(ctx).is_some_and(|p| p.config.interview_phase);
         Ok(ToolOutput::text(enter_plan_mode_result(interview)))
     }
 }

@@ -10,20 +10,23 @@
 //! [`PlanRoute`] is the other direction: how a conversation that has no
 //! local user (a teammate) gets its plan approved; teams provide it.
 
+pub mod attachment_provider;
+pub mod attachments;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use catui_protocol::stream_json::ResultSubtype;
 use serde_json::Value;
 
-use super::command::plan_command;
-use super::session::PlanSession;
 use crate::engine::attachments::AttachmentProvider;
 use crate::engine::commands::{CommandOutput, SlashCommand};
 use crate::engine::{
     AttachContext, EngineExtension, KeptDocument, Notice, RunEnd, ToolCallView, ToolGate,
 };
 use crate::permissions::ModeChange;
+use crate::plan::slash_command::plan_command;
+use crate::plan::state::plan_session::PlanSession;
 use crate::tools::{SessionHooks, ToolContext, ToolError};
 
 /// The name of the tool that presents a plan.
@@ -165,7 +168,8 @@ impl EngineExtension for PlanExtension {
             && let Some(approved) = self.plan.approved_text()
         {
             let file_changed = current.as_deref().is_none_or(|now| {
-                now != approved && super::progress::without_progress(now) != approved
+                now != approved
+                    && crate::plan::approval::progress::without_progress(now) != approved
             });
             return Some(KeptDocument {
                 path,
@@ -210,7 +214,7 @@ impl EngineExtension for PlanExtension {
             .read(None)
             .filter(|p| !p.trim().is_empty())?;
         let path = self.plan.files.path(None).display().to_string();
-        session.snapshot_file(super::contract::PLAN_REVISION_KEY, &path, &plan);
+        session.snapshot_file(crate::plan::contract::PLAN_REVISION_KEY, &path, &plan);
         Some(RunEnd {
             subtype: ResultSubtype::PlanReady,
             result: plan,

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::contract::ENTERED_PLAN_MODE;
-use super::prompts::*;
+use crate::plan::contract::ENTERED_PLAN_MODE;
+use crate::plan::prompts::*;
 
 const PATH: &str = "/home/user/.catui/plans/brisk-cedar-otter.md";
 

@@ -5,12 +5,12 @@
 
 use catui_protocol::PermissionMode;
 
-use super::contract::{AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, auto_gate_plan_exit_fallback_text};
-use super::exit::restore_mode;
 use crate::permissions::PermissionContext;
 use crate::permissions::mode::{
     ModeChange, ModeError, auto_mode_gate_enabled, transition_permission_mode,
 };
+use crate::plan::contract::{AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, auto_gate_plan_exit_fallback_text};
+use crate::plan::tools::exit_rules::restore_mode;
 
 /// What ending plan mode did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use catui_protocol::PermissionMode;
 
-use super::contract::{
+use crate::plan::contract::{
     AGENT_PLAN_APPROVED, APPROVED_PLAN_EDITED_HEADING, APPROVED_PLAN_HEADING, EMPTY_PLAN_APPROVED,
     NOT_IN_PLAN_MODE, NOT_IN_PLAN_MODE_ERROR_CODE, PLAN_APPROVED, exited_plan_mode_unreviewed,
 };
@@ -38,7 +38,7 @@ pub fn validate_exit(mode: PermissionMode, is_teammate: bool) -> Result<(), Exit
 /// `default`. `plan` is never restored. When the result would be `auto`
 /// but the auto-mode gate is closed, `default` is used instead and the
 /// second value is true: show the fallback notification
-/// ([`super::contract::AUTO_GATE_PLAN_EXIT_FALLBACK_KEY`]).
+/// ([`crate::plan::contract::AUTO_GATE_PLAN_EXIT_FALLBACK_KEY`]).
 pub fn restore_mode(
     pre_plan_mode: Option<PermissionMode>,
     chosen: Option<PermissionMode>,

@@ -6,13 +6,16 @@
 //! without touching process globals; [`PlanFiles`] bundles the resolved
 //! directory, the slug cache and the session id for the engine.
 
+pub mod slug;
+mod slug_words;
+
 use crate::sync::lock;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::slug::{InvalidSlug, PlanSlugs};
 use crate::permissions::paths;
+use crate::plan::files::slug::{InvalidSlug, PlanSlugs};
 
 /// Why a `plansDirectory` setting was not used.
 #[derive(Debug, thiserror::Error)]
@@ -213,7 +216,7 @@ impl PlanFiles {
     /// new slug, so the two sessions never write the same file. Returns the
     /// new path, or `None` when there was nothing to copy.
     pub fn fork_from(&self, original_slug: &str) -> std::io::Result<Option<PathBuf>> {
-        if !super::slug::is_valid_slug(original_slug) {
+        if !crate::plan::files::slug::is_valid_slug(original_slug) {
             return Ok(None);
         }
         let source = plan_file_path(&self.dir, original_slug, None);

@@ -1,5 +1,5 @@
 //! `ExitPlanMode`: presents the plan for approval; the user's decision
-//! (approve, keep planning, park) is carried out by [`super::approval`].
+//! (approve, keep planning, park) is carried out by [`crate::plan::approval`].
 //! Approval only ever comes from the user through the permission prompt:
 //! the permission layer always asks for this tool, in every mode, and an
 //! interrupted or failed prompt is a denial ("keep planning").
@@ -9,16 +9,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::{
+use crate::permissions::Access;
+use crate::plan::approval::decision::ApprovalDecision;
+use crate::plan::contract::{
     ANSWERED_ANOTHER_REVISION, NOT_IN_PLAN_MODE_NOTHING_CHANGED, ONE_EXIT_PER_MESSAGE,
     PLAN_CHANGED_WHILE_SHOWN, PLAN_REVISION_KEY, PLAN_UNCHANGED_NOTE, no_plan_file_found,
 };
-use super::decision::ApprovalDecision;
-use super::exit::{plan_rejected_result, validate_exit};
-use super::extension::PlanRoute;
-use super::prompts::exit_plan_mode_description;
-use super::session::{PlanSession, RevisionChange, Staleness, plan_hash};
-use crate::permissions::Access;
+use crate::plan::engine_hooks::PlanRoute;
+use crate::plan::prompts::exit_plan_mode_description;
+use crate::plan::state::plan_session::{PlanSession, RevisionChange, Staleness, plan_hash};
+use crate::plan::tools::exit_rules::{plan_rejected_result, validate_exit};
 use crate::tools::{CallingMessageCalls, ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
 
@@ -243,6 +243,6 @@ impl TypedTool for ExitPlanModeTool {
             return Ok(ToolOutput::text(NOT_IN_PLAN_MODE_NOTHING_CHANGED)
                 .with_display("Not in plan mode: nothing to exit".to_string()));
         }
-        super::approval::carry_out(plan, ApprovalDecision::from_input(&input), ctx)
+        crate::plan::approval::carry_out(plan, ApprovalDecision::from_input(&input), ctx)
     }
 }

@@ -15,6 +15,9 @@
 mod reminders;
 mod workflow;
 
+#[cfg(test)]
+mod prompt_tests;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -306,12 +309,12 @@ pub fn auto_mode_exit_reminder() -> String {
 
 /// The EnterPlanMode tool description (when to plan).
 pub fn enter_plan_mode_description() -> &'static str {
-    include_str!("prompts/enter_plan_mode.md")
+    include_str!("enter_plan_mode.md")
 }
 
 /// The ExitPlanMode tool description.
 pub fn exit_plan_mode_description() -> &'static str {
-    include_str!("prompts/exit_plan_mode.md")
+    include_str!("exit_plan_mode.md")
 }
 
 /// EnterPlanMode's tool result. Deliberately short: the workflow

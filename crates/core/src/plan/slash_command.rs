@@ -17,7 +17,7 @@ use super::contract::{
     ALREADY_IN_PLAN_MODE_NO_PLAN, ALREADY_PLANNING_SENT, CURRENT_PLAN_TITLE, ENABLED_PLAN_MODE,
     failed_to_open_plan_in_editor, opened_plan_in_editor,
 };
-use super::session::PlanSession;
+use super::state::plan_session::PlanSession;
 use crate::engine::commands::CommandOutput;
 use crate::tools::SessionHooks;
 
