@@ -3,7 +3,6 @@
 
 mod acp;
 mod args;
-mod commands;
 #[cfg(feature = "demo")]
 mod demo;
 mod headless;
@@ -11,6 +10,7 @@ mod rewind;
 mod sdk_flags;
 mod setup;
 mod signals;
+mod subcommands;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -89,7 +89,7 @@ async fn run(mut args: Args) -> u8 {
         return acp::run(&args).await;
     }
     if let Some(command) = &args.command {
-        return commands::run(command, &args).await;
+        return subcommands::run(command, &args).await;
     }
     if let Some(target) = args.rewind_to.clone() {
         return rewind::run(&args, &target);

@@ -17,7 +17,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::{Args, InputFormat};
-use crate::headless::hooks::SdkHooks;
+use crate::headless::sdk_hooks::SdkHooks;
 use crate::headless::{self, Controls, Pending, StdioApprover, StdioPlanReviewer};
 use crate::sdk_flags;
 use crate::signals;

@@ -258,7 +258,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
     let team = manager.describe();
     // `/team show amy` gives her recent history, the running call included.
     let shown = match catui_core::teams::team_command(Some(&manager.lead_handle()), "show amy") {
-        catui_core::engine::commands::CommandOutput::Local { text, is_error } => {
+        catui_core::engine::slash_commands::CommandOutput::Local { text, is_error } => {
             assert!(!is_error, "{text}");
             text
         }

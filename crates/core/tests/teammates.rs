@@ -432,7 +432,7 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
     // `/team show` still describes him.
     let command =
         |args: &str| match catui_core::teams::team_command(Some(&manager.lead_handle()), args) {
-            catui_core::engine::commands::CommandOutput::Local { text, is_error } => {
+            catui_core::engine::slash_commands::CommandOutput::Local { text, is_error } => {
                 (text, is_error)
             }
             other => panic!("unexpected output: {other:?}"),

@@ -16,7 +16,7 @@
 //! let ending = catui_tui::run(engine, rx, approvals, opts, None).await?;
 //! ```
 
-mod approval;
+mod approver;
 mod browser_review;
 pub mod dialogs;
 mod diff;
@@ -40,7 +40,7 @@ mod transcript;
 mod trust_dialog;
 mod wrap;
 
-pub use approval::{
+pub use approver::{
     ApprovalReceiver, PendingApproval, PendingReview, ReviewReceiver, TuiApprover, TuiPlanReviewer,
     approver, plan_reviewer,
 };

@@ -4,7 +4,7 @@
 //! few commands the interface answers itself, so it never offers a command
 //! that does not exist.
 
-use catui_core::engine::commands::COMMANDS as ENGINE_COMMANDS;
+use catui_core::engine::slash_commands::COMMANDS as ENGINE_COMMANDS;
 
 /// Commands the interface handles without the engine.
 pub const LOCAL_COMMANDS: &[(&str, &str)] = &[

@@ -39,7 +39,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
+use crate::approver::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
 use crate::browser_review::{BrowserReview, PageDecision};
 use crate::dialogs::Dialog;
 use crate::inline::Inline;

@@ -8,15 +8,15 @@ use std::sync::Arc;
 
 use catui_core::checkpoints::{Checkpoints, RewindReport, RewindRequest, RewindTarget};
 use catui_core::engine::EngineControl;
-use catui_core::engine::commands::COMMANDS;
+use catui_core::engine::slash_commands::COMMANDS;
 use catui_protocol::PermissionMode;
 use catui_protocol::control::ClientRequest;
 use catui_protocol::stream_json::{ControlResponse, OutputEvent};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::hooks::SdkHooks;
 use super::pending::Pending;
+use super::sdk_hooks::SdkHooks;
 
 /// What answering controls needs.
 pub struct Controls {

@@ -4,9 +4,9 @@
 //! output; anything else goes to stderr.
 
 mod control;
-pub mod hooks;
 mod pending;
-mod sdk_mcp;
+pub mod sdk_hooks;
+mod sdk_mcp_channel;
 mod stream;
 
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use crate::args::OutputFormat;
 pub use catui_core::builder::SessionInfo;
 pub use control::Controls;
 pub use pending::{Pending, StdioApprover, StdioPlanReviewer};
-pub use sdk_mcp::SdkMcpChannel;
+pub use sdk_mcp_channel::SdkMcpChannel;
 use stream::{StreamJson, new_uuid, result_event};
 
 /// How the printer renders a session.
@@ -216,7 +216,7 @@ pub fn init_event(
         claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
         api_key_source: api_key_source().to_string(),
         mcp_servers: mcp.status().iter().map(|s| s.to_json()).collect(),
-        slash_commands: catui_core::engine::commands::COMMANDS
+        slash_commands: catui_core::engine::slash_commands::COMMANDS
             .iter()
             .map(|(name, _)| name.to_string())
             .collect(),

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
-use super::hooks::SdkHooks;
+use super::sdk_hooks::SdkHooks;
 
 type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
 

@@ -881,7 +881,7 @@ impl SessionBuilder {
         let mut extensions: Vec<Arc<dyn crate::engine::EngineExtension>> = vec![
             plan.extension(),
             Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
-            Arc::new(crate::mcp::commands::McpCommands(mcp.clone())),
+            Arc::new(crate::mcp::slash_commands::McpCommands(mcp.clone())),
             settings_reload,
             Arc::new(crate::engine::background::BackgroundCommands(background)),
         ];

@@ -13,7 +13,7 @@ use catui_protocol::{Attachment, PermissionMode};
 use super::Checkpoints;
 use super::rewind::{PointKind, RewindRequest, RewindTarget};
 use crate::engine::attachments::{AttachmentContext, AttachmentProvider};
-use crate::engine::commands::{CommandOutput, SlashCommand};
+use crate::engine::slash_commands::{CommandOutput, SlashCommand};
 use crate::engine::{EngineExtension, InputView, Notice, ToolRunView};
 use crate::permissions::{Access, Grant, ModeChange};
 use crate::tools::SessionHooks;

@@ -344,7 +344,7 @@ impl Checkpoints {
             files: Vec::new(),
             alerted: false,
         });
-        if crate::engine::commands::parse(text).is_none() {
+        if crate::engine::slash_commands::parse(text).is_none() {
             state.line.add_prompt(Prompt {
                 uuid: uuid.to_string(),
                 text: text.to_string(),

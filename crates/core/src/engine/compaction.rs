@@ -69,7 +69,7 @@ impl Engine {
         trigger: &str,
         instructions: Option<&str>,
     ) -> Result<String, CompactError> {
-        super::hooks::pre_compact(self, trigger, instructions).await;
+        super::hook_points::pre_compact(self, trigger, instructions).await;
         let cancel = lock(&self.shared.cancel).clone();
         let mut messages = self.messages.clone();
         let cut = fit::cut_largest_tool_results(&mut messages, fit::budget(self.window(), 2));

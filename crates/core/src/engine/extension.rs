@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::attachments::AttachmentProvider;
-use super::commands::{CommandOutput, SlashCommand};
+use super::slash_commands::{CommandOutput, SlashCommand};
 use crate::permissions::{ModeChange, PermissionContext};
 use crate::tools::{PreparedCall, SessionHooks, ToolContext};
 

@@ -11,18 +11,18 @@ pub mod approver;
 pub mod attachments;
 pub mod background;
 mod clear;
-pub mod commands;
 mod compaction;
 pub mod context_window;
 pub mod events;
 pub mod extension;
 pub mod fit;
-mod hooks;
+mod hook_points;
 mod outcome;
 mod progress;
 mod record;
 pub mod services;
 mod shared;
+pub mod slash_commands;
 mod tool_runner;
 
 use crate::sync::lock;
@@ -362,7 +362,7 @@ impl Engine {
             });
         }
         self.input_uuid = Some(uuid);
-        let outcome = if let Some(command) = commands::parse(&text)
+        let outcome = if let Some(command) = slash_commands::parse(&text)
             && command.name == "compact"
         {
             let args = command.args.trim();
@@ -378,7 +378,7 @@ impl Engine {
                     started,
                 ),
             }
-        } else if let Some(command) = commands::parse(&text) {
+        } else if let Some(command) = slash_commands::parse(&text) {
             let later = self
                 .shared
                 .extensions
@@ -386,10 +386,10 @@ impl Engine {
                 .find_map(|e| e.command_later(&command));
             let out = match later {
                 Some(answer) => answer.await,
-                None => commands::run(self, &command),
+                None => slash_commands::run(self, &command),
             };
             match out {
-                commands::CommandOutput::Local { text, is_error } => self.outcome(
+                slash_commands::CommandOutput::Local { text, is_error } => self.outcome(
                     if is_error {
                         ResultSubtype::ErrorDuringExecution
                     } else {
@@ -400,11 +400,11 @@ impl Engine {
                     Usage::default(),
                     started,
                 ),
-                commands::CommandOutput::Shown { text, view } => TurnOutcome {
+                slash_commands::CommandOutput::Shown { text, view } => TurnOutcome {
                     view: Some(view),
                     ..self.outcome(ResultSubtype::Success, text, 0, Usage::default(), started)
                 },
-                commands::CommandOutput::Query { notice, prompt } => {
+                slash_commands::CommandOutput::Query { notice, prompt } => {
                     if let Some(notice) = notice {
                         self.shared.emit(EngineEvent::Notification {
                             key: format!("command-{}", command.name),
@@ -416,8 +416,8 @@ impl Engine {
                 }
             }
         } else {
-            match hooks::before_prompt(self, &text).await {
-                hooks::PromptGate::Send(context) => {
+            match hook_points::before_prompt(self, &text).await {
+                hook_points::PromptGate::Send(context) => {
                     let mut content = content;
                     content.extend(
                         context
@@ -426,7 +426,7 @@ impl Engine {
                     );
                     self.run_turn(content, started).await
                 }
-                hooks::PromptGate::Refused(why) => self.outcome(
+                hook_points::PromptGate::Refused(why) => self.outcome(
                     ResultSubtype::ErrorDuringExecution,
                     why,
                     0,
@@ -461,7 +461,7 @@ impl Engine {
     /// Ends the session: runs `SessionEnd` hooks (`reason`: `clear`,
     /// `logout`, `prompt_input_exit`, `other`).
     pub async fn end_session(&self, reason: &str) {
-        hooks::session_end(self, reason).await;
+        hook_points::session_end(self, reason).await;
     }
 
     /// The engine's session hooks (what tools and commands may ask of it).
@@ -624,7 +624,7 @@ impl Engine {
                 self.messages.push(note);
                 continue;
             }
-            if !has_tools && let Some(reason) = hooks::stop(self, stop_blocks).await {
+            if !has_tools && let Some(reason) = hook_points::stop(self, stop_blocks).await {
                 // A Stop hook sends the model back to work.
                 stop_blocks += 1;
                 let feedback = Message::user_text(format!("Stop hook feedback: {reason}"));

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
-use super::hooks as client_hooks;
+use super::hook_points as client_hooks;
 use super::shared::set_mode;
 use super::{Engine, EngineEvent, ToolCallView, ToolGate, ToolRunView};
 use crate::hooks::HookDecision;

@@ -4,7 +4,7 @@
 //! front end's [`Approver`](crate::engine::Approver)). Both answer in the
 //! same JSON shape and are merged into one [`HookVerdict`], where a deny
 //! wins over any allow. The engine calls it at each event (see
-//! `engine::hooks`); the headless front end keeps an SDK client's callback
+//! `engine::hook_points`); the headless front end keeps an SDK client's callback
 //! registrations (`crates/cli/src/headless/hooks.rs`).
 //!
 //! Hooks never widen what the permission layer allows: a `PreToolUse`

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 
 use super::config::{ServerSpec, Transport, expand};
-use super::sdk::{SdkChannel, SdkTransport};
+use super::sdk_transport::{SdkChannel, SdkTransport};
 use catui_protocol::sync::lock;
 
 /// A tool as the server describes it.

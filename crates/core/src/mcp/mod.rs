@@ -12,9 +12,9 @@
 //! approved them for that project or trusts it ([`crate::trust`]).
 
 pub mod client;
-pub mod commands;
 pub mod config;
-pub mod sdk;
+pub mod sdk_transport;
+pub mod slash_commands;
 pub mod tool;
 
 use std::collections::{BTreeMap, HashMap};
@@ -32,7 +32,7 @@ use crate::tools::registry::ToolSource;
 use crate::tools::{Tool, ToolError};
 use client::{Caller, Connection, McpError};
 use config::{ServerSpec, Transport};
-pub use sdk::SdkChannel;
+pub use sdk_transport::SdkChannel;
 
 /// Why a server could not be reconnected, switched or approved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

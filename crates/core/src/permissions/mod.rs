@@ -25,13 +25,13 @@
 
 use std::path::PathBuf;
 
+pub mod apply_reload;
 pub mod auto;
 mod defaults;
 mod messages;
 pub mod mode;
 pub mod paths;
 pub mod protected;
-pub mod reload;
 pub mod repository;
 pub mod rules;
 pub mod sandbox;

@@ -18,7 +18,7 @@ use super::contract::{
     failed_to_open_plan_in_editor, opened_plan_in_editor,
 };
 use super::state::plan_session::PlanSession;
-use crate::engine::commands::CommandOutput;
+use crate::engine::slash_commands::CommandOutput;
 use crate::tools::SessionHooks;
 
 /// Runs `/plan ARGS`.

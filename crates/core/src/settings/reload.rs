@@ -1,7 +1,7 @@
 //! Settings files that change while a session runs take effect without a
 //! restart: permission rules, `additionalDirectories` and the auto-mode
 //! opt-in (which, while planning, switches the classifier on or off:
-//! [`crate::permissions::reload`]). The files are looked at (one `stat`
+//! [`crate::permissions::apply_reload`]). The files are looked at (one `stat`
 //! each) as an input arrives and before each model request of the main
 //! conversation; only a file whose size, time or identity changed is read
 //! again, and a file that became unreadable or invalid fails closed exactly
@@ -15,8 +15,8 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use crate::engine::{EngineExtension, Notice, Refresh};
+use crate::permissions::apply_reload::{ReloadedPermissions, apply_reloaded_settings};
 use crate::permissions::mode::PlanAutoModeChange;
-use crate::permissions::reload::{ReloadedPermissions, apply_reloaded_settings};
 use crate::permissions::{PermissionContext, RuleBehavior};
 use crate::sync::lock;
 

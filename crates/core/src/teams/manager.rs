@@ -430,7 +430,7 @@ impl TeamManager {
 
     /// `/team`: the teammates and what they are doing.
     pub fn describe(&self) -> String {
-        super::command::describe(self)
+        super::slash_command::describe(self)
     }
 
     fn notify(&self, key: &str, text: String) {

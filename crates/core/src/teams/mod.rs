@@ -13,21 +13,21 @@
 //! - [`tools`]: `TeamCreate`, `SendMessage`, `TeamStop`.
 //! - [`plan_approval`]: the teammate branch of ExitPlanMode.
 
-mod command;
 pub mod error;
 mod forward;
 pub mod mailbox;
 pub mod manager;
 pub mod plan_approval;
+mod slash_command;
 pub mod teammate;
 pub mod tools;
 
 use serde::{Deserialize, Serialize};
 
-pub use command::{TeamCommand, team_command};
 pub use error::TeamError;
 pub use mailbox::{MailMessage, MailboxError, Mailboxes};
 pub use manager::{LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup};
+pub use slash_command::{TeamCommand, team_command};
 pub use teammate::{TeammateSpec, TeammateState, TeammateStatus};
 pub use tools::{SendMessageTool, TeamCreateTool, TeamStopTool};
 

@@ -6,7 +6,7 @@
 //! conversation, or park the plan for later. Ctrl+G edits the plan in the
 //! external editor; an edited plan is what a later "Yes" approves. `s`
 //! picks the steps to carry out and `m` the model that implements
-//! ([`super::plan_steps`]); `c` comments on lines ([`super::plan_review`]);
+//! ([`super::plan_steps`]); `c` comments on lines ([`super::plan_comments`]);
 //! `b` opens the plan's review page in a browser (the dialog shows its
 //! address and closes when the page decides). Every answer is a
 //! [`ApprovalDecision`](catui_core::plan::approval::decision::ApprovalDecision).
@@ -26,7 +26,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use serde_json::{Value, json};
 
-use super::plan_review::Review;
+use super::plan_comments::Review;
 use super::plan_steps::Steps;
 use super::{
     DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,

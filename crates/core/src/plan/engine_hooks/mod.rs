@@ -20,7 +20,7 @@ use catui_protocol::stream_json::ResultSubtype;
 use serde_json::Value;
 
 use crate::engine::attachments::AttachmentProvider;
-use crate::engine::commands::{CommandOutput, SlashCommand};
+use crate::engine::slash_commands::{CommandOutput, SlashCommand};
 use crate::engine::{
     AttachContext, EngineExtension, KeptDocument, Notice, RunEnd, ToolCallView, ToolGate,
 };

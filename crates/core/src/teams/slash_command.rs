@@ -3,7 +3,7 @@
 
 use super::manager::{TeamHandle, TeamManager};
 use super::teammate::{TeammateState, TeammateStatus};
-use crate::engine::commands::CommandOutput;
+use crate::engine::slash_commands::CommandOutput;
 
 /// The most of a teammate's activity `/team` shows: a long shell command
 /// would push the model column off the screen.
@@ -190,7 +190,7 @@ pub struct TeamCommand(pub Option<TeamHandle>);
 impl crate::engine::EngineExtension for TeamCommand {
     fn command(
         &self,
-        command: &crate::engine::commands::SlashCommand,
+        command: &crate::engine::slash_commands::SlashCommand,
         _session: &dyn crate::tools::SessionHooks,
     ) -> Option<CommandOutput> {
         (command.name == "team").then(|| team_command(self.0.as_ref(), &command.args))

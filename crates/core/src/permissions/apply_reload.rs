@@ -175,5 +175,5 @@ pub fn apply_reloaded_settings(
 }
 
 #[cfg(test)]
-#[path = "reload_tests.rs"]
+#[path = "apply_reload_tests.rs"]
 mod tests;

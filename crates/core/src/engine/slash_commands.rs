@@ -3,8 +3,8 @@
 //! `num_turns` 0) or turns into a prompt for the model. [`COMMANDS`] is the
 //! one table of names (the TUI palette and `/help` read it); the engine
 //! answers `/help`, `/mode`, `/clear` and `/cost` here, and extensions their
-//! own: `/plan` (`crate::plan::slash_command`), `/team` (`crate::teams::command`),
-//! `/mcp` and servers' prompts (`crate::mcp::commands`). The `catui`
+//! own: `/plan` (`crate::plan::slash_command`), `/team` (`crate::teams::slash_command`),
+//! `/mcp` and servers' prompts (`crate::mcp::slash_commands`). The `catui`
 //! subcommands (`catui plans`...) are another thing, in
 //! `crates/cli/src/commands/`.
 

@@ -2,7 +2,7 @@
 //! `catui plans`, `catui mcp` and `catui trust`. Each reads the project's files and prints
 //! to stdout; errors go to stderr with an exit code (2 for usage errors).
 //! Slash commands typed in a session are not here: they are
-//! `catui_core::engine::commands`.
+//! `catui_core::engine::slash_commands`.
 
 mod format;
 pub mod mcp;

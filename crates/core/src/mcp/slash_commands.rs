@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{McpManager, State};
 use crate::engine::EngineExtension;
-use crate::engine::commands::{CommandOutput, SlashCommand};
+use crate::engine::slash_commands::{CommandOutput, SlashCommand};
 use crate::tools::SessionHooks;
 
 /// The extension that answers these commands.

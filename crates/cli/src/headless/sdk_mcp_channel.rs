@@ -1,7 +1,7 @@
 //! The SDK application's in-process MCP servers (`"type": "sdk"`): each
 //! JSON-RPC message goes out as an `mcp_message` control request and the
 //! client's `mcp_response` comes back through [`Pending`]. This is only the
-//! stream-json side of the channel; core's `catui_core::mcp::sdk` makes an
+//! stream-json side of the channel; core's `catui_core::mcp::sdk_transport` makes an
 //! MCP transport of it.
 
 use std::sync::Arc;
