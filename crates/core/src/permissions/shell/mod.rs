@@ -7,10 +7,10 @@
 //! with its unquoted words ([`words`]), its prefix assignments and every
 //! redirection that applies to it, so no caller can judge a command without
 //! them. Each one is judged against a list of
-//! programs known to only read ([`readonly_list`], with [`programs`],
-//! [`git`], [`scripts`], [`awk`], [`python`], [`perl`] and [`builtins`] for the
-//! programs whose flags or scripts matter, and [`wrappers`] for commands
-//! that run another command). Expansions that run code without looking like
+//! programs known to only read ([`programs`], with a file for each program
+//! family whose flags or scripts matter: git, sed, awk, python, perl; and
+//! [`builtins`]; `programs::wrappers` judges commands that run another
+//! command by the command they run). Expansions that run code without looking like
 //! commands (arithmetic, `${!x}`, `${x@P}`) are [`expand`]'s; [`belt`]
 //! re-reads the text independently so that nothing the grammar missed
 //! slips through.
@@ -21,21 +21,14 @@
 //! runs without a prompt, confined by the operating system where it can be
 //! (see `docs/SECURITY.md`).
 
-mod awk;
 mod belt;
 mod builtins;
 mod expand;
-mod git;
 mod parse;
-mod perl;
 mod programs;
-mod python;
-mod readonly_list;
 mod redirects;
-mod scripts;
 mod statements;
 mod words;
-mod wrappers;
 
 #[cfg(test)]
 #[path = "shell_tests.rs"]

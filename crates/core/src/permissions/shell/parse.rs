@@ -6,7 +6,7 @@
 //!
 //! The walk is an allow-list over node kinds: a kind it does not know is a
 //! problem, never skipped. Judging a command's program and flags is
-//! [`super::readonly_list`]'s job; expansions are [`super::expand`]'s.
+//! [`super::programs`]'s job; expansions are [`super::expand`]'s.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use tree_sitter::{Node, Parser};
 
 use super::expand::{Vars, check_arithmetic, check_assignment_name, check_braced};
-use super::readonly_list::{self, ReadOnly};
+use super::programs::{self, ReadOnly};
 use super::words::{self, Word};
 use super::{Assignment, Redirect, SimpleCommand, builtins};
 
@@ -390,7 +390,7 @@ impl Walker<'_> {
                 self.vars.assigned(&name, false);
             }
         }
-        let judged = readonly_list::judge(&words);
+        let judged = programs::judge(&words);
         self.set_words(idx, &words, judged);
         self.current = saved;
     }

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use super::builtins;
 use super::expand::{check_arithmetic, check_assignment_name};
 use super::parse::{Walker, fields, is_integer, named_children};
-use super::readonly_list::ReadOnly;
+use super::programs::ReadOnly;
 use super::words::{self, Word};
 
 impl Walker<'_> {

@@ -3,14 +3,22 @@
 //!
 //! Programs fall in four groups: those with no option that writes or runs
 //! other programs (accepted with any arguments), those whose flags matter
-//! (checked in [`super::programs`], [`super::git`], [`super::scripts`],
-//! [`super::python`], [`super::perl`] and [`super::builtins`]), wrappers that run
+//! (checked in [`flags`], [`git`], [`sed`],
+//! [`python`], [`perl`] and [`super::builtins`]), wrappers that run
 //! another command (`env`, `xargs`, `find -exec`, `timeout`...), which
-//! [`super::wrappers`] judges on the command they run, and everything else,
+//! [`wrappers`] judges on the command they run, and everything else,
 //! which is not read-only.
 
+mod awk;
+mod flags;
+mod git;
+mod perl;
+mod python;
+mod sed;
+mod wrappers;
+
+use super::builtins;
 use super::words::Word;
-use super::{builtins, git, perl, programs, python, scripts, wrappers};
 
 /// How many wrappers (`env xargs timeout ...`) are followed.
 const MAX_WRAPPER_DEPTH: usize = 8;
@@ -18,7 +26,7 @@ const MAX_WRAPPER_DEPTH: usize = 8;
 /// A read-only verdict on words: they only read, perhaps only while
 /// confined, perhaps through git in some directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct ReadOnly {
+pub(in crate::permissions::shell) struct ReadOnly {
     /// Means to read, but runs code the project controls (a build
     /// configuration, a toolchain file): read-only only while the
     /// operating system confines it. Why.
@@ -46,10 +54,10 @@ impl ReadOnly {
 }
 
 /// `Err` says why the words are not read-only.
-pub(super) type Judged = Result<ReadOnly, String>;
+pub(in crate::permissions::shell) type Judged = Result<ReadOnly, String>;
 
 /// Both verdicts at once: the stricter confinement, every git directory.
-pub(super) fn both(a: Judged, b: Judged) -> Judged {
+pub(in crate::permissions::shell) fn both(a: Judged, b: Judged) -> Judged {
     let (mut a, b) = (a?, b?);
     a.confined = a.confined.or(b.confined);
     a.git_dirs.extend(b.git_dirs);
@@ -140,11 +148,11 @@ const PLAIN_READERS: &[&str] = &[
 ];
 
 /// Judges one simple command (assignments already removed).
-pub(super) fn judge(words: &[Word]) -> Judged {
+pub(in crate::permissions::shell) fn judge(words: &[Word]) -> Judged {
     judge_at(words, 0)
 }
 
-pub(super) fn judge_at(words: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn judge_at(words: &[Word], depth: usize) -> Judged {
     if depth > MAX_WRAPPER_DEPTH {
         return Err("too many nested command wrappers to check".into());
     }
@@ -166,8 +174,8 @@ pub(super) fn judge_at(words: &[Word], depth: usize) -> Judged {
             "`{name}` runs code that cannot be checked beforehand"
         )),
         "git" => git::check(args),
-        "sed" => scripts::check_sed(args).map(|()| ReadOnly::ALWAYS),
-        "awk" | "gawk" | "mawk" | "nawk" => scripts::check_awk(args).map(|()| ReadOnly::ALWAYS),
+        "sed" => sed::check_sed(args).map(|()| ReadOnly::ALWAYS),
+        "awk" | "gawk" | "mawk" | "nawk" => sed::check_awk(args).map(|()| ReadOnly::ALWAYS),
         "find" => wrappers::find(args, depth),
         "xargs" => wrappers::xargs(args, depth),
         "env" => wrappers::env(args, depth),
@@ -186,7 +194,7 @@ pub(super) fn judge_at(words: &[Word], depth: usize) -> Judged {
         "shopt" => builtins::shopt(args).map(|()| ReadOnly::ALWAYS),
         "read" => builtins::read(args).map(|()| ReadOnly::ALWAYS),
         "wait" => builtins::wait(args).map(|()| ReadOnly::ALWAYS),
-        _ => programs::check(name, args),
+        _ => flags::check(name, args),
     }
 }
 
@@ -211,7 +219,10 @@ fn program_name(text: &str) -> Result<&str, String> {
 
 /// Refuses words only known at run time before a `--`: GNU tools accept
 /// options anywhere, so such a word could be any flag.
-pub(super) fn no_dynamic_options(program: &str, args: &[Word]) -> Result<(), String> {
+pub(in crate::permissions::shell) fn no_dynamic_options(
+    program: &str,
+    args: &[Word],
+) -> Result<(), String> {
     for w in args {
         if !w.dynamic && w.text == "--" {
             return Ok(());
@@ -228,7 +239,7 @@ pub(super) fn no_dynamic_options(program: &str, args: &[Word]) -> Result<(), Str
 
 /// True if `arg` is `--NAME` or `--NAME=...` where NAME is an abbreviation
 /// of `full` at least `min` characters long (GNU getopt accepts those).
-pub(super) fn long_option_is(arg: &str, full: &str, min: usize) -> bool {
+pub(in crate::permissions::shell) fn long_option_is(arg: &str, full: &str, min: usize) -> bool {
     let Some(body) = arg.strip_prefix("--") else {
         return false;
     };
@@ -237,7 +248,7 @@ pub(super) fn long_option_is(arg: &str, full: &str, min: usize) -> bool {
 }
 
 /// The short-option letters of `-abc` (nothing for `--long` or `-`).
-pub(super) fn short_cluster(arg: &str) -> Option<&str> {
+pub(in crate::permissions::shell) fn short_cluster(arg: &str) -> Option<&str> {
     let rest = arg.strip_prefix('-')?;
     if rest.is_empty() || rest.starts_with('-') {
         None

@@ -7,8 +7,8 @@
 //! `|cmd` and `>file` as a command and an output.
 
 use super::python::listed;
-use super::readonly_list::{Judged, ReadOnly};
-use super::words::{Word, has_brace_expansion, has_glob, is_identifier};
+use super::{Judged, ReadOnly};
+use crate::permissions::shell::words::{Word, has_brace_expansion, has_glob, is_identifier};
 
 /// Words perl accepts as one-liner code.
 const PERL_WORDS: &str = "\
@@ -25,7 +25,7 @@ const PERL_WORDS: &str = "\
 /// switch's value (`-0777ne` is `-0777 -n -e`, `-l0i` is `-l0 -i`), and
 /// `-F` takes the rest of its word as code-like text, so its value is
 /// checked too.
-pub(super) fn perl(args: &[Word]) -> Judged {
+pub(in crate::permissions::shell) fn perl(args: &[Word]) -> Judged {
     let mut scripts = Vec::new();
     let mut i = 0;
     while let Some(w) = args.get(i) {
@@ -155,7 +155,7 @@ fn split_pattern(value: &[char]) -> Result<(), String> {
 /// quote-like operator whose delimiter closes a bracket (`$h{s}` is a
 /// hash key, not a substitution), and a `#!` line (perl reads switches
 /// such as `-i` from it).
-pub(super) fn perl_script(src: &str) -> Result<(), String> {
+pub(in crate::permissions::shell) fn perl_script(src: &str) -> Result<(), String> {
     for bad in [
         "${", "@{", "%{", "(?{", "(??{", "`", "::", "&$", "\\&", "*{", "#!",
     ] {

@@ -2,11 +2,11 @@
 //! `rg --pre` runs a program, `date -s` sets the clock, a second `uniq` or
 //! `xxd` operand is an output file, `make` reads only with `-n`...
 
-use super::readonly_list::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
-use super::words::{Word, has_brace_expansion, has_glob};
+use super::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
+use crate::permissions::shell::words::{Word, has_brace_expansion, has_glob};
 
 /// Judges the programs this module knows; anything else is not read-only.
-pub(super) fn check(name: &str, args: &[Word]) -> Judged {
+pub(in crate::permissions::shell) fn check(name: &str, args: &[Word]) -> Judged {
     let always = |r: Result<(), String>| r.map(|()| ReadOnly::ALWAYS);
     match name {
         "printf" => always(printf(args)),
@@ -332,7 +332,11 @@ fn make(args: &[Word]) -> Judged {
     Ok(ReadOnly::ALWAYS)
 }
 
-pub(super) fn version_only(name: &str, args: &[Word], allowed: &[&str]) -> Result<(), String> {
+pub(in crate::permissions::shell) fn version_only(
+    name: &str,
+    args: &[Word],
+    allowed: &[&str],
+) -> Result<(), String> {
     if !args.is_empty()
         && args
             .iter()

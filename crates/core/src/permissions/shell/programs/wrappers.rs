@@ -4,9 +4,9 @@
 //! time (`find`'s `{}`, what `xargs` reads) count as unknown words, which
 //! the inner command must accept.
 
-use super::expand::check_assignment_name;
-use super::readonly_list::{Judged, ReadOnly, both, judge_at, long_option_is, short_cluster};
-use super::words::{Word, is_identifier};
+use super::{Judged, ReadOnly, both, judge_at, long_option_is, short_cluster};
+use crate::permissions::shell::expand::check_assignment_name;
+use crate::permissions::shell::words::{Word, is_identifier};
 
 /// `find`'s tests and options that take one value.
 const FIND_WITH_VALUE: &[&str] = &[
@@ -96,7 +96,7 @@ const FIND_FLAGS: &[&str] = &[
     "--",
 ];
 
-pub(super) fn find(args: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn find(args: &[Word], depth: usize) -> Judged {
     // `--` ends only find's leading options, not its expression, so no
     // run-time word is acceptable anywhere.
     if let Some(w) = args.iter().find(|w| w.dynamic) {
@@ -170,7 +170,7 @@ pub(super) fn find(args: &[Word], depth: usize) -> Judged {
     verdict
 }
 
-pub(super) fn xargs(args: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn xargs(args: &[Word], depth: usize) -> Judged {
     const LONG_WITH_VALUE: &[&str] = &[
         "arg-file",
         "delimiter",
@@ -271,7 +271,7 @@ pub(super) fn xargs(args: &[Word], depth: usize) -> Judged {
     judge_at(&inner, depth + 1).map_err(|why| format!("`xargs` runs: {why}"))
 }
 
-pub(super) fn env(args: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn env(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
     // `-C DIR`: the command runs there (git's directory moves with it).
     let mut chdir: Option<String> = None;
@@ -342,7 +342,7 @@ pub(super) fn env(args: &[Word], depth: usize) -> Judged {
     Ok(verdict)
 }
 
-pub(super) fn command_builtin(args: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn command_builtin(args: &[Word], depth: usize) -> Judged {
     match args.first() {
         // `command -v x` only looks a name up.
         Some(w) if !w.dynamic && (w.text == "-v" || w.text == "-V") => Ok(ReadOnly::ALWAYS),
@@ -351,7 +351,7 @@ pub(super) fn command_builtin(args: &[Word], depth: usize) -> Judged {
     }
 }
 
-pub(super) fn nice(args: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn nice(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
@@ -372,7 +372,7 @@ pub(super) fn nice(args: &[Word], depth: usize) -> Judged {
     judge_at(args.get(i..).unwrap_or_default(), depth + 1)
 }
 
-pub(super) fn timeout(args: &[Word], depth: usize) -> Judged {
+pub(in crate::permissions::shell) fn timeout(args: &[Word], depth: usize) -> Judged {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();

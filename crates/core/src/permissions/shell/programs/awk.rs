@@ -10,11 +10,11 @@
 //! disagree (a `/` inside a bracket expression, after `++`), and looks for
 //! `system` and `@` in the raw text whatever the tokens.
 
-use super::readonly_list::no_dynamic_options;
-use super::words::Word;
+use super::no_dynamic_options;
+use crate::permissions::shell::words::Word;
 
 /// Judges `awk ARGS`.
-pub(super) fn check_awk(args: &[Word]) -> Result<(), String> {
+pub(in crate::permissions::shell) fn check_awk(args: &[Word]) -> Result<(), String> {
     const FLAGS: &[&str] = &[
         "-b",
         "-c",
@@ -139,7 +139,7 @@ const ARGUMENT_VARIABLES: &[&str] = &["ARGV", "ARGC"];
 
 /// Scans awk program text for output redirection inside `print`/`printf`,
 /// pipes, `system()` and `@load`/`@include`.
-pub(super) fn check_awk_program(program: &str) -> Result<(), String> {
+pub(in crate::permissions::shell) fn check_awk_program(program: &str) -> Result<(), String> {
     raw_scan(program)?;
     let s: Vec<char> = program.chars().collect();
     let mut i = 0;

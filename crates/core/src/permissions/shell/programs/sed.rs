@@ -3,13 +3,13 @@
 //! scanner is strict: anything it does not recognise counts as not
 //! read-only. `awk` is [`super::awk`].
 
-use super::readonly_list::{long_option_is, no_dynamic_options};
-use super::words::Word;
+use super::{long_option_is, no_dynamic_options};
+use crate::permissions::shell::words::Word;
 
-pub(super) use super::awk::check_awk;
+pub(in crate::permissions::shell) use super::awk::check_awk;
 
 /// Judges `sed ARGS`.
-pub(super) fn check_sed(args: &[Word]) -> Result<(), String> {
+pub(in crate::permissions::shell) fn check_sed(args: &[Word]) -> Result<(), String> {
     no_dynamic_options("sed", args)?;
     let mut scripts: Vec<&str> = Vec::new();
     let mut operands: Vec<&Word> = Vec::new();
@@ -92,7 +92,7 @@ pub(super) fn check_sed(args: &[Word]) -> Result<(), String> {
 }
 
 /// Scans a sed script command by command.
-pub(super) fn check_sed_script(script: &str) -> Result<(), String> {
+pub(in crate::permissions::shell) fn check_sed_script(script: &str) -> Result<(), String> {
     let s: Vec<char> = script.chars().collect();
     let mut p = Scan { s: &s, i: 0 };
     loop {

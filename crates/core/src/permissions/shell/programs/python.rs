@@ -8,12 +8,12 @@
 //! the OS confines it: Python looks in the working directory first, where a
 //! file named like the module would run.
 
-use super::programs::version_only;
-use super::readonly_list::{Judged, ReadOnly};
-use super::words::Word;
+use super::flags::version_only;
+use super::{Judged, ReadOnly};
+use crate::permissions::shell::words::Word;
 
 /// Whether `word` is one of the whitespace-separated words of `list`.
-pub(super) fn listed(list: &str, word: &str) -> bool {
+pub(in crate::permissions::shell) fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)
 }
 
@@ -45,7 +45,7 @@ const PY_ATTRS: &str = "\
     stdev python_version system_alias";
 
 /// `python`/`python3`: the version query, or `-c SCRIPT`.
-pub(super) fn python(name: &str, args: &[Word]) -> Judged {
+pub(in crate::permissions::shell) fn python(name: &str, args: &[Word]) -> Judged {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         i += 1;

@@ -3,8 +3,8 @@
 //! the subcommands with both reading and writing forms (`branch`, `tag`,
 //! `config`, `remote`, `reflog`, `stash`, `worktree`), the listing forms.
 
-use super::readonly_list::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
-use super::words::Word;
+use super::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
+use crate::permissions::shell::words::Word;
 
 /// Subcommands that never change the repository, checked only for the few
 /// options that write a file or run a program.
@@ -59,7 +59,7 @@ const NETWORK: &[&str] = &[
 
 /// Judges `git ARGS`. A read-only verdict says where git runs (`-C`), for
 /// the permission layer to check that it is the project's repository.
-pub(super) fn check(args: &[Word]) -> Judged {
+pub(in crate::permissions::shell) fn check(args: &[Word]) -> Judged {
     let mut dir = String::from(".");
     check_words(args, &mut dir)?;
     Ok(ReadOnly {
