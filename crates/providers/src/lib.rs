@@ -13,7 +13,6 @@
 //! [`ledger`] by wrapping its client in a [`MeteredClient`].
 
 pub mod anthropic;
-mod anthropic_body;
 mod assemble;
 pub mod catalog;
 pub mod config;

@@ -4,6 +4,8 @@
 //! `ping`, `error`) into [`ModelEvent`](catui_protocol::ModelEvent) deltas and
 //! the final [`ModelResponse`].
 
+mod body;
+
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -115,12 +117,12 @@ pub fn request_body(request: &ModelRequest) -> Value {
 }
 
 /// [`request_body`] as the typed structure that is serialized.
-fn wire_body(request: &ModelRequest) -> crate::anthropic_body::Body<'_> {
+fn wire_body(request: &ModelRequest) -> body::Body<'_> {
     let output_config = request
         .reasoning
         .effort
         .map(|effort| json!({"effort": effort_value(effort)}));
-    crate::anthropic_body::body(request, thinking_param(request), output_config)
+    body::body(request, thinking_param(request), output_config)
 }
 
 /// The `thinking` parameter, when the request thinks.

@@ -132,7 +132,7 @@ enum WireToolChoice<'a> {
     Tool { name: &'a str },
 }
 
-/// The body for `request` (see [`super::anthropic::request_body`] for what
+/// The body for `request` (see [`super::request_body`] for what
 /// goes in it). `thinking` is the request's thinking parameter, if it
 /// thinks; `output_config` its effort.
 pub(crate) fn body<'a>(
