@@ -1,6 +1,6 @@
 //! Choosing the model provider (a client of the `catui-providers` crate),
 //! model names and credentials from the command line, settings and
-//! environment. Not `plan/provider.rs`, which provides plan-mode context.
+//! environment. Not `plan/engine_hooks/attachment_provider.rs`, which provides plan-mode context.
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Asking the user. The engine calls an [`Approver`] when the permission
 //! layer says "ask"; front ends implement it: the TUI's dialogs
-//! (`crates/tui/src/approval.rs`), stream-json control requests
+//! (`crates/tui/src/approver.rs`), stream-json control requests
 //! (`crates/cli/src/headless/pending.rs`), ACP (`crates/cli/src/acp/approver.rs`)
 //! and the narrated demo (`crates/cli/src/demo/approver.rs`). Anything that
 //! fails or is interrupted counts as a denial.

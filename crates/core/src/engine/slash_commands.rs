@@ -6,7 +6,7 @@
 //! own: `/plan` (`crate::plan::slash_command`), `/team` (`crate::teams::slash_command`),
 //! `/mcp` and servers' prompts (`crate::mcp::slash_commands`). The `catui`
 //! subcommands (`catui plans`...) are another thing, in
-//! `crates/cli/src/commands/`.
+//! `crates/cli/src/subcommands/`.
 
 use catui_protocol::PermissionMode;
 use catui_providers::UsageLedger;

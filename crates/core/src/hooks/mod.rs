@@ -5,7 +5,7 @@
 //! same JSON shape and are merged into one [`HookVerdict`], where a deny
 //! wins over any allow. The engine calls it at each event (see
 //! `engine::hook_points`); the headless front end keeps an SDK client's callback
-//! registrations (`crates/cli/src/headless/hooks.rs`).
+//! registrations (`crates/cli/src/headless/sdk_hooks.rs`).
 //!
 //! Hooks never widen what the permission layer allows: a `PreToolUse`
 //! allow only skips a prompt, and in plan mode not even that — a hook may

@@ -3,7 +3,7 @@
 //! message travels over that program's control channel (`mcp_message`
 //! control requests, answered with `mcp_response`). The front end that
 //! owns the channel implements [`SdkChannel`] (headless stream-json does,
-//! in `crates/cli/src/headless/sdk_mcp.rs`); this module turns it into
+//! in `crates/cli/src/headless/sdk_mcp_channel.rs`); this module turns it into
 //! an rmcp transport, so the rest of the client is the same as for stdio
 //! and HTTP servers.
 

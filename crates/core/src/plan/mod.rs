@@ -21,7 +21,7 @@
 //!   injects before a model request and their provider.
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   ([`contract`]: the short protocol strings).
-//! - [`slash_command`]: `/plan`.
+//! - `/plan` is [`slash_command`].
 
 pub mod approval;
 pub mod contract;
