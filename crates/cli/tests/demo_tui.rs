@@ -12,10 +12,7 @@ use common::tmux::*;
 
 #[test]
 fn the_interactive_demo_runs_in_the_terminal_ui_and_follows_the_users_choices() {
-    if !tmux_available() {
-        eprintln!("SKIPPED demo_tui: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();

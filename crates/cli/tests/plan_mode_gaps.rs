@@ -450,10 +450,7 @@ fn headless_plan_open_keeps_the_protocol_clean() {
 /// pure.
 #[test]
 fn headless_plan_open_uses_the_controlling_terminal() {
-    if !common::tmux::tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    common::tmux::require_tmux();
     let sb = Sandbox::new();
     let editor = script(
         &sb,

@@ -85,7 +85,7 @@ fn url_on_screen(s: &Setup, not: Option<&str>) -> String {
 #[test]
 #[ignore = "needs Chromium, chromedriver and Selenium; .ci/run runs it"]
 fn a_plan_is_sent_back_and_approved_from_the_browser_in_the_terminal_ui() {
-    assert!(tmux_available(), "the terminal UI is driven in tmux");
+    require_tmux();
     let s = setup(
         |_, plans_dir, _| {
             let dir = plans_dir.to_string();

@@ -447,11 +447,7 @@ fn background_jobs_end_with_the_session() {
 #[test]
 fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
     use common::tmux::*;
-    if !tmux_available() {
-        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI");
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let stamp = marker(400, 99);
     let command = format!("sleep {stamp}");
     let s = setup(

@@ -14,11 +14,7 @@ use serde_json::json;
 
 #[test]
 fn a_running_command_shows_its_latest_lines_and_then_its_tail() {
-    if !tmux_available() {
-        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI");
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |sb, _, _| {
             let release = sb.dir.path().join("release");

@@ -7,8 +7,7 @@
 //! resizing the window leaves one live area, not copies of it.
 //!
 //! Every wait polls the screen with a generous timeout; nothing sleeps for
-//! a fixed time beyond a poll. The tests skip, with a notice, only when
-//! tmux is not installed outside CI; in CI a missing tmux fails them.
+//! a fixed time beyond a poll. Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,18 +20,6 @@ use common::result_of;
 use common::tmux::*;
 use serde_json::json;
 
-fn tmux_or_skip(test: &str) -> bool {
-    if tmux_available() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "tmux is required in CI for {test}"
-    );
-    eprintln!("SKIPPED {test}: tmux is not installed (apt-get install tmux)");
-    false
-}
-
 /// The line of `text` that contains `needle`.
 fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
     text.lines()
@@ -42,9 +29,7 @@ fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
 
 #[test]
 fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
-    if !tmux_or_skip("a_failed_command_is_red") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -119,9 +104,7 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
 
 #[test]
 fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
-    if !tmux_or_skip("input_is_queued") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -170,9 +153,7 @@ fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
 
 #[test]
 fn escape_before_any_reply_puts_the_prompt_back() {
-    if !tmux_or_skip("escape_restores_the_prompt") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -211,9 +192,7 @@ fn escape_before_any_reply_puts_the_prompt_back() {
 
 #[test]
 fn the_transcript_stays_in_the_scrollback_after_exit() {
-    if !tmux_or_skip("scrollback_after_exit") {
-        return;
-    }
+    require_tmux();
     let long: String = (1..=80)
         .map(|i| format!("Line {i} of the answer.\n\n"))
         .collect();
@@ -240,9 +219,7 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
 
 #[test]
 fn the_palette_scrolls_to_every_command() {
-    if !tmux_or_skip("palette_scrolls") {
-        return;
-    }
+    require_tmux();
     let s = setup(|_, _, _| Script::new(), None);
     launch(&s);
     s.tmux.type_text("/");
@@ -279,9 +256,7 @@ fn rules(screen: &str) -> usize {
 
 #[test]
 fn resizing_the_window_leaves_one_live_area() {
-    if !tmux_or_skip("resize") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -371,9 +346,7 @@ fn failed_command_styled(env: &str) -> (Setup, String) {
 
 #[test]
 fn no_color_draws_without_any_colour() {
-    if !tmux_or_skip("no_color_draws_without_any_colour") {
-        return;
-    }
+    require_tmux();
     let (s, styled) = failed_command_styled("NO_COLOR=1 ");
     // The failure still shows, by its glyph and words.
     assert!(
@@ -398,9 +371,7 @@ fn colour_codes_are_recognised() {
 
 #[test]
 fn the_light_theme_draws_in_its_own_colours() {
-    if !tmux_or_skip("the_light_theme_draws_in_its_own_colours") {
-        return;
-    }
+    require_tmux();
     let (s, styled) = failed_command_styled("CATUI_THEME=light ");
     let colours = colour_codes(&styled);
     // The failure in the light theme's red (160), dim text in its grey

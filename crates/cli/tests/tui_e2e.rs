@@ -9,7 +9,7 @@
 //!
 //! Every wait polls the screen with a generous timeout (the machine running
 //! the tests may be loaded); nothing sleeps for a fixed time beyond a poll.
-//! The tests skip, with a notice, only when tmux is not installed.
+//! Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -48,10 +48,7 @@ fn plan_then_edit_script(plans_dir: &str, main_rs: &Path) -> Script {
 
 #[test]
 fn plan_mode_approval_and_edit_in_the_terminal_ui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(|_, dir, main| plan_then_edit_script(dir, main), None);
     launch(&s);
     assert_eq!(mode_on_screen(&s.tmux.screen()), "default");
@@ -113,10 +110,7 @@ fn plan_mode_approval_and_edit_in_the_terminal_ui() {
 /// plan is what gets approved.
 #[test]
 fn ctrl_g_edits_the_plan_in_the_approval_dialog() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let editor_dir = tempfile::tempdir().unwrap();
     let editor = test_editor(editor_dir.path());
     let s = setup(
@@ -159,10 +153,7 @@ fn ctrl_g_edits_the_plan_in_the_approval_dialog() {
 /// it exists; before that it edits the input.
 #[test]
 fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let editor_dir = tempfile::tempdir().unwrap();
     let editor = test_editor(editor_dir.path());
     let s = setup(
@@ -221,10 +212,7 @@ fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
 /// `answers` = {question: answer}, several choices comma-joined.
 #[test]
 fn ask_user_question_answers_reach_the_model() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let questions = json!({"questions": [
         {"question": "Where should the cache live?", "header": "Storage",
          "options": [{"label": "Memory", "description": "fast, lost on restart"},

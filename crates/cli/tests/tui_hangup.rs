@@ -7,8 +7,7 @@
 //! transcript complete and the session resumable by a new process.
 //!
 //! The deadline is checked by polling the process table for two seconds,
-//! never by a fixed sleep. The tests skip, with a notice, only when tmux
-//! is not installed outside CI.
+//! never by a fixed sleep. Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,14 +18,6 @@ use std::time::{Duration, Instant};
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use serde_json::{Value, json};
-
-fn tmux_or_skip(test: &str) -> bool {
-    if tmux_available() {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: tmux is not installed (apt-get install tmux)");
-    false
-}
 
 /// How long a hung-up or signalled catui may take to be gone (the product
 /// promises one second; the rest is room for a loaded test machine).
@@ -97,9 +88,7 @@ fn slow_answer() -> Turn {
 
 #[test]
 fn killing_the_tmux_session_ends_an_idle_catui() {
-    if !tmux_or_skip("killing_the_tmux_session_ends_an_idle_catui") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -187,30 +176,26 @@ fn hang_up_with_a_dialog_open(own_session: bool, what: &str) {
 
 #[test]
 fn killing_the_tmux_session_while_an_answer_streams_ends_catui() {
-    if tmux_or_skip("killing_the_tmux_session_while_an_answer_streams") {
-        hang_up_while_streaming(false, "tmux kill-session while streaming");
-    }
+    require_tmux();
+    hang_up_while_streaming(false, "tmux kill-session while streaming");
 }
 
 #[test]
 fn killing_the_tmux_session_ends_catui_with_a_dialog_open() {
-    if tmux_or_skip("killing_the_tmux_session_with_a_dialog_open") {
-        hang_up_with_a_dialog_open(false, "tmux kill-session with a dialog open");
-    }
+    require_tmux();
+    hang_up_with_a_dialog_open(false, "tmux kill-session with a dialog open");
 }
 
 #[test]
 fn a_pty_closed_without_sighup_ends_catui_while_an_answer_streams() {
-    if tmux_or_skip("a_pty_closed_without_sighup_while_streaming") {
-        hang_up_while_streaming(true, "its pty closed (no SIGHUP) while streaming");
-    }
+    require_tmux();
+    hang_up_while_streaming(true, "its pty closed (no SIGHUP) while streaming");
 }
 
 #[test]
 fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
-    if tmux_or_skip("a_pty_closed_without_sighup_ends_catui") {
-        hang_up_with_a_dialog_open(true, "its pty closed (no SIGHUP)");
-    }
+    require_tmux();
+    hang_up_with_a_dialog_open(true, "its pty closed (no SIGHUP)");
 }
 
 /// SIGTERM ends catui even when nothing can be printed: stderr is a full
@@ -218,9 +203,7 @@ fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
 /// write used to kill the signal handler and leave SIGTERM ignored).
 #[test]
 fn sigterm_ends_catui_with_a_dialog_open_even_when_stderr_fails() {
-    if !tmux_or_skip("sigterm_ends_catui_with_a_dialog_open") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()

@@ -1,7 +1,7 @@
 //! Plan mode's second pass in the terminal UI: the real `catui` binary in
 //! a tmux pane against the testkit mock model — the EnterPlanMode consent
 //! dialog (declined, then accepted) and `/clear` answered by the engine.
-//! The tests skip, with a notice, only when tmux is not installed.
+//! Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,10 +14,7 @@ use serde_json::json;
 
 #[test]
 fn enter_plan_mode_asks_and_can_be_declined_in_the_terminal_ui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -66,10 +63,7 @@ fn enter_plan_mode_asks_and_can_be_declined_in_the_terminal_ui() {
 
 #[test]
 fn clear_is_answered_by_the_engine_in_the_terminal_ui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -100,10 +94,7 @@ fn clear_is_answered_by_the_engine_in_the_terminal_ui() {
 /// complete, the plan's progress is shown.
 #[test]
 fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let todos = |done: usize| {
         let list: Vec<serde_json::Value> = ["Change the greeting", "Run it"]
             .iter()
@@ -159,10 +150,7 @@ fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
 /// the model's older Write.
 #[test]
 fn plan_open_in_the_terminal_ui_is_snapshotted() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     use std::os::unix::fs::PermissionsExt;
     let tools = tempfile::tempdir().unwrap();
     let editor = tools.path().join("rewrite.sh");
@@ -235,10 +223,7 @@ fn plan_open_in_the_terminal_ui_is_snapshotted() {
 /// any todo itself.
 #[test]
 fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, dir, _| {
             let dir = dir.to_string();
@@ -339,10 +324,7 @@ fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
 /// in its input reader, on a terminal that reads EOF).
 #[test]
 fn closing_the_terminal_with_a_dialog_open_ends_catui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_plan_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, dir, _| {
             let dir = dir.to_string();

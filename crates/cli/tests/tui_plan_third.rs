@@ -31,7 +31,7 @@ fn presents(dir: &str, plan: &'static str) -> Script {
 /// implement, and the input ends there.
 #[test]
 fn parking_a_plan_in_the_terminal_ui() {
-    assert!(tmux_available(), "tmux is needed (apt-get install tmux)");
+    require_tmux();
     let s = setup(
         |_, dir, _| presents(dir, "# Parser plan\n\n1. Rewrite the parser\n"),
         None,
@@ -78,7 +78,7 @@ fn parking_a_plan_in_the_terminal_ui() {
 /// skipped step is marked and left out of the todo panel.
 #[test]
 fn skipping_a_step_and_picking_the_model_in_the_terminal_ui() {
-    assert!(tmux_available(), "tmux is needed (apt-get install tmux)");
+    require_tmux();
     let s = setup(
         |sb, dir, _| {
             std::fs::write(

@@ -4,7 +4,7 @@
 //! answers and tool calls (in the scrollback and in Ctrl+O), with the
 //! session's token count carried on.
 //!
-//! The tests skip, with a notice, only when tmux is not installed.
+//! Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -60,10 +60,7 @@ fn assert_shows_the_conversation(s: &Setup) {
 
 #[test]
 fn continue_resume_and_the_picker_show_the_conversation() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_resume: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()

@@ -13,23 +13,9 @@ use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use serde_json::json;
 
-fn tmux_or_skip(test: &str) -> bool {
-    if tmux_available() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "tmux is required in CI for {test}"
-    );
-    eprintln!("SKIPPED {test}: tmux is not installed (apt-get install tmux)");
-    false
-}
-
 #[test]
 fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
-    if !tmux_or_skip("rewind_picker") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |sb, _, _| {
             let lib = sb.project().join("src/lib.rs").display().to_string();

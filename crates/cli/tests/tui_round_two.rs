@@ -5,7 +5,7 @@
 //! lists (`/mcp`, `/model`, `/resume`), Home/End in the plan dialog and
 //! Shift+Enter as modifyOtherKeys and kitty send it.
 //!
-//! The tests skip, with a notice, only when tmux is not installed.
+//! Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,14 +17,6 @@ use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use common::{plan_path_in, result_of};
 use serde_json::json;
-
-fn tmux_or_skip(test: &str) -> bool {
-    if tmux_available() {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: tmux is not installed (apt-get install tmux)");
-    false
-}
 
 /// Rows of the todo panel on `screen` (☐ ☒ ◼ and the "+N more" line).
 fn todo_panel_rows(screen: &str) -> usize {
@@ -39,9 +31,7 @@ fn todo_panel_rows(screen: &str) -> usize {
 
 #[test]
 fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
-    if !tmux_or_skip("the_todo_panel") {
-        return;
-    }
+    require_tmux();
     let todos: Vec<serde_json::Value> = (1..=30)
         .map(|i| {
             json!({"content": format!("Step {i}: edit `src/mod{i}.rs`"),
@@ -87,9 +77,7 @@ fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
 
 #[test]
 fn the_key_sheet_at_80x24_starts_at_its_top_and_scrolls() {
-    if !tmux_or_skip("the_key_sheet_at_80x24") {
-        return;
-    }
+    require_tmux();
     let s = setup_sized(|_, _, _| Script::new(), None, (80, 24));
     launch(&s);
     s.tmux.type_text("?");
@@ -110,9 +98,7 @@ fn the_key_sheet_at_80x24_starts_at_its_top_and_scrolls() {
 
 #[test]
 fn ctrl_c_interrupts_puts_the_prompt_back_and_never_quits_over_a_draft() {
-    if !tmux_or_skip("ctrl_c_interrupts") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -160,9 +146,7 @@ fn ctrl_c_interrupts_puts_the_prompt_back_and_never_quits_over_a_draft() {
 
 #[test]
 fn escape_on_a_permission_prompt_stops_the_turn_and_a_reason_carries_on() {
-    if !tmux_or_skip("escape_on_a_permission_prompt") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -213,9 +197,7 @@ fn escape_on_a_permission_prompt_stops_the_turn_and_a_reason_carries_on() {
 
 #[test]
 fn dialogs_name_the_command_and_the_file_once() {
-    if !tmux_or_skip("dialogs_name_things_once") {
-        return;
-    }
+    require_tmux();
     let long = format!(
         "touch {}",
         (1..=12)
@@ -290,9 +272,7 @@ fn dialogs_name_the_command_and_the_file_once() {
 
 #[test]
 fn help_lists_mcp_model_and_resume_and_model_switches() {
-    if !tmux_or_skip("help_lists_mcp_model_and_resume") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -329,9 +309,7 @@ fn help_lists_mcp_model_and_resume_and_model_switches() {
 
 #[test]
 fn resume_in_a_session_switches_to_the_chosen_one() {
-    if !tmux_or_skip("resume_in_a_session") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| {
             Script::new()
@@ -372,9 +350,7 @@ fn resume_in_a_session_switches_to_the_chosen_one() {
 /// Home and End move through a long plan in the approval dialog.
 #[test]
 fn home_and_end_move_through_the_plan_in_its_dialog() {
-    if !tmux_or_skip("home_and_end_in_the_plan_dialog") {
-        return;
-    }
+    require_tmux();
     let plan: String = std::iter::once("# Plan\n\n1. FIRST-STEP\n".to_string())
         .chain((2..=59).map(|i| format!("{i}. Step {i}\n")))
         .chain(std::iter::once("60. LAST-STEP\n".to_string()))
@@ -429,9 +405,7 @@ fn send_bytes(s: &Setup, bytes: &[u8]) {
 /// in the prompt; Alt+Enter too. Nothing is dropped or typed as text.
 #[test]
 fn shift_enter_in_the_modify_other_keys_form_starts_a_new_line() {
-    if !tmux_or_skip("shift_enter_modify_other_keys") {
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, _, _| Script::new().turn(Turn::text("Got four lines.")),
         None,

@@ -7,7 +7,7 @@
 //! copy of a dialog reaches the scrollback. A change of width prints what
 //! is on the screen again at the new width.
 //!
-//! The tests skip, with a notice, only when tmux is not installed.
+//! Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,14 +19,6 @@ use catui_testkit::{Script, Turn};
 use common::plan_path_in;
 use common::tmux::*;
 use serde_json::json;
-
-fn tmux_or_skip(test: &str) -> bool {
-    if tmux_available() {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: tmux is not installed (apt-get install tmux)");
-    false
-}
 
 /// An answer of `n` numbered lines, each naming `marker`.
 fn tall_answer(marker: &str, n: usize) -> String {
@@ -82,23 +74,19 @@ fn tall_after_spinner(size: (u16, u16)) {
 
 #[test]
 fn a_tall_answer_after_a_spinner_is_committed_once_at_80x24() {
-    if tmux_or_skip("a_tall_answer_after_a_spinner_80x24") {
-        tall_after_spinner((80, 24));
-    }
+    require_tmux();
+    tall_after_spinner((80, 24));
 }
 
 #[test]
 fn a_tall_answer_after_a_spinner_is_committed_once_at_120x40() {
-    if tmux_or_skip("a_tall_answer_after_a_spinner_120x40") {
-        tall_after_spinner((120, 40));
-    }
+    require_tmux();
+    tall_after_spinner((120, 40));
 }
 
 #[test]
 fn shrinking_the_window_mid_answer_commits_no_partial_frame() {
-    if !tmux_or_skip("shrinking_the_window_mid_answer") {
-        return;
-    }
+    require_tmux();
     let s = setup_sized(
         |_, _, _| {
             Script::new()
@@ -133,9 +121,7 @@ fn long_plan() -> String {
 
 #[test]
 fn a_full_screen_plan_dialog_never_reaches_the_scrollback() {
-    if !tmux_or_skip("a_full_screen_plan_dialog_never_reaches_the_scrollback") {
-        return;
-    }
+    require_tmux();
     let editor_dir = tempfile::tempdir().unwrap();
     let editor = editor_dir.path().join("editor.sh");
     std::fs::write(
@@ -192,9 +178,7 @@ fn a_full_screen_plan_dialog_never_reaches_the_scrollback() {
 
 #[test]
 fn a_wider_window_prints_the_screen_again_at_the_new_width() {
-    if !tmux_or_skip("a_wider_window_prints_the_screen_again") {
-        return;
-    }
+    require_tmux();
     let paragraph: String = (1..=40)
         .map(|i| format!("word{i:02}"))
         .collect::<Vec<_>>()

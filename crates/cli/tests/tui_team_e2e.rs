@@ -88,10 +88,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
 
 #[test]
 fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED tui_team_e2e: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |_, dir, main| team_script(dir, &main.display().to_string()),
         None,

@@ -11,7 +11,7 @@ mod common;
 use std::path::PathBuf;
 
 use catui_testkit::{Script, Turn};
-use common::tmux::{Setup, launch, setup, tmux_available};
+use common::tmux::{Setup, launch, require_tmux, setup};
 use serde_json::json;
 
 /// A folder that allows Write and runs a hook on every prompt (the hook
@@ -59,10 +59,7 @@ fn stored(s: &Setup) -> serde_json::Value {
 
 #[test]
 fn continue_without_it_keeps_the_folders_configuration_out_and_is_remembered() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let s = setup(project, None);
     let hook = marker(&s, "hook-ran");
     let dialog = launch_to_dialog(&s);
@@ -109,10 +106,7 @@ fn continue_without_it_keeps_the_folders_configuration_out_and_is_remembered() {
 
 #[test]
 fn trusting_in_the_dialog_lets_the_folders_configuration_in() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let s = setup(project, None);
     let hook = marker(&s, "hook-ran");
     launch_to_dialog(&s);
@@ -139,10 +133,7 @@ fn trusting_in_the_dialog_lets_the_folders_configuration_in() {
 
 #[test]
 fn quitting_at_the_dialog_starts_nothing() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let s = setup(project, None);
     launch_to_dialog(&s);
     s.tmux.keys(&["3"]);

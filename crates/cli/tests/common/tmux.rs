@@ -16,19 +16,18 @@ pub const STEP: Duration = Duration::from_secs(20);
 pub const POLL: Duration = Duration::from_millis(100);
 pub const SHELL_PROMPT: &str = "e2e-shell$ ";
 
-/// Whether tmux can be run. Outside CI a missing tmux skips the terminal
-/// tests (with a note); in CI (`CI` set) it fails them, so that a CI run
-/// never passes without having driven the interface.
-pub fn tmux_available() -> bool {
+/// Fails the calling test when tmux cannot be run: the terminal tests
+/// drive the real interface in a tmux pane and never pass without it.
+/// `.ci/run` installs tmux (`apt-get install tmux`).
+pub fn require_tmux() {
     let found = Command::new("tmux")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
     assert!(
-        found || std::env::var_os("CI").is_none(),
-        "tmux is not installed but CI is set: .ci/run installs it (apt-get install tmux)"
+        found,
+        "tmux is required by the terminal tests: apt-get install tmux (.ci/run installs it)"
     );
-    found
 }
 
 /// A private tmux server (its own socket) with one pane running `sh`.
