@@ -44,6 +44,8 @@ pub struct Session {
     pub inline_settings: Option<tempfile::NamedTempFile>,
     /// Checkpoints and rewind, when on.
     pub checkpoints: Option<Arc<Checkpoints>>,
+    /// The session's background commands (the TUI's Ctrl+B and `/bashes`).
+    pub background: Arc<catui_core::tools::bash::BackgroundShells>,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -219,6 +221,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         mcp: session.mcp,
         inline_settings,
         checkpoints: session.checkpoints,
+        background: session.background,
     })
 }
 
@@ -359,6 +362,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             mcp,
             inline_settings: _inline_settings,
             checkpoints,
+            background,
             ..
         } = session;
         let Some(approvals) = approvals else {
@@ -371,7 +375,11 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             events,
             &info,
             approvals,
-            (team, checkpoints),
+            TuiParts {
+                team,
+                checkpoints,
+                background: Some(background),
+            },
             args.prompt.clone(),
         )
         .await;
@@ -405,6 +413,13 @@ pub enum TuiExit {
     Resume(String),
 }
 
+/// The parts of a session the terminal UI follows besides its engine.
+pub struct TuiParts {
+    pub team: Option<Arc<TeamManager>>,
+    pub checkpoints: Option<Arc<Checkpoints>>,
+    pub background: Option<Arc<catui_core::tools::bash::BackgroundShells>>,
+}
+
 /// The terminal UI over a built session (`catui` and the interactive
 /// demo); `first_prompt` is sent as the first input.
 pub async fn tui_front_end(
@@ -412,7 +427,11 @@ pub async fn tui_front_end(
     events: UnboundedReceiver<EngineEvent>,
     info: &SessionInfo,
     approvals: catui_tui::ApprovalReceiver,
-    (team, checkpoints): (Option<Arc<TeamManager>>, Option<Arc<Checkpoints>>),
+    TuiParts {
+        team,
+        checkpoints,
+        background,
+    }: TuiParts,
     first_prompt: Option<String>,
 ) -> TuiExit {
     let opts = catui_tui::TuiOptions {
@@ -425,6 +444,7 @@ pub async fn tui_front_end(
             std::path::Path::new(&info.cwd),
         )),
         stop: CancellationToken::new(),
+        background,
     };
     // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is
     // a key) end the interface as quitting does — the turn interrupted and

@@ -24,6 +24,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "Ctrl+C",
         "stop (your prompt returns) · clear the input (Ctrl+Y brings it back) · again to quit",
     ),
+    (
+        "Ctrl+B",
+        "send the running command to the background (in tmux: twice); /bashes lists them",
+    ),
     ("Ctrl+O", "full transcript with all output expanded"),
     (
         "PgUp",

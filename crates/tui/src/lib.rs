@@ -17,6 +17,7 @@
 //! ```
 
 mod approver;
+pub mod bashes;
 mod browser_review;
 pub mod dialogs;
 mod diff;

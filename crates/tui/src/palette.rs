@@ -13,6 +13,7 @@ pub const LOCAL_COMMANDS: &[(&str, &str)] = &[
         "resume",
         "switch to another session of this project: /resume [ID]",
     ),
+    ("bashes", "background commands: status, output, stop one"),
     ("exit", "quit catui (also /quit)"),
 ];
 

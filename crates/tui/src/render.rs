@@ -72,7 +72,13 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     if state.cost_usd > 0.0 {
         tokens.push_str(&format!(" · ${:.2}", state.cost_usd));
     }
-    let facts_width = str_width(&state.info.model) + str_width(&tokens) + 6;
+    // What runs in the background, first of the facts (hidden when none).
+    let background = match state.background_running {
+        0 => String::new(),
+        n => format!("{n} in background · "),
+    };
+    let facts_width =
+        str_width(&state.info.model) + str_width(&tokens) + 6 + str_width(&background);
     let note = if state.ctrl_c_at.is_some() {
         Some(if state.ctrl_c_cleared && state.undo_draft.is_some() {
             "Input cleared (Ctrl+Y brings it back) · Ctrl+C again to exit".to_string()
@@ -106,9 +112,15 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     } else {
         truncate(&tokens, room)
     };
-    let gap = width.saturating_sub(left_w + str_width(&right));
+    let background = if room >= facts_width.saturating_sub(3) {
+        background
+    } else {
+        String::new()
+    };
+    let gap = width.saturating_sub(left_w + str_width(&background) + str_width(&right));
     let mut spans = left;
     spans.push(Span::raw(" ".repeat(gap)));
+    spans.push(Span::styled(background, Style::default().fg(t.accent)));
     spans.push(Span::styled(right, dim()));
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
@@ -491,6 +503,12 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
 /// Height of the input box, the dialog or the rewind picker.
 fn bottom_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
     if state.dialog.is_none()
+        && state.rewind.is_none()
+        && let Some(panel) = &state.bashes
+    {
+        return panel.desired_height(screen_h);
+    }
+    if state.dialog.is_none()
         && let Some(picker) = &state.rewind
     {
         return picker.desired_height(width).min(screen_h.saturating_sub(1));
@@ -553,7 +571,13 @@ pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u1
             picker.render(bottom_a, buf);
             None
         }
-        (None, None) => render_input(state, bottom_a, buf),
+        (None, None) => match &state.bashes {
+            Some(panel) => {
+                panel.render(bottom_a, buf);
+                None
+            }
+            None => render_input(state, bottom_a, buf),
+        },
     };
     if status_a.y < area.y + area.height {
         render_status(state, status_a, buf);

@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use catui_core::checkpoints::{Checkpoints, RewindRequest};
 use catui_core::engine::{Engine, EngineControl, EngineEvent, PermissionAnswer};
 use catui_core::teams::{PlanDecision, TeamManager, TeammateStatus};
+use catui_core::tools::bash::BackgroundShells;
 use catui_protocol::ContentBlock;
 use crossterm::event::{Event, KeyEventKind, MouseEventKind};
 use ratatui::style::{Modifier, Style};
@@ -61,6 +62,9 @@ pub struct TuiOptions {
     pub auto_mode_enabled: bool,
     /// Cancelled to end the interface from outside (a signal).
     pub stop: CancellationToken,
+    /// The session's background commands (Ctrl+B, `/bashes`, the status
+    /// line's count).
+    pub background: Option<Arc<BackgroundShells>>,
 }
 
 /// How the interface ended.
@@ -81,6 +85,8 @@ const FRAME: Duration = Duration::from_millis(33);
 const ENGINE_STOP_WAIT: Duration = Duration::from_millis(400);
 /// Frames between two looks at the teammates' status.
 const TEAM_POLL_FRAMES: usize = 10;
+/// Frames between two looks at the background commands.
+const BACKGROUND_POLL_FRAMES: usize = 6;
 
 /// The lead's side of a team while the interface runs.
 struct TeamLink {
@@ -136,6 +142,8 @@ struct Runtime {
     browser: BrowserReview,
     /// The session's checkpoints (rewind), when they are on.
     checkpoints: Option<Arc<Checkpoints>>,
+    /// The session's background commands.
+    background: Option<Arc<BackgroundShells>>,
 }
 
 impl Runtime {
@@ -348,12 +356,74 @@ impl Runtime {
                         let _ = reply.send(decision);
                     }
                 }
+                Action::SendToBackground => self.send_to_background(),
+                Action::OpenBashes => {
+                    let mut panel = crate::bashes::BashesPanel::new();
+                    if let Some(shells) = &self.background {
+                        panel.refresh(shells);
+                    }
+                    self.state.rewind = None;
+                    self.state.bashes = Some(panel);
+                }
+                Action::KillBackground(id) => self.kill_background(&id),
                 Action::OpenRewind => self.open_rewind(),
                 Action::CheckRewind(request) => self.check_rewind(request),
                 Action::Rewind(request) => self.rewind(request),
             }
         }
         Ok(true)
+    }
+
+    /// Ctrl+B: the running foreground commands go on in the background
+    /// (their calls return with the id); with none, a note says so.
+    fn send_to_background(&mut self) {
+        let sent = self
+            .background
+            .as_ref()
+            .map_or(0, |shells| shells.detach_foreground());
+        if sent == 0 {
+            self.state
+                .set_hint("No running command to send to the background");
+        } else {
+            self.state
+                .set_hint("Sent to the background · /bashes to see it");
+        }
+        self.refresh_background();
+    }
+
+    /// `k` in `/bashes`: stops that command and everything it started.
+    /// Its conversation's model is told it ended, as for any end.
+    fn kill_background(&mut self, id: &str) {
+        let Some(shell) = self.background.as_ref().and_then(|s| s.get(id)) else {
+            return;
+        };
+        if shell.kill() {
+            self.state.set_hint(format!("Stopped {id}"));
+        } else {
+            self.state.set_hint(format!(
+                "{id} already ended ({})",
+                shell.status().describe()
+            ));
+        }
+        self.refresh_background();
+    }
+
+    /// How many things run in the background now (the status line's
+    /// count): the background commands.
+    fn background_count(&self) -> usize {
+        self.background.as_ref().map_or(0, |s| s.running())
+    }
+
+    /// Follows the background commands: the count, and the `/bashes`
+    /// panel when open. True when something shown changed.
+    fn refresh_background(&mut self) -> bool {
+        let count = self.background_count();
+        let mut changed = count != self.state.background_running;
+        self.state.background_running = count;
+        if let (Some(panel), Some(shells)) = (self.state.bashes.as_mut(), &self.background) {
+            changed |= panel.refresh(shells);
+        }
+        changed
     }
 
     /// Esc Esc or `/rewind`: the picker of the points to go back to.
@@ -574,6 +644,7 @@ pub async fn run(
         resume: None,
         browser,
         checkpoints,
+        background: opts.background.clone(),
     };
     rt.state.plan_file = plan_file;
     rt.state.usage = past_usage;
@@ -723,6 +794,9 @@ async fn event_loop(
                     && frames.is_multiple_of(TEAM_POLL_FRAMES)
                     && rt.state.set_teammates(teammate_rows(m))
                 {
+                    dirty = true;
+                }
+                if frames.is_multiple_of(BACKGROUND_POLL_FRAMES) && rt.refresh_background() {
                     dirty = true;
                 }
                 if rt.state.animating() && frames.is_multiple_of(3) {

@@ -96,7 +96,11 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
             session.events,
             &session.info,
             approvals,
-            (session.team, session.checkpoints),
+            crate::setup::TuiParts {
+                team: session.team,
+                checkpoints: session.checkpoints,
+                background: Some(session.background),
+            },
             Some(script::REQUEST.to_string()),
         )
         .await;

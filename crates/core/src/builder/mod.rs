@@ -309,6 +309,9 @@ pub struct Session {
     /// `fileCheckpointingEnabled`, the SDK's variable), and the comparison
     /// of the work with an approved plan.
     pub checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
+    /// The session's background commands (the TUI's `/bashes`, Ctrl+B and
+    /// status-line count).
+    pub background: Arc<crate::tools::bash::BackgroundShells>,
 }
 
 /// Builds a [`Session`]. Production and tests use the same path; the
@@ -883,7 +886,9 @@ impl SessionBuilder {
             Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
             Arc::new(crate::mcp::slash_commands::McpCommands(mcp.clone())),
             settings_reload,
-            Arc::new(crate::engine::background::BackgroundCommands(background)),
+            Arc::new(crate::engine::background::BackgroundCommands(
+                background.clone(),
+            )),
         ];
         if let Some(c) = &checkpoints {
             extensions.push(Arc::new(crate::checkpoints::CheckpointExtension(c.clone())));
@@ -924,6 +929,7 @@ impl SessionBuilder {
             mcp,
             plan,
             checkpoints,
+            background,
         })
     }
 }

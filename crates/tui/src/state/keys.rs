@@ -25,6 +25,10 @@ impl AppState {
         if trimmed == "/rewind" && !self.busy() {
             return vec![Action::OpenRewind];
         }
+        // Background commands can be looked at while a turn runs.
+        if trimmed == "/bashes" {
+            return vec![Action::OpenBashes];
+        }
         if matches!(trimmed, "/help" | "/?") {
             // Echoed like every other command, then answered.
             self.transcript.push(EntryKind::User(trimmed.to_string()));
@@ -202,6 +206,11 @@ impl AppState {
             self.pager = Some(Pager::default());
             return Vec::new();
         }
+        // Whatever is open (a dialog, a panel): a running command may be
+        // sent to the background; without one nothing happens but a note.
+        if ctrl && key.code == KeyCode::Char('b') {
+            return vec![Action::SendToBackground];
+        }
         if self.dialog.is_some() {
             return self.dialog_key(key);
         }
@@ -215,6 +224,17 @@ impl AppState {
                 }
                 RewindOutcome::Check(request) => vec![Action::CheckRewind(request)],
                 RewindOutcome::Rewind(request) => vec![Action::Rewind(request)],
+            };
+        }
+        if let Some(panel) = self.bashes.as_mut() {
+            use crate::bashes::BashesOutcome;
+            return match panel.handle_key(key) {
+                BashesOutcome::Pending => Vec::new(),
+                BashesOutcome::Close => {
+                    self.bashes = None;
+                    Vec::new()
+                }
+                BashesOutcome::Kill(id) => vec![Action::KillBackground(id)],
             };
         }
         if key.code == KeyCode::PageUp {

@@ -74,6 +74,12 @@ pub enum Action {
     CheckRewind(catui_core::checkpoints::RewindRequest),
     /// Carry this rewind out (confirmed).
     Rewind(catui_core::checkpoints::RewindRequest),
+    /// Ctrl+B: send the running foreground command to the background.
+    SendToBackground,
+    /// Open the `/bashes` panel.
+    OpenBashes,
+    /// Stop this background command (from `/bashes`).
+    KillBackground(String),
 }
 
 /// A model request waiting to be retried, shown as one updating line.
@@ -192,6 +198,11 @@ pub struct AppState {
     /// When Esc was last pressed on an empty prompt (a second press opens
     /// the rewind picker).
     pub esc_at: Option<Instant>,
+    /// The `/bashes` panel, when open.
+    pub bashes: Option<crate::bashes::BashesPanel>,
+    /// What runs in the background now (the status line's count; hidden
+    /// when zero). The runtime sets it.
+    pub background_running: usize,
 }
 
 /// How soon a second Esc on an empty prompt opens the rewind picker.
@@ -245,6 +256,8 @@ impl AppState {
             viewport: (80, 24),
             rewind: None,
             esc_at: None,
+            bashes: None,
+            background_running: 0,
         }
     }
 

@@ -10,16 +10,23 @@
 //! group, and the engine tells the model about each command that finished
 //! with its next request ([`BackgroundShells::take_finished`]). Groups and
 //! files end with the session through [`groups`](super::groups).
+//!
+//! A foreground command registers here while it runs
+//! ([`BackgroundShells::foreground`]), so that the user can send it to the
+//! background ([`BackgroundShells::detach_foreground`], the TUI's Ctrl+B):
+//! its call then hands its process, group and output so far to
+//! [`BackgroundShells::adopt`] and returns the id.
 
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
+use tokio_util::sync::CancellationToken;
 
 use super::output::MAX_SPILL_BYTES;
 use super::{DRAIN_AFTER_EXIT, Started, groups};
@@ -59,6 +66,31 @@ pub struct BackgroundShells {
     dir: PathBuf,
     next: AtomicU32,
     shells: Mutex<Vec<Arc<Shell>>>,
+    /// Foreground commands running now, each with the token that sends it
+    /// to the background.
+    foreground: Mutex<Vec<(u64, CancellationToken)>>,
+    next_foreground: AtomicU64,
+}
+
+/// A foreground command's registration: while it lives,
+/// [`BackgroundShells::detach_foreground`] may fire [`Foreground::detached`].
+pub(super) struct Foreground {
+    shells: Arc<BackgroundShells>,
+    key: u64,
+    token: CancellationToken,
+}
+
+impl Foreground {
+    /// Fires when the user sends the command to the background.
+    pub(super) fn detached(&self) -> CancellationToken {
+        self.token.clone()
+    }
+}
+
+impl Drop for Foreground {
+    fn drop(&mut self) {
+        lock(&self.shells.foreground).retain(|(key, _)| *key != self.key);
+    }
 }
 
 /// One background command.
@@ -108,7 +140,40 @@ impl BackgroundShells {
             dir,
             next: AtomicU32::new(1),
             shells: Mutex::new(Vec::new()),
+            foreground: Mutex::new(Vec::new()),
+            next_foreground: AtomicU64::new(1),
         }
+    }
+
+    /// Registers a foreground command that is starting, until the guard
+    /// is dropped.
+    pub(super) fn foreground(self: &Arc<Self>) -> Foreground {
+        let key = self.next_foreground.fetch_add(1, Ordering::SeqCst);
+        let token = CancellationToken::new();
+        lock(&self.foreground).push((key, token.clone()));
+        Foreground {
+            shells: self.clone(),
+            key,
+            token,
+        }
+    }
+
+    /// Sends every foreground command running now to the background (the
+    /// user's Ctrl+B): each keeps running, and its call returns at once
+    /// with its background id. Returns how many there were (0: nothing
+    /// happens).
+    pub fn detach_foreground(&self) -> usize {
+        let running = std::mem::take(&mut *lock(&self.foreground));
+        for (_, token) in &running {
+            token.cancel();
+        }
+        running.len()
+    }
+
+    /// Foreground commands running now that [`Self::detach_foreground`]
+    /// would send to the background.
+    pub fn foreground_running(&self) -> usize {
+        lock(&self.foreground).len()
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<Shell>> {
@@ -144,7 +209,8 @@ impl BackgroundShells {
     }
 
     /// Adopts a started command: returns its entry at once, and a task
-    /// reads its output to the file and waits for it.
+    /// reads its output to the file and waits for it. `earlier`: what it
+    /// printed before (a foreground command sent to the background).
     pub(super) fn adopt(
         &self,
         started: Started,
@@ -167,6 +233,7 @@ impl BackgroundShells {
             mut group,
             out_rx,
             cwd_reader,
+            at,
             ..
         } = started;
         // From here the group is the shell entry's: KillShell or the end
@@ -178,7 +245,7 @@ impl BackgroundShells {
             description,
             agent_id,
             output_path,
-            started: Instant::now(),
+            started: at,
             pgid,
             state: Mutex::new(State {
                 status: ShellStatus::Running,

@@ -185,3 +185,141 @@ async fn without_a_session_list_background_is_refused_and_nothing_runs() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!marker.exists());
 }
+
+/// Polls until `f` holds (a generous bound; never decides by timing).
+async fn until(what: &str, f: impl Fn() -> bool) {
+    for _ in 0..600 {
+        if f() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test]
+async fn a_running_foreground_command_sent_to_the_background_keeps_its_process_and_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut c, shells) = with_shells(dir.path());
+    // Nothing runs: the user's Ctrl+B does nothing.
+    assert_eq!(shells.detach_foreground(), 0);
+    let live = crate::tools::live::LiveOutput::new();
+    c.values.insert(live.clone());
+    let release = dir.path().join("release");
+    let pid_file = dir.path().join("shell.pid");
+    let command = format!(
+        "echo $$ > '{}'; echo before-$((40+2)); while [ ! -e '{}' ]; do sleep 0.05; done; \
+         echo after-$((6*7)); exit 3",
+        pid_file.display(),
+        release.display()
+    );
+    let call = tokio::spawn({
+        let c = c.clone();
+        async move { run(BashTool, &c, json!({ "command": command })).await }
+    });
+    // The foreground call has read its first line (so it is running and
+    // registered) before it is sent to the background.
+    until("the first line", || {
+        live.snapshot().lines.iter().any(|l| l == "before-42")
+    })
+    .await;
+    assert_eq!(shells.foreground_running(), 1);
+    assert_eq!(shells.detach_foreground(), 1);
+    let answer = call.await.unwrap().unwrap();
+    assert!(
+        answer
+            .content
+            .contains("The user sent this command to the background"),
+        "{}",
+        answer.content
+    );
+    assert!(answer.content.contains("id bash_1"), "{}", answer.content);
+    assert_eq!(shells.foreground_running(), 0);
+    let shell = shells.get("bash_1").unwrap();
+    assert!(shell.status().is_running());
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Same process, still alive after its call returned.
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    // The output so far went along, and what follows joins it.
+    std::fs::write(&release, "").unwrap();
+    assert_eq!(until_ended(&shells, "bash_1").await, ShellStatus::Exited(3));
+    assert_eq!(shell.last_lines(5), vec!["before-42", "after-42"]);
+    assert_eq!(shells.take_finished(None).len(), 1);
+    let read = run(BashOutputTool, &c, json!({"id": "bash_1"}))
+        .await
+        .unwrap();
+    assert!(
+        read.content.contains("before-42\nafter-42"),
+        "{}",
+        read.content
+    );
+}
+
+#[tokio::test]
+async fn a_command_sent_to_the_background_is_killed_with_its_group_by_kill_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, shells) = with_shells(dir.path());
+    let pid_file = dir.path().join("job.pid");
+    let command = format!("sleep 300 & echo $! > '{}'; wait", pid_file.display());
+    let call = tokio::spawn({
+        let c = c.clone();
+        async move { run(BashTool, &c, json!({ "command": command })).await }
+    });
+    until("the job", || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|t| t.trim().parse::<i32>().is_ok())
+            && shells.foreground_running() == 1
+    })
+    .await;
+    let job: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(shells.detach_foreground(), 1);
+    call.await.unwrap().unwrap();
+    assert_eq!(shells.running(), 1);
+    let out = run(KillShellTool, &c, json!({"id": "bash_1"}))
+        .await
+        .unwrap();
+    assert!(out.content.starts_with("Stopped bash_1"), "{}", out.content);
+    until("the job to end", || {
+        let state = std::fs::read_to_string(format!("/proc/{job}/stat")).unwrap_or_default();
+        state.is_empty() || state.contains(") Z")
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_read_only_agents_command_cannot_be_sent_to_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut c, shells) = with_shells(dir.path());
+    c.values.insert(crate::tools::ReadOnlyAgent);
+    let live = crate::tools::live::LiveOutput::new();
+    c.values.insert(live.clone());
+    let release = dir.path().join("release");
+    let command = format!(
+        "echo started; while [ ! -e '{}' ]; do sleep 0.05; done; echo done",
+        release.display()
+    );
+    let call = tokio::spawn({
+        let c = c.clone();
+        async move { run(BashTool, &c, json!({ "command": command })).await }
+    });
+    until("the first line", || {
+        live.snapshot().lines.iter().any(|l| l == "started")
+    })
+    .await;
+    assert_eq!(shells.detach_foreground(), 0);
+    std::fs::write(&release, "").unwrap();
+    let answer = call.await.unwrap().unwrap();
+    assert!(
+        answer.content.contains("started\ndone"),
+        "{}",
+        answer.content
+    );
+    assert!(shells.list().is_empty());
+}

@@ -230,7 +230,10 @@ impl TypedTool for BashTool {
                 })?;
             return in_editor(ran, timeout_ms, &notes);
         }
-        let run = run(&input.command, &cwd, timeout_ms, ctx).await?;
+        let run = match run(&input.command, &cwd, timeout_ms, ctx).await? {
+            Outcome::Ran(run) => run,
+            Outcome::Detached(shell) => return Ok(background_started(&shell, true)),
+        };
         if let Some(new_cwd) = &run.final_cwd
             && !same_dir(new_cwd, &cwd)
         {
@@ -276,14 +279,21 @@ fn start_in_background(
                  stopped."
             ))
         })?;
-    Ok(background_started(&shell))
+    Ok(background_started(&shell, false))
 }
 
-/// The answer to a call whose command now runs in the background.
-fn background_started(shell: &Shell) -> ToolOutput {
+/// The answer to a call whose command now runs in the background
+/// (`by_user`: the user sent it there while it ran).
+fn background_started(shell: &Shell, by_user: bool) -> ToolOutput {
+    let sent = if by_user {
+        "The user sent this command to the background while it ran; it keeps running. "
+    } else {
+        ""
+    };
     ToolOutput::text(format!(
-        "Running in the background with id {id}. Its output goes to {path}. Read new output \
-         with BashOutput (id {id}), stop it with KillShell; you will be told when it ends.",
+        "{sent}Running in the background with id {id}. Its output goes to {path}. Read new \
+         output with BashOutput (id {id}), stop it with KillShell; you will be told when it \
+         ends.",
         id = shell.id,
         path = shell.output_path.display(),
     ))
@@ -342,6 +352,15 @@ enum End {
     Exited(ExitStatus),
     TimedOut,
     Cancelled,
+    /// The user sent it to the background.
+    Detached,
+}
+
+/// What became of a foreground command.
+enum Outcome {
+    Ran(Run),
+    /// Sent to the background: it runs on as this entry.
+    Detached(Arc<Shell>),
 }
 
 struct Run {
@@ -382,7 +401,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
             is_error = true;
             parts.push(format!("Command timed out after {timeout_ms} ms"));
         }
-        End::Cancelled => {}
+        End::Cancelled | End::Detached => {}
     }
     parts.extend(trailing);
     if parts.is_empty() {
@@ -404,6 +423,8 @@ pub(super) struct Started {
     pub(super) out_rx: pipe::Receiver,
     pub(super) cwd_reader: std::io::PipeReader,
     confined: Option<Confined>,
+    /// When it started.
+    pub(super) at: std::time::Instant,
 }
 
 /// Starts `command` in `cwd` under the sandbox policy of this call (see
@@ -479,6 +500,7 @@ fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolEr
         out_rx,
         cwd_reader,
         confined,
+        at: std::time::Instant::now(),
     })
 }
 
@@ -487,21 +509,41 @@ async fn run(
     cwd: &Path,
     timeout_ms: u64,
     ctx: &ToolContext,
-) -> Result<Run, ToolError> {
+) -> Result<Outcome, ToolError> {
+    // The user may send it to the background (not a read-only agent's:
+    // such an agent has no BashOutput or KillShell to follow it with).
+    let shells = ctx
+        .values
+        .get::<Arc<BackgroundShells>>()
+        .filter(|_| ctx.values.get::<super::ReadOnlyAgent>().is_none())
+        .cloned();
+    let foreground = shells.as_ref().map(|s| s.foreground());
+    let detached = foreground
+        .as_ref()
+        .map(background::Foreground::detached)
+        .unwrap_or_default();
     let Started {
         mut child,
         mut group,
         out_rx,
         cwd_reader,
         confined,
+        at,
     } = start(command, cwd, ctx)?;
     let stop = CancellationToken::new();
+    let hand_over = CancellationToken::new();
     let spill = ctx
         .values
         .get::<ToolOutputDir>()
         .map(|dir| output::spill_path(&dir.0, ctx.tool_use_id.as_deref()));
     let live = ctx.values.get::<super::live::LiveOutput>().cloned();
-    let mut reader = tokio::spawn(collect(out_rx, stop.clone(), spill, live));
+    let mut reader = tokio::spawn(collect(
+        out_rx,
+        stop.clone(),
+        hand_over.clone(),
+        spill,
+        live,
+    ));
 
     let end = tokio::select! {
         status = child.wait() => match status {
@@ -510,7 +552,45 @@ async fn run(
         },
         _ = tokio::time::sleep(Duration::from_millis(timeout_ms)) => End::TimedOut,
         _ = ctx.cancel.cancelled() => End::Cancelled,
+        _ = detached.cancelled() => End::Detached,
     };
+    drop(foreground);
+    if let (End::Detached, Some(shells)) = (end, shells) {
+        hand_over.cancel();
+        let (buffer, rx) = reader
+            .await
+            .map_err(|e| ToolError::failed(format!("Reading the command's output failed: {e}")))?;
+        let out_rx = match rx {
+            Some(rx) => rx,
+            // The output had already ended: the background entry reads an
+            // empty pipe.
+            None => closed_pipe()
+                .map_err(|e| ToolError::failed(format!("Could not hand the command over: {e}")))?,
+        };
+        let started = Started {
+            child,
+            group,
+            out_rx,
+            cwd_reader,
+            confined,
+            at,
+        };
+        let shell = shells
+            .adopt(
+                started,
+                command,
+                None,
+                ctx.agent_id.clone(),
+                &buffer.so_far(),
+            )
+            .map_err(|e| {
+                ToolError::failed(format!(
+                    "Could not create the background command's output file: {e}; the command \
+                     was stopped."
+                ))
+            })?;
+        return Ok(Outcome::Detached(shell));
+    }
     let drain = match end {
         End::Exited(_) => {
             // Background jobs the command started may keep running; they
@@ -518,7 +598,7 @@ async fn run(
             group.pgid = None;
             DRAIN_AFTER_EXIT
         }
-        End::TimedOut | End::Cancelled => {
+        End::TimedOut | End::Cancelled | End::Detached => {
             group.kill();
             // Reap the shell so no zombie is left behind.
             let _ = child.wait().await;
@@ -532,17 +612,24 @@ async fn run(
             reader.await.ok()
         }
     };
-    let output = buffer.map(|b| b.render()).unwrap_or_default();
+    let output = buffer.map(|(b, _)| b.render()).unwrap_or_default();
     let final_cwd = match end {
         End::Exited(_) => read_cwd(cwd_reader).await,
-        End::TimedOut | End::Cancelled => None,
+        End::TimedOut | End::Cancelled | End::Detached => None,
     };
-    Ok(Run {
+    Ok(Outcome::Ran(Run {
         output,
         end,
         final_cwd,
         confined,
-    })
+    }))
+}
+
+/// The read end of a pipe whose write end is already closed.
+fn closed_pipe() -> std::io::Result<pipe::Receiver> {
+    let (reader, writer) = std::io::pipe()?;
+    drop(writer);
+    pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
 }
 
 /// Everything a command gets besides its program: the working directory,
@@ -571,13 +658,16 @@ fn prepare(
     Ok(())
 }
 
-/// Reads the output pipe until end-of-file or `stop`.
+/// Reads the output pipe until end-of-file or `stop`; on `hand_over` it
+/// stops reading and returns the pipe too (the command went to the
+/// background, whose reader takes over).
 async fn collect(
     mut rx: pipe::Receiver,
     stop: CancellationToken,
+    hand_over: CancellationToken,
     spill: Option<PathBuf>,
     live: Option<super::live::LiveOutput>,
-) -> OutputBuffer {
+) -> (OutputBuffer, Option<pipe::Receiver>) {
     let push = |buffer: &mut OutputBuffer, bytes: &[u8]| {
         buffer.push(bytes);
         if let Some(live) = &live {
@@ -599,6 +689,7 @@ async fn collect(
                 }
                 break;
             }
+            _ = hand_over.cancelled() => return (buffer, Some(rx)),
             read = rx.read(&mut chunk) => match read {
                 Ok(0) => break,
                 Ok(n) => push(&mut buffer, &chunk[..n]),
@@ -607,7 +698,7 @@ async fn collect(
             },
         }
     }
-    buffer
+    (buffer, None)
 }
 
 /// The directory the `EXIT` trap reported, if it ran. The trap has run

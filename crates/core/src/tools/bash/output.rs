@@ -146,6 +146,31 @@ impl OutputBuffer {
         }
     }
 
+    /// Everything the command printed so far, for a command sent to the
+    /// background while it runs: the spill file when the output outgrew
+    /// what is kept in memory, else the kept bytes (then the whole output,
+    /// or its two ends with a marker when no spill file could be written).
+    /// A spill file read here is removed: the output lives on elsewhere.
+    pub(super) fn so_far(&self) -> Vec<u8> {
+        if let Some(spill) = self
+            .spill
+            .as_ref()
+            .filter(|s| s.file.is_some() && !s.failed)
+            && let Ok(bytes) = std::fs::read(&spill.path)
+        {
+            let _ = std::fs::remove_file(&spill.path);
+            return bytes;
+        }
+        let mut all = self.head.clone();
+        if self.dropped_any {
+            all.extend_from_slice(
+                format!("\n... [{} characters not kept] ...\n", self.dropped_chars).as_bytes(),
+            );
+        }
+        all.extend(self.tail.iter());
+        all
+    }
+
     /// The text and whether anything was cut from it.
     fn render_kept(&self) -> (String, bool) {
         let half = MAX_OUTPUT_CHARS / 2;
