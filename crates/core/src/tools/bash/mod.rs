@@ -24,6 +24,7 @@ mod exfiltration_tests;
 pub mod groups;
 mod notes;
 mod output;
+mod pipes;
 mod read_only;
 
 use std::ffi::OsString;
@@ -37,7 +38,6 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
@@ -537,7 +537,7 @@ async fn run(
         .get::<ToolOutputDir>()
         .map(|dir| output::spill_path(&dir.0, ctx.tool_use_id.as_deref()));
     let live = ctx.values.get::<super::live::LiveOutput>().cloned();
-    let mut reader = tokio::spawn(collect(
+    let mut reader = tokio::spawn(pipes::collect(
         out_rx,
         stop.clone(),
         hand_over.clone(),
@@ -564,7 +564,7 @@ async fn run(
             Some(rx) => rx,
             // The output had already ended: the background entry reads an
             // empty pipe.
-            None => closed_pipe()
+            None => pipes::closed_pipe()
                 .map_err(|e| ToolError::failed(format!("Could not hand the command over: {e}")))?,
         };
         let started = Started {
@@ -614,7 +614,7 @@ async fn run(
     };
     let output = buffer.map(|(b, _)| b.render()).unwrap_or_default();
     let final_cwd = match end {
-        End::Exited(_) => read_cwd(cwd_reader).await,
+        End::Exited(_) => pipes::read_cwd(cwd_reader).await,
         End::TimedOut | End::Cancelled | End::Detached => None,
     };
     Ok(Outcome::Ran(Run {
@@ -623,13 +623,6 @@ async fn run(
         final_cwd,
         confined,
     }))
-}
-
-/// The read end of a pipe whose write end is already closed.
-fn closed_pipe() -> std::io::Result<pipe::Receiver> {
-    let (reader, writer) = std::io::pipe()?;
-    drop(writer);
-    pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
 }
 
 /// Everything a command gets besides its program: the working directory,
@@ -656,68 +649,6 @@ fn prepare(
     cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
     child_setup(cmd, cwd_writer);
     Ok(())
-}
-
-/// Reads the output pipe until end-of-file or `stop`; on `hand_over` it
-/// stops reading and returns the pipe too (the command went to the
-/// background, whose reader takes over).
-async fn collect(
-    mut rx: pipe::Receiver,
-    stop: CancellationToken,
-    hand_over: CancellationToken,
-    spill: Option<PathBuf>,
-    live: Option<super::live::LiveOutput>,
-) -> (OutputBuffer, Option<pipe::Receiver>) {
-    let push = |buffer: &mut OutputBuffer, bytes: &[u8]| {
-        buffer.push(bytes);
-        if let Some(live) = &live {
-            live.push(bytes);
-        }
-    };
-    let mut buffer = spill.map_or_else(OutputBuffer::new, OutputBuffer::spilling_to);
-    let mut chunk = vec![0u8; 16 * 1024];
-    loop {
-        tokio::select! {
-            biased;
-            _ = stop.cancelled() => {
-                // Take what is already in the pipe, within reason.
-                for _ in 0..64 {
-                    match rx.try_read(&mut chunk) {
-                        Ok(n) if n > 0 => push(&mut buffer, &chunk[..n]),
-                        _ => break,
-                    }
-                }
-                break;
-            }
-            _ = hand_over.cancelled() => return (buffer, Some(rx)),
-            read = rx.read(&mut chunk) => match read {
-                Ok(0) => break,
-                Ok(n) => push(&mut buffer, &chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            },
-        }
-    }
-    (buffer, None)
-}
-
-/// The directory the `EXIT` trap reported, if it ran. The trap has run
-/// (or never will) once the shell exited, so a short wait suffices even if
-/// a background job keeps the pipe open.
-async fn read_cwd(reader: std::io::PipeReader) -> Option<PathBuf> {
-    let mut rx = pipe::Receiver::from_owned_fd(OwnedFd::from(reader)).ok()?;
-    let mut bytes = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !bytes.ends_with(b"\n") {
-        match tokio::time::timeout(Duration::from_millis(100), rx.read(&mut chunk)).await {
-            Ok(Ok(n)) if n > 0 => bytes.extend_from_slice(&chunk[..n]),
-            _ => break,
-        }
-    }
-    let text = String::from_utf8(bytes).ok()?;
-    let line = text.lines().last()?.trim_end();
-    let path = PathBuf::from(line);
-    (path.is_absolute() && path.is_dir()).then_some(path)
 }
 
 /// Kills the command's process group when dropped while armed (`pgid` set),
