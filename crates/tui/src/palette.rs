@@ -74,6 +74,7 @@ mod tests {
         assert_eq!(all.iter().filter(|n| **n == "help").count(), 1);
         assert_eq!(names("/pl"), ["plan"]);
         assert_eq!(names("/e"), ["exit"]);
+        assert_eq!(names("/ba"), ["bashes"]);
         for name in ["mcp", "model", "resume"] {
             assert!(all.contains(&name), "/{name} missing from the palette");
         }
