@@ -73,11 +73,7 @@ fn long_command(dir: &std::path::Path) -> String {
 
 #[test]
 fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_it() {
-    if !tmux_available() {
-        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI");
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |sb, _, _| {
             Script::new()
@@ -175,11 +171,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
 
 #[test]
 fn a_command_sent_to_the_background_ends_when_catui_quits() {
-    if !tmux_available() {
-        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI");
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
-    }
+    require_tmux();
     let s = setup(
         |sb, _, _| {
             Script::new()
