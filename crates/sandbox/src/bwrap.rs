@@ -67,10 +67,71 @@ fn base_args() -> Vec<OsString> {
 
 /// Whether bubblewrap starts a command here with catui's options (it may
 /// be installed but refused user namespaces, as in many containers).
-pub fn works() -> bool {
+///
+/// Starting it costs about ten milliseconds, so a success is remembered in
+/// the file `remember` (when given) for the rest of this boot: the file
+/// holds the kernel's boot id, bubblewrap's path, size and modification
+/// time and catui's options, and any change to them probes again. Only a
+/// success is kept, so a machine that gains user namespaces is seen at the
+/// next start. Should bubblewrap stop working within the same boot, a
+/// confined command fails to start: it never runs unconfined.
+pub fn works(remember: Option<&Path>) -> bool {
     let Some(bwrap) = program() else {
         return false;
     };
+    let key = probe_key(bwrap);
+    if let (Some(file), Some(key)) = (remember, key.as_deref())
+        && remembered(file, key)
+    {
+        return true;
+    }
+    let works = probe(bwrap);
+    if works && let (Some(file), Some(key)) = (remember, key.as_deref()) {
+        keep(file, key);
+    }
+    works
+}
+
+/// What a remembered success depends on, or `None` when part of it cannot
+/// be read (then nothing is remembered).
+fn probe_key(bwrap: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let meta = std::fs::metadata(bwrap).ok()?;
+    let options: Vec<String> = base_args()
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    Some(format!(
+        "bubblewrap works\nboot {}\nprogram {} {} {}.{}\noptions {}\n",
+        boot.trim(),
+        bwrap.display(),
+        meta.size(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        options.join(" ")
+    ))
+}
+
+/// Whether `file` remembers a success under exactly `key`.
+fn remembered(file: &Path, key: &str) -> bool {
+    std::fs::read_to_string(file).is_ok_and(|text| text == key)
+}
+
+/// Remembers a success; a failure to write only means probing again.
+fn keep(file: &Path, key: &str) {
+    let Some(dir) = file.parent() else {
+        return;
+    };
+    let _ = std::fs::create_dir_all(dir);
+    let temp = dir.join(format!(".bwrap-probe.{}", std::process::id()));
+    if std::fs::write(&temp, key).is_ok() && std::fs::rename(&temp, file).is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+}
+
+/// Starts `/bin/true` under bubblewrap with catui's options.
+fn probe(bwrap: &Path) -> bool {
     let Ok(mut child) = Command::new(bwrap)
         .args(base_args())
         .args(["--", "/bin/true"])

@@ -34,3 +34,47 @@ fn arguments_bind_writable_dirs_and_cover_secrets_after_the_base() {
     );
     assert_eq!(text.last().map(String::as_str), Some("--"));
 }
+
+#[test]
+fn a_success_is_remembered_only_under_the_same_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("config").join("sandbox-probe");
+    assert!(!remembered(&file, "k1"), "nothing remembered yet");
+    keep(&file, "k1");
+    assert!(remembered(&file, "k1"));
+    assert!(!remembered(&file, "k2"), "another boot, program or options");
+    std::fs::write(&file, "k").unwrap();
+    assert!(!remembered(&file, "k1"), "a torn file is not a success");
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, ["sandbox-probe"], "no temporary file is left");
+}
+
+#[test]
+fn the_key_names_the_boot_the_program_and_the_options() {
+    let Some(bwrap) = program() else {
+        panic!("bubblewrap is required by the sandbox tests (.ci/run installs it)");
+    };
+    let key = probe_key(bwrap).unwrap();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    assert!(key.contains(boot.trim()));
+    assert!(key.contains(&bwrap.display().to_string()));
+    assert!(key.contains("--unshare-all"));
+}
+
+#[test]
+fn works_keeps_a_success_for_the_next_start() {
+    let Some(bwrap) = program() else {
+        panic!("bubblewrap is required by the sandbox tests (.ci/run installs it)");
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("sandbox-probe");
+    let probed = probe(bwrap);
+    assert_eq!(works(Some(&file)), probed);
+    assert_eq!(file.exists(), probed, "only a success is kept");
+    if probed {
+        assert!(remembered(&file, &probe_key(bwrap).unwrap()));
+    }
+}

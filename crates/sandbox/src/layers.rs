@@ -5,6 +5,7 @@
 //! When one has no provider, the caller must not rely on the sandbox for
 //! it (catui then asks before running what it would have run confined).
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// One enforcement layer.
@@ -96,6 +97,9 @@ pub struct Layers {
     pub seccomp: bool,
 }
 
+/// Where a working bubblewrap is remembered ([`Layers::prewarm`]).
+static REMEMBER: OnceLock<PathBuf> = OnceLock::new();
+
 /// Environment variable listing layers not to use (comma-separated
 /// names), for diagnosing a machine where one misbehaves.
 pub const DISABLE_VAR: &str = "CATUI_SANDBOX_DISABLE";
@@ -120,7 +124,8 @@ impl Layers {
                     .any(|n| n.trim().eq_ignore_ascii_case(layer.name()))
             };
             Layers {
-                bubblewrap: !off(Layer::Bubblewrap) && crate::bwrap::works(),
+                bubblewrap: !off(Layer::Bubblewrap)
+                    && crate::bwrap::works(REMEMBER.get().map(PathBuf::as_path)),
                 landlock: if off(Layer::Landlock) {
                     0
                 } else {
@@ -132,8 +137,11 @@ impl Layers {
     }
 
     /// Starts [`Layers::detect`] on another thread, so that its probe runs
-    /// while the caller does other work.
-    pub fn prewarm() {
+    /// while the caller does other work. A bubblewrap that works is
+    /// remembered in the file `remember` for the rest of this boot (see
+    /// [`crate::bwrap::works`]), so later starts skip its probe.
+    pub fn prewarm(remember: PathBuf) {
+        let _ = REMEMBER.set(remember);
         let _ = std::thread::Builder::new()
             .name("sandbox-probe".into())
             .spawn(Layers::detect);

@@ -364,8 +364,9 @@ impl SessionBuilder {
 
     /// Starts the session. Needs a tokio runtime (teams start tasks).
     pub fn build(self) -> Result<Session, BuildError> {
-        // Bubblewrap's probe runs while the rest of the session is built.
-        catui_sandbox::Layers::prewarm();
+        // Bubblewrap's probe runs while the rest of the session is built
+        // (and is skipped when an earlier start of this boot remembers it).
+        catui_sandbox::Layers::prewarm(self.config.config_dir.join("sandbox-probe"));
         let SessionBuilder {
             config,
             front_end,
