@@ -46,6 +46,9 @@ pub struct Session {
     pub checkpoints: Option<Arc<Checkpoints>>,
     /// The session's background commands (the TUI's Ctrl+B and `/bashes`).
     pub background: Arc<catui_core::tools::bash::BackgroundShells>,
+    /// The sub-agents running in the background (`stop_task`, waiting
+    /// for them before a headless run ends).
+    pub background_agents: Arc<catui_core::agents::BackgroundAgents>,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -222,6 +225,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         inline_settings,
         checkpoints: session.checkpoints,
         background: session.background,
+        background_agents: session.background_agents,
     })
 }
 
@@ -240,8 +244,14 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         // Read again on settings changes until the session ends.
         inline_settings: _inline_settings,
         checkpoints,
+        background,
+        background_agents,
         ..
     } = session;
+    let background = headless::Background {
+        shells: background,
+        agents: background_agents,
+    };
     let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
     let init = stream_json
         .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file(), &mcp));
@@ -300,6 +310,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 hooks,
                 mcp: mcp.clone(),
                 checkpoints,
+                background: background.clone(),
             };
             tokio::spawn(async move {
                 headless::read_stdin(users_tx, controls).await;
@@ -318,7 +329,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     let mode = engine.permission_mode();
     // The session loop interrupts the running turn when a signal arrives.
     let stop = signals::watch(|_| {}, || {});
-    let ended = headless::run(engine, first, users, stop.token()).await;
+    let ended = headless::run(engine, first, users, &background.agents, stop.token()).await;
     let code = match ended {
         headless::Ended::Finished(Some(o)) if o.is_error => 1,
         headless::Ended::Finished(_) => 0,

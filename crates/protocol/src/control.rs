@@ -109,6 +109,11 @@ pub enum ClientRequest {
         #[serde(default)]
         force: bool,
     },
+    /// Stop a background task: a sub-agent by the `task_id` of its
+    /// `task_started` line, or a background command by its id (`bash_1`).
+    StopTask {
+        task_id: String,
+    },
 }
 
 impl ClientRequest {

@@ -6,9 +6,9 @@
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
 //! the headless stream-json wire format ([`stream_json`], [`control`]), the
 //! transcript line format ([`transcript`]), checkpoints and the plan
-//! compliance report ([`checkpoint`]); the names of MCP servers' tools
-//! ([`mcp_name`]); and the one lock helper every crate uses
-//! ([`sync::lock`]).
+//! compliance report ([`checkpoint`]); background tasks ([`task`]); the
+//! names of MCP servers' tools ([`mcp_name`]); and the one lock helper
+//! every crate uses ([`sync::lock`]).
 
 pub mod attachment;
 pub mod checkpoint;
@@ -19,6 +19,7 @@ pub mod mode;
 pub mod model;
 pub mod stream_json;
 pub mod sync;
+pub mod task;
 pub mod transcript;
 
 pub use attachment::Attachment;

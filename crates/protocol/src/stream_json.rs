@@ -120,6 +120,21 @@ pub enum SystemEvent {
     /// At the end of each turn after a plan was approved: how the work
     /// compares with the plan.
     PlanCompliance(crate::checkpoint::PlanCompliance),
+    /// A background task (a sub-agent started with `run_in_background`)
+    /// started: the SDKs' `SDKTaskStartedMessage`.
+    TaskStarted {
+        #[serde(flatten)]
+        task: crate::task::TaskStart,
+        session_id: String,
+        uuid: String,
+    },
+    /// A background task ended: the SDKs' `SDKTaskNotificationMessage`.
+    TaskNotification {
+        #[serde(flatten)]
+        task: crate::task::TaskEnd,
+        session_id: String,
+        uuid: String,
+    },
 }
 
 /// `{"type":"system","subtype":"init"}`: the session as it starts. The

@@ -1,8 +1,9 @@
 //! Control requests from the stream-json client (the Agent SDKs):
 //! `initialize`, `interrupt`, `set_permission_mode`, `set_model`,
 //! `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `get_context_usage`,
-//! `rewind_files`, and catui's `rewind_to_plan`. Every request is answered;
-//! one catui does not know gets an `error` response that names it.
+//! `rewind_files`, `stop_task`, and catui's `rewind_to_plan`. Every request
+//! is answered; one catui does not know gets an `error` response that
+//! names it.
 
 use std::sync::Arc;
 
@@ -30,6 +31,8 @@ pub struct Controls {
     pub mcp: catui_core::mcp::McpManager,
     /// The session's checkpoints (`rewind_files`, `rewind_to_plan`).
     pub checkpoints: Option<Arc<Checkpoints>>,
+    /// Background agents and commands (`stop_task`).
+    pub background: super::Background,
 }
 
 /// One line per option of `initialize` that catui cannot honour (the
@@ -186,6 +189,10 @@ impl Controls {
                 force,
                 dry_run,
             }),
+            ClientRequest::StopTask { task_id } => {
+                self.background.stop(&task_id)?;
+                Ok(None)
+            }
             ClientRequest::GetContextUsage => {
                 let usage = self.control.context_usage();
                 let percentage = if usage.window == 0 {

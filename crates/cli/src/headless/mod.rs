@@ -3,6 +3,7 @@
 //! on stdin (docs/SDK.md). Stdout carries only the selected
 //! output; anything else goes to stderr.
 
+mod background;
 mod control;
 mod pending;
 pub mod sdk_hooks;
@@ -21,6 +22,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::args::OutputFormat;
 
+pub use background::Background;
 pub use catui_core::builder::SessionInfo;
 pub use control::Controls;
 pub use pending::{Pending, StdioApprover, StdioPlanReviewer};
@@ -71,6 +73,9 @@ pub async fn print_events(
     }
     let mut events_open = true;
     let mut controls_open = true;
+    // json prints one object: the result of the last turn (a background
+    // agent's end may add turns after the first result).
+    let mut held_result: Option<String> = None;
     while events_open || controls_open {
         // Biased: an engine event emitted before a control request (the
         // assistant message before its permission prompt) is printed first.
@@ -82,6 +87,10 @@ pub async fn print_events(
                     .iter()
                     .filter_map(|l| serde_json::to_string(l).ok())
                     .collect(),
+                Some(e @ EngineEvent::Result(_)) if format == OutputFormat::Json => {
+                    held_result = render_event(format, verbose, &session_id, e);
+                    Vec::new()
+                }
                 Some(e) => render_event(format, verbose, &session_id, e).into_iter().collect(),
                 None => { events_open = false; Vec::new() }
             },
@@ -99,6 +108,11 @@ pub async fn print_events(
                 return; // stdout closed: nothing more to say
             }
         }
+        let _ = stdout.flush().await;
+    }
+    if let Some(mut line) = held_result {
+        line.push('\n');
+        let _ = stdout.write_all(line.as_bytes()).await;
         let _ = stdout.flush().await;
     }
 }
@@ -346,13 +360,30 @@ pub enum Ended {
 
 /// Runs a headless session to the end. `stop` (a signal) ends it early:
 /// the running turn is interrupted and given a moment to finish with its
-/// own result; no further input is taken.
+/// own result; no further input is taken. Background agents the session
+/// started take turns of their own when they end between inputs, keep the
+/// session open after the input ended (see [`background`]), and are
+/// stopped when it ends.
 pub async fn run(
+    engine: Engine,
+    first_input: Option<Vec<ContentBlock>>,
+    users: Option<UnboundedReceiver<UserInput>>,
+    agents: &catui_core::agents::BackgroundAgents,
+    stop: &tokio_util::sync::CancellationToken,
+) -> Ended {
+    let ended = run_inputs(engine, first_input, users, agents, stop).await;
+    agents.stop_all(STOP_TIMEOUT).await;
+    ended
+}
+
+async fn run_inputs(
     mut engine: Engine,
     first_input: Option<Vec<ContentBlock>>,
     mut users: Option<UnboundedReceiver<UserInput>>,
+    agents: &catui_core::agents::BackgroundAgents,
     stop: &tokio_util::sync::CancellationToken,
 ) -> Ended {
+    let ceiling = background::wait_ceiling();
     let mut last: Option<TurnOutcome> = None;
     let mut inputs = first_input.map(|content| UserInput {
         content,
@@ -362,13 +393,7 @@ pub async fn run(
         let input = match inputs.take() {
             Some(input) => Some(input),
             None if stop.is_cancelled() => None,
-            None => match users.as_mut() {
-                Some(rx) => tokio::select! {
-                    input = rx.recv() => input,
-                    _ = stop.cancelled() => None,
-                },
-                None => None,
-            },
+            None => background::next_input(&mut users, agents, stop, ceiling).await,
         };
         let Some(input) = input else { break };
         match run_turn(&mut engine, input, stop).await {

@@ -206,6 +206,16 @@ impl StreamJson {
                 uuid: new_uuid(),
                 session_id,
             }],
+            EngineEvent::TaskStarted(task) => system(SystemEvent::TaskStarted {
+                task,
+                session_id,
+                uuid: new_uuid(),
+            }),
+            EngineEvent::TaskEnded(task) => system(SystemEvent::TaskNotification {
+                task,
+                session_id,
+                uuid: new_uuid(),
+            }),
             EngineEvent::Delta { .. }
             | EngineEvent::ToolStart { .. }
             | EngineEvent::ToolEnd { .. } => Vec::new(),

@@ -1,8 +1,10 @@
 //! Sub-agents: the Agent tool, the built-in agent types (Explore, Plan,
 //! general-purpose), user-defined agents from `.catui/agents/*.md`, and the
 //! runner that executes a sub-agent as its own conversation on the same
-//! engine, concurrently with its siblings.
+//! engine, concurrently with its siblings (or in the background:
+//! [`background`]).
 
+pub mod background;
 pub mod definitions;
 pub mod loader;
 pub mod runner;
@@ -11,6 +13,7 @@ pub mod tool;
 use async_trait::async_trait;
 use catui_protocol::Usage;
 
+pub use background::{AgentTask, BackgroundAgents, BackgroundAgentsExtension, StopError};
 pub use definitions::{AgentDefinition, ModelChoice, builtin_agents};
 pub use runner::SubAgentRunner;
 pub use tool::AgentTool;
@@ -36,6 +39,8 @@ pub struct AgentReport {
     pub text: String,
     pub usage: Usage,
     pub turns: u32,
+    /// Tool calls it made.
+    pub tool_uses: u64,
     pub duration_ms: u64,
 }
 

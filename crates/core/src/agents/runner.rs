@@ -139,11 +139,18 @@ impl AgentRunner for SubAgentRunner {
                 request.subagent_type, outcome.result
             )));
         }
+        let tool_uses = engine
+            .messages()
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter(|b| matches!(b, catui_protocol::ContentBlock::ToolUse { .. }))
+            .count() as u64;
         Ok(AgentReport {
             agent_id,
             text: outcome.result,
             usage: outcome.usage,
             turns: outcome.num_turns,
+            tool_uses,
             duration_ms: started.elapsed().as_millis() as u64,
         })
     }

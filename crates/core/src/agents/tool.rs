@@ -73,6 +73,10 @@ pub struct AgentInput {
     #[serde(default)]
     #[schemars(schema_with = "model_alias_schema")]
     pub model: Option<String>,
+    /// Set to true to start the agent and return at once with its id; its report comes to
+    /// you in a later message when it finishes.
+    #[serde(default)]
+    pub run_in_background: Option<bool>,
 }
 
 /// `model` is one of the provider-independent aliases.
@@ -103,7 +107,9 @@ impl TypedTool for AgentTool {
              - The report is for you, not the user: summarise what matters to the user yourself.\n\
              - Not for what a few direct calls do (reading a file you know, one Grep): that is \
              faster done yourself.\n\
-             - Agents cannot start agents.\n\nAgent types:\n",
+             - Agents cannot start agents.\n             - With `run_in_background: true` the call returns at once with the agent's id and you \
+             can go on working; its report arrives by itself in a later message when it ends, so \
+             never poll, sleep or wait for it. Use it for long work you need only later.\n\n             Agent types:\n",
         );
         for d in self.definitions.iter() {
             out.push_str(&format!(
@@ -187,6 +193,21 @@ impl TypedTool for AgentTool {
             model: input.model,
             parent_tool_use_id: ctx.tool_use_id.clone().unwrap_or_default(),
         };
+        if input.run_in_background == Some(true) {
+            let Some(background) = ctx.values.get::<Arc<super::BackgroundAgents>>() else {
+                return Err(ToolError::failed(
+                    "Background agents are not available here; run the agent without \
+                     `run_in_background`.",
+                ));
+            };
+            let task = background.start(runner.clone(), request, ctx);
+            return Ok(ToolOutput::text(format!(
+                "Started {} agent {} in the background. Go on with other work: its report \
+                 will reach you in a later message when it ends (do not poll or wait for it).",
+                input.subagent_type, task.id
+            ))
+            .with_display(format!("Running in the background as {}", task.id)));
+        }
         let report = runner.0.run(request, ctx).await?;
         let tokens = report.usage.input_tokens + report.usage.output_tokens;
         let text = if report.text.trim().is_empty() {

@@ -312,6 +312,8 @@ pub struct Session {
     /// The session's background commands (the TUI's `/bashes`, Ctrl+B and
     /// status-line count).
     pub background: Arc<crate::tools::bash::BackgroundShells>,
+    /// The sub-agents the Agent tool runs in the background.
+    pub background_agents: Arc<crate::agents::BackgroundAgents>,
 }
 
 /// Builds a [`Session`]. Production and tests use the same path; the
@@ -882,6 +884,10 @@ impl SessionBuilder {
             limits: Default::default(),
             rewind: checkpoints_on,
         }));
+        let background_agents = Arc::new(crate::agents::BackgroundAgents::new(
+            config_dir.join("tool-output"),
+            services.events.clone(),
+        ));
         let mut extensions: Vec<Arc<dyn crate::engine::EngineExtension>> = vec![
             plan.extension(),
             Arc::new(TeamCommand(team.as_ref().map(|t| t.lead_handle()))),
@@ -889,6 +895,9 @@ impl SessionBuilder {
             settings_reload,
             Arc::new(crate::engine::background::BackgroundCommands(
                 background.clone(),
+            )),
+            Arc::new(crate::agents::BackgroundAgentsExtension(
+                background_agents.clone(),
             )),
         ];
         if let Some(c) = &checkpoints {
@@ -931,6 +940,7 @@ impl SessionBuilder {
             plan,
             checkpoints,
             background,
+            background_agents,
         })
     }
 }

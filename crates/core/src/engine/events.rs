@@ -100,6 +100,10 @@ pub enum EngineEvent {
     /// How the work after a plan approval compares with the plan (end of
     /// each turn until the next plan or `/clear`).
     PlanCompliance(catui_protocol::checkpoint::PlanCompliance),
+    /// A sub-agent started in the background (`run_in_background`).
+    TaskStarted(catui_protocol::task::TaskStart),
+    /// A background sub-agent ended (finished, failed or was stopped).
+    TaskEnded(catui_protocol::task::TaskEnd),
     /// The handling of one user input ended.
     Result(TurnOutcome),
 }

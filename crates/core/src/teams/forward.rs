@@ -104,7 +104,9 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::TeammateMessage { .. }
         | EngineEvent::Teammate { .. }
         | EngineEvent::UserMessage { .. }
-        | EngineEvent::PlanCompliance(_) => None,
+        | EngineEvent::PlanCompliance(_)
+        | EngineEvent::TaskStarted(_)
+        | EngineEvent::TaskEnded(_) => None,
     }
 }
 

@@ -148,6 +148,15 @@ impl AppState {
             EngineEvent::PlanCompliance(report) => {
                 self.transcript.push(EntryKind::Compliance(report))
             }
+            // The Agent call already says it runs in the background.
+            EngineEvent::TaskStarted(_) => {}
+            EngineEvent::TaskEnded(task) => self.system(
+                format!(
+                    "Background {} ({}); the model gets its report with the next request.",
+                    task.summary, task.task_id
+                ),
+                false,
+            ),
             EngineEvent::Result(outcome) => self.apply_result(outcome),
         }
     }

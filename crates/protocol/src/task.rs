@@ -1,0 +1,67 @@
+//! Background tasks as the Agent SDKs see them: the `task_started` and
+//! `task_notification` lines (docs/PROTOCOL.md) and what they carry. A
+//! task is a sub-agent the `Agent` tool started with `run_in_background`;
+//! the SDKs' `stop_task` control request names one by its `task_id`.
+
+use serde::{Deserialize, Serialize};
+
+/// The SDKs' `task_type` of a background sub-agent.
+pub const LOCAL_AGENT: &str = "local_agent";
+
+/// A background task started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskStart {
+    pub task_id: String,
+    /// The tool call that started it.
+    pub tool_use_id: Option<String>,
+    pub description: String,
+    /// [`LOCAL_AGENT`] for a sub-agent.
+    pub task_type: String,
+    /// The agent type (`general-purpose`, `Explore`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent_type: Option<String>,
+    /// What the task was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+}
+
+/// How a background task ended (the SDKs' `TaskNotificationStatus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Completed,
+    Failed,
+    /// `stop_task` (or the end of the session) stopped it.
+    Stopped,
+}
+
+impl TaskStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Stopped => "stopped",
+        }
+    }
+}
+
+/// What a background task used (the SDKs' `TaskUsage`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskUsage {
+    pub total_tokens: u64,
+    pub tool_uses: u64,
+    pub duration_ms: u64,
+}
+
+/// A background task ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskEnd {
+    pub task_id: String,
+    pub tool_use_id: Option<String>,
+    pub status: TaskStatus,
+    /// The file that holds its result.
+    pub output_file: String,
+    /// One line: what it was and how it ended.
+    pub summary: String,
+    pub usage: TaskUsage,
+}
