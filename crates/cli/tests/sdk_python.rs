@@ -430,3 +430,73 @@ fn listing_the_projects_sources_trusts_them_for_the_run() {
     assert!(written);
     assert!(!read_refused, "the user's settings were not listed");
 }
+
+/// Whether `r` is the background agent's own request (its first message
+/// is the task it was given).
+fn is_gated_agent(r: &catui_testkit::RecordedRequest) -> bool {
+    r.messages()
+        .first()
+        .is_some_and(|m| m.to_string().contains("GATED-TASK"))
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn stop_task_stops_a_background_agent_and_bad_ids_raise() {
+    let sb = Sandbox::new();
+    let gate = sb.project().join("never-created");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(
+                Turn::tool_use(
+                    "bg1",
+                    "Agent",
+                    json!({"description": "gated work", "prompt": "GATED-TASK: wait, then report",
+                           "subagent_type": "general-purpose", "run_in_background": true}),
+                )
+                .when(|r| !is_gated_agent(r)),
+            )
+            .turn(
+                Turn::tool_use(
+                    "gate1",
+                    "Bash",
+                    json!({"command": format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display())}),
+                )
+                .when(is_gated_agent),
+            )
+            .turn(Turn::text("Started it.").when(|r| !is_gated_agent(r) && !r.contains_text("was stopped")))
+            .turn(Turn::text("It was stopped.").when(|r| !is_gated_agent(r) && r.contains_text("was stopped"))),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "stop_task");
+    let task_id = facts["task_id"].as_str().unwrap();
+    assert_eq!(facts["first"], "Started it.");
+    assert!(
+        facts["ended"].as_str().unwrap().contains("already ended"),
+        "{facts}"
+    );
+    assert!(
+        facts["unknown"]
+            .as_str()
+            .unwrap()
+            .contains("there is no background task no-such-task"),
+        "{facts}"
+    );
+    assert_eq!(facts["after"], "It was stopped.");
+    let last = server
+        .requests()
+        .into_iter()
+        .rfind(|r| !is_gated_agent(r))
+        .unwrap();
+    let told = common::last_user(&last);
+    assert!(
+        told.contains(task_id) && told.contains("the user stopped it"),
+        "{told}"
+    );
+    // The agent's command died with it.
+    let needle = gate.display().to_string();
+    let left = std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+    });
+    assert!(!left, "the agent's loop still runs");
+}

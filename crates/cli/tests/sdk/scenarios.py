@@ -25,6 +25,8 @@ from claude_agent_sdk import (
     ResultMessage,
     StreamEvent,
     SystemMessage,
+    TaskNotificationMessage,
+    TaskStartedMessage,
     UserMessage,
     create_sdk_mcp_server,
     query,
@@ -454,6 +456,48 @@ async def setting_sources(sources):
     report(asked=asked)
 
 
+async def stop_task():
+    """The model starts an agent in the background; the SDK sees its
+    task_started, stops it with stop_task and gets the task_notification;
+    stopping it again, or an id that never was, raises."""
+    async with ClaudeSDKClient(options=options(permission_mode="bypassPermissions")) as client:
+        await client.query("Start the gated work in the background")
+        messages = await collect(client)
+        started = [m for m in messages if isinstance(m, TaskStartedMessage)]
+        assert len(started) == 1, messages
+        task = started[0]
+        assert task.task_type == "local_agent" and task.tool_use_id == "bg1", task
+        first = result_of(messages)
+        assert first.subtype == "success", first
+        await client.stop_task(task.task_id)
+        notification = None
+        with anyio.fail_after(60):
+            async for m in client.receive_messages():
+                if isinstance(m, TaskNotificationMessage):
+                    notification = m
+                    break
+        assert notification.task_id == task.task_id, notification
+        assert notification.status == "stopped", notification
+        errors = {}
+        for task_id in (task.task_id, "no-such-task"):
+            failed = None
+            try:
+                await client.stop_task(task_id)
+            except Exception as e:
+                failed = str(e)
+            assert failed is not None, f"stop_task({task_id}) did not fail"
+            errors[task_id] = failed
+        await client.query("What happened to it?")
+        after = result_of(await collect(client))
+    report(
+        task_id=task.task_id,
+        first=first.result,
+        ended=errors[task.task_id],
+        unknown=errors["no-such-task"],
+        after=after.result,
+    )
+
+
 SCENARIOS = {
     "one_shot": one_shot,
     "multi_turn": multi_turn,
@@ -472,6 +516,7 @@ SCENARIOS = {
     "max_turns": max_turns,
     "all_options": all_options,
     "sdk_mcp": sdk_mcp,
+    "stop_task": stop_task,
     "sources_default": lambda: setting_sources(None),
     "sources_none": lambda: setting_sources([]),
     "sources_user": lambda: setting_sources(["user"]),

@@ -107,9 +107,11 @@ impl TypedTool for AgentTool {
              - The report is for you, not the user: summarise what matters to the user yourself.\n\
              - Not for what a few direct calls do (reading a file you know, one Grep): that is \
              faster done yourself.\n\
-             - Agents cannot start agents.\n             - With `run_in_background: true` the call returns at once with the agent's id and you \
-             can go on working; its report arrives by itself in a later message when it ends, so \
-             never poll, sleep or wait for it. Use it for long work you need only later.\n\n             Agent types:\n",
+             - Agents cannot start agents.\n\
+             - With `run_in_background: true` the call returns at once with the agent's id and \
+             you can go on working; its report arrives by itself in a later message when it ends, \
+             so never poll, sleep or wait for it. Use it for long work you need only later.\n\n\
+             Agent types:\n",
         );
         for d in self.definitions.iter() {
             out.push_str(&format!(
