@@ -395,6 +395,12 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
         )
         .await;
         mcp.shutdown().await;
+        // The session's background agents end with it (also before
+        // `/resume` starts another in this process).
+        background
+            .agents
+            .stop_all(std::time::Duration::from_secs(5))
+            .await;
         let id = match exit {
             TuiExit::Code(code) => return code,
             TuiExit::Resume(id) => id,

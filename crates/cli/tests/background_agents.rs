@@ -111,6 +111,17 @@ fn a_background_agent_returns_at_once_and_its_report_starts_a_turn_of_its_own() 
     let ended = s.wait_for("task_notification", |v| v["subtype"] == "task_notification");
     assert_eq!(ended["task_id"], task_id.as_str());
     assert_eq!(ended["status"], "completed");
+    // Its Bash call was reported as progress, before the end.
+    let progress: Vec<&Value> = s
+        .seen
+        .iter()
+        .filter(|v| v["subtype"] == "task_progress")
+        .collect();
+    assert_eq!(progress.len(), 1, "{progress:?}");
+    assert_eq!(progress[0]["task_id"], task_id.as_str());
+    assert_eq!(progress[0]["last_tool_name"], "Bash");
+    assert_eq!(progress[0]["usage"]["tool_uses"], 1);
+    assert!(progress[0]["usage"]["total_tokens"].as_u64().unwrap() > 0);
     let output_file = ended["output_file"].as_str().unwrap();
     assert!(
         std::fs::read_to_string(output_file)

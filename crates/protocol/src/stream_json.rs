@@ -128,6 +128,14 @@ pub enum SystemEvent {
         session_id: String,
         uuid: String,
     },
+    /// A background task started a tool call: the SDKs'
+    /// `SDKTaskProgressMessage`.
+    TaskProgress {
+        #[serde(flatten)]
+        task: crate::task::TaskProgress,
+        session_id: String,
+        uuid: String,
+    },
     /// A background task ended: the SDKs' `SDKTaskNotificationMessage`.
     TaskNotification {
         #[serde(flatten)]

@@ -65,3 +65,16 @@ pub struct TaskEnd {
     pub summary: String,
     pub usage: TaskUsage,
 }
+
+/// A background task is at work: the SDKs' `task_progress`, one per tool
+/// call the agent starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskProgress {
+    pub task_id: String,
+    pub tool_use_id: Option<String>,
+    pub description: String,
+    /// What it has used so far.
+    pub usage: TaskUsage,
+    /// The tool it just started.
+    pub last_tool_name: Option<String>,
+}

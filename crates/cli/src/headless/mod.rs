@@ -9,6 +9,7 @@ mod pending;
 pub mod sdk_hooks;
 mod sdk_mcp_channel;
 mod stream;
+mod tasks;
 
 use std::sync::Arc;
 

@@ -43,6 +43,8 @@ pub struct StreamJson {
     replay_user_messages: bool,
     partial: Option<Partial>,
     last_stop_reason: Option<StopReason>,
+    /// Background agents, for their `task_progress` lines.
+    tasks: super::tasks::RunningTasks,
 }
 
 impl StreamJson {
@@ -54,6 +56,7 @@ impl StreamJson {
             replay_user_messages: false,
             partial: None,
             last_stop_reason: None,
+            tasks: Default::default(),
         }
     }
 
@@ -74,6 +77,8 @@ impl StreamJson {
                 parent_tool_use_id,
                 response,
             } => {
+                self.tasks
+                    .answered(parent_tool_use_id.as_deref(), &response.usage);
                 let mut out = Vec::new();
                 let mut id = None;
                 if parent_tool_use_id.is_none() {
@@ -206,19 +211,38 @@ impl StreamJson {
                 uuid: new_uuid(),
                 session_id,
             }],
-            EngineEvent::TaskStarted(task) => system(SystemEvent::TaskStarted {
-                task,
-                session_id,
-                uuid: new_uuid(),
-            }),
-            EngineEvent::TaskEnded(task) => system(SystemEvent::TaskNotification {
-                task,
-                session_id,
-                uuid: new_uuid(),
-            }),
-            EngineEvent::Delta { .. }
-            | EngineEvent::ToolStart { .. }
-            | EngineEvent::ToolEnd { .. } => Vec::new(),
+            EngineEvent::TaskStarted(task) => {
+                self.tasks.started(&task);
+                system(SystemEvent::TaskStarted {
+                    task,
+                    session_id,
+                    uuid: new_uuid(),
+                })
+            }
+            EngineEvent::TaskEnded(task) => {
+                self.tasks.ended(&task);
+                system(SystemEvent::TaskNotification {
+                    task,
+                    session_id,
+                    uuid: new_uuid(),
+                })
+            }
+            EngineEvent::ToolStart {
+                name,
+                parent_tool_use_id,
+                ..
+            } => match self
+                .tasks
+                .tool_started(parent_tool_use_id.as_deref(), &name)
+            {
+                Some(task) => system(SystemEvent::TaskProgress {
+                    task,
+                    session_id,
+                    uuid: new_uuid(),
+                }),
+                None => Vec::new(),
+            },
+            EngineEvent::Delta { .. } | EngineEvent::ToolEnd { .. } => Vec::new(),
         }
     }
 
