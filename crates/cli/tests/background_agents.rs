@@ -317,3 +317,72 @@ fn plan_mode_refuses_a_background_agent_that_could_write() {
     let (text, is_error) = common::result_of(&server.requests()[1], "bg1");
     assert!(is_error, "{text}");
 }
+
+#[test]
+fn a_background_agent_keeps_to_plan_mode_once_the_session_enters_it() {
+    let sb = Sandbox::new();
+    let gate = sb.project().join("gate");
+    let leak = sb.project().join("leak.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(
+                Turn::tool_use(
+                    "bg1",
+                    "Agent",
+                    json!({"description": "gated work", "prompt": TASK,
+                           "subagent_type": "general-purpose", "run_in_background": true}),
+                )
+                .when(|r| !is_agent(r)),
+            )
+            .turn(
+                Turn::tool_use(
+                    "gate1",
+                    "Bash",
+                    json!({"command": format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display())}),
+                )
+                .when(is_agent),
+            )
+            .turn(
+                Turn::tool_use(
+                    "w1",
+                    "Write",
+                    json!({"file_path": leak.display().to_string(), "content": "changed\n"}),
+                )
+                .when(is_agent),
+            )
+            .turn(Turn::text("REPORT-XYZ: could not write").when(is_agent))
+            .turn(Turn::text("Waiting.").when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")))
+            .turn(Turn::text("FINAL").when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ"))),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(
+        sb.catui(&server),
+        &["--permission-mode", "bypassPermissions"],
+    );
+    s.send_user("start the gated work in the background");
+    s.wait_type("result");
+    s.send(json!({"type": "control_request", "request_id": "m1",
+                  "request": {"subtype": "set_permission_mode", "mode": "plan"}}));
+    let answer = s.wait_for("mode answer", |v| {
+        v["type"] == "control_response" && v["response"]["request_id"] == "m1"
+    });
+    assert_eq!(answer["response"]["subtype"], "success", "{answer}");
+    std::fs::write(&gate, "").unwrap();
+    let ended = s.wait_for("task_notification", |v| v["subtype"] == "task_notification");
+    assert_eq!(ended["status"], "completed");
+    s.wait_type("result");
+    assert!(!leak.exists(), "a background agent wrote in plan mode");
+    let refused = server
+        .requests()
+        .iter()
+        .filter(|r| is_agent(r))
+        .find_map(|r| r.tool_result("w1"))
+        .unwrap();
+    assert!(
+        refused.is_error && refused.content.contains("plan mode"),
+        "{}",
+        refused.content
+    );
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+}

@@ -25,9 +25,11 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentReport, AgentRequest, AgentsHandle};
-use crate::engine::EngineEvent;
 use crate::engine::attachments::{AttachmentContext, AttachmentProvider};
 use crate::engine::extension::{AttachContext, EngineExtension};
+use crate::engine::extension::{ToolCallView, ToolGate};
+use crate::engine::{EngineEvent, Extensions};
+use crate::permissions::Access;
 use crate::sync::lock;
 use crate::tools::{ToolContext, ToolError};
 
@@ -157,6 +159,13 @@ impl BackgroundAgents {
         }));
         let mut agent_ctx = ctx.clone();
         agent_ctx.cancel = task.cancel.clone();
+        // It outlives the turn: if the main conversation enters plan mode
+        // meanwhile, plan mode's rules hold it too.
+        if let Some(main) = &ctx.session {
+            let mut extensions = ctx.values.get::<Extensions>().cloned().unwrap_or_default();
+            extensions.0.push(Arc::new(MainPlanMode(main.clone())));
+            agent_ctx.values.insert(extensions);
+        }
         let list = self.clone();
         let running = task.clone();
         tokio::spawn(async move {
@@ -398,6 +407,33 @@ impl AttachmentProvider for EndedAgents {
                 text: task.reminder(),
             })
             .collect()
+    }
+}
+
+/// Holds a background agent to plan mode's rules while the main
+/// conversation is in plan mode (it may have started before): a call that
+/// could change something is answered with an error instead of run.
+struct MainPlanMode(crate::tools::SessionHandle);
+
+impl EngineExtension for MainPlanMode {
+    fn before_tool(&self, call: &ToolCallView<'_>) -> ToolGate {
+        if self.0.0.permission_mode() != catui_protocol::PermissionMode::Plan
+            || call.call.is_read_only()
+            || matches!(call.call.access(call.ctx), Access::Session)
+        {
+            return ToolGate::Continue;
+        }
+        ToolGate::Answer {
+            content: format!(
+                "{} was not run: the main conversation is in plan mode now, and nothing may \
+                 change until the user approves a plan. Only read and search; report what you \
+                 would change instead.",
+                call.name
+            ),
+            display: "Not run: the session is in plan mode".into(),
+            is_error: true,
+            end_run: None,
+        }
     }
 }
 
