@@ -374,6 +374,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             inline_settings: _inline_settings,
             checkpoints,
             background,
+            background_agents,
             ..
         } = session;
         let Some(approvals) = approvals else {
@@ -397,8 +398,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
         mcp.shutdown().await;
         // The session's background agents end with it (also before
         // `/resume` starts another in this process).
-        background
-            .agents
+        background_agents
             .stop_all(std::time::Duration::from_secs(5))
             .await;
         let id = match exit {
