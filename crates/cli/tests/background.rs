@@ -236,13 +236,21 @@ fn the_model_is_told_when_a_background_command_ends() {
             .turn(Turn::tool_use(
                 "b1",
                 "Bash",
+                // It ends only after the next call lets it (not before the
+                // request that follows its own call, however loaded the
+                // machine), and says so with a file.
                 json!({
-                    "command": "echo first-line; echo LAST-LINE-q7; exit 3",
+                    "command": "while [ ! -f gate ]; do sleep 0.05; done; \
+                                echo first-line; echo LAST-LINE-q7; touch ended; exit 3",
                     "run_in_background": true
                 }),
             ))
             // While this runs, the background command ends.
-            .turn(Turn::tool_use("b2", "Bash", json!({"command": "sleep 2"})))
+            .turn(Turn::tool_use(
+                "b2",
+                "Bash",
+                json!({"command": "touch gate; while [ ! -f ended ]; do sleep 0.05; done; sleep 1"}),
+            ))
             .turn(Turn::tool_use("b3", "Bash", json!({"command": "true"})))
             .turn(Turn::text("saw it end")),
     )
