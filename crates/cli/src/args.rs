@@ -169,14 +169,20 @@ pub struct Args {
 /// (see `sdk_flags::unsupported`).
 #[derive(Debug, Default, clap::Args)]
 pub struct SdkArgs {
-    /// Replaces catui's system prompt (not supported: reported).
-    #[arg(long, hide = true)]
+    /// Replaces catui's own base prompt (who it is, how it works); its
+    /// rules on permissions and safety, the environment and AGENTS.md stay.
+    #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,
-    /// Text added to the system prompt (not supported: reported).
-    #[arg(long, hide = true)]
+    /// Text added to the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,
-    #[arg(long, hide = true)]
+    /// --system-prompt read from a file.
+    #[arg(long, value_name = "FILE", conflicts_with = "system_prompt")]
     pub system_prompt_file: Option<PathBuf>,
+    /// Sub-agent types for this run, as JSON: {"name": {"description": ...,
+    /// "prompt": ..., "tools": [...], "model": ...}} (like .catui/agents/).
+    #[arg(long, value_name = "JSON")]
+    pub agents: Option<String>,
     /// The tools offered: a comma-separated list, `default`, or "" for none.
     /// Tools not listed are denied for the session.
     #[arg(long)]
@@ -198,17 +204,23 @@ pub struct SdkArgs {
     /// Use only the --mcp-config servers (not .mcp.json or settings).
     #[arg(long)]
     pub strict_mcp_config: bool,
-    #[arg(long, hide = true)]
+    /// Send requests to this model when the main one stays overloaded or
+    /// unavailable after its retries (announced; the session stays on it).
+    #[arg(long, value_name = "MODEL")]
     pub fallback_model: Option<String>,
     #[arg(long, hide = true)]
     pub task_budget: Option<String>,
     #[arg(long, hide = true)]
     pub betas: Option<String>,
-    #[arg(long, hide = true)]
+    /// The final answer must be JSON matching this schema (an object
+    /// schema); it is returned as `structured_output` in the result.
+    #[arg(long, value_name = "SCHEMA")]
     pub json_schema: Option<String>,
     #[arg(long, hide = true)]
     pub plugin_dir: Vec<String>,
-    #[arg(long, hide = true)]
+    /// With --resume: continue from the message with this uuid, leaving
+    /// out what came after it.
+    #[arg(long, value_name = "UUID")]
     pub resume_session_at: Option<String>,
     #[arg(long, hide = true)]
     pub resume_drops_turn: Option<String>,
@@ -233,7 +245,8 @@ pub struct SdkArgs {
     pub await_initialize: bool,
     #[arg(long, hide = true)]
     pub plugin_dir_no_mcp: Vec<String>,
-    #[arg(long, hide = true)]
+    /// Write no transcript for this session (it cannot be resumed).
+    #[arg(long)]
     pub no_session_persistence: bool,
     #[arg(long, hide = true)]
     pub initialize_fields: Option<String>,

@@ -1,7 +1,8 @@
 //! What catui makes of the flags the Agent SDKs pass (docs/SDK.md):
 //! inline `--settings` JSON, `--tools`, `--setting-sources`, the `dontAsk`
-//! mode, and the flags catui has no feature for, which are reported once
-//! as a notification instead of being silently ignored.
+//! mode, the system prompt, `--agents` and `--json-schema`, and the flags
+//! catui has no feature for, which are reported once as a notification
+//! instead of being silently ignored.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,6 +64,42 @@ pub fn setting_sources(
         .transpose()
 }
 
+/// `--system-prompt TEXT`, or the text of `--system-prompt-file`.
+pub fn system_prompt(args: &Args) -> Result<Option<String>, String> {
+    if let Some(path) = &args.sdk.system_prompt_file {
+        return std::fs::read_to_string(path)
+            .map(Some)
+            .map_err(|e| format!("--system-prompt-file {}: {e}", path.display()));
+    }
+    Ok(args.sdk.system_prompt.clone())
+}
+
+/// The agent types of `--agents JSON`; a definition that cannot be used is
+/// an error (the caller asked for it on this run).
+pub fn agents(args: &Args) -> Result<Vec<catui_core::agents::AgentDefinition>, String> {
+    let Some(json) = args.sdk.agents.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("--agents: not valid JSON: {e}"))?;
+    let (agents, problems) = catui_core::agents::sdk::parse_sdk_agents(&value, "--agents");
+    match problems.into_iter().next() {
+        Some(problem) => Err(problem),
+        None => Ok(agents),
+    }
+}
+
+/// The schema of `--json-schema`.
+pub fn output_schema(args: &Args) -> Result<Option<serde_json::Value>, String> {
+    args.sdk
+        .json_schema
+        .as_deref()
+        .map(|text| {
+            serde_json::from_str(text).map_err(|e| format!("--json-schema: not valid JSON: {e}"))
+        })
+        .transpose()
+}
+
 /// `--permission-mode dontAsk`: the default mode, with every prompt
 /// denied instead of asked.
 pub fn is_dont_ask(args: &Args) -> bool {
@@ -80,17 +117,6 @@ pub fn unsupported(args: &Args) -> Vec<String> {
             ));
         }
     };
-    // The SDKs pass `--system-prompt ""` by default: nothing to report.
-    note(
-        sdk.system_prompt.as_deref().is_some_and(|p| !p.is_empty()),
-        "--system-prompt",
-        "catui keeps its own system prompt (plan mode depends on it)",
-    );
-    note(
-        sdk.system_prompt_file.is_some(),
-        "--system-prompt-file",
-        "catui keeps its own system prompt",
-    );
     note(
         sdk.permission_prompt_tool
             .as_deref()
@@ -110,30 +136,20 @@ pub fn unsupported(args: &Args) -> Vec<String> {
         "hooks run, but no hook_started/hook_response lines are printed",
     );
     note(
-        sdk.fallback_model.is_some(),
-        "--fallback-model",
-        "failed requests are retried on the same model",
-    );
-    note(
         sdk.task_budget.is_some(),
         "--task-budget",
         "use --max-budget-usd or --max-turns to bound a run",
     );
     note(sdk.betas.is_some(), "--betas", "no beta headers are sent");
     note(
-        sdk.json_schema.is_some(),
-        "--json-schema",
-        "no structured output is produced",
-    );
-    note(
         !sdk.plugin_dir.is_empty(),
         "--plugin-dir",
         "catui has no plugins",
     );
     note(
-        sdk.resume_session_at.is_some() || sdk.resume_drops_turn.is_some(),
-        "--resume-session-at/--resume-drops-turn",
-        "a resumed session continues from its end",
+        sdk.resume_drops_turn.is_some(),
+        "--resume-drops-turn",
+        "a resumed session continues from its end, or from --resume-session-at",
     );
     note(
         sdk.session_mirror,
@@ -164,11 +180,6 @@ pub fn unsupported(args: &Args) -> Vec<String> {
         !sdk.plugin_dir_no_mcp.is_empty(),
         "--plugin-dir-no-mcp",
         "catui has no plugins",
-    );
-    note(
-        sdk.no_session_persistence,
-        "--no-session-persistence",
-        "the session is still written to catui's transcript (needed for resume)",
     );
     note(
         sdk.initialize_fields.is_some()
@@ -206,8 +217,8 @@ mod tests {
     #[test]
     fn unsupported_flags_are_reported_once_each() {
         let args = parse(&[
-            "--fallback-model",
-            "m2",
+            "--plugin-dir",
+            "p",
             "--task-budget",
             "15",
             "--betas",

@@ -49,6 +49,8 @@ pub struct Session {
     /// The sub-agents running in the background (`stop_task`, waiting
     /// for them before a headless run ends).
     pub background_agents: Arc<catui_core::agents::BackgroundAgents>,
+    /// Options a stream-json client may still set (`initialize`).
+    pub late: catui_core::builder::LateSetup,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -85,6 +87,11 @@ pub fn config_from_args(
         plan_model: args.plan_model.clone(),
         max_turns: args.max_turns,
         append_system_prompt: args.sdk.append_system_prompt.clone(),
+        system_prompt: sdk_flags::system_prompt(args)?,
+        agents: sdk_flags::agents(args)?,
+        output_schema: sdk_flags::output_schema(args)?,
+        fallback_model: args.sdk.fallback_model.clone(),
+        persist_session: !args.sdk.no_session_persistence,
         allowed_tools: args.allowed_tools.clone(),
         disallowed_tools: args.disallowed_tools.clone(),
         add_dirs: args.add_dir.clone(),
@@ -92,6 +99,7 @@ pub fn config_from_args(
             resume: args.resume.clone(),
             continue_latest: args.continue_session,
             fork: args.fork_session,
+            at: args.sdk.resume_session_at.clone(),
         },
         session_id: args.session_id.clone(),
         tools: sdk_flags::tool_list(args),
@@ -226,6 +234,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         checkpoints: session.checkpoints,
         background: session.background,
         background_agents: session.background_agents,
+        late: session.late,
     })
 }
 
@@ -246,6 +255,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         checkpoints,
         background,
         background_agents,
+        late,
         ..
     } = session;
     let background = headless::Background {
@@ -253,8 +263,15 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         agents: background_agents,
     };
     let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
-    let init = stream_json
-        .then(|| headless::init_event(&info, engine.permission_mode(), engine.plan_file(), &mcp));
+    let init = stream_json.then(|| {
+        headless::init_event(
+            &info,
+            engine.permission_mode(),
+            engine.plan_file(),
+            &mcp,
+            late.agent_names(),
+        )
+    });
     // Flags catui accepts but cannot honour are said once, after `init`.
     for text in sdk_flags::unsupported(args) {
         eprintln!("catui: {text}");
@@ -311,6 +328,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
                 mcp: mcp.clone(),
                 checkpoints,
                 background: background.clone(),
+                late: late.clone(),
             };
             tokio::spawn(async move {
                 headless::read_stdin(users_tx, controls).await;

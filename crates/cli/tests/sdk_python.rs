@@ -48,6 +48,7 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
         .env("PROJECT", sb.project())
         .env("CATUI_CONFIG_DIR", sb.config())
         .env("CATUI_RETRY_BASE_MS", "1")
+        .env("MCP_EVERYTHING", sdk_cases::everything_js())
         .env("CATUI_MODEL", "test-model")
         .env("ANTHROPIC_API_KEY", "test-key-not-secret")
         .env("ANTHROPIC_BASE_URL", server.url());
@@ -254,7 +255,14 @@ fn max_turns_ends_with_a_typed_error_result() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn every_option_is_accepted_and_unsupported_ones_are_reported() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
+    // `output_format` asks for structured output: the model that answers
+    // in prose is reminded once.
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("hi"))
+            .turn(Turn::text("hi again")),
+    )
+    .unwrap();
     let facts = scenario(&sb, &server, "all_options");
     let notes = facts["notes"].to_string();
     // The appended system prompt reaches the model.
@@ -270,13 +278,12 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
         !notes.contains("--mcp-config") && !notes.contains("--strict-mcp-config"),
         "{notes}"
     );
-    for flag in [
-        "--fallback-model",
-        "--json-schema",
-        "--plugin-dir",
-        "--betas",
-    ] {
+    for flag in ["--plugin-dir", "--betas"] {
         assert!(notes.contains(flag), "{flag} not reported: {notes}");
+    }
+    // Honoured now, so not reported.
+    for flag in ["--fallback-model", "--json-schema", "--system-prompt"] {
+        assert!(!notes.contains(flag), "{flag} reported: {notes}");
     }
     let tools = facts["tools"].to_string();
     assert!(
@@ -393,6 +400,48 @@ fn with_setting_sources(name: &str) -> (Vec<String>, bool, bool) {
 }
 
 #[test]
+#[ignore = "needs the Python SDK venv and the npm MCP servers; .ci/run runs it"]
+fn one_shot_query_offers_mcp_tools_in_its_first_request() {
+    sdk_cases::mcp_one_shot(scenario);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn application_agents_become_agent_types() {
+    sdk_cases::agents(scenario);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn output_format_gives_structured_output() {
+    sdk_cases::structured_output(scenario);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn a_system_prompt_string_replaces_the_base_prompt() {
+    sdk_cases::system_prompt_string(scenario);
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn fallback_model_takes_over_from_an_overloaded_model() {
+    let sb = Sandbox::new();
+    let mut script = Script::new();
+    for _ in 0..8 {
+        script = script.turn(Turn::error_status(529, "Overloaded").when_model("main-model"));
+    }
+    let server = MockServer::start_blocking(
+        script.turn(Turn::text("from the spare").when_model("spare-model")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "fallback_model");
+    assert_eq!(facts["result"], "from the spare");
+    let last = server.requests().last().unwrap().model().to_string();
+    assert_eq!(last, "spare-model");
+}
+
+#[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn without_setting_sources_the_project_applies_only_as_far_as_it_is_trusted() {
     let (asked, written, read_refused) = with_setting_sources("sources_default");
@@ -499,4 +548,29 @@ fn stop_task_stops_a_background_agent_and_bad_ids_raise() {
             .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
     });
     assert!(!left, "the agent's loop still runs");
+}
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn resume_session_at_continues_from_the_given_message() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::text("noted 42"))
+            .turn(Turn::text("forgotten"))
+            .turn(Turn::text("you said 42")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "resume_at");
+    assert_eq!(facts["result"], "you said 42");
+    let requests = server.requests();
+    let resumed = requests.last().unwrap().body["messages"].to_string();
+    assert!(
+        resumed.contains("Remember 42") && resumed.contains("noted 42"),
+        "{resumed}"
+    );
+    assert!(
+        !resumed.contains("forget it") && !resumed.contains("forgotten"),
+        "{resumed}"
+    );
 }

@@ -44,6 +44,7 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
         .env("PROJECT", sb.project())
         .env("CATUI_CONFIG_DIR", sb.config())
         .env("CATUI_RETRY_BASE_MS", "1")
+        .env("MCP_EVERYTHING", sdk_cases::everything_js())
         .env("CATUI_MODEL", "test-model")
         .env("ANTHROPIC_API_KEY", "test-key-not-secret")
         .env("ANTHROPIC_BASE_URL", server.url());
@@ -166,4 +167,40 @@ fn ts_rewind_files_previews_then_restores_the_files_at_a_replayed_user_message()
         transcript.contains(&format!("\"uuid\":\"{id}\"")),
         "{id} is not a transcript entry"
     );
+}
+
+#[test]
+#[ignore = "needs the TypeScript SDK and the npm MCP servers; .ci/run runs it"]
+fn ts_one_shot_query_offers_mcp_tools_in_its_first_request() {
+    // The TypeScript SDK sends its servers in `initialize`.
+    sdk_cases::mcp_one_shot(scenario);
+}
+
+#[test]
+#[ignore = "needs the TypeScript SDK (npm); .ci/run runs it"]
+fn ts_application_agents_become_agent_types() {
+    sdk_cases::agents(scenario);
+}
+
+#[test]
+#[ignore = "needs the TypeScript SDK (npm); .ci/run runs it"]
+fn ts_output_format_gives_structured_output() {
+    sdk_cases::structured_output(scenario);
+}
+
+#[test]
+#[ignore = "needs the TypeScript SDK (npm); .ci/run runs it"]
+fn ts_a_system_prompt_string_replaces_the_base_prompt() {
+    // Sent in `initialize` as a list of strings.
+    sdk_cases::system_prompt_string(scenario);
+}
+
+#[test]
+#[ignore = "needs the TypeScript SDK (npm); .ci/run runs it"]
+fn ts_persist_session_false_writes_no_transcript() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let facts = scenario(&sb, &server, "no_persistence");
+    assert_eq!(facts["result"], "ok");
+    assert!(sb.transcripts().is_empty(), "{:?}", sb.transcripts());
 }

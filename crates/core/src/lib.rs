@@ -8,6 +8,8 @@
 //! - [`plan`] — plan mode — plan files, transitions, Enter/ExitPlanMode,
 //!   attachments, workflow prompts.
 //! - [`agents`] — sub-agents.
+//! - [`output`] — structured output: a final answer that matches a JSON
+//!   schema (`--json-schema`).
 //! - [`teams`] — teammates, mailboxes and plan approval by the team lead.
 //! - [`session`] — transcripts, resume, fork.
 //! - [`checkpoints`] — the project's files before each change, and rewind
@@ -27,6 +29,7 @@ pub mod config_dir;
 pub mod engine;
 pub mod hooks;
 pub mod mcp;
+pub mod output;
 pub mod permissions;
 pub mod plan;
 pub mod prompt;

@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "permissions",
     "tools",
     "engine",
+    "output",
     "plan",
     "session",
     "checkpoints",

@@ -293,6 +293,14 @@ pub enum ModelEvent {
         delay_ms: u64,
         reason: String,
     },
+    /// `model` stayed overloaded or unavailable after its retries; the
+    /// request goes to `fallback` instead, and so do later ones for
+    /// `model` (front ends discard what was streamed so far).
+    FellBack {
+        model: String,
+        fallback: String,
+        reason: String,
+    },
 }
 
 /// A complete model answer.

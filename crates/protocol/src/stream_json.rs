@@ -192,6 +192,9 @@ pub enum ResultSubtype {
     PlanReady,
     /// The session spent its `--max-budget-usd`.
     ErrorMaxBudgetUsd,
+    /// The model did not give output matching `--json-schema` in the
+    /// attempts it had.
+    ErrorMaxStructuredOutputRetries,
 }
 
 /// The one `result` event that ends the handling of each user input.
@@ -224,6 +227,9 @@ pub struct ResultEvent {
     /// TypeScript SDK reads it; the text is also in `result`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// With `--json-schema`: the final answer, matching the schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
 }
 
 /// A line read from stdin with `--input-format stream-json`.
@@ -351,6 +357,7 @@ mod tests {
             plan_file: None,
             uuid: "u".into(),
             errors: vec!["budget".into()],
+            structured_output: None,
         });
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["subtype"], "error_max_budget_usd");

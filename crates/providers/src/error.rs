@@ -78,6 +78,20 @@ impl ProviderError {
         }
     }
 
+    /// Whether the model is overloaded or unavailable (529, 503, an
+    /// `overloaded_error` in the stream), also after every retry: the case
+    /// for another model (`--fallback-model`).
+    pub fn is_overloaded(&self) -> bool {
+        match self {
+            ProviderError::Http { status, .. } => matches!(status, 503 | 529),
+            ProviderError::StreamError { kind, .. } => {
+                matches!(kind.as_str(), "overloaded_error" | "server_is_overloaded")
+            }
+            ProviderError::RetriesExhausted { last, .. } => last.is_overloaded(),
+            _ => false,
+        }
+    }
+
     /// Whether another attempt may succeed: rate limits, overload, server
     /// errors, connection problems and streams that ended early.
     pub fn is_retryable(&self) -> bool {
@@ -156,5 +170,22 @@ mod tests {
             )),
         };
         assert!(wrapped.is_context_overflow());
+    }
+
+    #[test]
+    fn overload_is_seen_through_retries() {
+        assert!(http(529, "Overloaded").is_overloaded());
+        assert!(http(503, "unavailable").is_overloaded());
+        assert!(!http(500, "oops").is_overloaded());
+        assert!(!http(429, "slow down").is_overloaded());
+        let wrapped = ProviderError::RetriesExhausted {
+            attempts: 8,
+            last: Box::new(ProviderError::StreamError {
+                provider: "test",
+                kind: "overloaded_error".into(),
+                message: "Overloaded".into(),
+            }),
+        };
+        assert!(wrapped.is_overloaded());
     }
 }

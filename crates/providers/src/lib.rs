@@ -17,6 +17,7 @@ mod assemble;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod fallback;
 mod http;
 pub mod ledger;
 pub mod openai;
@@ -32,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 pub use catalog::{ModelCatalog, ModelInfo, ModelOverride, Pricing};
 pub use config::{ProviderConfig, ProviderKind};
 pub use error::ProviderError;
+pub use fallback::FallbackClient;
 pub use ledger::{BudgetExceeded, MeteredClient, UsageLedger};
 
 /// Receives streaming events while a response is produced.

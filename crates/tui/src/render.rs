@@ -166,6 +166,18 @@ fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
         return None;
     }
     let frame = SPINNER[state.tick % SPINNER.len()];
+    if !state.awaiting_tools.is_empty() {
+        let head = format!(
+            "{frame} Waiting for {} to start…",
+            state.awaiting_tools.join(", ")
+        );
+        let tail = " (esc to go on without it)";
+        let room = width.saturating_sub(str_width(&head));
+        return Some(Line::from(vec![
+            Span::styled(truncate(&head, width), Style::default().fg(t.warn)),
+            Span::styled(truncate(tail, room), dim()),
+        ]));
+    }
     let what = match (&state.streaming_tool, state.thinking) {
         (Some(tool), _) => format!("Preparing {tool}…"),
         (None, true) => "Thinking…".to_string(),

@@ -280,6 +280,7 @@ impl Runtime {
                 }
                 // The turn's result reports the interruption.
                 Action::Interrupt => self.control.interrupt(),
+                Action::StopWaitingForTools => self.control.stop_waiting_for_tools(),
                 Action::SetMode(mode) => {
                     if let Err(e) = self.control.set_permission_mode(mode) {
                         self.state.system(e.to_string(), true);

@@ -239,6 +239,7 @@ fn denied_calls_get_their_result_from_the_tool_result_message() {
         parent_tool_use_id: None,
     });
     s.apply(EngineEvent::User {
+        uuid: "u".into(),
         message: Message {
             role: Role::User,
             content: vec![ContentBlock::tool_result(
@@ -542,4 +543,33 @@ fn b_and_plan_review_open_the_review_page_whose_decision_closes_the_dialog() {
         shown.contains("Decided in the browser: Approved, continuing in acceptEdits"),
         "{shown}"
     );
+}
+
+#[test]
+fn a_request_waiting_for_mcp_servers_says_which_and_esc_goes_on_without_them() {
+    let mut s = state();
+    s.submit_text("use the database".into());
+    s.apply(EngineEvent::AwaitingTools {
+        pending: vec!["MCP server `db`".into()],
+    });
+    let shown = format!("{}", screen(&s, 100, 20).backend());
+    assert!(
+        shown.contains("Waiting for MCP server `db` to start") && shown.contains("esc to go on"),
+        "{shown}"
+    );
+    // The first Esc stops the wait, not the turn.
+    assert_eq!(
+        press(&mut s, key(KeyCode::Esc)),
+        [Action::StopWaitingForTools]
+    );
+    let shown = format!("{}", screen(&s, 100, 20).backend());
+    assert!(!shown.contains("Waiting for MCP server"), "{shown}");
+    // The next one interrupts as usual.
+    assert_eq!(press(&mut s, key(KeyCode::Esc)), [Action::Interrupt]);
+    // The engine's own end of the wait clears the line too.
+    s.apply(EngineEvent::AwaitingTools {
+        pending: vec!["MCP server `db`".into()],
+    });
+    s.apply(EngineEvent::AwaitingTools { pending: vec![] });
+    assert!(s.awaiting_tools.is_empty());
 }

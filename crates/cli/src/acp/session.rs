@@ -84,8 +84,7 @@ impl AcpSession {
                 config.session_id = None;
                 config.resume = Resume {
                     resume: Some(id.clone()),
-                    continue_latest: false,
-                    fork: false,
+                    ..Resume::default()
                 };
                 id
             }

@@ -147,6 +147,7 @@ impl Narrator {
             EngineEvent::User {
                 message,
                 parent_tool_use_id: None,
+                ..
             } => self.results(&message.content),
             EngineEvent::PermissionMode {
                 mode,

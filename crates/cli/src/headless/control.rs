@@ -4,6 +4,11 @@
 //! `rewind_files`, `stop_task`, and catui's `rewind_to_plan`. Every request
 //! is answered; one catui does not know gets an `error` response that
 //! names it.
+//!
+//! `initialize` also carries options the SDKs send instead of flags (see
+//! [`catui_core::builder::LateSetup`]): `agents`, and from the TypeScript
+//! SDK `systemPrompt`, `appendSystemPrompt`, `jsonSchema` and
+//! `mcpServers`; each takes effect before the first user message.
 
 use std::sync::Arc;
 
@@ -33,6 +38,7 @@ pub struct Controls {
     pub checkpoints: Option<Arc<Checkpoints>>,
     /// Background agents and commands (`stop_task`).
     pub background: super::Background,
+    pub late: catui_core::builder::LateSetup,
 }
 
 /// One line per option of `initialize` that catui cannot honour (the
@@ -50,15 +56,6 @@ fn unsupported_initialize_options(options: &serde_json::Map<String, Value>) -> V
     let mut out = Vec::new();
     for (key, why) in [
         (
-            "systemPrompt",
-            "catui keeps its own system prompt (plan mode depends on it)",
-        ),
-        (
-            "appendSystemPrompt",
-            "pass it as --append-system-prompt (extraArgs) instead",
-        ),
-        ("jsonSchema", "no structured output is produced"),
-        (
             "planModeInstructions",
             "catui's plan mode uses its own instructions",
         ),
@@ -66,7 +63,6 @@ fn unsupported_initialize_options(options: &serde_json::Map<String, Value>) -> V
             "appendSubagentSystemPrompt",
             "sub-agents keep their own prompts",
         ),
-        ("agents", "define agents as files in .catui/agents/"),
     ] {
         if options.get(key).is_some_and(non_empty) {
             out.push(format!(
@@ -122,7 +118,16 @@ impl Controls {
                     .filter_map(ServerSpec::sdk)
                     .collect();
                 self.mcp.add(sdk_servers);
-                Ok(Some(self.initialize_response(registered)))
+                for problem in self.apply_initialize_options(&options) {
+                    self.notify("invalid_option", problem);
+                }
+                let mut response = self.initialize_response(registered);
+                if options.get("mcpServers").is_some_and(|v| !v.is_null()) {
+                    // The TypeScript SDK ends the session unless told its
+                    // servers were taken.
+                    response["mcp_servers_applied"] = true.into();
+                }
+                Ok(Some(response))
             }
             ClientRequest::Interrupt => {
                 // Prompts still waiting are withdrawn (and count as denied).
@@ -229,6 +234,45 @@ impl Controls {
         }
     }
 
+    fn notify(&self, key: &str, text: String) {
+        eprintln!("catui: {text}");
+        let _ = self.out.send(OutputEvent::System(
+            catui_protocol::stream_json::SystemEvent::Notification {
+                key: key.into(),
+                text,
+            },
+        ));
+    }
+
+    /// Applies what `initialize` sets in place of flags; returns one line
+    /// per option that could not be used.
+    fn apply_initialize_options(&self, options: &serde_json::Map<String, Value>) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(agents) = options.get("agents").filter(|v| !v.is_null()) {
+            let (agents, more) =
+                catui_core::agents::sdk::parse_sdk_agents(agents, "initialize.agents");
+            problems.extend(more);
+            self.late.add_agents(agents);
+        }
+        let (base, append) = system_prompt_options(options);
+        if base.is_some() || append.is_some() {
+            self.late.set_system_prompt(base, append);
+        }
+        if let Some(schema) = options.get("jsonSchema").filter(|v| !v.is_null())
+            && let Err(e) = self.late.set_output_schema(schema.clone())
+        {
+            problems.push(format!("initialize.jsonSchema: {e}"));
+        }
+        if let Some(servers) = options.get("mcpServers").filter(|v| !v.is_null()) {
+            use catui_core::mcp::config;
+            let (found, errors) =
+                config::parse_servers(servers, &config::Source::Flag, "initialize.mcpServers");
+            problems.extend(errors.iter().map(ToString::to_string));
+            self.late.add_mcp_servers(found);
+        }
+        problems
+    }
+
     fn initialize_response(&self, hooks: usize) -> Value {
         let commands: Vec<Value> = COMMANDS
             .iter()
@@ -236,8 +280,15 @@ impl Controls {
                 json!({"name": name, "description": description, "argumentHint": ""})
             })
             .collect();
+        let agents: Vec<Value> = self
+            .late
+            .agents()
+            .iter()
+            .map(|a| json!({"name": a.name, "description": a.description}))
+            .collect();
         json!({
             "commands": commands,
+            "agents": agents,
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": [{
@@ -281,6 +332,40 @@ fn rewind_result(report: &RewindReport) -> Value {
     out
 }
 
+/// The system prompt options of the TypeScript SDK's `initialize`: a
+/// string or a list of strings replaces catui's base (`systemPrompt`, as
+/// `--system-prompt`); a preset keeps it, with its `append`, and so does
+/// `appendSystemPrompt` (as `--append-system-prompt`).
+fn system_prompt_options(
+    options: &serde_json::Map<String, Value>,
+) -> (Option<String>, Option<String>) {
+    let mut append = options
+        .get("appendSystemPrompt")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let base = match options.get("systemPrompt") {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Array(parts)) => Some(
+            parts
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        ),
+        Some(Value::Object(preset)) => {
+            if append.is_none() {
+                append = preset
+                    .get("append")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+            }
+            None
+        }
+        _ => None,
+    };
+    (base, append)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,10 +373,34 @@ mod tests {
     #[test]
     fn initialize_options_catui_cannot_honour_are_named() {
         let options = json!({"systemPrompt": [""], "appendSystemPrompt": "Be brief.",
-            "jsonSchema": {"type": "object"}, "agents": {}});
+            "jsonSchema": {"type": "object"}, "agents": {},
+            "planModeInstructions": "Plan well."});
         let notes = unsupported_initialize_options(options.as_object().unwrap());
-        assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].contains("appendSystemPrompt"));
-        assert!(notes[1].contains("jsonSchema"));
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("planModeInstructions"));
+    }
+
+    #[test]
+    fn system_prompt_options_take_each_form_the_sdk_sends() {
+        let get = |v: Value| system_prompt_options(v.as_object().unwrap());
+        assert_eq!(
+            get(json!({"systemPrompt": ["You review SQL.", "Be terse."]})),
+            (Some("You review SQL.\n\nBe terse.".into()), None)
+        );
+        assert_eq!(
+            get(json!({"systemPrompt": "You review SQL."})),
+            (Some("You review SQL.".into()), None)
+        );
+        assert_eq!(
+            get(
+                json!({"systemPrompt": {"type": "preset", "preset": "claude_code", "append": "Be brief."}})
+            ),
+            (None, Some("Be brief.".into()))
+        );
+        assert_eq!(
+            get(json!({"appendSystemPrompt": "Be brief."})),
+            (None, Some("Be brief.".into()))
+        );
+        assert_eq!(get(json!({})), (None, None));
     }
 }

@@ -170,6 +170,21 @@ fn render_event(
                 eprintln!("{text}");
                 None
             }
+            EngineEvent::Delta {
+                event:
+                    ModelEvent::FellBack {
+                        model,
+                        fallback,
+                        reason,
+                    },
+                ..
+            } => {
+                eprintln!(
+                    "catui: {}",
+                    stream::fallback_text(&model, &fallback, &reason)
+                );
+                None
+            }
             other => {
                 verbose_line(verbose, &other);
                 None
@@ -192,6 +207,9 @@ fn verbose_line(verbose: bool, event: &EngineEvent) {
         EngineEvent::PermissionMode { mode, .. } => eprintln!("[mode: {mode}]"),
         EngineEvent::Notification { text, .. } => eprintln!("[{text}]"),
         EngineEvent::TeammateMessage { from, text } => eprintln!("[{from}: {text}]"),
+        EngineEvent::AwaitingTools { pending } if !pending.is_empty() => {
+            eprintln!("[waiting for {} to start]", pending.join(", "))
+        }
         EngineEvent::Delta {
             event:
                 ModelEvent::Retrying {
@@ -217,6 +235,7 @@ pub fn init_event(
     mode: PermissionMode,
     plan_file: Option<String>,
     mcp: &catui_core::mcp::McpManager,
+    agents: Vec<String>,
 ) -> OutputEvent {
     OutputEvent::System(SystemEvent::Init(Box::new(InitEvent {
         session_id: info.session_id.clone(),
@@ -236,7 +255,7 @@ pub fn init_event(
             .map(|(name, _)| name.to_string())
             .collect(),
         output_style: "default".into(),
-        agents: Vec::new(),
+        agents,
         skills: Vec::new(),
         plugins: Vec::new(),
         uuid: new_uuid(),
@@ -490,6 +509,7 @@ pub fn stopped_result(
         permission_mode,
         plan_file: None,
         uuid: new_uuid(),
+        structured_output: None,
     }
 }
 

@@ -74,6 +74,7 @@ impl StreamJson {
         match event {
             EngineEvent::Assistant {
                 message,
+                uuid,
                 parent_tool_use_id,
                 response,
             } => {
@@ -105,18 +106,19 @@ impl StreamJson {
                     },
                     session_id,
                     parent_tool_use_id,
-                    uuid: new_uuid(),
+                    uuid,
                 });
                 out
             }
             EngineEvent::User {
                 message,
+                uuid,
                 parent_tool_use_id,
             } => vec![OutputEvent::User {
                 message,
                 session_id,
                 parent_tool_use_id,
-                uuid: new_uuid(),
+                uuid,
                 is_replay: None,
             }],
             // The echo carries the message's own id: what `rewind_files`
@@ -185,6 +187,23 @@ impl StreamJson {
                 })
             }
             EngineEvent::Delta {
+                event:
+                    ModelEvent::FellBack {
+                        model,
+                        fallback,
+                        reason,
+                    },
+                agent_id,
+            } => {
+                if agent_id.is_none() {
+                    self.partial = None;
+                }
+                system(SystemEvent::Notification {
+                    key: "fallback_model".into(),
+                    text: fallback_text(&model, &fallback, &reason),
+                })
+            }
+            EngineEvent::Delta {
                 event,
                 agent_id: None,
             } if self.partial_messages => self.delta(event),
@@ -242,7 +261,10 @@ impl StreamJson {
                 }),
                 None => Vec::new(),
             },
-            EngineEvent::Delta { .. } | EngineEvent::ToolEnd { .. } => Vec::new(),
+            // A server that fails to start is reported by its own notice.
+            EngineEvent::Delta { .. }
+            | EngineEvent::ToolEnd { .. }
+            | EngineEvent::AwaitingTools { .. } => Vec::new(),
         }
     }
 
@@ -300,7 +322,7 @@ impl StreamJson {
                 Value::Null,
                 json!({"type": "input_json_delta", "partial_json": partial_json}),
             ),
-            ModelEvent::Retrying { .. } => return Vec::new(),
+            ModelEvent::Retrying { .. } | ModelEvent::FellBack { .. } => return Vec::new(),
         };
         let index = match partial.block {
             Some((index, open)) if open == kind => index,
@@ -334,6 +356,13 @@ impl StreamJson {
     }
 }
 
+/// How a switch to the fallback model is announced.
+pub fn fallback_text(model: &str, fallback: &str, reason: &str) -> String {
+    format!(
+        "{model} is overloaded or unavailable ({reason}); continuing with the fallback model {fallback}"
+    )
+}
+
 /// The `result` line of one handled input.
 pub fn result_event(
     session_id: &str,
@@ -361,6 +390,7 @@ pub fn result_event(
         permission_mode: o.permission_mode,
         plan_file: o.plan_file,
         uuid: new_uuid(),
+        structured_output: o.structured_output,
     }
 }
 
@@ -403,6 +433,7 @@ mod tests {
             }));
         }
         lines.extend(s.lines(EngineEvent::Assistant {
+            uuid: "u".into(),
             message: catui_protocol::Message::assistant_text("Hello"),
             parent_tool_use_id: None,
             response: ResponseInfo {

@@ -158,3 +158,147 @@ pub fn sdk_mcp_server(run: Runner) {
     let (save, is_error) = result_of(&reqs[2], "s1");
     assert!(is_error && save.contains("Plan mode is active"), "{save}");
 }
+
+/// The `everything` reference MCP server's entry point (installed by
+/// `.ci/mcp-setup`); empty when it is missing (the MCP scenario then fails
+/// saying so).
+pub fn everything_js() -> String {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if path.exists() {
+        path.display().to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// A one-shot query with a real stdio MCP server: the first request lists
+/// its tools and the model's call to one works.
+pub fn mcp_one_shot(run: Runner) {
+    assert!(
+        !everything_js().is_empty(),
+        "the npm MCP servers are missing: run `bash .ci/mcp-setup`"
+    );
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "e1",
+                "mcp__ev__echo",
+                json!({"message": "from the SDK"}),
+            ))
+            .turn(Turn::text("echoed")),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "mcp_one_shot");
+    assert_eq!(facts["result"], "echoed");
+    let reqs = server.requests();
+    let names = reqs[0].tool_names();
+    assert!(names.iter().any(|n| n == "mcp__ev__echo"), "{names:?}");
+    let (text, is_error) = result_of(&reqs[1], "e1");
+    assert!(!is_error && text.contains("Echo: from the SDK"), "{text}");
+}
+
+/// An application's agent type (`reviewer`, read-only tools) is offered
+/// by the Agent tool, runs with its own prompt and tools, and runs in plan
+/// mode without asking.
+pub fn agents(run: Runner) {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "a1",
+                "Agent",
+                json!({"description": "review", "prompt": "Review the code",
+                       "subagent_type": "reviewer"}),
+            ))
+            .turn(Turn::text("no bugs found").when_contains("You review code carefully."))
+            .turn(Turn::text("reviewed")),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "agents");
+    assert_eq!(facts["result"], "reviewed");
+    let reqs = server.requests();
+    let agent = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Agent")
+        .cloned()
+        .unwrap();
+    assert!(
+        agent["description"]
+            .as_str()
+            .unwrap()
+            .contains("reviewer: Reviews code for bugs"),
+        "{agent}"
+    );
+    assert!(
+        reqs[1]
+            .system_text()
+            .starts_with("You review code carefully.")
+    );
+    let mut names = reqs[1].tool_names();
+    names.sort();
+    assert_eq!(names, ["Glob", "Grep", "Read"]);
+    let (text, is_error) = result_of(&reqs[2], "a1");
+    assert!(!is_error && text.contains("no bugs found"), "{text}");
+}
+
+/// `output_format`: the schema is the StructuredOutput tool's input schema;
+/// a wrong answer is sent back with the error, a right one is the result's
+/// `structured_output`.
+pub fn structured_output(run: Runner) {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "s1",
+                "StructuredOutput",
+                json!({"answer": "42"}),
+            ))
+            .turn(Turn::tool_use(
+                "s2",
+                "StructuredOutput",
+                json!({"answer": 42}),
+            )),
+    )
+    .unwrap();
+    let facts = run(&sb, &server, "structured_output");
+    assert_eq!(facts["structured"], json!({"answer": 42}));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let tool = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "StructuredOutput")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        tool["input_schema"]["properties"]["answer"]["type"],
+        "integer"
+    );
+    let (text, is_error) = result_of(&reqs[1], "s1");
+    assert!(is_error && text.contains("/answer"), "{text}");
+}
+
+/// `system_prompt` as a string replaces catui's base prompt; the house
+/// rules and the environment stay.
+pub fn system_prompt_string(run: Runner) {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let facts = run(&sb, &server, "system_prompt_string");
+    assert_eq!(facts["result"], "ok");
+    let system = server.requests()[0].system_text();
+    assert!(
+        system.starts_with("You are a terse SQL reviewer."),
+        "{system}"
+    );
+    assert!(!system.contains("You are catui"), "{system}");
+    assert!(system.contains("<system-reminder>"), "{system}");
+    assert!(
+        system.contains(&sb.project().display().to_string()),
+        "{system}"
+    );
+}

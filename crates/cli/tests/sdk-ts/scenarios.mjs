@@ -353,6 +353,77 @@ async function rewind() {
   });
 }
 
+async function collectAll(opts, prompt) {
+  const messages = [];
+  for await (const m of query({ prompt, options: options(opts) })) messages.push(m);
+  return messages;
+}
+
+// The TypeScript SDK sends these options in `initialize` (not as flags):
+// MCP servers, agents, the system prompt and the output schema.
+
+async function mcpOneShot() {
+  const everything = process.env.MCP_EVERYTHING;
+  const messages = await collectAll(
+    {
+      mcpServers: { ev: { type: "stdio", command: "node", args: [everything, "stdio"] } },
+      allowedTools: ["mcp__ev"],
+    },
+    "echo it",
+  );
+  const result = resultOf(messages);
+  assert.equal(result.subtype, "success", JSON.stringify(result));
+  report({ result: result.result });
+}
+
+async function agents() {
+  const messages = await collectAll(
+    {
+      permissionMode: "plan",
+      agents: {
+        reviewer: {
+          description: "Reviews code for bugs",
+          prompt: "You review code carefully.",
+          tools: ["Read", "Grep", "Glob"],
+        },
+      },
+    },
+    "Review the code",
+  );
+  const result = resultOf(messages);
+  assert.equal(result.subtype, "success", JSON.stringify(result));
+  assert.ok(messages.some((m) => m.type === "assistant" && m.parent_tool_use_id === "a1"));
+  report({ result: result.result });
+}
+
+async function structuredOutput() {
+  const schema = {
+    type: "object",
+    properties: { answer: { type: "integer" } },
+    required: ["answer"],
+  };
+  const messages = await collectAll(
+    { outputFormat: { type: "json_schema", schema } },
+    "What is the answer?",
+  );
+  const result = resultOf(messages);
+  assert.equal(result.subtype, "success", JSON.stringify(result));
+  assert.deepEqual(result.structured_output, { answer: 42 });
+  report({ structured: result.structured_output, result: result.result });
+}
+
+async function systemPromptString() {
+  const messages = await collectAll({ systemPrompt: "You are a terse SQL reviewer." }, "hi");
+  report({ result: resultOf(messages).result });
+}
+
+async function noPersistence() {
+  const messages = await collectAll({ persistSession: false }, "hi");
+  const result = resultOf(messages);
+  assert.equal(result.subtype, "success", JSON.stringify(result));
+  report({ result: result.result, session_id: result.session_id });
+}
+
 const SCENARIOS = {
   one_shot: oneShot,
   can_use_tool: canUseTool,
@@ -362,6 +433,11 @@ const SCENARIOS = {
   deny_interrupts: denyInterrupts,
   sdk_mcp: sdkMcp,
   rewind,
+  mcp_one_shot: mcpOneShot,
+  agents,
+  structured_output: structuredOutput,
+  system_prompt_string: systemPromptString,
+  no_persistence: noPersistence,
 };
 
 const name = process.argv[2];

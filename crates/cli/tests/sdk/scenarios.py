@@ -16,6 +16,7 @@ import sys
 
 import anyio
 from claude_agent_sdk import (
+    AgentDefinition,
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
@@ -498,6 +499,85 @@ async def stop_task():
     )
 
 
+async def mcp_one_shot():
+    """A one-shot query() with a real stdio MCP server: its tools are in the
+    first request and its tool call works, without waiting for a "connected"
+    notice first."""
+    everything = os.environ["MCP_EVERYTHING"]
+    opts = options(
+        mcp_servers={"ev": {"type": "stdio", "command": "node", "args": [everything, "stdio"]}},
+        allowed_tools=["mcp__ev"],
+    )
+    messages = [m async for m in query(prompt="echo it", options=opts)]
+    result = result_of(messages)
+    assert result.subtype == "success", result
+    report(result=result.result)
+
+
+async def agents():
+    """Agent types defined by the application (sent in `initialize`); a
+    read-only one runs in plan mode without asking."""
+    opts = options(
+        permission_mode="plan",
+        agents={"reviewer": AgentDefinition(
+            description="Reviews code for bugs",
+            prompt="You review code carefully.",
+            tools=["Read", "Grep", "Glob"],
+        )},
+    )
+    messages = [m async for m in query(prompt="Review the code", options=opts)]
+    result = result_of(messages)
+    assert result.subtype == "success", result
+    sub = [m for m in messages if isinstance(m, AssistantMessage) and m.parent_tool_use_id]
+    assert sub and sub[0].parent_tool_use_id == "a1", messages
+    report(result=result.result)
+
+
+async def structured_output():
+    schema = {"type": "object", "properties": {"answer": {"type": "integer"}},
+              "required": ["answer"]}
+    opts = options(output_format={"type": "json_schema", "schema": schema})
+    messages = [m async for m in query(prompt="What is the answer?", options=opts)]
+    result = result_of(messages)
+    assert result.subtype == "success", result
+    assert result.structured_output == {"answer": 42}, result
+    report(structured=result.structured_output, result=result.result)
+
+
+async def system_prompt_string():
+    opts = options(system_prompt="You are a terse SQL reviewer.")
+    messages = [m async for m in query(prompt="hi", options=opts)]
+    report(result=result_of(messages).result)
+
+
+async def fallback_model():
+    opts = options(model="main-model", fallback_model="spare-model")
+    messages = [m async for m in query(prompt="hi", options=opts)]
+    notes = [m.data["text"] for m in messages
+             if isinstance(m, SystemMessage) and m.subtype == "notification"
+             and m.data.get("key") == "fallback_model"]
+    assistant = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert assistant[-1].model == "spare-model", assistant
+    assert notes and "spare-model" in notes[0], notes
+    report(result=result_of(messages).result)
+
+
+async def resume_at():
+    """resume_session_at: a resumed session continues from the message
+    given by its uuid, as the SDK reported it."""
+    async with ClaudeSDKClient(options=options()) as client:
+        await client.query("Remember 42")
+        first = await collect(client)
+        await client.query("Actually, forget it")
+        await collect(client)
+    kept = [m for m in first if isinstance(m, AssistantMessage)][-1]
+    session_id = result_of(first).session_id
+    opts = options(resume=session_id, resume_session_at=kept.uuid)
+    messages = [m async for m in query(prompt="What did I ask you to remember?", options=opts)]
+    assert result_of(messages).session_id == session_id
+    report(result=result_of(messages).result)
+
+
 SCENARIOS = {
     "one_shot": one_shot,
     "multi_turn": multi_turn,
@@ -521,6 +601,12 @@ SCENARIOS = {
     "sources_none": lambda: setting_sources([]),
     "sources_user": lambda: setting_sources(["user"]),
     "sources_project": lambda: setting_sources(["project", "local"]),
+    "mcp_one_shot": mcp_one_shot,
+    "agents": agents,
+    "structured_output": structured_output,
+    "system_prompt_string": system_prompt_string,
+    "fallback_model": fallback_model,
+    "resume_at": resume_at,
 }
 
 if __name__ == "__main__":

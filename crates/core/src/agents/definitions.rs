@@ -28,6 +28,9 @@ pub struct AgentDefinition {
     pub system_prompt: String,
     /// Leave AGENTS.md / CLAUDE.md out of its prompt.
     pub omit_memory: bool,
+    /// Model requests it may make; `None`: the session's limit for
+    /// sub-agents.
+    pub max_turns: Option<u32>,
     /// Only reads: allowed in plan mode.
     pub read_only: bool,
     /// Where it was defined (`built-in` or a file path).
@@ -60,6 +63,29 @@ pub const WRITE_TOOLS: &[&str] = &[
     "BashOutput",
     "KillShell",
 ];
+
+/// Whether an agent limited to `tools` only reads (and may run in plan
+/// mode). `*` is every tool, and an MCP server's tools are only known once
+/// it runs: neither counts as reading only; no list at all is every tool.
+pub fn tools_read_only(tools: Option<&[String]>) -> bool {
+    tools.is_some_and(|t| {
+        !t.is_empty()
+            && t.iter().all(|t| {
+                !WRITE_TOOLS.contains(&t.as_str())
+                    && t != "Bash"
+                    && t != "*"
+                    && !catui_protocol::mcp_name::is_mcp_name(t)
+            })
+    })
+}
+
+/// Agent names are letters, digits, `-` and `_`.
+pub fn valid_agent_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
 
 impl AgentDefinition {
     /// Whether this agent may use the tool called `name`.
@@ -127,6 +153,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
             model: ModelChoice::Small,
             system_prompt: EXPLORE_PROMPT.into(),
             omit_memory: true,
+            max_turns: None,
             read_only: true,
             source: "built-in".into(),
         },
@@ -140,6 +167,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
             model: ModelChoice::Planning,
             system_prompt: PLAN_PROMPT.into(),
             omit_memory: true,
+            max_turns: None,
             read_only: true,
             source: "built-in".into(),
         },
@@ -153,6 +181,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
             model: ModelChoice::Inherit,
             system_prompt: GENERAL_PROMPT.into(),
             omit_memory: false,
+            max_turns: None,
             read_only: false,
             source: "built-in".into(),
         },

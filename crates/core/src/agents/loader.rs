@@ -7,9 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use catui_protocol::mcp_name::is_mcp_name;
-
-use super::definitions::{AgentDefinition, ModelChoice, WRITE_TOOLS};
+use super::definitions::{AgentDefinition, ModelChoice, tools_read_only, valid_agent_name};
 
 /// The largest agent file read: a system prompt, not a data dump (and a
 /// link to `/dev/zero` must not exhaust memory).
@@ -182,23 +180,13 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFile
     let name = name
         .filter(|n| !n.is_empty())
         .ok_or(AgentFileError::NoName)?;
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if !valid_agent_name(&name) {
         return Err(AgentFileError::BadName(name));
     }
     if body.is_empty() {
         return Err(AgentFileError::NoSystemPrompt);
     }
-    // `*` is every tool, and an MCP server's tools are only known once it
-    // runs: neither counts as reading only.
-    let read_only = tools.as_ref().is_some_and(|t| {
-        !t.is_empty()
-            && t.iter().all(|t| {
-                !WRITE_TOOLS.contains(&t.as_str()) && t != "Bash" && t != "*" && !is_mcp_name(t)
-            })
-    });
+    let read_only = tools_read_only(tools.as_deref());
     Ok(AgentDefinition {
         description: description.unwrap_or_else(|| format!("User-defined agent {name}")),
         name,
@@ -207,6 +195,7 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFile
         model,
         system_prompt: body.to_string(),
         omit_memory: false,
+        max_turns: None,
         read_only,
         source: path.display().to_string(),
     })

@@ -1,19 +1,22 @@
 //! Sub-agents: the Agent tool, the built-in agent types (Explore, Plan,
-//! general-purpose), user-defined agents from `.catui/agents/*.md`, and the
-//! runner that executes a sub-agent as its own conversation on the same
-//! engine, concurrently with its siblings (or in the background:
-//! [`background`]).
+//! general-purpose), user-defined agents from `.catui/agents/*.md` and from
+//! SDK applications, the session's catalog of them, and the runner that
+//! executes a sub-agent as its own conversation on the same engine,
+//! concurrently with its siblings (or in the background: [`background`]).
 
 pub mod background;
+pub mod catalog;
 pub mod definitions;
 pub mod loader;
 pub mod runner;
+pub mod sdk;
 pub mod tool;
 
 use async_trait::async_trait;
 use catui_protocol::Usage;
 
 pub use background::{AgentTask, BackgroundAgents, BackgroundAgentsExtension, StopError};
+pub use catalog::AgentCatalog;
 pub use definitions::{AgentDefinition, ModelChoice, builtin_agents};
 pub use runner::SubAgentRunner;
 pub use tool::AgentTool;

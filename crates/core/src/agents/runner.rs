@@ -10,7 +10,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 use tokio::sync::Semaphore;
 
-use super::{AgentDefinition, AgentReport, AgentRequest, AgentRunner, ModelChoice};
+use super::{AgentCatalog, AgentDefinition, AgentReport, AgentRequest, AgentRunner, ModelChoice};
 use crate::engine::{Conversation, Extensions, SessionServices};
 use crate::tools::bash::ReadOnlyBashTool;
 use crate::tools::{Adapter, ToolContext, ToolError};
@@ -25,7 +25,7 @@ pub use crate::engine::RecorderFactory;
 /// stream, transcripts and auto-mode classifier.
 pub struct SubAgentRunner {
     services: Arc<SessionServices>,
-    definitions: Vec<AgentDefinition>,
+    catalog: AgentCatalog,
     prompt: PromptBuilder,
     slots: Semaphore,
 }
@@ -33,13 +33,13 @@ pub struct SubAgentRunner {
 impl SubAgentRunner {
     pub fn new(
         services: Arc<SessionServices>,
-        definitions: Vec<AgentDefinition>,
+        catalog: AgentCatalog,
         prompt: PromptBuilder,
     ) -> Self {
         let slots = Semaphore::new(services.limits.max_parallel_agents.max(1));
         Self {
             services,
-            definitions,
+            catalog,
             prompt,
             slots,
         }
@@ -58,11 +58,7 @@ impl AgentRunner for SubAgentRunner {
         request: AgentRequest,
         ctx: &ToolContext,
     ) -> Result<AgentReport, ToolError> {
-        let Some(def) = self
-            .definitions
-            .iter()
-            .find(|d| d.name == request.subagent_type)
-        else {
+        let Some(def) = self.catalog.find(&request.subagent_type) else {
             return Err(ToolError::invalid(format!(
                 "Unknown agent type '{}'.",
                 request.subagent_type
@@ -89,6 +85,7 @@ impl AgentRunner for SubAgentRunner {
                 .unwrap_or_else(|| self.services.models.main.clone()),
             (None, ModelChoice::Named(m)) => m.clone(),
         };
+        let def = &def;
         let mut tools = self.services.tools.clone();
         let allowed = def.clone();
         tools.retain(move |name| allowed.allows_tool(name));
@@ -119,7 +116,10 @@ impl AgentRunner for SubAgentRunner {
             parent_tool_use_id: Some(request.parent_tool_use_id.clone()),
             model: Some(model),
             system_prompt,
-            max_turns: Some(self.services.limits.sub_agent_max_turns),
+            max_turns: Some(
+                def.max_turns
+                    .unwrap_or(self.services.limits.sub_agent_max_turns),
+            ),
             tools: Some(tools),
             // The parent's plug-ins (plan mode) carry over.
             extensions: ctx

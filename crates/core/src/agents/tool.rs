@@ -8,20 +8,22 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{AgentDefinition, AgentRequest};
+use super::{AgentCatalog, AgentDefinition, AgentRequest};
 use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
+/// The Agent tool over the session's agent types (which may grow while
+/// the session runs).
 pub struct AgentTool {
-    definitions: Arc<Vec<AgentDefinition>>,
+    catalog: AgentCatalog,
     /// The session's tools, to say which of them each agent type gets.
     session_tools: Vec<String>,
 }
 
 impl AgentTool {
-    pub fn new(definitions: Vec<AgentDefinition>) -> Self {
+    pub fn new(catalog: AgentCatalog) -> Self {
         Self {
-            definitions: Arc::new(definitions),
+            catalog,
             session_tools: Vec::new(),
         }
     }
@@ -52,10 +54,6 @@ impl AgentTool {
             }
             _ => kept.join(", "),
         }
-    }
-
-    fn find(&self, name: &str) -> Option<&AgentDefinition> {
-        self.definitions.iter().find(|d| d.name == name)
     }
 }
 
@@ -113,19 +111,19 @@ impl TypedTool for AgentTool {
              so never poll, sleep or wait for it. Use it for long work you need only later.\n\n\
              Agent types:\n",
         );
-        for d in self.definitions.iter() {
+        for d in self.catalog.all() {
             out.push_str(&format!(
                 "- {}: {} (tools: {})\n",
                 d.name,
                 d.description,
-                self.tools_of(d)
+                self.tools_of(&d)
             ));
         }
         out
     }
 
     fn is_read_only(&self, input: &AgentInput) -> bool {
-        self.find(&input.subagent_type).is_some_and(|d| d.read_only)
+        self.catalog.is_read_only(&input.subagent_type)
     }
 
     fn is_concurrency_safe(&self, _: &AgentInput) -> bool {
@@ -152,8 +150,8 @@ impl TypedTool for AgentTool {
                 catui_providers::catalog::MODEL_ALIASES.join(", ")
             )));
         }
-        if self.find(&input.subagent_type).is_none() {
-            let names: Vec<&str> = self.definitions.iter().map(|d| d.name.as_str()).collect();
+        if self.catalog.find(&input.subagent_type).is_none() {
+            let names = self.catalog.names();
             return Err(ToolError::invalid(format!(
                 "Unknown subagent_type '{}'. Available agent types: {}.",
                 input.subagent_type,
@@ -166,15 +164,10 @@ impl TypedTool for AgentTool {
     fn access(&self, input: &AgentInput, _: &ToolContext) -> Access {
         Access::Agent {
             subagent_type: input.subagent_type.clone(),
-            read_only: self.find(&input.subagent_type).is_some_and(|d| d.read_only),
+            read_only: self.catalog.is_read_only(&input.subagent_type),
             // A sub-agent inherits the session's permission state as it is.
             mode: None,
-            read_only_types: self
-                .definitions
-                .iter()
-                .filter(|d| d.read_only)
-                .map(|d| d.name.clone())
-                .collect(),
+            read_only_types: self.catalog.read_only_names(),
         }
     }
 

@@ -18,6 +18,8 @@
 //! # Ok(()) }
 //! ```
 
+mod front_end;
+mod late;
 mod mcp;
 mod parts;
 mod project;
@@ -29,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use catui_protocol::{PermissionMode, Reasoning};
-use catui_providers::{MeteredClient, ModelClient, ProviderKind, UsageLedger};
+use catui_providers::{ProviderKind, UsageLedger};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::agents::AgentsHandle;
@@ -46,10 +48,12 @@ use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
 use crate::settings::SettingsWarning;
-use crate::teams::{PlanReviewer, TeamCommand, TeamManager, TeamSetup};
+use crate::teams::{TeamCommand, TeamManager, TeamSetup};
 use crate::tools::bash::ToolOutputDir;
 use crate::tools::{ToolContext, ToolRegistry};
 
+pub use front_end::{FrontEnd, WarningSink};
+pub use late::LateSetup;
 use provider::ProviderChoice;
 
 /// Why a session could not be started. Each message is one line for the
@@ -82,6 +86,10 @@ pub enum BuildError {
         mode: PermissionMode,
         source: crate::permissions::ModeError,
     },
+    #[error("--json-schema: {0}")]
+    OutputSchema(#[from] crate::output::SchemaError),
+    #[error("--fallback-model {0} is the main model; name a different model to fall back to")]
+    FallbackIsMain(String),
 }
 
 /// Which earlier session to continue.
@@ -93,6 +101,9 @@ pub struct Resume {
     pub continue_latest: bool,
     /// Continue under a new session id, with a copy of the plan.
     pub fork: bool,
+    /// Continue from the message with this transcript uuid: what came
+    /// after it is left out (`--resume-session-at`).
+    pub at: Option<String>,
 }
 
 /// What the user asked for: everything the command line can say, in
@@ -119,6 +130,21 @@ pub struct SessionConfig {
     pub max_turns: Option<u32>,
     /// Added to the end of the system prompt (`--append-system-prompt`).
     pub append_system_prompt: Option<String>,
+    /// Replaces catui's base system prompt (`--system-prompt`); the house
+    /// rules, the environment and the memory files stay (see
+    /// [`prompt::SystemPromptChoice`]).
+    pub system_prompt: Option<String>,
+    /// Agent types the caller defines (`--agents`); they win over agent
+    /// files of the same name.
+    pub agents: Vec<crate::agents::AgentDefinition>,
+    /// The run's final answer must match this JSON schema (`--json-schema`).
+    pub output_schema: Option<serde_json::Value>,
+    /// Where requests for the main model go once it stays overloaded
+    /// (`--fallback-model`).
+    pub fallback_model: Option<String>,
+    /// Write the session's transcript (`false`: `--no-session-persistence`;
+    /// the session cannot be resumed).
+    pub persist_session: bool,
     /// Permission rules from the command line.
     pub allowed_tools: Vec<String>,
     pub disallowed_tools: Vec<String>,
@@ -173,6 +199,11 @@ impl SessionConfig {
             plan_model: None,
             max_turns: None,
             append_system_prompt: None,
+            system_prompt: None,
+            agents: Vec::new(),
+            output_schema: None,
+            fallback_model: None,
+            persist_session: true,
             allowed_tools: Vec::new(),
             disallowed_tools: Vec::new(),
             add_dirs: Vec::new(),
@@ -189,81 +220,6 @@ impl SessionConfig {
             checkpoints: None,
             checkpoints_default: false,
         }
-    }
-}
-
-/// Shows the user a warning while the session starts or runs outside a
-/// turn (settings problems, an unwritable transcript).
-pub type WarningSink = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// How the session reaches its user: the front end's side of the session.
-#[derive(Clone)]
-pub struct FrontEnd {
-    /// Answers permission prompts. With one the session is interactive:
-    /// plan mode can be entered by the model, teams are available and a
-    /// planning run waits for approval instead of ending with the plan.
-    pub approver: Option<Arc<dyn Approver>>,
-    /// Reviews teammates' plans; without one the lead model is asked.
-    pub plan_reviewer: Option<Arc<dyn PlanReviewer>>,
-    pub warnings: WarningSink,
-    /// The user's editor, when the front end lives in one (ACP with the
-    /// client's `fs` capabilities): the file tools read and write through it.
-    pub editor_files: Option<Arc<dyn crate::tools::editor_files::EditorFiles>>,
-    /// The editor's terminals: commands the user allowed run there.
-    pub editor_terminal: Option<Arc<dyn crate::tools::editor_files::EditorTerminal>>,
-}
-
-impl FrontEnd {
-    /// Someone answers prompts through `approver`.
-    pub fn interactive(approver: Arc<dyn Approver>) -> Self {
-        FrontEnd {
-            approver: Some(approver),
-            plan_reviewer: None,
-            warnings: Arc::new(|_: &str| {}),
-            editor_files: None,
-            editor_terminal: None,
-        }
-    }
-
-    /// Nobody answers prompts: calls that need approval are refused.
-    pub fn unattended() -> Self {
-        FrontEnd {
-            approver: None,
-            plan_reviewer: None,
-            warnings: Arc::new(|_: &str| {}),
-            editor_files: None,
-            editor_terminal: None,
-        }
-    }
-
-    pub fn with_editor_files(
-        mut self,
-        files: Arc<dyn crate::tools::editor_files::EditorFiles>,
-    ) -> Self {
-        self.editor_files = Some(files);
-        self
-    }
-
-    pub fn with_editor_terminal(
-        mut self,
-        terminal: Arc<dyn crate::tools::editor_files::EditorTerminal>,
-    ) -> Self {
-        self.editor_terminal = Some(terminal);
-        self
-    }
-
-    pub fn with_plan_reviewer(mut self, reviewer: Arc<dyn PlanReviewer>) -> Self {
-        self.plan_reviewer = Some(reviewer);
-        self
-    }
-
-    pub fn with_warnings(mut self, sink: WarningSink) -> Self {
-        self.warnings = sink;
-        self
-    }
-
-    fn is_interactive(&self) -> bool {
-        self.approver.is_some()
     }
 }
 
@@ -314,6 +270,9 @@ pub struct Session {
     pub background: Arc<crate::tools::bash::BackgroundShells>,
     /// The sub-agents the Agent tool runs in the background.
     pub background_agents: Arc<crate::agents::BackgroundAgents>,
+    /// What a client may still set after the start (the Agent SDKs'
+    /// `initialize`): system prompt, agents, output schema, MCP servers.
+    pub late: LateSetup,
 }
 
 /// Builds a [`Session`]. Production and tests use the same path; the
@@ -454,14 +413,19 @@ impl SessionBuilder {
             resumed.as_ref(),
         )
         .map_err(BuildError::Resume)?;
-        let session_lock = resume::lock_session(
-            config.session_id.as_deref(),
-            &config_dir,
-            &cwd,
-            &session_id,
-            resumed.is_some() && !config.resume.fork,
-        )
-        .map_err(BuildError::Session)?;
+        // Without a transcript there is nothing to keep to one writer.
+        let session_lock = if config.persist_session {
+            resume::lock_session(
+                config.session_id.as_deref(),
+                &config_dir,
+                &cwd,
+                &session_id,
+                resumed.is_some() && !config.resume.fork,
+            )
+            .map_err(BuildError::Session)?
+        } else {
+            None
+        };
         let max_tokens = env("CATUI_MAX_TOKENS")
             .and_then(|v| v.parse().ok())
             .unwrap_or(match resolved.config.kind {
@@ -474,10 +438,7 @@ impl SessionBuilder {
         // classifier, compaction) goes through this one client, so the
         // ledger sees them all.
         let ledger = Arc::new(UsageLedger::new(catalog).with_budget(config.max_budget_usd));
-        let client: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(
-            catui_providers::client_for(resolved.config.clone())?,
-            ledger,
-        ));
+        let client = provider::session_client(&resolved, config.fallback_model.as_deref(), ledger)?;
 
         let interactive = front_end.is_interactive();
         let crate::agents::loader::LoadedAgents {
@@ -488,9 +449,15 @@ impl SessionBuilder {
         for w in &agent_warnings {
             warn(w);
         }
+        let agents = crate::agents::AgentCatalog::new(agent_defs);
+        agents.add(config.agents.clone());
+        let output = crate::output::OutputFormat::default();
+        if let Some(schema) = &config.output_schema {
+            output.set_schema(schema.clone())?;
+        }
         let mut tools = match tools_override {
             Some(t) => t,
-            None => parts::session_tools(&agent_defs, interactive, config.tools.as_deref()),
+            None => parts::session_tools(&agents, interactive, config.tools.as_deref()),
         };
         let mut mcp_env: HashMap<String, String> = match &config.vars {
             Some(vars) => vars.clone(),
@@ -602,6 +569,15 @@ impl SessionBuilder {
             &config_dir,
             session_id.clone(),
         );
+        let resume_point = match (&resumed, config.resume.at.as_deref()) {
+            (Some(r), Some(at)) => Some(late::resume_point(r, at).map_err(BuildError::Resume)?),
+            (None, Some(_)) => {
+                return Err(BuildError::Resume(
+                    "--resume-session-at needs --resume or --continue".into(),
+                ));
+            }
+            _ => None,
+        };
         let resumed = match resumed {
             Some(r) => Some(
                 resume::restore_plan(
@@ -710,16 +686,15 @@ impl SessionBuilder {
             PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
         prompt_opts.config_dir = config_dir.clone();
         let memory = prompt::load_memory_files(&cwd, &config_dir);
-        let mut system_prompt = prompt::render_system_prompt(&prompt_opts, &memory);
-        if let Some(extra) = config.append_system_prompt.as_deref().map(str::trim)
-            && !extra.is_empty()
-        {
-            system_prompt.push_str("\n\n");
-            system_prompt.push_str(extra);
-        }
+        let prompt_choice = prompt::SystemPromptChoice {
+            base: config.system_prompt.clone(),
+            append: config.append_system_prompt.clone(),
+        };
+        let system_prompt = prompt_choice.render(&prompt_opts, &memory);
 
         let transcript = match recorder_override {
             Some(r) => parts::MainRecorder::Given(r),
+            None if !config.persist_session => parts::MainRecorder::None,
             None => {
                 let notify_tx = events_tx.clone();
                 let notifier: session::Notifier = Arc::new(move |key: &str, text: &str| {
@@ -798,11 +773,11 @@ impl SessionBuilder {
             },
         });
 
-        let agent_prompt_opts = prompt_opts;
-        let agent_memory = memory;
+        let agent_prompt_opts = prompt_opts.clone();
+        let agent_memory = memory.clone();
         let runner = crate::agents::SubAgentRunner::new(
             services.clone(),
-            agent_defs,
+            agents.clone(),
             Arc::new(move |def: &crate::agents::AgentDefinition, model: &str| {
                 let memory = if def.omit_memory {
                     Vec::new()
@@ -867,6 +842,13 @@ impl SessionBuilder {
             .filter(|_| !config.resume.fork)
             .and_then(|r| session::plan_review::pending_answer(&r.entries));
         let mut resumed = resumed;
+        // The conversation to continue, read before the checkpoints take
+        // the resumed entries (`--resume-session-at` needs them).
+        let resumed_conversation = resumed
+            .as_ref()
+            .map(|r| late::resumed_messages(r, resume_point))
+            .transpose()
+            .map_err(BuildError::Resume)?;
         // Always there: with checkpoints off it still compares the work
         // after a plan approval with the plan (nothing is taken before).
         let checkpoints = Some(parts::checkpoints(crate::checkpoints::CheckpointSetup {
@@ -899,13 +881,18 @@ impl SessionBuilder {
             Arc::new(crate::agents::BackgroundAgentsExtension(
                 background_agents.clone(),
             )),
+            output.extension(),
         ];
         if let Some(c) = &checkpoints {
             extensions.push(Arc::new(crate::checkpoints::CheckpointExtension(c.clone())));
         }
+        // Only the main conversation may give the run's structured output.
+        let mut main_tools = services.tools.clone();
+        main_tools.add_source(output.tool_source());
         let mut engine = services.conversation(Conversation {
             max_turns: config.max_turns,
             recorder: Some(recorder),
+            tools: Some(main_tools),
             extensions,
             ..Conversation::new(system_prompt, permissions, tool_ctx)
         });
@@ -915,9 +902,16 @@ impl SessionBuilder {
         if let Some(snapshot) = git_snapshot {
             engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
         }
-        if let Some(r) = resumed {
+        if let Some((r, (messages, at))) = resumed.zip(resumed_conversation) {
             engine.add_past_usage(&r.usage);
-            engine.set_messages(r.messages);
+            engine.set_messages(messages);
+            if let Some(at) = at {
+                // Later resumes continue from the same point.
+                engine.record(Record::System {
+                    subtype: session::rebuild::RESUMED_AT.into(),
+                    text: at,
+                });
+            }
         }
         // The starting mode goes into the transcript so a resume comes back in it.
         let pre_plan_mode = engine.session_hooks().pre_plan_mode();
@@ -930,6 +924,15 @@ impl SessionBuilder {
         }
         mcp.set_events(&services.events);
         mcp.start();
+        let late = LateSetup::new(late::Parts {
+            prompt: prompt_choice,
+            prompt_options: prompt_opts,
+            memory,
+            control: engine.control().downgrade(),
+            agents,
+            output,
+            mcp: mcp.clone(),
+        });
         Ok(Session {
             engine,
             events,
@@ -941,6 +944,7 @@ impl SessionBuilder {
             checkpoints,
             background,
             background_agents,
+            late,
         })
     }
 }

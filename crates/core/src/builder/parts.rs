@@ -8,7 +8,7 @@ use std::sync::Arc;
 use catui_protocol::mcp_name::is_mcp_name;
 
 use super::WarningSink;
-use crate::agents::{AgentDefinition, AgentTool};
+use crate::agents::{AgentCatalog, AgentTool};
 use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
 use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
 use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
@@ -18,14 +18,15 @@ use crate::tools::{Adapter, ToolRegistry};
 /// The built-in tools, Agent (alias Task) and ExitPlanMode; with someone
 /// to answer prompts also EnterPlanMode (leaving plan mode needs an
 /// approver) and the team tools (a team needs a lead that keeps
-/// listening). `only`: keep just these names (and the plan-mode tools).
+/// listening). `only`: keep just these names (and the plan-mode tools, and
+/// the structured-output tool when the run asks for it).
 pub(super) fn session_tools(
-    agents: &[AgentDefinition],
+    agents: &AgentCatalog,
     interactive: bool,
     only: Option<&[String]>,
 ) -> ToolRegistry {
     let mut tools = ToolRegistry::builtin();
-    tools.add(Adapter(Arc::new(AgentTool::new(agents.to_vec()))));
+    tools.add(Adapter(Arc::new(AgentTool::new(agents.clone()))));
     tools.add_alias("Task", "Agent");
     tools.add(Adapter(Arc::new(ExitPlanModeTool)));
     if interactive {
@@ -40,6 +41,7 @@ pub(super) fn session_tools(
         let only = only.to_vec();
         tools.retain(move |name| {
             matches!(name, "EnterPlanMode" | "ExitPlanMode")
+                || name == crate::output::TOOL_NAME
                 || is_mcp_name(name)
                 || only.iter().any(|n| n == name)
         });
@@ -47,7 +49,7 @@ pub(super) fn session_tools(
     // The listing of agent types names the tools each one really gets.
     let names = tools.names();
     tools.replace(Adapter(Arc::new(
-        AgentTool::new(agents.to_vec()).with_session_tools(names),
+        AgentTool::new(agents.clone()).with_session_tools(names),
     )));
     tools
 }

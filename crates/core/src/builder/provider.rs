@@ -1,10 +1,17 @@
 //! Choosing the model provider (a client of the `catui-providers` crate),
 //! model names and credentials from the command line, settings and
-//! environment. Not `plan/engine_hooks/attachment_provider.rs`, which provides plan-mode context.
+//! environment, and making the session's one model client (metered, with
+//! the fallback model when one is given). Not
+//! `plan/engine_hooks/attachment_provider.rs`, which provides plan-mode
+//! context.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use catui_providers::{ModelCatalog, ProviderConfig, ProviderKind};
+use catui_providers::{
+    FallbackClient, MeteredClient, ModelCatalog, ModelClient, ProviderConfig, ProviderKind,
+    UsageLedger,
+};
 
 /// Looks up environment variables: settings `env` first, then the process.
 pub trait EnvLookup {
@@ -58,6 +65,25 @@ pub struct Resolved {
     pub config: ProviderConfig,
     pub model: String,
     pub small_model: String,
+}
+
+/// The client every request of the session goes through (sub-agents,
+/// teammates, the classifier, compaction), so that `ledger` sees them all;
+/// with `fallback`, requests for the main model move to it once the main
+/// model stays overloaded ([`FallbackClient`]).
+pub fn session_client(
+    resolved: &Resolved,
+    fallback: Option<&str>,
+    ledger: Arc<UsageLedger>,
+) -> Result<Arc<dyn ModelClient>, super::BuildError> {
+    let mut wire = catui_providers::client_for(resolved.config.clone())?;
+    if let Some(fallback) = fallback.map(str::trim).filter(|f| !f.is_empty()) {
+        if fallback == resolved.model {
+            return Err(super::BuildError::FallbackIsMain(fallback.to_string()));
+        }
+        wire = Arc::new(FallbackClient::new(wire, &resolved.model, fallback));
+    }
+    Ok(Arc::new(MeteredClient::new(wire, ledger)))
 }
 
 /// Resolves the provider. The error is one line telling the user what to set.

@@ -41,12 +41,13 @@ impl Engine {
             text: "The conversation was cleared to implement the approved plan.".into(),
         });
         let user = Message::user_text(prompt);
-        self.shared.recorder.record(Record::User {
+        let uuid = self.shared.recorder.record(Record::User {
             message: user.clone(),
             is_meta: false,
         });
         self.shared.emit(EngineEvent::User {
             message: user.clone(),
+            uuid: uuid.unwrap_or_else(super::new_message_uuid),
             parent_tool_use_id: self.config.parent_tool_use_id.clone(),
         });
         self.messages.push(user);

@@ -26,14 +26,18 @@ pub enum EngineEvent {
         event: ModelEvent,
     },
     /// A complete assistant message, as committed to the conversation.
+    /// `uuid` is its transcript entry's (a fresh one when nothing was
+    /// recorded).
     Assistant {
         message: Message,
+        uuid: String,
         parent_tool_use_id: Option<String>,
         response: ResponseInfo,
     },
     /// A complete user message (tool results) committed to the conversation.
     User {
         message: Message,
+        uuid: String,
         parent_tool_use_id: Option<String>,
     },
     /// A tool call starts running.
@@ -104,6 +108,9 @@ pub enum EngineEvent {
     TaskStarted(catui_protocol::task::TaskStart),
     /// A background sub-agent ended (finished, failed or was stopped).
     TaskEnded(catui_protocol::task::TaskEnd),
+    /// The conversation's next request waits for these to start (MCP
+    /// servers, named for the user); empty: it waits no longer.
+    AwaitingTools { pending: Vec<String> },
     /// The handling of one user input ended.
     Result(TurnOutcome),
 }
@@ -136,6 +143,9 @@ pub struct TurnOutcome {
     /// How a front end that draws may show a command's output instead of
     /// `result` as plain text.
     pub view: Option<CommandView>,
+    /// The final answer as data, when the session asked for output
+    /// matching a JSON schema and got it.
+    pub structured_output: Option<serde_json::Value>,
 }
 
 /// A command's output as structured data, for front ends that draw it.

@@ -92,6 +92,31 @@ pub enum ToolGate {
 pub struct RunEnd {
     pub subtype: ResultSubtype,
     pub result: String,
+    /// The run's answer as data (structured output).
+    pub structured_output: Option<Value>,
+}
+
+impl RunEnd {
+    /// An end with this subtype and text, and no data.
+    pub fn new(subtype: ResultSubtype, result: impl Into<String>) -> Self {
+        RunEnd {
+            subtype,
+            result: result.into(),
+            structured_output: None,
+        }
+    }
+}
+
+/// What an extension says when the main conversation's model ends its turn
+/// (answers without calling a tool).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnEnd {
+    /// Let it end.
+    Accept,
+    /// Send the model back to work with this message.
+    Continue(String),
+    /// End the run this way instead.
+    End(RunEnd),
 }
 
 /// Something to show the user after an input was handled.
@@ -180,6 +205,12 @@ pub trait EngineExtension: Send + Sync {
     /// been handled.
     fn input_handled(&self) -> Vec<Notice> {
         Vec::new()
+    }
+
+    /// The main conversation's model ended its turn: the extension may send
+    /// it back (structured output not given yet) or end the run its way.
+    fn turn_ending(&self) -> TurnEnd {
+        TurnEnd::Accept
     }
 
     /// Called with the main conversation's permission state as an input

@@ -76,10 +76,10 @@ pub(super) async fn pre_tool_use(
     )
     .await;
     if let Some(stop) = &verdict.stop {
-        engine.shared.set_run_end(super::RunEnd {
-            subtype: catui_protocol::stream_json::ResultSubtype::Success,
-            result: stop.clone(),
-        });
+        engine.shared.set_run_end(super::RunEnd::new(
+            catui_protocol::stream_json::ResultSubtype::Success,
+            stop.clone(),
+        ));
     }
     verdict
 }
@@ -111,10 +111,10 @@ pub(super) async fn post_tool_use(
     )
     .await;
     if let Some(stop) = &verdict.stop {
-        engine.shared.set_run_end(super::RunEnd {
-            subtype: catui_protocol::stream_json::ResultSubtype::Success,
-            result: stop.clone(),
-        });
+        engine.shared.set_run_end(super::RunEnd::new(
+            catui_protocol::stream_json::ResultSubtype::Success,
+            stop.clone(),
+        ));
     }
     let mut extra: Vec<String> = verdict.block.into_iter().collect();
     extra.extend(verdict.additional_context);

@@ -8,6 +8,7 @@
 //! changes) go through the cloneable [`EngineControl`].
 
 pub mod approver;
+mod arrivals;
 pub mod attachments;
 pub mod background;
 mod clear;
@@ -20,19 +21,20 @@ mod hook_points;
 mod outcome;
 mod progress;
 mod record;
+mod request;
 pub mod services;
 mod shared;
 pub mod slash_commands;
 mod tool_runner;
+
+use request::new_message_uuid;
 
 use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use catui_protocol::stream_json::ResultSubtype;
-use catui_protocol::{
-    ContentBlock, Message, ModelRequest, PermissionMode, Role, StopReason, ToolChoice, Usage,
-};
+use catui_protocol::{ContentBlock, Message, PermissionMode, Role, StopReason, Usage};
 use catui_providers::{ModelClient, ProviderError};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -44,7 +46,7 @@ pub use events::{
 };
 pub use extension::{
     AttachContext, Compaction, Compactor, EngineExtension, Extensions, InputView, KeptDocument,
-    Notice, Refresh, RunEnd, ToolCallView, ToolGate, ToolRunView,
+    Notice, Refresh, RunEnd, ToolCallView, ToolGate, ToolRunView, TurnEnd,
 };
 pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
@@ -201,11 +203,13 @@ impl Engine {
             requested_model: Mutex::new(None),
             model: Mutex::new(config.model.clone()),
             replaced_conversation: Mutex::new(None),
+            requested_system_prompt: Mutex::new(None),
             usage_view: Mutex::new(shared::ContextUsage {
                 model: config.model.clone(),
                 tokens: 0,
                 window: context_window::context_window(&config.model),
             }),
+            skip_wait: tokio::sync::Notify::new(),
         });
         tool_ctx.session = Some(crate::tools::SessionHandle(shared.clone()));
         Self {
@@ -530,7 +534,9 @@ impl Engine {
         };
         match self.input_uuid.take() {
             Some(uuid) => self.shared.recorder.record_with_uuid(&uuid, record),
-            None => self.shared.recorder.record(record),
+            None => {
+                self.shared.recorder.record(record);
+            }
         }
         self.messages.push(user);
 
@@ -539,9 +545,17 @@ impl Engine {
         let mut is_human_turn = true;
         let mut stop_blocks = 0u32;
         loop {
+            // Tools still on their way (MCP servers starting) reach the
+            // first request of an input, within their startup timeouts.
+            if is_human_turn && self.config.agent_id.is_none() {
+                self.await_arriving_tools(&cancel).await;
+            }
             if let Some(model) = self.shared.take_requested_model() {
                 *lock(&self.shared.model) = model.clone();
                 self.config.model = model;
+            }
+            if let Some(prompt) = self.shared.take_requested_system_prompt() {
+                self.config.system_prompt = prompt;
             }
             self.refresh();
             self.compact_if_needed().await;
@@ -593,13 +607,14 @@ impl Engine {
             self.shared
                 .report_usage(&self.request_model(), self.last_prompt_tokens);
             let assistant = response.message;
-            self.shared.recorder.record(Record::Assistant {
+            let uuid = self.shared.recorder.record(Record::Assistant {
                 message: assistant.clone(),
                 usage: response.usage,
                 model: response.model.clone(),
             });
             self.shared.emit(EngineEvent::Assistant {
                 message: assistant.clone(),
+                uuid: uuid.unwrap_or_else(new_message_uuid),
                 parent_tool_use_id: self.config.parent_tool_use_id.clone(),
                 response: ResponseInfo {
                     model: response
@@ -627,13 +642,18 @@ impl Engine {
             if !has_tools && let Some(reason) = hook_points::stop(self, stop_blocks).await {
                 // A Stop hook sends the model back to work.
                 stop_blocks += 1;
-                let feedback = Message::user_text(format!("Stop hook feedback: {reason}"));
-                self.shared.recorder.record(Record::User {
-                    message: feedback.clone(),
-                    is_meta: true,
-                });
-                self.messages.push(feedback);
+                self.send_back(format!("Stop hook feedback: {reason}"));
                 continue;
+            }
+            if !has_tools && self.config.agent_id.is_none() {
+                match self.turn_end_verdict() {
+                    TurnEnd::Accept => {}
+                    TurnEnd::End(end) => return self.ended(end, num_turns, usage, started),
+                    TurnEnd::Continue(text) => {
+                        self.send_back(text);
+                        continue;
+                    }
+                }
             }
             if !has_tools {
                 let text = assistant.text();
@@ -655,7 +675,7 @@ impl Engine {
                     e.final_answer(self.config.agent_id.as_deref(), self.shared.as_ref())
                 });
                 if let Some(end) = ended {
-                    return self.outcome(end.subtype, end.result, num_turns, usage, started);
+                    return self.ended(end, num_turns, usage, started);
                 }
                 return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
             }
@@ -665,18 +685,19 @@ impl Engine {
                 role: Role::User,
                 content: results,
             };
-            self.shared.recorder.record(Record::User {
+            let uuid = self.shared.recorder.record(Record::User {
                 message: tool_message.clone(),
                 is_meta: false,
             });
             self.shared.emit(EngineEvent::User {
                 message: tool_message.clone(),
+                uuid: uuid.unwrap_or_else(new_message_uuid),
                 parent_tool_use_id: self.config.parent_tool_use_id.clone(),
             });
             self.messages.push(tool_message);
 
             if let Some(end) = self.shared.take_run_end() {
-                return self.outcome(end.subtype, end.result, num_turns, usage, started);
+                return self.ended(end, num_turns, usage, started);
             }
             if self.start_fresh_if_asked() {
                 is_human_turn = true;
@@ -714,59 +735,5 @@ impl Engine {
             .filter_map(|e| e.before_turn_end())
             .collect();
         (!notes.is_empty()).then(|| notes.join("\n\n"))
-    }
-
-    async fn request(
-        &mut self,
-        cancel: &CancellationToken,
-    ) -> Result<catui_protocol::ModelResponse, ProviderError> {
-        let tools = self.tools.specs();
-        let model = self.request_model();
-        // The conversation is lent to the request rather than copied (a long
-        // session's copy would cost more than sending it); the guard puts it
-        // back however the request ends, cancelled included.
-        let lent = LentConversation::new(
-            &mut self.messages,
-            ModelRequest {
-                model,
-                system: self.config.system_prompt.clone(),
-                messages: Vec::new(),
-                tools,
-                tool_choice: ToolChoice::Auto,
-                max_tokens: self.config.max_tokens,
-                temperature: None,
-                // The session's client fills in each model's reasoning options.
-                reasoning: Default::default(),
-            },
-        );
-        let shared = self.shared.clone();
-        let agent_id = self.config.agent_id.clone();
-        let sink = move |event| {
-            shared.emit(EngineEvent::Delta {
-                agent_id: agent_id.clone(),
-                event,
-            })
-        };
-        self.client.stream(&lent.request, &sink, cancel).await
-    }
-}
-
-/// A request holding the engine's conversation for as long as it lives;
-/// dropping it gives the conversation back.
-struct LentConversation<'a> {
-    home: &'a mut Vec<Message>,
-    request: ModelRequest,
-}
-
-impl<'a> LentConversation<'a> {
-    fn new(home: &'a mut Vec<Message>, mut request: ModelRequest) -> Self {
-        request.messages = std::mem::take(home);
-        LentConversation { home, request }
-    }
-}
-
-impl Drop for LentConversation<'_> {
-    fn drop(&mut self) {
-        *self.home = std::mem::take(&mut self.request.messages);
     }
 }

@@ -1,12 +1,13 @@
-//! How the handling of one input ends ([`TurnOutcome`]), and what the
-//! session's model requests have used and cost so far.
+//! How the handling of an input ends, as a [`TurnOutcome`]: the subtype and
+//! text, the input's usage and model time, the session's cost, and the
+//! data an extension ended the run with (structured output).
 
 use std::time::{Duration, Instant};
 
 use catui_protocol::Usage;
 use catui_protocol::stream_json::ResultSubtype;
 
-use super::{Engine, SessionCost, TurnOutcome};
+use super::{Engine, RunEnd, SessionCost, TurnEnd, TurnOutcome};
 
 impl Engine {
     pub(super) fn interrupted(
@@ -43,6 +44,21 @@ impl Engine {
             permission_mode: self.permission_mode(),
             plan_file: self.plan_file(),
             view: None,
+            structured_output: None,
+        }
+    }
+
+    /// The outcome of a run an extension or a hook ended.
+    pub(super) fn ended(
+        &self,
+        end: RunEnd,
+        num_turns: u32,
+        usage: Usage,
+        started: Instant,
+    ) -> TurnOutcome {
+        TurnOutcome {
+            structured_output: end.structured_output,
+            ..self.outcome(end.subtype, end.result, num_turns, usage, started)
         }
     }
 
@@ -72,5 +88,21 @@ impl Engine {
     /// The usage ledger the session's client keeps, if any.
     pub fn ledger(&self) -> Option<&catui_providers::UsageLedger> {
         self.client.ledger()
+    }
+
+    /// What the extensions say as the main conversation's model ends its
+    /// turn: an end of the run wins over sending the model back.
+    pub(super) fn turn_end_verdict(&self) -> TurnEnd {
+        let verdicts: Vec<TurnEnd> = self
+            .shared
+            .extensions
+            .iter()
+            .map(|e| e.turn_ending())
+            .collect();
+        let end = verdicts
+            .iter()
+            .find(|v| matches!(v, TurnEnd::End(_)))
+            .or_else(|| verdicts.iter().find(|v| matches!(v, TurnEnd::Continue(_))));
+        end.cloned().unwrap_or(TurnEnd::Accept)
     }
 }

@@ -48,7 +48,10 @@ pub enum Record {
 /// Where records go. Implementations must not fail the conversation: they
 /// report their own IO errors.
 pub trait Recorder: Send + Sync {
-    fn record(&self, record: Record);
+    /// Keeps `record`; returns the uuid its transcript entry got, when it
+    /// was written (front ends show messages under that uuid, so that a
+    /// client can name one later, e.g. to resume up to it).
+    fn record(&self, record: Record) -> Option<String>;
     /// Records a user's input under the id the front end gave it (the
     /// client's `uuid`, or one catui chose), so a rewind can name it.
     /// Recorders that keep no ids just record.
@@ -78,7 +81,8 @@ impl MemoryRecorder {
 }
 
 impl Recorder for MemoryRecorder {
-    fn record(&self, record: Record) {
-        lock(&self.records).push(record)
+    fn record(&self, record: Record) -> Option<String> {
+        lock(&self.records).push(record);
+        None
     }
 }

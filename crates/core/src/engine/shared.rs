@@ -43,9 +43,14 @@ pub(super) struct Shared {
     /// A conversation to continue from at the next input (a rewind of
     /// the conversation, made while no turn runs).
     pub(super) replaced_conversation: Mutex<Option<Vec<catui_protocol::Message>>>,
+    /// A system prompt the client set after the session started (the
+    /// TypeScript SDK's `initialize`); used from the next request on.
+    pub(super) requested_system_prompt: Mutex<Option<String>>,
     /// What the engine last reported: its model and the prompt size of its
     /// last request.
     pub(super) usage_view: Mutex<ContextUsage>,
+    /// Ends a wait for tools still starting (the user goes on without them).
+    pub(super) skip_wait: tokio::sync::Notify,
 }
 
 /// How full the conversation's context window is.
@@ -77,6 +82,10 @@ impl Shared {
 
     pub(super) fn take_requested_model(&self) -> Option<String> {
         lock(&self.requested_model).take()
+    }
+
+    pub(super) fn take_requested_system_prompt(&self) -> Option<String> {
+        lock(&self.requested_system_prompt).take()
     }
 
     pub(super) fn report_usage(&self, model: &str, tokens: u64) {
@@ -151,6 +160,12 @@ impl EngineControl {
         set_mode(&self.shared, mode)
     }
 
+    /// Sends the request that waits for tools still starting (see
+    /// [`EngineEvent::AwaitingTools`]) without them.
+    pub fn stop_waiting_for_tools(&self) {
+        self.shared.skip_wait.notify_waiters();
+    }
+
     pub fn permission_mode(&self) -> PermissionMode {
         self.shared.permissions().mode
     }
@@ -170,6 +185,11 @@ impl EngineControl {
     /// Switches the model from the next request on.
     pub fn set_model(&self, model: &str) {
         *lock(&self.shared.requested_model) = Some(model.to_string());
+    }
+
+    /// Replaces the conversation's system prompt from the next request on.
+    pub fn set_system_prompt(&self, prompt: String) {
+        *lock(&self.shared.requested_system_prompt) = Some(prompt);
     }
 
     /// The user edited `path` in an editor the front end ran itself (the
@@ -215,7 +235,7 @@ impl crate::tools::SessionHooks for Shared {
     }
 
     fn end_run(&self, subtype: catui_protocol::stream_json::ResultSubtype, result: String) {
-        self.set_run_end(RunEnd { subtype, result });
+        self.set_run_end(RunEnd::new(subtype, result));
     }
 
     fn model(&self) -> String {

@@ -1,7 +1,8 @@
 //! One connection to one MCP server, through the official Rust SDK
 //! (`rmcp`): starting it (a child process on stdio, or streamable HTTP),
-//! the handshake, and listing what it offers. Results are kept as JSON so
-//! the rest of catui does not depend on the SDK's types.
+//! the handshake, listing what it offers, and hearing when that changes
+//! (`notifications/tools/list_changed`). Results are kept as JSON so the
+//! rest of catui does not depend on the SDK's types.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -12,7 +13,7 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, GetPromptRequestParams, Implementation,
     InitializeRequestParams, ReadResourceRequestParams,
 };
-use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RoleClient, RunningService, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
@@ -68,9 +69,54 @@ impl StderrTail {
     }
 }
 
+/// Called when the server says its tools or prompts changed.
+pub type ListsChanged = Arc<dyn Fn() + Send + Sync>;
+
+/// catui's side of a connection: who it is, and what it does when the
+/// server's lists change.
+#[derive(Clone)]
+pub struct ClientSide {
+    info: InitializeRequestParams,
+    lists_changed: ListsChanged,
+}
+
+impl ClientSide {
+    fn new(lists_changed: ListsChanged) -> Self {
+        ClientSide {
+            info: InitializeRequestParams::new(
+                ClientCapabilities::default(),
+                Implementation::new("catui", env!("CARGO_PKG_VERSION")),
+            ),
+            lists_changed,
+        }
+    }
+}
+
+impl rmcp::ClientHandler for ClientSide {
+    fn get_info(&self) -> InitializeRequestParams {
+        self.info.clone()
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        (self.lists_changed)();
+        std::future::ready(())
+    }
+
+    fn on_prompt_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        (self.lists_changed)();
+        std::future::ready(())
+    }
+}
+
 /// A live connection.
 pub struct Connection {
-    service: RunningService<RoleClient, InitializeRequestParams>,
+    service: RunningService<RoleClient, ClientSide>,
     pub tools: Vec<RemoteTool>,
     pub prompts: Vec<RemotePrompt>,
     pub has_resources: bool,
@@ -86,25 +132,22 @@ pub enum McpError {
     Call(String),
 }
 
-fn client_info() -> InitializeRequestParams {
-    InitializeRequestParams::new(
-        ClientCapabilities::default(),
-        Implementation::new("catui", env!("CARGO_PKG_VERSION")),
-    )
-}
-
 fn to_value<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// Starts the server of `spec` and completes the MCP handshake.
-/// `lookup` reads environment variables for `${VAR}` expansion.
+/// `lookup` reads environment variables for `${VAR}` expansion;
+/// `lists_changed` is called whenever the server says its tools or prompts
+/// changed.
 pub async fn connect(
     spec: &ServerSpec,
     project_root: &Path,
     lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
     sdk: Option<Arc<dyn SdkChannel>>,
+    lists_changed: ListsChanged,
 ) -> Result<Connection, McpError> {
+    let client = ClientSide::new(lists_changed);
     let stderr = StderrTail::default();
     let fail = |what: &str, e: &dyn std::fmt::Display, tail: &StderrTail| {
         McpError::Connect(format!("{what}: {e}{}", tail.describe()))
@@ -145,7 +188,7 @@ pub async fn connect(
                     }
                 });
             }
-            client_info()
+            client
                 .serve(transport)
                 .await
                 .map_err(|e| fail("the MCP handshake failed", &e, &stderr))?
@@ -167,7 +210,7 @@ pub async fn connect(
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
             config.custom_headers = custom;
             let transport = StreamableHttpClientTransport::from_config(config);
-            client_info()
+            client
                 .serve(transport)
                 .await
                 .map_err(|e| fail(&format!("could not connect to {url}"), &e, &stderr))?
@@ -178,7 +221,7 @@ pub async fn connect(
                     "SDK servers are reached through the SDK's control channel".into(),
                 ));
             };
-            client_info()
+            client
                 .serve(SdkTransport::new(&spec.name, channel))
                 .await
                 .map_err(|e| {
@@ -195,23 +238,20 @@ pub async fn connect(
         .map(|info| to_value(&info.capabilities))
         .unwrap_or(Value::Null);
     let has = |what: &str| capabilities.get(what).is_some_and(|v| !v.is_null());
+    let caller = Caller {
+        peer: service.peer().clone(),
+        stderr: stderr.clone(),
+    };
     let tools = if has("tools") {
-        service
-            .list_all_tools()
+        caller
+            .list_tools()
             .await
-            .map_err(|e| fail("listing its tools failed", &e, &stderr))?
-            .iter()
-            .map(|t| remote_tool(&to_value(t)))
-            .collect()
+            .map_err(|e| McpError::Connect(e.to_string()))?
     } else {
         Vec::new()
     };
     let prompts = if has("prompts") {
-        service
-            .list_all_prompts()
-            .await
-            .map(|list| list.iter().map(|p| remote_prompt(&to_value(p))).collect())
-            .unwrap_or_default()
+        caller.list_prompts().await.unwrap_or_default()
     } else {
         Vec::new()
     };
@@ -306,6 +346,26 @@ pub struct Caller {
 impl Caller {
     fn failed(&self, what: &str, e: &dyn std::fmt::Display) -> McpError {
         McpError::Call(format!("{what}: {e}{}", self.stderr.describe()))
+    }
+
+    /// `tools/list`, every page.
+    pub async fn list_tools(&self) -> Result<Vec<RemoteTool>, McpError> {
+        let list = self
+            .peer
+            .list_all_tools()
+            .await
+            .map_err(|e| self.failed("listing its tools failed", &e))?;
+        Ok(list.iter().map(|t| remote_tool(&to_value(t))).collect())
+    }
+
+    /// `prompts/list`, every page.
+    pub async fn list_prompts(&self) -> Result<Vec<RemotePrompt>, McpError> {
+        let list = self
+            .peer
+            .list_all_prompts()
+            .await
+            .map_err(|e| self.failed("listing its prompts failed", &e))?;
+        Ok(list.iter().map(|p| remote_prompt(&to_value(p))).collect())
     }
 
     /// `tools/call`: the result as JSON (`content`, `isError`, ...).

@@ -18,7 +18,10 @@
 //! server starts, so tokens stay in the environment and never need to be
 //! written to a file. A server may also say `"readOnly": {"tool": true}` to
 //! override what it claims about its tools (see [`ServerSpec::read_only`]),
-//! and `"timeoutMs"` for its tool calls.
+//! `"timeoutMs"` for its tool calls and `"startupTimeoutMs"` for its start
+//! (the handshake and the first listing of its tools; the session's default
+//! comes from `CATUI_MCP_TIMEOUT` or `MCP_TIMEOUT`, in milliseconds, else
+//! [`DEFAULT_STARTUP_TIMEOUT`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +32,29 @@ use serde_json::Value;
 
 /// Tool calls that take longer than this fail (per server: `timeoutMs`).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A server that has not finished starting after this long fails (per
+/// server: `startupTimeoutMs`; per session: `CATUI_MCP_TIMEOUT` or
+/// `MCP_TIMEOUT`). A run's first model request waits at most this long for
+/// it.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The environment variables that set the session's startup timeout in
+/// milliseconds, the first set one winning (`MCP_TIMEOUT` is the name other
+/// agents read, so one setting serves both).
+pub const STARTUP_TIMEOUT_VARS: [&str; 2] = ["CATUI_MCP_TIMEOUT", "MCP_TIMEOUT"];
+
+/// The session's startup timeout from the environment (`lookup`), else
+/// [`DEFAULT_STARTUP_TIMEOUT`]; a value that is not a positive number of
+/// milliseconds is ignored.
+pub fn startup_timeout_from(lookup: &dyn Fn(&str) -> Option<String>) -> Duration {
+    STARTUP_TIMEOUT_VARS
+        .iter()
+        .find_map(|name| lookup(name))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|ms| *ms > 0)
+        .map_or(DEFAULT_STARTUP_TIMEOUT, Duration::from_millis)
+}
 
 /// Where a server's configuration came from, which decides whether it
 /// needs the user's approval before it starts.
@@ -90,6 +116,8 @@ pub struct ServerSpec {
     /// `readOnlyHint`s.
     pub read_only: BTreeMap<String, bool>,
     pub call_timeout: Duration,
+    /// How long it may take to start; `None`: the session's default.
+    pub startup_timeout: Option<Duration>,
 }
 
 impl ServerSpec {
@@ -102,6 +130,7 @@ impl ServerSpec {
             source: Source::Client,
             read_only: BTreeMap::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            startup_timeout: None,
         })
     }
 }
@@ -286,20 +315,25 @@ fn parse_server(name: &str, entry: &Value, source: &Source) -> Result<ServerSpec
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`readOnly` must be an object of tool names to true/false".into()),
     };
-    let call_timeout = match fields.get("timeoutMs") {
-        None | Some(Value::Null) => DEFAULT_CALL_TIMEOUT,
-        Some(v) => Duration::from_millis(
-            v.as_u64()
+    let millis = |key: &str| -> Result<Option<Duration>, String> {
+        match fields.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
                 .filter(|ms| *ms > 0)
-                .ok_or("`timeoutMs` must be a positive number")?,
-        ),
+                .map(|ms| Some(Duration::from_millis(ms)))
+                .ok_or_else(|| format!("`{key}` must be a positive number of milliseconds")),
+        }
     };
+    let call_timeout = millis("timeoutMs")?.unwrap_or(DEFAULT_CALL_TIMEOUT);
+    let startup_timeout = millis("startupTimeoutMs")?;
     Ok(ServerSpec {
         name: name.to_string(),
         transport,
         source: source.clone(),
         read_only,
         call_timeout,
+        startup_timeout,
     })
 }
 

@@ -135,3 +135,41 @@ fn acp_lists_become_servers() {
         }
     );
 }
+
+#[test]
+fn startup_timeouts_come_from_the_server_then_the_environment() {
+    let value = json!({"mcpServers": {
+        "slow": {"command": "x", "startupTimeoutMs": 1500},
+        "plain": {"command": "x"},
+        "bad": {"command": "x", "startupTimeoutMs": 0}
+    }});
+    let (servers, errors) = parse_servers(&value, &Source::Flag, "flag");
+    assert_eq!(servers.len(), 2, "{errors:?}");
+    assert_eq!(
+        servers[0].startup_timeout,
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(servers[1].startup_timeout, None);
+    assert!(
+        errors[0].to_string().contains("`startupTimeoutMs`"),
+        "{errors:?}"
+    );
+
+    assert_eq!(startup_timeout_from(&env(&[])), DEFAULT_STARTUP_TIMEOUT);
+    assert_eq!(
+        startup_timeout_from(&env(&[("MCP_TIMEOUT", "2500")])),
+        Duration::from_millis(2500)
+    );
+    // catui's own name wins; nonsense is ignored.
+    assert_eq!(
+        startup_timeout_from(&env(&[
+            ("CATUI_MCP_TIMEOUT", "700"),
+            ("MCP_TIMEOUT", "2500")
+        ])),
+        Duration::from_millis(700)
+    );
+    assert_eq!(
+        startup_timeout_from(&env(&[("MCP_TIMEOUT", "soon")])),
+        DEFAULT_STARTUP_TIMEOUT
+    );
+}

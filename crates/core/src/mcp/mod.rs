@@ -3,148 +3,96 @@
 //! their resources through two read-only tools, their prompts as slash
 //! commands (`/mcp__server__prompt`), and `/mcp` to see and manage them.
 //!
-//! A slow or dead server never delays the session: [`McpManager::start`]
-//! returns at once, and a server's tools appear when it is ready (the tool
-//! registry asks the manager each time, see
-//! [`ToolSource`](crate::tools::registry::ToolSource)). Failures are shown
-//! to the user (a notification, `/mcp`, the stream-json `init` line) and the
-//! session goes on. A project's own servers start only once the user has
-//! approved them for that project or trusts it ([`crate::trust`]).
+//! Starting the session never waits for a server: [`McpManager::start`]
+//! returns at once. A server that is still starting is reported as
+//! *arriving* to the tool registry ([`ToolSource::arriving`]), so the
+//! conversation's next request waits for it, at most until the server's
+//! startup timeout ([`config::DEFAULT_STARTUP_TIMEOUT`], `startupTimeoutMs`,
+//! `MCP_TIMEOUT`), after which it fails. A server's tools are listed again
+//! when it says they changed (`notifications/tools/list_changed`) and when
+//! it is reconnected; the registry asks the manager each time, so they
+//! reach the next request. Failures are shown to the user (a notice, `/mcp`,
+//! the stream-json `init` line) and the session goes on. A project's own
+//! servers start only once the user has approved them for that project or
+//! trusts it ([`crate::trust`]).
 
+mod calls;
 pub mod client;
 pub mod config;
+mod offer;
 pub mod sdk_transport;
 pub mod slash_commands;
+mod status;
 pub mod tool;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use catui_protocol::sync::lock;
-use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender};
-use tokio_util::sync::CancellationToken;
 
 use crate::engine::EngineEvent;
-use crate::tools::registry::ToolSource;
-use crate::tools::{Tool, ToolError};
-use client::{Caller, Connection, McpError};
+use crate::tools::Tool;
+use client::{Connection, McpError, RemotePrompt, RemoteTool};
 use config::{ServerSpec, Transport};
 pub use sdk_transport::SdkChannel;
-
-/// Why a server could not be reconnected, switched or approved.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ManageError {
-    #[error("there is no MCP server named `{0}`")]
-    Unknown(String),
-    #[error(
-        "MCP server `{0}` is a project server that is not approved; approve it with /mcp approve {0}"
-    )]
-    NotApproved(String),
-    #[error("could not remember the answer: {0}")]
-    Remember(String),
-}
-
-/// Where a server stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum State {
-    /// Connecting.
-    Pending,
-    Connected,
-    /// Could not connect, or went away; the message says why.
-    Failed(String),
-    /// Switched off by the user for this session.
-    Disabled,
-    /// A project's server the user has not approved yet.
-    NeedsApproval,
-    /// A project's server the user declined.
-    Rejected,
-}
-
-impl State {
-    /// The status as the SDKs' `McpServerStatus` names it (`connected`,
-    /// `failed`, `pending`, `disabled`): a server waiting for the user's
-    /// approval is pending, a rejected one disabled.
-    pub fn sdk_label(&self) -> &'static str {
-        match self {
-            State::Pending | State::NeedsApproval => "pending",
-            State::Connected => "connected",
-            State::Failed(_) => "failed",
-            State::Disabled | State::Rejected => "disabled",
-        }
-    }
-
-    /// catui's own name for the state (`/mcp`, the `state` field).
-    pub fn label(&self) -> &'static str {
-        match self {
-            State::Pending => "pending",
-            State::Connected => "connected",
-            State::Failed(_) => "failed",
-            State::Disabled => "disabled",
-            State::NeedsApproval => "needs-approval",
-            State::Rejected => "rejected",
-        }
-    }
-}
-
-/// One server as status views show it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerStatus {
-    pub name: String,
-    pub state: State,
-    pub source: &'static str,
-    pub tools: usize,
-    pub prompts: usize,
-    /// The connected server's tools: name, description, read-only (the
-    /// user's override over the server's hint).
-    pub tool_list: Vec<(String, String, bool)>,
-}
-
-impl ServerStatus {
-    /// The SDK's `McpServerStatus` shape (with catui's extra fields).
-    pub fn to_json(&self) -> Value {
-        let tools: Vec<Value> = self
-            .tool_list
-            .iter()
-            .map(|(name, description, read_only)| {
-                json!({"name": name, "description": description,
-                    "annotations": {"readOnly": read_only}})
-            })
-            .collect();
-        let mut out = json!({
-            "name": self.name,
-            "status": self.state.sdk_label(),
-            "state": self.state.label(),
-            "scope": self.source,
-            "source": self.source,
-            "tools": tools,
-        });
-        match &self.state {
-            State::Failed(error) => out["error"] = error.clone().into(),
-            State::NeedsApproval => {
-                out["error"] = format!(
-                    "waiting for your approval of this project's server: /mcp approve {} or `catui mcp approve {}`",
-                    self.name, self.name
-                )
-                .into()
-            }
-            State::Rejected => out["error"] = "you rejected this project's server".into(),
-            _ => {}
-        }
-        out
-    }
-}
+pub use status::{ManageError, ServerStatus, State};
 
 struct Server {
     spec: ServerSpec,
     state: State,
     connection: Option<Arc<Connection>>,
+    /// What the server offers now (listed again when it says they changed).
+    remote_tools: Vec<RemoteTool>,
+    prompts: Vec<RemotePrompt>,
     tools: Vec<Arc<dyn Tool>>,
     /// Bumped on each (re)connect, so a late answer of an older attempt is
     /// dropped.
     generation: u64,
+    /// While it starts: when its startup timeout runs out.
+    deadline: Option<Instant>,
+    /// It said its lists changed before it had finished starting.
+    lists_stale: bool,
+}
+
+impl Server {
+    fn new(spec: ServerSpec, state: State) -> Self {
+        Server {
+            spec,
+            state,
+            connection: None,
+            remote_tools: Vec::new(),
+            prompts: Vec::new(),
+            tools: Vec::new(),
+            generation: 0,
+            deadline: None,
+            lists_stale: false,
+        }
+    }
+
+    /// Forgets the connection and what it offered (closing it once calls in
+    /// flight let go), so that a late answer of this attempt is dropped.
+    fn disconnect(&mut self, state: State) {
+        self.generation += 1;
+        self.state = state;
+        self.deadline = None;
+        self.tools.clear();
+        self.remote_tools.clear();
+        self.prompts.clear();
+        if let Some(old) = self.connection.take() {
+            close_later(old);
+        }
+    }
+
+    fn read_only(&self, tool: &RemoteTool) -> bool {
+        self.spec
+            .read_only
+            .get(&tool.name)
+            .copied()
+            .unwrap_or(tool.read_only_hint)
+    }
 }
 
 struct Inner {
@@ -153,12 +101,16 @@ struct Inner {
     /// Environment for `${VAR}` expansion: the settings' `env` over the
     /// process environment.
     env: HashMap<String, String>,
+    /// The startup timeout of servers that name none.
+    startup_timeout: Duration,
     servers: Mutex<Vec<Server>>,
     events: Mutex<Option<WeakUnboundedSender<EngineEvent>>>,
     /// The SDK application's control channel, once the front end said
     /// whether there is one; in-process servers wait for it.
     sdk: Mutex<SdkLink>,
     sdk_known: tokio::sync::Notify,
+    /// Bumped whenever a server's state or tools change.
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 /// Whether in-process SDK servers can be reached.
@@ -181,7 +133,9 @@ impl McpManager {
     /// A manager for `servers` (later entries of the same name replace
     /// earlier ones). A project's server starts when `answer` says so (the
     /// user's settings, approvals by name, the project's trust: see
-    /// `builder::mcp`). Nothing starts until [`McpManager::start`].
+    /// `builder::mcp`). `env` also gives the default startup timeout
+    /// ([`config::startup_timeout_from`]). Nothing starts until
+    /// [`McpManager::start`].
     pub fn new(
         servers: Vec<ServerSpec>,
         project_root: &Path,
@@ -206,24 +160,21 @@ impl McpManager {
                 } else {
                     State::Pending
                 };
-                Server {
-                    spec,
-                    state,
-                    connection: None,
-                    tools: Vec::new(),
-                    generation: 0,
-                }
+                Server::new(spec, state)
             })
             .collect();
+        let startup_timeout = config::startup_timeout_from(&|name| env.get(name).cloned());
         McpManager {
             inner: Arc::new(Inner {
                 project_root: project_root.to_path_buf(),
                 config_dir: config_dir.to_path_buf(),
                 env,
+                startup_timeout,
                 servers: Mutex::new(servers),
                 events: Mutex::new(None),
                 sdk: Mutex::new(SdkLink::Unknown),
                 sdk_known: tokio::sync::Notify::new(),
+                changes: tokio::sync::watch::Sender::new(0),
             }),
         }
     }
@@ -240,14 +191,23 @@ impl McpManager {
         *lock(&self.inner.events) = Some(events.downgrade());
     }
 
-    fn notify(&self, text: String) {
+    /// Tells the user: quietly for news, always for a server that failed
+    /// (a headless run prints those on stderr even without `--verbose`).
+    fn notify(&self, text: String, problem: bool) {
         let events = lock(&self.inner.events).as_ref().and_then(|e| e.upgrade());
         if let Some(events) = events {
-            let _ = events.send(EngineEvent::Notification {
-                key: "mcp".into(),
-                text,
+            let key = "mcp".to_string();
+            let _ = events.send(if problem {
+                EngineEvent::Advice { key, text }
+            } else {
+                EngineEvent::Notification { key, text }
             });
         }
+    }
+
+    /// Wakes whoever waits for servers to finish starting.
+    fn report_change(&self) {
+        self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// The SDK application's control channel for its in-process servers
@@ -283,6 +243,29 @@ impl McpManager {
             .filter(|s| s.state == State::Pending)
             .map(|s| s.spec.name.clone())
             .collect();
+        self.connect_all(names);
+    }
+
+    /// Adds servers that became known after the session started (an SDK
+    /// application names its in-process servers, or the TypeScript SDK all
+    /// its servers, in `initialize`) and starts them; a name already
+    /// configured is left as it is.
+    pub fn add(&self, specs: Vec<ServerSpec>) {
+        let mut added = Vec::new();
+        {
+            let mut servers = lock(&self.inner.servers);
+            for spec in specs {
+                if servers.iter().any(|s| s.spec.name == spec.name) {
+                    continue;
+                }
+                added.push(spec.name.clone());
+                servers.push(Server::new(spec, State::Pending));
+            }
+        }
+        self.connect_all(added);
+    }
+
+    fn connect_all(&self, names: Vec<String>) {
         if tokio::runtime::Handle::try_current().is_err() {
             let mut servers = lock(&self.inner.servers);
             for server in servers.iter_mut().filter(|s| names.contains(&s.spec.name)) {
@@ -295,34 +278,6 @@ impl McpManager {
         }
     }
 
-    /// Adds servers that became known after the session started (an SDK
-    /// application names its in-process servers in `initialize`) and
-    /// starts them; a name already configured is left as it is.
-    pub fn add(&self, specs: Vec<ServerSpec>) {
-        let mut added = Vec::new();
-        {
-            let mut servers = lock(&self.inner.servers);
-            for spec in specs {
-                if servers.iter().any(|s| s.spec.name == spec.name) {
-                    continue;
-                }
-                added.push(spec.name.clone());
-                servers.push(Server {
-                    spec,
-                    state: State::Pending,
-                    connection: None,
-                    tools: Vec::new(),
-                    generation: 0,
-                });
-            }
-        }
-        if tokio::runtime::Handle::try_current().is_ok() {
-            for name in added {
-                self.spawn_connect(&name);
-            }
-        }
-    }
-
     /// Project servers waiting for the user's approval.
     pub fn awaiting_approval(&self) -> Vec<String> {
         lock(&self.inner.servers)
@@ -332,42 +287,57 @@ impl McpManager {
             .collect()
     }
 
+    /// Connects `name` in its own task, bounded by its startup timeout
+    /// (when that runs out the attempt is dropped, which ends a stdio
+    /// server's process).
     fn spawn_connect(&self, name: &str) {
-        let (spec, generation) = {
+        let (spec, generation, timeout, deadline) = {
             let mut servers = lock(&self.inner.servers);
             let Some(server) = servers.iter_mut().find(|s| s.spec.name == name) else {
                 return;
             };
-            server.generation += 1;
-            server.state = State::Pending;
-            server.tools.clear();
-            if let Some(old) = server.connection.take() {
-                close_later(old);
-            }
-            (server.spec.clone(), server.generation)
+            server.disconnect(State::Pending);
+            let timeout = server
+                .spec
+                .startup_timeout
+                .unwrap_or(self.inner.startup_timeout);
+            let deadline = Instant::now() + timeout;
+            server.deadline = Some(deadline);
+            (server.spec.clone(), server.generation, timeout, deadline)
         };
+        self.report_change();
         let manager = self.clone();
         tokio::spawn(async move {
-            let env = manager.inner.env.clone();
-            let lookup = move |key: &str| env.get(key).cloned().or_else(|| std::env::var(key).ok());
-            let sdk = match spec.transport {
-                Transport::Sdk => match manager.sdk_channel().await {
-                    Some(channel) => Some(channel),
-                    None => {
-                        let why = "an in-process SDK server needs an SDK application driving catui over stream-json";
-                        manager.connected(
-                            &spec.name,
-                            generation,
-                            Err(McpError::Connect(why.into())),
-                        );
-                        return;
-                    }
-                },
-                _ => None,
+            let attempt = manager.connect(&spec, generation);
+            let result = match tokio::time::timeout_at(deadline.into(), attempt).await {
+                Ok(result) => result,
+                Err(_) => Err(McpError::Connect(format!(
+                    "it did not finish starting within {} (raise `startupTimeoutMs` for this server, or MCP_TIMEOUT, in milliseconds)",
+                    describe_duration(timeout)
+                ))),
             };
-            let result = client::connect(&spec, &manager.inner.project_root, &lookup, sdk).await;
             manager.connected(&spec.name, generation, result);
         });
+    }
+
+    /// One connection attempt: the SDK channel for in-process servers, then
+    /// the transport and the handshake.
+    async fn connect(&self, spec: &ServerSpec, generation: u64) -> Result<Connection, McpError> {
+        let env = self.inner.env.clone();
+        let lookup = move |key: &str| env.get(key).cloned().or_else(|| std::env::var(key).ok());
+        let sdk = match spec.transport {
+            Transport::Sdk => match self.sdk_channel().await {
+                Some(channel) => Some(channel),
+                None => {
+                    return Err(McpError::Connect(
+                        "an in-process SDK server needs an SDK application driving catui over stream-json".into(),
+                    ));
+                }
+            },
+            _ => None,
+        };
+        let lists_changed = self.on_lists_changed(&spec.name, generation);
+        client::connect(spec, &self.inner.project_root, &lookup, sdk, lists_changed).await
     }
 
     fn connected(&self, name: &str, generation: u64, result: Result<Connection, McpError>) {
@@ -381,42 +351,37 @@ impl McpManager {
             }
             return;
         }
+        server.deadline = None;
         match result {
             Ok(connection) => {
                 let connection = Arc::new(connection);
-                server.tools = connection
-                    .tools
-                    .iter()
-                    .map(|remote| {
-                        let read_only = server
-                            .spec
-                            .read_only
-                            .get(&remote.name)
-                            .copied()
-                            .unwrap_or(remote.read_only_hint);
-                        Arc::new(tool::McpTool::new(
-                            name,
-                            remote.clone(),
-                            read_only,
-                            self.clone(),
-                        )) as Arc<dyn Tool>
-                    })
-                    .collect();
+                server.remote_tools = connection.tools.clone();
+                server.prompts = connection.prompts.clone();
+                server.tools = self.tool_objects(server);
                 server.state = State::Connected;
                 server.connection = Some(connection.clone());
+                let stale = std::mem::take(&mut server.lists_stale);
                 let text = format!(
                     "MCP server `{name}` connected ({} tools)",
                     server.tools.len()
                 );
                 drop(servers);
-                self.notify(text);
+                // Said before waiters wake, so it comes before the request.
+                self.notify(text, false);
+                self.report_change();
                 self.watch(name.to_string(), generation, Arc::downgrade(&connection));
+                if stale {
+                    let manager = self.clone();
+                    let name = name.to_string();
+                    tokio::spawn(async move { manager.relist(&name, generation).await });
+                }
             }
             Err(error) => {
                 let text = format!("MCP server `{name}` failed to connect: {error}");
                 server.state = State::Failed(error.to_string());
                 drop(servers);
-                self.notify(text);
+                self.notify(text, true);
+                self.report_change();
             }
         }
     }
@@ -441,13 +406,13 @@ impl McpManager {
                     return;
                 }
                 let why = format!("the server stopped{}", connection.stderr.describe());
-                server.state = State::Failed(why.clone());
-                server.tools.clear();
-                server.connection = None;
+                server.disconnect(State::Failed(why.clone()));
                 drop(servers);
-                manager.notify(format!(
-                    "MCP server `{name}`: {why}. Reconnect it with /mcp reconnect {name}."
-                ));
+                manager.report_change();
+                manager.notify(
+                    format!("MCP server `{name}`: {why}. Reconnect it with /mcp reconnect {name}."),
+                    true,
+                );
                 return;
             }
         });
@@ -462,35 +427,22 @@ impl McpManager {
                 state: s.state.clone(),
                 source: s.spec.source.label(),
                 tools: s.tools.len(),
-                prompts: s.connection.as_ref().map_or(0, |c| c.prompts.len()),
+                prompts: s.prompts.len(),
                 tool_list: s
-                    .connection
-                    .as_ref()
-                    .map(|c| {
-                        c.tools
-                            .iter()
-                            .map(|t| {
-                                let read_only = s
-                                    .spec
-                                    .read_only
-                                    .get(&t.name)
-                                    .copied()
-                                    .unwrap_or(t.read_only_hint);
-                                (t.name.clone(), t.description.clone(), read_only)
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                    .remote_tools
+                    .iter()
+                    .map(|t| (t.name.clone(), t.description.clone(), s.read_only(t)))
+                    .collect(),
             })
             .collect()
     }
 
     /// The prompts of the connected servers: (server, prompt).
-    pub fn prompts(&self) -> Vec<(String, client::RemotePrompt)> {
+    pub fn prompts(&self) -> Vec<(String, RemotePrompt)> {
         lock(&self.inner.servers)
             .iter()
-            .filter_map(|s| s.connection.as_ref().map(|c| (s, c)))
-            .flat_map(|(s, c)| c.prompts.iter().map(|p| (s.spec.name.clone(), p.clone())))
+            .filter(|s| s.state == State::Connected)
+            .flat_map(|s| s.prompts.iter().map(|p| (s.spec.name.clone(), p.clone())))
             .collect()
     }
 
@@ -514,15 +466,7 @@ impl McpManager {
             }
             return Ok(());
         }
-        let mut servers = lock(&self.inner.servers);
-        if let Some(server) = servers.iter_mut().find(|s| s.spec.name == name) {
-            server.generation += 1;
-            server.state = State::Disabled;
-            server.tools.clear();
-            if let Some(old) = server.connection.take() {
-                close_later(old);
-            }
-        }
+        self.disconnect(name, State::Disabled);
         Ok(())
     }
 
@@ -547,17 +491,19 @@ impl McpManager {
                 self.spawn_connect(name);
             }
         } else {
-            let mut servers = lock(&self.inner.servers);
-            if let Some(server) = servers.iter_mut().find(|s| s.spec.name == name) {
-                server.generation += 1;
-                server.state = State::Rejected;
-                server.tools.clear();
-                if let Some(old) = server.connection.take() {
-                    close_later(old);
-                }
-            }
+            self.disconnect(name, State::Rejected);
         }
         Ok(())
+    }
+
+    fn disconnect(&self, name: &str, state: State) {
+        if let Some(server) = lock(&self.inner.servers)
+            .iter_mut()
+            .find(|s| s.spec.name == name)
+        {
+            server.disconnect(state);
+        }
+        self.report_change();
     }
 
     fn state_of(&self, name: &str) -> Result<State, ManageError> {
@@ -568,135 +514,35 @@ impl McpManager {
             .ok_or_else(|| ManageError::Unknown(name.to_string()))
     }
 
-    /// The caller of a connected server, and its call timeout.
-    fn caller(&self, name: &str) -> Result<(Caller, Duration), ToolError> {
-        let servers = lock(&self.inner.servers);
-        let server = servers
-            .iter()
-            .find(|s| s.spec.name == name)
-            .ok_or_else(|| ToolError::failed(format!("There is no MCP server named `{name}`.")))?;
-        match (&server.state, &server.connection) {
-            (State::Connected, Some(c)) => Ok((c.caller(), server.spec.call_timeout)),
-            (State::Failed(why), _) => Err(ToolError::failed(format!(
-                "The MCP server `{name}` is not available: {why}"
-            ))),
-            (state, _) => Err(ToolError::failed(format!(
-                "The MCP server `{name}` is not connected ({}).",
-                state.label()
-            ))),
-        }
-    }
-
-    /// Runs `work` against server `name` within its timeout, ending early
-    /// when `cancel` fires.
-    async fn with_caller<T, F>(
-        &self,
-        name: &str,
-        cancel: &CancellationToken,
-        work: impl FnOnce(Caller) -> F,
-    ) -> Result<T, ToolError>
-    where
-        F: std::future::Future<Output = Result<T, McpError>>,
-    {
-        let (caller, timeout) = self.caller(name)?;
-        tokio::select! {
-            _ = cancel.cancelled() => Err(ToolError::Cancelled),
-            outcome = tokio::time::timeout(timeout, work(caller)) => match outcome {
-                Ok(result) => result.map_err(|e| ToolError::failed(e.to_string())),
-                Err(_) => Err(ToolError::failed(format!(
-                    "The MCP server `{name}` did not answer within {} s.",
-                    timeout.as_secs()
-                ))),
-            },
-        }
-    }
-
-    pub(crate) async fn call_tool(
-        &self,
-        server: &str,
-        tool: &str,
-        arguments: Map<String, Value>,
-        cancel: &CancellationToken,
-    ) -> Result<Value, ToolError> {
-        let tool = tool.to_string();
-        self.with_caller(server, cancel, |c| async move {
-            c.call_tool(&tool, arguments).await
-        })
-        .await
-    }
-
-    pub(crate) async fn list_resources(
-        &self,
-        only: Option<&str>,
-        cancel: &CancellationToken,
-    ) -> Result<Vec<(String, Value)>, ToolError> {
-        let names: Vec<String> = lock(&self.inner.servers)
-            .iter()
-            .filter(|s| s.state == State::Connected)
-            .filter(|s| s.connection.as_ref().is_some_and(|c| c.has_resources))
-            .filter(|s| only.is_none_or(|o| o == s.spec.name))
-            .map(|s| s.spec.name.clone())
-            .collect();
-        if let Some(only) = only
-            && names.is_empty()
-        {
-            return Err(ToolError::failed(format!(
-                "The MCP server `{only}` is not connected or offers no resources."
-            )));
-        }
-        let mut out = Vec::new();
-        for name in names {
-            let listed = self
-                .with_caller(&name, cancel, |c| async move { c.list_resources().await })
-                .await?;
-            out.extend(listed.into_iter().map(|r| (name.clone(), r)));
-        }
-        Ok(out)
-    }
-
-    pub(crate) async fn read_resource(
-        &self,
-        server: &str,
-        uri: &str,
-        cancel: &CancellationToken,
-    ) -> Result<Value, ToolError> {
-        let uri = uri.to_string();
-        self.with_caller(
-            server,
-            cancel,
-            |c| async move { c.read_resource(&uri).await },
-        )
-        .await
-    }
-
-    pub(crate) async fn get_prompt(
-        &self,
-        server: &str,
-        prompt: &str,
-        arguments: BTreeMap<String, String>,
-    ) -> Result<Value, ToolError> {
-        let prompt = prompt.to_string();
-        self.with_caller(server, &CancellationToken::new(), |c| async move {
-            c.get_prompt(&prompt, arguments).await
-        })
-        .await
-    }
-
     /// Closes every connection (and ends stdio servers' processes).
     pub async fn shutdown(&self) {
         let connections: Vec<Arc<Connection>> = lock(&self.inner.servers)
             .iter_mut()
             .filter_map(|s| {
                 s.generation += 1;
+                s.deadline = None;
                 s.tools.clear();
                 s.connection.take()
             })
             .collect();
+        self.report_change();
         for connection in connections {
             if let Ok(connection) = Arc::try_unwrap(connection) {
                 connection.close().await;
             }
         }
+    }
+}
+
+/// `2 s`, `1.5 s`, `250 ms`.
+fn describe_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
     }
 }
 
@@ -711,20 +557,6 @@ fn close_later(connection: Arc<Connection>) {
     }
 }
 
-impl ToolSource for McpManager {
-    fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        let servers = lock(&self.inner.servers);
-        let mut tools: Vec<Arc<dyn Tool>> = servers
-            .iter()
-            .flat_map(|s| s.tools.iter().cloned())
-            .collect();
-        let resources = servers
-            .iter()
-            .any(|s| s.connection.as_ref().is_some_and(|c| c.has_resources));
-        drop(servers);
-        if resources {
-            tools.extend(tool::resource_tools(self));
-        }
-        tools
-    }
-}
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

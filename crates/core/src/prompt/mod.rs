@@ -1,6 +1,13 @@
-//! The system prompt: who the agent is, how it works, notes for the tools it
-//! has, the environment (with the git branch), and the memory files
-//! (AGENTS.md / CLAUDE.md).
+//! The system prompt: who the agent is, how it works (with the house
+//! rules: permissions, safety, untrusted content, what `<system-reminder>`
+//! text is, git), notes for the tools it has, the environment (with the
+//! git branch), and the memory files (AGENTS.md / CLAUDE.md).
+//!
+//! A caller may replace the base (who the agent is, how it works, the tool
+//! notes) with its own text ([`SystemPromptChoice`], the SDKs'
+//! `system_prompt`); the house rules, the environment and the memory files
+//! stay, and so do everything outside the prompt: tool descriptions and
+//! plan-mode reminders.
 //!
 //! [`build_system_prompt`] reads the memory files and renders;
 //! [`render_system_prompt`] is the pure part (snapshot-tested).
@@ -79,15 +86,40 @@ pub fn build_system_prompt(opts: &PromptOptions) -> String {
 
 /// The system prompt from options and already-loaded memory files.
 pub fn render_system_prompt(opts: &PromptOptions, memory: &[MemoryFile]) -> String {
+    render(None, opts, memory)
+}
+
+/// The system prompt with `base` in place of catui's own identity, ways of
+/// working and tool notes; the house rules, the environment and the memory
+/// files are kept.
+pub fn render_custom_system_prompt(
+    base: &str,
+    opts: &PromptOptions,
+    memory: &[MemoryFile],
+) -> String {
+    render(Some(base), opts, memory)
+}
+
+fn render(custom: Option<&str>, opts: &PromptOptions, memory: &[MemoryFile]) -> String {
     let mut out = String::new();
-    out.push_str(guidance::IDENTITY);
-    out.push_str("\n\n");
-    out.push_str(guidance::CONDUCT);
-    out.push_str("\n\n");
-    let before_tools = out.len();
-    guidance::render_tools(&mut out, &opts.tool_names);
-    if out.len() > before_tools {
-        out.push('\n');
+    match custom {
+        Some(base) => {
+            out.push_str(base.trim_end());
+            out.push_str("\n\n");
+            out.push_str(&guidance::house_rules());
+            out.push_str("\n\n");
+        }
+        None => {
+            out.push_str(guidance::IDENTITY);
+            out.push_str("\n\n");
+            out.push_str(&guidance::conduct());
+            out.push_str("\n\n");
+            let before_tools = out.len();
+            guidance::render_tools(&mut out, &opts.tool_names);
+            if out.len() > before_tools {
+                out.push('\n');
+            }
+        }
     }
     environment::render_environment(
         &mut out,
@@ -105,6 +137,34 @@ pub fn render_system_prompt(opts: &PromptOptions, memory: &[MemoryFile]) -> Stri
     out.truncate(trimmed);
     out.push('\n');
     out
+}
+
+/// What the caller asked of the main conversation's system prompt: its own
+/// base instead of catui's (`--system-prompt`, the SDKs' `system_prompt`
+/// string), and text to add at the end (`--append-system-prompt`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SystemPromptChoice {
+    /// Replaces catui's base; blank text keeps catui's (the SDKs send `""`
+    /// when nothing was asked).
+    pub base: Option<String>,
+    pub append: Option<String>,
+}
+
+impl SystemPromptChoice {
+    /// The prompt this choice makes.
+    pub fn render(&self, opts: &PromptOptions, memory: &[MemoryFile]) -> String {
+        let mut prompt = match self.base.as_deref().filter(|b| !b.trim().is_empty()) {
+            Some(base) => render_custom_system_prompt(base, opts, memory),
+            None => render_system_prompt(opts, memory),
+        };
+        if let Some(extra) = self.append.as_deref().map(str::trim)
+            && !extra.is_empty()
+        {
+            prompt.push_str("\n\n");
+            prompt.push_str(extra);
+        }
+        prompt
+    }
 }
 
 /// The `# Memory files` section: each file under a header with its path.
@@ -209,6 +269,39 @@ mod tests {
             ..fixed_options()
         };
         insta::assert_snapshot!(render_system_prompt(&opts, &[]));
+    }
+
+    #[test]
+    fn a_custom_base_keeps_the_house_rules_environment_and_memory() {
+        let memory = vec![MemoryFile {
+            path: PathBuf::from("/home/dev/project/AGENTS.md"),
+            content: "Use tabs.".into(),
+        }];
+        let choice = SystemPromptChoice {
+            base: Some("You are a terse SQL reviewer.".into()),
+            append: Some("Answer in French.".into()),
+        };
+        let prompt = choice.render(&fixed_options(), &memory);
+        assert!(prompt.starts_with("You are a terse SQL reviewer.\n\n# Permissions and safety\n"));
+        assert!(prompt.contains("<system-reminder>"), "{prompt}");
+        assert!(prompt.contains("do not repeat the same call"), "{prompt}");
+        assert!(prompt.contains("/home/dev/project"), "{prompt}");
+        assert!(prompt.contains("Use tabs."), "{prompt}");
+        assert!(prompt.trim_end().ends_with("Answer in French."), "{prompt}");
+        // catui's identity, style and tool notes are gone.
+        assert!(!prompt.contains(guidance::IDENTITY), "{prompt}");
+        assert!(!prompt.contains("# How to work"), "{prompt}");
+        assert!(!prompt.contains("# Tools"), "{prompt}");
+
+        // A blank base (what the SDKs send by default) keeps catui's.
+        let blank = SystemPromptChoice {
+            base: Some(String::new()),
+            append: None,
+        };
+        assert_eq!(
+            blank.render(&fixed_options(), &memory),
+            render_system_prompt(&fixed_options(), &memory)
+        );
     }
 
     #[test]

@@ -48,17 +48,33 @@ pub fn plan_reference_text(attachment: &Attachment) -> String {
     }
 }
 
+/// The `system` entry subtype recording that the session was resumed up to
+/// the message whose uuid is its text (`--resume-session-at`): what came
+/// after that message is left out of the conversation from there on.
+pub const RESUMED_AT: &str = "resumed_at";
+
 /// The messages to send to the model when resuming from `entries`.
 pub fn rebuild_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
-    answer_dangling_tool_calls(collect_messages(entries))
+    let (messages, _) = collect_messages(entries);
+    answer_dangling_tool_calls(messages)
 }
 
-/// The conversation `entries` hold, without repairs. A rewind of the
-/// conversation to message X makes it what it was just before X (the
-/// entries before X, rebuilt the same way), and the entries after the
-/// rewind continue from there.
-fn collect_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
+/// The messages of `entries` up to and including the one whose transcript
+/// entry is `uuid`; `None` when no message of the conversation has it.
+pub fn rebuild_messages_up_to(entries: &[TranscriptEntry], uuid: &str) -> Option<Vec<Message>> {
+    let (mut messages, uuids) = collect_messages(entries);
+    let at = uuids.iter().position(|u| u == uuid)?;
+    messages.truncate(at + 1);
+    Some(answer_dangling_tool_calls(messages))
+}
+
+/// The conversation `entries` hold, without repairs, with the uuid of the
+/// entry each message came from. A rewind of the conversation to message X
+/// makes it what it was just before X (the entries before X, rebuilt the
+/// same way), and the entries after the rewind continue from there.
+fn collect_messages(entries: &[TranscriptEntry]) -> (Vec<Message>, Vec<String>) {
     let mut messages: Vec<Message> = Vec::new();
+    let mut uuids: Vec<String> = Vec::new();
     let mut just_summarized = false;
     for (at, entry) in entries.iter().enumerate() {
         let after_summary = std::mem::take(&mut just_summarized);
@@ -69,7 +85,7 @@ fn collect_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
                 ..
             } => {
                 if let Some(to) = entries[..at].iter().rposition(|e| &e.uuid == target) {
-                    messages = collect_messages(&entries[..to]);
+                    (messages, uuids) = collect_messages(&entries[..to]);
                 }
             }
             EntryBody::User {
@@ -77,13 +93,25 @@ fn collect_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
                 is_meta: false,
                 ..
             }
-            | EntryBody::Assistant { message, .. } => messages.push(message.clone()),
+            | EntryBody::Assistant { message, .. } => {
+                messages.push(message.clone());
+                uuids.push(entry.uuid.clone());
+            }
             EntryBody::System { subtype, .. } if subtype == crate::engine::CONVERSATION_CLEARED => {
                 messages.clear();
+                uuids.clear();
+            }
+            EntryBody::System { subtype, text } if subtype == RESUMED_AT => {
+                if let Some(at) = uuids.iter().position(|u| u == text) {
+                    messages.truncate(at + 1);
+                    uuids.truncate(at + 1);
+                }
             }
             EntryBody::Summary { summary } => {
                 messages.clear();
+                uuids.clear();
                 messages.push(Message::user_text(summary_message_text(summary)));
+                uuids.push(entry.uuid.clone());
                 just_summarized = true;
             }
             EntryBody::Attachment {
@@ -98,7 +126,7 @@ fn collect_messages(entries: &[TranscriptEntry]) -> Vec<Message> {
             _ => {}
         }
     }
-    messages
+    (messages, uuids)
 }
 
 /// Inserts error tool_results for tool calls whose results are missing,

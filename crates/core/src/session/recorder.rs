@@ -261,8 +261,8 @@ fn describe(body: &EntryBody) -> &'static str {
 }
 
 impl Recorder for TranscriptRecorder {
-    fn record(&self, record: Record) {
-        let _ = self.append(body_of(record));
+    fn record(&self, record: Record) -> Option<String> {
+        self.append(body_of(record)).ok().map(|entry| entry.uuid)
     }
 
     fn record_with_uuid(&self, uuid: &str, record: Record) {

@@ -111,7 +111,7 @@ impl Recorder for PlanSnapshotRecorder {
         self.inner.record_with_uuid(uuid, record);
     }
 
-    fn record(&self, record: Record) {
+    fn record(&self, record: Record) -> Option<String> {
         let mut snapshot = false;
         match &record {
             Record::Assistant { message, .. } => {
@@ -145,11 +145,12 @@ impl Recorder for PlanSnapshotRecorder {
             }
             _ => {}
         }
-        self.inner.record(record);
+        let uuid = self.inner.record(record);
         if snapshot && let Some(plan) = self.plan_path() {
             // Errors were already reported by the transcript recorder.
             let _ = record_plan_snapshot(&self.inner, &plan);
         }
+        uuid
     }
 
     fn unsaved(&self) -> Option<String> {

@@ -54,6 +54,7 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         EngineEvent::User {
             message,
             parent_tool_use_id: None,
+            ..
         } => Some(EngineEvent::Teammate {
             agent_id: agent_id.to_string(),
             message,
@@ -106,7 +107,8 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::UserMessage { .. }
         | EngineEvent::PlanCompliance(_)
         | EngineEvent::TaskStarted(_)
-        | EngineEvent::TaskEnded(_) => None,
+        | EngineEvent::TaskEnded(_)
+        | EngineEvent::AwaitingTools { .. } => None,
     }
 }
 
@@ -192,6 +194,7 @@ mod tests {
             "amy@core",
             &state,
             EngineEvent::Assistant {
+                uuid: "u".into(),
                 message: call.clone(),
                 parent_tool_use_id: None,
                 response: Default::default(),
@@ -212,6 +215,7 @@ mod tests {
             "amy@core",
             &state,
             EngineEvent::User {
+                uuid: "u".into(),
                 message: results.clone(),
                 parent_tool_use_id: None,
             },
@@ -230,11 +234,13 @@ mod tests {
         let state = amy();
         let dropped = [
             EngineEvent::Assistant {
+                uuid: "u".into(),
                 message: Message::assistant_text("sub-agent talk"),
                 parent_tool_use_id: Some("agent-1".into()),
                 response: Default::default(),
             },
             EngineEvent::User {
+                uuid: "u".into(),
                 message: Message::user_text("sub-agent results"),
                 parent_tool_use_id: Some("agent-1".into()),
             },
@@ -285,6 +291,7 @@ mod tests {
             permission_mode: PermissionMode::Default,
             plan_file: None,
             view: None,
+            structured_output: None,
         };
         assert_eq!(
             relay("amy@core", &state, EngineEvent::Result(outcome)),
@@ -326,6 +333,7 @@ mod tests {
             "amy@core",
             &state,
             EngineEvent::Assistant {
+                uuid: "u".into(),
                 message: answer,
                 parent_tool_use_id: None,
                 response: Default::default(),

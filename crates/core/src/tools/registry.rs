@@ -4,18 +4,43 @@
 //! (an MCP server that finishes connecting in the background, one that is
 //! reconnected or switched off) come from a [`ToolSource`] the registry
 //! asks each time it is consulted, so every conversation sees them as soon
-//! as they exist without being rebuilt.
+//! as they exist without being rebuilt. A source also says what is still
+//! on its way ([`ToolSource::arriving`]), so that a conversation can wait
+//! for it before a request (bounded by each arrival's own deadline).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use catui_protocol::ToolSpec;
+use futures::future::BoxFuture;
 
 use super::Tool;
+
+/// Something whose tools are on their way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arriving {
+    /// What it is, for the user (`MCP server `fs``).
+    pub what: String,
+    /// When it gives up at the latest.
+    pub until: Instant,
+}
 
 /// Tools that may come and go while a session runs.
 pub trait ToolSource: Send + Sync {
     /// The tools available now, in the order they are offered.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// What is starting now and will offer tools soon (or fail by its
+    /// deadline).
+    fn arriving(&self) -> Vec<Arriving> {
+        Vec::new()
+    }
+
+    /// Resolves once what [`ToolSource::arriving`] or
+    /// [`ToolSource::tools`] say may have changed since this was called.
+    fn changed(&self) -> BoxFuture<'static, ()> {
+        Box::pin(std::future::pending())
+    }
 }
 
 /// A filter kept for tools that arrive later (see [`ToolRegistry::retain`]).
@@ -109,6 +134,23 @@ impl ToolRegistry {
             }
         }
         out
+    }
+
+    /// What the later tools' sources are still starting.
+    pub fn arriving(&self) -> Vec<Arriving> {
+        self.dynamic.iter().flat_map(|s| s.arriving()).collect()
+    }
+
+    /// Resolves once any source's tools or arrivals may have changed since
+    /// this was called (never, without sources).
+    pub fn changed(&self) -> BoxFuture<'static, ()> {
+        if self.dynamic.is_empty() {
+            return Box::pin(std::future::pending());
+        }
+        let changes: Vec<_> = self.dynamic.iter().map(|s| s.changed()).collect();
+        Box::pin(async move {
+            futures::future::select_all(changes).await;
+        })
     }
 
     /// The tool called `name` (or known by that alias).

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use catui_core::builder::{FrontEnd, Session, SessionBuilder, SessionConfig};
+use catui_core::builder::{FrontEnd, LateSetup, Session, SessionBuilder, SessionConfig};
 use catui_core::engine::{Approver, Engine, EngineEvent, MemoryRecorder, Record};
 use catui_core::teams::TeamManager;
 use catui_core::tools::ToolRegistry;
@@ -35,6 +35,8 @@ pub struct Started {
     pub team: Option<Arc<TeamManager>>,
     /// The main conversation's plan mode.
     pub plan: Arc<catui_core::plan::PlanSession>,
+    /// What a client may still set (as the SDKs' `initialize`).
+    pub late: LateSetup,
     /// The main conversation's records (instead of a transcript file).
     pub recorder: Arc<MemoryRecorder>,
     /// The project directory (canonical).
@@ -125,6 +127,12 @@ impl TestSession {
         self
     }
 
+    /// Anything else the command line could ask for.
+    pub fn configure(mut self, change: impl FnOnce(&mut SessionConfig)) -> Self {
+        change(&mut self.config);
+        self
+    }
+
     pub fn start(self) -> Started {
         if let Some(json) = &self.settings {
             std::fs::write(self.home.path().join("settings.json"), json).unwrap();
@@ -149,6 +157,7 @@ impl TestSession {
             events,
             team,
             plan,
+            late,
             ..
         } = builder.build().unwrap();
         Started {
@@ -156,6 +165,7 @@ impl TestSession {
             events,
             team,
             plan,
+            late,
             recorder,
             root,
             project: self.project,

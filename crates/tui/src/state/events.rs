@@ -42,6 +42,7 @@ impl AppState {
             EngineEvent::User {
                 message,
                 parent_tool_use_id: None,
+                ..
             } => self.apply_tool_results(&message),
             EngineEvent::User { .. } => {}
             EngineEvent::ToolStart {
@@ -157,6 +158,7 @@ impl AppState {
                 ),
                 false,
             ),
+            EngineEvent::AwaitingTools { pending } => self.awaiting_tools = pending,
             EngineEvent::Result(outcome) => self.apply_result(outcome),
         }
     }
@@ -186,6 +188,18 @@ impl AppState {
             }
             ModelEvent::ToolInputDelta { partial_json, .. } => {
                 self.streamed_chars += partial_json.len();
+            }
+            ModelEvent::FellBack {
+                model, fallback, ..
+            } => {
+                self.live_text.clear();
+                self.thinking = false;
+                self.streaming_tool = None;
+                self.retry = None;
+                self.system(
+                    format!("{model} is overloaded; continuing with the fallback model {fallback}"),
+                    false,
+                );
             }
             // One updating line, not a permanent entry per attempt.
             ModelEvent::Retrying {
@@ -272,6 +286,7 @@ impl AppState {
         let sent = self.pending_inputs.pop_front().unwrap_or_default();
         self.turn_started = None;
         self.retry = None;
+        self.awaiting_tools.clear();
         self.awaiting_reply = false;
         self.streamed_chars = 0;
         let withdrawn = std::mem::take(&mut self.withdrawn);

@@ -311,6 +311,12 @@ impl AppState {
         let palette_open = !palette.is_empty();
         match key.code {
             KeyCode::Esc if palette_open => self.palette_dismissed = true,
+            // The first Esc goes on without servers still starting; the
+            // request can then be interrupted as usual.
+            KeyCode::Esc if !self.awaiting_tools.is_empty() => {
+                self.awaiting_tools.clear();
+                return vec![Action::StopWaitingForTools];
+            }
             KeyCode::Esc if self.busy() => return self.escape_turn(),
             KeyCode::Esc if self.input.is_empty() => {
                 let now = self.clock;

@@ -37,6 +37,8 @@ pub enum Action {
     /// Send this input to the engine.
     Submit(String),
     Interrupt,
+    /// Send the request that waits for MCP servers without them.
+    StopWaitingForTools,
     SetMode(PermissionMode),
     Quit,
     /// Edit the input box text in the external editor.
@@ -191,6 +193,8 @@ pub struct AppState {
     /// estimate until the result reports usage).
     pub streamed_chars: usize,
     pub retry: Option<RetryNote>,
+    /// What the next request waits for (MCP servers still starting).
+    pub awaiting_tools: Vec<String>,
     /// Screen size of the last frame (for paging).
     pub viewport: (u16, u16),
     /// The rewind picker, when open.
@@ -253,6 +257,7 @@ impl AppState {
             turn_started: None,
             streamed_chars: 0,
             retry: None,
+            awaiting_tools: Vec::new(),
             viewport: (80, 24),
             rewind: None,
             esc_at: None,

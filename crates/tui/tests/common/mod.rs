@@ -60,6 +60,7 @@ pub fn text_delta(text: &str) -> EngineEvent {
 
 pub fn assistant(blocks: Vec<ContentBlock>) -> EngineEvent {
     EngineEvent::Assistant {
+        uuid: "u".into(),
         message: Message {
             role: Role::Assistant,
             content: blocks,
@@ -71,6 +72,7 @@ pub fn assistant(blocks: Vec<ContentBlock>) -> EngineEvent {
 
 pub fn sub_assistant(parent: &str, blocks: Vec<ContentBlock>) -> EngineEvent {
     EngineEvent::Assistant {
+        uuid: "u".into(),
         message: Message {
             role: Role::Assistant,
             content: blocks,
@@ -128,6 +130,7 @@ pub fn result(text: &str, num_turns: u32, is_error: bool, mode: PermissionMode) 
         permission_mode: mode,
         plan_file: Some("/home/dev/.catui/plans/brave-quiet-otter.md".into()),
         view: None,
+        structured_output: None,
     })
 }
 

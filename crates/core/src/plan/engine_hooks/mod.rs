@@ -123,10 +123,7 @@ impl EngineExtension for PlanExtension {
             ),
             display: format!("Plan saved for review: {path}"),
             is_error: false,
-            end_run: Some(RunEnd {
-                subtype: ResultSubtype::PlanReady,
-                result: plan,
-            }),
+            end_run: Some(RunEnd::new(ResultSubtype::PlanReady, plan)),
         }
     }
 
@@ -215,10 +212,7 @@ impl EngineExtension for PlanExtension {
             .filter(|p| !p.trim().is_empty())?;
         let path = self.plan.files.path(None).display().to_string();
         session.snapshot_file(crate::plan::contract::PLAN_REVISION_KEY, &path, &plan);
-        Some(RunEnd {
-            subtype: ResultSubtype::PlanReady,
-            result: plan,
-        })
+        Some(RunEnd::new(ResultSubtype::PlanReady, plan))
     }
 
     fn input_preamble(&self) -> Option<String> {
