@@ -209,6 +209,7 @@ pub async fn connect(
             }
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
             config.custom_headers = custom;
+            use_ring_for_tls();
             let transport = StreamableHttpClientTransport::from_config(config);
             client
                 .serve(transport)
@@ -425,4 +426,14 @@ impl Caller {
             .map_err(|e| self.failed("getting the prompt failed", &e))?;
         Ok(to_value(&result))
     }
+}
+
+/// rmcp's HTTP client takes the process's TLS crypto provider; catui's is
+/// ring, the one its model clients use. rmcp's own default would link a
+/// second crypto library (aws-lc) whose start-up code ran in every process
+/// and whose pages made a one-shot run's memory several MiB larger. Called
+/// before each HTTP connection; only the first call installs it.
+fn use_ring_for_tls() {
+    // Err: a provider is installed already, which is as good.
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
