@@ -247,7 +247,7 @@ async fn caller_agents_are_agent_types_and_read_only_ones_run_in_plan_mode() {
         agent_tool["description"]
             .as_str()
             .unwrap()
-            .contains("- reviewer: Reviews code for bugs (tools: Read, Grep, Glob)"),
+            .contains("- reviewer: Reviews code for bugs (tools: Read, Glob, Grep)"),
         "{agent_tool}"
     );
     let sub = &requests[1];
