@@ -12,7 +12,7 @@
 //!   `getconf GNU_LIBC_VERSION` on the build host).
 //! - `link/catui.order` (made by `bench/link-order.sh`): the functions a
 //!   one-shot run executes, placed first and together, so the run's code
-//!   is about 1.5 MiB of contiguous pages instead of pages spread over the
+//!   is about 1.4 MiB of contiguous pages instead of pages spread over the
 //!   whole 10 MiB of code. Only rust-lld (the default linker of
 //!   x86_64-unknown-linux-gnu from Rust 1.90 on) gets it: GNU ld has no
 //!   such option.
