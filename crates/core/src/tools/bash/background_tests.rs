@@ -106,6 +106,15 @@ async fn read_before_the_end_means_no_reminder_and_kill_ends_the_group() {
     }
     let child_pid = child_pid.expect("the job started");
     assert_eq!(shells.running(), 1);
+    // "ready" is on disk before the kill (the pid file alone says only that
+    // the shell got that far, not that its output was stored).
+    let shell = shells.get("bash_1").expect("bash_1 is listed");
+    for _ in 0..400 {
+        if shell.bytes_written() >= "ready\n".len() as u64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
     let out = run(KillShellTool, &c, json!({"id": "bash_1"}))
         .await
         .unwrap();
