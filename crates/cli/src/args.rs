@@ -123,6 +123,13 @@ pub struct Args {
     #[arg(long)]
     pub trust_project: bool,
 
+    /// Nobody is there to answer while the run lasts, even though a
+    /// program drives it (stream-json in CI): the model is told so, is not
+    /// offered AskUserQuestion, and is asked to check its work before the
+    /// run ends. Plain `-p` runs are unattended without it.
+    #[arg(long)]
+    pub unattended: bool,
+
     /// Another directory the agent may work in.
     #[arg(long, num_args = 1..)]
     pub add_dir: Vec<PathBuf>,

@@ -215,7 +215,11 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         FrontEnd::unattended()
     };
     let session = SessionBuilder::new(config)
-        .front_end(front_end.with_warnings(stderr_warnings()))
+        .front_end(
+            front_end
+                .with_unattended(args.unattended && !tui)
+                .with_warnings(stderr_warnings()),
+        )
         .build()
         .map_err(|e| e.to_string())?;
     let _ = turn.set(session.engine.control().downgrade());

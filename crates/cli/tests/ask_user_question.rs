@@ -116,7 +116,8 @@ fn declining_reaches_the_model_and_plain_print_refuses() {
         seen[0].content
     );
 
-    // Plain -p: nobody can answer, so the call is refused before it runs.
+    // Plain -p: nobody can answer, so the tool is not offered, and a call
+    // made anyway is refused with an error the model reads.
     let server = MockServer::start_blocking(
         Script::new()
             .turn(Turn::tool_use("q2", "AskUserQuestion", questions()))
@@ -133,10 +134,16 @@ fn declining_reaches_the_model_and_plain_print_refuses() {
         String::from_utf8_lossy(&out.stdout).trim(),
         "Proceeding on assumptions."
     );
-    let seen = server.requests()[1].tool_results();
+    let reqs = server.requests();
+    assert!(
+        !reqs[0]
+            .tool_names()
+            .contains(&"AskUserQuestion".to_string())
+    );
+    let seen = reqs[1].tool_results();
     assert!(seen[0].is_error);
     assert!(
-        seen[0].content.contains("nobody can answer"),
+        seen[0].content.contains("AskUserQuestion"),
         "{}",
         seen[0].content
     );
@@ -157,8 +164,16 @@ fn invalid_questions_are_refused_before_anyone_is_asked() {
             .turn(Turn::text("Fixed.")),
     )
     .unwrap();
-    let out = sb.catui(&server).args(["-p", "go"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    // A client that answers questions: none is asked, the input is refused.
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user("go");
+    assert_eq!(s.wait_type("result")["result"], "Fixed.");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    assert!(
+        !seen.iter().any(|v| v["type"] == "control_request"),
+        "{seen:?}"
+    );
     let seen = server.requests()[1].tool_results();
     assert!(seen[0].is_error);
     assert!(

@@ -121,6 +121,22 @@ fn plan_mode_first_request() {
     insta::assert_snapshot!("plan_mode", render(&r, &sb));
 }
 
+/// A plain `-p` run: nobody is here, so the prompt says so and
+/// AskUserQuestion is not offered.
+#[test]
+fn print_run_first_request() {
+    let sb = Sandbox::new();
+    sb.write("src/lib.rs", "fn main() {}\n");
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("hello").forever())).unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "hi", "--small-model", "small-model"]);
+    let out = common::output_within(cmd, b"", 60);
+    assert_eq!(out.status.code(), Some(0));
+    let first = server.requests().into_iter().next().unwrap();
+    insta::assert_snapshot!("print_run", render(&first, &sb));
+}
+
 #[test]
 fn built_in_sub_agents_first_requests() {
     let sb = Sandbox::new();

@@ -80,7 +80,7 @@ async fn time(ctx: &ToolContext, command: &str, runs: usize) -> Result<Vec<f64>,
     for i in 0..=runs {
         ctx.set_cwd(ctx.project_root.clone());
         let started = Instant::now();
-        BashTool
+        BashTool::default()
             .call(
                 BashInput {
                     command: format!("{command} >/dev/null 2>&1"),
@@ -88,6 +88,7 @@ async fn time(ctx: &ToolContext, command: &str, runs: usize) -> Result<Vec<f64>,
                     description: None,
                     unconfined: None,
                     run_in_background: None,
+                    keep_running: None,
                 },
                 ctx,
             )

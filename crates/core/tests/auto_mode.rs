@@ -162,7 +162,7 @@ fn harness(server: &MockServer, setup: Setup) -> Harness {
             read,
         })));
     }
-    tools.add(Adapter(Arc::new(BashTool)));
+    tools.add(Adapter(Arc::new(BashTool::default())));
     let approver = Arc::new(ScriptedApprover {
         answers: Mutex::new(setup.answers),
         asked: Mutex::new(vec![]),

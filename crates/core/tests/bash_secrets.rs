@@ -15,7 +15,7 @@ async fn api_keys_are_removed_from_the_environment() {
         std::env::set_var("CATUI_TEST_PLAIN", "still-here");
     }
     let ctx = ToolContext::new(std::env::temp_dir());
-    let out = BashTool
+    let out = BashTool::default()
         .call(
             BashInput {
                 command: "env; echo \"[$ANTHROPIC_API_KEY][$OPENAI_API_KEY]\"".into(),
@@ -23,6 +23,7 @@ async fn api_keys_are_removed_from_the_environment() {
                 description: None,
                 unconfined: None,
                 run_in_background: None,
+                keep_running: None,
             },
             &ctx,
         )

@@ -16,11 +16,12 @@ fn input(command: &str) -> BashInput {
         description: None,
         unconfined: None,
         run_in_background: None,
+        keep_running: None,
     }
 }
 
 async fn run(ctx: &ToolContext, command: &str) -> ToolOutput {
-    match BashTool.call(input(command), ctx).await {
+    match BashTool::default().call(input(command), ctx).await {
         Ok(out) => out,
         Err(e) => panic!("{command:?} failed: {e}"),
     }
@@ -173,7 +174,7 @@ async fn timeout_kills_the_whole_process_tree() {
         marker.display()
     );
     let started = Instant::now();
-    let out = BashTool
+    let out = BashTool::default()
         .call(
             BashInput {
                 command,
@@ -181,6 +182,7 @@ async fn timeout_kills_the_whole_process_tree() {
                 description: None,
                 unconfined: None,
                 run_in_background: None,
+                keep_running: None,
             },
             &ctx,
         )
@@ -213,7 +215,7 @@ async fn cancellation_kills_the_command_and_reports_cancelled() {
         cancel.cancel();
     });
     let started = Instant::now();
-    let result = BashTool
+    let result = BashTool::default()
         .call(input(&format!("sleep {token} | cat")), &ctx)
         .await;
     assert_eq!(result, Err(ToolError::Cancelled));
@@ -267,27 +269,27 @@ async fn validation_rejects_bad_input() {
     let mut bad = input("ls");
     bad.timeout = Some(600_001);
     assert!(matches!(
-        BashTool.validate_input(&bad, &ctx).await,
+        BashTool::default().validate_input(&bad, &ctx).await,
         Err(ToolError::InvalidInput(_))
     ));
     assert!(matches!(
-        BashTool.validate_input(&input("  "), &ctx).await,
+        BashTool::default().validate_input(&input("  "), &ctx).await,
         Err(ToolError::InvalidInput(_))
     ));
     let mut ok = input("ls");
     ok.timeout = Some(600_000);
-    assert!(BashTool.validate_input(&ok, &ctx).await.is_ok());
+    assert!(BashTool::default().validate_input(&ok, &ctx).await.is_ok());
 }
 
 #[test]
 fn read_only_and_access_follow_the_analysis() {
     let ctx = ToolContext::new(Path::new("/").to_path_buf());
-    assert!(BashTool.is_read_only(&input("git status && ls")));
-    assert!(BashTool.is_concurrency_safe(&input("git status && ls")));
-    assert!(!BashTool.is_read_only(&input("rm -rf target")));
-    assert!(!BashTool.is_concurrency_safe(&input("rm -rf target")));
+    assert!(BashTool::default().is_read_only(&input("git status && ls")));
+    assert!(BashTool::default().is_concurrency_safe(&input("git status && ls")));
+    assert!(!BashTool::default().is_read_only(&input("rm -rf target")));
+    assert!(!BashTool::default().is_concurrency_safe(&input("rm -rf target")));
     assert_eq!(
-        BashTool.access(&input("ls"), &ctx),
+        BashTool::default().access(&input("ls"), &ctx),
         Access::Shell {
             command: "ls".into(),
             unconfined: false,

@@ -60,7 +60,7 @@ fn setup(policy: impl FnOnce(&Path, &Path) -> SandboxPolicy) -> Setup {
 }
 
 async fn run(ctx: &ToolContext, command: &str) -> ToolOutput {
-    BashTool
+    BashTool::default()
         .call(
             BashInput {
                 command: command.to_string(),
@@ -68,6 +68,7 @@ async fn run(ctx: &ToolContext, command: &str) -> ToolOutput {
                 description: None,
                 unconfined: None,
                 run_in_background: None,
+                keep_running: None,
             },
             ctx,
         )

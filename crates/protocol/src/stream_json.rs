@@ -230,6 +230,18 @@ pub struct ResultEvent {
     /// With `--json-schema`: the final answer, matching the schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
+    /// Processes catui leaves running when it exits: background commands
+    /// started with `keep_running` that still run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_running: Vec<LeftRunning>,
+}
+
+/// A process left running after the session (`keep_running`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftRunning {
+    /// Its process id (the leader of its process group).
+    pub pid: i32,
+    pub command: String,
 }
 
 /// A line read from stdin with `--input-format stream-json`.
@@ -358,6 +370,7 @@ mod tests {
             uuid: "u".into(),
             errors: vec!["budget".into()],
             structured_output: None,
+            left_running: Vec::new(),
         });
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["subtype"], "error_max_budget_usd");

@@ -61,7 +61,9 @@ pub fn tool_kind(name: &str) -> ToolKind {
         "Read" => ToolKind::Read,
         "Edit" | "Write" | "NotebookEdit" => ToolKind::Edit,
         "Glob" | "Grep" => ToolKind::Search,
-        "Bash" | "BashOutput" | "KillShell" => ToolKind::Execute,
+        "Bash" | "BashOutput" | "KillShell" | catui_core::tools::shells::BASH_INPUT => {
+            ToolKind::Execute
+        }
         "WebFetch" | "WebSearch" => ToolKind::Fetch,
         "EnterPlanMode" | "ExitPlanMode" => ToolKind::SwitchMode,
         "TodoWrite" | "Agent" | "Task" => ToolKind::Think,

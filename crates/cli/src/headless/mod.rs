@@ -149,7 +149,12 @@ fn render_event(
                     outcome.result.trim_end()
                 ))
             }
-            EngineEvent::Result(outcome) => Some(outcome.result),
+            EngineEvent::Result(outcome) => {
+                Some(match stream::left_running_text(&outcome.left_running) {
+                    Some(left) => format!("{}\n\n{left}", outcome.result.trim_end()),
+                    None => outcome.result,
+                })
+            }
             EngineEvent::Delta {
                 event:
                     ModelEvent::Retrying {
@@ -510,6 +515,7 @@ pub fn stopped_result(
         plan_file: None,
         uuid: new_uuid(),
         structured_output: None,
+        left_running: Vec::new(),
     }
 }
 

@@ -391,7 +391,20 @@ pub fn result_event(
         plan_file: o.plan_file,
         uuid: new_uuid(),
         structured_output: o.structured_output,
+        left_running: o.left_running,
     }
+}
+
+/// The text run's last lines: what catui leaves running as it exits.
+pub fn left_running_text(left: &[catui_protocol::stream_json::LeftRunning]) -> Option<String> {
+    if left.is_empty() {
+        return None;
+    }
+    let mut text = String::from("Left running after catui exits (keep_running):");
+    for process in left {
+        text.push_str(&format!("\n- pid {}: {}", process.pid, process.command));
+    }
+    Some(text)
 }
 
 #[cfg(test)]

@@ -59,8 +59,10 @@ pub const WRITE_TOOLS: &[&str] = &[
     "Edit",
     "Write",
     "NotebookEdit",
-    // They start no background command, and must not stop the session's.
+    // They start no background command, and must not stop the session's
+    // or type into it.
     "BashOutput",
+    crate::tools::shells::BASH_INPUT,
     "KillShell",
 ];
 

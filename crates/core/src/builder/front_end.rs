@@ -26,6 +26,10 @@ pub struct FrontEnd {
     pub editor_files: Option<Arc<dyn crate::tools::editor_files::EditorFiles>>,
     /// The editor's terminals: commands the user allowed run there.
     pub editor_terminal: Option<Arc<dyn crate::tools::editor_files::EditorTerminal>>,
+    /// Nobody is there to read or answer while the run lasts, even if a
+    /// program answers permission prompts (`--unattended`): the model is
+    /// told so and is not offered AskUserQuestion.
+    pub unattended: bool,
 }
 
 impl FrontEnd {
@@ -37,6 +41,7 @@ impl FrontEnd {
             warnings: Arc::new(|_: &str| {}),
             editor_files: None,
             editor_terminal: None,
+            unattended: false,
         }
     }
 
@@ -48,7 +53,21 @@ impl FrontEnd {
             warnings: Arc::new(|_: &str| {}),
             editor_files: None,
             editor_terminal: None,
+            unattended: true,
         }
+    }
+
+    /// Marks the session as one nobody attends (`--unattended`): a program
+    /// may answer its prompts, but no person reads or answers questions.
+    pub fn with_unattended(mut self, unattended: bool) -> Self {
+        self.unattended |= unattended;
+        self
+    }
+
+    /// Whether nobody is here to answer while the run lasts (no approver,
+    /// or `--unattended`).
+    pub fn nobody_here(&self) -> bool {
+        self.unattended || self.approver.is_none()
     }
 
     pub fn with_editor_files(

@@ -441,6 +441,7 @@ impl SessionBuilder {
         let client = provider::session_client(&resolved, config.fallback_model.as_deref(), ledger)?;
 
         let interactive = front_end.is_interactive();
+        let nobody_here = front_end.nobody_here();
         let crate::agents::loader::LoadedAgents {
             agents: agent_defs,
             warnings: agent_warnings,
@@ -459,6 +460,13 @@ impl SessionBuilder {
             Some(t) => t,
             None => parts::session_tools(&agents, interactive, config.tools.as_deref()),
         };
+        // Tools and texts that assume someone answers say otherwise when
+        // nobody is here (or nothing asks: bypassPermissions).
+        parts::fit_tools_to_audience(
+            &mut tools,
+            nobody_here,
+            config.permission_mode == Some(PermissionMode::BypassPermissions),
+        );
         let mut mcp_env: HashMap<String, String> = match &config.vars {
             Some(vars) => vars.clone(),
             None => std::env::vars().collect(),
@@ -685,6 +693,7 @@ impl SessionBuilder {
         let mut prompt_opts =
             PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
         prompt_opts.config_dir = config_dir.clone();
+        prompt_opts.nobody_here = nobody_here;
         let memory = prompt::load_memory_files(&cwd, &config_dir);
         let prompt_choice = prompt::SystemPromptChoice {
             base: config.system_prompt.clone(),
@@ -786,6 +795,9 @@ impl SessionBuilder {
                 };
                 let opts = prompt::PromptOptions {
                     model: model.to_string(),
+                    // A sub-agent reports to the main conversation, which
+                    // is told about the run.
+                    nobody_here: false,
                     ..agent_prompt_opts.clone()
                 };
                 prompt::render_agent_prompt(&def.system_prompt, &opts, &memory)

@@ -13,6 +13,7 @@ use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
 use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
 use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
 use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
+use crate::tools::bash::{Asking, BashTool};
 use crate::tools::{Adapter, ToolRegistry};
 
 /// The built-in tools, Agent (alias Task) and ExitPlanMode; with someone
@@ -52,6 +53,18 @@ pub(super) fn session_tools(
         AgentTool::new(agents.clone()).with_session_tools(names),
     )));
     tools
+}
+
+/// Fits the tools to who is there: with nobody to answer, AskUserQuestion
+/// is not offered, and Bash's text says nobody is asked (as it does when
+/// the session starts in bypassPermissions, where nothing asks).
+pub(super) fn fit_tools_to_audience(tools: &mut ToolRegistry, nobody_here: bool, bypass: bool) {
+    if nobody_here {
+        tools.retain(|name| name != crate::tools::ask_user_question::NAME);
+    }
+    if nobody_here || bypass {
+        tools.replace(Adapter(Arc::new(BashTool::new(Asking::Nobody))));
+    }
 }
 
 /// Where the main conversation is recorded.

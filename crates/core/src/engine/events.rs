@@ -146,6 +146,9 @@ pub struct TurnOutcome {
     /// The final answer as data, when the session asked for output
     /// matching a JSON schema and got it.
     pub structured_output: Option<serde_json::Value>,
+    /// Background commands that will outlive the session
+    /// (`keep_running`) and still run.
+    pub left_running: Vec<catui_protocol::stream_json::LeftRunning>,
 }
 
 /// A command's output as structured data, for front ends that draw it.

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use catui_protocol::Usage;
-use catui_protocol::stream_json::ResultSubtype;
+use catui_protocol::stream_json::{LeftRunning, ResultSubtype};
 
 use super::{Engine, RunEnd, SessionCost, TurnEnd, TurnOutcome};
 
@@ -45,7 +45,29 @@ impl Engine {
             plan_file: self.plan_file(),
             view: None,
             structured_output: None,
+            left_running: self.left_running(),
         }
+    }
+
+    /// The session's background commands that will outlive it.
+    fn left_running(&self) -> Vec<LeftRunning> {
+        let Some(shells) = self
+            .tool_ctx
+            .values
+            .get::<std::sync::Arc<crate::tools::bash::BackgroundShells>>()
+        else {
+            return Vec::new();
+        };
+        shells
+            .left_running()
+            .iter()
+            .filter_map(|shell| {
+                Some(LeftRunning {
+                    pid: shell.pid()?,
+                    command: shell.command.clone(),
+                })
+            })
+            .collect()
     }
 
     /// The outcome of a run an extension or a hook ended.

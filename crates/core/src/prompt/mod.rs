@@ -46,6 +46,9 @@ pub struct PromptOptions {
     /// The checked-out branch (or detached HEAD) when `cwd` is inside a
     /// git work tree; `None` outside a repository.
     pub git_branch: Option<String>,
+    /// Nobody can answer or approve anything (a plain `-p` run, or
+    /// `--unattended`): the prompt says so ([`guidance::nobody_here`]).
+    pub nobody_here: bool,
 }
 
 impl PromptOptions {
@@ -69,6 +72,7 @@ impl PromptOptions {
             date: chrono::Local::now().format("%Y-%m-%d").to_string(),
             platform: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
             git_branch,
+            nobody_here: false,
         }
     }
 }
@@ -106,14 +110,22 @@ fn render(custom: Option<&str>, opts: &PromptOptions, memory: &[MemoryFile]) -> 
         Some(base) => {
             out.push_str(base.trim_end());
             out.push_str("\n\n");
-            out.push_str(&guidance::house_rules());
+            out.push_str(&guidance::house_rules(opts.nobody_here));
             out.push_str("\n\n");
+            if opts.nobody_here {
+                out.push_str(&guidance::nobody_here(&opts.tool_names));
+                out.push_str("\n\n");
+            }
         }
         None => {
             out.push_str(guidance::IDENTITY);
             out.push_str("\n\n");
-            out.push_str(&guidance::conduct());
+            out.push_str(&guidance::conduct(opts.nobody_here));
             out.push_str("\n\n");
+            if opts.nobody_here {
+                out.push_str(&guidance::nobody_here(&opts.tool_names));
+                out.push_str("\n\n");
+            }
             let before_tools = out.len();
             guidance::render_tools(&mut out, &opts.tool_names);
             if out.len() > before_tools {
@@ -242,6 +254,7 @@ mod tests {
             date: "2025-06-01".into(),
             platform: "linux (x86_64)".into(),
             git_branch: Some("feature/login".into()),
+            nobody_here: false,
         }
     }
 

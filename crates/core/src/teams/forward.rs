@@ -292,6 +292,7 @@ mod tests {
             plan_file: None,
             view: None,
             structured_output: None,
+            left_running: Vec::new(),
         };
         assert_eq!(
             relay("amy@core", &state, EngineEvent::Result(outcome)),

@@ -24,6 +24,9 @@ const MAX_QUESTIONS: usize = 4;
 const MIN_OPTIONS: usize = 2;
 const MAX_OPTIONS: usize = 4;
 
+/// The tool's name (not offered when nobody is here to answer).
+pub const NAME: &str = "AskUserQuestion";
+
 pub struct AskUserQuestionTool;
 
 /// One choice offered for a question.
@@ -71,7 +74,7 @@ impl TypedTool for AskUserQuestionTool {
     type Input = AskUserQuestionInput;
 
     fn name(&self) -> &'static str {
-        "AskUserQuestion"
+        NAME
     }
 
     fn description(&self) -> String {

@@ -69,8 +69,9 @@ impl ToolRegistry {
         r.add(super::Adapter(Arc::new(super::read::ReadTool)));
         r.add(super::Adapter(Arc::new(super::glob::GlobTool)));
         r.add(super::Adapter(Arc::new(super::grep::GrepTool)));
-        r.add(super::Adapter(Arc::new(super::bash::BashTool)));
+        r.add(super::Adapter(Arc::new(super::bash::BashTool::default())));
         r.add(super::Adapter(Arc::new(super::shells::BashOutputTool)));
+        r.add(super::Adapter(Arc::new(super::shells::BashInputTool)));
         r.add(super::Adapter(Arc::new(super::shells::KillShellTool)));
         r.add(super::Adapter(Arc::new(super::write::WriteTool)));
         r.add(super::Adapter(Arc::new(super::edit::EditTool)));

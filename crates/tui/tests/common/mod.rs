@@ -131,6 +131,7 @@ pub fn result(text: &str, num_turns: u32, is_error: bool, mode: PermissionMode) 
         plan_file: Some("/home/dev/.catui/plans/brave-quiet-otter.md".into()),
         view: None,
         structured_output: None,
+        left_running: Vec::new(),
     })
 }
 

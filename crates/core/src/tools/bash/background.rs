@@ -29,7 +29,7 @@ use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
 use super::output::MAX_SPILL_BYTES;
-use super::{DRAIN_AFTER_EXIT, Started, groups};
+use super::{DRAIN_AFTER_EXIT, Output, Started, groups, pty};
 use crate::sync::lock;
 
 /// How a background command stands.
@@ -107,7 +107,29 @@ pub struct Shell {
     pub output_path: PathBuf,
     pub started: Instant,
     pgid: Option<i32>,
+    /// catui's side of its terminal, where BashInput types (`None`: it has
+    /// no terminal input: kept running, or sent to the background while it
+    /// ran).
+    input: Mutex<Option<std::fs::File>>,
+    /// It is to outlive the session (`keep_running`): not ended with it,
+    /// and it writes its output file itself.
+    pub kept: bool,
     state: Mutex<State>,
+}
+
+/// A background command's place in the list, taken before it starts: its
+/// id and its output file.
+pub(super) struct Slot {
+    id: String,
+    output_path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Slot {
+    /// A handle on the output file for the command to write itself.
+    pub(super) fn file_for_command(&self) -> std::io::Result<std::fs::File> {
+        self.file.try_clone()
+    }
 }
 
 #[derive(Debug)]
@@ -185,6 +207,16 @@ impl BackgroundShells {
         lock(&self.shells).clone()
     }
 
+    /// The commands that will outlive the session (`keep_running`) and
+    /// still run: what catui leaves behind when it exits.
+    pub fn left_running(&self) -> Vec<Arc<Shell>> {
+        lock(&self.shells)
+            .iter()
+            .filter(|s| s.kept && s.status().is_running())
+            .cloned()
+            .collect()
+    }
+
     pub fn running(&self) -> usize {
         lock(&self.shells)
             .iter()
@@ -208,17 +240,9 @@ impl BackgroundShells {
             .collect()
     }
 
-    /// Adopts a started command: returns its entry at once, and a task
-    /// reads its output to the file and waits for it. `earlier`: what it
-    /// printed before (a foreground command sent to the background).
-    pub(super) fn adopt(
-        &self,
-        started: Started,
-        command: &str,
-        description: Option<String>,
-        agent_id: Option<String>,
-        earlier: &[u8],
-    ) -> std::io::Result<Arc<Shell>> {
+    /// The next id and its output file (`kept`: the file stays when the
+    /// session ends, for the command that outlives it).
+    pub(super) fn slot(&self, kept: bool) -> std::io::Result<Slot> {
         let n = self.next.fetch_add(1, Ordering::SeqCst);
         let id = format!("bash_{n}");
         std::fs::create_dir_all(&self.dir)?;
@@ -227,18 +251,54 @@ impl BackgroundShells {
         options.write(true).create(true).truncate(true);
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let file = options.open(&output_path)?;
-        groups::remove_at_end(output_path.clone());
+        if !kept {
+            groups::remove_at_end(output_path.clone());
+        }
+        Ok(Slot {
+            id,
+            output_path,
+            file,
+        })
+    }
+
+    /// Adopts a started command into `slot`: returns its entry at once,
+    /// and a task reads its output to the file and waits for it.
+    /// `earlier`: what it printed before (a foreground command sent to the
+    /// background).
+    pub(super) fn adopt(
+        &self,
+        started: Started,
+        slot: Slot,
+        command: &str,
+        description: Option<String>,
+        agent_id: Option<String>,
+        earlier: &[u8],
+    ) -> std::io::Result<Arc<Shell>> {
+        let Slot {
+            id,
+            output_path,
+            file,
+        } = slot;
         let Started {
             child,
             mut group,
-            out_rx,
+            output,
             cwd_reader,
             at,
             ..
         } = started;
         // From here the group is the shell entry's: KillShell or the end
-        // of the session ends it.
+        // of the session ends it — unless it is kept, when nothing of
+        // catui's ends it.
         let pgid = group.pgid.take();
+        let kept = matches!(output, Output::File);
+        if kept && let Some(pgid) = pgid {
+            groups::forget(pgid);
+        }
+        let input = match &output {
+            Output::Terminal(master) => Some(std::fs::File::from(master.try_clone()?)),
+            _ => None,
+        };
         let shell = Arc::new(Shell {
             id,
             command: command.to_string(),
@@ -247,6 +307,8 @@ impl BackgroundShells {
             output_path,
             started: at,
             pgid,
+            input: Mutex::new(input),
+            kept,
             state: Mutex::new(State {
                 status: ShellStatus::Running,
                 written: 0,
@@ -267,15 +329,21 @@ impl BackgroundShells {
             // Kept open until the shell ends, so its EXIT trap can write.
             let _cwd_reader = cwd_reader;
             let mut child = child;
-            let mut reader = tokio::spawn(pump(out_rx, sink));
+            let reader = match output {
+                Output::Pipe(out_rx) => Some(tokio::spawn(pump(out_rx, sink))),
+                Output::Terminal(master) => Some(read_terminal(master, sink)),
+                Output::File => None,
+            };
             let status = child.wait().await;
             // Jobs the command left running may hold the pipe open.
-            if tokio::time::timeout(DRAIN_AFTER_EXIT, &mut reader)
-                .await
-                .is_err()
+            if let Some(mut reader) = reader
+                && tokio::time::timeout(DRAIN_AFTER_EXIT, &mut reader)
+                    .await
+                    .is_err()
             {
                 tokio::spawn(reader);
             }
+            *lock(&watched.input) = None;
             let mut state = lock(&watched.state);
             if state.status.is_running() {
                 state.status = match status {
@@ -296,6 +364,26 @@ impl BackgroundShells {
 impl Shell {
     pub fn status(&self) -> ShellStatus {
         lock(&self.state).status
+    }
+
+    /// Its process id (the leader of its process group).
+    pub fn pid(&self) -> Option<i32> {
+        self.pgid
+    }
+
+    /// Types `keys` into its terminal. An error says why it cannot take
+    /// input (no terminal, ended).
+    pub fn send_input(&self, keys: &str) -> Result<(), InputError> {
+        if !self.status().is_running() {
+            return Err(InputError::Ended(self.status()));
+        }
+        let mut input = lock(&self.input);
+        let Some(terminal) = input.as_mut() else {
+            return Err(InputError::NoTerminal { kept: self.kept });
+        };
+        terminal
+            .write_all(&pty::keys(keys))
+            .map_err(InputError::Write)
     }
 
     /// How long it ran (so far, while running).
@@ -322,6 +410,7 @@ impl Shell {
     /// What the command printed since the last read (the model's reads);
     /// once the model has seen that it ended, no reminder follows.
     pub fn read_new(&self) -> std::io::Result<NewOutput> {
+        self.sync_direct();
         let (status, from, to, total) = {
             let state = lock(&self.state);
             (state.status, state.read_to, state.written, state.total)
@@ -347,6 +436,7 @@ impl Shell {
     /// Everything kept of its output (for the user's `/bashes` view), at
     /// most its last `max` bytes.
     pub fn output_tail(&self, max: u64) -> String {
+        self.sync_direct();
         let to = lock(&self.state).written;
         let bytes = read_range(&self.output_path, to.saturating_sub(max), to).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
@@ -367,8 +457,36 @@ impl Shell {
 
     /// Bytes of output kept so far.
     pub fn bytes_written(&self) -> u64 {
+        self.sync_direct();
         lock(&self.state).written
     }
+
+    /// A kept command writes its file itself: its size is what it wrote.
+    fn sync_direct(&self) {
+        if !self.kept {
+            return;
+        }
+        if let Ok(meta) = std::fs::metadata(&self.output_path) {
+            let mut state = lock(&self.state);
+            state.written = meta.len();
+            state.total = meta.len();
+        }
+    }
+}
+
+/// Why input could not be typed into a background command.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("it has already ended ({})", .0.describe())]
+    Ended(ShellStatus),
+    #[error(
+        "it has no terminal to type into ({})",
+        if *kept { "commands started with keep_running take no input" }
+        else { "it was sent to the background while it ran" }
+    )]
+    NoTerminal { kept: bool },
+    #[error("writing to its terminal failed: {0}")]
+    Write(std::io::Error),
 }
 
 fn read_range(path: &Path, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
@@ -401,6 +519,33 @@ impl Sink {
             state.written += take as u64;
         }
     }
+}
+
+/// Copies what the command prints on its terminal to the file, on a
+/// thread of its own (a terminal is not a pipe tokio can watch), until the
+/// terminal closes; resolves when it has.
+fn read_terminal(master: std::os::fd::OwnedFd, mut sink: Sink) -> tokio::task::JoinHandle<()> {
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    let spawned = std::thread::Builder::new()
+        .name("catui-bg-terminal".into())
+        .spawn(move || {
+            let mut master = std::fs::File::from(master);
+            let mut chunk = vec![0u8; 16 * 1024];
+            loop {
+                match master.read(&mut chunk) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    // EIO: every process with the terminal open has ended.
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => sink.push(&pty::clean(&chunk[..n])),
+                }
+            }
+            let _ = done_tx.send(());
+        });
+    tokio::spawn(async move {
+        if spawned.is_ok() {
+            let _ = done_rx.await;
+        }
+    })
 }
 
 /// Copies the output pipe to the file until end-of-file.

@@ -38,7 +38,7 @@ async fn output_is_read_in_parts_and_filtered_and_the_end_is_reported_once() {
     let dir = tempfile::tempdir().unwrap();
     let (c, shells) = with_shells(dir.path());
     let started = run(
-        BashTool,
+        BashTool::default(),
         &c,
         json!({"command": "echo one; echo two; echo three; exit 4", "run_in_background": true}),
     )
@@ -88,7 +88,7 @@ async fn read_before_the_end_means_no_reminder_and_kill_ends_the_group() {
         pid_file.display()
     );
     run(
-        BashTool,
+        BashTool::default(),
         &c,
         json!({"command": command, "run_in_background": true}),
     )
@@ -159,7 +159,7 @@ async fn a_command_allowed_as_read_only_runs_confined_in_the_background_too() {
     let target = project.join("written.txt");
     let command = format!("echo x > {}", target.display());
     run(
-        BashTool,
+        BashTool::default(),
         &c,
         json!({"command": command, "run_in_background": true}),
     )
@@ -185,7 +185,7 @@ async fn without_a_session_list_background_is_refused_and_nothing_runs() {
     let c = ctx(dir.path());
     let marker = dir.path().join("ran");
     let err = run_err(
-        BashTool,
+        BashTool::default(),
         &c,
         json!({"command": format!("touch {}", marker.display()), "run_in_background": true}),
     )
@@ -224,7 +224,7 @@ async fn a_running_foreground_command_sent_to_the_background_keeps_its_process_a
     );
     let call = tokio::spawn({
         let c = c.clone();
-        async move { run(BashTool, &c, json!({ "command": command })).await }
+        async move { run(BashTool::default(), &c, json!({ "command": command })).await }
     });
     // The foreground call has read its first line (so it is running and
     // registered) before it is sent to the background.
@@ -276,7 +276,7 @@ async fn a_command_sent_to_the_background_is_killed_with_its_group_by_kill_shell
     let command = format!("sleep 300 & echo $! > '{}'; wait", pid_file.display());
     let call = tokio::spawn({
         let c = c.clone();
-        async move { run(BashTool, &c, json!({ "command": command })).await }
+        async move { run(BashTool::default(), &c, json!({ "command": command })).await }
     });
     until("the job", || {
         std::fs::read_to_string(&pid_file).is_ok_and(|t| t.trim().parse::<i32>().is_ok())
@@ -316,7 +316,7 @@ async fn a_read_only_agents_command_cannot_be_sent_to_the_background() {
     );
     let call = tokio::spawn({
         let c = c.clone();
-        async move { run(BashTool, &c, json!({ "command": command })).await }
+        async move { run(BashTool::default(), &c, json!({ "command": command })).await }
     });
     until("the first line", || {
         live.snapshot().lines.iter().any(|l| l == "started")

@@ -48,8 +48,9 @@ async fn run_bash(ctx: &ToolContext, command: &str) -> String {
         description: None,
         unconfined: None,
         run_in_background: None,
+        keep_running: None,
     };
-    match BashTool.call(input, ctx).await {
+    match BashTool::default().call(input, ctx).await {
         Ok(ToolOutput { content, .. }) => content,
         Err(e) => e.to_string(),
     }

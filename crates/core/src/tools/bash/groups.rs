@@ -39,6 +39,12 @@ pub(crate) fn track(pgid: i32) {
     set.insert(pgid);
 }
 
+/// Stops tracking group `pgid` without ending it: a command the model
+/// asked to keep running after the session (`keep_running`).
+pub(super) fn forget(pgid: i32) {
+    groups().remove(&pgid);
+}
+
 /// Kills group `pgid` (SIGKILL) and stops tracking it.
 pub(super) fn kill(pgid: i32) {
     groups().remove(&pgid);

@@ -25,6 +25,7 @@ pub mod groups;
 mod notes;
 mod output;
 mod pipes;
+mod pty;
 mod read_only;
 
 use std::ffi::OsString;
@@ -45,6 +46,7 @@ pub use background::{BackgroundShells, Shell, ShellStatus};
 pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 pub use read_only::{ReadOnlyBashInput, ReadOnlyBashTool};
 
+use super::shells::BASH_INPUT;
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::sandbox::{Network, SandboxPolicy};
 use crate::permissions::shell;
@@ -67,29 +69,72 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
 /// After killing the process group, how long to wait for the pipe to close.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
+/// What a command that timed out may have been doing, and what to do.
+const TIMEOUT_HINT: &str = "It may have been waiting for input (a prompt, an editor, a \
+    pager, a REPL): commands here get no input. Run it with non-interactive flags (`-y`, \
+    `--no-edit`, `--no-pager`, input from a file or a here-doc), or start it with \
+    `run_in_background: true`, read it with BashOutput and answer it with BashInput. If it was \
+    only slow, give it a longer `timeout` or run it in the background.";
+
 /// Characters of a command's first line in its one-line summary.
 const SUMMARY_CHARS: usize = 400;
-pub struct BashTool;
+/// Bash, as the main conversation and general agents get it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BashTool {
+    asking: Asking,
+}
 
-/// Bash's description. `offer_unconfined`: the model may ask to run a
-/// command outside the read-only sandbox (not said to read-only agents,
-/// which may never widen what they do).
-fn describe(offer_unconfined: bool) -> String {
-    let unconfined = if offer_unconfined {
-        " If such a command fails because it needs to write or to reach the network, run it \
-         again with `unconfined: true` and the user will be asked."
-    } else {
-        ""
+impl BashTool {
+    /// Bash whose text speaks of asking as `asking` says.
+    pub fn new(asking: Asking) -> Self {
+        BashTool { asking }
+    }
+}
+
+/// What Bash's text says happens when a command needs more than it may do
+/// unasked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Asking {
+    /// The user is asked first.
+    #[default]
+    User,
+    /// Nobody is asked: the permission mode and rules decide (an
+    /// unattended run, bypassPermissions).
+    Nobody,
+    /// A read-only agent: it never widens what it does, and has no
+    /// background commands.
+    Never,
+}
+
+/// Bash's description for `asking`.
+fn describe(asking: Asking) -> String {
+    let unconfined = match asking {
+        Asking::User => {
+            " If such a command fails because it needs to write or to reach the network, run it \
+             again with `unconfined: true` and the user will be asked."
+        }
+        Asking::Nobody => {
+            " If such a command fails because it needs to write or to reach the network, run it \
+             again with `unconfined: true`; nobody is asked here, so it runs only where the \
+             permission mode or rules allow it."
+        }
+        Asking::Never => "",
     };
     // Read-only agents get neither `unconfined` nor background commands.
-    let background = if offer_unconfined {
-        "- With `run_in_background: true` the command starts and the call returns at once \
-         with an id (no `&` needed, no time limit). Read what it printed since the last look \
-         with BashOutput, stop it with KillShell; when it ends you are told with its exit \
-         code, so there is no need to poll or sleep. Use it for servers, watchers and long \
-         builds or test runs.\n"
+    let background = if asking == Asking::Never {
+        String::new()
     } else {
-        ""
+        format!(
+            "- With `run_in_background: true` the command starts and the call returns at once \
+             with an id (no `&` needed, no time limit). Read what it printed since the last look \
+             with BashOutput, type into it with {BASH_INPUT} (it runs on a terminal of its own, so \
+             editors, REPLs and prompts work there), stop it with KillShell; when it ends you \
+             are told with its exit code, so there is no need to poll or sleep. Use it for \
+             servers, watchers, long builds or test runs, and interactive programs.\n\
+             - Everything started here ends when the session ends. Add `keep_running: true` \
+             (with `run_in_background`) only for a service the task needs after the session: \
+             it is then left running, without a terminal or input.\n"
+        )
     };
     format!(
         "Runs a command with bash and returns what it printed (stdout and stderr together) \
@@ -97,8 +142,9 @@ fn describe(offer_unconfined: bool) -> String {
          - The working directory carries over between calls, so a `cd` stays in effect; other \
          shell state does not (`export`, `source`, aliases), so set variables in the command \
          that needs them. File tools ignore `cd`: their relative paths start at the project root.\n\
-         - The command has no input (stdin is empty) and no terminal: editors, pagers and \
-         prompts do not work, so pass non-interactive flags (`--no-edit`, `-y`, `--no-pager`).\n\
+         - A command run this way has no input (stdin is empty) and no terminal: editors, \
+         pagers and prompts wait until the time limit, so pass non-interactive flags \
+         (`--no-edit`, `-y`, `--no-pager`).\n\
          - Quote paths that contain spaces. Join dependent steps with `&&`; independent \
          read-only commands can go in separate calls.\n\
          - To read or search files use Read, Glob and Grep rather than `cat`, `head`, `find` or \
@@ -108,8 +154,7 @@ fn describe(offer_unconfined: bool) -> String {
          - Output longer than {MAX_OUTPUT_CHARS} characters is shortened: the beginning and \
          the end are kept, and the whole output is saved to a file whose path is given.\n\
          {background}- Processes the command leaves running in the background (`server &`) keep \
-         running \
-         until the session ends, and are stopped then (those of a command run in the \
+         running until the session ends, and are stopped then (those of a command run in the \
          read-only sandbox end with it).\n\
          - Commands that only read run without asking, in a read-only sandbox (writes only \
          to a private temporary directory and /dev/null, no network).{unconfined}\n\
@@ -137,6 +182,11 @@ pub struct BashInput {
     /// for servers, watchers and long builds.
     #[serde(default)]
     pub run_in_background: Option<bool>,
+    /// With `run_in_background`: the command keeps running after this
+    /// session ends, instead of being stopped with it. Only for a service
+    /// the task needs afterwards.
+    #[serde(default)]
+    pub keep_running: Option<bool>,
 }
 
 #[async_trait]
@@ -148,11 +198,12 @@ impl TypedTool for BashTool {
     }
 
     fn description(&self) -> String {
-        describe(true)
+        describe(self.asking)
     }
 
     fn is_read_only(&self, input: &BashInput) -> bool {
-        shell::analyze(&input.command).read_only
+        // A process left behind after the session is never "only reading".
+        input.keep_running != Some(true) && shell::analyze(&input.command).read_only
     }
 
     fn is_concurrency_safe(&self, input: &BashInput) -> bool {
@@ -163,6 +214,12 @@ impl TypedTool for BashTool {
         if input.command.trim().is_empty() {
             return Err(ToolError::invalid(
                 "The command is empty. Pass the shell command to run in `command`.",
+            ));
+        }
+        if input.keep_running == Some(true) && input.run_in_background != Some(true) {
+            return Err(ToolError::invalid(
+                "`keep_running` needs `run_in_background: true`: only a background command \
+                 can outlive the session.",
             ));
         }
         if let Some(ms) = input.timeout
@@ -178,7 +235,9 @@ impl TypedTool for BashTool {
     fn access(&self, input: &BashInput, _ctx: &ToolContext) -> Access {
         Access::Shell {
             command: input.command.clone(),
-            unconfined: input.unconfined.unwrap_or(false),
+            // A process that outlives the session cannot stay in the
+            // session's sandbox: it is asked for like an unconfined one.
+            unconfined: input.unconfined.unwrap_or(false) || input.keep_running == Some(true),
         }
     }
 
@@ -252,7 +311,9 @@ impl TypedTool for BashTool {
 }
 
 /// Starts the command as a foreground one would be (same sandbox, same
-/// tracked group) and hands it to the session's background list.
+/// tracked group) and hands it to the session's background list: on a
+/// terminal of its own, or — kept running after the session — writing
+/// straight to its output file.
 fn start_in_background(
     input: &BashInput,
     cwd: &Path,
@@ -264,10 +325,30 @@ fn start_in_background(
              `run_in_background`.",
         ));
     };
-    let started = start(&input.command, cwd, ctx)?;
+    let kept = input.keep_running == Some(true);
+    if kept && policy_for(ctx) != SandboxPolicy::None {
+        return Err(ToolError::failed(
+            "`keep_running` cannot be used for a command that runs in the sandbox: it would \
+             end with the sandbox when the session ends. Run it without `keep_running`.",
+        ));
+    }
+    let file_err = |e: std::io::Error| {
+        ToolError::failed(format!(
+            "Could not create the background command's output file: {e}; the command was not \
+             started."
+        ))
+    };
+    let slot = shells.slot(kept).map_err(file_err)?;
+    let wiring = if kept {
+        Wiring::File(slot.file_for_command().map_err(file_err)?)
+    } else {
+        Wiring::Terminal
+    };
+    let started = start(&input.command, cwd, ctx, wiring)?;
     let shell = shells
         .adopt(
             started,
+            slot,
             &input.command,
             input.description.clone(),
             ctx.agent_id.clone(),
@@ -275,8 +356,7 @@ fn start_in_background(
         )
         .map_err(|e| {
             ToolError::failed(format!(
-                "Could not create the background command's output file: {e}; the command was \
-                 stopped."
+                "Could not follow the background command: {e}; the command was stopped."
             ))
         })?;
     Ok(background_started(&shell, false))
@@ -290,10 +370,16 @@ fn background_started(shell: &Shell, by_user: bool) -> ToolOutput {
     } else {
         ""
     };
+    let kept = match shell.pid() {
+        Some(pid) if shell.kept => format!(
+            " It keeps running after this session ends (pid {pid}); nothing will stop it then."
+        ),
+        _ => String::new(),
+    };
     ToolOutput::text(format!(
         "{sent}Running in the background with id {id}. Its output goes to {path}. Read new \
          output with BashOutput (id {id}), stop it with KillShell; you will be told when it \
-         ends.",
+         ends.{kept}",
         id = shell.id,
         path = shell.output_path.display(),
     ))
@@ -399,7 +485,9 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
         },
         End::TimedOut => {
             is_error = true;
-            parts.push(format!("Command timed out after {timeout_ms} ms"));
+            parts.push(format!(
+                "Command timed out after {timeout_ms} ms. {TIMEOUT_HINT}"
+            ));
         }
         End::Cancelled | End::Detached => {}
     }
@@ -420,19 +508,60 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
 pub(super) struct Started {
     pub(super) child: tokio::process::Child,
     pub(super) group: GroupGuard,
-    pub(super) out_rx: pipe::Receiver,
+    pub(super) output: Output,
     pub(super) cwd_reader: std::io::PipeReader,
     confined: Option<Confined>,
     /// When it started.
     pub(super) at: std::time::Instant,
 }
 
+/// How a command's input and output are wired.
+pub(super) enum Wiring {
+    /// No input; output into a pipe catui reads (foreground commands).
+    Pipe,
+    /// A pseudo-terminal of its own (background commands: editors, REPLs
+    /// and prompts work, and BashInput types into it).
+    Terminal,
+    /// No input; output straight into this file, so that the command
+    /// needs nothing of catui to go on (`keep_running`).
+    File(std::fs::File),
+}
+
+/// Where a started command's output can be read.
+pub(super) enum Output {
+    Pipe(pipe::Receiver),
+    /// The master side of its terminal (read: its output; write: its input).
+    Terminal(OwnedFd),
+    /// It writes to its output file itself.
+    File,
+}
+
 /// Starts `command` in `cwd` under the sandbox policy of this call (see
 /// [`policy_for`]), in a new session and process group that is tracked
 /// so that it ends with the session.
-fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolError> {
+fn start(
+    command: &str,
+    cwd: &Path,
+    ctx: &ToolContext,
+    wiring: Wiring,
+) -> Result<Started, ToolError> {
     let spawn_err = |e: std::io::Error| ToolError::failed(format!("Could not start {SHELL}: {e}"));
-    let (out_reader, out_writer) = std::io::pipe().map_err(spawn_err)?;
+    let (io, output) = match wiring {
+        Wiring::Pipe => {
+            let (out_reader, out_writer) = std::io::pipe().map_err(spawn_err)?;
+            let rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader)).map_err(|e| {
+                ToolError::failed(format!("Could not read the command's output: {e}"))
+            })?;
+            (Io::Out(OwnedFd::from(out_writer)), Output::Pipe(rx))
+        }
+        Wiring::Terminal => {
+            let pty = pty::open().map_err(|e| {
+                ToolError::failed(format!("Could not open a terminal for the command: {e}"))
+            })?;
+            (Io::Terminal(pty.slave), Output::Terminal(pty.master))
+        }
+        Wiring::File(file) => (Io::Out(OwnedFd::from(file)), Output::File),
+    };
     let (cwd_reader, cwd_writer) = std::io::pipe().map_err(spawn_err)?;
 
     // The trap reports the final directory even when the command calls `exit`.
@@ -455,7 +584,7 @@ fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolEr
                 .launch(Path::new(SHELL), &script_args, cwd, c)
                 .map_err(|e| ToolError::failed(e.to_string()))?;
             let layers = launch.layers();
-            prepare(launch.command(), cwd, out_writer, cwd_writer, ctx)?;
+            prepare(launch.command(), cwd, io, cwd_writer, ctx)?;
             let confined = (!layers.list().is_empty()).then(|| Confined {
                 writable: policy.writable_paths().unwrap_or_default(),
                 network: matches!(c.network, Network::Proxy { .. }) && layers.bubblewrap,
@@ -465,7 +594,7 @@ fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolEr
         None => {
             let mut cmd = tokio::process::Command::new(SHELL);
             cmd.args(&script_args);
-            prepare(&mut cmd, cwd, out_writer, cwd_writer, ctx)?;
+            prepare(&mut cmd, cwd, io, cwd_writer, ctx)?;
             for (name, _) in std::env::vars_os() {
                 if name
                     .to_str()
@@ -477,6 +606,10 @@ fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolEr
             (cmd, None)
         }
     };
+    if matches!(output, Output::File) {
+        // It is to outlive catui: dropping its handle must not kill it.
+        cmd.kill_on_drop(false);
+    }
     if confinement.is_some() && confined.is_none() {
         tracing::debug!("Bash: sandbox requested but this system has no layer to enforce it");
     }
@@ -492,12 +625,10 @@ fn start(command: &str, cwd: &Path, ctx: &ToolContext) -> Result<Started, ToolEr
         groups::track(pgid);
     }
     let group = GroupGuard { pgid };
-    let out_rx = pipe::Receiver::from_owned_fd(OwnedFd::from(out_reader))
-        .map_err(|e| ToolError::failed(format!("Could not read the command's output: {e}")))?;
     Ok(Started {
         child,
         group,
-        out_rx,
+        output,
         cwd_reader,
         confined,
         at: std::time::Instant::now(),
@@ -525,11 +656,16 @@ async fn run(
     let Started {
         mut child,
         mut group,
-        out_rx,
+        output,
         cwd_reader,
         confined,
         at,
-    } = start(command, cwd, ctx)?;
+    } = start(command, cwd, ctx, Wiring::Pipe)?;
+    let Output::Pipe(out_rx) = output else {
+        return Err(ToolError::failed(
+            "The command's output pipe was not set up.",
+        ));
+    };
     let stop = CancellationToken::new();
     let hand_over = CancellationToken::new();
     let spill = ctx
@@ -570,14 +706,21 @@ async fn run(
         let started = Started {
             child,
             group,
-            out_rx,
+            output: Output::Pipe(out_rx),
             cwd_reader,
             confined,
             at,
         };
+        let slot = shells.slot(false).map_err(|e| {
+            ToolError::failed(format!(
+                "Could not create the background command's output file: {e}; the command \
+                 was stopped."
+            ))
+        })?;
         let shell = shells
             .adopt(
                 started,
+                slot,
                 command,
                 None,
                 ctx.agent_id.clone(),
@@ -625,29 +768,48 @@ async fn run(
     }))
 }
 
+/// A command's side of its input and output.
+enum Io {
+    /// stdin at `/dev/null`, stdout and stderr into this.
+    Out(OwnedFd),
+    /// All three on this terminal, which becomes its controlling terminal.
+    Terminal(OwnedFd),
+}
+
 /// Everything a command gets besides its program: the working directory,
-/// stdin at `/dev/null`, stdout and stderr into `out`, the settings' `env`
-/// (never a provider key), and the `pwd` pipe with the child-side setup.
+/// its input and output (`io`), the settings' `env` (never a provider
+/// key), and the `pwd` pipe with the child-side setup.
 fn prepare(
     cmd: &mut tokio::process::Command,
     cwd: &Path,
-    out: std::io::PipeWriter,
+    io: Io,
     cwd_writer: OwnedFd,
     ctx: &ToolContext,
 ) -> Result<(), ToolError> {
     let spawn_err = |e: std::io::Error| ToolError::failed(format!("Could not start {SHELL}: {e}"));
-    cmd.current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().map_err(spawn_err)?)
-        .stderr(out)
-        .kill_on_drop(true);
+    let terminal = matches!(io, Io::Terminal(_));
+    match io {
+        Io::Out(out) => {
+            cmd.stdin(Stdio::null())
+                .stdout(out.try_clone().map_err(spawn_err)?)
+                .stderr(out);
+        }
+        Io::Terminal(slave) => {
+            cmd.stdin(slave.try_clone().map_err(spawn_err)?)
+                .stdout(slave.try_clone().map_err(spawn_err)?)
+                .stderr(slave);
+            // Programs that look at the terminal type get a plain one.
+            cmd.env("TERM", "xterm");
+        }
+    }
+    cmd.current_dir(cwd).kill_on_drop(true);
     for (name, value) in ctx.env.iter() {
         if !catui_sandbox::env::is_provider_key(name) {
             cmd.env(name, value);
         }
     }
     cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
-    child_setup(cmd, cwd_writer);
+    child_setup(cmd, cwd_writer, terminal);
     Ok(())
 }
 
@@ -672,17 +834,21 @@ impl Drop for GroupGuard {
 }
 
 /// Child-side setup between fork and exec: a new session (so the command
-/// has no controlling terminal and its process group can be killed as a
-/// whole) and the `pwd` pipe left open across exec.
+/// has no controlling terminal of the user's and its process group can be
+/// killed as a whole), with `terminal` its own pseudo-terminal (on stdin)
+/// as the controlling one, and the `pwd` pipe left open across exec.
 #[allow(unsafe_code)]
-fn child_setup(cmd: &mut tokio::process::Command, cwd_writer: OwnedFd) {
+fn child_setup(cmd: &mut tokio::process::Command, cwd_writer: OwnedFd, terminal: bool) {
     // SAFETY: the closure runs in the forked child before exec and only
-    // makes async-signal-safe system calls (setsid, fcntl) on an integer fd
-    // the closure owns; it allocates nothing and takes no locks, and builds
-    // errors from errno only.
+    // makes async-signal-safe system calls (setsid, ioctl, fcntl) on
+    // integer fds the child owns; it allocates nothing and takes no locks,
+    // and builds errors from errno only.
     unsafe {
         cmd.pre_exec(move || {
             if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if terminal && libc::ioctl(0, libc::TIOCSCTTY, 0) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
             if libc::fcntl(cwd_writer.as_raw_fd(), libc::F_SETFD, 0) == -1 {

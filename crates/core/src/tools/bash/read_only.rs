@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BashInput, BashTool, describe};
+use super::{Asking, BashInput, BashTool, describe};
 use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
@@ -34,6 +34,7 @@ impl From<ReadOnlyBashInput> for BashInput {
             description: input.description,
             unconfined: None,
             run_in_background: None,
+            keep_running: None,
         }
     }
 }
@@ -45,6 +46,7 @@ fn as_bash(input: &ReadOnlyBashInput) -> BashInput {
         description: None,
         unconfined: None,
         run_in_background: None,
+        keep_running: None,
     }
 }
 
@@ -57,15 +59,15 @@ impl TypedTool for ReadOnlyBashTool {
     }
 
     fn description(&self) -> String {
-        describe(false)
+        describe(Asking::Never)
     }
 
     fn is_read_only(&self, input: &ReadOnlyBashInput) -> bool {
-        BashTool.is_read_only(&as_bash(input))
+        BashTool::default().is_read_only(&as_bash(input))
     }
 
     fn is_concurrency_safe(&self, input: &ReadOnlyBashInput) -> bool {
-        BashTool.is_concurrency_safe(&as_bash(input))
+        BashTool::default().is_concurrency_safe(&as_bash(input))
     }
 
     async fn validate_input(
@@ -73,15 +75,17 @@ impl TypedTool for ReadOnlyBashTool {
         input: &ReadOnlyBashInput,
         ctx: &ToolContext,
     ) -> Result<(), ToolError> {
-        BashTool.validate_input(&as_bash(input), ctx).await
+        BashTool::default()
+            .validate_input(&as_bash(input), ctx)
+            .await
     }
 
     fn access(&self, input: &ReadOnlyBashInput, ctx: &ToolContext) -> Access {
-        BashTool.access(&as_bash(input), ctx)
+        BashTool::default().access(&as_bash(input), ctx)
     }
 
     fn summary(&self, input: &ReadOnlyBashInput) -> String {
-        BashTool.summary(&as_bash(input))
+        BashTool::default().summary(&as_bash(input))
     }
 
     async fn call(
@@ -91,6 +95,6 @@ impl TypedTool for ReadOnlyBashTool {
     ) -> Result<ToolOutput, ToolError> {
         // Its notes leave out how to ask for more: the context marks the
         // agent read-only (`ReadOnlyAgent`).
-        BashTool.call(input.into(), ctx).await
+        BashTool::default().call(input.into(), ctx).await
     }
 }
