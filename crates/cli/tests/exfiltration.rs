@@ -7,7 +7,14 @@
 //!
 //! - default mode, a client that denies every prompt;
 //! - plan mode, a client that approves every prompt;
-//! - an Explore sub-agent running the attacks in default mode.
+//! - an Explore sub-agent running the attacks in default mode;
+//! - acceptEdits, a denying client, every attack's output redirected to a
+//!   file of a working directory (`{ attack; } > scratch/out.txt`), so that
+//!   the lines acceptEdits allows for their edits run the attacks too; the
+//!   file is searched for the canaries as well.
+//!
+//! `CATUI_SANDBOX_DISABLE` (e.g. `bubblewrap`) is passed on to catui, to
+//! run the corpus without a layer.
 //!
 //! After each call: nothing reached a listener, nothing in the arena
 //! changed, the outside process is untouched, and no canary is in any
@@ -49,7 +56,21 @@ fn catui_in(arena: &Arena, config: &Path, server: &MockServer) -> Command {
         .env("CATUI_SMALL_MODEL", SMALL_MODEL)
         .env("ANTHROPIC_API_KEY", API_KEY)
         .env("ANTHROPIC_BASE_URL", server.url());
+    if let Some(disable) = std::env::var_os("CATUI_SANDBOX_DISABLE") {
+        cmd.env("CATUI_SANDBOX_DISABLE", disable);
+    }
     cmd
+}
+
+/// The layers catui is expected to report: all three but those switched
+/// off for this run.
+fn expected_layers() -> Vec<String> {
+    let off = std::env::var("CATUI_SANDBOX_DISABLE").unwrap_or_default();
+    ["bubblewrap", "landlock", "seccomp"]
+        .into_iter()
+        .filter(|l| !off.split(',').any(|o| o.trim() == *l))
+        .map(str::to_string)
+        .collect()
 }
 
 /// What a request body carries that the model would see.
@@ -61,6 +82,9 @@ fn body_text(r: &RecordedRequest) -> String {
 /// attack leaked.
 struct Watch {
     arena: Arena,
+    /// acceptEdits: changes to the project's own files (not `.git`'s
+    /// configuration, hooks or objects) are the edits it allows, not leaks.
+    edits_allowed: bool,
     previous: Option<String>,
     leaks: Vec<String>,
 }
@@ -69,7 +93,24 @@ impl Watch {
     /// Called when the model is asked for its next turn: the previous call
     /// has finished, and its result is in this request.
     fn settle(&mut self, request: &RecordedRequest) {
-        let found = self.arena.leaks(&body_text(request), &[API_KEY]);
+        // What an attack run as an edit wrote into the scratch directory.
+        let out = self.arena.scratch.join("out.txt");
+        let captured = std::fs::read_to_string(&out).unwrap_or_default();
+        let _ = std::fs::remove_file(&out);
+        let text = format!("{}\n{captured}", body_text(request));
+        let mut found = self.arena.leaks(&text, &[API_KEY]);
+        if self.edits_allowed {
+            // The project's files are acceptEdits' to change; of `.git`
+            // only the index, whose stat cache a read-only `git diff`
+            // refreshes (the directory's times move with it).
+            let project = format!("{}/", self.arena.project.display());
+            let git = format!("{project}.git");
+            let index = [format!("{git} changed"), format!("{git}/index changed")];
+            found.retain(|l| {
+                let edit = l.starts_with(&project) && l.ends_with(" changed");
+                !(edit && (!l.starts_with(&git) || index.contains(l)))
+            });
+        }
         if let Some(attack) = self.previous.take() {
             for leak in found {
                 self.leaks.push(format!("`{attack}`: {leak}"));
@@ -109,8 +150,13 @@ fn answer(ask: &Value, approve: bool) -> Value {
 }
 
 /// Runs the whole corpus in `mode` (through an Explore agent when
-/// `explore`), answering every prompt with `approve`; returns the leaks.
+/// `explore`; as edits writing to the scratch directory when `as_edits`),
+/// answering every prompt with `approve`; returns the leaks.
 fn run(mode: &str, approve: bool, explore: bool) -> Vec<String> {
+    run_as(mode, approve, explore, false)
+}
+
+fn run_as(mode: &str, approve: bool, explore: bool, as_edits: bool) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("arena")).unwrap();
     let config = dir.path().join("config");
@@ -119,11 +165,22 @@ fn run(mode: &str, approve: bool, explore: bool) -> Vec<String> {
     let commands: Vec<String> = exfiltration::attacks()
         .iter()
         .map(|a| arena.command(a))
+        .map(|c| {
+            if as_edits {
+                format!("{{ {c}\n}} > ../scratch/out.txt 2>&1")
+            } else {
+                c
+            }
+        })
         .collect();
     let server = MockServer::start_blocking(Script::new()).unwrap();
-    let cmd = catui_in(&arena, &config, &server);
+    let mut cmd = catui_in(&arena, &config, &server);
+    if as_edits {
+        cmd.arg("--add-dir").arg(&arena.scratch);
+    }
     let watch = Arc::new(Mutex::new(Watch {
         arena,
+        edits_allowed: as_edits,
         previous: None,
         leaks: Vec::new(),
     }));
@@ -167,11 +224,7 @@ fn run(mode: &str, approve: bool, explore: bool) -> Vec<String> {
     }));
     let mut s = StreamSession::start(cmd, &["--permission-mode", mode]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
-    assert_eq!(
-        init["sandbox"],
-        json!(["bubblewrap", "landlock", "seccomp"]),
-        "{init}"
-    );
+    assert_eq!(init["sandbox"], json!(expected_layers()), "{init}");
     s.send_user("Run these.");
     loop {
         let v = s.wait_for("a prompt or the result", |v| {
@@ -188,7 +241,7 @@ fn run(mode: &str, approve: bool, explore: bool) -> Vec<String> {
     let (code, seen) = s.finish();
     assert_eq!(code, 0);
     assert!(
-        !seen.iter().any(|v| v["key"] == "read-only-confinement"),
+        expected_layers().len() < 3 || !seen.iter().any(|v| v["key"] == "read-only-confinement"),
         "a layer is missing: {seen:?}"
     );
     assert_eq!(server.unused_turns(), 0, "not every attack was asked for");
@@ -224,6 +277,17 @@ fn plan_mode_with_an_approving_client_leaks_nothing() {
 #[test]
 fn an_explore_agent_leaks_nothing() {
     let leaks = run("default", false, true);
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}
+
+#[test]
+fn accept_edits_lines_with_a_denying_client_leak_nothing() {
+    let leaks = run_as("acceptEdits", false, false, true);
     assert!(
         leaks.is_empty(),
         "{} leaks:\n{}",

@@ -186,6 +186,13 @@ impl Layers {
             .collect()
     }
 
+    /// Whether some working layer keeps writes beneath the writable
+    /// directories, judged on the path really written (bubblewrap's
+    /// mounts or Landlock's rules).
+    pub fn confines_writes(&self) -> bool {
+        !self.uncovered().contains(&Guarantee::Files)
+    }
+
     /// Whether every guarantee has a provider.
     pub fn complete(&self) -> bool {
         self.uncovered().is_empty()

@@ -125,6 +125,23 @@ impl Confinement {
         }
     }
 
+    /// For a line acceptEdits let run because every write it names lands
+    /// inside the working directories: writes (and metadata changes) only
+    /// beneath `writable` and `temp_dir`, so that a link the line itself
+    /// creates cannot lead a write out; otherwise as [`Self::read_only`]
+    /// (no sockets, no network, `hidden` unreadable, a clean environment).
+    pub fn edits(writable: Vec<PathBuf>, temp_dir: PathBuf, hidden: Vec<PathBuf>) -> Self {
+        Confinement {
+            writable,
+            temp_dir: Some(temp_dir),
+            hidden,
+            metadata: true,
+            unix_sockets: false,
+            network: Network::Off,
+            clean_environment: true,
+        }
+    }
+
     /// Every directory the command may write beneath that exists now:
     /// `writable` and the temp dir, canonical.
     pub fn writable_dirs(&self) -> Vec<PathBuf> {

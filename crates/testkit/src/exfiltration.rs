@@ -86,6 +86,10 @@ pub struct Arena {
     pub root: PathBuf,
     pub project: PathBuf,
     pub home: PathBuf,
+    /// A directory beside the project that [`Arena::leaks`] does not
+    /// watch: where attacks run as acceptEdits edits write their output
+    /// (given to catui with `--add-dir`), read back for canaries.
+    pub scratch: PathBuf,
     tcp: TcpListener,
     udp: UdpSocket,
     unix_path: PathBuf,
@@ -117,7 +121,8 @@ impl Arena {
         let root = root.canonicalize()?;
         let project = root.join("project");
         let home = root.join("home");
-        for dir in [&project, &home, &root.join("outside")] {
+        let scratch = root.join("scratch");
+        for dir in [&project, &home, &root.join("outside"), &scratch] {
             std::fs::create_dir_all(dir)?;
         }
         for store in STORES {
@@ -154,6 +159,7 @@ impl Arena {
             root,
             project,
             home,
+            scratch,
             tcp,
             udp,
             unix_path,
@@ -245,7 +251,7 @@ impl Arena {
                 let Ok(m) = std::fs::symlink_metadata(&p) else {
                     continue;
                 };
-                if m.file_type().is_socket() {
+                if m.file_type().is_socket() || p == self.scratch {
                     continue;
                 }
                 let mut v = format!(

@@ -662,6 +662,7 @@ impl SessionBuilder {
             approved.clone(),
         ));
         permissions.can_confine = confiner.complete();
+        permissions.can_confine_writes = confiner.confines_writes();
         tool_ctx.set_sandbox_policy(approved);
         tool_ctx.confiner = confiner.clone();
 

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use catui_protocol::PermissionMode;
 
 use super::secrets::SecretStores;
-use super::shell::{Redirect, SimpleCommand};
+use super::shell::SimpleCommand;
+use super::shell_writes::Scope;
 use super::{
     Access, AskWhy, CallInfo, Grant, PermissionContext, Rule, Target, Verdict, paths, protected,
 };
@@ -321,8 +322,10 @@ pub(super) fn shell_default(
     // line that writes, which runs unconfined anyway, they count as before.)
     let read_only_words_count =
         ctx.can_confine || judged_read_only(target, foreign.as_deref()).is_err();
-    let covered = |c: &SimpleCommand, accept_edits: bool| {
-        let by_rule = bash_rules.iter().any(|r| r.matches_command(c, false));
+    // `rules`: whether allow rules may cover the command (without them,
+    // only acceptEdits' own commands and read-only words do).
+    let covered_by = |c: &SimpleCommand, accept_edits: bool, rules: bool| {
+        let by_rule = rules && bash_rules.iter().any(|r| r.matches_command(c, false));
         // The line will run unconfined, so a command that reads only while
         // confined needs a rule of its own; and a request to run unconfined
         // is never covered by the read-only verdict.
@@ -337,6 +340,7 @@ pub(super) fn shell_default(
             && c.other_problems.is_empty()
             && c.writes().all(|r| accept_edits && scope.redirect_inside(r))
     };
+    let covered = |c: &SimpleCommand, accept_edits: bool| covered_by(c, accept_edits, true);
     let line_ok = target
         .shell
         .as_ref()
@@ -348,7 +352,11 @@ pub(super) fn shell_default(
         .filter(|c| !covered(c, accept_edits))
         .collect();
     if line_ok && !target.commands.is_empty() && uncovered.is_empty() {
-        return Verdict::Allow(Grant::Explicit);
+        if !accept_edits || target.commands.iter().all(|c| covered(c, false)) {
+            return Verdict::Allow(Grant::Explicit);
+        }
+        let needs_rules = target.commands.iter().any(|c| !covered_by(c, true, false));
+        return edits_verdict(ctx, call, target, &scope, unconfined, needs_rules);
     }
     let accept_edits_would_allow =
         line_ok && !target.commands.is_empty() && target.commands.iter().all(|c| covered(c, true));
@@ -376,6 +384,49 @@ pub(super) fn shell_default(
     }
 }
 
+/// A line acceptEdits allows for its edits (every write it names lands
+/// inside the working directories): it runs confined to writing there
+/// ([`Grant::Edits`]) — or, where nothing can confine its writes, as it
+/// is. It asks instead when it asked to run unconfined, or when a `cp` or
+/// `mv` in it could carry a link a later write follows
+/// ([`Scope::moved_links`]), or, where nothing can confine its writes,
+/// when a command in it is allowed only by a rule (`needs_rules`: it may
+/// create a link the line's writes then follow).
+fn edits_verdict(
+    ctx: &PermissionContext,
+    call: &CallInfo,
+    target: &Target,
+    scope: &Scope,
+    unconfined: bool,
+    needs_rules: bool,
+) -> Verdict {
+    let why = if unconfined {
+        Some("it asks to run without the sandbox acceptEdits runs its edits in".to_string())
+    } else if needs_rules && !ctx.can_confine_writes {
+        Some(
+            "a command allowed by a rule writes beside edits, and nothing here confines where \
+             the line writes"
+                .to_string(),
+        )
+    } else {
+        target
+            .commands
+            .iter()
+            .find_map(|c| scope.moved_links(c, ctx.can_confine_writes))
+    };
+    match why {
+        Some(why) => Verdict::Ask {
+            reason: format!("Bash wants to run `{}` ({why})", command_text(call)),
+            why: AskWhy::Default {
+                suggestion: None,
+                accept_edits_would_allow: false,
+            },
+        },
+        None if ctx.can_confine_writes => Verdict::Allow(Grant::Edits),
+        None => Verdict::Allow(Grant::Explicit),
+    }
+}
+
 fn command_text(call: &CallInfo) -> &str {
     match &call.access {
         Access::Shell { command, .. } => command.trim(),
@@ -383,91 +434,11 @@ fn command_text(call: &CallInfo) -> &str {
     }
 }
 
-/// Where acceptEdits may write from the shell.
-struct Scope<'a> {
-    cwd: &'a Path,
-    working_dirs: &'a [PathBuf],
-    secrets: &'a SecretStores,
-    changes_dir: bool,
-}
-
-impl Scope<'_> {
-    /// A literal path that resolves inside the working directories and is
-    /// not protected.
-    fn path_inside(&self, word: &str) -> bool {
-        // Words the shell would expand are not the paths they look like.
-        if self.changes_dir
-            || word.is_empty()
-            || word.contains(['$', '`', '*', '?', '[', '{', '~', '\\'])
-        {
-            return false;
-        }
-        match paths::canonicalize(Path::new(word), self.cwd) {
-            Ok(p) => writable_inside(&p, self.working_dirs, self.secrets),
-            Err(_) => false,
-        }
-    }
-
-    fn redirect_inside(&self, r: &Redirect) -> bool {
-        !r.dynamic && self.path_inside(&r.target)
-    }
-
-    /// `mkdir`, `touch`, `mv`, `cp` with plain flags and literal paths that
-    /// all resolve inside the working directories (acceptEdits).
-    fn fs_command_inside(&self, command: &SimpleCommand) -> bool {
-        let Some((program, args)) = command.argv.split_first() else {
-            return false;
-        };
-        let flags: &[&str] = match program.as_str() {
-            "mkdir" => &["-p", "--parents", "-v", "--verbose"],
-            "touch" => &["-c", "--no-create"],
-            "mv" | "cp" => &[
-                "-f",
-                "-i",
-                "-n",
-                "-v",
-                "-r",
-                "-R",
-                "-p",
-                "-a",
-                "-u",
-                "--force",
-                "--interactive",
-                "--no-clobber",
-                "--verbose",
-                "--recursive",
-                "--archive",
-                "--update",
-            ],
-            _ => return false,
-        };
-        let mut paths_seen = 0;
-        let mut options_done = false;
-        for arg in args {
-            if !options_done && arg == "--" {
-                options_done = true;
-                continue;
-            }
-            if !options_done && arg.starts_with('-') && arg != "-" {
-                if !flags.contains(&arg.as_str()) {
-                    return false;
-                }
-                continue;
-            }
-            if !self.path_inside(arg) {
-                return false;
-            }
-            paths_seen += 1;
-        }
-        paths_seen > 0
-    }
-}
-
 /// Whether the canonical path `p` is inside a working directory, outside
 /// what runs code later or steers the agent ([`protected`]: `.catui`,
 /// `.git`, `.husky`, `.mcp.json`, `.bashrc`...) and outside the user's
 /// secret stores (a working directory may be the home directory).
-fn writable_inside(p: &Path, working_dirs: &[PathBuf], secrets: &SecretStores) -> bool {
+pub(super) fn writable_inside(p: &Path, working_dirs: &[PathBuf], secrets: &SecretStores) -> bool {
     !secrets.is_secret(p)
         && working_dirs.iter().any(|d| {
             paths::is_within(p, d)

@@ -15,6 +15,8 @@
 //! - [`paths`] — canonical paths for every path comparison.
 //! - [`mode`] — the one mode transition function.
 //! - [`shell`] — read-only analysis of shell commands.
+//! - `shell_writes` — what acceptEdits lets a shell line write, and the
+//!   lines that could carry a link to where a later write follows it.
 //! - [`secrets`] — the user's secret stores (asked for, hidden from the sandbox).
 //! - [`secret_search`] — what a search (Grep, Glob) leaves out of its walk.
 //! - [`protected`] — the paths that run code later (asked for in acceptEdits).
@@ -38,6 +40,7 @@ pub mod sandbox;
 pub mod secret_search;
 pub mod secrets;
 pub mod shell;
+mod shell_writes;
 pub mod updates;
 
 use catui_protocol::PermissionMode;
@@ -105,6 +108,11 @@ pub enum Grant {
     /// Nobody allowed it: it runs without a prompt only because the shell
     /// analysis judged it read-only, so it must run confined to reading.
     ReadOnly,
+    /// acceptEdits allowed a shell line because every write it names
+    /// lands inside the working directories: it must run confined to
+    /// writing there, so that the kernel judges each write on the path
+    /// really written (a link the line creates cannot lead out).
+    Edits,
 }
 
 /// The outcome of a permission check.
@@ -172,6 +180,11 @@ pub struct PermissionContext {
     /// Without it, commands judged read-only ask instead of running
     /// unasked (in plan mode too).
     pub can_confine: bool,
+    /// Whether the session's sandbox can keep a command's writes beneath
+    /// the working directories ([`sandbox::SessionSandbox::confines_writes`]).
+    /// Lines acceptEdits allows for their edits then run so confined;
+    /// without it, lines that copy or move trees or links ask.
+    pub can_confine_writes: bool,
     /// The user's secret stores: reading them asks in every mode but
     /// bypassPermissions, and confined commands do not see them. Built by
     /// the session from the defaults and settings `secretPaths`.
@@ -194,6 +207,7 @@ impl Default for PermissionContext {
             auto_mode: AutoModeConfig::default(),
             bypass_disabled: false,
             can_confine: catui_sandbox::Sandbox::new(None).layers().complete(),
+            can_confine_writes: catui_sandbox::Sandbox::new(None).layers().confines_writes(),
             secrets: SecretStores::for_user(&[], &[]),
         }
     }

@@ -47,6 +47,7 @@ fn context(w: &World, mode: PermissionMode) -> PermissionContext {
     );
     ctx.auto_mode.enabled = true;
     ctx.can_confine = true;
+    ctx.can_confine_writes = true;
     transition_permission_mode(&mut ctx, mode).unwrap();
     ctx
 }
@@ -230,8 +231,9 @@ fn accept_edits_asks_before_writing_what_runs_code_later() {
         &call(&w, "Write", write(&w.project.join("src/lib.rs"))),
     );
     assert_eq!(d, Decision::Allow(Grant::Explicit));
+    // A shell edit runs confined to the working directories.
     let d = decide(&ctx, &call(&w, "Bash", bash("echo x > src/out.txt")));
-    assert_eq!(d, Decision::Allow(Grant::Explicit));
+    assert_eq!(d, Decision::Allow(Grant::Edits));
     // Plan mode refuses them as every other write.
     let plan = context(&w, PermissionMode::Plan);
     let d = decide(

@@ -42,6 +42,15 @@ pub enum SandboxPolicy {
     /// (created when missing, exported as `TMPDIR`) and `/dev/null`, no
     /// network, no sockets, the secret stores hidden.
     ReadOnlyExceptTemp { temp_dir: PathBuf },
+    /// A line acceptEdits allowed for its edits: writes beneath the
+    /// working directories `writable` and the private `temp_dir`, judged
+    /// by the kernel on the path really written (links the line creates
+    /// lead nowhere else); no network, no sockets, the secret stores
+    /// hidden.
+    Edits {
+        writable: Vec<PathBuf>,
+        temp_dir: PathBuf,
+    },
     /// Writes beneath these directories; the network as `network` says.
     WorkingDirs {
         writable: Vec<PathBuf>,
@@ -55,6 +64,11 @@ impl SandboxPolicy {
         match self {
             SandboxPolicy::None => None,
             SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => Some(vec![temp_dir.clone()]),
+            SandboxPolicy::Edits { writable, temp_dir } => {
+                let mut dirs = writable.clone();
+                dirs.push(temp_dir.clone());
+                Some(dirs)
+            }
             SandboxPolicy::WorkingDirs { writable, .. } => Some(writable.clone()),
         }
     }
@@ -124,6 +138,13 @@ impl SessionSandbox {
         self.layers().complete()
     }
 
+    /// Whether writes can be confined to given directories here (lines
+    /// acceptEdits allows for their edits run so; without it, lines that
+    /// could create links or move trees ask).
+    pub fn confines_writes(&self) -> bool {
+        self.layers().confines_writes()
+    }
+
     /// The policy for commands someone allowed (the `sandbox` setting).
     pub fn approved_policy(&self) -> SandboxPolicy {
         self.approved.clone()
@@ -147,6 +168,11 @@ impl SessionSandbox {
         Ok(match policy {
             SandboxPolicy::None => None,
             SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => Some(Confinement::read_only(
+                temp_dir.clone(),
+                secrets.existing(self.home.as_deref()),
+            )),
+            SandboxPolicy::Edits { writable, temp_dir } => Some(Confinement::edits(
+                writable.clone(),
                 temp_dir.clone(),
                 secrets.existing(self.home.as_deref()),
             )),

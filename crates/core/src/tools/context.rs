@@ -248,6 +248,17 @@ impl ToolContext {
         }
     }
 
+    /// The session's working directories (the project, `--add-dir`,
+    /// `additionalDirectories`), canonical: where a line acceptEdits
+    /// allowed for its edits may write.
+    pub fn working_dirs(&self) -> Vec<PathBuf> {
+        self.permission_context()
+            .working_dirs
+            .iter()
+            .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
+            .collect()
+    }
+
     /// What a search by `tool` from `root` must leave out of its walk (see
     /// [`SecretWalk`]); `None` when nothing.
     pub fn secret_walk(&self, tool: &str, root: &Path) -> Option<Arc<SecretWalk>> {

@@ -83,6 +83,8 @@ async fn run_bash(ctx: &ToolContext, command: &str) -> String {
 enum Want {
     ReadOnly,
     Explicit,
+    /// Confined to the working directories (acceptEdits' edits).
+    Edits,
     Ask,
     Deny,
     Classify,
@@ -92,16 +94,22 @@ fn got(d: &Decision) -> Want {
     match d {
         Decision::Allow(Grant::ReadOnly) => Want::ReadOnly,
         Decision::Allow(Grant::Explicit) => Want::Explicit,
+        Decision::Allow(Grant::Edits) => Want::Edits,
         Decision::Ask { .. } => Want::Ask,
         Decision::Deny { .. } => Want::Deny,
         Decision::Classify { .. } => Want::Classify,
     }
 }
 
+/// Corpus edits that copy or move a tree: where nothing can confine a
+/// line's writes, acceptEdits asks for them.
+const TREE_EDITS: &[&str] = &["cp -r sub subcopy"];
+
 /// What each class expects in each mode (the client is interactive).
 /// Where the sandbox is incomplete (`can_confine` false), lines that look
-/// read-only ask instead of running unasked, in plan mode too.
-fn expected(class: Class, mode: PermissionMode, can_confine: bool) -> Want {
+/// read-only ask instead of running unasked, in plan mode too, and
+/// acceptEdits' edits run as they are (those moving trees ask).
+fn expected(class: Class, command: &str, mode: PermissionMode, can_confine: bool) -> Want {
     use PermissionMode::*;
     let looks_read = matches!(class, Class::Read | Class::ReadConfined);
     match (mode, class) {
@@ -109,6 +117,8 @@ fn expected(class: Class, mode: PermissionMode, can_confine: bool) -> Want {
         _ if looks_read && can_confine => Want::ReadOnly,
         (Plan, _) if looks_read => Want::Ask,
         (Plan, _) => Want::Deny,
+        (AcceptEdits, Class::Edit) if can_confine => Want::Edits,
+        (AcceptEdits, Class::Edit) if TREE_EDITS.contains(&command) => Want::Ask,
         (AcceptEdits, Class::Edit) => Want::Explicit,
         (Auto, _) => Want::Classify,
         _ => Want::Ask,
@@ -130,9 +140,10 @@ fn every_mode_decides_the_corpus_as_expected() {
         for can_confine in [true, false] {
             let mut perms = context(&world, mode);
             perms.can_confine = can_confine;
+            perms.can_confine_writes = can_confine;
             for e in &corpus {
                 let d = decide(&perms, &shell_call(&world, &e.command));
-                let want = expected(e.class, mode, can_confine);
+                let want = expected(e.class, &e.command, mode, can_confine);
                 if got(&d) != want {
                     wrong.push(format!(
                         "{mode:?} (confine {can_confine}) line {} {:?} {:?}: want {want:?}, got {d:?}",

@@ -420,10 +420,22 @@ fn signal_number(name: &str) -> i32 {
 }
 
 /// The sandbox a call runs under: the read-only one when it was allowed
-/// only because it was judged read-only, else the session's.
+/// only because it was judged read-only, the working directories (and
+/// the private temp dir) when acceptEdits allowed it for its edits, else
+/// the session's.
 fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
     match ctx.grant {
         Grant::ReadOnly => ctx.read_only_sandbox.clone(),
+        Grant::Edits => {
+            let temp_dir = match &ctx.read_only_sandbox {
+                SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => temp_dir.clone(),
+                _ => std::env::temp_dir().join(format!("catui-edits-{}", std::process::id())),
+            };
+            SandboxPolicy::Edits {
+                writable: ctx.working_dirs(),
+                temp_dir,
+            }
+        }
         Grant::Explicit => ctx.sandbox_policy(),
     }
 }

@@ -42,7 +42,7 @@ pub(super) fn sandbox_notes(run: &Run, ctx: &ToolContext) -> Vec<String> {
     let Some(confined) = &run.confined else {
         return Vec::new();
     };
-    let can_escalate = ctx.grant == Grant::ReadOnly
+    let can_escalate = matches!(ctx.grant, Grant::ReadOnly | Grant::Edits)
         && ctx.permission_mode() != catui_protocol::PermissionMode::Plan
         && ctx.values.get::<crate::tools::ReadOnlyAgent>().is_none();
     let mut notes = Vec::new();
@@ -57,11 +57,19 @@ pub(super) fn sandbox_notes(run: &Run, ctx: &ToolContext) -> Vec<String> {
             dirs.join(", ")
         );
         if can_escalate {
-            note.push_str(
-                " This command ran without asking because it was judged read-only, so it was \
-                 confined to reading. If it has to write, run it again with `unconfined: true`; \
-                 the user will be asked first.",
-            );
+            note.push_str(match ctx.grant {
+                Grant::Edits => {
+                    " This command ran without asking because acceptEdits allows edits inside \
+                     the working directories, so it was confined to writing there. If it has to \
+                     write elsewhere, run it again with `unconfined: true`; the user will be \
+                     asked first."
+                }
+                _ => {
+                    " This command ran without asking because it was judged read-only, so it \
+                     was confined to reading. If it has to write, run it again with \
+                     `unconfined: true`; the user will be asked first."
+                }
+            });
         }
         notes.push(note);
     }
@@ -72,7 +80,7 @@ pub(super) fn sandbox_notes(run: &Run, ctx: &ToolContext) -> Vec<String> {
             .to_string();
         if can_escalate {
             note.push_str(
-                " It ran without asking because it was judged read-only. If it needs the \
+                " It ran without asking, so it ran without the network. If it needs the \
                  network, run it again with `unconfined: true`; the user will be asked first.",
             );
         }
