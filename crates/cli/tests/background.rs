@@ -66,14 +66,16 @@ fn marker(base: u32, tag: u32) -> String {
     format!("{base}.{}{tag}", std::process::id())
 }
 
-/// Background output files left in the config home.
+/// Background output files left in the config home (one folder per
+/// session).
 fn output_files(sb: &Sandbox) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(sb.config().join("tool-output")) else {
+    let Ok(sessions) = std::fs::read_dir(sb.config().join("tool-output")) else {
         return Vec::new();
     };
-    entries
+    sessions
         .flatten()
-        .map(|e| e.path())
+        .filter_map(|s| std::fs::read_dir(s.path()).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".log"))
         .collect()
 }

@@ -27,6 +27,7 @@ pub mod builder;
 pub mod checkpoints;
 pub mod config_dir;
 pub mod engine;
+pub mod file_gate;
 pub mod hooks;
 pub mod mcp;
 pub mod output;

@@ -23,6 +23,7 @@ const LAYERS: &[&str] = &[
     "safe_fs",
     "hooks",
     "permissions",
+    "file_gate",
     "tools",
     "engine",
     "output",

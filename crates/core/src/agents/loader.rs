@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::definitions::{AgentDefinition, ModelChoice, tools_read_only, valid_agent_name};
+use crate::file_gate::FileGate;
+use crate::permissions::secrets::SecretStores;
 
 /// The largest agent file read: a system prompt, not a data dump (and a
 /// link to `/dev/zero` must not exhaust memory).
@@ -39,16 +41,25 @@ pub struct AgentSources<'a> {
     /// Whether a project agent may be used (the project's trust decides):
     /// its file, its text and what it defines.
     pub accept_project: &'a dyn Fn(&Path, &str, &AgentDefinition) -> bool,
+    /// The session's file gate: an agent file must resolve inside the
+    /// project or catui's directory, never into a secret store.
+    pub gate: FileGate,
 }
 
 impl AgentSources<'_> {
     /// The user's and the project's agent directories, every project agent
     /// accepted.
     pub fn all(project_root: &Path, config_dir: &Path) -> AgentSources<'static> {
+        let project = [project_root.to_path_buf()];
         AgentSources {
             user_dir: Some(config_dir.join("agents")),
             project_dir: Some(project_root.join(".catui").join("agents")),
             accept_project: &|_, _, _| true,
+            gate: FileGate::for_session(
+                &project,
+                config_dir,
+                SecretStores::for_user(&[], &project).with_catui_dir(config_dir, &[]),
+            ),
         }
     }
 }
@@ -76,7 +87,7 @@ pub fn load_agents(sources: &AgentSources<'_>) -> LoadedAgents {
     for (dir, from_project) in dirs {
         let Some(dir) = dir else { continue };
         for path in agent_files(dir) {
-            match read_agent(&path) {
+            match read_agent(&path, &sources.gate) {
                 Ok((text, def)) => {
                     if from_project && !(sources.accept_project)(&path, &text, &def) {
                         loaded.held.push((def, text));
@@ -94,10 +105,12 @@ pub fn load_agents(sources: &AgentSources<'_>) -> LoadedAgents {
     loaded
 }
 
-/// Reads and parses one agent file: its text and what it defines.
-pub fn read_agent(path: &Path) -> Result<(String, AgentDefinition), String> {
-    let text =
-        crate::safe_fs::read_text_bounded(path, MAX_AGENT_FILE_BYTES).map_err(|e| e.to_string())?;
+/// Reads (through `gate`) and parses one agent file: its text and what it
+/// defines.
+pub fn read_agent(path: &Path, gate: &FileGate) -> Result<(String, AgentDefinition), String> {
+    let text = gate
+        .read_text(path, MAX_AGENT_FILE_BYTES)
+        .map_err(|e| e.to_string())?;
     let def = parse_agent(&text, path).map_err(|e| e.to_string())?;
     Ok((text, def))
 }
@@ -314,8 +327,25 @@ mod tests {
         .warnings;
         let all = warnings.join("\n");
         assert_eq!(warnings.len(), 3, "{all}");
-        assert!(all.contains("character device"), "{all}");
+        assert!(all.contains("zero.md was not read"), "{all}");
         assert!(all.contains("FIFO"), "{all}");
         assert!(all.contains("too large"), "{all}");
+    }
+
+    #[test]
+    fn agent_files_linking_out_of_the_project_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let agents = root.join("p/.catui/agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::fs::write(root.join("outside.md"), "---\nname: out\n---\nOUTSIDE").unwrap();
+        std::os::unix::fs::symlink("../../../outside.md", agents.join("out.md")).unwrap();
+        let loaded = load_agents(&AgentSources::all(&root.join("p"), &root.join("c")));
+        assert!(!loaded.agents.iter().any(|a| a.name == "out"));
+        assert!(
+            loaded.warnings.join("\n").contains("outside"),
+            "{:?}",
+            loaded.warnings
+        );
     }
 }

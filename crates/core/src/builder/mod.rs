@@ -43,7 +43,6 @@ use crate::permissions::PermissionContext;
 use crate::permissions::auto::{AutoClassifier, ClassifierConfig};
 use crate::permissions::rules::RuleBehavior;
 use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox, Stage};
-use crate::permissions::secrets::SecretStores;
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
@@ -442,11 +441,32 @@ impl SessionBuilder {
 
         let interactive = front_end.is_interactive();
         let nobody_here = front_end.nobody_here();
+        // `~` of the secret stores: the home of the environment catui was
+        // given, never one a settings `env` names.
+        let home = config
+            .vars
+            .as_ref()
+            .and_then(|v| v.get("HOME").map(PathBuf::from))
+            .or_else(dirs::home_dir);
+        // Each session's command output apart: the model may read its own
+        // session's, never an earlier one's (catui's directory is a store).
+        let output_dir = config_dir.join("tool-output").join(&session_id);
+        let agents_gate = crate::file_gate::FileGate::for_session(
+            std::slice::from_ref(&cwd),
+            &config_dir,
+            project::secret_stores(
+                &config,
+                home.as_deref(),
+                &settings.secret_paths,
+                std::slice::from_ref(&cwd),
+                &output_dir,
+            ),
+        );
         let crate::agents::loader::LoadedAgents {
             agents: agent_defs,
             warnings: agent_warnings,
             held: held_agents,
-        } = project::agents(&cwd, &config_dir, &scope);
+        } = project::agents(&cwd, &config_dir, &scope, agents_gate);
         for w in &agent_warnings {
             warn(w);
         }
@@ -500,11 +520,9 @@ impl SessionBuilder {
         tools.add_source(Arc::new(mcp.clone()));
         let mut tool_ctx = ToolContext::new(cwd.clone());
         tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
-        tool_ctx
-            .values
-            .insert(ToolOutputDir(config_dir.join("tool-output")));
+        tool_ctx.values.insert(ToolOutputDir(output_dir.clone()));
         let background = Arc::new(crate::tools::bash::BackgroundShells::new(
-            config_dir.join("tool-output"),
+            output_dir.clone(),
         ));
 
         let mut permissions = PermissionContext::new(cwd.clone());
@@ -520,18 +538,14 @@ impl SessionBuilder {
                 permissions.working_dirs.push(dir);
             }
         }
-        // The user's secret stores (defaults plus `secretPaths`), with `~`
-        // the home of the environment catui was given, never one a
-        // settings `env` names.
-        let home = config
-            .vars
-            .as_ref()
-            .and_then(|v| v.get("HOME").map(PathBuf::from))
-            .or_else(dirs::home_dir);
-        permissions.secrets = SecretStores::new(
+        // The user's secret stores (the list, the environment's, catui's
+        // own directory, `secretPaths`).
+        permissions.secrets = project::secret_stores(
+            &config,
             home.as_deref(),
             &settings.secret_paths,
             &permissions.working_dirs,
+            &output_dir,
         );
         // Settings files that change later take effect in this session.
         let settings_reload = Arc::new(crate::settings::reload::SettingsReload::new(
@@ -695,7 +709,21 @@ impl SessionBuilder {
             PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
         prompt_opts.config_dir = config_dir.clone();
         prompt_opts.nobody_here = nobody_here;
-        let memory = prompt::load_memory_files(&cwd, &config_dir);
+        // Memory files pass the file gate; what it refused is said once.
+        let gate = crate::file_gate::FileGate::for_session(
+            &permissions.working_dirs,
+            &config_dir,
+            permissions.secrets.clone(),
+        );
+        let memory_load = prompt::load_memory_files(&cwd, &config_dir, &gate);
+        for line in &memory_load.refused {
+            warn(line);
+            let _ = events_tx.send(EngineEvent::Notification {
+                key: "file-gate".into(),
+                text: line.clone(),
+            });
+        }
+        let memory = memory_load.files;
         let prompt_choice = prompt::SystemPromptChoice {
             base: config.system_prompt.clone(),
             append: config.append_system_prompt.clone(),
@@ -880,7 +908,7 @@ impl SessionBuilder {
             rewind: checkpoints_on,
         }));
         let background_agents = Arc::new(crate::agents::BackgroundAgents::new(
-            config_dir.join("tool-output"),
+            output_dir,
             services.events.clone(),
         ));
         let mut extensions: Vec<Arc<dyn crate::engine::EngineExtension>> = vec![

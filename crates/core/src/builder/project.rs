@@ -1,14 +1,16 @@
 //! The project's own configuration in a session: the settings layers read
 //! with the session's [`ProjectScope`] (the `--setting-sources` choice and
 //! the user's trust), the project's agents as far as the trust covers
-//! them, and the one notice naming everything that waits (docs/SECURITY.md,
-//! "Trust").
+//! them, the one notice naming everything that waits (docs/SECURITY.md,
+//! "Trust"), and the session's secret stores.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::SessionConfig;
 use crate::agents::AgentDefinition;
 use crate::agents::loader::{AgentSources, LoadedAgents, load_agents};
+use crate::file_gate::FileGate;
+use crate::permissions::secrets::SecretStores;
 use crate::settings::{Held, HeldBack, ProjectScope, Settings, SettingsWarning, project};
 use crate::trust::TrustView;
 
@@ -53,7 +55,12 @@ pub(super) fn settings(
 
 /// The session's agents: the user's (when their settings are read), the
 /// project's (when its files are read) as far as the trust covers them.
-pub(super) fn agents(cwd: &Path, config_dir: &Path, scope: &ProjectScope) -> LoadedAgents {
+pub(super) fn agents(
+    cwd: &Path,
+    config_dir: &Path,
+    scope: &ProjectScope,
+    gate: FileGate,
+) -> LoadedAgents {
     let user_dir = config_dir.join("agents");
     let project_dir = cwd.join(".catui").join("agents");
     // In the home directory the project's agents are the user's own.
@@ -68,7 +75,28 @@ pub(super) fn agents(cwd: &Path, config_dir: &Path, scope: &ProjectScope) -> Loa
         user_dir: scope.sources.user.then_some(user_dir),
         project_dir,
         accept_project: &accept,
+        gate,
     })
+}
+
+/// The session's secret stores: the list under `home` and the environment
+/// catui started with, the user's `secretPaths`, and catui's own directory
+/// but for what the model reads there (`output_dir`: this session's
+/// command output).
+pub(super) fn secret_stores(
+    config: &SessionConfig,
+    home: Option<&Path>,
+    secret_paths: &[String],
+    project_dirs: &[PathBuf],
+    output_dir: &Path,
+) -> SecretStores {
+    let started_env = |name: &str| match &config.vars {
+        Some(vars) => vars.get(name).cloned(),
+        None => std::env::var(name).ok(),
+    };
+    SecretStores::new(home, secret_paths, project_dirs)
+        .with_environment(&started_env)
+        .with_catui_dir(&config.config_dir, &[output_dir.to_path_buf()])
 }
 
 /// Everything of the project's configuration that waits: the settings'

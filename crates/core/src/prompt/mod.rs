@@ -24,7 +24,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 pub use git::{GIT_TIMEOUT, GitSnapshot, GitStatusAttachments, GitSummary, git_summary};
-pub use memory::{MEMORY_FILE_CAP_BYTES, MEMORY_FILE_NAMES, MemoryFile, load_memory_files};
+pub use memory::{
+    MAX_IMPORT_DEPTH, MEMORY_FILE_CAP_BYTES, MEMORY_FILE_NAMES, MemoryFile, MemoryLoad,
+    load_memory_files,
+};
 
 /// Everything the system prompt depends on. Injectable so tests and
 /// snapshots are deterministic.
@@ -78,10 +81,15 @@ impl PromptOptions {
 }
 
 /// The system prompt for a session, memory files read from disk when
-/// `opts.include_memory` is set.
+/// `opts.include_memory` is set (through the gate of a session in
+/// `opts.cwd` with the user's secret stores).
 pub fn build_system_prompt(opts: &PromptOptions) -> String {
     let memory = if opts.include_memory {
-        load_memory_files(&opts.cwd, &opts.config_dir)
+        let project = std::slice::from_ref(&opts.cwd);
+        let secrets = crate::permissions::secrets::SecretStores::for_user(&[], project)
+            .with_catui_dir(&opts.config_dir, &[]);
+        let gate = crate::file_gate::FileGate::for_session(project, &opts.config_dir, secrets);
+        load_memory_files(&opts.cwd, &opts.config_dir, &gate).files
     } else {
         Vec::new()
     };
@@ -188,12 +196,11 @@ fn render_memory(out: &mut String, memory: &[MemoryFile]) {
          to the working directory) wins.\n",
     );
     for file in memory {
-        let _ = write!(
-            out,
-            "\n## {}\n{}\n",
-            file.path.display(),
-            file.content.trim_end()
-        );
+        let _ = write!(out, "\n## {}", file.path.display());
+        if let Some(by) = &file.imported_by {
+            let _ = write!(out, " (imported by {})", by.display());
+        }
+        let _ = write!(out, "\n{}\n", file.content.trim_end());
     }
 }
 
@@ -264,10 +271,12 @@ mod tests {
             MemoryFile {
                 path: PathBuf::from("/home/dev/.catui/AGENTS.md"),
                 content: "Always answer in British English.\n".into(),
+                imported_by: None,
             },
             MemoryFile {
                 path: PathBuf::from("/home/dev/project/AGENTS.md"),
                 content: "Run `cargo test` before saying you are done.".into(),
+                imported_by: None,
             },
         ];
         insta::assert_snapshot!(render_system_prompt(&fixed_options(), &memory));
@@ -289,6 +298,7 @@ mod tests {
         let memory = vec![MemoryFile {
             path: PathBuf::from("/home/dev/project/AGENTS.md"),
             content: "Use tabs.".into(),
+            imported_by: None,
         }];
         let choice = SystemPromptChoice {
             base: Some("You are a terse SQL reviewer.".into()),

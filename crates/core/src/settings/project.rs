@@ -334,8 +334,10 @@ pub fn inventory(config_dir: &Path, project_root: &Path) -> Inventory {
     }
     let agents = project_root.join(".catui").join("agents");
     if !same_dir(&agents, &config_dir.join("agents")) {
+        // The agents a session would load: those the file gate lets through.
+        let gate = crate::agents::loader::AgentSources::all(project_root, config_dir).gate;
         for path in crate::agents::loader::agent_files(&agents) {
-            if let Ok((text, def)) = crate::agents::loader::read_agent(&path) {
+            if let Ok((text, def)) = crate::agents::loader::read_agent(&path, &gate) {
                 out.items.push(agent_item(project_root, &path, &text, &def));
             }
         }

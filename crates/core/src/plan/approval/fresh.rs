@@ -4,6 +4,12 @@
 
 use std::path::Path;
 
+use crate::file_gate::FileGate;
+use crate::permissions::secrets::SecretStores;
+
+/// The largest named file read (its text is cut further below).
+const MAX_NAMED_FILE_BYTES: u64 = 1024 * 1024;
+
 /// At most this many named files are included...
 const MAX_FILES: usize = 6;
 /// ...each cut to this many characters...
@@ -43,12 +49,16 @@ conversation was cleared to free the context. Carry out the plan below.\n\n{appr
 }
 
 /// Project files named in `text` (relative paths, possibly in backticks),
-/// in order of first mention, read from `cwd`. Only regular files inside
-/// `cwd` count.
+/// in order of first mention, read from `cwd` through the file gate: only
+/// regular files that resolve inside `cwd`, never a secret store.
 pub fn named_files(text: &str, cwd: &Path) -> Vec<(String, String)> {
     let Ok(root) = std::fs::canonicalize(cwd) else {
         return Vec::new();
     };
+    let gate = FileGate::new(
+        [root.clone()],
+        SecretStores::for_user(&[], std::slice::from_ref(&root)),
+    );
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for word in text.split(|c: char| {
@@ -67,13 +77,12 @@ pub fn named_files(text: &str, cwd: &Path) -> Vec<(String, String)> {
             continue;
         }
         seen.push(word.to_string());
-        let Ok(path) = std::fs::canonicalize(root.join(word)) else {
-            continue;
-        };
-        if !path.starts_with(&root) || !path.is_file() {
+        let path = root.join(word);
+        if !path.is_file() {
             continue;
         }
-        if let Ok(content) = std::fs::read_to_string(&path) {
+        // Through the file gate: inside the project, no secret store.
+        if let Ok(content) = gate.read_text(&path, MAX_NAMED_FILE_BYTES) {
             out.push((word.to_string(), content));
             if out.len() == MAX_FILES {
                 break;

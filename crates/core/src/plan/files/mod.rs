@@ -10,11 +10,12 @@ pub mod slug;
 mod slug_words;
 
 use crate::sync::lock;
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::file_gate::{FileGate, Limit};
 use crate::permissions::paths;
+use crate::permissions::secrets::SecretStores;
 use crate::plan::files::slug::{InvalidSlug, PlanSlugs};
 
 /// Why a `plansDirectory` setting was not used.
@@ -116,16 +117,24 @@ pub fn plan_file_path(dir: &Path, slug: &str, agent_id: Option<&str>) -> PathBuf
     }
 }
 
-/// The plan's text. A missing file is `None`; any other read error is
+/// The largest plan file read.
+pub const MAX_PLAN_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The plan's text, read through the [file gate](crate::file_gate): a
+/// regular file that resolves inside its own plans directory (a link
+/// planted under the plan's name leads nowhere else), never a secret
+/// store or a kernel file. A missing file is `None`; any other refusal is
 /// logged and also `None`, because a plan that cannot be read must not
 /// break the turn. Invalid UTF-8 is replaced rather than rejected. An empty
 /// file is `Some("")`: callers that treat "empty" as "no plan" check that.
 pub fn get_plan(path: &Path) -> Option<String> {
-    match std::fs::read(path) {
-        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let gate = FileGate::new([dir.to_path_buf()], SecretStores::for_user(&[], &[]));
+    match gate.read(path, Limit::Whole(MAX_PLAN_BYTES)) {
+        Ok(file) => Some(file.text()),
+        Err(e) if e.is_not_found() => None,
         Err(e) => {
-            tracing::warn!("could not read the plan file {}: {e}", path.display());
+            tracing::warn!("plan file: {e}");
             None
         }
     }
@@ -356,6 +365,25 @@ mod tests {
         assert_eq!(get_plan(&path).as_deref(), Some(""));
         // A directory cannot be read as a file: logged, None, no panic.
         assert_eq!(get_plan(dir.path()), None);
+    }
+
+    #[test]
+    fn a_link_planted_under_the_plans_name_is_not_followed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let plans = dir.path().join("plans");
+        std::fs::create_dir(&plans).unwrap();
+        std::fs::write(dir.path().join("private.txt"), "PRIVATE").unwrap();
+        let path = plans.join("p.md");
+        std::os::unix::fs::symlink("../private.txt", &path).unwrap();
+        assert_eq!(get_plan(&path), None);
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", &path).unwrap();
+        assert_eq!(get_plan(&path), None);
+        // A link within the plans directory is the plan.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(plans.join("real.md"), "# Real\n").unwrap();
+        std::os::unix::fs::symlink("real.md", &path).unwrap();
+        assert_eq!(get_plan(&path).as_deref(), Some("# Real\n"));
     }
 
     #[test]
