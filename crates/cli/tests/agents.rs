@@ -303,3 +303,55 @@ fn interrupting_running_agents_keeps_the_transcript_valid() {
     assert_eq!(uses, ["s1", "s2"]);
     assert_eq!(results, ["s1", "s2"], "every tool_use has a result");
 }
+
+/// A custom agent with Explore's own tools (reading tools and Bash) may run
+/// while planning, held to plan mode like the session: its write command is
+/// refused, its read-only one runs.
+#[test]
+fn a_custom_agent_with_explore_s_tools_runs_in_plan_mode_held_to_it() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.config().join("agents")).unwrap();
+    std::fs::write(
+        sb.config().join("agents/scout.md"),
+        "---\nname: scout\ndescription: Looks around\ntools: Read, Grep, Glob, Bash\n---\nYou are the scout.\n",
+    )
+    .unwrap();
+    sb.write("notes.txt", "hello\n");
+    let scout = |r: &RecordedRequest| r.system_text().contains("You are the scout.");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::blocks(vec![agent("a1", "scout", "look at notes.txt")]).when(move |r| !scout(r)))
+            .turn(
+                Turn::tool_use("b1", "Bash", json!({"command": "touch hacked.txt"}))
+                    .when(scout),
+            )
+            .turn(Turn::tool_use("b2", "Bash", json!({"command": "cat notes.txt"})).when(scout))
+            .turn(Turn::text("notes.txt says hello").when(scout))
+            .turn(Turn::text("The scout reported.").when(move |r| !scout(r))),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .args([
+            "-p",
+            "--permission-mode",
+            "plan",
+            "--output-format",
+            "stream-json",
+            "look around",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let reqs = server.requests();
+    let last_main = reqs.iter().rev().find(|r| !scout(r)).unwrap();
+    let (text, is_error) = result_of(last_main, "a1");
+    assert!(!is_error, "{text}");
+    assert!(text.contains("notes.txt says hello"), "{text}");
+    let scout_reqs: Vec<&RecordedRequest> = reqs.iter().filter(|r| scout(r)).collect();
+    let (refused, is_error) = result_of(scout_reqs.last().unwrap(), "b1");
+    assert!(is_error && refused.contains("Plan mode"), "{refused}");
+    let (read, is_error) = result_of(scout_reqs.last().unwrap(), "b2");
+    assert!(!is_error && read.contains("hello"), "{read}");
+    assert!(!sb.project().join("hacked.txt").exists());
+}

@@ -527,3 +527,99 @@ fn a_fork_keeps_its_parents_points_and_goes_on_on_its_own_line() {
         );
     }
 }
+
+/// A plan approved, carried out, revised and approved again keeps its
+/// slug: each approval is its own point, and `rewind_to_plan` with
+/// `approval: 1` goes back to the first (its files and its text), not only
+/// to the last.
+#[test]
+fn each_approval_of_a_plan_revised_and_approved_again_can_be_gone_back_to() {
+    let sb = Sandbox::new();
+    let root = sb.project();
+    sb.write("src/lib.rs", "pub fn f() {}\n");
+    let lib = root.join("src/lib.rs").display().to_string();
+    let plans = sb.config().join("plans").display().to_string();
+    let first = "# Plan\n\n1. Rename f to g in src/lib.rs\n";
+    let second = "# Plan\n\n1. Rename g to h in src/lib.rs\n";
+    let plans2 = plans.clone();
+    let lib2 = lib.clone();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::respond(move |r| {
+                let path = plan_path_in(r, &plans);
+                Turn::tool_use("p", "Write", json!({"file_path": path, "content": first}))
+            }))
+            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+            .turn(Turn::tool_use("r", "Read", json!({"file_path": lib})))
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": lib, "content": "pub fn g() {}\n"}),
+            ))
+            .turn(Turn::text("first done"))
+            .turn(Turn::respond(move |r| {
+                let path = plan_path_in(r, &plans2);
+                Turn::tool_use("p2", "Write", json!({"file_path": path, "content": second}))
+            }))
+            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+            .turn(Turn::tool_use("r2", "Read", json!({"file_path": lib2})))
+            .turn(Turn::tool_use(
+                "w2",
+                "Write",
+                json!({"file_path": lib2, "content": "pub fn h() {}\n"}),
+            ))
+            .turn(Turn::text("second done")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.env(CHECKPOINTING, "1");
+    let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
+    let plan_file = s.wait_type("system")["plan_file"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let slug = Path::new(&plan_file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let approve = |s: &mut StreamSession| {
+        let ask = s.wait_type("control_request");
+        let mut approved = ask["request"]["input"].clone();
+        approved["mode"] = json!("acceptEdits");
+        s.send(json!({"type":"control_response","response":{"subtype":"success",
+            "request_id": ask["request_id"],"response":{"behavior":"allow","updatedInput":approved}}}));
+    };
+    s.send_user("plan the rename");
+    approve(&mut s);
+    assert_eq!(s.wait_type("result")["result"], "first done");
+    s.send_user("/plan");
+    s.wait_type("result");
+    s.send_user("rename it again");
+    approve(&mut s);
+    assert_eq!(s.wait_type("result")["result"], "second done");
+    assert_eq!(tree(&root)["src/lib.rs"], "pub fn h() {}\n");
+
+    // Both approvals are listed, each with its own id.
+    s.send_user("/rewind");
+    let list = s.wait_type("result")["result"].as_str().unwrap().to_string();
+    assert!(list.contains(&format!("(plan:{slug}#1)")), "{list}");
+    assert!(list.contains(&format!("(plan:{slug}#2)")), "{list}");
+
+    let answer = ask(
+        &mut s,
+        "c1",
+        json!({"subtype": "rewind_to_plan", "slug": slug, "approval": 1}),
+    );
+    assert_eq!(answer["subtype"], "success", "{answer}");
+    assert_eq!(tree(&root)["src/lib.rs"], "pub fn f() {}\n");
+    assert_eq!(std::fs::read_to_string(&plan_file).unwrap(), first);
+    // An approval that was never made says so.
+    let answer = ask(
+        &mut s,
+        "c2",
+        json!({"subtype": "rewind_to_plan", "slug": slug, "approval": 3}),
+    );
+    assert_eq!(answer["subtype"], "error", "{answer}");
+    assert_eq!(s.finish().0, 0);
+}

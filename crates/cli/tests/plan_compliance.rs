@@ -173,3 +173,68 @@ fn a_new_plan_ends_the_comparison() {
         .count();
     assert_eq!(reports, 1, "no report once planning again");
 }
+
+/// With `plansDirectory` inside the project, the plan file that catui
+/// writes its progress into is its record of the work, not a file the
+/// implementation changed: neither the report nor the model's note names
+/// it.
+#[test]
+fn a_plan_file_inside_the_project_is_not_unplanned_work() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"plansDirectory": "plans"}"#);
+    let root = sb.project();
+    let target = root.join("x.txt").display().to_string();
+    let plans = root.join("plans").display().to_string();
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::respond(move |r| {
+                let path = plan_path_in(r, &plans);
+                Turn::tool_use("p", "Write", json!({"file_path": path, "content": "# P\n\n1. Write x.txt\n2. Check x.txt\n"}))
+            }))
+            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+            .turn(Turn::tool_use("w", "Write", json!({"file_path": target, "content": "x\n"})))
+            .turn(Turn::tool_use(
+                "t",
+                "TodoWrite",
+                json!({"todos": [
+                    {"content": "Write x.txt", "status": "completed", "activeForm": "Writing x.txt"},
+                    {"content": "Check x.txt", "status": "pending", "activeForm": "Checking x.txt"}
+                ]}),
+            ))
+            .turn(Turn::text("done for now"))
+            .turn(Turn::text("still done")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let plan_file = s.wait_type("system")["plan_file"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(plan_file.starts_with(&root.display().to_string()), "{plan_file}");
+    s.send_user("do x");
+    let ask = s.wait_type("control_request");
+    let mut approved = ask["request"]["input"].clone();
+    approved["mode"] = json!("acceptEdits");
+    s.send(
+        json!({"type":"control_response","response":{"subtype":"success",
+        "request_id": ask["request_id"],"response":{"behavior":"allow","updatedInput":approved}}}),
+    );
+    let report = s.wait_for("a report", |v| v["subtype"] == "plan_compliance");
+    assert_eq!(report["unplanned_files"], json!([]), "{report}");
+    assert_eq!(report["steps_done"], 1, "{report}");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+    // The progress was written into the plan file, and no drift note came
+    // of it (the one step left undone is not drift of its own).
+    assert!(std::fs::read_to_string(&plan_file).unwrap().contains("1/2 steps done"));
+    let notes: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.last_user_text().unwrap_or_default())
+        .filter(|t| t.contains(NOTE))
+        .collect();
+    assert!(
+        notes.iter().all(|n| !n.contains("Files changed that the plan does not mention")),
+        "{notes:?}"
+    );
+}

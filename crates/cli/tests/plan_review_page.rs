@@ -230,3 +230,26 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
     let out = sb.bare().args(["plans", "list"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("[parked]"));
 }
+
+/// A browser launcher that fails (`$BROWSER` names one that finds no
+/// browser) is reported as such: the address is printed to open by hand,
+/// never "Opened ... in your browser".
+#[test]
+fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
+    let slug = std::path::Path::new(ready["plan_file"].as_str().unwrap())
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let review = PlansReview::start_with_env(&sb, &slug, &[("BROWSER", "false")]);
+    let said = review.lines.join("\n");
+    assert!(!said.contains("Opened the review page"), "{said}");
+    assert!(
+        said.contains(&format!("Open the review page of {slug} in a browser (false did not open a browser")),
+        "{said}"
+    );
+    assert!(review.url.starts_with("http://127.0.0.1:"));
+}

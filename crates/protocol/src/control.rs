@@ -104,6 +104,11 @@ pub enum ClientRequest {
     RewindToPlan {
         #[serde(default)]
         slug: Option<String>,
+        /// Which approval of the plan (from 1, in the order they were made;
+        /// a plan approved again after a revision keeps its slug); absent:
+        /// the last.
+        #[serde(default)]
+        approval: Option<usize>,
         #[serde(default)]
         dry_run: bool,
         #[serde(default)]

@@ -2,10 +2,17 @@
 //! address is then printed for the user to open): over SSH the browser
 //! would open on the wrong machine, and without a display there is none.
 //! `$BROWSER` wins; otherwise `xdg-open` (Linux with a display) or `open`
-//! (macOS). The launcher is waited for on a thread of its own (it returns
-//! at once, leaving the browser running).
+//! (macOS). A launcher returns as soon as the browser is started, and fails
+//! when none can be: catui waits a moment for that answer before saying the
+//! page was opened. A program that keeps running (a browser named in
+//! `$BROWSER` itself) counts as opened and is waited for on a thread of its
+//! own.
 
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a launcher may take to say whether a browser started.
+const LAUNCH_ANSWER: Duration = Duration::from_secs(5);
 
 /// Why the page was not opened.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -14,7 +21,7 @@ pub enum NotOpened {
     Ssh,
     #[error("no browser can be started here (no display and no $BROWSER)")]
     NoBrowser,
-    #[error("{program} could not be started: {reason}")]
+    #[error("{program} did not open a browser: {reason}")]
     Failed { program: String, reason: String },
 }
 
@@ -40,11 +47,30 @@ pub fn open_in_browser(url: &str, env: impl Fn(&str) -> Option<String>) -> Resul
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| NotOpened::Failed {
-            program: name,
+            program: name.clone(),
             reason: e.to_string(),
         })?;
-    std::thread::spawn(move || child.wait());
-    Ok(())
+    let asked = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => {
+                return Err(NotOpened::Failed {
+                    program: name,
+                    reason: format!("it ended with {status}"),
+                });
+            }
+            Ok(None) if asked.elapsed() < LAUNCH_ANSWER => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // Still running: a browser itself, or a launcher that waits
+            // for one. Reap it whenever it ends.
+            Ok(None) | Err(_) => {
+                std::thread::spawn(move || child.wait());
+                return Ok(());
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -78,10 +104,15 @@ mod tests {
             open_in_browser("http://x", env(&[("BROWSER", "/nonexistent/browser")])),
             Err(NotOpened::Failed { .. })
         ));
-        // `true` stands in for a browser that starts.
+        // `true` stands in for a launcher that started a browser, `false`
+        // for one that found none.
         assert_eq!(
             open_in_browser("http://x", env(&[("BROWSER", "true")])),
             Ok(())
         );
+        assert!(matches!(
+            open_in_browser("http://x", env(&[("BROWSER", "false")])),
+            Err(NotOpened::Failed { .. })
+        ));
     }
 }

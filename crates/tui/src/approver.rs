@@ -50,15 +50,17 @@ impl Approver for TuiApprover {
         let tool = request.tool_name.clone();
         let (reply, answer) = oneshot::channel();
         if self.tx.send(PendingApproval { request, reply }).is_err() {
-            return PermissionAnswer::Deny {
-                message: format!(
-                    "{tool} was not run: the terminal interface that asks for permission has closed."
+            return PermissionAnswer::Unanswered {
+                reason: format!(
+                    "the terminal interface that asks for permission to run {tool} has closed"
                 ),
             };
         }
-        answer.await.unwrap_or_else(|_| PermissionAnswer::Deny {
-            message: format!("{tool} was not run: the permission prompt closed without an answer."),
-        })
+        answer
+            .await
+            .unwrap_or_else(|_| PermissionAnswer::Unanswered {
+                reason: format!("the prompt for {tool} closed without an answer"),
+            })
     }
 }
 
@@ -158,12 +160,12 @@ mod tests {
         });
         let answer = approver.ask(request()).await;
         assert!(
-            matches!(answer, PermissionAnswer::Deny { ref message } if message.contains("without an answer"))
+            matches!(answer, PermissionAnswer::Unanswered { ref reason } if reason.contains("without an answer"))
         );
         drop(ui.await.unwrap());
         let answer = approver.ask(request()).await;
         assert!(
-            matches!(answer, PermissionAnswer::Deny { ref message } if message.contains("has closed"))
+            matches!(answer, PermissionAnswer::Unanswered { ref reason } if reason.contains("has closed"))
         );
     }
 

@@ -362,7 +362,7 @@ mod tests {
         let RewindOutcome::Check(req) = p.handle_key(key(KeyCode::Enter)) else {
             panic!()
         };
-        assert_eq!(req.target, RewindTarget::Plan(Some("a-b-c".into())));
+        assert_eq!(req.target, RewindTarget::parse("plan:a-b-c"));
         assert_eq!(p.handle_key(key(KeyCode::Esc)), RewindOutcome::Pending);
         assert_eq!(p.handle_key(key(KeyCode::Esc)), RewindOutcome::Close);
     }

@@ -224,8 +224,8 @@ pub fn permission_answer(
             };
         }
         Err(e) => {
-            return PermissionAnswer::Deny {
-                message: format!("The permission prompt failed: {e}"),
+            return PermissionAnswer::Unanswered {
+                reason: format!("the permission prompt failed: {e}"),
             };
         }
     };
@@ -278,7 +278,8 @@ pub fn plan_options() -> Vec<PermissionOption> {
 
 /// What the user chose in the plan approval, as the user's decision;
 /// `input` is the request's input (plan, path, diff). Fails closed: a
-/// cancelled or failed request, or an unknown option, keeps planning.
+/// cancelled request keeps planning; a failed one, or an option that is
+/// none of the plan's, approves nothing and is no decision of the user's.
 /// `feedback` (the response's `_meta.feedback`) reaches the model when
 /// planning goes on, and is the note of a parked plan.
 pub fn plan_answer(
@@ -293,10 +294,20 @@ pub fn plan_answer(
                 // None: the mode from before plan mode.
                 PLAN_REVIEW_EDITS => ApprovalDecision::approve(None),
                 PLAN_PARK => ApprovalDecision::park(feedback.unwrap_or_default()),
-                _ => ApprovalDecision::keep_planning(feedback.unwrap_or_default()),
+                PLAN_KEEP_PLANNING => ApprovalDecision::keep_planning(feedback.unwrap_or_default()),
+                other => {
+                    return PermissionAnswer::Unanswered {
+                        reason: format!("the client chose '{other}', which is no option of the plan approval"),
+                    };
+                }
             }
         }
-        _ => ApprovalDecision::keep_planning(String::new()),
+        Ok(_) => ApprovalDecision::keep_planning(String::new()),
+        Err(e) => {
+            return PermissionAnswer::Unanswered {
+                reason: format!("the plan approval request failed: {e}"),
+            };
+        }
     };
     decision.into_answer(input)
 }

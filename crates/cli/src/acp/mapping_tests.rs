@@ -191,16 +191,19 @@ fn plan_choices_map_to_modes_and_fail_closed() {
         }
         other => panic!("{other:?}"),
     }
-    // Cancelled or failed: keep planning, never approve.
-    for outcome in [
-        Ok(RequestPermissionOutcome::Cancelled),
-        Err("gone".to_string()),
-    ] {
-        assert!(matches!(
-            plan_answer(outcome, &input, Some("ignored".into())),
-            PermissionAnswer::Deny { .. }
-        ));
-    }
+    // Cancelled: keep planning; failed: no decision. Never an approval.
+    assert!(matches!(
+        plan_answer(
+            Ok(RequestPermissionOutcome::Cancelled),
+            &input,
+            Some("ignored".into())
+        ),
+        PermissionAnswer::Deny { .. }
+    ));
+    assert!(matches!(
+        plan_answer(Err("gone".to_string()), &input, Some("ignored".into())),
+        PermissionAnswer::Unanswered { .. }
+    ));
 }
 
 #[test]

@@ -185,10 +185,11 @@ impl Controls {
             }),
             ClientRequest::RewindToPlan {
                 slug,
+                approval,
                 dry_run,
                 force,
             } => self.rewind(RewindRequest {
-                target: RewindTarget::Plan(slug),
+                target: RewindTarget::Plan { slug, approval },
                 code: true,
                 conversation: false,
                 force,

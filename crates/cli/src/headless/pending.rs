@@ -1,7 +1,8 @@
 //! Control requests catui sends to the stream-json client and the answers
 //! it waits for: permission prompts (`can_use_tool`) and teammates' plan
 //! approvals (`plan_approval`). Everything fails closed: no answer, an
-//! error answer or an unreadable one denies.
+//! error answer or an unreadable one runs nothing, and is reported as no
+//! decision (`PermissionAnswer::Unanswered`), never as the user's.
 
 use catui_core::sync::lock;
 use std::collections::HashMap;
@@ -102,17 +103,21 @@ fn permission_answer(response: ControlResponse, request: &PermissionRequest) -> 
             ..
         } => body,
         ControlResponse::Success { response: None, .. } => {
-            return PermissionAnswer::Deny {
-                message: "the permission answer had no decision".into(),
+            return PermissionAnswer::Unanswered {
+                reason: "the permission answer had no decision".into(),
             };
         }
-        ControlResponse::Error { error, .. } => return PermissionAnswer::Deny { message: error },
+        ControlResponse::Error { error, .. } => {
+            return PermissionAnswer::Unanswered {
+                reason: format!("the client answered with an error: {error}"),
+            };
+        }
     };
     let response = match serde_json::from_value::<PermissionResponse>(body) {
         Ok(response) => response,
         Err(e) => {
-            return PermissionAnswer::Deny {
-                message: format!("unreadable permission answer: {e}"),
+            return PermissionAnswer::Unanswered {
+                reason: format!("unreadable permission answer: {e}"),
             };
         }
     };
@@ -132,10 +137,8 @@ fn permission_answer(response: ControlResponse, request: &PermissionRequest) -> 
                 },
                 deny => deny,
             },
-            Err(e) => PermissionAnswer::Deny {
-                message: format!(
-                    "The approval answer could not be read ({e}), so nothing was approved."
-                ),
+            Err(e) => PermissionAnswer::Unanswered {
+                reason: format!("the approval answer could not be read: {e}"),
             },
         };
     }
@@ -219,8 +222,8 @@ impl Approver for StdioApprover {
         });
         if sent.is_err() {
             self.pending.forget(&request_id);
-            return PermissionAnswer::Deny {
-                message: "no client is connected to answer".into(),
+            return PermissionAnswer::Unanswered {
+                reason: "no client is connected to answer".into(),
             };
         }
         match rx.await {
@@ -233,8 +236,8 @@ impl Approver for StdioApprover {
                 }
                 permission_answer(response, &request)
             }
-            Err(_) => PermissionAnswer::Deny {
-                message: "the prompt was withdrawn before the client answered".into(),
+            Err(_) => PermissionAnswer::Unanswered {
+                reason: "the prompt was withdrawn before the client answered".into(),
             },
         }
     }

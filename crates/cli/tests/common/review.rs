@@ -24,7 +24,13 @@ pub struct PlansReview {
 
 impl PlansReview {
     pub fn start(sb: &Sandbox, slug: &str) -> PlansReview {
+        Self::start_with_env(sb, slug, &[])
+    }
+
+    /// [`Self::start`] with these environment variables set.
+    pub fn start_with_env(sb: &Sandbox, slug: &str, vars: &[(&str, &str)]) -> PlansReview {
         let mut cmd: Command = sb.bare();
+        cmd.envs(vars.iter().copied());
         cmd.args(["plans", "review", slug])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

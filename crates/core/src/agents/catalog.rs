@@ -38,11 +38,18 @@ impl AgentCatalog {
         self.read().iter().any(|d| d.name == name && d.read_only)
     }
 
-    /// The names of the agent types that only read.
-    pub fn read_only_names(&self) -> Vec<String> {
+    /// Whether `name` is an agent type that may run in plan mode.
+    pub fn may_run_while_planning(&self, name: &str) -> bool {
         self.read()
             .iter()
-            .filter(|d| d.read_only)
+            .any(|d| d.name == name && d.may_run_while_planning())
+    }
+
+    /// The names of the agent types that may run in plan mode.
+    pub fn planning_names(&self) -> Vec<String> {
+        self.read()
+            .iter()
+            .filter(|d| d.may_run_while_planning())
             .map(|d| d.name.clone())
             .collect()
     }

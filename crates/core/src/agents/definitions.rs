@@ -81,6 +81,17 @@ pub fn tools_read_only(tools: Option<&[String]>) -> bool {
     })
 }
 
+/// Whether an agent limited to `tools` may run while planning: every tool
+/// only reads, except `Bash` — Explore's own set. In plan mode a sub-agent
+/// is held to plan mode's rules like the session (its shell commands run
+/// only when judged read-only, and confined), so its Bash changes nothing.
+pub fn tools_plan_safe(tools: Option<&[String]>) -> bool {
+    tools.is_some_and(|t| {
+        let reading: Vec<String> = t.iter().filter(|t| *t != "Bash").cloned().collect();
+        !reading.is_empty() && tools_read_only(Some(&reading))
+    })
+}
+
 /// Agent names are letters, digits, `-` and `_`.
 pub fn valid_agent_name(name: &str) -> bool {
     !name.is_empty()
@@ -90,6 +101,12 @@ pub fn valid_agent_name(name: &str) -> bool {
 }
 
 impl AgentDefinition {
+    /// Whether this agent type may run in plan mode (see
+    /// [`tools_plan_safe`]).
+    pub fn may_run_while_planning(&self) -> bool {
+        self.read_only || tools_plan_safe(self.tools.as_deref())
+    }
+
     /// Whether this agent may use the tool called `name`.
     pub fn allows_tool(&self, name: &str) -> bool {
         if ALWAYS_DISALLOWED.contains(&name) || self.disallowed_tools.iter().any(|t| t == name) {

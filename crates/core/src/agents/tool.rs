@@ -164,10 +164,14 @@ impl TypedTool for AgentTool {
     fn access(&self, input: &AgentInput, _: &ToolContext) -> Access {
         Access::Agent {
             subagent_type: input.subagent_type.clone(),
-            read_only: self.catalog.is_read_only(&input.subagent_type),
+            // Whether it may run in plan mode: it reads only, or its shell
+            // is held to plan mode's read-only rule like the session's.
+            read_only: self
+                .catalog
+                .may_run_while_planning(&input.subagent_type),
             // A sub-agent inherits the session's permission state as it is.
             mode: None,
-            read_only_types: self.catalog.read_only_names(),
+            read_only_types: self.catalog.planning_names(),
         }
     }
 

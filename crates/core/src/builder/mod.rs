@@ -625,7 +625,8 @@ impl SessionBuilder {
             &env,
             settings.plan_agents.map(u64::from),
             Some(settings.plan_variant.as_str()),
-        );
+        )
+        .with_nobody_to_ask(!interactive);
         let editor = env("VISUAL").or_else(|| env("EDITOR"));
         let plan_model = config
             .plan_model

@@ -161,32 +161,46 @@ pub fn restore_tool_state(resumed: &ResumedSession, ctx: &ToolContext) {
 /// Brings back the plan being carried out: when the transcript's last word
 /// on the plan is its approval (no new presentation, park, return to plan
 /// mode or `/clear` since), the approved text is what compaction keeps.
+/// A plan left by an approval or a park (plan mode not entered again
+/// since) is announced when plan mode is entered again (the re-entry
+/// note), as it would have been in the session that left it.
 pub fn restore_approved_plan(resumed: &ResumedSession, plan: &PlanSession) {
     let mut approved = None;
+    let mut left = false;
     for entry in &resumed.entries {
         match &entry.body {
             session::EntryBody::FileSnapshot { key, content, .. } if key == PLAN_APPROVED_KEY => {
                 approved = Some(content.clone());
+                left = true;
             }
-            session::EntryBody::FileSnapshot { key, .. }
-                if key == PLAN_PARKED_KEY || key == PLAN_REVISION_KEY =>
-            {
+            session::EntryBody::FileSnapshot { key, .. } if key == PLAN_PARKED_KEY => {
+                approved = None;
+                left = true;
+            }
+            session::EntryBody::FileSnapshot { key, .. } if key == PLAN_REVISION_KEY => {
                 approved = None;
             }
             session::EntryBody::PermissionMode {
                 mode: PermissionMode::Plan,
                 ..
-            } => approved = None,
+            } => {
+                approved = None;
+                left = false;
+            }
             session::EntryBody::System { subtype, .. }
                 if subtype == crate::engine::CONVERSATION_CLEARED =>
             {
                 approved = None;
+                left = false;
             }
             _ => {}
         }
     }
     if let Some(text) = approved {
         plan.restore_approved(text);
+    }
+    if left {
+        plan.state.set_has_exited_plan_mode(true);
     }
 }
 

@@ -280,7 +280,7 @@ fn the_plan_approval_is_a_point_and_the_work_is_compared_with_the_plan() {
     assert_eq!((report.steps_done, report.steps_total), (0, 2));
 
     // Back to the plan: the files as at approval, the plan file holds it.
-    let report = f.rewind(RewindTarget::Plan(None), true).unwrap();
+    let report = f.rewind(RewindTarget::parse("plan"), true).unwrap();
     assert_eq!(f.read("src/lib.rs").as_deref(), Some("lib\n"));
     assert_eq!(f.read("setup.cfg"), None);
     let plan_file = report.plan_file.unwrap();

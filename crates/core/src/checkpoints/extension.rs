@@ -128,7 +128,19 @@ pub fn rewind_command(checkpoints: &Checkpoints, args: &str) -> CommandOutput {
         dry_run: false,
     };
     if first == "plan" {
-        request.target = RewindTarget::Plan(words.get(1).map(|s| s.to_string()));
+        // `/rewind plan [SLUG [N]]`: the N-th approval of SLUG (or
+        // `plan:SLUG#N`, as the list names it).
+        request.target = match words.get(1) {
+            Some(slug) if !slug.contains('#') => RewindTarget::Plan {
+                slug: Some(slug.to_string()),
+                approval: words.get(2).and_then(|n| n.parse().ok()),
+            },
+            Some(id) => RewindTarget::parse(&format!("plan:{id}")),
+            None => RewindTarget::Plan {
+                slug: None,
+                approval: None,
+            },
+        };
     } else if let Ok(n) = first.parse::<usize>() {
         match points.get(n.wrapping_sub(1)) {
             Some(p) => request.target = p.target.clone(),

@@ -184,13 +184,31 @@ impl Line {
         })
     }
 
-    /// The index of the approval of plan `slug` (the last approval when
-    /// `None`).
-    pub fn approval(&self, slug: Option<&str>) -> Option<usize> {
-        self.records.iter().rposition(|r| {
+    /// The index of an approval of plan `slug` (of any plan when `None`):
+    /// the `nth` (from 1, in order), or the last when `None`.
+    pub fn approval(&self, slug: Option<&str>, nth: Option<usize>) -> Option<usize> {
+        let mut approvals = self.records.iter().enumerate().filter(|(_, r)| {
             r.kind == CheckpointKind::PlanApproved
                 && slug.is_none_or(|s| r.plan_slug.as_deref() == Some(s))
-        })
+        });
+        match nth {
+            None => approvals.next_back().map(|(i, _)| i),
+            Some(0) => None,
+            Some(n) => approvals.nth(n - 1).map(|(i, _)| i),
+        }
+    }
+
+    /// The text approved at the approval checkpoint `index` (approvals and
+    /// their texts are kept in the same order).
+    pub fn approved_text_at(&self, index: usize) -> Option<&str> {
+        let nth = self
+            .records
+            .get(..=index)?
+            .iter()
+            .filter(|r| r.kind == CheckpointKind::PlanApproved)
+            .count();
+        let nth = nth.checked_sub(1)?;
+        self.approved.get(nth).map(|(_, text)| text.as_str())
     }
 
     /// The index of the checkpoint whose entry is `entry`.

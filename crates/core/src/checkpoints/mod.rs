@@ -443,7 +443,27 @@ impl Checkpoints {
         };
         let changes = crate::sync::blocking_io(|| self.repo.changes(&baseline.commit, &now.commit))
             .unwrap_or_default();
-        let changed: Vec<String> = changes.into_iter().map(|c| c.path).collect();
+        // The plan files themselves (a plans directory inside the project)
+        // are catui's record of the work, not the work.
+        let plans = self
+            .plan
+            .files
+            .dir()
+            .strip_prefix(self.repo.project())
+            .ok()
+            .map(|rel| rel.to_string_lossy().into_owned());
+        let slug = self.plan.files.slug();
+        let is_plan_file = |path: &str| match &plans {
+            None => false,
+            Some(dir) if !dir.is_empty() => path.starts_with(&format!("{dir}/")),
+            // The project's root itself: only this session's plan files.
+            Some(_) => path == format!("{slug}.md") || path.starts_with(&format!("{slug}-agent-")),
+        };
+        let changed: Vec<String> = changes
+            .into_iter()
+            .map(|c| c.path)
+            .filter(|p| !is_plan_file(p))
+            .collect();
         let plan_file = self.plan.files.read(None);
         Some(compliance::report(&compliance::ComplianceInput {
             slug: &baseline.slug,

@@ -28,21 +28,40 @@ pub enum RewindTarget {
     /// The moment before the user message with this id (its transcript
     /// uuid, the `uuid` a client gave it or saw echoed).
     Message(String),
-    /// The approval of plan `slug` (`None`: the last plan approved).
-    Plan(Option<String>),
+    /// An approval of plan `slug` (`None`: of any plan): the `approval`-th
+    /// of them, counted from 1 in the order they were made (`None`: the
+    /// last). A plan approved again after a revision keeps its slug, so
+    /// each of its approvals is its own point.
+    Plan {
+        slug: Option<String>,
+        approval: Option<usize>,
+    },
     /// Just before an earlier rewind (the id of its checkpoint).
     BeforeRewind(String),
 }
 
 impl RewindTarget {
-    /// Reads an id as written by [`Self::id`]: `plan:SLUG`, `plan`,
-    /// `undo:ID`, or a message id.
+    /// Reads an id as written by [`Self::id`]: `plan:SLUG#N`, `plan:SLUG`,
+    /// `plan`, `undo:ID`, or a message id.
     pub fn parse(id: &str) -> RewindTarget {
         let id = id.trim();
         if id == "plan" {
-            RewindTarget::Plan(None)
-        } else if let Some(slug) = id.strip_prefix("plan:") {
-            RewindTarget::Plan(Some(slug.to_string()))
+            RewindTarget::Plan {
+                slug: None,
+                approval: None,
+            }
+        } else if let Some(rest) = id.strip_prefix("plan:") {
+            let (slug, approval) = match rest.rsplit_once('#') {
+                Some((slug, n)) => match n.parse::<usize>() {
+                    Ok(n) => (slug, Some(n)),
+                    Err(_) => (rest, None),
+                },
+                None => (rest, None),
+            };
+            RewindTarget::Plan {
+                slug: Some(slug.to_string()),
+                approval,
+            }
         } else if let Some(entry) = id.strip_prefix("undo:") {
             RewindTarget::BeforeRewind(entry.to_string())
         } else {
@@ -53,8 +72,15 @@ impl RewindTarget {
     pub fn id(&self) -> String {
         match self {
             RewindTarget::Message(uuid) => uuid.clone(),
-            RewindTarget::Plan(Some(slug)) => format!("plan:{slug}"),
-            RewindTarget::Plan(None) => "plan".to_string(),
+            RewindTarget::Plan {
+                slug: Some(slug),
+                approval: Some(n),
+            } => format!("plan:{slug}#{n}"),
+            RewindTarget::Plan {
+                slug: Some(slug),
+                approval: None,
+            } => format!("plan:{slug}"),
+            RewindTarget::Plan { slug: None, .. } => "plan".to_string(),
             RewindTarget::BeforeRewind(entry) => format!("undo:{entry}"),
         }
     }
@@ -227,14 +253,25 @@ impl Checkpoints {
                 conversation: can_talk,
             })
             .collect();
+        let mut approvals: HashMap<&str, usize> = HashMap::new();
         for r in &line.records {
             let (kind, target, label) = match r.kind {
                 CheckpointKind::PlanApproved => {
                     let slug = r.plan_slug.clone().unwrap_or_default();
+                    let n = approvals.entry(r.plan_slug.as_deref().unwrap_or_default()).or_default();
+                    *n += 1;
+                    let label = if *n == 1 {
+                        format!("Back to plan {slug} (as approved)")
+                    } else {
+                        format!("Back to plan {slug} (as approved the {} time)", ordinal(*n))
+                    };
                     (
                         PointKind::PlanApproval,
-                        RewindTarget::Plan(Some(slug.clone())),
-                        format!("Back to plan {slug} (as approved)"),
+                        RewindTarget::Plan {
+                            slug: Some(slug.clone()),
+                            approval: Some(*n),
+                        },
+                        label,
                     )
                 }
                 CheckpointKind::BeforeRewind => (
@@ -303,7 +340,7 @@ impl Checkpoints {
         } else {
             None
         };
-        let code = request.code || matches!(request.target, RewindTarget::Plan(_));
+        let code = request.code || matches!(request.target, RewindTarget::Plan { .. });
         if code && let Some(index) = index {
             self.restore_files(&mut state, index, &target_id, request, &mut report)?;
         }
@@ -324,9 +361,11 @@ impl Checkpoints {
             code,
             conversation,
         }));
-        let plan_mode = matches!(request.target, RewindTarget::Plan(_));
-        if let RewindTarget::Plan(slug) = &request.target {
-            report.plan_file = Some(self.back_to_plan(&mut state, slug.as_deref())?);
+        let plan_mode = matches!(request.target, RewindTarget::Plan { .. });
+        if let RewindTarget::Plan { .. } = &request.target
+            && let Some(index) = index
+        {
+            report.plan_file = Some(self.back_to_plan(&mut state, index)?);
         } else if code
             && !conversation
             && !(report.restored.is_empty() && report.deleted.is_empty())
@@ -377,15 +416,17 @@ impl Checkpoints {
                 }
                 Ok((index, Some(prompt.text.clone())))
             }
-            RewindTarget::Plan(slug) => line
-                .approval(slug.as_deref())
+            RewindTarget::Plan { slug, approval } => line
+                .approval(slug.as_deref(), *approval)
                 .map(|i| (Some(i), None))
                 .ok_or_else(|| {
-                    CheckpointError::NoApproval(
-                        slug.as_deref()
-                            .map(|s| format!(" for plan {s}"))
-                            .unwrap_or_default(),
-                    )
+                    let which = match (slug, approval) {
+                        (Some(s), Some(n)) => format!(" for plan {s} (approval {n})"),
+                        (Some(s), None) => format!(" for plan {s}"),
+                        (None, Some(n)) => format!(" (approval {n})"),
+                        (None, None) => String::new(),
+                    };
+                    CheckpointError::NoApproval(which)
                 }),
             RewindTarget::BeforeRewind(entry) => line
                 .by_entry(entry)
@@ -527,16 +568,12 @@ impl Checkpoints {
         Ok(crate::session::rebuild_messages(&loaded.entries[..at]))
     }
 
-    /// Plan mode again with the approved text of plan `slug` in the plan
-    /// file; returns the plan file.
-    fn back_to_plan(
-        &self,
-        state: &mut State,
-        slug: Option<&str>,
-    ) -> Result<PathBuf, CheckpointError> {
+    /// Plan mode again with the text approved at checkpoint `index` in the
+    /// plan file; returns the plan file.
+    fn back_to_plan(&self, state: &mut State, index: usize) -> Result<PathBuf, CheckpointError> {
         let text = state
             .line
-            .approved_text(slug)
+            .approved_text_at(index)
             .unwrap_or_default()
             .to_string();
         let path = self.plan.files.path(None);
@@ -567,5 +604,14 @@ fn list(paths: &[String]) -> String {
         "none".to_string()
     } else {
         paths.join(", ")
+    }
+}
+
+/// "second", "third", ... for the label of a plan approved again.
+fn ordinal(n: usize) -> String {
+    match n {
+        2 => "second".into(),
+        3 => "third".into(),
+        n => format!("{n}th"),
     }
 }

@@ -35,6 +35,11 @@ pub enum PermissionAnswer {
     },
     /// Do not run it; `message` reaches the model.
     Deny { message: String },
+    /// No decision came back (the prompt was withdrawn, the client closed
+    /// its input, or its answer could not be read): the call does not run,
+    /// and the model is told that nobody decided — not that the user
+    /// declined. `reason` says what happened.
+    Unanswered { reason: String },
 }
 
 #[async_trait]

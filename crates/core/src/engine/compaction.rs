@@ -99,6 +99,14 @@ impl Engine {
                 self.total_usage.add(&compacted.usage);
                 self.messages = compacted.messages;
                 for entry in compacted.entries {
+                    // What the new conversation carries (the plan file
+                    // reference) is told to the front end like any
+                    // attachment.
+                    if let catui_protocol::transcript::EntryBody::Attachment { attachment } = &entry
+                    {
+                        self.shared
+                            .emit(EngineEvent::Attachment(attachment.clone()));
+                    }
                     self.shared.recorder.record(Record::Entry(entry));
                 }
                 let mut text = format!(

@@ -428,6 +428,15 @@ async fn ask_user(
             });
             Slot::refused(&name, &id, text, shown)
         }
+        PermissionAnswer::Unanswered { reason } => {
+            let text = call.unanswered_result(&reason, ctx).unwrap_or_else(|| {
+                format!(
+                    "{name} was not run: no decision came back from the user ({reason}). The user \
+                     neither allowed nor declined it; do not take this as their answer."
+                )
+            });
+            Slot::refused(&name, &id, text, format!("Not run · no answer ({reason})"))
+        }
     }
 }
 

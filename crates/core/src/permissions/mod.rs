@@ -74,8 +74,9 @@ pub enum Access {
     /// reads what the session already reaches (the resources of its
     /// connected MCP servers).
     Session,
-    /// Starts a sub-agent of this type. `read_only`: every tool the agent
-    /// type has only reads (such agents may run in plan mode). `mode`: the
+    /// Starts a sub-agent of this type. `read_only`: the agent type may run
+    /// in plan mode (its tools only read, Bash aside, which plan mode holds
+    /// to read-only commands as it does the session's). `mode`: the
     /// permission mode the input asks for it (a teammate's `mode`; the
     /// widest of several), `None` when it inherits the session's state: a
     /// mode wider than the session's is the user's to grant.

@@ -48,6 +48,15 @@ pub const NOT_IN_PLAN_MODE_NOTHING_CHANGED: &str = "You are not in plan mode, so
 /// The error code of [`NOT_IN_PLAN_MODE`].
 pub const NOT_IN_PLAN_MODE_ERROR_CODE: u32 = 1;
 
+/// ExitPlanMode's prompt got no decision (withdrawn, the client's input
+/// closed, an answer that could not be read): nothing was approved, and
+/// the user did not reject the plan either.
+pub fn plan_not_answered(reason: &str) -> String {
+    format!(
+        "No decision was made on your plan: {reason}. The plan was neither approved nor rejected, and you are still in plan mode. Do not change anything: end your turn and wait for the user (do not call ExitPlanMode again in this turn)."
+    )
+}
+
 /// ExitPlanMode approved: the opening of the tool result.
 pub const PLAN_APPROVED: &str = "User has approved your plan. You can now start coding.";
 

@@ -152,6 +152,15 @@ pub enum EditorError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "{program} needs a terminal and this session has none ({how}). Set $VISUAL or $EDITOR to an editor that runs without one, or edit the plan yourself at {}",
+        path.display()
+    )]
+    NoTerminal {
+        program: String,
+        how: &'static str,
+        path: std::path::PathBuf,
+    },
     #[error("{program} exited with {status}. The plan is at {}", path.display())]
     Failed {
         program: String,
@@ -160,14 +169,25 @@ pub enum EditorError {
     },
 }
 
+/// Editors that draw on a terminal and wait for keys: without one they
+/// would never return.
+const TERMINAL_EDITORS: &[&str] = &[
+    "vi", "vim", "nvim", "view", "vim.basic", "vim.tiny", "nvi", "elvis", "nano", "pico", "emacs",
+    "emacs-nox", "mg", "jed", "joe", "jmacs", "micro", "hx", "helix", "kak", "ne", "mcedit",
+    "ed",
+];
+
 /// Runs the editor (`$VISUAL`, then `$EDITOR`, then `vi`) on `path` and
 /// waits for it. The editor value may carry arguments (`code --wait`).
 ///
 /// The editor never touches this process's stdio, which may be a protocol
 /// (stream-json): it gets the controlling terminal when there is one, and
-/// otherwise no input, with its output sent to stderr.
+/// otherwise no input, with its output sent to stderr. A terminal editor
+/// with no terminal to draw on would wait forever: it is refused at once.
+/// The editor ends with catui (it is not left behind by a killed session).
 pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), EditorError> {
-    let editor = editor.filter(|e| !e.trim().is_empty()).unwrap_or("vi");
+    let chosen = editor.filter(|e| !e.trim().is_empty());
+    let editor = chosen.unwrap_or("vi");
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
     let mut command = Command::new(program);
@@ -177,12 +197,28 @@ pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), EditorErr
             command.stdin(input).stdout(output).stderr(errors);
         }
         None => {
+            let name = Path::new(program)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or(program);
+            if TERMINAL_EDITORS.contains(&name) {
+                return Err(EditorError::NoTerminal {
+                    program: program.to_string(),
+                    how: if chosen.is_some() {
+                        "it is the editor $VISUAL or $EDITOR names"
+                    } else {
+                        "neither $VISUAL nor $EDITOR is set, so it is the default"
+                    },
+                    path: path.to_path_buf(),
+                });
+            }
             command
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(std::io::stderr()))
                 .stderr(Stdio::inherit());
         }
     }
+    end_with_this_process(&mut command);
     let status = command.status().map_err(|source| EditorError::Start {
         program: program.to_string(),
         path: path.to_path_buf(),
@@ -197,6 +233,28 @@ pub fn open_in_editor(editor: Option<&str>, path: &Path) -> Result<(), EditorErr
             status,
         })
     }
+}
+
+/// The editor is killed when catui ends, however it ends (Linux).
+#[allow(unsafe_code)]
+fn end_with_this_process(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the forked child before exec and makes
+        // one async-signal-safe system call (prctl) with constant arguments;
+        // it allocates nothing and takes no locks.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 /// The controlling terminal as three handles, if this process has one.

@@ -166,6 +166,17 @@ pub trait TypedTool: Send + Sync + 'static {
     fn denied_summary(&self, _input: &Self::Input, _feedback: &str) -> Option<String> {
         None
     }
+    /// The tool result when no decision came back for the call (see
+    /// [`crate::engine::PermissionAnswer::Unanswered`]), when the tool has a
+    /// more precise one than the generic text.
+    fn unanswered_result(
+        &self,
+        _input: &Self::Input,
+        _reason: &str,
+        _ctx: &ToolContext,
+    ) -> Option<String> {
+        None
+    }
     /// True when the call itself sets the permission mode once approved
     /// (its input's `mode`): a mode change that comes with the approval is
     /// handed to it instead of being made before it runs.
@@ -210,6 +221,9 @@ pub trait PreparedCall: Send + Sync {
     fn denied_summary(&self, _feedback: &str) -> Option<String> {
         None
     }
+    fn unanswered_result(&self, _reason: &str, _ctx: &ToolContext) -> Option<String> {
+        None
+    }
     fn takes_mode_in_input(&self) -> bool;
     fn stale_answer(&self, _answer: &Value, _ctx: &ToolContext) -> Option<String> {
         None
@@ -249,6 +263,9 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     }
     fn denied_summary(&self, feedback: &str) -> Option<String> {
         self.tool.denied_summary(&self.input, feedback)
+    }
+    fn unanswered_result(&self, reason: &str, ctx: &ToolContext) -> Option<String> {
+        self.tool.unanswered_result(&self.input, reason, ctx)
     }
     fn takes_mode_in_input(&self) -> bool {
         self.tool.takes_mode_in_input()

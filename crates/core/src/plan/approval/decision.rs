@@ -285,13 +285,24 @@ impl ApprovalDecision {
                     }
                 }
                 .filter(|m| Some(m) != text(shown, "model").as_ref());
+                // The hash binds the approval to a text: one that cannot be
+                // read approves nothing (it is not taken for "absent").
+                let plan_hash = match answer.get("planHash") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(h)) => Some(h.clone()),
+                    Some(other) => {
+                        return Err(format!(
+                            "updatedInput.planHash must be the SHA-256 of the plan shown (a string), not {other}"
+                        ));
+                    }
+                };
                 Ok(ApprovalDecision {
                     clear_context: answer.get("clearContext") == Some(&Value::Bool(true)),
                     skip_steps,
                     model,
                     edited_plan: text(answer, "plan")
                         .filter(|p| Some(p) != text(shown, "plan").as_ref()),
-                    plan_hash: text(answer, "planHash"),
+                    plan_hash,
                     ..Self::approve(mode)
                 })
             }

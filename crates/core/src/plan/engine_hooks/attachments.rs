@@ -27,7 +27,11 @@
 //!   sparse.
 //! - catui addition: a `plan_mode_exit` marker also ends the scan for the
 //!   previous plan-mode attachment, so re-entering plan mode right after an
-//!   exit is announced at once instead of waiting out the throttle.
+//!   exit is announced at once instead of waiting out the throttle; and an
+//!   entry into plan mode since the last request (`PlanState::take_entered`)
+//!   does the same when no exit reminder was sent in between (a park or an
+//!   approval followed at once by `/plan`): the episode starts with a full
+//!   reminder.
 
 use std::path::Path;
 
@@ -190,9 +194,13 @@ pub fn plan_mode_attachments(
     if input.mode != PermissionMode::Plan {
         return Vec::new();
     }
+    // Entering plan mode again starts a new episode at once, even when no
+    // exit reminder reached the conversation in between (the mode changed
+    // right after a park or an approval, before any request).
+    let entered = !input.is_sub_agent && state.take_entered();
     let (turns, found) =
         turns_since_last_plan_mode_attachment(input.messages, input.meta_message_indices);
-    if found && turns < TURNS_BETWEEN_ATTACHMENTS {
+    if !entered && found && turns < TURNS_BETWEEN_ATTACHMENTS {
         return Vec::new();
     }
     let plan_file_path = input.plan_file_path.to_string_lossy().into_owned();
@@ -203,7 +211,11 @@ pub fn plan_mode_attachments(
             plan_file_path: plan_file_path.clone(),
         });
     }
-    let n = plan_mode_attachments_since_last_exit(input.messages) + 1;
+    let n = if entered {
+        1
+    } else {
+        plan_mode_attachments_since_last_exit(input.messages) + 1
+    };
     let full = n % FULL_REMINDER_EVERY_N_ATTACHMENTS == 1;
     state.count_reminder(full);
     out.push(Attachment::PlanMode {

@@ -195,13 +195,19 @@ impl EngineExtension for PlanExtension {
             .flatten()
     }
 
+    fn input_started(&self, _input: &crate::engine::InputView<'_>) {
+        self.plan.input_started();
+    }
+
     fn final_answer(&self, agent_id: Option<&str>, session: &dyn SessionHooks) -> Option<RunEnd> {
         // A headless planning run whose model wrote a plan but ended with
         // words instead of ExitPlanMode ends like one that presented it:
-        // with the plan, kept for the user's review.
+        // with the plan, kept for the user's review. A plan from an earlier
+        // input is not this input's answer (a question after `--resume`).
         if agent_id.is_some()
             || !self.plan.ends_run_at_plan()
             || session.permission_mode() != catui_protocol::PermissionMode::Plan
+            || !self.plan.plan_written_this_input()
         {
             return None;
         }

@@ -116,6 +116,11 @@ pub struct PlanModeConfig {
     pub plan_agents: u8,
     pub variant: PlanVariant,
     pub interview_phase: bool,
+    /// Nobody can answer questions (a headless planning run): the model is
+    /// told to settle open points itself and list them as assumptions,
+    /// not to use AskUserQuestion (and the interview workflow, which is
+    /// made of questions, gives way to the five phases).
+    pub nobody_to_ask: bool,
 }
 
 impl Default for PlanModeConfig {
@@ -125,6 +130,7 @@ impl Default for PlanModeConfig {
             plan_agents: DEFAULT_PLAN_AGENTS,
             variant: PlanVariant::Full,
             interview_phase: false,
+            nobody_to_ask: false,
         }
     }
 }
@@ -169,7 +175,15 @@ impl PlanModeConfig {
             plan_agents,
             variant,
             interview_phase,
+            nobody_to_ask: false,
         }
+    }
+
+    /// Nobody can answer questions in this session (see
+    /// [`Self::nobody_to_ask`]).
+    pub fn with_nobody_to_ask(mut self, yes: bool) -> Self {
+        self.nobody_to_ask = yes;
+        self
     }
 
     /// [`Self::resolve`] with the process environment.
@@ -220,6 +234,8 @@ pub struct PromptOptions {
     /// A sub-agent that has Write or Edit and so can keep its own plan
     /// file (Explore and Plan cannot: they report in their answer).
     pub sub_agent_writes: bool,
+    /// See [`PlanModeConfig::nobody_to_ask`].
+    pub nobody_to_ask: bool,
 }
 
 impl PromptOptions {
@@ -238,6 +254,7 @@ impl PromptOptions {
             interview_phase: config.interview_phase,
             is_sub_agent,
             sub_agent_writes: true,
+            nobody_to_ask: config.nobody_to_ask,
         }
     }
 
@@ -247,6 +264,7 @@ impl PromptOptions {
             plan_agents: self.plan_agents,
             variant: self.variant,
             interview_phase: self.interview_phase,
+            nobody_to_ask: self.nobody_to_ask,
         }
     }
 }
@@ -256,7 +274,7 @@ impl PromptOptions {
 pub fn full_reminder(o: &PromptOptions) -> String {
     if o.is_sub_agent {
         reminders::sub_agent(o)
-    } else if o.interview_phase {
+    } else if o.interview_phase && !o.nobody_to_ask {
         workflow::interview(o)
     } else {
         workflow::five_phase(o)

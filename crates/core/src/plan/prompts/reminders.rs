@@ -3,7 +3,7 @@
 //! words. Each starts with a stable marker line (see `super::MARKER_*`) that
 //! the attachment scanner recognises in the conversation.
 
-use super::workflow::{NO_TEXT_APPROVAL_RULE, TURN_END_RULE};
+use super::workflow::{no_text_approval_rule, turn_end_rule};
 use super::{
     MARKER_AUTO_MODE_EXIT, MARKER_PLAN_FILE_REFERENCE, MARKER_PLAN_MODE_ACTIVE,
     MARKER_PLAN_MODE_EXIT, MARKER_PLAN_MODE_REENTRY, MARKER_PLAN_MODE_STILL_ACTIVE, PlanVariant,
@@ -12,7 +12,7 @@ use super::{
 
 /// The reminder between full ones.
 pub(crate) fn sparse(o: &PromptOptions) -> String {
-    let workflow = if o.interview_phase {
+    let workflow = if o.interview_phase && !o.nobody_to_ask {
         "Keep planning with the user in rounds: explore, update the plan file, ask."
     } else {
         "Keep following the five-phase workflow: explore, design, review, write the plan file, call ExitPlanMode."
@@ -25,8 +25,10 @@ pub(crate) fn sparse(o: &PromptOptions) -> String {
     format!(
         "{MARKER_PLAN_MODE_STILL_ACTIVE} (the full instructions appear earlier in this conversation). \
 Only read-only actions are allowed, except changes to the plan file: {path}. \
-{workflow}{cap} {TURN_END_RULE} {NO_TEXT_APPROVAL_RULE}",
-        path = o.plan_file_path
+{workflow}{cap} {turn_end} {no_text_approval}",
+        path = o.plan_file_path,
+        turn_end = turn_end_rule(o),
+        no_text_approval = no_text_approval_rule(o),
     )
 }
 

@@ -7,9 +7,37 @@ use super::{PlanVariant, PromptOptions};
 /// How a turn in plan mode ends: a task gets a plan, a question an answer.
 pub const TURN_END_RULE: &str = "End each turn with AskUserQuestion (to clarify requirements or choose between approaches) or ExitPlanMode (to request approval of the finished plan). The one exception is a question that asks for no change (explaining code, finding something): answer it in text, with no plan.";
 
+/// How a turn in plan mode ends when nobody can answer questions (a
+/// headless planning run).
+pub const TURN_END_RULE_NOBODY_TO_ASK: &str = "Nobody can answer questions in this run, so end the turn with ExitPlanMode once the plan file is complete. The one exception is a question that asks for no change (explaining code, finding something): answer it in text, with no plan.";
+
+/// What replaces asking the user when nobody can answer.
+pub const NOBODY_TO_ASK_RULE: &str = "Nobody can answer questions in this run: where the request leaves something open, choose the most reasonable reading yourself and list each such choice under an **Assumptions** heading in the plan, so the user can correct it when they review the plan.";
+
+/// The turn-end rule for these options.
+pub(crate) fn turn_end_rule(o: &PromptOptions) -> &'static str {
+    if o.nobody_to_ask {
+        TURN_END_RULE_NOBODY_TO_ASK
+    } else {
+        TURN_END_RULE
+    }
+}
+
 /// The rule against asking for approval any other way than ExitPlanMode.
 /// Shared by every variant; tests check it is present.
 pub const NO_TEXT_APPROVAL_RULE: &str = "Never ask for approval of the plan in plain text (\"Does this look good?\", \"Shall I go ahead?\") and never use AskUserQuestion for it: ExitPlanMode is the only way to request approval.";
+
+/// The same rule where nobody can answer questions (no AskUserQuestion).
+const NO_TEXT_APPROVAL_RULE_NOBODY_TO_ASK: &str = "Never ask for approval of the plan in plain text (\"Does this look good?\", \"Shall I go ahead?\"): ExitPlanMode is the only way to request approval.";
+
+/// The approval rule for these options.
+pub(crate) fn no_text_approval_rule(o: &PromptOptions) -> &'static str {
+    if o.nobody_to_ask {
+        NO_TEXT_APPROVAL_RULE_NOBODY_TO_ASK
+    } else {
+        NO_TEXT_APPROVAL_RULE
+    }
+}
 
 /// The non-negotiable constraint that opens the main-conversation prompts.
 pub fn hard_constraint() -> &'static str {
@@ -82,13 +110,20 @@ pub(crate) fn plan_content_rules(variant: PlanVariant) -> &'static str {
 }
 
 /// How the turn must end and how approval is requested.
-pub(crate) fn approval_section(heading: &str) -> String {
+pub(crate) fn approval_section(heading: &str, o: &PromptOptions) -> String {
+    let questions = if o.nobody_to_ask {
+        NOBODY_TO_ASK_RULE
+    } else {
+        "Use AskUserQuestion only for questions about the requirements or the approach."
+    };
     format!(
         "{heading}
 When the plan file is complete, call ExitPlanMode. That is how the user reviews and approves the plan; nothing is implemented before approval.
-- {TURN_END_RULE}
-- {NO_TEXT_APPROVAL_RULE}
-- Use AskUserQuestion only for questions about the requirements or the approach."
+- {turn_end}
+- {no_text_approval}
+- {questions}",
+        turn_end = turn_end_rule(o),
+        no_text_approval = no_text_approval_rule(o),
     )
 }
 
@@ -101,13 +136,24 @@ pub(crate) fn five_phase(o: &PromptOptions) -> String {
     } else {
         ""
     };
+    let (ask_any_time, ask_open) = if o.nobody_to_ask {
+        (
+            NOBODY_TO_ASK_RULE,
+            "Settle anything still open yourself, with the most reasonable choice, and list it under **Assumptions** in the plan.",
+        )
+    } else {
+        (
+            "You may ask the user questions with AskUserQuestion at any point.",
+            "Ask the user about anything still open with AskUserQuestion.",
+        )
+    };
     format!(
         "{constraint}
 
 {file}
 
 ## Workflow
-Work through these phases in order. You may ask the user questions with AskUserQuestion at any point.
+Work through these phases in order. {ask_any_time}
 
 ### Phase 1 — Initial understanding
 Goal: understand what the user is asking for and the code it touches. Look for existing functions, utilities and patterns to reuse instead of writing new ones.
@@ -126,7 +172,7 @@ Goal: decide how to implement the change.
 Goal: check the design against what the user asked for.
 1. Read the critical files the agents pointed to, so you know them first-hand.
 2. Make sure the approach matches the user's original request and constraints.
-3. Ask the user about anything still open with AskUserQuestion.
+3. {ask_open}
 
 ### Phase 4 — Final plan
 Goal: write the final plan into the plan file ({path}). Rules for its content:
@@ -137,7 +183,7 @@ Goal: write the final plan into the plan file ({path}). Rules for its content:
         file = plan_file_section(o),
         path = o.plan_file_path,
         rules = plan_content_rules(o.variant),
-        approval = approval_section("### Phase 5 — Request approval with ExitPlanMode"),
+        approval = approval_section("### Phase 5 — Request approval with ExitPlanMode", o),
     )
 }
 
@@ -174,6 +220,6 @@ When every question is settled, make the plan file final. Rules for its content:
         file = plan_file_section(o),
         path = o.plan_file_path,
         rules = plan_content_rules(o.variant),
-        approval = approval_section("### Request approval with ExitPlanMode"),
+        approval = approval_section("### Request approval with ExitPlanMode", o),
     )
 }

@@ -25,6 +25,11 @@ pub struct PlanState {
     needs_auto_mode_exit_attachment: AtomicBool,
     /// The pending exit notice is for a parked plan (nothing approved).
     exit_was_park: AtomicBool,
+    /// Plan mode was entered again since the last request: the next
+    /// request announces it whatever the throttle says (the model may have
+    /// been told the mode ended, by a park or an approval, without the
+    /// exit reminder ever reaching it).
+    entered: AtomicBool,
     full_reminders_sent: AtomicU32,
     sparse_reminders_sent: AtomicU32,
 }
@@ -41,6 +46,7 @@ impl PlanState {
             &self.has_exited_plan_mode_in_session,
             &self.needs_auto_mode_exit_attachment,
             &self.exit_was_park,
+            &self.entered,
         ] {
             flag.store(false, Ordering::SeqCst);
         }
@@ -56,6 +62,10 @@ impl PlanState {
         if to == PermissionMode::Plan && from != PermissionMode::Plan {
             self.set_needs_plan_mode_exit_attachment(false);
             self.exit_was_park.store(false, Ordering::SeqCst);
+            self.entered.store(true, Ordering::SeqCst);
+        }
+        if from == PermissionMode::Plan && to != PermissionMode::Plan {
+            self.entered.store(false, Ordering::SeqCst);
         }
         if from == PermissionMode::Plan && to != PermissionMode::Plan {
             self.set_needs_plan_mode_exit_attachment(true);
@@ -77,6 +87,12 @@ impl PlanState {
         self.set_has_exited_plan_mode(true);
         self.set_needs_plan_mode_exit_attachment(true);
         self.exit_was_park.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether plan mode was entered since the last plan-mode reminder;
+    /// cleared.
+    pub fn take_entered(&self) -> bool {
+        self.entered.swap(false, Ordering::SeqCst)
     }
 
     /// Whether the pending exit notice is for a parked plan; cleared.

@@ -60,6 +60,10 @@ pub struct PlanSession {
     /// decision carried out while no conversation ran (see
     /// [`crate::plan::carry_out_recorded`]).
     preamble: Mutex<Option<String>>,
+    /// The main plan file's hash as the input being handled started
+    /// (`None`: no plan then): a planning run ends with the plan only when
+    /// this input wrote it.
+    plan_at_input: Mutex<Option<String>>,
 }
 
 /// A plan the user approved, as the observers of approvals see it.
@@ -136,6 +140,7 @@ impl PlanSession {
             snapshots: false,
             exporter: None,
             preamble: Mutex::new(None),
+            plan_at_input: Mutex::new(None),
         }
     }
 
@@ -144,6 +149,19 @@ impl PlanSession {
         if !text.trim().is_empty() {
             *lock(&self.preamble) = Some(text);
         }
+    }
+
+    /// An input starts: remembers the plan file as it is, so that
+    /// [`Self::plan_written_this_input`] can tell.
+    pub fn input_started(&self) {
+        *lock(&self.plan_at_input) = self.files.read(None).as_deref().map(plan_hash);
+    }
+
+    /// Whether the main plan file was written (or changed) since the
+    /// input being handled started.
+    pub fn plan_written_this_input(&self) -> bool {
+        let now = self.files.read(None).as_deref().map(plan_hash);
+        now.is_some() && now != *lock(&self.plan_at_input)
     }
 
     /// The text kept by [`Self::tell_model_next`], once.
@@ -326,10 +344,17 @@ impl PlanSession {
         if answer.get("park") == Some(&serde_json::Value::Bool(true)) {
             return Staleness::Fresh;
         }
-        let answered = answer
-            .get("planHash")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string);
+        let answered = match answer.get("planHash") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(hash)) => Some(hash.clone()),
+            // A hash that cannot be read names no revision shown: nothing
+            // is approved.
+            Some(_) => {
+                self.asking_again
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                return Staleness::AnotherRevision;
+            }
+        };
         let presented = self.presented_hash();
         if let (Some(answered), Some(presented)) = (&answered, &presented)
             && answered != presented

@@ -227,6 +227,15 @@ impl TypedTool for ExitPlanModeTool {
         Some(result)
     }
 
+    fn unanswered_result(
+        &self,
+        _: &ExitPlanModeInput,
+        reason: &str,
+        _ctx: &ToolContext,
+    ) -> Option<String> {
+        Some(crate::plan::contract::plan_not_answered(reason))
+    }
+
     async fn call(
         &self,
         input: ExitPlanModeInput,
