@@ -114,12 +114,12 @@ fn permission_options_mean_what_the_tui_options_mean() {
             }]))
         }
     );
-    // Reject, cancel, an unknown option and a failed request all deny.
+    // Reject, cancel and an unknown option deny; a failed request runs
+    // nothing either, as no decision of the user's.
     for outcome in [
         selected(REJECT),
         selected("something"),
         Ok(RequestPermissionOutcome::Cancelled),
-        Err("connection closed".to_string()),
     ] {
         assert!(
             matches!(
@@ -129,6 +129,10 @@ fn permission_options_mean_what_the_tui_options_mean() {
             "must deny"
         );
     }
+    assert!(matches!(
+        permission_answer(Err("connection closed".to_string()), Some("Edit")),
+        PermissionAnswer::Unanswered { .. }
+    ));
 }
 
 #[test]

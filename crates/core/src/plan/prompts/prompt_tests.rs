@@ -253,7 +253,8 @@ fn config_from_env_and_settings() {
             explore_agents: 5,
             plan_agents: 2,
             variant: PlanVariant::Cap,
-            interview_phase: true
+            interview_phase: true,
+            nobody_to_ask: false,
         }
     );
     // The setting is used when the env var is absent or invalid.
@@ -344,4 +345,17 @@ fn snapshot_short_texts() {
     insta::assert_snapshot!("auto_mode_exit", auto_mode_exit_reminder());
     insta::assert_snapshot!("enter_result", enter_plan_mode_result(false));
     insta::assert_snapshot!("enter_result_interview", enter_plan_mode_result(true));
+}
+
+#[test]
+fn nobody_to_ask_drops_questions_and_the_interview() {
+    let mut o = options(PlanVariant::Full, true, false);
+    o.nobody_to_ask = true;
+    for text in [full_reminder(&o), sparse_reminder(&o)] {
+        assert!(!text.contains("AskUserQuestion"), "{text}");
+        assert!(text.contains("ExitPlanMode"), "{text}");
+    }
+    let full = full_reminder(&o);
+    assert!(full.contains("### Phase 1"), "the five phases, not the interview");
+    assert!(full.contains("**Assumptions**"), "{full}");
 }

@@ -92,6 +92,18 @@ impl TypedTool for EnterPlanModeTool {
         })
     }
 
+    fn unanswered_result(
+        &self,
+        _: &EnterPlanModeInput,
+        reason: &str,
+        _: &ToolContext,
+    ) -> Option<String> {
+        // Not answering leaves the mode as it was, as declining does.
+        Some(format!(
+            "{ENTER_PLAN_MODE_DECLINED}\n\n(No answer came back: {reason}.)"
+        ))
+    }
+
     async fn call(
         &self,
         _: EnterPlanModeInput,
