@@ -320,11 +320,11 @@ fn a_custom_agent_with_explore_s_tools_runs_in_plan_mode_held_to_it() {
     let scout = |r: &RecordedRequest| r.system_text().contains("You are the scout.");
     let server = MockServer::start_blocking(
         Script::new()
-            .turn(Turn::blocks(vec![agent("a1", "scout", "look at notes.txt")]).when(move |r| !scout(r)))
             .turn(
-                Turn::tool_use("b1", "Bash", json!({"command": "touch hacked.txt"}))
-                    .when(scout),
+                Turn::blocks(vec![agent("a1", "scout", "look at notes.txt")])
+                    .when(move |r| !scout(r)),
             )
+            .turn(Turn::tool_use("b1", "Bash", json!({"command": "touch hacked.txt"})).when(scout))
             .turn(Turn::tool_use("b2", "Bash", json!({"command": "cat notes.txt"})).when(scout))
             .turn(Turn::text("notes.txt says hello").when(scout))
             .turn(Turn::text("The scout reported.").when(move |r| !scout(r))),

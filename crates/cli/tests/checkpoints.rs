@@ -602,7 +602,10 @@ fn each_approval_of_a_plan_revised_and_approved_again_can_be_gone_back_to() {
 
     // Both approvals are listed, each with its own id.
     s.send_user("/rewind");
-    let list = s.wait_type("result")["result"].as_str().unwrap().to_string();
+    let list = s.wait_type("result")["result"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(list.contains(&format!("(plan:{slug}#1)")), "{list}");
     assert!(list.contains(&format!("(plan:{slug}#2)")), "{list}");
 

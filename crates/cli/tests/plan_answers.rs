@@ -86,8 +86,8 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     for id in ids {
         script = script.turn(Turn::tool_use(id, "ExitPlanMode", json!({})));
     }
-    let server = MockServer::start_blocking(script.turn(Turn::text("Waiting for the user.")))
-        .unwrap();
+    let server =
+        MockServer::start_blocking(script.turn(Turn::text("Waiting for the user."))).unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let respond = |ask: &Value, body: Value| {
@@ -101,7 +101,10 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     };
     // An unknown behavior.
     let ask = next(&mut s);
-    s.send(respond(&ask, json!({"behavior": "maybe", "message": "hmm"})));
+    s.send(respond(
+        &ask,
+        json!({"behavior": "maybe", "message": "hmm"}),
+    ));
     // A mode that is no mode.
     let ask = next(&mut s);
     let mut input = ask["request"]["input"].clone();
@@ -138,5 +141,8 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     assert_eq!(s.wait_type("result")["result"], "Revising.");
     s.finish();
     let (text, _) = exit_results(&server, &["x"]).pop().unwrap();
-    assert!(text.contains(REJECTED) && text.contains("add tests"), "{text}");
+    assert!(
+        text.contains(REJECTED) && text.contains("add tests"),
+        "{text}"
+    );
 }

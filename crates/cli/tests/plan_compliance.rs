@@ -210,7 +210,10 @@ fn a_plan_file_inside_the_project_is_not_unplanned_work() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(plan_file.starts_with(&root.display().to_string()), "{plan_file}");
+    assert!(
+        plan_file.starts_with(&root.display().to_string()),
+        "{plan_file}"
+    );
     s.send_user("do x");
     let ask = s.wait_type("control_request");
     let mut approved = ask["request"]["input"].clone();
@@ -226,7 +229,11 @@ fn a_plan_file_inside_the_project_is_not_unplanned_work() {
     assert_eq!(code, 0);
     // The progress was written into the plan file, and no drift note came
     // of it (the one step left undone is not drift of its own).
-    assert!(std::fs::read_to_string(&plan_file).unwrap().contains("1/2 steps done"));
+    assert!(
+        std::fs::read_to_string(&plan_file)
+            .unwrap()
+            .contains("1/2 steps done")
+    );
     let notes: Vec<String> = server
         .requests()
         .iter()
@@ -234,7 +241,9 @@ fn a_plan_file_inside_the_project_is_not_unplanned_work() {
         .filter(|t| t.contains(NOTE))
         .collect();
     assert!(
-        notes.iter().all(|n| !n.contains("Files changed that the plan does not mention")),
+        notes
+            .iter()
+            .all(|n| !n.contains("Files changed that the plan does not mention")),
         "{notes:?}"
     );
 }

@@ -89,14 +89,22 @@ fn plan_open_without_an_editor_or_a_terminal_fails_at_once() {
     let r = s.wait_type("result");
     let text = r["result"].as_str().unwrap();
     assert_eq!(r["is_error"], true, "{r}");
-    assert!(text.starts_with("Failed to open plan in editor: vi needs a terminal"), "{text}");
-    assert!(text.contains("$VISUAL") && text.contains(&plan_file), "{text}");
+    assert!(
+        text.starts_with("Failed to open plan in editor: vi needs a terminal"),
+        "{text}"
+    );
+    assert!(
+        text.contains("$VISUAL") && text.contains(&plan_file),
+        "{text}"
+    );
     // The session goes on.
     s.send_user("/plan");
-    assert!(s.wait_type("result")["result"]
-        .as_str()
-        .unwrap()
-        .contains("Add the flag"));
+    assert!(
+        s.wait_type("result")["result"]
+            .as_str()
+            .unwrap()
+            .contains("Add the flag")
+    );
     s.finish();
 }
 
@@ -109,7 +117,10 @@ fn an_open_editor_ends_with_catui() {
     let editor = sb.dir.path().join("editor.sh");
     std::fs::write(
         &editor,
-        format!("#!/bin/sh\necho $$ > {}\nexec sleep 600\n", pid_file.display()),
+        format!(
+            "#!/bin/sh\necho $$ > {}\nexec sleep 600\n",
+            pid_file.display()
+        ),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;

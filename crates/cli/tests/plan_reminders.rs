@@ -66,7 +66,10 @@ fn plan_mode_entered_again_after_a_park_is_announced_at_once() {
         .last_user_text()
         .unwrap();
     assert!(told.contains(REENTRY), "{told}");
-    assert!(told.contains(WORKFLOW) && told.contains("### Phase 1"), "{told}");
+    assert!(
+        told.contains(WORKFLOW) && told.contains("### Phase 1"),
+        "{told}"
+    );
 }
 
 /// The same after the session ended: `--resume`, then `/plan`.
@@ -135,8 +138,7 @@ fn the_plan_attached_after_compaction_is_a_stream_json_line() {
 #[test]
 fn a_headless_planning_run_is_not_told_to_ask_questions() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
     let out = sb
         .catui(&server)
         .args([

@@ -248,7 +248,9 @@ fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
     let said = review.lines.join("\n");
     assert!(!said.contains("Opened the review page"), "{said}");
     assert!(
-        said.contains(&format!("Open the review page of {slug} in a browser (false did not open a browser")),
+        said.contains(&format!(
+            "Open the review page of {slug} in a browser (false did not open a browser"
+        )),
         "{said}"
     );
     assert!(review.url.starts_with("http://127.0.0.1:"));

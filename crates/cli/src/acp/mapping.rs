@@ -297,7 +297,9 @@ pub fn plan_answer(
                 PLAN_KEEP_PLANNING => ApprovalDecision::keep_planning(feedback.unwrap_or_default()),
                 other => {
                     return PermissionAnswer::Unanswered {
-                        reason: format!("the client chose '{other}', which is no option of the plan approval"),
+                        reason: format!(
+                            "the client chose '{other}', which is no option of the plan approval"
+                        ),
                     };
                 }
             }

@@ -166,9 +166,7 @@ impl TypedTool for AgentTool {
             subagent_type: input.subagent_type.clone(),
             // Whether it may run in plan mode: it reads only, or its shell
             // is held to plan mode's read-only rule like the session's.
-            read_only: self
-                .catalog
-                .may_run_while_planning(&input.subagent_type),
+            read_only: self.catalog.may_run_while_planning(&input.subagent_type),
             // A sub-agent inherits the session's permission state as it is.
             mode: None,
             read_only_types: self.catalog.planning_names(),

@@ -258,7 +258,9 @@ impl Checkpoints {
             let (kind, target, label) = match r.kind {
                 CheckpointKind::PlanApproved => {
                     let slug = r.plan_slug.clone().unwrap_or_default();
-                    let n = approvals.entry(r.plan_slug.as_deref().unwrap_or_default()).or_default();
+                    let n = approvals
+                        .entry(r.plan_slug.as_deref().unwrap_or_default())
+                        .or_default();
                     *n += 1;
                     let label = if *n == 1 {
                         format!("Back to plan {slug} (as approved)")

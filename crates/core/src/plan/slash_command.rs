@@ -172,8 +172,28 @@ pub enum EditorError {
 /// Editors that draw on a terminal and wait for keys: without one they
 /// would never return.
 const TERMINAL_EDITORS: &[&str] = &[
-    "vi", "vim", "nvim", "view", "vim.basic", "vim.tiny", "nvi", "elvis", "nano", "pico", "emacs",
-    "emacs-nox", "mg", "jed", "joe", "jmacs", "micro", "hx", "helix", "kak", "ne", "mcedit",
+    "vi",
+    "vim",
+    "nvim",
+    "view",
+    "vim.basic",
+    "vim.tiny",
+    "nvi",
+    "elvis",
+    "nano",
+    "pico",
+    "emacs",
+    "emacs-nox",
+    "mg",
+    "jed",
+    "joe",
+    "jmacs",
+    "micro",
+    "hx",
+    "helix",
+    "kak",
+    "ne",
+    "mcedit",
     "ed",
 ];
 

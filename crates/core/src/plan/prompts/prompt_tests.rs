@@ -356,6 +356,9 @@ fn nobody_to_ask_drops_questions_and_the_interview() {
         assert!(text.contains("ExitPlanMode"), "{text}");
     }
     let full = full_reminder(&o);
-    assert!(full.contains("### Phase 1"), "the five phases, not the interview");
+    assert!(
+        full.contains("### Phase 1"),
+        "the five phases, not the interview"
+    );
     assert!(full.contains("**Assumptions**"), "{full}");
 }
