@@ -626,7 +626,7 @@ impl SessionBuilder {
             settings.plan_agents.map(u64::from),
             Some(settings.plan_variant.as_str()),
         )
-        .with_nobody_to_ask(!interactive);
+        .with_nobody_to_ask(nobody_here);
         let editor = env("VISUAL").or_else(|| env("EDITOR"));
         let plan_model = config
             .plan_model
