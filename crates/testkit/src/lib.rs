@@ -32,6 +32,7 @@
 
 mod cache;
 pub mod exfiltration;
+pub mod nats;
 mod recorded;
 mod render;
 mod script;
