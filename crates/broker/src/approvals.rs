@@ -198,7 +198,11 @@ impl Approvals {
 
     /// Waits for the answer to `id` until `deadline`; `None` when none came
     /// in time. Broker errors (a restart) are waited out, not returned.
-    pub async fn wait_answer(&self, id: &str, deadline: tokio::time::Instant) -> Option<ApprovalAnswer> {
+    pub async fn wait_answer(
+        &self,
+        id: &str,
+        deadline: tokio::time::Instant,
+    ) -> Option<ApprovalAnswer> {
         let mut watch = None;
         loop {
             if let Ok(Some(answer)) = self.answer_of(id).await {

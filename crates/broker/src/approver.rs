@@ -30,35 +30,49 @@ pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// run gives up on asking.
 const PUBLISH_PATIENCE: Duration = Duration::from_secs(10);
 
-/// Who this session is, as requests name it.
-#[derive(Debug, Clone)]
+/// Who asks, as requests name it: the session (its id and presence are
+/// known once it is built, after its approver) and its project.
+#[derive(Default)]
 pub struct Asker {
-    pub session_id: String,
+    pub session_id: std::sync::OnceLock<String>,
+    pub presence: std::sync::OnceLock<Arc<Presence>>,
     pub project: String,
+    /// Requests now waiting (the session waits for you while any does).
+    waiting: std::sync::atomic::AtomicUsize,
+}
+
+impl Asker {
+    pub fn new(project: impl Into<String>) -> Arc<Asker> {
+        Arc::new(Asker {
+            project: project.into(),
+            ..Asker::default()
+        })
+    }
+
+    fn presence(&self) -> Option<&Arc<Presence>> {
+        self.presence.get()
+    }
 }
 
 /// Asks through the broker.
 pub struct BrokerApprover {
     approvals: Approvals,
-    asker: Asker,
+    asker: Arc<Asker>,
     timeout: Duration,
-    presence: Option<Arc<Presence>>,
     redactor: Redactor,
 }
 
 impl BrokerApprover {
     pub fn new(
         approvals: Approvals,
-        asker: Asker,
+        asker: Arc<Asker>,
         timeout: Duration,
-        presence: Option<Arc<Presence>>,
         redactor: Redactor,
     ) -> Self {
         BrokerApprover {
             approvals,
             asker,
             timeout,
-            presence,
             redactor,
         }
     }
@@ -81,7 +95,7 @@ impl BrokerApprover {
             } else {
                 RequestKind::Permission
             },
-            session_id: self.asker.session_id.clone(),
+            session_id: self.asker.session_id.get().cloned().unwrap_or_default(),
             host,
             user: std::env::var("USER").unwrap_or_default(),
             project: self.asker.project.clone(),
@@ -113,7 +127,11 @@ impl BrokerApprover {
     }
 
     /// The answer, or the refusal recorded when none came in time.
-    async fn answer(&self, published: &ApprovalRequest, deadline: tokio::time::Instant) -> Option<ApprovalAnswer> {
+    async fn answer(
+        &self,
+        published: &ApprovalRequest,
+        deadline: tokio::time::Instant,
+    ) -> Option<ApprovalAnswer> {
         if let Some(answer) = self.approvals.wait_answer(&published.id, deadline).await {
             return Some(answer);
         }
@@ -150,7 +168,10 @@ impl Approver for BrokerApprover {
                 ),
             };
         }
-        if let Some(p) = &self.presence {
+        self.asker
+            .waiting
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if let Some(p) = self.asker.presence() {
             p.set_state(
                 AgentState::WaitingForYou,
                 Some(format!("{} (approval {})", published.summary, published.id)),
@@ -158,7 +179,14 @@ impl Approver for BrokerApprover {
         }
         let deadline = tokio::time::Instant::now() + self.timeout;
         let answer = self.answer(&published, deadline).await;
-        if let Some(p) = &self.presence {
+        let still_waiting = self
+            .asker
+            .waiting
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+            > 1;
+        if let Some(p) = self.asker.presence()
+            && !still_waiting
+        {
             p.set_state(AgentState::Working, None);
         }
         match answer {
@@ -196,7 +224,7 @@ fn to_permission_answer(
                 .as_deref()
                 .and_then(|m| m.parse::<PermissionMode>().ok());
             let decision = ApprovalDecision {
-                skip_steps: answer.skip_steps.clone(),
+                skip_steps: answer.skip_steps,
                 plan_hash: published.plan_hash.clone(),
                 ..ApprovalDecision::approve(mode)
             };
@@ -211,7 +239,10 @@ fn to_permission_answer(
         },
         (RequestKind::Permission, Verdict::Reject) => PermissionAnswer::Deny {
             message: if feedback.trim().is_empty() {
-                format!("The user rejected {} (approval {}).", request.tool_name, published.id)
+                format!(
+                    "The user rejected {} (approval {}).",
+                    request.tool_name, published.id
+                )
             } else {
                 format!(
                     "The user rejected {} (approval {}): {feedback}",
@@ -233,7 +264,10 @@ fn summary(request: &PermissionRequest) -> String {
     let input = &request.input;
     let field = |k: &str| input.get(k).and_then(Value::as_str);
     if request.tool_name == "ExitPlanMode" {
-        return format!("approve plan {}", field("planFilePath").unwrap_or("(no file)"));
+        return format!(
+            "approve plan {}",
+            field("planFilePath").unwrap_or("(no file)")
+        );
     }
     let arg = field("command")
         .or_else(|| field("file_path"))

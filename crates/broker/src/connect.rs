@@ -115,12 +115,14 @@ impl Broker {
                 }
             });
         if let Some(path) = &config.credentials {
-            options = options.credentials_file(path).await.map_err(|e| {
-                BrokerError::Credentials {
-                    path: path.display().to_string(),
-                    detail: e.to_string(),
-                }
-            })?;
+            options =
+                options
+                    .credentials_file(path)
+                    .await
+                    .map_err(|e| BrokerError::Credentials {
+                        path: path.display().to_string(),
+                        detail: e.to_string(),
+                    })?;
         }
         let unreachable = |detail: String| BrokerError::Unreachable {
             url: shown.clone(),
@@ -129,13 +131,11 @@ impl Broker {
         };
         // The client bounds each attempt; this bounds the whole start
         // (name resolution included).
-        let client = tokio::time::timeout(
-            config.connect_timeout,
-            options.connect(config.url.as_str()),
-        )
-        .await
-        .map_err(|_| unreachable("no answer".into()))?
-        .map_err(|e| unreachable(scrub(&e.to_string(), &config.url)))?;
+        let client =
+            tokio::time::timeout(config.connect_timeout, options.connect(config.url.as_str()))
+                .await
+                .map_err(|_| unreachable("no answer".into()))?
+                .map_err(|e| unreachable(scrub(&e.to_string(), &config.url)))?;
         let js = jetstream::new(client.clone());
         check_jetstream(&client)
             .await
@@ -245,6 +245,12 @@ mod tests {
         );
         assert_eq!(shown_url("tls://h:4222"), "tls://h:4222");
         assert_eq!(shown_url("nats://tok@h:1/x"), "nats://tok:***@h:1/x");
-        assert!(!scrub("failed nats://amy:s3cret@h:4222 s3cret", "nats://amy:s3cret@h:4222").contains("s3cret"));
+        assert!(
+            !scrub(
+                "failed nats://amy:s3cret@h:4222 s3cret",
+                "nats://amy:s3cret@h:4222"
+            )
+            .contains("s3cret")
+        );
     }
 }

@@ -12,7 +12,11 @@ pub enum BrokerError {
     #[error(
         "cannot reach the broker at {url} within {secs} s: {detail}; check that nats-server runs there with JetStream (-js), or unset the broker (--broker, CATUI_BROKER, setting \"broker\")"
     )]
-    Unreachable { url: String, secs: u64, detail: String },
+    Unreachable {
+        url: String,
+        secs: u64,
+        detail: String,
+    },
     #[error("cannot read the broker credentials file {path}: {detail}")]
     Credentials { path: String, detail: String },
     #[error(

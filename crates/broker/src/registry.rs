@@ -129,9 +129,8 @@ impl SessionEntry {
     /// The entry as it stands at `now`: a live one not refreshed within
     /// its TTL is `failed` (its session died or lost the broker).
     pub fn as_of(mut self, now: chrono::DateTime<chrono::Utc>) -> Self {
-        let stale = chrono::DateTime::parse_from_rfc3339(&self.updated).is_ok_and(|t| {
-            now.signed_duration_since(t).num_milliseconds() > self.ttl_ms as i64
-        });
+        let stale = chrono::DateTime::parse_from_rfc3339(&self.updated)
+            .is_ok_and(|t| now.signed_duration_since(t).num_milliseconds() > self.ttl_ms as i64);
         if self.state.is_live() && stale {
             self.state = AgentState::Failed;
             self.detail = Some(format!("no heartbeat since {}", self.updated));
@@ -330,7 +329,11 @@ impl Presence {
             entry.clone()
         };
         // Bounded: a session whose broker is gone still ends promptly.
-        let _ = tokio::time::timeout(self.heartbeat.max(Duration::from_secs(1)), self.registry.put(&entry)).await;
+        let _ = tokio::time::timeout(
+            self.heartbeat.max(Duration::from_secs(1)),
+            self.registry.put(&entry),
+        )
+        .await;
     }
 }
 

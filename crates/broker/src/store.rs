@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use async_nats::jetstream::{self, kv, stream};
-
+use async_nats::jetstream::{kv, stream};
 
 use crate::connect::Broker;
 use crate::error::BrokerError;
@@ -47,26 +46,4 @@ pub(crate) async fn key_value(
             Ok(_) => BrokerError::op(&format!("open bucket {name}"), e),
         }),
     }
-}
-
-/// Opens the stream `name` over `subjects`, creating it (file storage,
-/// duplicates within `dedup` dropped by message id) when it does not exist.
-pub(crate) async fn stream(
-    broker: &Broker,
-    name: &str,
-    subjects: &str,
-    max_age: Duration,
-    dedup: Duration,
-) -> Result<stream::Stream, BrokerError> {
-    let js: &jetstream::Context = broker.jetstream();
-    js.get_or_create_stream(stream::Config {
-        name: name.to_string(),
-        subjects: vec![subjects.to_string()],
-        storage: stream::StorageType::File,
-        max_age,
-        duplicate_window: dedup,
-        ..Default::default()
-    })
-    .await
-    .map_err(|e| BrokerError::op(&format!("open stream {name}"), e))
 }

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use catui_broker::approvals::{ApprovalAnswer, ApprovalRequest, RequestKind, Verdict};
-use catui_broker::{AgentState, Approvals, Broker, BrokerConfig, BrokerError, Registry, SessionEntry};
+use catui_broker::{
+    AgentState, Approvals, Broker, BrokerConfig, BrokerError, Registry, SessionEntry,
+};
 use catui_testkit::nats::NatsServer;
 
 fn config(url: &str) -> BrokerConfig {
@@ -120,22 +122,43 @@ async fn one_answer_applies_and_everything_survives_a_broker_killed_and_restarte
     let other = Broker::connect(&config(&server.url())).await.unwrap();
     let other = Approvals::open(&other).await.unwrap();
     assert_eq!(
-        other.request("r1").await.unwrap().unwrap().plan_hash.as_deref(),
+        other
+            .request("r1")
+            .await
+            .unwrap()
+            .unwrap()
+            .plan_hash
+            .as_deref(),
         Some("h1"),
         "the request survived the restart"
     );
-    other.answer(&answer("r1", Verdict::Approve, "amy@a")).await.unwrap();
+    other
+        .answer(&answer("r1", Verdict::Approve, "amy@a"))
+        .await
+        .unwrap();
     let second = other
         .answer(&answer("r1", Verdict::Reject, "bob@b"))
         .await
         .unwrap_err();
     let text = second.to_string();
-    assert!(matches!(second, BrokerError::AlreadyAnswered { .. }), "{text}");
-    assert!(text.contains("already answered") && text.contains("approved") && text.contains("amy@a"), "{text}");
+    assert!(
+        matches!(second, BrokerError::AlreadyAnswered { .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains("already answered") && text.contains("approved") && text.contains("amy@a"),
+        "{text}"
+    );
 
-    let got = waiter.await.unwrap().expect("the waiting side got the answer");
+    let got = waiter
+        .await
+        .unwrap()
+        .expect("the waiting side got the answer");
     assert_eq!(got.verdict, Verdict::Approve);
     assert_eq!(got.by, "amy@a");
-    assert!(approvals.list(false).await.unwrap().is_empty(), "answered requests are not pending");
+    assert!(
+        approvals.list(false).await.unwrap().is_empty(),
+        "answered requests are not pending"
+    );
     assert_eq!(approvals.list(true).await.unwrap().len(), 1);
 }

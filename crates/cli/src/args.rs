@@ -167,6 +167,10 @@ pub struct Args {
     #[command(flatten)]
     pub sdk: SdkArgs,
 
+    /// Sessions, approvals and teams across machines (docs/SCALE.md).
+    #[command(flatten)]
+    pub broker: BrokerArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -263,6 +267,50 @@ pub struct SdkArgs {
     pub managed_settings: Option<String>,
 }
 
+/// The broker: where sessions, approvals and team messages go when they
+/// leave this machine.
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct BrokerArgs {
+    /// The NATS broker with JetStream: nats://host:port or tls://host:port
+    /// (user:password@ allowed). Also CATUI_BROKER or setting `broker`.
+    #[arg(long, env = "CATUI_BROKER", hide_env_values = true, value_name = "URL")]
+    pub broker: Option<String>,
+    /// A NATS credentials file for the broker (setting `brokerCredentials`).
+    #[arg(long, value_name = "FILE")]
+    pub broker_credentials: Option<PathBuf>,
+    /// Who answers a headless run's permission prompts and plan approvals:
+    /// `broker` publishes them for `catui approvals` on any machine
+    /// (setting `approvals`).
+    #[arg(long, value_parser = ["broker", "none"])]
+    pub approvals: Option<String>,
+    /// How long a request waits for its answer before it is refused:
+    /// 90s, 30m, 2h or seconds (default 30m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub approval_timeout: Option<std::time::Duration>,
+}
+
+/// `90s`, `30m`, `2h`, `1500ms` or a number of seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let bad = || format!("'{s}' is not a duration: use e.g. 90s, 30m, 2h or 1500ms");
+    let (number, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(bad());
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// An offline walk-through of plan mode (no key needed).
@@ -302,6 +350,56 @@ pub enum Command {
     Plans {
         #[command(subcommand)]
         action: Option<PlansAction>,
+    },
+    /// Every session on the broker, on every machine: running, waiting
+    /// for you, done (docs/SCALE.md).
+    Agents {
+        /// One JSON array (with --watch: one JSON object per change).
+        #[arg(long)]
+        json: bool,
+        /// Keep listing changes until interrupted.
+        #[arg(long)]
+        watch: bool,
+        #[command(flatten)]
+        broker: BrokerArgs,
+    },
+    /// Permission requests and plans waiting for an answer on the broker:
+    /// list, show ID, approve ID, reject ID.
+    Approvals {
+        /// JSON output.
+        #[arg(long, global = true)]
+        json: bool,
+        /// List answered requests too.
+        #[arg(long)]
+        all: bool,
+        #[command(flatten)]
+        broker: BrokerArgs,
+        #[command(subcommand)]
+        action: Option<ApprovalsAction>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsAction {
+    /// The request: the plan text or the command, the diff, the session.
+    Show { id: String },
+    /// Approve it (the first answer applies; a later one is refused).
+    Approve {
+        id: String,
+        /// For a plan: the mode to carry it out in (default, acceptEdits,
+        /// bypassPermissions, auto; default: the mode before plan mode).
+        #[arg(long)]
+        mode: Option<String>,
+        /// For a plan: step numbers to leave out, e.g. 2,4.
+        #[arg(long, value_delimiter = ',', value_name = "N,...")]
+        skip_steps: Vec<usize>,
+    },
+    /// Reject it; for a plan the feedback reaches the model, which keeps
+    /// planning.
+    Reject {
+        id: String,
+        #[arg(long, value_name = "TEXT")]
+        feedback: Option<String>,
     },
 }
 

@@ -3,6 +3,11 @@
 
 mod acp;
 mod args;
+#[cfg(feature = "broker")]
+mod broker;
+#[cfg(not(feature = "broker"))]
+#[path = "broker_off.rs"]
+mod broker;
 #[cfg(feature = "demo")]
 mod demo;
 mod headless;
@@ -89,6 +94,9 @@ async fn run(mut args: Args) -> u8 {
         return acp::run(&args).await;
     }
     if let Some(command) = &args.command {
+        if let Some(code) = broker::run_command(command).await {
+            return code;
+        }
         return subcommands::run(command, &args).await;
     }
     if let Some(target) = args.rewind_to.clone() {
@@ -126,7 +134,7 @@ async fn run(mut args: Args) -> u8 {
                 return 1;
             }
         }
-        return match setup::build(&args, true) {
+        return match setup::build(&args, true).await {
             Ok(session) => setup::run_tui(&mut args, session).await,
             Err(e) => {
                 eprintln!("catui: {e}");
@@ -146,7 +154,7 @@ async fn run(mut args: Args) -> u8 {
         },
     };
 
-    let session = match setup::build(&args, false) {
+    let session = match setup::build(&args, false).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("catui: {e}");

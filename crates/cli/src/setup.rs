@@ -51,6 +51,8 @@ pub struct Session {
     pub background_agents: Arc<catui_core::agents::BackgroundAgents>,
     /// Options a stream-json client may still set (`initialize`).
     pub late: catui_core::builder::LateSetup,
+    /// The session's link to the broker, when one is configured.
+    pub broker: Option<Arc<crate::broker::SessionBroker>>,
 }
 
 /// Warnings while the session starts go to stderr.
@@ -176,9 +178,15 @@ pub fn ask_about_trust(args: &Args) -> Result<bool, String> {
 
 /// Builds the session for the terminal UI (`tui`) or headless; the error
 /// is one line for the user (exit 2).
-pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
+pub async fn build(args: &Args, tui: bool) -> Result<Session, String> {
     let (cwd, config_dir) = process_dirs()?;
     let mut config = config_from_args(args, cwd, config_dir)?;
+    let kind = match (tui, args.input_format) {
+        (true, _) => "tui",
+        (false, InputFormat::StreamJson) => "sdk",
+        (false, InputFormat::Text) => "headless",
+    };
+    let broker = crate::broker::for_session(args, &config, kind).await?;
     // Someone at the keyboard gets checkpoints unless the settings say
     // no; headless runs only when asked (the SDKs' variable, the setting).
     config.checkpoints_default = tui;
@@ -211,6 +219,9 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
             out: controls_tx.clone(),
             pending: p,
         }))
+    } else if let Some(approver) = broker.as_ref().and_then(|b| b.approver()) {
+        // `--approvals broker`: someone answers, from another machine.
+        FrontEnd::interactive(approver)
     } else {
         FrontEnd::unattended()
     };
@@ -223,9 +234,18 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let _ = turn.set(session.engine.control().downgrade());
+    let events = match &broker {
+        Some(b) => b.attach(
+            &session.info,
+            session.engine.plan_file().map(PathBuf::from),
+            session.events,
+            !tui && args.output_format == crate::args::OutputFormat::Text,
+        ),
+        None => session.events,
+    };
     Ok(Session {
         engine: session.engine,
-        events: session.events,
+        events,
         info: session.info,
         pending,
         controls_tx,
@@ -239,6 +259,7 @@ pub fn build(args: &Args, tui: bool) -> Result<Session, String> {
         background: session.background,
         background_agents: session.background_agents,
         late: session.late,
+        broker,
     })
 }
 
@@ -260,6 +281,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         background,
         background_agents,
         late,
+        broker,
         ..
     } = session;
     let background = headless::Background {
@@ -374,6 +396,9 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     if let Some(team) = team {
         team.shutdown().await;
     }
+    if let Some(broker) = &broker {
+        broker.finish(code).await;
+    }
     mcp.shutdown().await;
     // Background jobs of Bash commands end with the session.
     catui_core::tools::bash::groups::kill_all();
@@ -397,6 +422,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             checkpoints,
             background,
             background_agents,
+            broker,
             ..
         } = session;
         let Some(approvals) = approvals else {
@@ -423,6 +449,14 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
         background_agents
             .stop_all(std::time::Duration::from_secs(5))
             .await;
+        if let Some(broker) = &broker {
+            broker
+                .finish(match exit {
+                    TuiExit::Code(code) => code,
+                    TuiExit::Resume(_) => 0,
+                })
+                .await;
+        }
         let id = match exit {
             TuiExit::Code(code) => return code,
             TuiExit::Resume(id) => id,
@@ -434,7 +468,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
         args.fork_session = false;
         args.session_id = None;
         args.prompt = None;
-        session = match build(args, true) {
+        session = match build(args, true).await {
             Ok(next) => next,
             Err(e) => {
                 say(&format!("catui: {e}"));

@@ -112,7 +112,10 @@ impl NatsServer {
         // A port freed by the killed server may take a moment to be taken.
         while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
             if Instant::now() > deadline {
-                panic!("nats-server did not listen on port {} within 20 s", self.port);
+                panic!(
+                    "nats-server did not listen on port {} within 20 s",
+                    self.port
+                );
             }
             if let Some(child) = self.child.as_mut()
                 && let Ok(Some(status)) = child.try_wait()

@@ -39,8 +39,11 @@ pub async fn run(command: &Command, args: &Args) -> u8 {
         Command::Plans { action } => plans::run(&project, action.as_ref(), &mut out),
         Command::Mcp { action } => mcp::run(&project, action.as_ref(), &mut out),
         Command::Trust { revoke, show } => trust::run(&project, *revoke, *show, &mut out),
-        Command::Demo { .. } | Command::Acp => Err(CommandError::Usage(
-            "`catui demo` and `catui acp` are not handled here".to_string(),
+        Command::Demo { .. }
+        | Command::Acp
+        | Command::Agents { .. }
+        | Command::Approvals { .. } => Err(CommandError::Usage(
+            "`catui demo`, `acp` and the broker's subcommands are not handled here".to_string(),
         )),
     };
     finish(result)

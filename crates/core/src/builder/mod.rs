@@ -243,6 +243,12 @@ pub struct SessionInfo {
     pub trust_notice: Option<String>,
 }
 
+/// The settings a session built from `config` reads, its project's as far
+/// as it is trusted (the binary needs the broker's before building).
+pub fn settings_of(config: &SessionConfig) -> (crate::settings::Settings, Vec<SettingsWarning>) {
+    project::settings(config, &project::scope(config))
+}
+
 /// A started session, ready for input.
 pub struct Session {
     /// The main conversation.

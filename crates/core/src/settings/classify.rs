@@ -270,6 +270,30 @@ pub const KEYS: &[KeyRule] = &[
         "when the conversation is summarised (requests, cost)",
     ),
     rule(
+        "broker",
+        HeldBack,
+        Whole,
+        "publishes sessions, approval requests and team messages to another machine",
+    ),
+    rule(
+        "brokerCredentials",
+        HeldBack,
+        Whole,
+        "which identity logs in to the broker",
+    ),
+    rule(
+        "approvals",
+        HeldBack,
+        Whole,
+        "lets whoever answers on the broker approve instead of you",
+    ),
+    rule(
+        "teams.backend",
+        HeldBack,
+        Whole,
+        "moves teammates' messages to the broker",
+    ),
+    rule(
         "enableAllProjectMcpServers",
         UserOnly,
         Whole,

@@ -148,6 +148,20 @@ pub(super) struct RawSettings {
     pub disabled_mcpjson_servers: Option<Vec<String>>,
     /// The user's own secret stores, added to the defaults.
     pub secret_paths: Option<Vec<String>>,
+    /// The NATS broker (`nats://host:port`, `tls://…`).
+    pub broker: Option<String>,
+    /// A NATS credentials file for the broker.
+    pub broker_credentials: Option<String>,
+    /// Who answers prompts: `broker` sends them to the broker.
+    pub approvals: Option<String>,
+    pub teams: Option<RawTeams>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RawTeams {
+    /// Where mailboxes live: `file` (default) or `broker`.
+    pub backend: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -174,7 +188,7 @@ pub(super) struct RawAutoMode {
 
 /// The keys that hold objects of their own keys, and where those are
 /// listed: `permissions.allow`, `autoMode.enabled`...
-pub(super) const NESTED: &[&str] = &["permissions", "autoMode"];
+pub(super) const NESTED: &[&str] = &["permissions", "autoMode", "teams"];
 
 /// Every key a settings file can set, as written (`model`,
 /// `permissions.allow`, ...). Read from the schema above, so a key added
@@ -185,6 +199,7 @@ pub(super) fn known_keys() -> Vec<String> {
         let nested = match top {
             "permissions" => field_names::<RawPermissions>(),
             "autoMode" => field_names::<RawAutoMode>(),
+            "teams" => field_names::<RawTeams>(),
             _ => {
                 keys.push(top.to_string());
                 continue;

@@ -70,6 +70,16 @@ impl SettingsLayer {
 }
 
 /// `permissions` in settings, merged.
+/// The broker settings (`broker`, `brokerCredentials`, `approvals`,
+/// `teams.backend`), read by the binary before a session is built.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BrokerSettings {
+    pub url: Option<String>,
+    pub credentials: Option<PathBuf>,
+    pub approvals: Option<String>,
+    pub teams_backend: Option<String>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PermissionSettings {
     /// allow/ask/deny rules, each with the file it came from.
@@ -154,6 +164,8 @@ pub struct Settings {
     /// added to the defaults of [`crate::permissions::secrets`]. Every
     /// layer may add; none can remove one.
     pub secret_paths: Vec<String>,
+    /// Sessions, approvals and teams across machines (docs/SCALE.md).
+    pub broker: BrokerSettings,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
     /// What the project's settings files configure that did not apply: it
@@ -420,6 +432,17 @@ impl Settings {
             raw.file_checkpointing_enabled,
         );
         set(&mut self.idle_timeout_secs, raw.idle_timeout_secs);
+        set(&mut self.broker.url, raw.broker);
+        if let Some(creds) = raw.broker_credentials {
+            // Relative to the settings file's folder, like other paths.
+            let base = path.parent().unwrap_or(project_root);
+            self.broker.credentials = Some(base.join(creds));
+        }
+        set(&mut self.broker.approvals, raw.approvals);
+        set(
+            &mut self.broker.teams_backend,
+            raw.teams.and_then(|t| t.backend),
+        );
         set(&mut self.auto_compact_threshold, raw.auto_compact_threshold);
         if let Some(v) = raw.plan_variant {
             self.plan_variant = v;

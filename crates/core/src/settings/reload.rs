@@ -266,5 +266,6 @@ fn needs_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
         old.auto_compact_threshold != new.auto_compact_threshold,
         "autoCompactThreshold",
     );
+    check(old.broker != new.broker, "broker");
     out
 }
