@@ -19,6 +19,8 @@ pub mod approvals;
 pub mod approver;
 pub mod connect;
 mod error;
+pub mod hosts;
+pub mod mailbox;
 pub mod names;
 pub mod registry;
 mod store;
@@ -27,4 +29,6 @@ pub use approvals::{ApprovalAnswer, ApprovalRequest, Approvals, RequestKind, Ver
 pub use approver::{APPROVAL_TIMEOUT, Asker, BrokerApprover};
 pub use connect::{Broker, BrokerConfig, Link, shown_url};
 pub use error::BrokerError;
+pub use hosts::BrokerHosts;
+pub use mailbox::BrokerMailboxes;
 pub use registry::{AgentState, Presence, Registry, SessionEntry};

@@ -47,3 +47,47 @@ pub(crate) async fn key_value(
         }),
     }
 }
+
+/// Opens the stream `name` over `subjects`, creating it (file storage,
+/// duplicates within `dedup` dropped by message id) when it does not exist.
+pub(crate) async fn stream(
+    broker: &Broker,
+    name: &str,
+    subjects: &str,
+    max_age: Duration,
+    dedup: Duration,
+) -> Result<stream::Stream, BrokerError> {
+    broker
+        .jetstream()
+        .get_or_create_stream(stream::Config {
+            name: name.to_string(),
+            subjects: vec![subjects.to_string()],
+            storage: stream::StorageType::File,
+            max_age,
+            duplicate_window: dedup,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| BrokerError::op(&format!("open stream {name}"), e))
+}
+
+/// Publishes `body` on `subject` with message id `id` (the stream drops a
+/// second copy within its duplicate window), waiting for the stream's ack.
+pub(crate) async fn publish(
+    broker: &Broker,
+    subject: String,
+    id: &str,
+    body: Vec<u8>,
+) -> Result<(), BrokerError> {
+    let publish = async_nats::jetstream::message::PublishMessage::build()
+        .message_id(id)
+        .payload(body.into());
+    broker
+        .jetstream()
+        .send_publish(subject, publish)
+        .await
+        .map_err(|e| BrokerError::op("publish", e))?
+        .await
+        .map(|_| ())
+        .map_err(|e| BrokerError::op("publish (no ack)", e))
+}

@@ -377,6 +377,18 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ApprovalsAction>,
     },
+    /// Host teammates for leads on other machines: a TeamCreate member
+    /// with "host": NAME runs here, in this machine's checkout.
+    Worker {
+        /// This worker's name (what leads put in "host").
+        #[arg(long)]
+        name: String,
+        /// The checkout teammates work in (default: the working directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        #[command(flatten)]
+        broker: BrokerArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -28,6 +28,10 @@ impl SessionBroker {
     }
 
     pub async fn finish(&self, _code: u8) {}
+
+    pub fn team_backend(&self) -> catui_core::teams::TeamBackend {
+        catui_core::teams::TeamBackend::default()
+    }
 }
 
 pub async fn for_session(
@@ -43,7 +47,7 @@ pub async fn for_session(
 
 pub async fn run_command(command: &Command) -> Option<u8> {
     match command {
-        Command::Agents { .. } | Command::Approvals { .. } => {
+        Command::Agents { .. } | Command::Approvals { .. } | Command::Worker { .. } => {
             eprintln!("catui: {NO_BROKER}");
             Some(2)
         }

@@ -121,13 +121,17 @@ pub fn config_from_args(
 /// environment catui was started with (a project's own `env` cannot set
 /// it: that is read later, and only once the project is trusted).
 pub fn trust_project(args: &Args) -> bool {
-    args.trust_project
-        || std::env::var("CATUI_TRUST_PROJECT").is_ok_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "1" | "true" | "yes" | "on"
-            )
-        })
+    args.trust_project || trust_project_from_env()
+}
+
+/// `CATUI_TRUST_PROJECT` set to 1/true/yes/on.
+pub fn trust_project_from_env() -> bool {
+    std::env::var("CATUI_TRUST_PROJECT").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    })
 }
 
 /// The servers of every `--mcp-config FILE|JSON`; a bad one is an error
@@ -225,7 +229,12 @@ pub async fn build(args: &Args, tui: bool) -> Result<Session, String> {
     } else {
         FrontEnd::unattended()
     };
+    let team_backend = broker
+        .as_ref()
+        .map(|b| b.team_backend())
+        .unwrap_or_default();
     let session = SessionBuilder::new(config)
+        .with_team_backend(team_backend)
         .front_end(
             front_end
                 .with_unattended(args.unattended && !tui)

@@ -209,6 +209,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         plans_dir: config.path().join("plans"),
         plan_config: PlanModeConfig::default(),
         teammate_attachments: None,
+        backend: Default::default(),
     });
     let (lead_tx, mut lead_rx) = unbounded_channel::<Vec<ContentBlock>>();
     manager.set_lead_input(lead_tx.downgrade());
@@ -222,6 +223,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
                 model: None,
                 permission_mode: PermissionMode::Default,
                 plan_mode_required: false,
+                host: None,
             },
             &ToolContext::new(root.clone()),
         )

@@ -17,8 +17,8 @@ use catui_core::engine::{
 use catui_core::plan::{ExitPlanModeTool, PlanFiles, PlanModeConfig, PlanSession};
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{
-    PlanDecision, PlanReviewer, SendMessageTool, TEAM_LEAD, TeamManager, TeamProtocol, TeamSetup,
-    TeammateSpec, TeammateStatus,
+    Mailboxes, PlanDecision, PlanReviewer, SendMessageTool, TEAM_LEAD, TeamManager, TeamProtocol,
+    TeamSetup, TeammateSpec, TeammateStatus,
 };
 use catui_core::tools::{Adapter, ToolContext, ToolRegistry};
 use catui_protocol::PermissionMode;
@@ -92,6 +92,7 @@ fn team(
         plans_dir: plans.to_path_buf(),
         plan_config: PlanModeConfig::default(),
         teammate_attachments: None,
+        backend: Default::default(),
     })
 }
 
@@ -207,6 +208,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
                 model: None,
                 permission_mode: PermissionMode::AcceptEdits,
                 plan_mode_required: true,
+                host: None,
             },
             &lead_ctx,
         )
@@ -260,7 +262,9 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
             .content
             .ends_with(&format!("Request ID: {}", seen[0].request_id))
     );
-    let lead_box = manager.mailboxes().read_all("core", TEAM_LEAD).unwrap();
+    let lead_box = Mailboxes::new(config.path())
+        .read_all("core", TEAM_LEAD)
+        .unwrap();
     assert_eq!(lead_box.len(), 2);
     assert!(lead_box.iter().all(|m| m.read && m.from == "amy"));
     let Some(TeamProtocol::PlanApprovalRequest {
@@ -276,7 +280,9 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
 
     // 4. The rejection's feedback reached the model, still in plan mode;
     //    the approval came as plan_approval_response messages.
-    let amy_box = manager.mailboxes().read_all("core", "amy").unwrap();
+    let amy_box = Mailboxes::new(config.path())
+        .read_all("core", "amy")
+        .unwrap();
     let answers: Vec<TeamProtocol> = amy_box
         .iter()
         .filter_map(|m| TeamProtocol::parse(&m.text))
@@ -314,8 +320,7 @@ async fn plan_required_teammate_is_rejected_then_approved_then_edits() {
     manager.shutdown().await;
     assert_eq!(amy.status(), TeammateStatus::Stopped);
     assert!(
-        manager
-            .mailboxes()
+        Mailboxes::new(config.path())
             .inbox_path("core", "amy")
             .unwrap()
             .exists()
@@ -396,6 +401,7 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
                 model: None,
                 permission_mode: PermissionMode::Plan,
                 plan_mode_required: false,
+                host: None,
             },
             &lead_ctx,
         )
@@ -416,8 +422,7 @@ async fn a_voluntary_plan_mode_teammate_exits_without_asking() {
     );
     assert!(lead.seen.lock().unwrap().is_empty(), "the lead was asked");
     assert!(
-        manager
-            .mailboxes()
+        Mailboxes::new(config.path())
             .read_all("core", TEAM_LEAD)
             .unwrap()
             .is_empty()

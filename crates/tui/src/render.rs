@@ -297,6 +297,7 @@ fn team_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
                 TeammateStatus::Working => ("◆", Style::default().fg(t.ok)),
                 TeammateStatus::AwaitingApproval => ("◇", Style::default().fg(t.warn)),
                 TeammateStatus::Idle | TeammateStatus::Stopped => ("◇", dim()),
+                TeammateStatus::Failed => ("✗", Style::default().fg(t.warn)),
             };
             let head = format!("  {mark} {} ", m.agent_id);
             let status = m.status.to_string();

@@ -9,6 +9,7 @@
 mod agents;
 mod approvals;
 mod session;
+mod worker;
 
 use std::path::Path;
 use std::time::Duration;
@@ -104,7 +105,7 @@ async fn connect_for_command(args: &BrokerArgs, cwd: &Path) -> Result<Broker, St
         .map_err(|e| e.to_string())
 }
 
-/// Runs `catui agents` or `catui approvals`; `None` for
+/// Runs `catui agents`, `catui approvals` or `catui worker`; `None` for
 /// any other subcommand.
 pub async fn run_command(command: &Command) -> Option<u8> {
     let cwd = match std::env::current_dir() {
@@ -119,6 +120,10 @@ pub async fn run_command(command: &Command) -> Option<u8> {
         ..
     }
     | Command::Approvals {
+        broker: broker_args,
+        ..
+    }
+    | Command::Worker {
         broker: broker_args,
         ..
     }) = command
@@ -137,6 +142,9 @@ pub async fn run_command(command: &Command) -> Option<u8> {
         Command::Approvals {
             json, all, action, ..
         } => approvals::run(&broker, *json, *all, action.as_ref()).await,
+        Command::Worker { name, project, .. } => {
+            worker::run(&broker, name, project.as_deref().unwrap_or(&cwd)).await
+        }
         _ => 2,
     };
     broker.flush().await;

@@ -25,6 +25,8 @@ pub struct SessionBroker {
     registry: Registry,
     asker: Arc<Asker>,
     approver: Option<Arc<BrokerApprover>>,
+    /// Mailboxes and workers with `teams.backend: "broker"`.
+    teams: catui_core::teams::TeamBackend,
     kind: &'static str,
 }
 
@@ -49,10 +51,22 @@ impl SessionBroker {
             } else {
                 None
             };
-            Ok::<_, catui_broker::BrokerError>((broker, registry, approvals))
+            let mut teams = catui_core::teams::TeamBackend::default();
+            if choice.teams {
+                let mailboxes: Arc<dyn catui_core::teams::MailboxBackend> =
+                    catui_broker::BrokerMailboxes::open(&broker).await?;
+                let hosts: Arc<dyn catui_core::teams::TeammateHosts> =
+                    catui_broker::BrokerHosts::open(&broker).await?;
+                teams = catui_core::teams::TeamBackend {
+                    mailboxes: Some(mailboxes),
+                    hosts: Some(hosts),
+                    remote_lead: false,
+                };
+            }
+            Ok::<_, catui_broker::BrokerError>((broker, registry, approvals, teams))
         }
         .await;
-        let (broker, registry, approvals) = match connected {
+        let (broker, registry, approvals, teams) = match connected {
             Ok(c) => c,
             Err(e) if needed => return Err(e.to_string()),
             Err(e) => {
@@ -74,8 +88,14 @@ impl SessionBroker {
             registry,
             asker,
             approver,
+            teams,
             kind,
         })))
+    }
+
+    /// Where the session's teams keep their mailboxes and find workers.
+    pub fn team_backend(&self) -> catui_core::teams::TeamBackend {
+        self.teams.clone()
     }
 
     /// The approver of a run with `--approvals broker`.

@@ -42,7 +42,8 @@ pub async fn run(command: &Command, args: &Args) -> u8 {
         Command::Demo { .. }
         | Command::Acp
         | Command::Agents { .. }
-        | Command::Approvals { .. } => Err(CommandError::Usage(
+        | Command::Approvals { .. }
+        | Command::Worker { .. } => Err(CommandError::Usage(
             "`catui demo`, `acp` and the broker's subcommands are not handled here".to_string(),
         )),
     };

@@ -289,6 +289,8 @@ pub struct SessionBuilder {
     recorder: Option<Arc<dyn Recorder>>,
     /// `Some`: replaces the classifier the settings would give.
     classifier: Option<Option<Arc<AutoClassifier>>>,
+    /// Teams' mailboxes and workers (default: files, none).
+    team_backend: crate::teams::TeamBackend,
 }
 
 impl SessionBuilder {
@@ -299,7 +301,15 @@ impl SessionBuilder {
             tools: None,
             recorder: None,
             classifier: None,
+            team_backend: crate::teams::TeamBackend::default(),
         }
+    }
+
+    /// Teams keep their mailboxes in `backend` and may start teammates on
+    /// its workers (`teams.backend: "broker"`).
+    pub fn with_team_backend(mut self, backend: crate::teams::TeamBackend) -> Self {
+        self.team_backend = backend;
+        self
     }
 
     pub fn front_end(mut self, front_end: FrontEnd) -> Self {
@@ -339,6 +349,7 @@ impl SessionBuilder {
             tools: tools_override,
             recorder: recorder_override,
             classifier: classifier_override,
+            team_backend,
         } = self;
         let warn = front_end.warnings.clone();
         let cwd = config.cwd.clone();
@@ -867,6 +878,7 @@ impl SessionBuilder {
                 teammate_attachments: git_snapshot
                     .clone()
                     .map(prompt::GitStatusAttachments::factory),
+                backend: team_backend.clone(),
             })
         });
         if let Some(team) = &team {

@@ -498,6 +498,12 @@ impl Engine {
         token
     }
 
+    /// The conversation's tool context (what a worker's hosted teammates
+    /// inherit: directories, environment, rules, sandbox).
+    pub fn tool_context(&self) -> &ToolContext {
+        &self.tool_ctx
+    }
+
     /// Lets `act` change the conversation as a tool call would (through its
     /// tool context: mode, todos, transcript) while no turn runs — a
     /// decision the user made while no conversation was asking, carried

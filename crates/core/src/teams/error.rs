@@ -47,4 +47,14 @@ pub enum TeamError {
     NotRunning { name: String, team: String },
     #[error(transparent)]
     Mailbox(#[from] MailboxError),
+    #[error(
+        "'{host}' names a worker, but this session has none: set teams.backend to \"broker\" (with a broker) and run catui worker --name {host} on that machine"
+    )]
+    NoHosts { host: String },
+    #[error("worker '{host}' cannot start {name}: {detail}")]
+    Host {
+        host: String,
+        name: String,
+        detail: String,
+    },
 }

@@ -153,6 +153,7 @@ mod tests {
                 model: None,
                 permission_mode: PermissionMode::Default,
                 plan_mode_required: false,
+                host: None,
             },
             "m1".into(),
             CancellationToken::new(),

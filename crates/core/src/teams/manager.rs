@@ -20,8 +20,9 @@ use tokio_util::sync::CancellationToken;
 use super::error::TeamError;
 use super::forward::forward;
 use super::mailbox::is_valid_name;
+use super::remote::{RemoteStatus, TeammateHosts};
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
-use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
+use super::{MailMessage, MailboxBackend, Mailboxes, TEAM_LEAD, TeamProtocol};
 use crate::agents::AgentsHandle;
 use crate::engine::{AttachmentFactory, Conversation, EngineEvent, SessionServices};
 use crate::plan::{PlanFiles, PlanModeConfig, PlanRoute, PlanSession};
@@ -71,6 +72,22 @@ pub struct TeamSetup {
     /// the git snapshot): called once per teammate, so that each one keeps
     /// its own state (what it was already sent).
     pub teammate_attachments: Option<AttachmentFactory>,
+    /// Where mailboxes live and which workers can host teammates (default:
+    /// files, no workers).
+    pub backend: TeamBackend,
+}
+
+/// The transport of a team: its mailboxes, and the workers on other
+/// machines that may host its teammates.
+#[derive(Clone, Default)]
+pub struct TeamBackend {
+    /// `None`: the JSON files under the catui home.
+    pub mailboxes: Option<Arc<dyn MailboxBackend>>,
+    pub hosts: Option<Arc<dyn TeammateHosts>>,
+    /// This session only hosts teammates whose lead runs elsewhere (`catui
+    /// worker`): it never reads a lead's inbox, which the real lead's
+    /// consumer owns (two readers would split its messages).
+    pub remote_lead: bool,
 }
 
 struct Member {
@@ -81,7 +98,7 @@ struct Member {
 /// The teams of one lead session.
 pub struct TeamManager {
     setup: TeamSetup,
-    mailboxes: Mailboxes,
+    mailboxes: Arc<dyn MailboxBackend>,
     teams: Mutex<Vec<String>>,
     members: Mutex<Vec<Member>>,
     reviewer: Mutex<Option<Arc<dyn PlanReviewer>>>,
@@ -120,7 +137,11 @@ impl std::fmt::Debug for TeamHandle {
 
 impl TeamManager {
     pub fn new(setup: TeamSetup) -> Arc<Self> {
-        let mailboxes = Mailboxes::new(&setup.config_dir);
+        let mailboxes = setup
+            .backend
+            .mailboxes
+            .clone()
+            .unwrap_or_else(|| Arc::new(Mailboxes::new(&setup.config_dir)));
         Arc::new_cyclic(|me| Self {
             setup,
             mailboxes,
@@ -143,8 +164,9 @@ impl TeamManager {
         }
     }
 
-    pub fn mailboxes(&self) -> &Mailboxes {
-        &self.mailboxes
+    /// Where `team`'s mailboxes are, for people.
+    pub fn mailbox_location(&self, team: &str) -> String {
+        self.mailboxes.location(team)
     }
 
     /// Plan approval requests go to `reviewer` from now on.
@@ -185,16 +207,22 @@ impl TeamManager {
         if !is_valid_name(team) {
             return Err(TeamError::InvalidTeamName(team.to_string()));
         }
-        let dir = self.mailboxes.team_dir(team).join("inboxes");
-        if let Err(source) = std::fs::create_dir_all(&dir) {
-            return Err(TeamError::CreateDir { dir, source });
+        if let Err(e) = self.mailboxes.create_team(team) {
+            return Err(match e {
+                super::MailboxError::Io { path, source } => {
+                    TeamError::CreateDir { dir: path, source }
+                }
+                other => TeamError::Mailbox(other),
+            });
         }
         let mut teams = lock(&self.teams);
         if !teams.iter().any(|t| t == team) {
             teams.push(team.to_string());
         }
         drop(teams);
-        self.start_watcher();
+        if !self.setup.backend.remote_lead {
+            self.start_watcher();
+        }
         Ok(())
     }
 
@@ -339,6 +367,49 @@ impl TeamManager {
         Ok(state)
     }
 
+    /// Asks the worker named by `spec.host` to start the teammate; the lead
+    /// follows it as its own (its status from the worker, its messages
+    /// through the shared mailboxes).
+    pub async fn spawn_remote(&self, spec: TeammateSpec) -> Result<Arc<TeammateState>, TeamError> {
+        let host = spec.host.clone().unwrap_or_default();
+        let Some(hosts) = self.setup.backend.hosts.clone() else {
+            return Err(TeamError::NoHosts { host });
+        };
+        if !is_valid_name(&spec.name) || spec.name == TEAM_LEAD {
+            return Err(TeamError::InvalidTeammateName(spec.name));
+        }
+        self.create_team(&spec.team)?;
+        if self.member(&spec.team, &spec.name).is_some() {
+            return Err(TeamError::AlreadyRunning {
+                name: spec.name,
+                team: spec.team,
+            });
+        }
+        hosts
+            .start(&host, &spec, &self.setup.services.session_id)
+            .await?;
+        let model = spec
+            .model
+            .clone()
+            .unwrap_or_else(|| self.setup.services.models.main.clone());
+        let state = Arc::new(TeammateState::new(
+            spec.clone(),
+            model,
+            self.cancel.child_token(),
+        ));
+        state.set_status(TeammateStatus::Working);
+        let task = tokio::spawn(follow_remote(self.me.clone(), hosts, state.clone()));
+        lock(&self.members).push(Member {
+            state: state.clone(),
+            task: Some(task),
+        });
+        self.notify(
+            "teammate-started",
+            format!("asked worker {host} to start teammate {}", state.agent_id()),
+        );
+        Ok(state)
+    }
+
     /// Writes `text` from `from` to `to`'s inbox in `team` and wakes `to`.
     pub fn send(&self, team: &str, from: &str, to: &str, text: &str) -> Result<(), TeamError> {
         if to != TEAM_LEAD && self.member(team, to).is_none() {
@@ -392,6 +463,11 @@ impl TeamManager {
             Some(m) => {
                 m.cancel.cancel();
                 m.set_status(TeammateStatus::Stopped);
+                if let (Some(host), Some(hosts)) = (&m.spec.host, &self.setup.backend.hosts) {
+                    let (hosts, host) = (hosts.clone(), host.clone());
+                    let (team, name) = (team.to_string(), name.to_string());
+                    tokio::spawn(async move { hosts.stop(&host, &team, &name).await });
+                }
                 self.notify(
                     "teammate-stopped",
                     format!("stopped teammate {}", m.agent_id()),
@@ -409,6 +485,22 @@ impl TeamManager {
     /// them to finish their current step. Mailboxes stay on disk.
     pub async fn shutdown(&self) {
         self.cancel.cancel();
+        // Hosted teammates end with their lead too.
+        if let Some(hosts) = &self.setup.backend.hosts {
+            let hosted: Vec<Arc<TeammateState>> = self
+                .members()
+                .into_iter()
+                .filter(|m| m.spec.host.is_some() && m.status() != TeammateStatus::Stopped)
+                .collect();
+            for m in hosted {
+                let host = m.spec.host.clone().unwrap_or_default();
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(2),
+                    hosts.stop(&host, m.team(), m.name()),
+                )
+                .await;
+            }
+        }
         let tasks: Vec<JoinHandle<()>> = lock(&self.members)
             .iter_mut()
             .filter_map(|m| m.task.take())
@@ -431,6 +523,19 @@ impl TeamManager {
     /// `/team`: the teammates and what they are doing.
     pub fn describe(&self) -> String {
         super::slash_command::describe(self)
+    }
+
+    /// A hosted teammate's worker is gone: the user and the lead model
+    /// are told.
+    fn remote_failed(&self, state: &TeammateState, why: &str) {
+        state.set_status(TeammateStatus::Failed);
+        let text = format!(
+            "teammate {} failed: {why} (worker {})",
+            state.agent_id(),
+            state.spec.host.as_deref().unwrap_or("?")
+        );
+        self.notify("teammate-failed", text.clone());
+        self.queue_for_lead(text);
     }
 
     fn notify(&self, key: &str, text: String) {
@@ -468,7 +573,7 @@ impl TeamManager {
     /// Reads the lead's inboxes and routes what arrived.
     fn check_lead_inbox(&self) {
         for team in self.teams() {
-            let messages = match self.mailboxes.read_unread_and_mark(&team, TEAM_LEAD) {
+            let messages = match self.mailboxes.take_unread(&team, TEAM_LEAD) {
                 Ok(m) => m,
                 Err(e) => {
                     self.notify("team-inbox-error", e.to_string());
@@ -584,4 +689,38 @@ fn teammate_prompt(base: &str, spec: &TeammateSpec) -> String {
         name = spec.name,
         team = spec.team,
     )
+}
+
+/// Follows a hosted teammate's status until it ends, is stopped or its
+/// worker is found gone (reported once).
+async fn follow_remote(
+    manager: Weak<TeamManager>,
+    hosts: Arc<dyn TeammateHosts>,
+    state: Arc<TeammateState>,
+) {
+    let host = state.spec.host.clone().unwrap_or_default();
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(hosts.heartbeat()) => {}
+            _ = state.cancel.cancelled() => return,
+        }
+        let status = hosts.status(&host, state.team(), state.name()).await;
+        let Some(manager) = manager.upgrade() else {
+            return;
+        };
+        match status {
+            RemoteStatus::Working => state.set_status(TeammateStatus::Working),
+            RemoteStatus::Idle => state.set_status(TeammateStatus::Idle),
+            RemoteStatus::AwaitingApproval => state.set_status(TeammateStatus::AwaitingApproval),
+            RemoteStatus::Unknown => {}
+            RemoteStatus::Stopped => {
+                state.set_status(TeammateStatus::Stopped);
+                return;
+            }
+            RemoteStatus::Failed(why) => {
+                manager.remote_failed(&state, &why);
+                return;
+            }
+        }
+    }
 }

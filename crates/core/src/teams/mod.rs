@@ -3,7 +3,9 @@
 //! through file mailboxes. A `planModeRequired` teammate starts in plan
 //! mode and may only leave it when the lead approves its plan.
 //!
-//! - [`mailbox`]: the inbox files and their locking.
+//! - [`mailbox`]: the inbox files and their locking; [`backend`]: the
+//!   interface every mailbox store meets (files, or a broker's stream).
+//! - [`remote`]: teammates hosted by workers on other machines.
 //! - [`manager`]: the lead's view: teams, members, status, the lead's
 //!   inbox watcher, shutdown.
 //! - `command`: the `/team` command.
@@ -13,20 +15,26 @@
 //! - [`tools`]: `TeamCreate`, `SendMessage`, `TeamStop`.
 //! - [`plan_approval`]: the teammate branch of ExitPlanMode.
 
+pub mod backend;
 pub mod error;
 mod forward;
 pub mod mailbox;
 pub mod manager;
 pub mod plan_approval;
+pub mod remote;
 mod slash_command;
 pub mod teammate;
 pub mod tools;
 
 use serde::{Deserialize, Serialize};
 
+pub use backend::MailboxBackend;
 pub use error::TeamError;
 pub use mailbox::{MailMessage, MailboxError, Mailboxes};
-pub use manager::{LeadInput, PlanDecision, PlanReviewer, TeamHandle, TeamManager, TeamSetup};
+pub use manager::{
+    LeadInput, PlanDecision, PlanReviewer, TeamBackend, TeamHandle, TeamManager, TeamSetup,
+};
+pub use remote::{RemoteStatus, TeammateHosts};
 pub use slash_command::{TeamCommand, team_command};
 pub use teammate::{TeammateSpec, TeammateState, TeammateStatus};
 pub use tools::{SendMessageTool, TeamCreateTool, TeamStopTool};

@@ -19,7 +19,7 @@ pub(super) fn describe(manager: &TeamManager) -> String {
     for team in manager.teams() {
         out.push_str(&format!(
             "Team {team} ({})\n",
-            manager.mailboxes().team_dir(&team).display()
+            manager.mailbox_location(&team)
         ));
         let rows: Vec<Row> = members
             .iter()

@@ -13,7 +13,7 @@ use catui_protocol::PermissionMode;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::{MailMessage, Mailboxes, TEAM_LEAD, TeamProtocol};
+use super::{MailMessage, MailboxBackend, TEAM_LEAD, TeamProtocol};
 use crate::engine::{Engine, TurnOutcome};
 use crate::plan::{PlanSession, restore_mode};
 
@@ -37,6 +37,9 @@ pub struct TeammateSpec {
     pub permission_mode: PermissionMode,
     /// Starts in plan mode; leaving it needs the lead's approval.
     pub plan_mode_required: bool,
+    /// The worker that runs it (`catui worker --name HOST`); `None`: this
+    /// process.
+    pub host: Option<String>,
 }
 
 /// What the teammate is doing, for `/team`.
@@ -46,6 +49,8 @@ pub enum TeammateStatus {
     Idle,
     AwaitingApproval,
     Stopped,
+    /// It ended without being stopped: its worker died or lost the broker.
+    Failed,
 }
 
 impl std::fmt::Display for TeammateStatus {
@@ -55,6 +60,7 @@ impl std::fmt::Display for TeammateStatus {
             TeammateStatus::Idle => "idle",
             TeammateStatus::AwaitingApproval => "awaiting approval",
             TeammateStatus::Stopped => "stopped",
+            TeammateStatus::Failed => "failed",
         })
     }
 }
@@ -212,11 +218,12 @@ pub async fn run_teammate(
     mut engine: Engine,
     plan: Arc<PlanSession>,
     state: Arc<TeammateState>,
-    mailboxes: Mailboxes,
+    mailboxes: Arc<dyn MailboxBackend>,
     on_error: impl Fn(String) + Send + Sync,
     turn_ended: impl Fn(TurnOutcome) + Send + Sync,
 ) {
     let mut next = Some(state.spec.prompt.clone());
+    let arrivals = mailboxes.arrivals(state.team(), state.name());
     loop {
         if state.cancel.is_cancelled() {
             break;
@@ -239,7 +246,7 @@ pub async fn run_teammate(
             }
             continue;
         }
-        match mailboxes.read_unread_and_mark(state.team(), state.name()) {
+        match mailboxes.take_unread(state.team(), state.name()) {
             Ok(messages) if !messages.is_empty() => {
                 next = Some(deliver(&engine, &plan, &state, &messages));
                 continue;
@@ -258,8 +265,15 @@ pub async fn run_teammate(
                 continue;
             }
         }
+        let arrived = async {
+            match &arrivals {
+                Some(n) => n.notified().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             _ = state.wake.notified() => {}
+            _ = arrived => {}
             _ = tokio::time::sleep(INBOX_POLL) => {}
             _ = state.cancel.cancelled() => break,
         }

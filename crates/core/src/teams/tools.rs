@@ -67,6 +67,10 @@ pub struct TeamMemberInput {
     /// making changes.
     #[serde(default, rename = "planModeRequired")]
     pub plan_mode_required: bool,
+    /// Run it on another machine: the name of a `catui worker` connected
+    /// to the same broker (default: here).
+    #[serde(default)]
+    pub host: Option<String>,
 }
 
 #[async_trait]
@@ -171,8 +175,13 @@ impl TypedTool for TeamCreateTool {
                 model: m.model,
                 permission_mode: mode,
                 plan_mode_required: m.plan_mode_required,
+                host: m.host.clone(),
             };
-            match manager.spawn(spec, ctx) {
+            let started = match &spec.host {
+                Some(_) => manager.spawn_remote(spec).await,
+                None => manager.spawn(spec, ctx),
+            };
+            match started {
                 Ok(state) => lines.push(format!(
                     "- {} started ({}{})",
                     state.name(),
@@ -186,11 +195,11 @@ impl TypedTool for TeamCreateTool {
                 Err(e) => lines.push(format!("- {} not started: {e}", m.name)),
             }
         }
-        let dir = manager.mailboxes().team_dir(&input.team_name);
+        let dir = manager.mailbox_location(&input.team_name);
         Ok(ToolOutput::text(format!(
             "Team {} ({}):\n{}\n\nTeammates work in the background. Their messages and plan approval requests reach you as user turns; reply with SendMessage.",
             input.team_name,
-            dir.display(),
+            dir,
             lines.join("\n")
         )))
     }
