@@ -162,3 +162,73 @@ fn ordinary_edits_still_run_unasked() {
         assert_eq!(read(&project.join("n2.txt")), "note\nmore\n", "[{disable}]");
     }
 }
+
+/// Sends a message and waits for its echo (returning its uuid) and result.
+fn message(s: &mut StreamSession, text: &str) -> String {
+    s.send_user(text);
+    let echo = s.wait_for("the echo", |v| v["type"] == "user" && v["isReplay"] == true);
+    let result = s.wait_type("result");
+    assert_eq!(result["subtype"], "success", "{result}");
+    echo["uuid"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_line_that_swaps_a_folder_for_a_link_leaves_checkpoints_on() {
+    let sb = Sandbox::new();
+    sb.write("d/a.txt", "a\n");
+    sb.user_settings(r#"{"permissions": {"allow": ["Bash(ln:*)"]}}"#);
+    let after = sb.project().join("after.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "swap",
+                "Bash",
+                json!({"command": "mv d d.old && ln -s d.old d"}),
+            ))
+            .turn(Turn::text("swapped"))
+            .turn(Turn::tool_use(
+                "w",
+                "Write",
+                json!({"file_path": after.to_str().unwrap(), "content": "later\n"}),
+            ))
+            .turn(Turn::text("wrote")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.env("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true");
+    let mut s = StreamSession::start(
+        cmd,
+        &["--replay-user-messages", "--permission-mode", "acceptEdits"],
+    );
+    message(&mut s, "swap the folder");
+    assert!(sb.project().join("d").is_symlink(), "the line ran");
+    let second = message(&mut s, "write after.txt");
+    assert!(after.exists());
+    // Checkpoints still work: the file the second message wrote goes.
+    s.send(
+        json!({"type": "control_request", "request_id": "rw", "request":
+        {"subtype": "rewind_files", "user_message_id": second}}),
+    );
+    let answer = s.wait_for("the rewind", |v| {
+        v["type"] == "control_response" && v["response"]["request_id"] == "rw"
+    });
+    assert_eq!(answer["response"]["subtype"], "success", "{answer}");
+    assert!(!after.exists(), "not rewound");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    let notices: Vec<&str> = seen
+        .iter()
+        .filter(|v| v["subtype"] == "notification")
+        .filter_map(|v| v["text"].as_str())
+        .collect();
+    assert!(
+        !notices.iter().any(|n| n.contains("Checkpoints are off")),
+        "{notices:?}"
+    );
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("d/a.txt") && n.contains("symbolic link")),
+        "the path left out is reported: {notices:?}"
+    );
+}

@@ -10,6 +10,7 @@ use seccompiler::BpfProgram;
 use crate::{Confinement, Layers, SandboxError};
 
 /// Landlock and seccomp, ready to apply.
+#[derive(Debug)]
 pub(crate) struct Restrictions {
     landlock: Option<OwnedFd>,
     seccomp: Option<BpfProgram>,

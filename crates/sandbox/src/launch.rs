@@ -87,7 +87,7 @@ impl Sandbox {
     ) -> Result<Launch, SandboxError> {
         let mut c = c.clone();
         if let Some(temp) = &c.temp_dir {
-            std::fs::create_dir_all(temp).map_err(|source| SandboxError::Directory {
+            private_dir(temp).map_err(|source| SandboxError::Directory {
                 path: temp.clone(),
                 source,
             })?;
@@ -112,8 +112,8 @@ impl Sandbox {
                 vars.push((name.into(), None));
             }
         }
-        let cmd = match (&self.stage, layers.bubblewrap) {
-            (Some(stage), true) => self.through_bwrap(stage, program, args, &c)?,
+        let (cmd, restrictions) = match (&self.stage, layers.bubblewrap) {
+            (Some(stage), true) => (self.through_bwrap(stage, program, args, &c)?, None),
             _ => self.direct(program, args, &c)?,
         };
         Ok(Launch {
@@ -121,6 +121,7 @@ impl Sandbox {
             vars,
             layers,
             clean: c.clean_environment,
+            restrictions,
         })
     }
 
@@ -147,30 +148,59 @@ impl Sandbox {
         Ok(cmd)
     }
 
-    #[allow(clippy::unused_self)]
+    /// The program itself, and the Landlock and seccomp restrictions it
+    /// applies to itself before `exec` (none without those layers).
     fn direct(
         &self,
         program: &Path,
         args: &[OsString],
         c: &Confinement,
-    ) -> Result<tokio::process::Command, SandboxError> {
+    ) -> Result<(tokio::process::Command, Option<Restrictions>), SandboxError> {
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args);
         #[cfg(target_os = "linux")]
-        if self.layers.landlock > 0 || self.layers.seccomp {
-            let restrictions = crate::child::Restrictions::build(c, self.layers)?;
-            // SAFETY: the closure runs in the forked child before exec and
-            // only makes async-signal-safe system calls on memory and fds
-            // it owns (built before the fork); it allocates nothing, takes
-            // no lock, and builds errors from errno only.
-            #[allow(unsafe_code)]
-            unsafe {
-                cmd.pre_exec(move || restrictions.apply());
-            }
-        }
+        let restrictions = if self.layers.landlock > 0 || self.layers.seccomp {
+            Some(crate::child::Restrictions::build(c, self.layers)?)
+        } else {
+            None
+        };
         #[cfg(not(target_os = "linux"))]
-        let _ = c;
-        Ok(cmd)
+        let restrictions = {
+            let _ = c;
+            None
+        };
+        Ok((cmd, restrictions))
+    }
+}
+
+/// What a confined process applies to itself before `exec`.
+#[cfg(target_os = "linux")]
+type Restrictions = crate::child::Restrictions;
+#[cfg(not(target_os = "linux"))]
+type Restrictions = ();
+
+/// Makes `dir` a private directory: created (with the directories on its
+/// way that are missing) readable by its owner only, or, when it exists,
+/// checked to be a real directory of this user that nobody else can
+/// enter — never a symlink someone planted in a shared temp dir.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let made = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir);
+    let meta = std::fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    #[allow(unsafe_code)]
+    let uid = unsafe { libc::geteuid() };
+    let private = meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0;
+    match made {
+        Ok(()) if private => Ok(()),
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "it exists but is not a private directory of this user (mode 0700)",
+        )),
     }
 }
 
@@ -183,6 +213,10 @@ pub struct Launch {
     layers: Layers,
     /// Remove every credential-like variable, not only provider keys.
     clean: bool,
+    /// Applied in the child right before `exec`, after whatever the
+    /// caller set up there (its new session first: the filter refuses
+    /// `setsid`).
+    restrictions: Option<Restrictions>,
 }
 
 impl Launch {
@@ -200,6 +234,17 @@ impl Launch {
     /// over the caller's (secrets removed, git neutralised, `TMPDIR`, the
     /// proxy).
     pub fn finish(mut self) -> tokio::process::Command {
+        #[cfg(target_os = "linux")]
+        if let Some(restrictions) = self.restrictions.take() {
+            // SAFETY: the closure runs in the forked child before exec and
+            // only makes async-signal-safe system calls on memory and fds
+            // it owns (built before the fork); it allocates nothing, takes
+            // no lock, and builds errors from errno only.
+            #[allow(unsafe_code)]
+            unsafe {
+                self.cmd.pre_exec(move || restrictions.apply());
+            }
+        }
         let secret = |name: &std::ffi::OsStr| {
             name.to_str().is_some_and(|n| {
                 if self.clean {

@@ -43,7 +43,7 @@ pub mod landlock;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 
-pub use launch::{Launch, Sandbox, SandboxError, Stage};
+pub use launch::{Launch, Sandbox, SandboxError, Stage, private_dir};
 pub use layers::{Guarantee, Layer, Layers};
 
 /// What a confined command may do. Whatever is not granted here is

@@ -9,6 +9,8 @@
 //!
 //! Refused to every confined command: `io_uring` (it would bypass the
 //! filter), `ptrace` and `process_vm_readv`/`writev`, `pidfd_getfd`,
+//! `setsid` (so that every process it starts stays in its session, which
+//! ends with catui's),
 //! mounting and new namespaces, `bpf`, `perf_event_open`, `userfaultfd`,
 //! the kernel keyring, `open_by_handle_at`, loading kernel code, changing
 //! the clock or the host name, and the `TIOCSTI`/`TIOCLINUX` ioctls that
@@ -197,6 +199,10 @@ fn always_denied() -> Vec<i64> {
         SYS_process_vm_writev,
         SYS_process_madvise,
         SYS_pidfd_getfd,
+        // Leaving the session: the command's processes stay in the session
+        // its start made, which catui ends as a whole (a daemon started
+        // with `setsid` would outlive it where no pid namespace holds it).
+        SYS_setsid,
         SYS_mount,
         SYS_umount2,
         SYS_pivot_root,

@@ -271,6 +271,20 @@ impl ShadowRepo {
             if !(untracked || matches!(y, b'M' | b'T' | b'D')) {
                 continue;
             }
+            if let Some(link) = self.link_on_the_way(path) {
+                // A folder on its way became a symlink (`mv d d.old && ln -s
+                // x d`): the path is gone from the tree (the link itself is
+                // taken as a link); git refuses to look beyond it.
+                let name = String::from_utf8_lossy(path).into_owned();
+                skipped_why.push(format!(
+                    "{name} (the folder {link} on its way is now a symbolic link; not followed)"
+                ));
+                skipped.push(name);
+                if !untracked {
+                    drop_from_index.push(path);
+                }
+                continue;
+            }
             match self.too_big(path) {
                 Some(why) => {
                     let name = String::from_utf8_lossy(path).into_owned();
@@ -360,6 +374,22 @@ impl ShadowRepo {
         std::fs::write(&tmp, format!("{commit}\n"))
             .and_then(|()| std::fs::rename(&tmp, &path))
             .map_err(io)
+    }
+
+    /// The first folder on the way to `path` (relative) that is a
+    /// symbolic link now, if one is.
+    fn link_on_the_way(&self, path: &[u8]) -> Option<String> {
+        let rel = path_from_bytes(path);
+        let mut at = self.git.work_tree.clone();
+        let parents: Vec<_> = rel.parent()?.components().collect();
+        for part in parents {
+            at.push(part);
+            if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+                let shown = at.strip_prefix(&self.git.work_tree).unwrap_or(&at);
+                return Some(shown.display().to_string());
+            }
+        }
+        None
     }
 
     /// Why the file at `path` (relative) is left out, if it is.

@@ -277,3 +277,37 @@ fn cleanup_forgets_lines_of_sessions_that_are_gone() {
     // Not again within a day.
     assert_eq!(repo.clean_up(transcripts.path(), "current").unwrap(), 0);
 }
+
+#[test]
+fn a_folder_swapped_for_a_symlink_is_snapshotted_as_the_link() {
+    // As the watch reports it, and as a full scan sees it.
+    for watched in [true, false] {
+        let home = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        write(&root, "d/a.txt", "a\n");
+        write(&root, "d/sub/b.txt", "b\n");
+        let repo = ShadowRepo::new(home.path(), &root);
+        let first = repo.snapshot("s1", None, None).unwrap();
+        std::fs::rename(root.join("d"), root.join("d.old")).unwrap();
+        std::os::unix::fs::symlink("d.old", root.join("d")).unwrap();
+        let only: BTreeSet<PathBuf> = ["d", "d/a.txt", "d/sub/b.txt", "d.old/a.txt"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let second = repo
+            .snapshot("s1", Some(&first), watched.then_some(&only))
+            .unwrap();
+        assert!(
+            second.skipped.iter().any(|p| p == "d/a.txt")
+                && second
+                    .skipped_why
+                    .iter()
+                    .any(|w| w.contains("symbolic link")),
+            "{second:?}"
+        );
+        let changed = paths(&repo.changes(&first.commit, &second.commit).unwrap());
+        assert!(changed.contains(&"d".to_string()), "{changed:?}");
+        assert!(changed.contains(&"d.old/a.txt".to_string()), "{changed:?}");
+    }
+}

@@ -161,12 +161,16 @@ impl Engine {
         tool_ctx.values.insert(Extensions(extensions.clone()));
         // Where commands confined to reading may write (plan mode, and
         // every command allowed only because it was judged read-only).
+        // Each conversation's own directory in the session's, both created
+        // private (0700) when first used and removed when catui exits.
+        let temp_root = std::env::temp_dir().join(format!("catui-{}", config.session_id));
+        crate::tools::bash::groups::remove_at_end(temp_root.clone());
         let temp_name = match &agent_id {
-            Some(a) => format!("catui-readonly-{}-{a}", config.session_id),
-            None => format!("catui-readonly-{}", config.session_id),
+            Some(a) => format!("readonly-{a}"),
+            None => "readonly".to_string(),
         };
         let plan_sandbox = SandboxPolicy::ReadOnlyExceptTemp {
-            temp_dir: std::env::temp_dir().join(temp_name),
+            temp_dir: temp_root.join(temp_name),
         };
         tool_ctx.read_only_sandbox = plan_sandbox.clone();
         let default_sandbox = tool_ctx.sandbox_policy();

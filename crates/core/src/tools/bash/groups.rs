@@ -6,11 +6,16 @@
 //! times out. When the command finishes normally, processes it left running
 //! in the background (`server &`) stay in its group and keep running while
 //! the session lives; [`kill_all`] ends them when catui exits — normally or
-//! on SIGTERM, SIGINT or SIGHUP. A process that moves itself to a group of
-//! its own (`setsid`, daemons) is detached and not tracked. The stdio MCP
+//! on SIGTERM, SIGINT or SIGHUP. Ending a command ends every process of its
+//! session, not only of its group: a process that moved to a group of its
+//! own (`setpgid`, `timeout`, job control) is still in the session, and a
+//! confined command cannot leave it (its seccomp filter refuses `setsid`;
+//! under bubblewrap its pid namespace ends with it). Only an unconfined
+//! command's `setsid` daemon is detached and not tracked. The stdio MCP
 //! servers catui starts are tracked the same way (each leads its own
 //! group), so none outlives catui either. The output files of background
-//! commands are removed then too.
+//! commands and the private temp dirs of confined commands are removed
+//! then too.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -19,12 +24,17 @@ use std::sync::{Mutex, MutexGuard};
 /// Groups that may still have members.
 static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
-/// Files removed when the session ends (background commands' output).
+/// Files and directories removed when the session ends (background
+/// commands' output, private temp dirs).
 static FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Removes `path` when the session ends ([`kill_all`]).
+/// Removes `path` (a file, or a directory with everything in it) when the
+/// session ends ([`kill_all`]).
 pub(crate) fn remove_at_end(path: PathBuf) {
-    crate::sync::lock(&FILES).push(path);
+    let mut files = crate::sync::lock(&FILES);
+    if !files.contains(&path) {
+        files.push(path);
+    }
 }
 
 fn groups() -> MutexGuard<'static, BTreeSet<i32>> {
@@ -35,8 +45,25 @@ fn groups() -> MutexGuard<'static, BTreeSet<i32>> {
 /// left (so the set stays small over a long session).
 pub(crate) fn track(pgid: i32) {
     let mut set = groups();
-    set.retain(|&g| group_exists(g));
+    let gone: Vec<i32> = set.iter().copied().filter(|&g| !group_exists(g)).collect();
+    if !gone.is_empty() {
+        // A group may be empty while its session still has members.
+        let live = sessions_with_members();
+        set.retain(|g| !gone.contains(g) || live.contains(g));
+    }
     set.insert(pgid);
+}
+
+/// The sessions that have a process now.
+fn sessions_with_members() -> BTreeSet<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return BTreeSet::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+        .filter_map(session_of)
+        .collect()
 }
 
 /// Stops tracking group `pgid` without ending it: a command the model
@@ -61,6 +88,41 @@ fn kill_group(pgid: i32) {
     signal_group(pgid, libc::SIGKILL);
     for session in inner {
         signal_group(session, libc::SIGKILL);
+    }
+    // The group's leader started a session of its own (see `start`):
+    // whatever moved to another group inside it goes too.
+    kill_session(pgid);
+}
+
+/// Kills every process of session `sid` (SIGKILL), looked up in `/proc`.
+/// A session id is a pid that cannot be handed out again while the
+/// session has a member, so nothing else is hit.
+fn kill_session(sid: i32) {
+    // SAFETY: getsid(0) reads the calling process's session id.
+    #[allow(unsafe_code)]
+    let own = unsafe { libc::getsid(0) };
+    if sid <= 1 || sid == own {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if session_of(pid) == Some(sid) {
+            // SAFETY: kill has no memory-safety preconditions; `pid` is a
+            // member of a session a Bash call started.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
     }
 }
 
@@ -102,7 +164,16 @@ pub fn kill_all() {
     }
     let files = std::mem::take(&mut *crate::sync::lock(&FILES));
     for path in files {
-        let _ = std::fs::remove_file(path);
+        // Links inside a directory are removed, never followed.
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            Ok(_) => {
+                let _ = std::fs::remove_file(&path);
+            }
+            Err(_) => {}
+        }
     }
 }
 
