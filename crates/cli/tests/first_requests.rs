@@ -76,6 +76,20 @@ fn normalize(text: &str, sb: &Sandbox) -> String {
         let start = at + "Today's date: ".len();
         text.replace_range(start..start + 10, "[DATE]");
     }
+    // The machine's own facts differ between machines.
+    text = text
+        .lines()
+        .map(|line| {
+            if line.starts_with("OS: ") {
+                "OS: [OS], kernel [KERNEL]"
+            } else if line.starts_with("Package manager: ") {
+                "Package manager: [PACKAGE MANAGER]"
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     let marker = "[CONFIG]/plans/";
     let mut from = 0;
     while let Some(at) = text[from..].find(marker) {

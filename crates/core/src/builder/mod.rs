@@ -364,6 +364,12 @@ impl SessionBuilder {
             prompt::GitSnapshot::deferred(&cwd)
         }
         .map(Arc::new);
+        // The machine's facts likewise (versions remembered per project).
+        let machine = Arc::new(prompt::MachineFacts::new(
+            &cwd,
+            Some(session::project_dir(&config_dir, &cwd)),
+            front_end.is_interactive(),
+        ));
         let scope = project::scope(&config);
         let (settings, warnings) = project::settings(&config, &scope);
         let mut settings_warnings = Vec::new();
@@ -962,6 +968,7 @@ impl SessionBuilder {
         if let Some(snapshot) = git_snapshot {
             engine.add_attachment_provider(Arc::new(prompt::GitStatusAttachments::new(snapshot)));
         }
+        engine.add_attachment_provider(Arc::new(prompt::MachineAttachments::new(machine)));
         if let Some((r, (messages, at))) = resumed.zip(resumed_conversation) {
             engine.add_past_usage(&r.usage);
             engine.set_messages(messages);

@@ -18,12 +18,14 @@
 mod environment;
 pub mod git;
 mod guidance;
+pub mod machine;
 mod memory;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 pub use git::{GIT_TIMEOUT, GitSnapshot, GitStatusAttachments, GitSummary, git_summary};
+pub use machine::{MachineAttachments, MachineFacts};
 pub use memory::{
     MAX_IMPORT_DEPTH, MEMORY_FILE_CAP_BYTES, MEMORY_FILE_NAMES, MemoryFile, MemoryLoad,
     load_memory_files,
