@@ -96,8 +96,9 @@ fn the_snapshot_reaches_the_model_once_as_a_reminder() {
     // Sent once, kept in the conversation from then on.
     let last = &reqs[1];
     assert_eq!(occurrences(last, "# Git status"), 1);
+    // (The machine's facts are the first request's other reminder.)
+    assert_eq!(occurrences(last, "<system-reminder>"), 2);
     for needle in [
-        "<system-reminder>",
         "Current branch: feature/snap",
         " M tracked.txt",
         "?? untracked.txt",

@@ -51,7 +51,7 @@ fn text_answer_streams_over_the_anthropic_wire_format() {
     assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(reqs[0].body["model"], "test-model");
     assert_eq!(reqs[0].body["stream"], true);
-    assert_eq!(reqs[0].last_user_text().as_deref(), Some("say hello"));
+    assert_eq!(reqs[0].last_user_typed().as_deref(), Some("say hello"));
     let tools: Vec<&str> = reqs[0].body["tools"]
         .as_array()
         .unwrap()
@@ -104,7 +104,7 @@ fn prompt_can_come_from_stdin() {
         .write_stdin_compat("question from a pipe\n");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
-        server.requests()[0].last_user_text().as_deref(),
+        server.requests()[0].last_user_typed().as_deref(),
         Some("question from a pipe\n")
     );
 }
@@ -372,16 +372,26 @@ fn stream_json_output_has_init_messages_and_one_result() {
     );
     let session_id = init["session_id"].as_str().unwrap().to_string();
     let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    // init, then the machine's facts as an attachment line.
     assert_eq!(
         types,
-        ["system", "assistant", "user", "assistant", "result"]
+        ["system", "system", "assistant", "user", "assistant", "result"]
     );
-    for l in &lines[1..] {
+    assert_eq!(lines[1]["subtype"], "attachment");
+    assert!(
+        lines[1]["attachment"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Machine"),
+        "{}",
+        lines[1]
+    );
+    for l in &lines[2..] {
         assert_eq!(l["session_id"], session_id.as_str());
     }
-    assert!(lines[1]["parent_tool_use_id"].is_null());
-    assert_eq!(lines[2]["message"]["content"][0]["tool_use_id"], "toolu_r");
-    let result = &lines[4];
+    assert!(lines[2]["parent_tool_use_id"].is_null());
+    assert_eq!(lines[3]["message"]["content"][0]["tool_use_id"], "toolu_r");
+    let result = &lines[5];
     assert_eq!(result["subtype"], "success");
     assert_eq!(result["result"], "The note says to remember the milk.");
     assert_eq!(result["num_turns"], 2);

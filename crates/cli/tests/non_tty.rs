@@ -31,7 +31,7 @@ fn a_prompt_without_a_terminal_runs_like_print_mode() {
     assert!(stderr.contains(NOTICE), "{stderr}");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
-    assert_eq!(reqs[0].last_user_text().as_deref(), Some("what is here?"));
+    assert_eq!(reqs[0].last_user_typed().as_deref(), Some("what is here?"));
     // Nobody can answer prompts, exactly as in plain -p.
     assert!(
         !reqs[0].tool_names().iter().any(|t| t == "EnterPlanMode"),
@@ -67,7 +67,7 @@ fn without_a_prompt_argument_stdin_is_the_prompt() {
         "Read from stdin."
     );
     assert_eq!(
-        server.requests()[0].last_user_text().as_deref(),
+        server.requests()[0].last_user_typed().as_deref(),
         Some("piped question\n")
     );
 }

@@ -31,7 +31,10 @@ fn a_line_of_invalid_utf8_is_that_lines_error_not_the_sessions_end() {
     assert_eq!(exit, 0);
     // Only the valid line reached the model.
     assert_eq!(server.requests().len(), 1);
-    assert_eq!(common::last_user(&server.requests()[0]), "are you there?");
+    assert_eq!(
+        server.requests()[0].last_user_typed().unwrap_or_default(),
+        "are you there?"
+    );
 }
 
 /// Whether any request sent to the model contains `needle`.

@@ -77,7 +77,7 @@ fn assert_resumable(s: &Setup, id: &str, earlier_prompt: &str) {
     let last = s.server.requests().last().cloned().unwrap();
     let sent = serde_json::to_string(last.messages()).unwrap();
     assert!(sent.contains(earlier_prompt), "{sent}");
-    assert_eq!(last.last_user_text().as_deref(), Some("and now?"));
+    assert_eq!(last.last_user_typed().as_deref(), Some("and now?"));
 }
 
 /// A long answer streamed slowly (a chunk every 150 ms).

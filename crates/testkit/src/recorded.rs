@@ -108,6 +108,23 @@ impl RecordedRequest {
             .find(|t| !t.is_empty())
     }
 
+    /// [`Self::last_user_text`] without the `<system-reminder>` blocks catui
+    /// added (the git snapshot, the machine's facts): what was typed.
+    pub fn last_user_typed(&self) -> Option<String> {
+        let mut text = self.last_user_text()?;
+        while let Some(mut start) = text.find("<system-reminder>") {
+            let end = text[start..]
+                .find("</system-reminder>")
+                .map_or(text.len(), |e| start + e + "</system-reminder>".len());
+            // The block's separator from what precedes it goes too.
+            if text[..start].ends_with('\n') {
+                start -= 1;
+            }
+            text.replace_range(start..end, "");
+        }
+        Some(text)
+    }
+
     /// Every tool result in the conversation, in order: Anthropic
     /// `tool_result` blocks, OpenAI `role: tool` messages, or Responses
     /// `function_call_output` items.
