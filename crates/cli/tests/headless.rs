@@ -375,7 +375,14 @@ fn stream_json_output_has_init_messages_and_one_result() {
     // init, then the machine's facts as an attachment line.
     assert_eq!(
         types,
-        ["system", "system", "assistant", "user", "assistant", "result"]
+        [
+            "system",
+            "system",
+            "assistant",
+            "user",
+            "assistant",
+            "result"
+        ]
     );
     assert_eq!(lines[1]["subtype"], "attachment");
     assert!(

@@ -145,7 +145,10 @@ fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{all}");
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 3);
-    assert_eq!(reqs[1].last_user_typed().as_deref(), Some("second question"));
+    assert_eq!(
+        reqs[1].last_user_typed().as_deref(),
+        Some("second question")
+    );
     assert_eq!(reqs[2].last_user_typed().as_deref(), Some("third question"));
     assert!(!s.tmux.screen().contains("queued"));
     quit_and_check_terminal(&s);

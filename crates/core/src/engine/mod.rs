@@ -18,6 +18,7 @@ pub mod events;
 pub mod extension;
 pub mod fit;
 mod hook_points;
+mod loop_guard;
 mod outcome;
 mod progress;
 mod record;
@@ -128,6 +129,8 @@ pub struct Engine {
     /// The id of the input being handled: its user message is recorded
     /// under it.
     input_uuid: Option<String>,
+    /// Notices the same call or error repeating (loop reflection).
+    loop_guard: loop_guard::LoopGuard,
 }
 
 impl Engine {
@@ -234,6 +237,7 @@ impl Engine {
             hooks,
             session_started: false,
             input_uuid: None,
+            loop_guard: loop_guard::LoopGuard::default(),
         }
     }
 
@@ -690,7 +694,11 @@ impl Engine {
                 return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
             }
 
-            let results = tool_runner::run_tool_calls(self, &assistant, &cancel).await;
+            let mut results = tool_runner::run_tool_calls(self, &assistant, &cancel).await;
+            if let Some(note) = self.loop_guard.observe(&assistant, &results) {
+                // Read with the results, before the model decides again.
+                results.push(ContentBlock::text(attachments::wrap(&note)));
+            }
             let tool_message = Message {
                 role: Role::User,
                 content: results,

@@ -235,10 +235,18 @@ fn apply_edit(original: &str, input: &EditInput) -> Result<Applied, ToolError> {
         ));
     };
     if count > 1 && !input.replace_all {
+        // Where they are, so that the model knows which lines to widen
+        // its context from.
+        let lines: Vec<String> = found
+            .iter()
+            .take(10)
+            .map(|&(at, _)| (original[..at].matches('\n').count() + 1).to_string())
+            .collect();
         return Err(ToolError::failed(format!(
-            "old_string occurs {count} times in the file, but replace_all is false. Include more \
-             surrounding lines in old_string so that it matches exactly one place, or set \
-             replace_all to true to change all {count}."
+            "old_string occurs {count} times in the file (at lines {}), but replace_all is \
+             false. Widen the context: include more surrounding lines in old_string so that it \
+             matches exactly one place, or set replace_all to true to change all {count}.",
+            lines.join(", ")
         )));
     }
     let used = if input.replace_all {

@@ -76,6 +76,10 @@ const TIMEOUT_HINT: &str = "It may have been waiting for input (a prompt, an edi
     `run_in_background: true`, read it with BashOutput and answer it with BashInput. If it was \
     only slow, give it a longer `timeout` or run it in the background.";
 
+/// What exit code 127 means, and what to check first.
+const NOT_FOUND_HINT: &str = "The shell could not find a command: check its name and whether \
+    it is installed (`command -v NAME`), or install it with the machine's package manager.";
+
 /// Characters of a command's first line in its one-line summary.
 const SUMMARY_CHARS: usize = 400;
 /// Bash, as the main conversation and general agents get it.
@@ -491,6 +495,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
     match end {
         End::Exited(status) => match (status.code(), status.signal()) {
             (Some(0), _) => failed = false,
+            (Some(127), _) => parts.push(format!("Exit code: 127. {NOT_FOUND_HINT}")),
             (Some(code), _) => parts.push(format!("Exit code: {code}")),
             (None, Some(sig)) => parts.push(format!("Killed by signal {sig}")),
             (None, None) => parts.push("The command ended abnormally".into()),
