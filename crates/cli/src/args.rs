@@ -68,6 +68,11 @@ pub struct Args {
     #[arg(long, value_parser = parse_effort)]
     pub effort: Option<Effort>,
 
+    /// Reasoning effort in plan mode and for the completion gate's turn
+    /// (setting `planEffort`); the session's effort elsewhere.
+    #[arg(long, value_parser = parse_effort)]
+    pub plan_effort: Option<Effort>,
+
     /// Extended thinking of the main model: adaptive, enabled or disabled.
     #[arg(long, value_parser = ["adaptive", "enabled", "disabled"])]
     pub thinking: Option<String>,

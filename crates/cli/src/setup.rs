@@ -87,6 +87,7 @@ pub fn config_from_args(
         model: args.model.clone(),
         small_model: args.small_model.clone(),
         plan_model: args.plan_model.clone(),
+        plan_effort: args.plan_effort,
         max_turns: args.max_turns,
         append_system_prompt: args.sdk.append_system_prompt.clone(),
         system_prompt: sdk_flags::system_prompt(args)?,

@@ -25,6 +25,7 @@
 pub mod agents;
 pub mod builder;
 pub mod checkpoints;
+pub mod completion;
 pub mod config_dir;
 pub mod engine;
 pub mod file_gate;

@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "tools",
     "engine",
     "output",
+    "completion",
     "plan",
     "session",
     "checkpoints",

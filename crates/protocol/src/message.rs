@@ -112,6 +112,12 @@ pub enum ContentBlock {
     Image {
         source: Value,
     },
+    /// A document (a PDF) in the Anthropic shape: `source` is
+    /// `{"type":"base64","media_type":"application/pdf","data":…}`.
+    /// Providers without documents leave it out with a note.
+    Document {
+        source: Value,
+    },
 }
 
 impl ContentBlock {

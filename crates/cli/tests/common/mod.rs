@@ -76,6 +76,9 @@ impl Sandbox {
             .env("HOME", self.dir.path())
             .env("CATUI_CONFIG_DIR", self.config())
             .env("CATUI_RETRY_BASE_MS", "1")
+            // Scripts end with the model's first answer: the completion
+            // gate's own tests (completion_gate.rs) turn it back on.
+            .env("CATUI_COMPLETION_CHECK", "off")
             .env("CATUI_MODEL", "test-model");
         cmd
     }

@@ -125,6 +125,9 @@ pub struct SessionConfig {
     pub small_model: Option<String>,
     /// The planning model (`--plan-model`); wins over `planModel`.
     pub plan_model: Option<String>,
+    /// The effort in plan mode and for the completion gate's turn
+    /// (`--plan-effort`); wins over `planEffort`.
+    pub plan_effort: Option<catui_protocol::Effort>,
     /// Model requests per user input.
     pub max_turns: Option<u32>,
     /// Added to the end of the system prompt (`--append-system-prompt`).
@@ -196,6 +199,7 @@ impl SessionConfig {
             model: None,
             small_model: None,
             plan_model: None,
+            plan_effort: None,
             max_turns: None,
             append_system_prompt: None,
             system_prompt: None,
@@ -544,6 +548,11 @@ impl SessionBuilder {
         let mut tool_ctx = ToolContext::new(cwd.clone());
         tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
         tool_ctx.values.insert(ToolOutputDir(output_dir.clone()));
+        // What Read may show the model besides text (images, PDFs).
+        tool_ctx.values.insert(crate::tools::media::ModelInputs {
+            images: true,
+            documents: resolved.config.kind == ProviderKind::Anthropic,
+        });
         let background = Arc::new(crate::tools::bash::BackgroundShells::new(
             output_dir.clone(),
         ));
@@ -952,6 +961,13 @@ impl SessionBuilder {
         if let Some(c) = &checkpoints {
             extensions.push(Arc::new(crate::checkpoints::CheckpointExtension(c.clone())));
         }
+        extensions.push(Arc::new(parts::completion_gate(
+            &settings,
+            env(crate::completion::CHECK_ENV),
+            config.plan_effort,
+            nobody_here,
+            &warn,
+        )));
         // Only the main conversation may give the run's structured output.
         let mut main_tools = services.tools.clone();
         main_tools.add_source(output.tool_source());

@@ -67,6 +67,40 @@ pub(super) fn fit_tools_to_audience(tools: &mut ToolRegistry, nobody_here: bool,
     }
 }
 
+/// The completion gate and the effort by phase, from the settings
+/// (`completionCheck`, `planEffort`), the environment
+/// (`CATUI_COMPLETION_CHECK`, which wins over the setting) and the command
+/// line (`--plan-effort`, which wins); a wrong value is said and ignored.
+pub(super) fn completion_gate(
+    settings: &crate::settings::Settings,
+    env_check: Option<String>,
+    plan_effort: Option<catui_protocol::Effort>,
+    nobody_here: bool,
+    warn: &WarningSink,
+) -> crate::completion::CompletionGate {
+    use crate::completion::{CompletionCheck, CompletionGate};
+    let check_text = env_check.or_else(|| settings.completion_check.clone());
+    let check = match check_text.as_deref().map(str::parse) {
+        Some(Ok(check)) => check,
+        Some(Err(e)) => {
+            warn(&format!("{e}; using \"auto\""));
+            CompletionCheck::Auto
+        }
+        None => CompletionCheck::Auto,
+    };
+    let effort = plan_effort.or_else(|| {
+        let text = settings.plan_effort.as_deref()?;
+        match text.parse::<catui_protocol::Effort>() {
+            Ok(effort) => Some(effort),
+            Err(e) => {
+                warn(&format!("planEffort: {e}; the session's effort is used"));
+                None
+            }
+        }
+    });
+    CompletionGate::new(check, nobody_here, effort)
+}
+
 /// Where the main conversation is recorded.
 pub(super) enum MainRecorder {
     /// The session's transcript file.

@@ -224,6 +224,17 @@ pub trait EngineExtension: Send + Sync {
     /// terminal UI runs the editor on its own terminal): keep what changed.
     fn user_edited(&self, _path: &Path, _session: &dyn SessionHooks) {}
 
+    /// The reasoning effort of the conversation's next request while in
+    /// `mode`, instead of the session's (`planEffort` in plan mode and
+    /// for the completion gate's turn); `None`: the session's.
+    fn request_effort(
+        &self,
+        _agent_id: Option<&str>,
+        _mode: PermissionMode,
+    ) -> Option<catui_protocol::Effort> {
+        None
+    }
+
     /// The model the conversation's next request uses instead of its own
     /// while in `mode` (plan mode's planning model); `None`: its own.
     fn request_model(&self, _agent_id: Option<&str>, _mode: PermissionMode) -> Option<String> {

@@ -36,7 +36,8 @@ fn block_size(block: &ContentBlock) -> usize {
         ContentBlock::Thinking { .. }
         | ContentBlock::RedactedThinking { .. }
         | ContentBlock::Reasoning { .. }
-        | ContentBlock::Image { .. } => 0,
+        | ContentBlock::Image { .. }
+        | ContentBlock::Document { .. } => 0,
     }
 }
 

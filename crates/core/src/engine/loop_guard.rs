@@ -43,7 +43,7 @@ impl LoopGuard {
                 self.call = Some(key);
                 self.calls = 1;
             }
-            if self.calls % REPEATS == 0 {
+            if self.calls.is_multiple_of(REPEATS) {
                 repeated_call = Some(name.to_string());
             }
             match error_of(results, id) {
@@ -54,7 +54,7 @@ impl LoopGuard {
                         self.error = Some(text);
                         self.errors = 1;
                     }
-                    if self.errors % REPEATS == 0 {
+                    if self.errors.is_multiple_of(REPEATS) {
                         repeated_error = true;
                     }
                 }

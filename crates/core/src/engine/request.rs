@@ -25,6 +25,12 @@ impl Engine {
     ) -> Result<catui_protocol::ModelResponse, ProviderError> {
         let tools = self.tools.specs();
         let model = self.request_model();
+        let mode = self.permission_mode();
+        let effort = self
+            .shared
+            .extensions
+            .iter()
+            .find_map(|e| e.request_effort(self.config.agent_id.as_deref(), mode));
         // The conversation is lent to the request rather than copied (a long
         // session's copy would cost more than sending it); the guard puts it
         // back however the request ends, cancelled included.
@@ -38,8 +44,12 @@ impl Engine {
                 tool_choice: ToolChoice::Auto,
                 max_tokens: self.config.max_tokens,
                 temperature: None,
-                // The session's client fills in each model's reasoning options.
-                reasoning: Default::default(),
+                // The session's client fills in each model's reasoning
+                // options; an effort for this phase wins over its own.
+                reasoning: catui_protocol::Reasoning {
+                    effort,
+                    ..Default::default()
+                },
             },
         );
         let shared = self.shared.clone();

@@ -521,13 +521,16 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         call_interruptibly(call.call(ctx), &ctx.cancel, STOP_GRACE),
                     )
                     .await;
+                    let mut media = Vec::new();
                     let (content, display, is_error, failed) = match result {
                         Ok(ToolOutput {
                             content,
                             display,
                             is_error,
                             failed,
+                            media: shown,
                         }) => {
+                            media = shown;
                             let display = display.unwrap_or_else(|| content.clone());
                             (content, display, is_error, failed || is_error)
                         }
@@ -554,7 +557,18 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         failed,
                         parent_tool_use_id: parent,
                     });
-                    ContentBlock::tool_result(id, content, is_error)
+                    if media.is_empty() {
+                        ContentBlock::tool_result(id, content, is_error)
+                    } else {
+                        // The text first, then what the model is to see.
+                        let mut blocks = vec![ContentBlock::text(content)];
+                        blocks.extend(media);
+                        ContentBlock::ToolResult {
+                            tool_use_id: id,
+                            content: catui_protocol::ToolResultContent::Blocks(blocks),
+                            is_error,
+                        }
+                    }
                 }
             }
         }

@@ -219,6 +219,7 @@ fn render_for_summary(messages: &[Message]) -> String {
                     ));
                 }
                 ContentBlock::Image { .. } => out.push_str("(an image)"),
+                ContentBlock::Document { .. } => out.push_str("(a document)"),
                 ContentBlock::Thinking { .. }
                 | ContentBlock::RedactedThinking { .. }
                 | ContentBlock::Reasoning { .. } => continue,

@@ -210,6 +210,18 @@ pub const KEYS: &[KeyRule] = &[
         "which model gets the conversation while planning",
     ),
     rule(
+        "planEffort",
+        HeldBack,
+        Whole,
+        "how much the model reasons (and costs) while planning and checking its work",
+    ),
+    rule(
+        "completionCheck",
+        HeldBack,
+        Whole,
+        "whether the model is sent back to check its work (one more request per input)",
+    ),
+    rule(
         "provider",
         HeldBack,
         Whole,

@@ -123,6 +123,8 @@ pub(super) struct RawSettings {
     pub model: Option<String>,
     pub small_model: Option<String>,
     pub plan_model: Option<String>,
+    pub plan_effort: Option<String>,
+    pub completion_check: Option<String>,
     pub provider: Option<String>,
     pub permissions: Option<RawPermissions>,
     pub plans_directory: Option<String>,

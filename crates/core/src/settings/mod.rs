@@ -122,6 +122,12 @@ pub struct Settings {
     /// The model for requests made in plan mode and by the Plan agent
     /// (`planModel`); unset: the session's model.
     pub plan_model: Option<String>,
+    /// The reasoning effort in plan mode and for the completion gate's
+    /// turn (`planEffort`), as written (checked when the session starts).
+    pub plan_effort: Option<String>,
+    /// When the completion gate asks (`completionCheck`: auto, always,
+    /// off), as written.
+    pub completion_check: Option<String>,
     pub provider: Option<String>,
     pub permissions: PermissionSettings,
     /// As written; the plan module resolves it against the project root.
@@ -419,6 +425,8 @@ impl Settings {
         set(&mut self.model, raw.model);
         set(&mut self.small_model, raw.small_model);
         set(&mut self.plan_model, raw.plan_model);
+        set(&mut self.plan_effort, raw.plan_effort);
+        set(&mut self.completion_check, raw.completion_check);
         set(&mut self.provider, raw.provider);
         set(&mut self.plans_directory, raw.plans_directory);
         set(&mut self.plan_agents, raw.plan_agents);

@@ -1,8 +1,121 @@
-//! Recognises the non-text files that Read describes instead of dumping
-//! (images and PDFs), and reads the cheap facts about them from their
-//! headers: pixel dimensions and an approximate PDF page count.
+//! Recognises the non-text files Read does not print as text (images and
+//! PDFs), reads the cheap facts about them from their headers (pixel
+//! dimensions, an approximate PDF page count), and turns them into what the
+//! model can see: an image block, or a PDF's document block where the
+//! session's provider takes documents ([`ModelInputs`]); otherwise a
+//! description.
 
 use std::path::Path;
+
+use base64::Engine as _;
+use catui_protocol::ContentBlock;
+use serde_json::json;
+
+use super::ToolOutput;
+
+/// What the session's model accepts besides text, set by the session from
+/// its provider: Anthropic takes images and PDFs, the OpenAI wire formats
+/// images only. Without it Read describes media files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelInputs {
+    pub images: bool,
+    pub documents: bool,
+}
+
+/// The largest image sent (the providers' limit for one image).
+pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+/// The longest side the providers accept at all.
+pub const MAX_IMAGE_SIDE: u32 = 8_000;
+/// Beyond this long side the provider scales the image down itself.
+pub const SCALED_SIDE: u32 = 1_568;
+/// The largest PDF sent, and the most pages.
+pub const MAX_PDF_BYTES: u64 = 32 * 1024 * 1024;
+pub const MAX_PDF_PAGES: usize = 100;
+
+/// The model's view of a media file whose bytes are `bytes`: the block it
+/// can see with a line of facts, or `None` when it cannot take this kind
+/// (or the file is beyond the limits), and the caller describes it.
+pub fn for_model(
+    kind: MediaKind,
+    path: &Path,
+    bytes: &[u8],
+    inputs: ModelInputs,
+) -> Result<Option<ToolOutput>, String> {
+    let size = bytes.len() as u64;
+    let data = || base64::engine::general_purpose::STANDARD.encode(bytes);
+    if kind == MediaKind::Pdf {
+        if !inputs.documents {
+            return Ok(None);
+        }
+        if size > MAX_PDF_BYTES {
+            return Err(format!(
+                "{} is {}, more than the {} a document may be. Extract the pages you need \
+                 (`pdftotext -f N -l M`, `qpdf --pages`) with Bash and read those.",
+                path.display(),
+                human_size(size),
+                human_size(MAX_PDF_BYTES)
+            ));
+        }
+        let pages = pdf_page_count(bytes);
+        if pages > MAX_PDF_PAGES {
+            return Err(format!(
+                "{} has about {pages} pages, more than the {MAX_PDF_PAGES} a document may have. \
+                 Extract the pages you need (`pdftotext -f N -l M`, `qpdf --pages`) with Bash \
+                 and read those.",
+                path.display()
+            ));
+        }
+        let block = ContentBlock::Document {
+            source: json!({"type": "base64", "media_type": "application/pdf", "data": data()}),
+        };
+        let text = format!(
+            "{} ({}{}) is attached below as a document.",
+            path.display(),
+            human_size(size),
+            if pages > 0 {
+                format!(", about {pages} page{}", plural(pages))
+            } else {
+                String::new()
+            }
+        );
+        return Ok(Some(with_media(text, block)));
+    }
+    if !inputs.images {
+        return Ok(None);
+    }
+    let (w, h) = image_dimensions(kind, bytes).unwrap_or((0, 0));
+    if size > MAX_IMAGE_BYTES || w.max(h) > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "{} is {} ({w}x{h} pixels), beyond what can be shown (at most {} and {MAX_IMAGE_SIDE} \
+             pixels a side). Make a smaller copy with Bash (e.g. `convert IN -resize 1568x1568 \
+             /tmp/small.png`) and read that.",
+            path.display(),
+            human_size(size),
+            human_size(MAX_IMAGE_BYTES)
+        ));
+    }
+    let scaled = if w.max(h) > SCALED_SIDE {
+        format!("; the provider scales it to at most {SCALED_SIDE} pixels on its long side")
+    } else {
+        String::new()
+    };
+    let block = ContentBlock::Image {
+        source: json!({"type": "base64", "media_type": kind.media_type(), "data": data()}),
+    };
+    let text = format!(
+        "{} is {} ({w}x{h} pixels, {}{scaled}); it is shown below.",
+        path.display(),
+        kind.label(),
+        human_size(size)
+    );
+    Ok(Some(with_media(text, block)))
+}
+
+fn with_media(text: String, block: ContentBlock) -> ToolOutput {
+    let mut out = ToolOutput::text(text.clone()).with_display(text);
+    out.media.push(block);
+    out
+}
 
 /// A file kind Read describes rather than prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +138,17 @@ impl MediaKind {
             "webp" => Some(MediaKind::Webp),
             "pdf" => Some(MediaKind::Pdf),
             _ => None,
+        }
+    }
+
+    /// The MIME type providers expect.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            MediaKind::Png => "image/png",
+            MediaKind::Jpeg => "image/jpeg",
+            MediaKind::Gif => "image/gif",
+            MediaKind::Webp => "image/webp",
+            MediaKind::Pdf => "application/pdf",
         }
     }
 

@@ -56,6 +56,9 @@ pub struct ToolOutput {
     /// exited non-zero or was killed): front ends show it as failed even
     /// though the model receives an ordinary result.
     pub failed: bool,
+    /// Images and documents the model receives after `content` (Read of
+    /// a PNG or a PDF).
+    pub media: Vec<catui_protocol::ContentBlock>,
 }
 
 impl ToolOutput {
@@ -65,6 +68,7 @@ impl ToolOutput {
             display: None,
             is_error: false,
             failed: false,
+            media: Vec::new(),
         }
     }
 

@@ -57,8 +57,9 @@ impl TypedTool for ReadTool {
            (first line, 1-based) and `limit` (line count) to read another part; the output says \
            when there is more.\n\
          - Lines longer than 2000 characters are cut short.\n\
-         - Images (PNG, JPEG, GIF, WebP) and PDFs are described (type, size, dimensions) rather \
-           than printed; other binary files are refused.\n\
+         - Images (PNG, JPEG, GIF, WebP) are shown to you as images, and PDFs as documents \
+           where the model can take them (otherwise they are described: type, size, pages); \
+           other binary files are refused.\n\
          - Directories cannot be read: use Glob, or `ls` through Bash.\n\
          - You can read several files at once by calling Read several times in one message."
             .into()
@@ -115,6 +116,20 @@ impl TypedTool for ReadTool {
             };
             ctx.record_read(&path);
             return Ok(ToolOutput::text(shown));
+        }
+        if let (Some(kind), Some(inputs)) = (
+            MediaKind::from_path(&path),
+            ctx.values.get::<media::ModelInputs>().copied(),
+        ) {
+            let read_path = path.clone();
+            let shown =
+                tokio::task::spawn_blocking(move || media_for_model(&read_path, kind, inputs))
+                    .await
+                    .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
+            if let Some(out) = shown {
+                ctx.record_read(&path);
+                return Ok(out);
+            }
         }
         let read_path = path.clone();
         let cancel = ctx.cancel.clone();
@@ -218,6 +233,33 @@ pub fn read_file(
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(ToolError::Cancelled),
         Err(e) => Err(io_err(e)),
     }
+}
+
+/// A media file for a model that can see it: its block, or `None` to
+/// describe it instead (the model cannot take this kind).
+fn media_for_model(
+    path: &Path,
+    kind: MediaKind,
+    inputs: media::ModelInputs,
+) -> Result<Option<ToolOutput>, ToolError> {
+    let (file, meta) = safe_fs::open_regular(path).map_err(|e| {
+        if e.is_not_found() {
+            let (message, advice) = not_found_message(path);
+            ToolError::advised(message, advice)
+        } else {
+            ToolError::failed(format!("Could not read {}: {e}.", path.display()))
+        }
+    })?;
+    let limit = media::MAX_PDF_BYTES.max(media::MAX_IMAGE_BYTES) + 1;
+    if meta.len() >= limit {
+        // Too large either way: the description says so.
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::failed(format!("Could not read {}: {e}.", path.display())))?;
+    media::for_model(kind, path, &bytes, inputs).map_err(ToolError::failed)
 }
 
 /// The refusal for FIFOs, devices and sockets: reading one could wait

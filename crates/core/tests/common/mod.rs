@@ -55,6 +55,9 @@ impl TestSession {
             ("ANTHROPIC_API_KEY".to_string(), "k".to_string()),
             ("ANTHROPIC_BASE_URL".to_string(), server.url()),
             ("CATUI_RETRY_BASE_MS".to_string(), "1".to_string()),
+            // Scripts end with the model's first answer; the gate's own
+            // tests turn it back on.
+            ("CATUI_COMPLETION_CHECK".to_string(), "off".to_string()),
         ]);
         let config = SessionConfig {
             vars: Some(vars),

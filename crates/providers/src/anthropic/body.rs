@@ -86,6 +86,9 @@ enum BlockKind<'a> {
     Image {
         source: &'a Value,
     },
+    Document {
+        source: &'a Value,
+    },
 }
 
 // serde hands `skip_serializing_if` a reference.
@@ -262,6 +265,7 @@ fn block(b: &ContentBlock) -> Option<WireBlock<'_>> {
             is_error: *is_error,
         },
         ContentBlock::Image { source } => BlockKind::Image { source },
+        ContentBlock::Document { source } => BlockKind::Document { source },
     };
     Some(WireBlock {
         kind,

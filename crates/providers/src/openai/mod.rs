@@ -155,6 +155,16 @@ fn user_messages(m: &Message, out: &mut Vec<Value>) {
                 content,
                 is_error,
             } => {
+                // A tool message carries text only: the images a result
+                // holds follow in the user message after the tool messages.
+                let images = result_images(content);
+                if !images.is_empty() {
+                    parts.push(json!({"type": "text", "text": format!(
+                        "The image{} returned by tool call {tool_use_id}:",
+                        if images.len() == 1 { "" } else { "s" }
+                    )}));
+                    parts.extend(images);
+                }
                 let text = result_text(content);
                 // Chat Completions has no error flag; say it in the text.
                 let text = if *is_error {
@@ -193,18 +203,42 @@ pub(crate) fn result_text(content: &ToolResultContent) -> String {
         ToolResultContent::Text(t) => t.clone(),
         ToolResultContent::Blocks(blocks) => {
             let mut out = content.as_text();
+            let mut note = |text: &str| {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            };
             if blocks
                 .iter()
                 .any(|b| matches!(b, ContentBlock::Image { .. }))
             {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str("[image omitted: tool results can only carry text here]");
+                note("[the image is in the next user message]");
+            }
+            if blocks
+                .iter()
+                .any(|b| matches!(b, ContentBlock::Document { .. }))
+            {
+                note("[a document was left out: this provider does not take documents]");
             }
             out
         }
     }
+}
+
+/// The images of a tool result as Chat Completions `image_url` parts.
+pub(crate) fn result_images(content: &ToolResultContent) -> Vec<Value> {
+    let ToolResultContent::Blocks(blocks) = content else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Image { source } => image_url(source),
+            _ => None,
+        })
+        .map(|url| json!({"type": "image_url", "image_url": {"url": url}}))
+        .collect()
 }
 
 /// A data URL (or plain URL) for an Anthropic-shaped image source.

@@ -85,7 +85,19 @@ fn user_items(m: &Message, out: &mut Vec<Value>) {
                 tool_use_id,
                 content,
                 is_error,
-            } => out.push(call_output(tool_use_id, content, *is_error)),
+            } => {
+                out.push(call_output(tool_use_id, content, *is_error));
+                // Images of a result follow in the user message.
+                let images = crate::openai::result_images(content);
+                if !images.is_empty() {
+                    parts.push(json!({"type": "input_text",
+                        "text": format!("The image returned by tool call {tool_use_id}:")}));
+                    for image in images {
+                        parts.push(json!({"type": "input_image",
+                            "image_url": image["image_url"]["url"]}));
+                    }
+                }
+            }
             ContentBlock::Text { text } if !text.is_empty() => {
                 parts.push(json!({"type": "input_text", "text": text}))
             }

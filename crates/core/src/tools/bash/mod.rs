@@ -517,6 +517,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
         display: None,
         is_error,
         failed,
+        media: Vec::new(),
     }
 }
 

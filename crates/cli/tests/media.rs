@@ -1,0 +1,144 @@
+//! Images and documents reach the model, through the real binary: Read of
+//! a PNG gives an image block in the tool result on the Anthropic wire and
+//! an `image_url` part right after the tool message on the OpenAI one; a
+//! PDF is a document block on Anthropic and described where the provider
+//! takes no documents; a stream-json user message may carry an image.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use catui_testkit::{MockServer, Script, Turn};
+use common::{Sandbox, StreamSession, output_within};
+use serde_json::{Value, json};
+
+/// A 1x1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0xd, 0xa, 0x1a, 0xa, 0x0, 0x0, 0x0, 0xd, 0x49, 0x48, 0x44, 0x52, 0x0,
+    0x0, 0x0, 0x1, 0x0, 0x0, 0x0, 0x1, 0x8, 0x6, 0x0, 0x0, 0x0, 0x1f, 0x15, 0xc4, 0x89, 0x0, 0x0,
+    0x0, 0xd, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0xf8, 0xcf, 0x50, 0xf, 0x0, 0x3,
+    0x86, 0x1, 0x80, 0x5a, 0x34, 0x7d, 0x6b, 0x0, 0x0, 0x0, 0x0, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+/// The same PNG as the base64 the wire carries.
+const PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+const PDF: &[u8] = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n";
+
+fn read_twice(sb: &Sandbox, server: &MockServer, openai: bool) {
+    let mut cmd = if openai {
+        sb.catui_openai(server)
+    } else {
+        sb.catui(server)
+    };
+    cmd.args([
+        "-p",
+        "look at them",
+        "--settings",
+        r#"{"completionCheck":"off"}"#,
+    ]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn script() -> Script {
+    Script::new()
+        .turn(Turn::tool_use(
+            "i1",
+            "Read",
+            json!({"file_path": "shot.png"}),
+        ))
+        .turn(Turn::tool_use(
+            "d1",
+            "Read",
+            json!({"file_path": "spec.pdf"}),
+        ))
+        .turn(Turn::text("seen"))
+}
+
+fn project() -> Sandbox {
+    let sb = Sandbox::new();
+    std::fs::write(sb.project().join("shot.png"), PNG).unwrap();
+    std::fs::write(sb.project().join("spec.pdf"), PDF).unwrap();
+    sb
+}
+
+#[test]
+fn anthropic_gets_an_image_block_and_a_document_block() {
+    let sb = project();
+    let server = MockServer::start_blocking(script()).unwrap();
+    read_twice(&sb, &server, false);
+    let reqs = server.requests();
+    let find = |r: &catui_testkit::RecordedRequest, id: &str| -> Value {
+        r.messages()
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)
+            .unwrap()
+    };
+    let image = find(&reqs[1], "i1");
+    let blocks = image["content"].as_array().unwrap();
+    assert!(
+        blocks[0]["text"].as_str().unwrap().contains("1x1 pixels"),
+        "{image}"
+    );
+    assert_eq!(blocks[1]["type"], "image", "{image}");
+    assert_eq!(blocks[1]["source"]["media_type"], "image/png");
+    assert_eq!(blocks[1]["source"]["data"], PNG_B64);
+    let doc = find(&reqs[2], "d1");
+    let blocks = doc["content"].as_array().unwrap();
+    assert_eq!(blocks[1]["type"], "document", "{doc}");
+    assert_eq!(blocks[1]["source"]["media_type"], "application/pdf");
+    assert!(!blocks[1]["source"]["data"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn openai_gets_the_image_after_the_tool_message_and_a_pdf_description() {
+    let sb = project();
+    let server = MockServer::start_blocking(script()).unwrap();
+    read_twice(&sb, &server, true);
+    let reqs = server.requests();
+    let messages = reqs[1].messages();
+    let tool_at = messages
+        .iter()
+        .position(|m| m["role"] == "tool" && m["tool_call_id"] == "i1")
+        .unwrap();
+    let tool_text = messages[tool_at]["content"].as_str().unwrap();
+    assert!(tool_text.contains("1x1 pixels"), "{tool_text}");
+    let next = &messages[tool_at + 1];
+    assert_eq!(next["role"], "user", "{next}");
+    let url = next["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|p| p["image_url"]["url"].as_str())
+        .unwrap();
+    assert_eq!(url, format!("data:image/png;base64,{PNG_B64}"));
+    // No documents on this provider: the PDF is described, with advice.
+    let (pdf, _) = common::result_of(&reqs[2], "d1");
+    assert!(pdf.contains("a PDF document"), "{pdf}");
+    assert!(pdf.contains("pdftotext"), "{pdf}");
+}
+
+#[test]
+fn a_stream_json_user_message_may_carry_an_image() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("a dot"))).unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send(json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
+    ]}}));
+    s.wait_type("result");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+    let first = &server.requests()[0];
+    let content = first.messages()[0]["content"].as_array().unwrap().clone();
+    let image = content.iter().find(|b| b["type"] == "image").unwrap();
+    assert_eq!(image["source"]["data"], PNG_B64);
+}
