@@ -2,7 +2,10 @@
 //! a PNG gives an image block in the tool result on the Anthropic wire and
 //! an `image_url` part right after the tool message on the OpenAI one; a
 //! PDF is a document block on Anthropic and described where the provider
-//! takes no documents; a stream-json user message may carry an image.
+//! takes no documents; a stream-json user message may carry an image; a
+//! model without vision (settings `vision: false`) gets no image: a user
+//! message with one, or with a PDF for a provider without documents, is
+//! refused with a clear error and nothing is sent.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -141,4 +144,67 @@ fn a_stream_json_user_message_may_carry_an_image() {
     let content = first.messages()[0]["content"].as_array().unwrap().clone();
     let image = content.iter().find(|b| b["type"] == "image").unwrap();
     assert_eq!(image["source"]["data"], PNG_B64);
+}
+
+#[test]
+fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
+    let sb = project();
+    sb.user_settings(r#"{"models": {"text-model": {"vision": false}}}"#);
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "i1",
+                "Read",
+                json!({"file_path": "shot.png"}),
+            ))
+            .turn(Turn::text("described")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--model", "text-model"]);
+    s.send(json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
+    ]}}));
+    let refused = s.wait_type("result");
+    assert_eq!(refused["is_error"], true, "{refused}");
+    let why = refused["result"].as_str().unwrap();
+    assert!(why.contains("text-model takes no images"), "{why}");
+    assert!(why.contains("not sent"), "{why}");
+    assert!(server.requests().is_empty(), "nothing may reach the model");
+    // The next input goes through; Read describes the image and says why.
+    s.send(json!({"type": "user", "message": {"role": "user", "content": "look at shot.png"}}));
+    let done = s.wait_for("second result", |v| {
+        v["type"] == "result" && v["result"] == "described"
+    });
+    assert_eq!(done["is_error"], false, "{done}");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+    let reqs = server.requests();
+    let (text, _) = common::result_of(&reqs[1], "i1");
+    assert!(text.contains("1x1 pixels"), "{text}");
+    assert!(text.contains("takes no images"), "{text}");
+    let sent = serde_json::to_string(&reqs[1].body).unwrap();
+    assert!(
+        !sent.contains(PNG_B64),
+        "no image bytes may be sent: {sent}"
+    );
+}
+
+#[test]
+fn a_pdf_in_a_user_message_is_refused_where_the_provider_takes_no_documents() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("unused"))).unwrap();
+    let mut s = StreamSession::start(sb.catui_openai(&server), &[]);
+    s.send(json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": "summarise"},
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}}
+    ]}}));
+    let refused = s.wait_type("result");
+    assert_eq!(refused["is_error"], true, "{refused}");
+    let why = refused["result"].as_str().unwrap();
+    assert!(why.contains("takes no PDF documents"), "{why}");
+    // The session's last input failed, so its exit status says so.
+    let (code, _) = s.finish();
+    assert_eq!(code, 1);
+    assert!(server.requests().is_empty(), "nothing may reach the model");
 }

@@ -57,6 +57,9 @@ pub struct ModelInfo {
     /// request sets its own (settings, or the command line for the main
     /// model).
     pub reasoning: Reasoning,
+    /// The model takes no images (settings `vision: false`): an image for
+    /// it is refused with a clear error rather than sent and dropped.
+    pub text_only: bool,
 }
 
 /// One row of the built-in table.
@@ -288,6 +291,7 @@ pub fn builtin(model: &str) -> ModelInfo {
         .filter(|_| !row.prefix.starts_with("claude")),
         reasons: row.reasons,
         reasoning: Reasoning::default(),
+        text_only: false,
     }
 }
 
@@ -317,6 +321,9 @@ pub struct ModelOverride {
     pub thinking: Option<String>,
     pub max_thinking_tokens: Option<u32>,
     pub thinking_display: Option<ThinkingDisplay>,
+    /// Whether the model takes images (default: yes). `false` for a
+    /// text-only model behind an OpenAI-compatible server.
+    pub vision: Option<bool>,
 }
 
 /// Extended thinking as chosen on the command line or in settings: the
@@ -403,6 +410,9 @@ impl ModelOverride {
         if let Some(kind) = self.provider.as_deref().and_then(|p| p.parse().ok()) {
             info.openai_wire = Some(kind);
         }
+        if let Some(vision) = self.vision {
+            info.text_only = !vision;
+        }
         let thinking = thinking_from(self.thinking.as_deref(), self.max_thinking_tokens)
             .ok()
             .flatten();
@@ -448,7 +458,8 @@ impl ModelCatalog {
             effort,
             thinking,
             max_thinking_tokens,
-            thinking_display
+            thinking_display,
+            vision
         );
     }
 

@@ -17,6 +17,7 @@
 //! ```
 
 mod approver;
+mod attach;
 pub mod bashes;
 mod browser_review;
 pub mod dialogs;

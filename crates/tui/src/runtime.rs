@@ -270,7 +270,8 @@ impl Runtime {
             match action {
                 Action::Quit => return Ok(false),
                 Action::Submit(text) => {
-                    if self.inputs.send(vec![ContentBlock::text(text)]).is_err() {
+                    let content = self.state.attachments.content(text);
+                    if self.inputs.send(content).is_err() {
                         self.state.pending_inputs.clear();
                         self.state.system(
                             "The conversation engine has stopped; restart catui to continue.",

@@ -550,7 +550,7 @@ impl SessionBuilder {
         tool_ctx.values.insert(ToolOutputDir(output_dir.clone()));
         // What Read may show the model besides text (images, PDFs).
         tool_ctx.values.insert(crate::tools::media::ModelInputs {
-            images: true,
+            images: !client.model_info(&resolved.model).text_only,
             documents: resolved.config.kind == ProviderKind::Anthropic,
         });
         let background = Arc::new(crate::tools::bash::BackgroundShells::new(

@@ -19,6 +19,7 @@ pub mod extension;
 pub mod fit;
 mod hook_points;
 mod loop_guard;
+mod media_input;
 mod outcome;
 mod progress;
 mod record;
@@ -427,6 +428,16 @@ impl Engine {
                         .await
                 }
             }
+        } else if let Some(why) =
+            media_input::refusal(&content, self.client.as_ref(), &self.request_model())
+        {
+            self.outcome(
+                ResultSubtype::ErrorDuringExecution,
+                why,
+                0,
+                Usage::default(),
+                started,
+            )
         } else {
             match hook_points::before_prompt(self, &text).await {
                 hook_points::PromptGate::Send(context) => {

@@ -111,6 +111,48 @@ pub fn for_model(
     Ok(Some(with_media(text, block)))
 }
 
+/// An image the user attaches (a path pasted or dropped into the terminal
+/// UI) as the block its message carries, or why it cannot be one. The same
+/// limits as Read's; whether the model takes images is the engine's check.
+pub fn attach_image(path: &Path) -> Result<ContentBlock, String> {
+    let kind = MediaKind::from_path(path)
+        .filter(|k| *k != MediaKind::Pdf)
+        .ok_or_else(|| format!("{} is not a PNG, JPEG, GIF or WebP image.", path.display()))?;
+    let (file, meta) = crate::safe_fs::open_regular(path)
+        .map_err(|e| format!("Could not attach {}: {e}.", path.display()))?;
+    if meta.len() > MAX_IMAGE_BYTES {
+        return Err(format!(
+            "{} is {}, more than the {} an image may be.",
+            path.display(),
+            human_size(meta.len()),
+            human_size(MAX_IMAGE_BYTES)
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_IMAGE_BYTES), &mut bytes)
+        .map_err(|e| format!("Could not attach {}: {e}.", path.display()))?;
+    let Some((w, h)) = image_dimensions(kind, &bytes) else {
+        return Err(format!(
+            "{} is not a readable {} (its header is not one).",
+            path.display(),
+            kind.label().trim_start_matches("a ")
+        ));
+    };
+    if w.max(h) > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "{} is {w}x{h} pixels, more than the {MAX_IMAGE_SIDE} pixels a side an image may have.",
+            path.display()
+        ));
+    }
+    Ok(ContentBlock::Image {
+        source: json!({
+            "type": "base64",
+            "media_type": kind.media_type(),
+            "data": base64::engine::general_purpose::STANDARD.encode(&bytes),
+        }),
+    })
+}
+
 fn with_media(text: String, block: ContentBlock) -> ToolOutput {
     let mut out = ToolOutput::text(text.clone()).with_display(text);
     out.media.push(block);

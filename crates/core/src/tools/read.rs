@@ -117,10 +117,16 @@ impl TypedTool for ReadTool {
             ctx.record_read(&path);
             return Ok(ToolOutput::text(shown));
         }
-        if let (Some(kind), Some(inputs)) = (
-            MediaKind::from_path(&path),
-            ctx.values.get::<media::ModelInputs>().copied(),
-        ) {
+        let inputs = ctx.values.get::<media::ModelInputs>().copied();
+        // An image the session's model cannot see: described, and said why.
+        let text_only_note = match (MediaKind::from_path(&path), inputs) {
+            (Some(kind), Some(inputs)) if kind != MediaKind::Pdf && !inputs.images => {
+                " The model in use takes no images (settings `models`: `\"vision\": false`), \
+                 so it is described, not shown."
+            }
+            _ => "",
+        };
+        if let (Some(kind), Some(inputs)) = (MediaKind::from_path(&path), inputs) {
             let read_path = path.clone();
             let shown =
                 tokio::task::spawn_blocking(move || media_for_model(&read_path, kind, inputs))
@@ -139,7 +145,7 @@ impl TypedTool for ReadTool {
         .await
         .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
         ctx.record_read(&path);
-        Ok(ToolOutput::text(text))
+        Ok(ToolOutput::text(text + text_only_note))
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`Action`]s it asks the runtime for. The keys are listed once, in
 //! [`crate::help::KEYS`], for the `?` sheet and `/help`.
 
+use std::path::Path;
 use std::time::Instant;
 
 use catui_core::engine::PermissionAnswer;
@@ -422,10 +423,24 @@ impl AppState {
     }
 
     /// Pasted text goes to the focused field.
+    /// The path of an image file (pasted, or dropped on the terminal)
+    /// attaches the image, shown as `[image: name.png]`.
     pub fn paste(&mut self, text: &str) {
-        match self.dialog.as_mut() {
-            Some(d) => d.paste(text),
-            None => self.input.paste(text),
+        if let Some(d) = self.dialog.as_mut() {
+            d.paste(text);
+            return;
+        }
+        let Some(path) = crate::attach::pasted_image_path(text, Path::new(&self.info.cwd)) else {
+            self.input.paste(text);
+            return;
+        };
+        match self.attachments.add(&path) {
+            Ok(label) => self.input.insert_str(&label),
+            Err(why) => {
+                // The path stays as typed text; the reason is shown.
+                self.input.paste(text);
+                self.system(format!("Image not attached: {why}"), true);
+            }
         }
     }
 }

@@ -163,6 +163,8 @@ pub struct AppState {
     /// Inputs typed while a turn runs: sent one by one after it, editable
     /// until then (Up takes the last one back into the input box).
     pub queued_inputs: Vec<String>,
+    /// Images attached by pasting their path (`[image: name.png]`).
+    pub attachments: crate::attach::Attachments,
     /// Set from a submit until the turn shows any reply: Esc then puts
     /// the prompt back into the input box.
     pub awaiting_reply: bool,
@@ -243,6 +245,7 @@ impl AppState {
             todos: Vec::new(),
             pending_inputs: VecDeque::new(),
             queued_inputs: Vec::new(),
+            attachments: Default::default(),
             awaiting_reply: false,
             withdrawn: false,
             undo_draft: None,
