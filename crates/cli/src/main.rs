@@ -1,6 +1,11 @@
 //! The `catui` binary: parses the command line, builds a session and hands
 //! it to a front end: the terminal UI, or headless (`-p`).
 
+// First: its `println!` and `eprintln!` (sanitised) replace the standard
+// ones in every module below.
+#[macro_use]
+mod output;
+
 mod acp;
 mod args;
 #[cfg(feature = "broker")]

@@ -581,6 +581,5 @@ const HANGUP_EXIT: u8 = 129;
 
 /// A line on stderr that is lost, not a panic, when the terminal is gone.
 fn say(text: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{text}");
+    crate::output::err_line(text);
 }

@@ -7,8 +7,9 @@
 //! the headless stream-json wire format ([`stream_json`], [`control`]), the
 //! transcript line format ([`transcript`]), checkpoints and the plan
 //! compliance report ([`checkpoint`]); background tasks ([`task`]); the
-//! names of MCP servers' tools ([`mcp_name`]); and the one lock helper
-//! every crate uses ([`sync::lock`]).
+//! names of MCP servers' tools ([`mcp_name`]); the one terminal sanitiser
+//! for every byte printed that came from outside ([`terminal`]); and the
+//! one lock helper every crate uses ([`sync::lock`]).
 
 pub mod attachment;
 pub mod checkpoint;
@@ -20,6 +21,7 @@ pub mod model;
 pub mod stream_json;
 pub mod sync;
 pub mod task;
+pub mod terminal;
 pub mod transcript;
 
 pub use attachment::Attachment;

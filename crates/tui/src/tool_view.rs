@@ -273,29 +273,10 @@ fn tail_folded(text: &str, width: usize, max: usize, expanded: bool) -> Vec<Line
     out
 }
 
-/// A line of raw command output as plain text: colour and cursor
-/// sequences (`ESC [ … letter`) dropped, tabs as spaces, other control
-/// characters removed.
+/// A line of raw command output as plain text: through the one terminal
+/// sanitiser (escape sequences and control characters go), tabs as spaces.
 fn printable(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => {
-                if chars.next() == Some('[') {
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-            }
-            '\t' => out.push_str("    "),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
+    catui_protocol::terminal::sanitize(line).replace('\t', "    ")
 }
 
 /// Lines of a running command's output shown under it.

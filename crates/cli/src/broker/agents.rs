@@ -21,11 +21,11 @@ pub async fn run(broker: &Broker, json: bool, watch: bool) -> u8 {
             return 1;
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let written = if json && !watch {
         serde_json::to_string_pretty(&entries)
             .map_err(std::io::Error::other)
-            .and_then(|text| writeln!(out, "{text}"))
+            .and_then(|text| writeln!(out, "{}", crate::output::json_line(&text)))
     } else if json {
         entries.iter().try_for_each(|e| json_line(&mut out, e))
     } else {
@@ -47,7 +47,7 @@ pub async fn run(broker: &Broker, json: bool, watch: bool) -> u8 {
     };
     while let Some(entry) = changes.next().await {
         let entry = entry.as_of(chrono::Utc::now());
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::output::stdout();
         let written = if json {
             json_line(&mut out, &entry)
         } else {
@@ -62,7 +62,7 @@ pub async fn run(broker: &Broker, json: bool, watch: bool) -> u8 {
 
 fn json_line(out: &mut impl Write, entry: &SessionEntry) -> std::io::Result<()> {
     let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
-    writeln!(out, "{line}")?;
+    writeln!(out, "{}", crate::output::json_line(&line))?;
     out.flush()
 }
 

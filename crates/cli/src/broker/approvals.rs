@@ -50,11 +50,11 @@ pub async fn run(broker: &Broker, json: bool, all: bool, action: Option<&Approva
 
 async fn list(approvals: &Approvals, json: bool, all: bool) -> Result<(), String> {
     let requests = approvals.list(all).await.map_err(|e| e.to_string())?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let written = if json {
         serde_json::to_string_pretty(&requests)
             .map_err(std::io::Error::other)
-            .and_then(|t| writeln!(out, "{t}"))
+            .and_then(|t| writeln!(out, "{}", crate::output::json_line(&t)))
     } else {
         table(&mut out, &requests)
     };
@@ -103,11 +103,11 @@ async fn show(approvals: &Approvals, id: &str, json: bool) -> Result<(), String>
         .map_err(|e| e.to_string())?
         .ok_or_else(|| catui_broker::BrokerError::UnknownRequest(id.to_string()).to_string())?;
     let answer = approvals.answer_of(id).await.map_err(|e| e.to_string())?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     if json {
         let status = RequestStatus { request, answer };
         let text = serde_json::to_string_pretty(&status).map_err(|e| e.to_string())?;
-        let _ = writeln!(out, "{text}");
+        let _ = writeln!(out, "{}", crate::output::json_line(&text));
         return Ok(());
     }
     let mut text = format!(

@@ -64,7 +64,7 @@ pub async fn print_events(
     let mut stdout = tokio::io::stdout();
     if let Some(line) = first.and_then(|event| serde_json::to_string(&event).ok()) {
         if stdout
-            .write_all(format!("{line}\n").as_bytes())
+            .write_all(format!("{}\n", crate::output::json_line(&line)).as_bytes())
             .await
             .is_err()
         {
@@ -103,18 +103,28 @@ pub async fn print_events(
                 None => { controls_open = false; Vec::new() }
             },
         };
-        for mut line in lines {
-            line.push('\n');
+        for line in lines {
+            let line = format!("{}\n", printable(format, &line));
             if stdout.write_all(line.as_bytes()).await.is_err() {
                 return; // stdout closed: nothing more to say
             }
         }
         let _ = stdout.flush().await;
     }
-    if let Some(mut line) = held_result {
-        line.push('\n');
+    if let Some(line) = held_result {
+        let line = format!("{}\n", printable(format, &line));
         let _ = stdout.write_all(line.as_bytes()).await;
         let _ = stdout.flush().await;
+    }
+}
+
+/// A line of output as it may reach a terminal: JSON with its value
+/// kept, text with every escape sequence and control character removed
+/// (the model's answer and the plan are text from outside).
+fn printable(format: OutputFormat, line: &str) -> std::borrow::Cow<'_, str> {
+    match format {
+        OutputFormat::Json | OutputFormat::StreamJson => crate::output::json_line(line),
+        OutputFormat::Text => crate::output::text(line),
     }
 }
 

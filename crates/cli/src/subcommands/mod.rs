@@ -31,9 +31,9 @@ pub async fn run(command: &Command, args: &Args) -> u8 {
     } = command
     {
         // Serves a page until the user decides: not with stdout locked.
-        return finish(plan_review::review(&project, slug, &mut std::io::stdout()).await);
+        return finish(plan_review::review(&project, slug, &mut crate::output::stdout()).await);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     let result = match command {
         Command::Sessions => sessions::run(&project, &mut out),
         Command::Plans { action } => plans::run(&project, action.as_ref(), &mut out),

@@ -234,7 +234,7 @@ impl Drop for TranscriptRecorder {
             }
         };
         if !retry && let Some(message) = self.unsaved_message() {
-            eprintln!("catui: {message}");
+            eprintln!("catui: {}", catui_protocol::terminal::sanitize(&message));
         }
     }
 }
