@@ -3,6 +3,7 @@
 //! question dialog (`AskUserQuestion`). Each owns its state, turns keys
 //! into an outcome, and renders itself from that state alone.
 
+pub mod command_view;
 pub mod enter_plan;
 pub mod permission;
 pub mod plan;

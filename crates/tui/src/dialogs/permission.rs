@@ -1,6 +1,11 @@
 //! The tool permission dialog: shows what will run (a Bash command, the
 //! diff a Write/Edit would make, or the raw input) and offers Yes / Yes and
 //! don't ask again this session / No with feedback.
+//!
+//! The options are always on screen: when what the dialog shows does not
+//! fit above them, it shows what fits, says how much is hidden, and `v`
+//! scrolls through the rest (`command_view.rs` keeps a padded command
+//! short and its control characters visible).
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -8,17 +13,18 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::{Paragraph, Widget};
 use serde_json::{Value, json};
 
+use super::command_view::{command_rows, inline};
 use super::{
-    DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
-    wrapped_height,
+    DialogOutcome, edit_field, field_cursor, field_row, frame_block, option_rows, wrapped_height,
 };
 use crate::diff::{diff_lines, unified};
 use crate::input::InputBox;
 use crate::theme;
 use crate::tool_view::relative_paths;
+use crate::wrap::wrap_line;
 
 const FEEDBACK_LABEL: &str = "  Tell the agent what to do instead: ";
 /// Diff lines shown before folding; the dialog must leave room for options.
@@ -35,6 +41,10 @@ pub struct PermissionDialog {
     pub selected: usize,
     /// The "No" feedback field, once the user chose to type in it.
     pub feedback: Option<InputBox>,
+    /// Scrolling through a body that does not fit: the first row shown.
+    scroll: Option<usize>,
+    /// The last drawing's furthest scroll and page (it knows the room).
+    room: std::cell::Cell<(usize, usize)>,
 }
 
 fn str_field<'a>(input: &'a Value, key: &str) -> &'a str {
@@ -128,14 +138,11 @@ impl PermissionDialog {
         let (title, body, rule) = match name {
             "Bash" => {
                 let command = str_field(input, "command");
-                let mut body: Vec<Line<'static>> = command
-                    .lines()
-                    .map(|l| Line::raw(format!("  {l}")))
-                    .collect();
+                let mut body = command_rows(command);
                 let description = str_field(input, "description");
                 if !description.is_empty() {
                     body.push(Line::styled(
-                        format!("  {description}"),
+                        format!("  {}", inline(description)),
                         Style::default().fg(theme::current().dim),
                     ));
                 }
@@ -184,7 +191,7 @@ impl PermissionDialog {
                     name.to_string(),
                     Style::default().add_modifier(Modifier::BOLD),
                 )];
-                body.extend(raw.lines().take(12).map(|l| Line::raw(format!("  {l}"))));
+                body.extend(raw.lines().map(|l| Line::raw(format!("  {}", inline(l)))));
                 (format!("Tool use: {name}"), body, (name.to_string(), None))
             }
         };
@@ -194,11 +201,13 @@ impl PermissionDialog {
         };
         Self {
             request,
-            title,
+            title: inline(&title),
             body,
             rule,
             selected: 0,
             feedback: None,
+            scroll: None,
+            room: std::cell::Cell::new((0, 1)),
         }
     }
 
@@ -260,6 +269,9 @@ impl PermissionDialog {
                 message: String::new(),
             });
         }
+        if self.scroll.is_some() {
+            return self.scroll_key(key);
+        }
         if let Some(field) = self.feedback.as_mut() {
             match key.code {
                 KeyCode::Enter => return self.answer(2),
@@ -282,6 +294,7 @@ impl PermissionDialog {
             }
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1).min(2),
+            KeyCode::Char('v') => self.scroll = Some(0),
             KeyCode::Enter if self.selected == 2 => self.feedback = Some(InputBox::new()),
             KeyCode::Enter => return self.answer(self.selected),
             _ => {}
@@ -289,28 +302,64 @@ impl PermissionDialog {
         DialogOutcome::Pending
     }
 
-    fn rows(&self) -> (Vec<Line<'static>>, Option<usize>) {
-        let mut rows = self.body.clone();
-        rows.push(Line::default());
+    /// Keys while scrolling through the body: the options still answer.
+    fn scroll_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        let (max, page) = self.room.get();
+        let at = self.scroll.unwrap_or(0).min(max);
+        let to = match key.code {
+            KeyCode::Char('1') => return self.answer(0),
+            KeyCode::Char('2') => return self.answer(1),
+            KeyCode::Char('3') => {
+                self.scroll = None;
+                self.selected = 2;
+                self.feedback = Some(InputBox::new());
+                return DialogOutcome::Pending;
+            }
+            KeyCode::Up | KeyCode::Char('k') => at.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => at + 1,
+            KeyCode::PageUp => at.saturating_sub(page),
+            KeyCode::PageDown | KeyCode::Char(' ') => at + page,
+            KeyCode::Home | KeyCode::Char('g') => 0,
+            KeyCode::End | KeyCode::Char('G') => max,
+            // Back to the question (Esc here does not decline).
+            KeyCode::Char('v' | 'q') | KeyCode::Esc | KeyCode::Enter => {
+                self.scroll = None;
+                return DialogOutcome::Pending;
+            }
+            _ => at,
+        };
+        self.scroll = Some(to.min(max));
+        DialogOutcome::Pending
+    }
+
+    /// The rows under the body: the reason, the question, the options,
+    /// the field or the key hint; where the field is among them.
+    fn footer(&self) -> (Vec<Line<'static>>, Option<usize>) {
+        let dim = Style::default().fg(theme::current().dim);
+        let mut rows = vec![Line::default()];
         if !self.request.reason.is_empty() {
             rows.push(Line::styled(
-                tidy_reason(
+                inline(&tidy_reason(
                     &self.request.reason,
                     &self.request.tool_name,
                     &self.request.input,
-                ),
-                Style::default().fg(theme::current().dim),
+                )),
+                dim,
             ));
         }
         rows.push(Line::from(Span::raw("Do you want to proceed?")));
         rows.extend(option_rows(&self.options(), self.selected));
-        let dim = Style::default().fg(theme::current().dim);
         let mut field_at = None;
         if let Some(f) = &self.feedback {
             field_at = Some(rows.len());
             rows.push(field_row(FEEDBACK_LABEL, f));
             rows.push(Line::styled(
                 "  Enter declines with the note (the agent carries on) · Esc declines and stops",
+                dim,
+            ));
+        } else if self.scroll.is_some() {
+            rows.push(Line::styled(
+                "  ↑↓ PgUp PgDn scroll · 1-3 to choose · v or Esc back to the question",
                 dim,
             ));
         } else {
@@ -323,22 +372,78 @@ impl PermissionDialog {
     }
 
     pub fn desired_height(&self, width: u16) -> u16 {
-        wrapped_height(&self.rows().0, width.saturating_sub(2)) + 2
+        let width = width.saturating_sub(2);
+        wrapped_height(&self.body, width) + wrapped_height(&self.footer().0, width) + 2
+    }
+
+    /// What is drawn in `inner`: the body, or as much of it as fits with
+    /// a row saying what is hidden, then the footer, which always shows;
+    /// and the row of the feedback field, if open.
+    fn layout(&self, inner: Rect) -> (Vec<Line<'static>>, Option<u16>) {
+        let width = inner.width as usize;
+        let wrap = |rows: &[Line<'static>]| -> Vec<Line<'static>> {
+            rows.iter().flat_map(|r| wrap_line(r, width, 2)).collect()
+        };
+        let body = wrap(&self.body);
+        let (footer_rows, field_at) = self.footer();
+        let field_y = field_at.map(|at| wrapped_height(&footer_rows[..at], inner.width));
+        let footer = wrap(&footer_rows);
+        let height = inner.height as usize;
+        let mut rows;
+        if self.scroll.is_none() && body.len() + footer.len() <= height {
+            self.room.set((0, 1));
+            rows = body;
+        } else {
+            // One row says what is hidden; the rest of the room above the
+            // footer shows the body.
+            let room = height.saturating_sub(footer.len() + 1);
+            let max = body.len().saturating_sub(room);
+            self.room.set((max, room.max(1)));
+            let first = self.scroll.unwrap_or(0).min(max);
+            let shown = room.min(body.len());
+            rows = body[first..first + shown].to_vec();
+            let notice = if self.scroll.is_some() {
+                format!(
+                    "  ⚠ rows {}–{} of {} (what it asks about)",
+                    first + 1,
+                    first + shown,
+                    body.len()
+                )
+            } else {
+                format!(
+                    "  ⚠ Not all of it fits: {} of {} rows shown · v to view it whole",
+                    shown,
+                    body.len()
+                )
+            };
+            rows.push(Line::styled(
+                notice,
+                Style::default()
+                    .fg(theme::current().warn)
+                    .add_modifier(Modifier::BOLD),
+            ));
+        }
+        let footer_top = rows.len();
+        rows.extend(footer);
+        // When even the footer does not fit, its end (the options) shows.
+        let skip = rows.len().saturating_sub(height);
+        rows.drain(..skip);
+        let y = field_y.and_then(|y| (footer_top + y as usize).checked_sub(skip));
+        (rows, y.map(|y| y as u16))
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
         let block = frame_block(&self.title, theme::current().warn);
         let inner = block.inner(area);
         block.render(area, buf);
-        draw_rows(&self.rows().0, inner, buf);
+        let (rows, _) = self.layout(inner);
+        Paragraph::new(rows).render(inner, buf);
     }
 
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
         let inner = frame_block("", theme::current().warn).inner(area);
-        let (rows, at) = self.rows();
-        let at = at?;
-        let y = wrapped_height(&rows[..at], inner.width);
-        field_cursor(inner, y, FEEDBACK_LABEL, self.feedback.as_ref()?)
+        let (_, y) = self.layout(inner);
+        field_cursor(inner, y?, FEEDBACK_LABEL, self.feedback.as_ref()?)
     }
 }
 
