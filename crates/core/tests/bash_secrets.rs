@@ -1,5 +1,7 @@
-//! Provider keys in catui's own environment never reach a command. This is
-//! its own test binary because it changes the process environment.
+//! A command's environment is built from the allow-list: provider keys
+//! and every other variable of catui's own environment not on the list
+//! never reach it. This is its own test binary because it changes the
+//! process environment.
 
 use catui_core::tools::bash::{BashInput, BashTool};
 use catui_core::tools::{ToolContext, TypedTool};
@@ -12,7 +14,8 @@ async fn api_keys_are_removed_from_the_environment() {
     unsafe {
         std::env::set_var("ANTHROPIC_API_KEY", "sk-ant-secret-value");
         std::env::set_var("OPENAI_API_KEY", "sk-openai-secret-value");
-        std::env::set_var("CATUI_TEST_PLAIN", "still-here");
+        std::env::set_var("CATUI_TEST_PLAIN", "not-on-the-list");
+        std::env::set_var("LC_CATUI_TEST", "still-here");
     }
     let ctx = ToolContext::new(std::env::temp_dir());
     let out = BashTool::default()
@@ -30,6 +33,7 @@ async fn api_keys_are_removed_from_the_environment() {
         .await
         .unwrap();
     assert!(!out.content.contains("secret-value"), "{}", out.content);
-    assert!(out.content.contains("CATUI_TEST_PLAIN=still-here"));
+    assert!(out.content.contains("LC_CATUI_TEST=still-here"));
+    assert!(!out.content.contains("not-on-the-list"), "{}", out.content);
     assert!(out.content.contains("[][]"));
 }

@@ -247,17 +247,16 @@ async fn background_jobs_do_not_hold_the_call_open() {
 async fn settings_env_is_passed_but_keys_are_not() {
     let (_dir, _) = project();
     let mut ctx = ToolContext::new(std::env::temp_dir());
-    ctx.env = std::sync::Arc::new(
-        [
+    ctx.env = std::sync::Arc::new(catui_sandbox::child_env::EnvPolicy {
+        set: vec![
             ("CATUI_TEST_VISIBLE".to_string(), "yes".to_string()),
             (
                 "OPENAI_API_KEY".to_string(),
                 "sk-should-not-leak".to_string(),
             ),
-        ]
-        .into_iter()
-        .collect(),
-    );
+        ],
+        pass: Vec::new(),
+    });
     let out = run(&ctx, "env").await;
     assert!(out.content.contains("CATUI_TEST_VISIBLE=yes"));
     assert!(!out.content.contains("sk-should-not-leak"));

@@ -1,9 +1,8 @@
-//! The environment of confined commands.
+//! What confinement adds to a command's environment (the environment
+//! itself is built from the allow-list in [`crate::child_env`]).
 //!
-//! Every command loses catui's provider keys ([`is_provider_key`]). A
-//! command confined with `clean_environment` (the read-only ones) also
-//! loses every variable that looks like a credential
-//! ([`is_secret_variable`]), and git is neutralised: through
+//! A command confined with `clean_environment` (those that run unasked)
+//! gets git neutralised: through
 //! `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` (command-line scope, which git
 //! honours even for the keys it protects) repository discovery stops at
 //! bare repositories (`safe.bareRepository=explicit`), no transport is
@@ -25,35 +24,6 @@ pub const PROXY_VARS: &[&str] = &[
     "https_proxy",
     "all_proxy",
 ];
-
-/// catui's own provider credentials: never passed to any command.
-pub fn is_provider_key(name: &str) -> bool {
-    name.ends_with("_API_KEY") || name == "ANTHROPIC_AUTH_TOKEN"
-}
-
-/// Whether a variable looks like a credential (tokens, passwords, keys,
-/// agent sockets): not passed to commands confined to reading.
-pub fn is_secret_variable(name: &str) -> bool {
-    const PARTS: &[&str] = &[
-        "API_KEY",
-        "APIKEY",
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "PRIVATE_KEY",
-        "ACCESS_KEY",
-        "SESSION_KEY",
-        "AUTH_SOCK",
-        "COOKIE",
-    ];
-    let upper = name.to_ascii_uppercase();
-    is_provider_key(name)
-        || PARTS.iter().any(|p| upper.contains(p))
-        || upper.ends_with("_AUTH")
-        || upper.ends_with("_PAT")
-}
 
 /// Variables that make git (or ssh under it) run a program.
 const PROGRAM_VARS: &[&str] = &[

@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::child_env::{EnvPolicy, Tier, is_provider_key};
 use crate::{Confinement, Layers, Network, PROXY_PORT, env, stage};
 
 /// Why a command could not be prepared; it was not run.
@@ -120,8 +121,13 @@ impl Sandbox {
             cmd,
             vars,
             layers,
-            clean: c.clean_environment,
             restrictions,
+            tier: if c.clean_environment {
+                Tier::Confined
+            } else {
+                Tier::Approved
+            },
+            environment: None,
         })
     }
 
@@ -211,16 +217,21 @@ pub struct Launch {
     /// Set (or removed, `None`) last, over anything the caller set.
     vars: Vec<(OsString, Option<OsString>)>,
     layers: Layers,
-    /// Remove every credential-like variable, not only provider keys.
-    clean: bool,
     /// Applied in the child right before `exec`, after whatever the
     /// caller set up there (its new session first: the filter refuses
     /// `setsid`).
     restrictions: Option<Restrictions>,
+    /// Whose environment the command gets (`clean_environment`: the
+    /// confined tier).
+    tier: Tier,
+    /// The environment the caller built ([`Launch::environment`]).
+    environment: Option<Vec<(OsString, OsString)>>,
 }
 
 impl Launch {
-    /// The command, to set its streams, directory and environment on.
+    /// The command, to set its streams and directory on. Variables set
+    /// here are the caller's own plumbing and are kept (but for provider
+    /// keys): the environment itself comes from [`Launch::environment`].
     pub fn command(&mut self) -> &mut tokio::process::Command {
         &mut self.cmd
     }
@@ -230,9 +241,23 @@ impl Launch {
         self.layers
     }
 
-    /// The command to spawn, with the confinement's environment applied
-    /// over the caller's (secrets removed, git neutralised, `TMPDIR`, the
-    /// proxy).
+    /// The tier of the command's environment, for the caller's
+    /// [`EnvPolicy::build`].
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// The command's environment, built by the caller from the session's
+    /// [`EnvPolicy`] for [`Launch::tier`]. Without it, the allow-list
+    /// alone over catui's environment.
+    pub fn environment(&mut self, vars: Vec<(OsString, OsString)>) {
+        self.environment = Some(vars);
+    }
+
+    /// The command to spawn: nothing inherited, the environment built from
+    /// the allow-list (see [`crate::child_env`]), what the caller set on
+    /// the command, then the confinement's own (git neutralised,
+    /// `TMPDIR`, the proxy).
     pub fn finish(mut self) -> tokio::process::Command {
         #[cfg(target_os = "linux")]
         if let Some(restrictions) = self.restrictions.take() {
@@ -245,23 +270,20 @@ impl Launch {
                 self.cmd.pre_exec(move || restrictions.apply());
             }
         }
-        let secret = |name: &std::ffi::OsStr| {
-            name.to_str().is_some_and(|n| {
-                if self.clean {
-                    env::is_secret_variable(n)
-                } else {
-                    env::is_provider_key(n)
-                }
-            })
-        };
-        // Inherited from catui, or set by the caller (settings `env`).
-        let mut names: Vec<OsString> = std::env::vars_os().map(|(n, _)| n).collect();
-        names.extend(self.cmd.as_std().get_envs().map(|(n, _)| n.to_os_string()));
-        for name in names {
-            if secret(&name) {
-                self.cmd.env_remove(&name);
-            }
-        }
+        let environment = self
+            .environment
+            .take()
+            .unwrap_or_else(|| EnvPolicy::default().build(self.tier));
+        let explicit: Vec<(OsString, OsString)> = self
+            .cmd
+            .as_std()
+            .get_envs()
+            .filter_map(|(n, v)| Some((n.to_os_string(), v?.to_os_string())))
+            .filter(|(n, _)| !n.to_str().is_some_and(is_provider_key))
+            .collect();
+        self.cmd.env_clear();
+        self.cmd.envs(environment);
+        self.cmd.envs(explicit);
         for (name, value) in &self.vars {
             match value {
                 Some(v) => self.cmd.env(name, v),

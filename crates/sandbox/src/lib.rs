@@ -20,14 +20,16 @@
 //! under bubblewrap, through the *inner stage* ([`stage`]), a program that
 //! applies Landlock and seccomp inside the namespaces and then runs the
 //! command; without an inner stage, Landlock and seccomp are applied in the
-//! child before `exec`. [`env`] prepares the environment of confined
-//! commands (no secrets, git unable to run configured programs), and
+//! child before `exec`. [`child_env`] builds the environment of every
+//! child catui starts from an allow-list, [`env`] adds what confinement
+//! needs (git unable to run configured programs), and
 //! [`proxy`] is the domain allow-list that approved commands may reach the
 //! network through.
 
 use std::path::{Path, PathBuf};
 
 pub mod bwrap;
+pub mod child_env;
 pub mod env;
 mod launch;
 pub mod layers;
@@ -69,10 +71,10 @@ pub struct Confinement {
     pub unix_sockets: bool,
     /// How the command may reach the network.
     pub network: Network,
-    /// Whether the command's environment is cleaned for reading only:
-    /// every credential-like variable removed and git unable to run the
-    /// programs its configuration names or reach a remote (see [`env`]).
-    /// Without it only catui's provider keys are removed.
+    /// Whether the command runs unasked: its environment is the confined
+    /// tier of the allow-list ([`child_env::Tier::Confined`]) and git
+    /// cannot run the programs its configuration names or reach a remote
+    /// (see [`env`]). Without it, the tier of commands someone allowed.
     pub clean_environment: bool,
 }
 

@@ -123,7 +123,8 @@ async fn a_confined_command_still_reads_runs_and_uses_its_temp_dir() {
 }
 
 #[tokio::test]
-async fn the_environment_is_scrubbed_and_git_neutralised() {
+async fn the_environment_is_the_allow_list_and_git_is_neutralised() {
+    use catui_sandbox::child_env::{EnvPolicy, Tier};
     let world = World::new();
     let sandbox = common::sandbox(Layers::detect());
     let mut launch = sandbox
@@ -134,16 +135,31 @@ async fn the_environment_is_scrubbed_and_git_neutralised() {
             &world.read_only(),
         )
         .unwrap();
+    assert_eq!(launch.tier(), Tier::Confined);
+    // catui's environment as the session would build it: credentials of
+    // any name in the parent, one variable the settings set.
+    let parent = [
+        ("PATH", "/usr/bin:/bin"),
+        ("GITHUB_TOKEN", "canary-token"),
+        ("OPENAI_API_KEY", "canary-key"),
+        ("DATABASE_URL", "postgres://u:canary-pw@h/d"),
+    ]
+    .map(|(n, v)| (n.into(), v.into()));
+    let policy = EnvPolicy {
+        set: vec![("HARMLESS".into(), "kept".into())],
+        pass: vec!["GITHUB_TOKEN".into()],
+    };
+    launch.environment(policy.build_from(launch.tier(), parent));
+    // A provider key set on the command by mistake is dropped too.
     launch
         .command()
         .current_dir(&world.project)
-        .env("GITHUB_TOKEN", "canary-token")
-        .env("OPENAI_API_KEY", "canary-key")
-        .env("HARMLESS", "kept");
+        .env("ANTHROPIC_API_KEY", "canary-key-2");
     let out = launch.finish().output().await.unwrap();
     let env = String::from_utf8_lossy(&out.stdout);
     assert!(!env.contains("canary"), "{env}");
     assert!(env.contains("HARMLESS=kept"), "{env}");
+    assert!(env.contains("PATH=/usr/bin:/bin"), "{env}");
     assert!(env.contains("GIT_CONFIG_COUNT="), "{env}");
     assert!(
         env.contains(&format!("TMPDIR={}", world.temp.display())),

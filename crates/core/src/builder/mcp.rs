@@ -78,7 +78,7 @@ pub(super) fn manager(
             .or_else(|| remembered.server(name))
             .or_else(|| matches!(coverage.get(name), Some(None)).then_some(true))
     };
-    let manager = McpManager::new(servers, cwd, config_dir, env, &answer);
+    let manager = McpManager::new(servers, cwd, config_dir, env, settings.child_env(), &answer);
     let waiting = manager
         .awaiting_approval()
         .iter()

@@ -546,7 +546,7 @@ impl SessionBuilder {
         }
         tools.add_source(Arc::new(mcp.clone()));
         let mut tool_ctx = ToolContext::new(cwd.clone());
-        tool_ctx.env = Arc::new(settings.env.clone().into_iter().collect());
+        tool_ctx.env = Arc::new(settings.child_env());
         tool_ctx.values.insert(ToolOutputDir(output_dir.clone()));
         // What Read may show the model besides text (images, PDFs).
         tool_ctx.values.insert(crate::tools::media::ModelInputs {
@@ -718,7 +718,8 @@ impl SessionBuilder {
             &cwd,
             &session::session_path(&config_dir, &cwd, &session_id),
             &session_id,
-        );
+        )
+        .with_environment(settings.child_env());
         let info = SessionInfo {
             session_id: session_id.clone(),
             cwd: cwd.display().to_string(),

@@ -43,12 +43,12 @@ impl ShadowGit {
         S: AsRef<std::ffi::OsStr>,
     {
         let mut cmd = Command::new("git");
-        cmd.env_clear();
-        for keep in ["PATH", "HOME", "XDG_CONFIG_HOME", "TMPDIR", "SYSTEMROOT"] {
-            if let Some(value) = std::env::var_os(keep) {
-                cmd.env(keep, value);
-            }
-        }
+        // The allow-list's environment (no credential of catui's), then
+        // git pinned to the shadow repository below.
+        cmd.env_clear().envs(
+            catui_sandbox::child_env::EnvPolicy::default()
+                .build(catui_sandbox::child_env::Tier::Confined),
+        );
         cmd.env("LC_ALL", "C")
             .env("GIT_DIR", &self.git_dir)
             .env("GIT_WORK_TREE", &self.work_tree)

@@ -1,6 +1,9 @@
 //! Running one command hook: `sh -c COMMAND` in the project's root with
-//! the event's JSON on stdin, `CATUI_PROJECT_DIR` (and `CLAUDE_PROJECT_DIR`,
-//! for scripts written for Claude Code) in its environment, and a timeout.
+//! the event's JSON on stdin, an environment built from the allow-list
+//! (`catui_sandbox::child_env`: never catui's API key or another
+//! credential of catui's environment the user did not pass) with
+//! `CATUI_PROJECT_DIR` (and `CLAUDE_PROJECT_DIR`, for scripts written for
+//! Claude Code), and a timeout.
 //!
 //! What its exit says, in the hooks' common JSON shape:
 //! - 0: its stdout, when that is a JSON object; otherwise, for
@@ -21,6 +24,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 
 use super::config::CommandHook;
+use catui_sandbox::child_env::{EnvPolicy, Tier};
 
 /// At most this much of a hook's stdout or stderr is kept.
 const MAX_OUTPUT: usize = 64 * 1024;
@@ -40,8 +44,9 @@ pub async fn run(
     hook: &CommandHook,
     input: &Value,
     project_root: &Path,
+    env: &EnvPolicy,
 ) -> Result<CommandAnswer, HookFailure> {
-    run_command(hook, input, project_root)
+    run_command(hook, input, project_root, env)
         .await
         .map_err(HookFailure)
 }
@@ -50,11 +55,14 @@ async fn run_command(
     hook: &CommandHook,
     input: &Value,
     project_root: &Path,
+    env: &EnvPolicy,
 ) -> Result<CommandAnswer, String> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(&hook.command)
         .current_dir(project_root)
+        .env_clear()
+        .envs(env.build(Tier::Approved))
         .env("CATUI_PROJECT_DIR", project_root)
         .env("CLAUDE_PROJECT_DIR", project_root)
         .stdin(Stdio::piped())

@@ -18,6 +18,7 @@ pub mod config;
 pub mod matcher;
 mod verdict;
 
+use catui_sandbox::child_env::EnvPolicy;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -58,6 +59,9 @@ pub struct HookEngine {
     project_root: PathBuf,
     /// `session_id`, `cwd`, `transcript_path`.
     base: Map<String, Value>,
+    /// What the settings add to a hook's environment (built from the
+    /// allow-list of commands someone allowed).
+    env: EnvPolicy,
 }
 
 /// What the command hooks of one event answered.
@@ -77,7 +81,15 @@ impl HookEngine {
             commands,
             project_root: project_root.to_path_buf(),
             base,
+            env: EnvPolicy::default(),
         }
+    }
+
+    /// With the settings' additions to the hooks' environment (`env`,
+    /// `passEnv`).
+    pub fn with_environment(mut self, env: EnvPolicy) -> Self {
+        self.env = env;
+        self
     }
 
     /// The hooks of a session of `project_root`, with the session's
@@ -120,7 +132,7 @@ impl HookEngine {
             h.event == call.event
                 && matcher::matches(h.matcher.as_deref(), call.tool_name.as_deref())
         });
-        let runs = selected.map(|h| command::run(h, input, &self.project_root));
+        let runs = selected.map(|h| command::run(h, input, &self.project_root, &self.env));
         let mut run = CommandRun::default();
         for answer in futures::future::join_all(runs).await {
             match answer {

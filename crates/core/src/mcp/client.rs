@@ -4,6 +4,7 @@
 //! (`notifications/tools/list_changed`). Results are kept as JSON so the
 //! rest of catui does not depend on the SDK's types.
 
+use catui_sandbox::child_env::{EnvPolicy, Tier};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::process::Stdio;
@@ -136,13 +137,22 @@ fn to_value<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// Where a stdio server runs and what its environment is built with.
+pub struct Child<'a> {
+    /// Its working directory.
+    pub project_root: &'a Path,
+    /// The settings' additions to the allow-list (a server is a child
+    /// someone allowed: it gets that tier, then its own `env`).
+    pub env: &'a EnvPolicy,
+}
+
 /// Starts the server of `spec` and completes the MCP handshake.
 /// `lookup` reads environment variables for `${VAR}` expansion;
 /// `lists_changed` is called whenever the server says its tools or prompts
 /// changed.
 pub async fn connect(
     spec: &ServerSpec,
-    project_root: &Path,
+    child: &Child<'_>,
     lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
     sdk: Option<Arc<dyn SdkChannel>>,
     lists_changed: ListsChanged,
@@ -156,6 +166,9 @@ pub async fn connect(
         Transport::Stdio { command, args, env } => {
             let command = expand(command, lookup).map_err(|e| McpError::Connect(e.to_string()))?;
             let mut cmd = tokio::process::Command::new(&command);
+            // Nothing of catui's environment but the allow-list; the
+            // server's own `env` on top.
+            cmd.env_clear().envs(child.env.build(Tier::Approved));
             for arg in args {
                 cmd.arg(expand(arg, lookup).map_err(|e| McpError::Connect(e.to_string()))?);
             }
@@ -165,7 +178,7 @@ pub async fn connect(
                     expand(value, lookup).map_err(|e| McpError::Connect(e.to_string()))?,
                 );
             }
-            cmd.current_dir(project_root);
+            cmd.current_dir(child.project_root);
             // Its own process group: a Ctrl+C meant for catui does not
             // reach the server, and catui ends it when the session ends.
             cmd.process_group(0);

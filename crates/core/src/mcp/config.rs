@@ -154,6 +154,10 @@ pub enum ReadError {
     /// `${NAME}` with nothing set and no default (the value is never shown).
     #[error("the environment variable {0} is not set")]
     Unset(String),
+    #[error(
+        "`${{{0}}}` is catui's provider key, which reaches only catui's own model client, never an MCP server; give the server its key under another variable name"
+    )]
+    ProviderKey(String),
 }
 
 /// Server names become part of tool names (see [`mcp_name`]), which could
@@ -390,6 +394,10 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Str
             Some((n, d)) => (n, Some(d)),
             None => (inner, None),
         };
+        // catui's provider key reaches only catui's own model client.
+        if catui_sandbox::child_env::is_provider_key(name) {
+            return Err(ReadError::ProviderKey(name.to_string()));
+        }
         match lookup(name).or_else(|| default.map(String::from)) {
             Some(value) => out.push_str(&value),
             None => return Err(ReadError::Unset(name.to_string())),

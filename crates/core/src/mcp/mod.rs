@@ -25,6 +25,7 @@ pub mod slash_commands;
 mod status;
 pub mod tool;
 
+use catui_sandbox::child_env::EnvPolicy;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -101,6 +102,9 @@ struct Inner {
     /// Environment for `${VAR}` expansion: the settings' `env` over the
     /// process environment.
     env: HashMap<String, String>,
+    /// What the settings add to a stdio server's environment, which is
+    /// built from the allow-list (`catui_sandbox::child_env`).
+    child_env: EnvPolicy,
     /// The startup timeout of servers that name none.
     startup_timeout: Duration,
     servers: Mutex<Vec<Server>>,
@@ -141,6 +145,7 @@ impl McpManager {
         project_root: &Path,
         config_dir: &Path,
         env: HashMap<String, String>,
+        child_env: EnvPolicy,
         answer: &dyn Fn(&str) -> Option<bool>,
     ) -> Self {
         let mut by_name: Vec<ServerSpec> = Vec::new();
@@ -169,6 +174,7 @@ impl McpManager {
                 project_root: project_root.to_path_buf(),
                 config_dir: config_dir.to_path_buf(),
                 env,
+                child_env,
                 startup_timeout,
                 servers: Mutex::new(servers),
                 events: Mutex::new(None),
@@ -337,7 +343,11 @@ impl McpManager {
             _ => None,
         };
         let lists_changed = self.on_lists_changed(&spec.name, generation);
-        client::connect(spec, &self.inner.project_root, &lookup, sdk, lists_changed).await
+        let child = client::Child {
+            project_root: &self.inner.project_root,
+            env: &self.inner.child_env,
+        };
+        client::connect(spec, &child, &lookup, sdk, lists_changed).await
     }
 
     fn connected(&self, name: &str, generation: u64, result: Result<Connection, McpError>) {

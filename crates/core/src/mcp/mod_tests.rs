@@ -8,7 +8,14 @@ use serde_json::json;
 fn manager(servers: serde_json::Value, source: Source, dir: &Path) -> McpManager {
     let (specs, errors) = config::parse_servers(&servers, &source, "test");
     assert!(errors.is_empty(), "{errors:?}");
-    McpManager::new(specs, dir, &dir.join("home"), HashMap::new(), &|_| None)
+    McpManager::new(
+        specs,
+        dir,
+        &dir.join("home"),
+        HashMap::new(),
+        Default::default(),
+        &|_| None,
+    )
 }
 
 #[tokio::test]

@@ -337,9 +337,14 @@ fn spawn(
     let mut guard = lock(&shared.children);
     let children = guard.as_mut()?;
     let mut cmd = Command::new("git");
-    // As confined commands run git: no program the repository's
-    // configuration names (fsmonitor, drivers, hooks) runs unconfined at
-    // start-up, and discovery stops at bare repositories.
+    // As confined commands run git: the allow-list's environment, no
+    // program the repository's configuration names (fsmonitor, drivers,
+    // hooks) runs unconfined at start-up, and discovery stops at bare
+    // repositories.
+    cmd.env_clear().envs(
+        catui_sandbox::child_env::EnvPolicy::default()
+            .build(catui_sandbox::child_env::Tier::Confined),
+    );
     for (name, value) in catui_sandbox::env::confined(cwd, true) {
         match value {
             Some(v) => cmd.env(name, v),

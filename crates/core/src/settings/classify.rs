@@ -180,6 +180,12 @@ pub const KEYS: &[KeyRule] = &[
         "reaches every command (`BASH_ENV`), the model client (`ANTHROPIC_BASE_URL`) and MCP servers",
     ),
     rule(
+        "passEnv",
+        HeldBack,
+        Elements,
+        "passes variables of catui's environment (tokens) to the commands, hooks and MCP servers someone allowed",
+    ),
+    rule(
         "hooks",
         HeldBack,
         MemberElements,

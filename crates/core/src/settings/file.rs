@@ -157,6 +157,9 @@ pub(super) struct RawSettings {
     /// Who answers prompts: `broker` sends them to the broker.
     pub approvals: Option<String>,
     pub teams: Option<RawTeams>,
+    /// Variables of catui's environment passed to the children someone
+    /// allowed (`NAME` or `PREFIX*`).
+    pub pass_env: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -172,6 +172,10 @@ pub struct Settings {
     pub secret_paths: Vec<String>,
     /// Sessions, approvals and teams across machines (docs/SCALE.md).
     pub broker: BrokerSettings,
+    /// `passEnv` of every layer: names (`NAME`, `PREFIX*`) of catui's
+    /// environment that the children someone allowed (asked commands,
+    /// hooks, MCP servers) may see.
+    pub pass_env: Vec<String>,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
     /// What the project's settings files configure that did not apply: it
@@ -184,6 +188,21 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// What these settings add to the environment of the children the
+    /// session starts (`env`, `passEnv`; see `catui_sandbox::child_env`).
+    pub fn child_env(&self) -> catui_sandbox::child_env::EnvPolicy {
+        let mut set: Vec<(String, String)> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        set.sort();
+        catui_sandbox::child_env::EnvPolicy {
+            set,
+            pass: self.pass_env.clone(),
+        }
+    }
+
     /// Loads every layer for `project_root`, the user layer from
     /// [`crate::config_dir::config_dir`], and `extra` (`--settings FILE`)
     /// last, believing the project as far as the user trusts it. Missing
@@ -473,6 +492,11 @@ impl Settings {
         for path in raw.secret_paths.unwrap_or_default() {
             if !self.secret_paths.contains(&path) {
                 self.secret_paths.push(path);
+            }
+        }
+        for name in raw.pass_env.unwrap_or_default() {
+            if !self.pass_env.contains(&name) {
+                self.pass_env.push(name);
             }
         }
         self.models.extend(raw.models.unwrap_or_default());

@@ -230,6 +230,7 @@ fn sample(key: &str) -> Value {
         "maxParallelAgents" => json!(64),
         "sandbox" => json!(false),
         "secretPaths" => json!(["~/.vault"]),
+        "passEnv" => json!(["GITHUB_TOKEN"]),
         "fileCheckpointingEnabled" => json!(false),
         "idleTimeoutSecs" => json!(1),
         "autoCompactThreshold" => json!(0.1),

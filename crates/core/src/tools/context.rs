@@ -15,6 +15,7 @@ use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox};
 use crate::permissions::secret_search::SecretWalk;
 use crate::permissions::secrets::SecretStores;
 use crate::permissions::{Grant, PermissionContext};
+use catui_sandbox::child_env::EnvPolicy;
 
 /// What a file looked like when the model last read it, for the stale-write
 /// guard of Write and Edit.
@@ -48,8 +49,10 @@ pub struct ToolContext {
     pub project_root: PathBuf,
     /// Files read in this session, by canonical path.
     pub read_files: Arc<Mutex<HashMap<PathBuf, FileStamp>>>,
-    /// Extra environment for commands (settings `env`).
-    pub env: Arc<HashMap<String, String>>,
+    /// What the settings add to the environment of the commands the
+    /// session starts (`env`, `passEnv`): every child's environment is
+    /// built from the allow-list through it (`catui_sandbox::child_env`).
+    pub env: Arc<EnvPolicy>,
     /// Cancelled when the user interrupts the turn.
     pub cancel: CancellationToken,
     /// Set inside a sub-agent.

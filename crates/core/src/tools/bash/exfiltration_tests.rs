@@ -27,7 +27,10 @@ use crate::tools::{ReadOnlyAgent, ToolContext, ToolOutput, TypedTool};
 /// dir.
 fn arena_context(arena: &Arena, temp: PathBuf) -> ToolContext {
     let mut ctx = ToolContext::new(arena.project.clone());
-    ctx.env = Arc::new([("HOME".to_string(), arena.home.display().to_string())].into());
+    ctx.env = Arc::new(catui_sandbox::child_env::EnvPolicy {
+        set: vec![("HOME".to_string(), arena.home.display().to_string())],
+        pass: Vec::new(),
+    });
     let secrets = SecretStores::new(Some(&arena.home), &[], std::slice::from_ref(&arena.project));
     ctx.confiner = Arc::new(SessionSandbox::new(
         None,

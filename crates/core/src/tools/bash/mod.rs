@@ -37,6 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use catui_sandbox::child_env::Tier;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::net::unix::pipe;
@@ -602,7 +603,9 @@ fn start(
                 .launch(Path::new(SHELL), &script_args, cwd, c)
                 .map_err(|e| ToolError::failed(e.to_string()))?;
             let layers = launch.layers();
-            prepare(launch.command(), cwd, io, cwd_writer, ctx)?;
+            let tier = launch.tier();
+            launch.environment(ctx.env.build(tier));
+            prepare(launch.command(), cwd, io, cwd_writer)?;
             let confined = (!layers.list().is_empty()).then(|| Confined {
                 writable: policy.writable_paths().unwrap_or_default(),
                 network: matches!(c.network, Network::Proxy { .. }) && layers.bubblewrap,
@@ -612,15 +615,10 @@ fn start(
         None => {
             let mut cmd = tokio::process::Command::new(SHELL);
             cmd.args(&script_args);
-            prepare(&mut cmd, cwd, io, cwd_writer, ctx)?;
-            for (name, _) in std::env::vars_os() {
-                if name
-                    .to_str()
-                    .is_some_and(catui_sandbox::env::is_provider_key)
-                {
-                    cmd.env_remove(&name);
-                }
-            }
+            // Someone allowed it: the allow-list of that tier, nothing else
+            // of catui's environment.
+            cmd.env_clear().envs(ctx.env.build(Tier::Approved));
+            prepare(&mut cmd, cwd, io, cwd_writer)?;
             (cmd, None)
         }
     };
@@ -794,15 +792,14 @@ enum Io {
     Terminal(OwnedFd),
 }
 
-/// Everything a command gets besides its program: the working directory,
-/// its input and output (`io`), the settings' `env` (never a provider
-/// key), and the `pwd` pipe with the child-side setup.
+/// Everything a command gets besides its program and its environment (the
+/// allow-list, built by the caller): the working directory, its input and
+/// output (`io`), and the `pwd` pipe with the child-side setup.
 fn prepare(
     cmd: &mut tokio::process::Command,
     cwd: &Path,
     io: Io,
     cwd_writer: OwnedFd,
-    ctx: &ToolContext,
 ) -> Result<(), ToolError> {
     let spawn_err = |e: std::io::Error| ToolError::failed(format!("Could not start {SHELL}: {e}"));
     let terminal = matches!(io, Io::Terminal(_));
@@ -821,11 +818,6 @@ fn prepare(
         }
     }
     cmd.current_dir(cwd).kill_on_drop(true);
-    for (name, value) in ctx.env.iter() {
-        if !catui_sandbox::env::is_provider_key(name) {
-            cmd.env(name, value);
-        }
-    }
     cmd.env(CWD_FD_VAR, cwd_writer.as_raw_fd().to_string());
     child_setup(cmd, cwd_writer, terminal);
     Ok(())
