@@ -338,19 +338,15 @@ fn probe(path: &Path, program: &str, cwd: &Path, deadline: Instant) -> Option<St
         _ => "--version",
     };
     let mut cmd = Command::new(path);
-    // Version managers (rustup, pyenv, nvm) must see the user's own
-    // environment to pick the project's version; provider keys never
-    // reach a child, git is neutralised as for confined commands, and a
-    // toolchain the project names is never downloaded just to say its
-    // version.
-    for (name, _) in std::env::vars_os() {
-        if name
-            .to_str()
-            .is_some_and(catui_sandbox::env::is_provider_key)
-        {
-            cmd.env_remove(&name);
-        }
-    }
+    // The allow-list's environment, which keeps what version managers
+    // (rustup, pyenv, nvm) read to pick the project's version and no
+    // credential of catui's; git is neutralised as for confined commands,
+    // and a toolchain the project names is never downloaded just to say
+    // its version.
+    cmd.env_clear().envs(
+        catui_sandbox::child_env::EnvPolicy::default()
+            .build(catui_sandbox::child_env::Tier::Confined),
+    );
     for (name, value) in catui_sandbox::env::confined(cwd, true) {
         match value {
             Some(v) => cmd.env(name, v),
