@@ -61,7 +61,8 @@ pub fn run(
                         .settings
                         .project_mcp
                         .answer(&s.name)
-                        .or_else(|| trust.server(&s.name))
+                        .filter(|approved| !approved)
+                        .or_else(|| trust.server(&s.name, &s.approval_digest(&project.cwd)))
                         .or_else(|| covered(&s.name).then_some(true))
                     {
                         Some(true) => "approved",
@@ -112,9 +113,18 @@ pub fn run(
                 }
                 names.clone()
             };
+            // Each approval binds the server as it is now.
+            let content = |n: &str| {
+                servers
+                    .iter()
+                    .rev()
+                    .find(|s| s.name == n && s.source.needs_approval())
+                    .map(|s| s.approval_digest(&project.cwd))
+                    .unwrap_or_default()
+            };
             catui_core::trust::update(&project.config_dir, &project.cwd, |t| {
                 for n in &chosen {
-                    t.mcp_servers.insert(n.clone(), approve);
+                    t.answer_server(n, approve, &content(n));
                 }
             })
             .map_err(|e| CommandError::Usage(e.to_string()))?;

@@ -4,10 +4,13 @@
 //! them in the background.
 //!
 //! A project's own server (`.mcp.json`, `mcpServers` of its settings files)
-//! starts when the user's settings approve it by name, else when the user
-//! approved it by name before (`catui mcp approve`), else when the user's
-//! trust in the project covers it as it is now; the others wait and are
-//! named in the session's trust notice.
+//! starts when the user approved it as it is now (`catui mcp approve`
+//! binds its command, args, env and the project files they name), or when
+//! the user's trust in the project covers it as it is now; the others wait
+//! and are named in the session's trust notice. A name in the user's
+//! settings (`disabledMcpjsonServers`) can reject one; a name alone
+//! (`enabledMcpjsonServers`, `enableAllProjectMcpServers`) starts none,
+//! since the name says nothing about what a clone makes it run.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -55,7 +58,7 @@ pub(super) fn manager(
                 servers.extend(found);
                 problems.extend(errors.iter().map(|e| format!("skipped an MCP server: {e}")));
                 let source = project::shown_path(cwd, &mcp_json);
-                for (name, item) in project::mcp_json_items(&source, &value) {
+                for (name, item) in project::mcp_json_items(cwd, &source, &value) {
                     let verdict = scope.trust.verdict(&item);
                     let waits = verdict != crate::trust::Verdict::Accepted;
                     coverage.insert(name, waits.then_some(Held { item, verdict }));
@@ -72,10 +75,16 @@ pub(super) fn manager(
     servers.extend(flag_servers.iter().cloned());
     let answers = settings.project_mcp.clone();
     let remembered = crate::trust::load(config_dir, cwd);
-    let answer = |name: &str| {
+    // A name says nothing about what runs: names in the user's settings
+    // can reject a project's server, not start one; an approval starts
+    // the server it was given for (its command, args, env and scripts),
+    // the trust the server as it was trusted.
+    let answer = |spec: &ServerSpec| {
+        let name = spec.name.as_str();
         answers
             .answer(name)
-            .or_else(|| remembered.server(name))
+            .filter(|approved| !approved)
+            .or_else(|| remembered.server(name, &spec.approval_digest(cwd)))
             .or_else(|| matches!(coverage.get(name), Some(None)).then_some(true))
     };
     let manager = McpManager::new(servers, cwd, config_dir, env, settings.child_env(), &answer);

@@ -121,6 +121,33 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
+    /// What an approval of this server binds: SHA-256 over what it runs
+    /// (command, args and env, or URL and headers, as configured, before
+    /// `${VAR}` expansion) and the project files its command line names,
+    /// as they are now ([`crate::trust::files`]). Another command under
+    /// the same name, or a changed script, is another server.
+    pub fn approval_digest(&self, project_root: &Path) -> String {
+        use sha2::{Digest, Sha256};
+        let value = match &self.transport {
+            Transport::Stdio { command, args, env } => {
+                serde_json::json!({"command": command, "args": args, "env": env})
+            }
+            Transport::Http { url, headers } => serde_json::json!({"url": url, "headers": headers}),
+            Transport::Sdk => serde_json::json!({"sdk": self.name}),
+        };
+        let mut hasher = Sha256::new();
+        hasher.update(value.to_string().as_bytes());
+        if let Some(files) = crate::trust::files::files_digest(project_root, "mcpServers", &value) {
+            hasher.update([0]);
+            hasher.update(files.as_bytes());
+        }
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// An in-process server of the SDK application named `name` (None for
     /// a name that cannot be part of tool names).
     pub fn sdk(name: &str) -> Option<ServerSpec> {

@@ -146,7 +146,7 @@ impl McpManager {
         config_dir: &Path,
         env: HashMap<String, String>,
         child_env: EnvPolicy,
-        answer: &dyn Fn(&str) -> Option<bool>,
+        answer: &dyn Fn(&ServerSpec) -> Option<bool>,
     ) -> Self {
         let mut by_name: Vec<ServerSpec> = Vec::new();
         for spec in servers {
@@ -157,7 +157,7 @@ impl McpManager {
             .into_iter()
             .map(|spec| {
                 let state = if spec.source.needs_approval() {
-                    match answer(&spec.name) {
+                    match answer(&spec) {
                         Some(true) => State::Pending,
                         Some(false) => State::Rejected,
                         None => State::NeedsApproval,
@@ -484,12 +484,14 @@ impl McpManager {
     /// from now on) and connects it when approved.
     pub fn approve(&self, name: &str, approved: bool) -> Result<(), ManageError> {
         let state = self.state_of(name)?;
-        let is_project = lock(&self.inner.servers)
+        // The approval binds what the server runs now.
+        let content = lock(&self.inner.servers)
             .iter()
-            .any(|s| s.spec.name == name && s.spec.source.needs_approval());
-        if is_project {
+            .find(|s| s.spec.name == name && s.spec.source.needs_approval())
+            .map(|s| s.spec.approval_digest(&self.inner.project_root));
+        if let Some(content) = content {
             crate::trust::update(&self.inner.config_dir, &self.inner.project_root, |t| {
-                t.mcp_servers.insert(name.to_string(), approved);
+                t.answer_server(name, approved, &content);
             })
             .map_err(|e| ManageError::Remember(e.to_string()))?;
         }

@@ -14,7 +14,7 @@ fn manager(servers: serde_json::Value, source: Source, dir: &Path) -> McpManager
         &dir.join("home"),
         HashMap::new(),
         Default::default(),
-        &|_| None,
+        &|_: &ServerSpec| None,
     )
 }
 

@@ -378,7 +378,9 @@ pub struct HeldPiece {
     path: Vec<String>,
     /// Appended to the list at `path` rather than set there.
     element: bool,
-    value: Value,
+    /// What the piece says (trust binds the files a hook or server runs
+    /// from it: `crate::trust::files`).
+    pub value: Value,
 }
 
 /// A project settings file cut in two.

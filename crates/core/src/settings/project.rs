@@ -140,7 +140,9 @@ impl Settings {
         let source = shown_path(project_root, path);
         let value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
         let mut split = super::classify::split(&source, &value);
-        for piece in std::mem::take(&mut split.held) {
+        for mut piece in std::mem::take(&mut split.held) {
+            // A hook or server is trusted with the project files it runs.
+            crate::trust::files::bind(&mut piece.item, project_root, &piece.value);
             let verdict = scope.trust.verdict(&piece.item);
             let accepted = verdict == crate::trust::Verdict::Accepted;
             if piece.item.group == "mcpServers" {
@@ -210,7 +212,13 @@ pub fn shown_path(project_root: &Path, path: &Path) -> String {
 
 /// The pieces of a `.mcp.json` value (`{"mcpServers": {...}}` or the
 /// bare map): one per server, by name.
-pub fn mcp_json_items(source: &str, value: &Value) -> Vec<(String, ConfigItem)> {
+/// Each is bound to the project files its command line names
+/// ([`crate::trust::files`]).
+pub fn mcp_json_items(
+    project_root: &Path,
+    source: &str,
+    value: &Value,
+) -> Vec<(String, ConfigItem)> {
     let Value::Object(servers) = value.get("mcpServers").unwrap_or(value) else {
         return Vec::new();
     };
@@ -218,6 +226,7 @@ pub fn mcp_json_items(source: &str, value: &Value) -> Vec<(String, ConfigItem)> 
         .iter()
         .map(|(name, spec)| {
             let mut item = ConfigItem::new(source, "mcpServers", name, true, spec);
+            crate::trust::files::bind(&mut item, project_root, spec);
             if let Some(text) = super::classify::describe("mcpServers", spec) {
                 item.shown = text;
             }
@@ -314,7 +323,10 @@ pub fn inventory(config_dir: &Path, project_root: &Path) -> Inventory {
                 if !applied.is_empty() {
                     out.applied.push((shown, applied));
                 }
-                out.items.extend(split.held.into_iter().map(|p| p.item));
+                out.items.extend(split.held.into_iter().map(|mut p| {
+                    crate::trust::files::bind(&mut p.item, project_root, &p.value);
+                    p.item
+                }));
             }
             Ok(None) => {}
             Err(_) => out.problems.push(format!(
@@ -325,7 +337,7 @@ pub fn inventory(config_dir: &Path, project_root: &Path) -> Inventory {
     let mcp_json = project_root.join(".mcp.json");
     match crate::mcp::config::read_file(&mcp_json) {
         Ok(Some(value)) => out.items.extend(
-            mcp_json_items(&shown_path(project_root, &mcp_json), &value)
+            mcp_json_items(project_root, &shown_path(project_root, &mcp_json), &value)
                 .into_iter()
                 .map(|(_, item)| item),
         ),

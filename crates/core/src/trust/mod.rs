@@ -17,6 +17,8 @@
 //! ([`ConfigItem`]). A piece that is new or changed later (a `git pull`
 //! that adds a hook) is not covered and waits until the user confirms it.
 
+pub mod files;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -146,6 +148,13 @@ pub struct ProjectTrust {
     /// rejected (`catui mcp approve|reject`, `/mcp approve|reject`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, bool>,
+    /// Per approved MCP server, by name: the digest of what it runs
+    /// (command, args, env, URL and the project files they name;
+    /// `crate::mcp::config::ServerSpec::approval_digest`) when the user
+    /// approved it. The approval covers that and nothing else: an
+    /// approval without one (remembered by an older catui) covers nothing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_approved: BTreeMap<String, String>,
     /// The configuration the user accepted: digest → label. `None` with
     /// `trusted`: trusted before catui remembered what (see
     /// [`ProjectTrust::is_unbound`]).
@@ -159,9 +168,29 @@ pub struct ProjectTrust {
 }
 
 impl ProjectTrust {
-    /// The user's own answer for the project's server `name`, if any.
-    pub fn server(&self, name: &str) -> Option<bool> {
-        self.mcp_servers.get(name).copied()
+    /// The user's own answer for the project's server `name` whose
+    /// content is `content` (its approval digest), if any: a rejection
+    /// holds by name; an approval only for the content it was given for.
+    pub fn server(&self, name: &str, content: &str) -> Option<bool> {
+        match self.mcp_servers.get(name) {
+            Some(false) => Some(false),
+            Some(true) => {
+                (self.mcp_approved.get(name).map(String::as_str) == Some(content)).then_some(true)
+            }
+            None => None,
+        }
+    }
+
+    /// Records the user's answer for the server `name` as it is now
+    /// (`content`, its approval digest).
+    pub fn answer_server(&mut self, name: &str, approved: bool, content: &str) {
+        self.mcp_servers.insert(name.to_string(), approved);
+        if approved {
+            self.mcp_approved
+                .insert(name.to_string(), content.to_string());
+        } else {
+            self.mcp_approved.remove(name);
+        }
     }
 
     /// Trusted before catui bound trust to what was trusted: everything
@@ -219,6 +248,7 @@ impl ProjectTrust {
         self.accepted = None;
         self.declined = None;
         self.mcp_servers.retain(|_, approved| !*approved);
+        self.mcp_approved.clear();
     }
 
     /// How `items` (the project's configuration now) differ from what the

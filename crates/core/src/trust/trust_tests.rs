@@ -15,19 +15,24 @@ fn answers_are_kept_per_project_and_fail_closed() {
     let b = tempfile::tempdir().unwrap();
     assert_eq!(load(home.path(), a.path()), ProjectTrust::default());
     update(home.path(), a.path(), |t| {
-        t.mcp_servers.insert("fs".into(), true);
-        t.mcp_servers.insert("web".into(), false);
+        t.answer_server("fs", true, "fs-content");
+        t.answer_server("web", false, "web-content");
+        // Approved by an older catui: a name alone.
+        t.mcp_servers.insert("old".into(), true);
     })
     .unwrap();
     let trust = load(home.path(), a.path());
-    assert_eq!(trust.server("fs"), Some(true));
-    assert_eq!(trust.server("web"), Some(false));
-    assert_eq!(trust.server("other"), None);
-    assert_eq!(load(home.path(), b.path()).server("fs"), None);
+    assert_eq!(trust.server("fs", "fs-content"), Some(true));
+    // The approval covers what it was given for, not the name.
+    assert_eq!(trust.server("fs", "another-command"), None);
+    assert_eq!(trust.server("web", "anything"), Some(false));
+    assert_eq!(trust.server("old", "anything"), None);
+    assert_eq!(trust.server("other", "x"), None);
+    assert_eq!(load(home.path(), b.path()).server("fs", "fs-content"), None);
     // A damaged file trusts nothing.
     std::fs::write(home.path().join(FILE), "{not json").unwrap();
     assert!(!load(home.path(), a.path()).trusted);
-    assert_eq!(load(home.path(), a.path()).server("fs"), None);
+    assert_eq!(load(home.path(), a.path()).server("fs", "fs-content"), None);
 }
 
 #[test]
@@ -141,15 +146,15 @@ fn declining_is_remembered_and_revoking_keeps_rejections_only() {
 
     let t = update(home.path(), project.path(), |t| {
         t.accept_all([&hook]);
-        t.mcp_servers.insert("fs".into(), true);
-        t.mcp_servers.insert("web".into(), false);
+        t.answer_server("fs", true, "c");
+        t.answer_server("web", false, "c");
     })
     .unwrap();
     assert!(t.trusted && t.declined.is_none());
     let t = update(home.path(), project.path(), ProjectTrust::revoke).unwrap();
     assert_eq!(t.verdict(&hook), Verdict::NotTrusted);
-    assert_eq!(t.server("fs"), None);
-    assert_eq!(t.server("web"), Some(false), "a rejection stays");
+    assert_eq!(t.server("fs", "c"), None);
+    assert_eq!(t.server("web", "c"), Some(false), "a rejection stays");
     assert_eq!(load(home.path(), project.path()), t);
 }
 
