@@ -169,13 +169,17 @@ impl SessionSandbox {
             SandboxPolicy::None => None,
             SandboxPolicy::ReadOnlyExceptTemp { temp_dir } => Some(Confinement::read_only(
                 temp_dir.clone(),
-                secrets.existing(self.home.as_deref()),
+                secrets.existing(self.home.as_deref(), std::slice::from_ref(temp_dir)),
             )),
-            SandboxPolicy::Edits { writable, temp_dir } => Some(Confinement::edits(
-                writable.clone(),
-                temp_dir.clone(),
-                secrets.existing(self.home.as_deref()),
-            )),
+            SandboxPolicy::Edits { writable, temp_dir } => {
+                let mut keep = writable.clone();
+                keep.push(temp_dir.clone());
+                Some(Confinement::edits(
+                    writable.clone(),
+                    temp_dir.clone(),
+                    secrets.existing(self.home.as_deref(), &keep),
+                ))
+            }
             SandboxPolicy::WorkingDirs { writable, network } => {
                 let network = match network {
                     SandboxNetwork::AllowedDomains(domains)

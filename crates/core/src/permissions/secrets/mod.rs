@@ -12,6 +12,7 @@
 //! as `KUBECONFIG`), catui's own directory, and the user's additions
 //! (settings `secretPaths`, which can only add).
 
+pub mod env_files;
 pub mod list;
 
 use std::path::{Path, PathBuf};
@@ -250,38 +251,28 @@ impl SecretStores {
     /// The secret files and directories that exist now and should be
     /// hidden from a confined command: the configured stores (whole: the
     /// readable parts of catui's directory are for catui's own reads, not
-    /// for commands), and the `.env*` files in the home directory and in
-    /// every directory above a project directory (the places a command in
-    /// the project would look; the sandbox's view leaves the rest of the
-    /// user's files out).
-    pub fn existing(&self, home: Option<&Path>) -> Vec<PathBuf> {
+    /// for commands), and the `.env*` files outside the project directories
+    /// ([`env_files`]: in the home directory, beside and above the
+    /// project, in the usual service directories), with whatever the walk
+    /// had no budget left for. `keep` (the command's writable directories)
+    /// is never hidden whole.
+    pub fn existing(&self, home: Option<&Path>, keep: &[PathBuf]) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = self
             .paths
             .iter()
             .filter(|p| std::fs::symlink_metadata(p).is_ok())
             .cloned()
             .collect();
-        let mut dirs: Vec<PathBuf> = home.map(Path::to_path_buf).into_iter().collect();
-        for project in &self.project_dirs {
-            dirs.extend(project.ancestors().skip(1).map(Path::to_path_buf));
-        }
-        dirs.sort();
-        dirs.dedup();
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|n| n.starts_with(ENV_FILE_PREFIX))
-                    && self.is_outside_env_file(&path)
-                    && !found.contains(&path)
-                {
-                    found.push(path);
-                }
+        let home = home.map(|h| paths::canonicalize(h, h).unwrap_or_else(|_| h.to_path_buf()));
+        let keep: Vec<PathBuf> = keep
+            .iter()
+            .map(|k| paths::canonicalize(k, k).unwrap_or_else(|_| k.clone()))
+            .collect();
+        let roots = env_files::roots(home.as_deref(), &self.project_dirs);
+        let scan = env_files::scan(&roots, &self.project_dirs, &keep, env_files::ENTRY_BUDGET);
+        for path in scan.found.into_iter().chain(scan.unreached) {
+            if !found.contains(&path) {
+                found.push(path);
             }
         }
         found

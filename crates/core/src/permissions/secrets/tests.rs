@@ -78,7 +78,7 @@ fn existing_lists_stores_and_env_files_around_the_project() {
     std::fs::write(home.join("code/.env.shared"), "B=1").unwrap();
     std::fs::write(proj.join(".env"), "C=1").unwrap();
     let s = SecretStores::new(Some(&home), &[], std::slice::from_ref(&proj));
-    let found = s.existing(Some(&home));
+    let found = s.existing(Some(&home), &[]);
     assert!(found.contains(&home.join(".ssh")));
     assert!(found.contains(&home.join(".env")));
     assert!(found.contains(&home.join("code/.env.shared")));
