@@ -500,6 +500,13 @@ fn widening_sample(key: &str) -> Value {
         "models" => json!({"project-model": {"contextWindow": 1000}}),
         "hooks" => json!({"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}),
         "mcpServers" => json!({"proj": {"command": "true"}}),
+        "passEnv" => json!(["GITHUB_TOKEN"]),
+        "planEffort" => json!("high"),
+        "completionCheck" => json!("always"),
+        "broker" => json!("nats://127.0.0.1:1"),
+        "brokerCredentials" => json!("/tmp/broker.creds"),
+        "approvals" => json!("broker"),
+        "teams.backend" => json!("broker"),
         other => panic!("no widening sample for `{other}`: add one here"),
     }
 }

@@ -231,6 +231,8 @@ fn sample(key: &str) -> Value {
         "sandbox" => json!(false),
         "secretPaths" => json!(["~/.vault"]),
         "passEnv" => json!(["GITHUB_TOKEN"]),
+        "planEffort" => json!("high"),
+        "completionCheck" => json!("always"),
         "fileCheckpointingEnabled" => json!(false),
         "idleTimeoutSecs" => json!(1),
         "autoCompactThreshold" => json!(0.1),
