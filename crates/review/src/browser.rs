@@ -2,7 +2,8 @@
 //! address is then printed for the user to open): over SSH the browser
 //! would open on the wrong machine, and without a display there is none.
 //! `$BROWSER` wins; otherwise `xdg-open` (Linux with a display) or `open`
-//! (macOS). A launcher returns as soon as the browser is started, and fails
+//! (macOS). The review page's browser gets a hand-off file's path, never
+//! a token ([`open_review`]). A launcher returns as soon as the browser is started, and fails
 //! when none can be: catui waits a moment for that answer before saying the
 //! page was opened. A program that keeps running (a browser named in
 //! `$BROWSER` itself) counts as opened and is waited for on a thread of its
@@ -10,6 +11,8 @@
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::server::ReviewLinks;
 
 /// How long a launcher may take to say whether a browser started.
 const LAUNCH_ANSWER: Duration = Duration::from_secs(5);
@@ -26,22 +29,50 @@ pub enum NotOpened {
 }
 
 /// Opens `url` in a browser, reading the environment through `env`.
+/// `url` is on the browser's command line, where other local users can
+/// read it: the review page is opened with [`open_review`] instead.
 pub fn open_in_browser(url: &str, env: impl Fn(&str) -> Option<String>) -> Result<(), NotOpened> {
+    let program = browser_program(&env)?;
+    launch(&program, url)
+}
+
+/// Opens the review page of `links` in a browser without its token on
+/// any command line: the browser is given the path of a hand-off file
+/// (0600) that sends it on to a link that works once
+/// ([`ReviewLinks::handoff_file`]).
+pub fn open_review(
+    links: &ReviewLinks,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(), NotOpened> {
+    let program = browser_program(&env)?;
+    let file = links.handoff_file().map_err(|e| NotOpened::Failed {
+        program: "catui".to_string(),
+        reason: format!("the page's hand-off file could not be written: {e}"),
+    })?;
+    launch(&program, &file.to_string_lossy())
+}
+
+/// The program that opens a browser here, or why there is none.
+fn browser_program(env: &impl Fn(&str) -> Option<String>) -> Result<String, NotOpened> {
     let set = |name: &str| env(name).is_some_and(|v| !v.trim().is_empty());
     if set("SSH_CONNECTION") || set("SSH_TTY") || set("SSH_CLIENT") {
         return Err(NotOpened::Ssh);
     }
-    let program = match env("BROWSER").filter(|b| !b.trim().is_empty()) {
-        Some(browser) => browser,
-        None if cfg!(target_os = "macos") => "open".to_string(),
-        None if set("DISPLAY") || set("WAYLAND_DISPLAY") => "xdg-open".to_string(),
-        None => return Err(NotOpened::NoBrowser),
-    };
+    match env("BROWSER").filter(|b| !b.trim().is_empty()) {
+        Some(browser) => Ok(browser),
+        None if cfg!(target_os = "macos") => Ok("open".to_string()),
+        None if set("DISPLAY") || set("WAYLAND_DISPLAY") => Ok("xdg-open".to_string()),
+        None => Err(NotOpened::NoBrowser),
+    }
+}
+
+/// Starts `program` (with its own words) on `target`.
+fn launch(program: &str, target: &str) -> Result<(), NotOpened> {
     let mut words = program.split_whitespace();
     let name = words.next().unwrap_or("xdg-open").to_string();
     let mut child = Command::new(&name)
         .args(words)
-        .arg(url)
+        .arg(target)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -21,7 +21,7 @@
 //! use catui_review::{ReviewPage, RunningReview};
 //! let page = ReviewPage::for_presentation(&shown, None);
 //! let mut review = RunningReview::start(page)?;
-//! println!("Review the plan at {}", review.url());
+//! println!("Review the plan at {}", review.links().link());
 //! if let Some(decision) = review.decision().await {
 //!     println!("{}", decision.summary());
 //! }
@@ -37,6 +37,6 @@ pub mod page;
 pub mod render;
 pub mod server;
 
-pub use browser::{NotOpened, open_in_browser};
+pub use browser::{NotOpened, open_in_browser, open_review};
 pub use page::{Decisions, ReviewPage};
-pub use server::RunningReview;
+pub use server::{ReviewLinks, RunningReview};

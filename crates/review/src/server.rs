@@ -1,10 +1,15 @@
 //! The review page's web server: `axum` on 127.0.0.1 and a random port,
 //! for one plan and one decision. It is safe by construction:
 //!
-//! - the address printed carries a random token (256 bits); the first
-//!   load with it sets a cookie (HttpOnly, SameSite=Strict, named for the
-//!   port) and every other request needs that cookie — wrong or missing:
-//!   403;
+//! - a link to the page carries a random token (256 bits) that works
+//!   once: its first load spends it and sets a cookie holding a session
+//!   secret of its own (HttpOnly, SameSite=Strict, named for the port);
+//!   every other request needs that cookie — a token loaded again (by
+//!   another process that read it), wrong or missing: 403. Links are
+//!   minted one at a time ([`ReviewLinks`]); the one handed to a browser
+//!   travels in a hand-off file (0600, in a 0700 directory) whose path,
+//!   not the token, is on the browser's command line, and which is
+//!   removed when the link is spent or the review ends;
 //! - every request's `Host` must name this server (127.0.0.1 or localhost
 //!   with its port), so a DNS-rebound name cannot reach it; an `Origin`,
 //!   when a request has one, must be this server, and a state change must
@@ -19,6 +24,7 @@
 //!   session ended).
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
@@ -60,7 +66,7 @@ fn same_secret(a: &str, b: &str) -> bool {
 struct Shared {
     page: ReviewPage,
     port: u16,
-    token: String,
+    access: Mutex<Access>,
     csrf: String,
     decided: Mutex<Option<oneshot::Sender<ApprovalDecision>>>,
     stop: CancellationToken,
@@ -70,11 +76,117 @@ impl Shared {
     fn cookie_name(&self) -> String {
         format!("catui_review_{}", self.port)
     }
+
+    /// Spends the link token `token`: a new session whose secret is
+    /// returned (for the cookie), or `None` when no unspent link has it.
+    fn spend(&self, token: &str) -> Option<String> {
+        let mut access = lock(&self.access);
+        let at = access
+            .unspent
+            .iter()
+            .position(|(t, _)| same_secret(t, token))?;
+        // Dropping the hand-off removes its file.
+        access.unspent.remove(at);
+        let session = secret();
+        access.sessions.push(session.clone());
+        Some(session)
+    }
+
+    fn has_session(&self, value: &str) -> bool {
+        lock(&self.access)
+            .sessions
+            .iter()
+            .any(|s| same_secret(s, value))
+    }
+}
+
+/// Who may come in: links not opened yet (each with the hand-off file
+/// that carries it, if any), and the sessions opened links started.
+#[derive(Default)]
+struct Access {
+    unspent: Vec<(String, Option<Handoff>)>,
+    sessions: Vec<String>,
+}
+
+/// A hand-off file: a page that sends the browser on to one link, in a
+/// private directory of its own, removed with it.
+struct Handoff {
+    dir: PathBuf,
+}
+
+impl Handoff {
+    /// Writes the page for `link` in a new directory under `parent`.
+    fn write(parent: &std::path::Path, link: &str) -> std::io::Result<(Handoff, PathBuf)> {
+        use std::io::Write;
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        let dir = parent.join(format!("catui-review-{}", &secret()[..24]));
+        // Fails if the name exists: nobody can have prepared it.
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        let handoff = Handoff { dir };
+        let file = handoff.dir.join("open.html");
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&file)?;
+        write!(
+            out,
+            "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<meta http-equiv=\"refresh\" content=\"0;url={link}\">\n<title>catui plan review</title>\n<p>Opening the plan review page… <a href=\"{link}\">continue</a></p>\n"
+        )?;
+        Ok((handoff, file))
+    }
+}
+
+impl Drop for Handoff {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Mints the page's links: each works once (see the module
+/// documentation). Cloned freely; the server stops with its
+/// [`RunningReview`], not with these.
+#[derive(Clone)]
+pub struct ReviewLinks(Arc<Shared>);
+
+impl std::fmt::Debug for ReviewLinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ReviewLinks").field(&self.0.port).finish()
+    }
+}
+
+impl ReviewLinks {
+    /// A new link (with its token) that works for one load: to print
+    /// where no browser can be started for the user.
+    pub fn link(&self) -> String {
+        let token = secret();
+        let link = format!("http://127.0.0.1:{}/?token={token}", self.0.port);
+        lock(&self.0.access).unspent.push((token, None));
+        link
+    }
+
+    /// A new link written into a hand-off file (0600, in a new 0700
+    /// directory under the temp dir); its path goes on the browser's
+    /// command line. The file is removed once its link is opened, or
+    /// when the review ends.
+    pub fn handoff_file(&self) -> std::io::Result<PathBuf> {
+        let token = secret();
+        let link = format!("http://127.0.0.1:{}/?token={token}", self.0.port);
+        let (handoff, file) = Handoff::write(&std::env::temp_dir(), &link)?;
+        lock(&self.0.access).unspent.push((token, Some(handoff)));
+        Ok(file)
+    }
+
+    /// The page's address without a token: a browser that opened a link
+    /// gets back in with its cookie.
+    pub fn address(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.0.port)
+    }
 }
 
 /// A review page being served.
 pub struct RunningReview {
-    url: String,
+    links: ReviewLinks,
     decision: oneshot::Receiver<ApprovalDecision>,
     _stop: DropGuard,
 }
@@ -98,12 +210,12 @@ impl RunningReview {
         let shared = Arc::new(Shared {
             page,
             port,
-            token: secret(),
+            access: Mutex::new(Access::default()),
             csrf: secret(),
             decided: Mutex::new(Some(tx)),
             stop: stop.clone(),
         });
-        let url = format!("http://127.0.0.1:{port}/?token={}", shared.token);
+        let links = ReviewLinks(shared.clone());
         let app = axum::Router::new().fallback(handle).with_state(shared);
         let signal = stop.clone();
         tokio::spawn(async move {
@@ -115,20 +227,28 @@ impl RunningReview {
             }
         });
         Ok(RunningReview {
-            url,
+            links,
             decision,
             _stop: stop.drop_guard(),
         })
     }
 
-    /// The address to open (with the token).
-    pub fn url(&self) -> &str {
-        &self.url
+    /// The page's links.
+    pub fn links(&self) -> ReviewLinks {
+        self.links.clone()
     }
 
     /// The user's decision; `None` if the server stopped without one.
     pub async fn decision(&mut self) -> Option<ApprovalDecision> {
         (&mut self.decision).await.ok()
+    }
+}
+
+impl Drop for RunningReview {
+    /// The review ends: links not opened yet stop working and their
+    /// hand-off files go now, not when the server's last task lets go.
+    fn drop(&mut self) {
+        lock(&self.links.0.access).unspent.clear();
     }
 }
 
@@ -147,7 +267,7 @@ impl Refusal {
             Refusal::Host => "This server only answers requests addressed to 127.0.0.1.",
             Refusal::Origin => "Requests from other sites are refused.",
             Refusal::Token => {
-                "Open the address catui printed (it carries the page's token); this browser has no access."
+                "This browser has no access: a link to this page works once (it was opened already, or is not this page's). Ask catui for a new one."
             }
             Refusal::Csrf => "The page's token is missing from this request: reload the page.",
         };
@@ -163,15 +283,16 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// The checks every request passes: Host, Origin, then the token (query
-/// on the first load, cookie after). Returns whether the token came in
-/// the address (the cookie is to be set).
+/// The checks every request passes: Host, Origin, then access (a link's
+/// token on its first load, which spends it, the session cookie after).
+/// Returns the new session's secret when a link was spent (the cookie is
+/// to be set).
 fn guard(
     shared: &Shared,
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
-) -> Result<bool, Refusal> {
+) -> Result<Option<String>, Refusal> {
     let port = shared.port;
     let host_ok = header_str(headers, header::HOST)
         .is_some_and(|h| h == format!("127.0.0.1:{port}") || h == format!("localhost:{port}"));
@@ -192,11 +313,10 @@ fn guard(
             .map(str::to_string)
     });
     if let Some(token) = from_query {
-        return if method == Method::GET && same_secret(&token, &shared.token) {
-            Ok(true)
-        } else {
-            Err(Refusal::Token)
-        };
+        if method != Method::GET {
+            return Err(Refusal::Token);
+        }
+        return shared.spend(&token).map(Some).ok_or(Refusal::Token);
     }
     let name = shared.cookie_name();
     let cookie_ok = headers
@@ -205,9 +325,9 @@ fn guard(
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .any(|(k, v)| k == name && same_secret(v, &shared.token));
+        .any(|(k, v)| k == name && shared.has_session(v));
     if cookie_ok {
-        Ok(false)
+        Ok(None)
     } else {
         Err(Refusal::Token)
     }
@@ -254,22 +374,21 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let first_load = match guard(&shared, &method, &uri, &headers) {
-        Ok(first) => first,
+    let new_session = match guard(&shared, &method, &uri, &headers) {
+        Ok(session) => session,
         Err(refusal) => return refusal.response(),
     };
-    if first_load {
-        // The token leaves the address bar (and history): the cookie
-        // carries it from now on.
+    if let Some(session) = new_session {
+        // The spent token leaves the address bar (and history): the
+        // cookie carries the session from now on.
         let mut response = with_headers(
             StatusCode::SEE_OTHER,
             "text/plain; charset=utf-8",
             Bytes::new(),
         );
         let cookie = format!(
-            "{}={}; HttpOnly; SameSite=Strict; Path=/",
+            "{}={session}; HttpOnly; SameSite=Strict; Path=/",
             shared.cookie_name(),
-            shared.token
         );
         if let Ok(value) = HeaderValue::from_str(&cookie) {
             response.headers_mut().insert(header::SET_COOKIE, value);

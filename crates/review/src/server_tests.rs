@@ -64,23 +64,40 @@ async fn send(
 struct Fixture {
     review: RunningReview,
     port: u16,
-    token: String,
+    /// The session secret the first link's load set in the cookie.
+    session: String,
+}
+
+/// The port and token of a link.
+fn parts(link: &str) -> (u16, String) {
+    let rest = link.strip_prefix("http://127.0.0.1:").unwrap();
+    let (port, query) = rest.split_once('/').unwrap();
+    let token = query.strip_prefix("?token=").unwrap().to_string();
+    assert!(token.len() >= 32, "at least 128 bits: {token}");
+    (port.parse().unwrap(), token)
+}
+
+/// The value a reply's `Set-Cookie` sets.
+fn cookie_value(reply: &Reply) -> String {
+    let cookie = reply.header("set-cookie").unwrap();
+    let pair = cookie.split(';').next().unwrap();
+    pair.split_once('=').unwrap().1.to_string()
 }
 
 impl Fixture {
-    /// Inside the test's runtime, which serves the page.
-    fn start() -> Fixture {
+    /// Inside the test's runtime, which serves the page; a browser has
+    /// opened one link.
+    async fn start() -> Fixture {
         let page = ReviewPage::new(PLAN, "/plans/brisk-cedar-otter.md", Decisions::All, None);
         let review = RunningReview::start(page).unwrap();
-        let url = review.url().to_string();
-        let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
-        let (port, query) = rest.split_once('/').unwrap();
-        let token = query.strip_prefix("?token=").unwrap().to_string();
-        assert!(token.len() >= 32, "at least 128 bits: {token}");
+        let (port, token) = parts(&review.links().link());
+        let host = ("Host", format!("127.0.0.1:{port}"));
+        let first = send(port, "GET", &format!("/?token={token}"), &[host], "").await;
+        assert_eq!(first.status, 303, "{}", first.body);
         Fixture {
             review,
-            port: port.parse().unwrap(),
-            token,
+            port,
+            session: cookie_value(&first),
         }
     }
 
@@ -95,7 +112,7 @@ impl Fixture {
     fn cookie(&self) -> (&'static str, String) {
         (
             "Cookie",
-            format!("catui_review_{}={}", self.port, self.token),
+            format!("catui_review_{}={}", self.port, self.session),
         )
     }
 
@@ -121,27 +138,44 @@ impl Fixture {
 }
 
 #[tokio::test]
-async fn the_token_in_the_address_becomes_a_cookie_and_every_answer_is_locked_down() {
-    let f = Fixture::start();
-    let first = send(
-        f.port,
-        "GET",
-        &format!("/?token={}", f.token),
-        &[f.host()],
-        "",
-    )
-    .await;
+async fn a_link_works_once_and_its_cookie_carries_a_session_of_its_own() {
+    let f = Fixture::start().await;
+    let (_, token) = parts(&f.review.links().link());
+    let path = format!("/?token={token}");
+    let host = [f.host()];
+    let load = || send(f.port, "GET", &path, &host, "");
+    let first = load().await;
     assert_eq!(first.status, 303);
     assert_eq!(first.header("location").as_deref(), Some("/"));
     let cookie = first.header("set-cookie").unwrap();
     assert!(
-        cookie.starts_with(&format!("catui_review_{}={}", f.port, f.token)),
+        cookie.starts_with(&format!("catui_review_{}=", f.port)),
         "{cookie}"
     );
     assert!(
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
         "{cookie}"
     );
+    let session = cookie_value(&first);
+    assert_ne!(session, token, "the cookie is not the link's token");
+    assert_ne!(
+        session, f.session,
+        "each opened link is a session of its own"
+    );
+    // Loaded again (another process that read the link): refused, and no
+    // cookie is set.
+    let again = load().await;
+    assert_eq!(again.status, 403, "{}", again.body);
+    assert!(again.header("set-cookie").is_none());
+    assert!(!again.body.contains("Parse --json"));
+    // The token is no cookie either.
+    let as_cookie = ("Cookie", format!("catui_review_{}={token}", f.port));
+    let r = send(f.port, "GET", "/api/plan", &[f.host(), as_cookie], "").await;
+    assert_eq!(r.status, 403);
+    // The session the first load started gets in.
+    let cookie = ("Cookie", format!("catui_review_{}={session}", f.port));
+    let r = send(f.port, "GET", "/api/plan", &[f.host(), cookie], "").await;
+    assert_eq!(r.status, 200);
     for path in ["/", "/app.js", "/app.css", "/api/plan"] {
         let r = f.get(path, &[]).await;
         assert_eq!(r.status, 200, "{path}");
@@ -158,8 +192,33 @@ async fn the_token_in_the_address_becomes_a_cookie_and_every_answer_is_locked_do
 }
 
 #[tokio::test]
+async fn the_hand_off_file_is_private_and_goes_when_its_link_is_spent_or_the_review_ends() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::start().await;
+    let links = f.review.links();
+    let file = links.handoff_file().unwrap();
+    let dir = file.parent().unwrap().to_path_buf();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(&dir), 0o700);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let at = html.find("http://127.0.0.1:").unwrap();
+    let link: String = html[at..].chars().take_while(|c| *c != '"').collect();
+    let (_, token) = parts(&link);
+    let first = send(f.port, "GET", &format!("/?token={token}"), &[f.host()], "").await;
+    assert_eq!(first.status, 303);
+    assert!(!dir.exists(), "spent: its file is removed");
+    // One never opened goes with the review.
+    let unopened = links.handoff_file().unwrap();
+    assert!(unopened.exists());
+    drop(f);
+    drop(links);
+    assert!(!unopened.exists(), "the review ended: its file is removed");
+}
+
+#[tokio::test]
 async fn a_plan_containing_script_is_served_as_text() {
-    let f = Fixture::start();
+    let f = Fixture::start().await;
     let plan = f.get("/api/plan", &[]).await;
     let page: serde_json::Value = serde_json::from_str(&plan.body).unwrap();
     let html = page["html"].as_str().unwrap();
@@ -181,10 +240,11 @@ async fn a_plan_containing_script_is_served_as_text() {
 
 #[tokio::test]
 async fn wrong_or_missing_tokens_foreign_hosts_and_origins_are_refused() {
-    let mut f = Fixture::start();
+    let mut f = Fixture::start().await;
     let port = f.port;
     let wrong_cookie = ("Cookie", format!("catui_review_{port}={}", "0".repeat(64)));
-    let other_port_cookie = ("Cookie", format!("catui_review_{}={}", port + 1, f.token));
+    let other_port_cookie = ("Cookie", format!("catui_review_{}={}", port + 1, f.session));
+    let (_, unspent) = parts(&f.review.links().link());
     for (what, headers, path) in [
         ("no token", vec![f.host()], "/".to_string()),
         ("no token (api)", vec![f.host()], "/api/plan".to_string()),
@@ -211,7 +271,7 @@ async fn wrong_or_missing_tokens_foreign_hosts_and_origins_are_refused() {
         (
             "a rebinding Host with the token",
             vec![("Host", format!("rebind.example:{port}"))],
-            format!("/?token={}", f.token),
+            format!("/?token={unspent}"),
         ),
         ("no Host", vec![f.cookie()], "/".to_string()),
         (
@@ -335,7 +395,7 @@ async fn wrong_or_missing_tokens_foreign_hosts_and_origins_are_refused() {
 
 #[tokio::test]
 async fn dropping_the_review_ends_the_server() {
-    let f = Fixture::start();
+    let f = Fixture::start().await;
     let port = f.port;
     assert_eq!(f.get("/app.css", &[]).await.status, 200);
     drop(f);

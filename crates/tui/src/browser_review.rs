@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use catui_core::engine::PermissionRequest;
 use catui_core::plan::approval::decision::ApprovalDecision;
-use catui_review::{Decisions, ReviewPage, RunningReview, open_in_browser};
+use catui_review::{Decisions, ReviewLinks, ReviewPage, RunningReview, open_review};
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_util::sync::{CancellationToken, DropGuard};
@@ -28,7 +28,7 @@ pub struct PageDecision {
 struct Running {
     /// The prompt it answers, if any.
     tool_use_id: Option<String>,
-    url: String,
+    links: ReviewLinks,
     _stop: DropGuard,
 }
 
@@ -54,12 +54,12 @@ impl BrowserReview {
     }
 
     /// Serves the page of a presented plan (the prompt `request`); a page
-    /// already running for it is kept. Returns its address.
-    pub fn open_prompt(&mut self, request: &PermissionRequest) -> Result<String, String> {
+    /// already running for it is kept. Returns its links.
+    pub fn open_prompt(&mut self, request: &PermissionRequest) -> Result<ReviewLinks, String> {
         if let Some(running) = &self.running
             && running.tool_use_id.as_deref() == Some(request.tool_use_id.as_str())
         {
-            return Ok(running.url.clone());
+            return Ok(running.links.clone());
         }
         let page = ReviewPage::for_presentation(&request.input, self.sessions_dir.as_deref());
         self.serve(
@@ -69,7 +69,7 @@ impl BrowserReview {
     }
 
     /// Serves the page of the plan file at `path` (`/plan review`).
-    pub fn open_file(&mut self, path: &str) -> Result<String, String> {
+    pub fn open_file(&mut self, path: &str) -> Result<ReviewLinks, String> {
         let plan = std::fs::read_to_string(path)
             .map_err(|e| format!("Could not read the plan {path}: {e}"))?;
         let page = ReviewPage::new(
@@ -85,12 +85,12 @@ impl BrowserReview {
         &mut self,
         page: ReviewPage,
         prompt: Option<(String, Value)>,
-    ) -> Result<String, String> {
+    ) -> Result<ReviewLinks, String> {
         // A new page replaces the old one (which stops).
         self.running = None;
         let mut review = RunningReview::start(page)
             .map_err(|e| format!("The review page could not be started: {e}"))?;
-        let url = review.url().to_string();
+        let links = review.links();
         let stop = CancellationToken::new();
         let stopped = stop.clone();
         let decided = self.decided.clone();
@@ -108,10 +108,10 @@ impl BrowserReview {
         });
         self.running = Some(Running {
             tool_use_id,
-            url: url.clone(),
+            links: links.clone(),
             _stop: stop.drop_guard(),
         });
-        Ok(url)
+        Ok(links)
     }
 
     /// The prompt `tool_use_id` was answered (or withdrawn): its page stops.
@@ -125,12 +125,30 @@ impl BrowserReview {
         }
     }
 
-    /// Opens `url` in a browser; returns the line to show (with the
-    /// address when it could not be opened, so the user can).
-    pub fn announce(&self, url: &str) -> String {
-        match open_in_browser(url, |name| std::env::var(name).ok()) {
-            Ok(()) => format!("Opened the plan review page in your browser:\n{url}"),
-            Err(why) => format!("Open the plan review page in a browser ({why}):\n{url}"),
+    /// Opens the page in a browser (a hand-off file: no token on its
+    /// command line); returns the line to show and the address in it: a
+    /// link that works once when no browser could be opened, so the
+    /// user can, else the address the opened browser gets back in at.
+    pub fn announce(&self, links: &ReviewLinks) -> (String, String) {
+        match open_review(links, |name| std::env::var(name).ok()) {
+            Ok(()) => {
+                let address = links.address();
+                (
+                    format!(
+                        "Opened the plan review page in your browser (its link works once; that browser gets back in at):\n{address}"
+                    ),
+                    address,
+                )
+            }
+            Err(why) => {
+                let link = links.link();
+                (
+                    format!(
+                        "Open the plan review page in a browser ({why}; the link works once):\n{link}"
+                    ),
+                    link,
+                )
+            }
         }
     }
 }

@@ -318,9 +318,9 @@ impl Runtime {
                         _ => continue,
                     };
                     match self.browser.open_prompt(&request) {
-                        Ok(url) => {
-                            self.state.set_review_url(&request.tool_use_id, &url);
-                            let note = self.browser.announce(&url);
+                        Ok(links) => {
+                            let (note, shown) = self.browser.announce(&links);
+                            self.state.set_review_url(&request.tool_use_id, &shown);
                             self.state.system(note, false);
                         }
                         Err(e) => {
@@ -331,8 +331,8 @@ impl Runtime {
                     }
                 }
                 Action::ReviewPlanFile(path) => match self.browser.open_file(&path) {
-                    Ok(url) => {
-                        let note = self.browser.announce(&url);
+                    Ok(links) => {
+                        let (note, _) = self.browser.announce(&links);
                         self.state.system(note, false);
                     }
                     Err(e) => self.state.system(e, true),

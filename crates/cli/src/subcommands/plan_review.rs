@@ -8,7 +8,7 @@ use std::io::Write;
 use std::time::SystemTime;
 
 use catui_core::session::plan_review::{awaiting_approval, find_awaiting, record_answer};
-use catui_review::{ReviewPage, RunningReview, open_in_browser};
+use catui_review::{ReviewPage, RunningReview, open_review};
 use serde_json::json;
 
 use super::format::{one_line, pad, when};
@@ -81,12 +81,25 @@ pub async fn review(
     let page = ReviewPage::for_ended_session(&plan, &sessions_dir);
     let mut running = RunningReview::start(page)
         .map_err(|e| CommandError::Failed(format!("the review page could not be started: {e}")))?;
-    let url = running.url().to_string();
-    match open_in_browser(&url, |name| std::env::var(name).ok()) {
-        Ok(()) => writeln!(out, "Opened the review page of {name} in your browser:")?,
-        Err(why) => writeln!(out, "Open the review page of {name} in a browser ({why}):")?,
+    let links = running.links();
+    // The browser gets a hand-off file, never the token; a link printed
+    // for the user works once.
+    match open_review(&links, |name| std::env::var(name).ok()) {
+        Ok(()) => {
+            writeln!(
+                out,
+                "Opened the review page of {name} in your browser (its link works once; that browser gets back in at):"
+            )?;
+            writeln!(out, "{}", links.address())?;
+        }
+        Err(why) => {
+            writeln!(
+                out,
+                "Open the review page of {name} in a browser ({why}; the link works once):"
+            )?;
+            writeln!(out, "{}", links.link())?;
+        }
     }
-    writeln!(out, "{url}")?;
     writeln!(
         out,
         "Waiting for your decision (Ctrl+C to stop without deciding)…"
