@@ -161,3 +161,37 @@ fn someone_there_is_not_asked_unless_always_and_off_never_asks() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(server.requests().len(), 1);
 }
+
+#[test]
+fn plan_mode_requests_use_the_plan_effort_and_others_the_sessions() {
+    let run = |mode: &str| {
+        let sb = Sandbox::new();
+        sb.user_settings(r#"{"planEffort": "high", "completionCheck": "off"}"#);
+        let server =
+            MockServer::start_blocking(Script::new().turn(Turn::text("ok").forever())).unwrap();
+        let mut cmd = sb.catui(&server);
+        cmd.env_remove("CATUI_COMPLETION_CHECK");
+        cmd.args([
+            "-p",
+            "look around",
+            "--effort",
+            "low",
+            "--permission-mode",
+            mode,
+        ]);
+        let out = output_within(cmd, b"", 60);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        server.requests()[0].body["output_config"]["effort"].clone()
+    };
+    assert_eq!(
+        run("plan"),
+        "high",
+        "plan mode takes the setting's planEffort"
+    );
+    assert_eq!(run("default"), "low", "elsewhere the session's --effort");
+}

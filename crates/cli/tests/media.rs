@@ -5,7 +5,9 @@
 //! takes no documents; a stream-json user message may carry an image; a
 //! model without vision (settings `vision: false`) gets no image: a user
 //! message with one, or with a PDF for a provider without documents, is
-//! refused with a clear error and nothing is sent.
+//! refused with a clear error and nothing is sent. A PDF's pages come as
+//! text where the provider takes no documents, and a page range
+//! (`pages: "2-3"`) gives those pages' text on any provider.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -207,4 +209,106 @@ fn a_pdf_in_a_user_message_is_refused_where_the_provider_takes_no_documents() {
     let (code, _) = s.finish();
     assert_eq!(code, 1);
     assert!(server.requests().is_empty(), "nothing may reach the model");
+}
+
+/// A PDF of `pages`, each showing one line of text (uncompressed streams).
+fn text_pdf(pages: &[&str]) -> Vec<u8> {
+    let n = pages.len();
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
+    let mut pdf = format!(
+        "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [{}] /Count {n} >> endobj\n",
+        kids.join(" ")
+    );
+    for (i, text) in pages.iter().enumerate() {
+        let page = 3 + 2 * i;
+        let content = format!("BT /F1 12 Tf 72 700 Td ({text}) Tj ET");
+        pdf.push_str(&format!(
+            "{page} 0 obj << /Type /Page /Parent 2 0 R /Contents {} 0 R >> endobj\n{} 0 obj << /Length {} >>\nstream\n{content}\nendstream\nendobj\n",
+            page + 1,
+            page + 1,
+            content.len()
+        ));
+    }
+    pdf.push_str("trailer << /Root 1 0 R >>\n%%EOF\n");
+    pdf.into_bytes()
+}
+
+#[test]
+fn a_pdf_is_text_without_documents_and_a_page_range_is_those_pages() {
+    let sb = Sandbox::new();
+    std::fs::write(
+        sb.project().join("manual.pdf"),
+        text_pdf(&[
+            "Chapter one: install",
+            "Chapter two: configure",
+            "Chapter three: run",
+        ]),
+    )
+    .unwrap();
+    let script = || {
+        Script::new()
+            .turn(Turn::tool_use(
+                "p1",
+                "Read",
+                json!({"file_path": "manual.pdf"}),
+            ))
+            .turn(Turn::tool_use(
+                "p2",
+                "Read",
+                json!({"file_path": "manual.pdf", "pages": "2-3"}),
+            ))
+            .turn(Turn::tool_use(
+                "p3",
+                "Read",
+                json!({"file_path": "manual.pdf", "pages": "9"}),
+            ))
+            .turn(Turn::text("read"))
+    };
+    // OpenAI: no documents, so the whole text; the range gives two pages.
+    let server = MockServer::start_blocking(script()).unwrap();
+    read_twice(&sb, &server, true);
+    let reqs = server.requests();
+    let (all, is_error) = common::result_of(&reqs[1], "p1");
+    assert!(!is_error, "{all}");
+    assert!(all.contains("3 pages"), "{all}");
+    assert!(all.contains("takes no documents"), "{all}");
+    for line in [
+        "Chapter one: install",
+        "Chapter two: configure",
+        "Chapter three: run",
+    ] {
+        assert!(all.contains(line), "{all}");
+    }
+    let (range, _) = common::result_of(&reqs[2], "p2");
+    assert!(
+        range.contains("--- page 2 ---\nChapter two: configure"),
+        "{range}"
+    );
+    assert!(range.contains("Chapter three: run"), "{range}");
+    assert!(!range.contains("Chapter one"), "{range}");
+    // The OpenAI wire has no error flag: the text says it.
+    let (past, _) = common::result_of(&reqs[3], "p3");
+    assert!(past.starts_with("Error:"), "{past}");
+    assert!(past.contains("manual.pdf"), "{past}");
+    assert!(
+        past.contains("has 3 pages, so page 9 is past its end"),
+        "{past}"
+    );
+
+    // Anthropic: the whole file is a document; a range is those pages' text.
+    let server = MockServer::start_blocking(script()).unwrap();
+    read_twice(&sb, &server, false);
+    let reqs = server.requests();
+    let whole = serde_json::to_string(&reqs[1].body).unwrap();
+    assert!(whole.contains("\"type\":\"document\""), "{whole}");
+    let (range, _) = common::result_of(&reqs[2], "p2");
+    assert!(range.contains("a page range comes as text"), "{range}");
+    assert!(range.contains("Chapter two: configure"), "{range}");
+    assert!(!range.contains("Chapter one"), "{range}");
+    assert!(
+        !serde_json::to_string(&reqs[2].messages().last().unwrap())
+            .unwrap()
+            .contains("\"type\":\"document\""),
+        "a range sends no document"
+    );
 }

@@ -1,9 +1,10 @@
 //! Recognises the non-text files Read does not print as text (images and
 //! PDFs), reads the cheap facts about them from their headers (pixel
 //! dimensions, an approximate PDF page count), and turns them into what the
-//! model can see: an image block, or a PDF's document block where the
-//! session's provider takes documents ([`ModelInputs`]); otherwise a
-//! description.
+//! model can see: an image block, a PDF's document block where the
+//! session's provider takes documents ([`ModelInputs`]), a PDF's pages as
+//! text (no documents, or a page range; the text from `pdf_text`);
+//! otherwise a description.
 
 use std::path::Path;
 
@@ -32,36 +33,43 @@ pub const SCALED_SIDE: u32 = 1_568;
 pub const MAX_PDF_BYTES: u64 = 32 * 1024 * 1024;
 pub const MAX_PDF_PAGES: usize = 100;
 
+/// The most text one PDF read returns; the note says how to read on.
+const MAX_PDF_TEXT_BYTES: usize = 200 * 1024;
+
 /// The model's view of a media file whose bytes are `bytes`: the block it
-/// can see with a line of facts, or `None` when it cannot take this kind
-/// (or the file is beyond the limits), and the caller describes it.
+/// can see with a line of facts (for a PDF, its pages' text where the
+/// provider takes no documents or a page range is asked for), or `None`
+/// when it cannot take this kind (or the file is beyond the limits), and
+/// the caller describes it.
 pub fn for_model(
     kind: MediaKind,
     path: &Path,
     bytes: &[u8],
     inputs: ModelInputs,
+    pages: Option<&str>,
 ) -> Result<Option<ToolOutput>, String> {
     let size = bytes.len() as u64;
     let data = || base64::engine::general_purpose::STANDARD.encode(bytes);
     if kind == MediaKind::Pdf {
-        if !inputs.documents {
-            return Ok(None);
+        if !inputs.documents || pages.is_some() {
+            return pdf_text_for_model(path, bytes, inputs, pages);
         }
         if size > MAX_PDF_BYTES {
             return Err(format!(
-                "{} is {}, more than the {} a document may be. Extract the pages you need \
-                 (`pdftotext -f N -l M`, `qpdf --pages`) with Bash and read those.",
+                "{} is {}, more than the {} a document may be. Read its text a part at a time \
+                 with `pages` (e.g. \"1-20\").",
                 path.display(),
                 human_size(size),
                 human_size(MAX_PDF_BYTES)
             ));
         }
-        let pages = pdf_page_count(bytes);
+        let pages = super::pdf_text::page_texts(bytes)
+            .map(|p| p.len())
+            .unwrap_or_else(|_| pdf_page_count(bytes));
         if pages > MAX_PDF_PAGES {
             return Err(format!(
-                "{} has about {pages} pages, more than the {MAX_PDF_PAGES} a document may have. \
-                 Extract the pages you need (`pdftotext -f N -l M`, `qpdf --pages`) with Bash \
-                 and read those.",
+                "{} has {pages} pages, more than the {MAX_PDF_PAGES} a document may have. Read \
+                 its text a part at a time with `pages` (e.g. \"1-20\").",
                 path.display()
             ));
         }
@@ -73,7 +81,7 @@ pub fn for_model(
             path.display(),
             human_size(size),
             if pages > 0 {
-                format!(", about {pages} page{}", plural(pages))
+                format!(", {pages} page{}", plural(pages))
             } else {
                 String::new()
             }
@@ -151,6 +159,81 @@ pub fn attach_image(path: &Path) -> Result<ContentBlock, String> {
             "data": base64::engine::general_purpose::STANDARD.encode(&bytes),
         }),
     })
+}
+
+/// A PDF's pages as text: for providers without documents, and for a page
+/// range. `None` (describe the file) when no page or no readable text can
+/// be found in the whole document; a page range without readable text is
+/// an error that says why.
+fn pdf_text_for_model(
+    path: &Path,
+    bytes: &[u8],
+    inputs: ModelInputs,
+    pages: Option<&str>,
+) -> Result<Option<ToolOutput>, String> {
+    use super::pdf_text;
+    let texts = match pdf_text::page_texts(bytes) {
+        Ok(texts) => texts,
+        Err(why) if pages.is_some() => return Err(format!("{}: {why}.", path.display())),
+        Err(_) => return Ok(None),
+    };
+    let total = texts.len();
+    let (first, last) = match pages {
+        Some(spec) => pdf_text::parse_pages(spec, total)
+            .map_err(|why| format!("{}: {why}", path.display()))?,
+        None => (1, total),
+    };
+    let mut body = String::new();
+    let mut shown_last = first - 1;
+    for (n, text) in (first..=last).zip(&texts[first - 1..last]) {
+        let page = if text.is_empty() {
+            "(no text on this page)"
+        } else {
+            text
+        };
+        let block = format!("\n--- page {n} ---\n{page}\n");
+        if body.len() + block.len() > MAX_PDF_TEXT_BYTES && shown_last >= first {
+            break;
+        }
+        body.push_str(&block);
+        shown_last = n;
+    }
+    if !texts[first - 1..shown_last]
+        .iter()
+        .any(|t| pdf_text::looks_readable(t))
+    {
+        if pages.is_none() {
+            return Ok(None);
+        }
+        return Err(format!(
+            "{} has no readable text on pages {first}-{shown_last} (scanned pages, or fonts \
+             with their own encoding). If a converter such as `pdftotext` or an OCR tool is \
+             installed, run it with Bash.",
+            path.display()
+        ));
+    }
+    let why = if inputs.documents {
+        "a page range comes as text; read without `pages` to see the whole document"
+    } else {
+        "this provider takes no documents, so you see only the text: no images, and the \
+         layout of tables is lost"
+    };
+    let header = format!(
+        "{} is a PDF document ({}, {total} page{}). The text of pages {first}-{shown_last} \
+         follows ({why}).",
+        path.display(),
+        human_size(bytes.len() as u64),
+        plural(total)
+    );
+    let mut text = format!("{header}\n{body}");
+    if shown_last < last {
+        text.push_str(&format!(
+            "\n(Stopped after page {shown_last}: output size limit. Read on with pages: \
+             \"{}-{last}\".)",
+            shown_last + 1
+        ));
+    }
+    Ok(Some(ToolOutput::text(text).with_display(header)))
 }
 
 fn with_media(text: String, block: ContentBlock) -> ToolOutput {
@@ -231,7 +314,7 @@ pub fn describe(kind: MediaKind, path: &Path, head: &[u8], size: u64) -> String 
     facts.push(human_size(size));
     let advice = match kind {
         MediaKind::Pdf => {
-            "Read cannot show PDF contents as text. If a converter such as `pdftotext` is installed, run it with Bash and read its output."
+            "No text could be read from its pages (scanned pages, or fonts with their own encoding). If a converter such as `pdftotext` or an OCR tool is installed, run it with Bash and read its output."
         }
         _ => "Read does not show image contents as text.",
     };

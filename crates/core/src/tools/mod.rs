@@ -18,6 +18,7 @@ pub mod grep_search;
 pub mod live;
 pub mod media;
 pub mod notebook_edit;
+pub mod pdf_text;
 pub mod read;
 pub mod registry;
 pub mod shells;

@@ -39,6 +39,9 @@ pub struct ReadInput {
     /// How many lines to show (default 2000).
     #[serde(default)]
     pub limit: Option<u64>,
+    /// PDFs only: the pages to read as text, e.g. "3", "1-5" or "7-" (to the end). For long documents.
+    #[serde(default)]
+    pub pages: Option<String>,
 }
 
 #[async_trait]
@@ -58,8 +61,8 @@ impl TypedTool for ReadTool {
            when there is more.\n\
          - Lines longer than 2000 characters are cut short.\n\
          - Images (PNG, JPEG, GIF, WebP) are shown to you as images, and PDFs as documents \
-           where the model can take them (otherwise they are described: type, size, pages); \
-           other binary files are refused.\n\
+           where the model can take them, else as their pages' text. For a long PDF pass \
+           `pages` (\"1-5\") to read those pages' text. Other binary files are refused.\n\
          - Directories cannot be read: use Glob, or `ls` through Bash.\n\
          - You can read several files at once by calling Read several times in one message."
             .into()
@@ -74,6 +77,13 @@ impl TypedTool for ReadTool {
         if input.file_path.trim().is_empty() {
             return Err(ToolError::invalid(
                 "file_path is empty: give the path of the file to read.",
+            ));
+        }
+        if input.pages.is_some()
+            && MediaKind::from_path(Path::new(&input.file_path)) != Some(MediaKind::Pdf)
+        {
+            return Err(ToolError::invalid(
+                "pages applies to PDF files only; for a text file use offset and limit.",
             ));
         }
         if input.limit == Some(0) {
@@ -126,12 +136,22 @@ impl TypedTool for ReadTool {
             }
             _ => "",
         };
-        if let (Some(kind), Some(inputs)) = (MediaKind::from_path(&path), inputs) {
+        // A PDF's text is readable whatever the model takes.
+        let media_inputs = match MediaKind::from_path(&path) {
+            Some(MediaKind::Pdf) => Some(inputs.unwrap_or(media::ModelInputs {
+                images: false,
+                documents: false,
+            })),
+            _ => inputs,
+        };
+        if let (Some(kind), Some(inputs)) = (MediaKind::from_path(&path), media_inputs) {
             let read_path = path.clone();
-            let shown =
-                tokio::task::spawn_blocking(move || media_for_model(&read_path, kind, inputs))
-                    .await
-                    .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
+            let pages = input.pages.clone();
+            let shown = tokio::task::spawn_blocking(move || {
+                media_for_model(&read_path, kind, inputs, pages.as_deref())
+            })
+            .await
+            .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
             if let Some(out) = shown {
                 ctx.record_read(&path);
                 return Ok(out);
@@ -247,6 +267,7 @@ fn media_for_model(
     path: &Path,
     kind: MediaKind,
     inputs: media::ModelInputs,
+    pages: Option<&str>,
 ) -> Result<Option<ToolOutput>, ToolError> {
     let (file, meta) = safe_fs::open_regular(path).map_err(|e| {
         if e.is_not_found() {
@@ -265,7 +286,7 @@ fn media_for_model(
     file.take(limit)
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::failed(format!("Could not read {}: {e}.", path.display())))?;
-    media::for_model(kind, path, &bytes, inputs).map_err(ToolError::failed)
+    media::for_model(kind, path, &bytes, inputs, pages).map_err(ToolError::failed)
 }
 
 /// The refusal for FIFOs, devices and sockets: reading one could wait

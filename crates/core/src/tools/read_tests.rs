@@ -258,3 +258,16 @@ fn an_interrupted_scan_stops() {
     let err = crate::tools::read::read_file(&path, 1, 10, &|| true).unwrap_err();
     assert_eq!(err, crate::tools::ToolError::Cancelled);
 }
+
+#[tokio::test]
+async fn pages_is_for_pdfs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "text\n").unwrap();
+    let err = run_err(
+        ReadTool,
+        &ctx(dir.path()),
+        json!({"file_path": "a.txt", "pages": "1-2"}),
+    )
+    .await;
+    assert!(err.contains("PDF files only"), "{err}");
+}
