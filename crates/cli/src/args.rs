@@ -90,6 +90,12 @@ pub struct Args {
     #[arg(long, value_name = "USD", value_parser = parse_budget, allow_negative_numbers = true)]
     pub max_budget_usd: Option<f64>,
 
+    /// A completion condition: after each turn the small model checks it,
+    /// and while it is not met catui keeps working by itself (at most
+    /// `goalMaxContinuations` times per input). `/goal` shows it.
+    #[arg(long, value_name = "TEXT")]
+    pub goal: Option<String>,
+
     /// Model requests allowed per user input.
     #[arg(long)]
     pub max_turns: Option<u32>,

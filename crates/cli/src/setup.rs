@@ -108,6 +108,7 @@ pub fn config_from_args(
         tools: sdk_flags::tool_list(args),
         reasoning: args.reasoning()?,
         max_budget_usd: args.max_budget_usd,
+        goal: args.goal.clone(),
         mcp_servers: flag_mcp_servers(args, &cwd)?,
         strict_mcp_config: args.sdk.strict_mcp_config,
         setting_sources: sdk_flags::setting_sources(args)?,

@@ -70,6 +70,8 @@ fn deny(request_id: &str, message: &str) -> Value {
 #[test]
 fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     sb.write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
     sb.write(
         "Cargo.toml",

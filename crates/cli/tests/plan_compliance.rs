@@ -19,6 +19,9 @@ const NOTE: &str = "Before you finish";
 #[test]
 fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
     let sb = Sandbox::new();
+    // The plan contract (goal loop, drift questions) is not what this
+    // test is about: today's note-only behaviour.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let root = sb.project();
     sb.write("src/a.py", "a = 1\n");
     let p = |rel: &str| root.join(rel).display().to_string();
@@ -181,7 +184,7 @@ fn a_new_plan_ends_the_comparison() {
 #[test]
 fn a_plan_file_inside_the_project_is_not_unplanned_work() {
     let sb = Sandbox::new();
-    sb.user_settings(r#"{"plansDirectory": "plans"}"#);
+    sb.user_settings(r#"{"plansDirectory": "plans", "planGoal": false, "planDrift": "note"}"#);
     let root = sb.project();
     let target = root.join("x.txt").display().to_string();
     let plans = root.join("plans").display().to_string();

@@ -43,6 +43,9 @@ fn deny(request_id: &str, message: &str) -> Value {
 #[test]
 fn plan_mode_refuses_changes_then_approval_restores_edits() {
     let sb = Sandbox::new();
+    // The plan contract (goal loop, drift questions) is not what this
+    // test is about: today's note-only behaviour.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let main_rs = sb.write("src/main.rs", "fn main() {}\n");
     let server = MockServer::start_blocking(Script::new()).unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);

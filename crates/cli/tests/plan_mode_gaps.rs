@@ -578,6 +578,8 @@ fn clear_starts_a_new_conversation_and_plan_file() {
 #[test]
 fn plan_edited_at_approval_is_snapshotted_and_recovered() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(
         writes_plan_then_exits(&plans_dir, "# v1\n").turn(Turn::text("approved")),

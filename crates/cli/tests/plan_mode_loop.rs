@@ -111,6 +111,8 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
 #[test]
 fn approving_part_of_a_plan_skips_the_steps_named() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let server = MockServer::start_blocking(
         writes_plan_then_exits(
             &plans_dir(&sb),
@@ -171,6 +173,8 @@ fn approving_part_of_a_plan_skips_the_steps_named() {
 #[test]
 fn the_planning_model_plans_and_the_chosen_model_implements() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let sub = |r: &RecordedRequest| {
         r.messages()
             .first()
@@ -233,7 +237,7 @@ fn the_planning_model_plans_and_the_chosen_model_implements() {
     // implements again.
     std::fs::write(
         sb.config().join("settings.json"),
-        r#"{"planModel": "settings-planner"}"#,
+        r#"{"planModel": "settings-planner", "planGoal": false, "planDrift": "note"}"#,
     )
     .unwrap();
     let server = MockServer::start_blocking(

@@ -41,6 +41,8 @@ fn slug_of(plan_file: &str) -> String {
 #[test]
 fn approval_is_bound_to_the_presented_text() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
@@ -229,6 +231,8 @@ fn review_comments_reach_the_model_under_their_lines() {
 #[test]
 fn plan_steps_seed_todos_and_progress_is_written_back() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let plans_dir = format!("{}/plans/", sb.config().display());
     let todos = |done: usize| {
         let steps = ["Parse the flag", "Print JSON", "Add tests"];
@@ -346,6 +350,8 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
 #[test]
 fn approve_and_start_clean() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     sb.write("src/cli.py", "print('hello')\n");
     let plans_dir = format!("{}/plans/", sb.config().display());
     let server = MockServer::start_blocking(

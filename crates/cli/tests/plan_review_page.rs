@@ -48,6 +48,8 @@ fn plans_review_list(sb: &Sandbox) -> String {
 #[test]
 fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let dir = plans_dir(&sb);
     let server = MockServer::start_blocking(writes_plan_then_exits(&dir, PLAN)).unwrap();
     let ready = headless(

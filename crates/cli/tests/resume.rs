@@ -45,6 +45,8 @@ fn plan_once(sb: &Sandbox) -> (String, String) {
 #[test]
 fn resume_restores_plan_mode_the_plan_and_the_conversation_then_approves() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (session_id, plan_file) = plan_once(&sb);
     std::fs::remove_file(&plan_file).unwrap();
 

@@ -141,6 +141,57 @@ fn plan_answers_through_the_sdk_are_checked_parked_and_partial() {
     assert_eq!(reqs[3].model(), "builder-model");
 }
 
+/// After approval the plan is a contract (issue 48): the SDK's
+/// `can_use_tool` sees the verification commands in the approval and
+/// answers the AmendPlan request; catui then runs the verification itself
+/// and the SDK gets `plan_verification`, `goal_check` and `plan_report`.
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn an_approved_plan_is_verified_and_reported_through_the_sdk() {
+    let sb = Sandbox::new();
+    let hello = sb.project().join("hello.txt").display().to_string();
+    let notes = sb.project().join("notes.md").display().to_string();
+    let server = MockServer::start_blocking(
+        common::writes_plan_then_exits(
+            &format!("{}/plans/", sb.config().display()),
+            "# Plan\n\n1. Write hello.txt\n\n## Verification\n- `test -f hello.txt`\n",
+        )
+        .turn(Turn::tool_use(
+            "a",
+            "AmendPlan",
+            json!({"reason": "release notes", "change": "2. Write notes.md"}),
+        ))
+        .turn(Turn::tool_use(
+            "w1",
+            "Write",
+            json!({"file_path": hello, "content": "hello\n"}),
+        ))
+        .turn(Turn::tool_use(
+            "w2",
+            "Write",
+            json!({"file_path": notes, "content": "notes\n"}),
+        ))
+        .turn(Turn::tool_use(
+            "t",
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Write hello.txt", "status": "completed", "activeForm": "Writing"},
+                {"content": "Write notes.md", "status": "completed", "activeForm": "Writing"}
+            ]}),
+        ))
+        .turn(Turn::text("All done.")),
+    )
+    .unwrap();
+    let facts = scenario(&sb, &server, "plan_contract");
+    assert_eq!(facts["result"], "All done.");
+    assert_eq!(facts["steps"], json!(["Write hello.txt", "Write notes.md"]));
+    assert_eq!(facts["verification"], "test -f hello.txt");
+    assert_eq!(
+        std::fs::read_to_string(sb.project().join("notes.md")).unwrap(),
+        "notes\n"
+    );
+}
+
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn control_requests_are_answered() {

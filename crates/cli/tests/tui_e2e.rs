@@ -49,7 +49,14 @@ fn plan_then_edit_script(plans_dir: &str, main_rs: &Path) -> Script {
 #[test]
 fn plan_mode_approval_and_edit_in_the_terminal_ui() {
     require_tmux();
-    let s = setup(|_, dir, main| plan_then_edit_script(dir, main), None);
+    let s = setup(
+        |sb, dir, main| {
+            // Not about the plan contract: no goal loop after approval.
+            sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+            plan_then_edit_script(dir, main)
+        },
+        None,
+    );
     launch(&s);
     assert_eq!(mode_on_screen(&s.tmux.screen()), "default");
 

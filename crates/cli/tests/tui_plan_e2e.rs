@@ -107,7 +107,9 @@ fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
         json!({ "todos": list })
     };
     let s = setup(
-        |_, dir, _| {
+        |sb, dir, _| {
+            // Not about the plan contract: no goal loop after approval.
+            sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {

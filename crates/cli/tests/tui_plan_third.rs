@@ -83,7 +83,7 @@ fn skipping_a_step_and_picking_the_model_in_the_terminal_ui() {
         |sb, dir, _| {
             std::fs::write(
                 sb.config().join("settings.json"),
-                r#"{"planModel": "planner-model"}"#,
+                r#"{"planModel": "planner-model", "planGoal": false, "planDrift": "note"}"#,
             )
             .unwrap();
             presents(

@@ -27,6 +27,7 @@ pub mod builder;
 pub mod checkpoints;
 pub mod completion;
 pub mod config_dir;
+pub mod contract;
 pub mod engine;
 pub mod file_gate;
 pub mod hooks;

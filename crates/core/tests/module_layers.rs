@@ -31,6 +31,7 @@ const LAYERS: &[&str] = &[
     "plan",
     "session",
     "checkpoints",
+    "contract",
     "agents",
     "teams",
     "mcp",

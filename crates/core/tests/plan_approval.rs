@@ -55,6 +55,8 @@ async fn observers_of_approvals_see_the_approved_plan() {
     let mut started = TestSession::new(&server)
         .approver(Arc::new(PartialApproval))
         .mode(PermissionMode::Plan)
+        // Not about the plan contract: no goal loop after approval.
+        .settings(r#"{"planGoal": false}"#)
         .start();
     *plan_file.lock().unwrap() = started.engine.plan_file().unwrap();
     let seen: Arc<Mutex<Vec<ApprovedPlan>>> = Arc::default();

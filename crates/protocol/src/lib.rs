@@ -6,13 +6,16 @@
 //! ([`mode`]), attachments injected before model requests ([`attachment`]),
 //! the headless stream-json wire format ([`stream_json`], [`control`]), the
 //! transcript line format ([`transcript`]), checkpoints and the plan
-//! compliance report ([`checkpoint`]); background tasks ([`task`]); the
-//! names of MCP servers' tools ([`mcp_name`]); the one terminal sanitiser
-//! for every byte printed that came from outside ([`terminal`]); and the
-//! one lock helper every crate uses ([`sync::lock`]).
+//! compliance report ([`checkpoint`]); the plan as a contract while it
+//! runs: verification, goal checks, the end report ([`contract`]);
+//! background tasks ([`task`]); the names of MCP servers' tools
+//! ([`mcp_name`]); the one terminal sanitiser for every byte printed that
+//! came from outside ([`terminal`]); and the one lock helper every crate
+//! uses ([`sync::lock`]).
 
 pub mod attachment;
 pub mod checkpoint;
+pub mod contract;
 pub mod control;
 pub mod mcp_name;
 pub mod message;

@@ -24,12 +24,20 @@ pub enum OutputEvent {
         parent_tool_use_id: Option<String>,
         /// A fresh id for this line.
         uuid: String,
+        /// While an approved plan is carried out: the step (1-based) its
+        /// tool calls belong to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan_step: Option<u32>,
     },
     User {
         message: Message,
         session_id: String,
         parent_tool_use_id: Option<String>,
         uuid: String,
+        /// While an approved plan is carried out: the step (1-based) its
+        /// tool results belong to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan_step: Option<u32>,
         /// Set on the echo of the client's own message
         /// (`--replay-user-messages`): `uuid` is then that message's id,
         /// the one `rewind_files` takes.
@@ -120,6 +128,12 @@ pub enum SystemEvent {
     /// At the end of each turn after a plan was approved: how the work
     /// compares with the plan.
     PlanCompliance(crate::checkpoint::PlanCompliance),
+    /// catui ran the approved plan's verification commands.
+    PlanVerification(crate::contract::PlanVerification),
+    /// A goal was checked as a turn ended (the goal loop).
+    GoalCheck(crate::contract::GoalCheck),
+    /// The work on an approved plan ended (its goal met or given up).
+    PlanReport(crate::contract::PlanReport),
     /// A background task (a sub-agent started with `run_in_background`)
     /// started: the SDKs' `SDKTaskStartedMessage`.
     TaskStarted {
@@ -234,6 +248,26 @@ pub struct ResultEvent {
     /// started with `keep_running` that still run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_running: Vec<LeftRunning>,
+    /// When a goal kept the input going (`/goal`, `--goal`, an approved
+    /// plan's goal): whether it was met and why the loop ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<GoalStatus>,
+    /// When the work on an approved plan ended in this input: its report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_report: Option<Box<crate::contract::PlanReport>>,
+}
+
+/// How an input's goal loop ended (the result's `goal`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalStatus {
+    pub met: bool,
+    /// Why the loop ended, in words.
+    pub reason: String,
+    /// Continuations catui made by itself in this input.
+    pub continuations: u32,
+    /// What was still missing when it was given up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
 }
 
 /// A process left running after the session (`keep_running`).
@@ -371,6 +405,8 @@ mod tests {
             errors: vec!["budget".into()],
             structured_output: None,
             left_running: Vec::new(),
+            goal: None,
+            plan_report: None,
         });
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["subtype"], "error_max_budget_usd");

@@ -134,6 +134,19 @@ pub enum EntryBody {
     /// How the implementation compared with the approved plan at the end
     /// of a turn.
     PlanCompliance { report: PlanCompliance },
+    /// The session's free-text goal was set (`/goal TEXT`, `--goal`) or
+    /// cleared (`None`): what the goal loop checks, kept across resume and
+    /// fork.
+    Goal {
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// catui ran the approved plan's verification commands.
+    PlanVerification {
+        run: crate::contract::PlanVerification,
+    },
+    /// The work on an approved plan ended: its report.
+    PlanReport { report: crate::contract::PlanReport },
     /// An entry of a kind this build does not know (written by a newer
     /// catui). Kept so loading never fails on it; never written.
     #[serde(other)]
@@ -156,6 +169,9 @@ impl EntryBody {
             EntryBody::Checkpoint { .. } => "checkpoint",
             EntryBody::Rewind { .. } => "rewind",
             EntryBody::PlanCompliance { .. } => "plan_compliance",
+            EntryBody::Goal { .. } => "goal",
+            EntryBody::PlanVerification { .. } => "plan_verification",
+            EntryBody::PlanReport { .. } => "plan_report",
             EntryBody::Unknown => "unknown",
         }
     }

@@ -20,6 +20,7 @@ mod approver;
 mod attach;
 pub mod bashes;
 mod browser_review;
+mod contract_view;
 pub mod dialogs;
 mod diff;
 pub mod help;

@@ -73,10 +73,13 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
         tokens.push_str(&format!(" · ${:.2}", state.cost_usd));
     }
     // What runs in the background, first of the facts (hidden when none).
-    let background = match state.background_running {
-        0 => String::new(),
-        n => format!("{n} in background · "),
+    let mut background = match &state.work_step {
+        Some(step) => format!("step {}/{} · ", step.step, step.total),
+        None => String::new(),
     };
+    if state.background_running > 0 {
+        background.push_str(&format!("{} in background · ", state.background_running));
+    }
     let facts_width =
         str_width(&state.info.model) + str_width(&tokens) + 6 + str_width(&background);
     let note = if state.ctrl_c_at.is_some() {

@@ -82,6 +82,11 @@ pub enum EntryKind {
     /// How the work after a plan approval compares with the plan: one
     /// line, the details unfolded (Ctrl+O).
     Compliance(catui_protocol::checkpoint::PlanCompliance),
+    /// catui ran the approved plan's verification commands: one line, the
+    /// commands and their output unfolded (Ctrl+O).
+    Verification(catui_protocol::contract::PlanVerification),
+    /// The end report of the work on an approved plan.
+    PlanReport(catui_protocol::contract::PlanReport),
     /// A document a command showed (`/plan`): title, path, Markdown body
     /// and a hint.
     Document {
@@ -467,7 +472,7 @@ pub fn with_gutter(rows: Vec<Line<'static>>, first: Span<'static>) -> Vec<Line<'
         .collect()
 }
 
-fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+pub(crate) fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
     text.lines()
         .flat_map(|l| wrap_line(&Line::styled(l.to_string(), style), width, 0))
         .collect()
@@ -553,6 +558,12 @@ fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'sta
                 rows.extend(plain_rows("ctrl+o for details", inner, dim()));
             }
             with_gutter(rows, Span::styled("◇ ", style))
+        }
+        EntryKind::Verification(run) => {
+            crate::contract_view::verification_lines(run, inner, expanded)
+        }
+        EntryKind::PlanReport(report) => {
+            crate::contract_view::report_lines(report, inner, expanded)
         }
         EntryKind::Document {
             title,

@@ -526,6 +526,8 @@ pub fn stopped_result(
         uuid: new_uuid(),
         structured_output: None,
         left_running: Vec::new(),
+        goal: None,
+        plan_report: None,
     }
 }
 

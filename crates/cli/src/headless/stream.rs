@@ -45,6 +45,9 @@ pub struct StreamJson {
     last_stop_reason: Option<StopReason>,
     /// Background agents, for their `task_progress` lines.
     tasks: super::tasks::RunningTasks,
+    /// The step of an approved plan the work is on: tool calls and their
+    /// results carry it (`plan_step`).
+    step: Option<u32>,
 }
 
 impl StreamJson {
@@ -57,6 +60,7 @@ impl StreamJson {
             partial: None,
             last_stop_reason: None,
             tasks: Default::default(),
+            step: None,
         }
     }
 
@@ -94,6 +98,7 @@ impl StreamJson {
                     stop_reason,
                     usage,
                 } = response;
+                let plan_step = self.step.filter(|_| message.tool_uses().next().is_some());
                 out.push(OutputEvent::Assistant {
                     message: AssistantMessage {
                         message,
@@ -107,6 +112,7 @@ impl StreamJson {
                     session_id,
                     parent_tool_use_id,
                     uuid,
+                    plan_step,
                 });
                 out
             }
@@ -114,13 +120,22 @@ impl StreamJson {
                 message,
                 uuid,
                 parent_tool_use_id,
-            } => vec![OutputEvent::User {
-                message,
-                session_id,
-                parent_tool_use_id,
-                uuid,
-                is_replay: None,
-            }],
+            } => {
+                let plan_step = self.step.filter(|_| {
+                    message
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, catui_protocol::ContentBlock::ToolResult { .. }))
+                });
+                vec![OutputEvent::User {
+                    message,
+                    session_id,
+                    parent_tool_use_id,
+                    uuid,
+                    is_replay: None,
+                    plan_step,
+                }]
+            }
             // The echo carries the message's own id: what `rewind_files`
             // names.
             EngineEvent::UserMessage { uuid, content } if self.replay_user_messages => {
@@ -133,10 +148,18 @@ impl StreamJson {
                     parent_tool_use_id: None,
                     uuid,
                     is_replay: Some(true),
+                    plan_step: None,
                 }]
             }
             EngineEvent::UserMessage { .. } => Vec::new(),
             EngineEvent::PlanCompliance(report) => system(SystemEvent::PlanCompliance(report)),
+            EngineEvent::PlanVerification(run) => system(SystemEvent::PlanVerification(run)),
+            EngineEvent::GoalCheck(check) => system(SystemEvent::GoalCheck(check)),
+            EngineEvent::PlanReport(report) => system(SystemEvent::PlanReport(report)),
+            EngineEvent::WorkStep(step) => {
+                self.step = step.map(|s| s.step);
+                Vec::new()
+            }
             EngineEvent::PermissionMode {
                 mode,
                 pre_plan_mode,
@@ -392,6 +415,13 @@ pub fn result_event(
         uuid: new_uuid(),
         structured_output: o.structured_output,
         left_running: o.left_running,
+        goal: o.goal.map(|g| catui_protocol::stream_json::GoalStatus {
+            met: g.met,
+            reason: g.reason.describe(),
+            continuations: g.continuations,
+            missing: g.missing,
+        }),
+        plan_report: o.plan_report,
     }
 }
 

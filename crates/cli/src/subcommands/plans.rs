@@ -219,6 +219,13 @@ fn show(
     if let Some((at, report)) = plan_history::last_compliance(&project.sessions_dir(), name) {
         writeln!(out, "{}", plan_history::compliance_text(&at, &report))?;
     }
+    let (verification, report) = plan_history::last_contract(&project.sessions_dir(), name);
+    if let Some(run) = verification {
+        writeln!(out, "{}", plan_history::verification_text(&run))?;
+    }
+    if let Some(report) = report {
+        writeln!(out, "End report: {}", report.summary())?;
+    }
     Ok(())
 }
 

@@ -195,6 +195,42 @@ async def plan_answers():
            models=sorted((approved.model_usage or {}).keys()))
 
 
+async def plan_contract():
+    """After approval the plan is a contract: the approval lists the
+    verification commands, can_use_tool answers the AmendPlan request, and
+    catui runs the verification itself and reports the work."""
+    asked = []
+
+    async def can_use_tool(tool_name, tool_input, context):
+        asked.append(tool_name)
+        if tool_name == "ExitPlanMode":
+            assert tool_input["verification"] == ["test -f hello.txt"], tool_input
+            return PermissionResultAllow(updated_input={**tool_input, "mode": "acceptEdits"})
+        assert tool_name == "AmendPlan", tool_name
+        assert "+2. Write notes.md" in tool_input["planDiff"], tool_input
+        return PermissionResultAllow(updated_input=tool_input)
+
+    async with ClaudeSDKClient(
+            options=options(permission_mode="plan", can_use_tool=can_use_tool)) as client:
+        await client.query("Write hello.txt")
+        messages = await collect(client)
+    system = {}
+    for m in messages:
+        if isinstance(m, SystemMessage):
+            system.setdefault(m.subtype, []).append(m.data)
+    result = result_of(messages)
+    assert result.subtype == "success", result
+    assert asked == ["ExitPlanMode", "AmendPlan"], asked
+    [run] = system["plan_verification"]
+    assert run["passed"] and run["commands"][0]["exit_code"] == 0, run
+    [check] = system["goal_check"]
+    assert check["met"] and check["goal"] == "plan", check
+    [plan_report] = system["plan_report"]
+    assert plan_report["goal_met"] and plan_report["amendments"] == 1, plan_report
+    report(result=result.result, steps=plan_report["steps_done"],
+           verification=run["commands"][0]["command"])
+
+
 async def controls():
     async with ClaudeSDKClient(options=options()) as client:
         info = await client.get_server_info()
@@ -585,6 +621,7 @@ SCENARIOS = {
     "plan_set_mode": lambda: plan_mode("setMode"),
     "plan_input_mode": lambda: plan_mode("updatedInput"),
     "plan_answers": plan_answers,
+    "plan_contract": plan_contract,
     "controls": controls,
     "rewind": rewind,
     "interrupt": interrupt,

@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod contract;
 mod front_end;
 mod late;
 mod mcp;
@@ -184,6 +185,9 @@ pub struct SessionConfig {
     /// setting says: yes for the terminal UI and editors, no for headless
     /// runs (the SDKs ask with `enable_file_checkpointing`).
     pub checkpoints_default: bool,
+    /// A completion condition the goal loop keeps the session going
+    /// towards (`--goal`).
+    pub goal: Option<String>,
 }
 
 impl SessionConfig {
@@ -222,6 +226,7 @@ impl SessionConfig {
             sandbox_stage: None,
             checkpoints: None,
             checkpoints_default: false,
+            goal: None,
         }
     }
 }
@@ -842,6 +847,9 @@ impl SessionBuilder {
                 auto_compact_threshold: crate::engine::context_window::auto_compact_threshold(
                     settings.auto_compact_threshold,
                 ),
+                max_continuations: settings
+                    .goal_max_continuations
+                    .unwrap_or(crate::engine::turn_end::DEFAULT_MAX_CONTINUATIONS),
             },
         });
 
@@ -925,6 +933,11 @@ impl SessionBuilder {
             .map(|r| late::resumed_messages(r, resume_point))
             .transpose()
             .map_err(BuildError::Resume)?;
+        // The goal a resumed session had, read before the checkpoints take
+        // the resumed entries.
+        let restored_goal = resumed
+            .as_ref()
+            .and_then(|r| crate::contract::goal::restored(&r.entries));
         // Always there: with checkpoints off it still compares the work
         // after a plan approval with the plan (nothing is taken before).
         let checkpoints = Some(parts::checkpoints(crate::checkpoints::CheckpointSetup {
@@ -969,9 +982,23 @@ impl SessionBuilder {
             nobody_here,
             &warn,
         )));
-        // Only the main conversation may give the run's structured output.
+        let contract = contract::contract(contract::ContractInputs {
+            plan: &plan,
+            checkpoints: checkpoints.clone(),
+            recorder: recorder.clone(),
+            events: services.events.clone(),
+            project: cwd.clone(),
+            settings: &settings,
+            nobody_here,
+            goal: config.goal.clone(),
+            restored_goal,
+        });
+        extensions.push(contract.extension.clone());
+        // Only the main conversation may give the run's structured output
+        // and amend the approved plan.
         let mut main_tools = services.tools.clone();
         main_tools.add_source(output.tool_source());
+        main_tools.add_source(contract.amend_tools.clone());
         let mut engine = services.conversation(Conversation {
             max_turns: config.max_turns,
             recorder: Some(recorder),

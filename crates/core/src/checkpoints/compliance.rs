@@ -121,6 +121,12 @@ fn done_steps(plan_file: &str) -> BTreeSet<usize> {
         .collect()
 }
 
+/// Whether `plan` names `path` (relative to `project`): the file is in the
+/// plan (see [`named_files`]).
+pub fn plan_names(plan: &str, project: &Path, path: &str) -> bool {
+    names(plan, &named_files(plan, project), path)
+}
+
 /// Whether the plan names the changed file `path`: its path, or its file
 /// name standing alone as a word of the plan.
 fn names(plan: &str, named: &[String], path: &str) -> bool {

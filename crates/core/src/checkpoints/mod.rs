@@ -465,13 +465,26 @@ impl Checkpoints {
             .filter(|p| !is_plan_file(p))
             .collect();
         let plan_file = self.plan.files.read(None);
+        // An approved amendment widens the plan: the files and steps it
+        // adds are planned from then on.
+        let plan = self
+            .plan
+            .approved_text()
+            .unwrap_or_else(|| baseline.plan.clone());
         Some(compliance::report(&compliance::ComplianceInput {
             slug: &baseline.slug,
-            plan: &baseline.plan,
+            plan: &plan,
             plan_file_now: plan_file.as_deref(),
             changed: &changed,
             project: self.repo.project(),
         }))
+    }
+
+    /// How the work compares with the approved plan now (`None`: no plan
+    /// is being followed, or no snapshot could be taken).
+    pub fn compliance_now(&self) -> Option<PlanCompliance> {
+        let mut state = self.state();
+        self.compliance(&mut state, None)
     }
 
     /// The model is about to end a turn in which it changed files: a note

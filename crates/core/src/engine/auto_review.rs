@@ -97,6 +97,7 @@ async fn fall_back(
             let question = Question {
                 reason,
                 suggestion: suggestion.map(|rule| rule.to_string()),
+                declined: None,
             };
             ask_user(engine, ctx, id, name, input, call, question).await
         }
@@ -118,6 +119,7 @@ async fn fall_back(
             let question = Question {
                 reason,
                 suggestion: None,
+                declined: None,
             };
             ask_user(engine, ctx, id, name, input, call, question).await
         }

@@ -104,6 +104,16 @@ pub enum EngineEvent {
     /// How the work after a plan approval compares with the plan (end of
     /// each turn until the next plan or `/clear`).
     PlanCompliance(catui_protocol::checkpoint::PlanCompliance),
+    /// catui ran the approved plan's verification commands.
+    PlanVerification(catui_protocol::contract::PlanVerification),
+    /// A goal was checked as the main conversation's turn ended (the
+    /// continuation loop, `engine::turn_end`).
+    GoalCheck(catui_protocol::contract::GoalCheck),
+    /// The work on an approved plan ended (its goal met or given up).
+    PlanReport(catui_protocol::contract::PlanReport),
+    /// The step of an approved plan the work is on changed (`None`: no
+    /// step any more). Tool calls from now on belong to it.
+    WorkStep(Option<catui_protocol::contract::WorkStep>),
     /// A sub-agent started in the background (`run_in_background`).
     TaskStarted(catui_protocol::task::TaskStart),
     /// A background sub-agent ended (finished, failed or was stopped).
@@ -149,6 +159,10 @@ pub struct TurnOutcome {
     /// Background commands that will outlive the session
     /// (`keep_running`) and still run.
     pub left_running: Vec<catui_protocol::stream_json::LeftRunning>,
+    /// When a goal kept the input going: how its loop ended.
+    pub goal: Option<super::turn_end::GoalEnd>,
+    /// When the work on an approved plan ended in this input: its report.
+    pub plan_report: Option<Box<catui_protocol::contract::PlanReport>>,
 }
 
 /// A command's output as structured data, for front ends that draw it.

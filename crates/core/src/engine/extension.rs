@@ -6,8 +6,10 @@
 //!   inherited by its sub-agents. It may adjust the conversation's
 //!   permission state and tool context, provide attachments, observe mode
 //!   changes, answer slash commands, keep a document across compaction,
-//!   report notices once an input is handled, and act on each tool call
-//!   before the permission check ([`ToolGate`]).
+//!   report notices once an input is handled, act on each tool call
+//!   before the permission check ([`ToolGate`]), take part in the
+//!   continuation loop ([`super::turn_end`]) and say which step of a plan
+//!   the work is on.
 //! - [`Compactor`]: how the conversation is summarised (`/compact` and
 //!   automatic compaction); the session layer provides it.
 
@@ -75,6 +77,12 @@ pub struct InputView<'a> {
 pub enum ToolGate {
     /// Carry on: permission check, then the tool.
     Continue,
+    /// Ask the user about this call whatever the permission mode would do
+    /// (acceptEdits included), with `reason` as the question's reason; a
+    /// call the permission layer denies stays denied. (A change outside an
+    /// approved plan, under `planDrift: "ask"`.) `declined` is what the
+    /// model reads when the user says no.
+    Ask { reason: String, declined: String },
     /// Do not run the tool: this is its result. With `end_run`, the
     /// handling of the current input ends after this batch of calls.
     Answer {
@@ -209,8 +217,25 @@ pub trait EngineExtension: Send + Sync {
 
     /// The main conversation's model ended its turn: the extension may send
     /// it back (structured output not given yet) or end the run its way.
+    /// A quick, synchronous verdict; a condition that needs work to judge
+    /// (a goal, a checklist) is a [`Self::turn_end_checks`] participant.
     fn turn_ending(&self) -> TurnEnd {
         TurnEnd::Accept
+    }
+
+    /// Participants in the main conversation's continuation loop (see
+    /// [`super::turn_end`]): each is asked whether the turn really ends,
+    /// and what reminder continues it if not. Collected once, as the
+    /// conversation is built, in extension order.
+    fn turn_end_checks(&self) -> Vec<Arc<dyn super::turn_end::TurnEndCheck>> {
+        Vec::new()
+    }
+
+    /// The step of an approved plan the work is on, if any: the engine
+    /// reports it when it changes ([`super::EngineEvent::WorkStep`]), so
+    /// front ends can attribute tool calls to it.
+    fn current_step(&self) -> Option<catui_protocol::contract::WorkStep> {
+        None
     }
 
     /// Called with the main conversation's permission state as an input

@@ -28,6 +28,7 @@ pub mod services;
 mod shared;
 pub mod slash_commands;
 mod tool_runner;
+pub mod turn_end;
 
 use request::new_message_uuid;
 
@@ -54,6 +55,7 @@ pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::{ContextUsage, EngineControl, WeakEngineControl};
 use shared::{Shared, set_mode};
+pub use turn_end::{CheckResult, CheckVerdict, GoalEnd, LoopEndReason, TurnEndCheck, TurnEndView};
 
 use crate::permissions::PermissionContext;
 use crate::permissions::sandbox::{SandboxNetwork, SandboxPolicy};
@@ -81,6 +83,9 @@ pub struct EngineConfig {
     /// The share of the context window at which the conversation is
     /// compacted before the next request (setting `autoCompactThreshold`).
     pub auto_compact_threshold: f64,
+    /// Continuations per input the continuation loop may make
+    /// (`goalMaxContinuations`).
+    pub max_continuations: u32,
     /// Set for sub-agents.
     pub agent_id: Option<String>,
     /// The Agent tool_use that started this conversation (sub-agents).
@@ -132,6 +137,10 @@ pub struct Engine {
     input_uuid: Option<String>,
     /// Notices the same call or error repeating (loop reflection).
     loop_guard: loop_guard::LoopGuard,
+    /// The participants of the continuation loop (see [`turn_end`]).
+    turn_end_checks: Vec<Arc<dyn TurnEndCheck>>,
+    /// The step of the work last reported ([`EngineEvent::WorkStep`]).
+    step_shown: Option<catui_protocol::contract::WorkStep>,
 }
 
 impl Engine {
@@ -151,6 +160,14 @@ impl Engine {
         } = parts;
         let agent_id = config.agent_id.clone();
         let mut attachment_providers: Vec<Arc<dyn AttachmentProvider>> = Vec::new();
+        let turn_end_checks = match &config.agent_id {
+            // Sub-agents have no continuation loop.
+            Some(_) => Vec::new(),
+            None => extensions
+                .iter()
+                .flat_map(|e| e.turn_end_checks())
+                .collect(),
+        };
         let tool_names = tools.names();
         for extension in &extensions {
             extension.attach(&mut AttachContext {
@@ -218,6 +235,7 @@ impl Engine {
                 window: context_window::context_window(&config.model),
             }),
             skip_wait: tokio::sync::Notify::new(),
+            work: Mutex::new(turn_end::WorkSeen::default()),
         });
         tool_ctx.session = Some(crate::tools::SessionHandle(shared.clone()));
         Self {
@@ -239,6 +257,8 @@ impl Engine {
             session_started: false,
             input_uuid: None,
             loop_guard: loop_guard::LoopGuard::default(),
+            turn_end_checks,
+            step_shown: None,
         }
     }
 
@@ -565,6 +585,20 @@ impl Engine {
         }
         self.messages.push(user);
 
+        let mut looping = turn_end::ContinuationLoop::default();
+        self.start_work();
+        let outcome = self.run_requests(&mut looping, &cancel, started).await;
+        self.finish_loop(&mut looping, outcome)
+    }
+
+    /// The model requests of one input, until it ends (see
+    /// [`Self::run_turn`]).
+    async fn run_requests(
+        &mut self,
+        looping: &mut turn_end::ContinuationLoop,
+        cancel: &CancellationToken,
+        started: Instant,
+    ) -> TurnOutcome {
         let mut usage = Usage::default();
         let mut num_turns = 0u32;
         let mut is_human_turn = true;
@@ -573,7 +607,7 @@ impl Engine {
             // Tools still on their way (MCP servers starting) reach the
             // first request of an input, within their startup timeouts.
             if is_human_turn && self.config.agent_id.is_none() {
-                self.await_arriving_tools(&cancel).await;
+                self.await_arriving_tools(cancel).await;
             }
             if let Some(model) = self.shared.take_requested_model() {
                 *lock(&self.shared.model) = model.clone();
@@ -604,7 +638,7 @@ impl Engine {
                 );
             }
             num_turns += 1;
-            let response = match self.request_fitting(&cancel).await {
+            let response = match self.request_fitting(cancel).await {
                 Ok(r) => r,
                 Err(ProviderError::Cancelled) => {
                     return self.interrupted(num_turns, usage, started);
@@ -637,6 +671,8 @@ impl Engine {
                 usage: response.usage,
                 model: response.model.clone(),
             });
+            // The step its tool calls belong to, when it changed.
+            self.report_step();
             self.shared.emit(EngineEvent::Assistant {
                 message: assistant.clone(),
                 uuid: uuid.unwrap_or_else(new_message_uuid),
@@ -653,31 +689,17 @@ impl Engine {
             let has_tools = assistant.tool_uses().next().is_some();
             self.messages.push(assistant.clone());
 
-            if !has_tools && let Some(note) = self.note_before_turn_end() {
-                // An extension has something to say before the turn ends
-                // (plan compliance): once, then the model carries on.
-                let note = Message::user_text(attachments::wrap(&note));
-                self.shared.recorder.record(Record::User {
-                    message: note.clone(),
-                    is_meta: true,
-                });
-                self.messages.push(note);
-                continue;
-            }
-            if !has_tools && let Some(reason) = hook_points::stop(self, stop_blocks).await {
-                // A Stop hook sends the model back to work.
-                stop_blocks += 1;
-                self.send_back(format!("Stop hook feedback: {reason}"));
-                continue;
-            }
-            if !has_tools && self.config.agent_id.is_none() {
-                match self.turn_end_verdict() {
-                    TurnEnd::Accept => {}
-                    TurnEnd::End(end) => return self.ended(end, num_turns, usage, started),
-                    TurnEnd::Continue(text) => {
-                        self.send_back(text);
-                        continue;
+            if !has_tools {
+                // Should this turn really end? (turn_end.rs)
+                match self
+                    .turn_ending(looping, &assistant, &mut stop_blocks, cancel)
+                    .await
+                {
+                    turn_end::Ending::Continue => continue,
+                    turn_end::Ending::EndWith(end) => {
+                        return self.ended(end, num_turns, usage, started);
                     }
+                    turn_end::Ending::End => {}
                 }
             }
             if !has_tools {
@@ -705,7 +727,7 @@ impl Engine {
                 return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
             }
 
-            let mut results = tool_runner::run_tool_calls(self, &assistant, &cancel).await;
+            let mut results = tool_runner::run_tool_calls(self, &assistant, cancel).await;
             if let Some(note) = self.loop_guard.observe(&assistant, &results) {
                 // Read with the results, before the model decides again.
                 results.push(ContentBlock::text(attachments::wrap(&note)));
@@ -749,20 +771,5 @@ impl Engine {
                 );
             }
         }
-    }
-
-    /// What the extensions want the model to read before the main
-    /// conversation's turn ends (sub-agents: nothing).
-    fn note_before_turn_end(&self) -> Option<String> {
-        if self.config.agent_id.is_some() {
-            return None;
-        }
-        let notes: Vec<String> = self
-            .shared
-            .extensions
-            .iter()
-            .filter_map(|e| e.before_turn_end())
-            .collect();
-        (!notes.is_empty()).then(|| notes.join("\n\n"))
     }
 }

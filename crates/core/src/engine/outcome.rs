@@ -46,6 +46,8 @@ impl Engine {
             view: None,
             structured_output: None,
             left_running: self.left_running(),
+            goal: None,
+            plan_report: None,
         }
     }
 

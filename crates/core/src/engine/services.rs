@@ -51,6 +51,9 @@ pub struct Limits {
     /// The share of the context window at which conversations are
     /// compacted before the next request (setting `autoCompactThreshold`).
     pub auto_compact_threshold: f64,
+    /// Continuations the main conversation may make by itself per input
+    /// (the continuation loop, setting `goalMaxContinuations`).
+    pub max_continuations: u32,
 }
 
 impl Default for Limits {
@@ -61,6 +64,7 @@ impl Default for Limits {
             sub_agent_max_turns: 50,
             max_parallel_agents: 8,
             auto_compact_threshold: super::context_window::DEFAULT_AUTO_COMPACT_THRESHOLD,
+            max_continuations: super::turn_end::DEFAULT_MAX_CONTINUATIONS,
         }
     }
 }
@@ -131,6 +135,7 @@ impl SessionServices {
             max_turns: c.max_turns,
             max_tokens: self.limits.max_tokens,
             auto_compact_threshold: self.limits.auto_compact_threshold,
+            max_continuations: self.limits.max_continuations,
             agent_id: agent_id.clone(),
             parent_tool_use_id: c.parent_tool_use_id,
         };

@@ -51,6 +51,9 @@ pub(super) struct Shared {
     pub(super) usage_view: Mutex<ContextUsage>,
     /// Ends a wait for tools still starting (the user goes on without them).
     pub(super) skip_wait: tokio::sync::Notify,
+    /// What this input's calls changed (the continuation loop's measure
+    /// of progress).
+    pub(super) work: Mutex<super::turn_end::WorkSeen>,
 }
 
 /// How full the conversation's context window is.

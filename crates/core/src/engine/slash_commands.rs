@@ -49,6 +49,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "enter plan mode, or show the plan: /plan [open|review|export|<description>]",
     ),
     (
+        "goal",
+        "keep working until a condition holds, checked after each turn: /goal [TEXT|clear]",
+    ),
+    (
         "mode",
         "show or set the permission mode: /mode [default|acceptEdits|plan|bypassPermissions|auto]",
     ),

@@ -189,7 +189,9 @@ async fn authorize(
     if let Err(e) = call.validate(ctx).await {
         return Slot::refused(&name, &id, e.to_string(), e.user_text());
     }
-    // Tool lifecycle hooks may answer the call themselves.
+    // Tool lifecycle hooks may answer the call themselves, or ask the
+    // user about it whatever the mode would do.
+    let mut forced: Option<(String, String)> = None;
     for extension in &engine.shared.extensions {
         let view = ToolCallView {
             id: &id,
@@ -199,21 +201,26 @@ async fn authorize(
             ctx,
             agent_id: engine.config.agent_id.as_deref(),
         };
-        if let ToolGate::Answer {
-            content,
-            display,
-            is_error,
-            end_run,
-        } = extension.before_tool(&view)
-        {
-            if let Some(end) = end_run {
-                engine.shared.set_run_end(end);
+        match extension.before_tool(&view) {
+            ToolGate::Continue => {}
+            ToolGate::Ask { reason, declined } => {
+                forced.get_or_insert((reason, declined));
             }
-            return Slot::Answered {
-                block: ContentBlock::tool_result(id, content, is_error),
+            ToolGate::Answer {
+                content,
                 display,
-                name,
-            };
+                is_error,
+                end_run,
+            } => {
+                if let Some(end) = end_run {
+                    engine.shared.set_run_end(end);
+                }
+                return Slot::Answered {
+                    block: ContentBlock::tool_result(id, content, is_error),
+                    display,
+                    name,
+                };
+            }
         }
     }
     // The client's PreToolUse hooks: a deny refuses the call, an edited
@@ -267,6 +274,18 @@ async fn authorize(
         },
         (_, decision) => decision,
     };
+    // An extension's question: asked unless the call is refused anyway.
+    let mut declined = None;
+    let decision = match (forced, decision) {
+        (Some(_), deny @ Decision::Deny { .. }) | (None, deny) => deny,
+        (Some((reason, text)), _) => {
+            declined = Some(text);
+            Decision::Ask {
+                reason,
+                suggestion: None,
+            }
+        }
+    };
     match decision {
         Decision::Allow(grant) => Slot::Ready {
             id,
@@ -279,6 +298,7 @@ async fn authorize(
             let question = Question {
                 reason,
                 suggestion: suggestion.map(|rule| rule.to_string()),
+                declined,
             };
             ask_user(engine, ctx, id, name, input, call, question).await
         }
@@ -297,6 +317,9 @@ const MAX_REPRESENTATIONS: usize = 3;
 pub(super) struct Question {
     pub(super) reason: String,
     pub(super) suggestion: Option<String>,
+    /// What the model reads when the user says no, instead of the tool's
+    /// own text (an extension's question).
+    pub(super) declined: Option<String>,
 }
 
 /// Asks the user through the approver (the normal path of `Ask`, and auto
@@ -311,6 +334,7 @@ async fn ask_user(
     question: Question,
 ) -> Slot {
     let mut reason = question.reason;
+    let question_declined = question.declined;
     let mut asked = 0;
     let (shown, mut answer) = loop {
         let shown = call
@@ -409,7 +433,11 @@ async fn ask_user(
             grant: Grant::Explicit,
         },
         PermissionAnswer::Deny { message } => {
-            let text = call.denied_result(&message, ctx).unwrap_or_else(|| {
+            let told = question_declined.map(|text| match message.trim() {
+                "" => text,
+                said => format!("{text}\n\nThe user said: {said}"),
+            });
+            let text = told.or_else(|| call.denied_result(&message, ctx)).unwrap_or_else(|| {
                 if message.trim().is_empty() {
                     format!(
                         "The user declined to run {name}. Do not retry the same call; adapt or ask."
@@ -509,6 +537,9 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         summary: call.summary(),
                         parent_tool_use_id: parent.clone(),
                     });
+                    // What it may change, for the continuation loop.
+                    let access = call.access(ctx);
+                    let read_only = call.is_read_only();
                     let watched = super::progress::Watched {
                         id: &id,
                         name: &name,
@@ -542,6 +573,13 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                         ),
                         Err(e) => (e.to_string(), e.user_text(), true, true),
                     };
+                    if !is_error {
+                        crate::sync::lock(&engine.shared.work).saw(
+                            &access,
+                            read_only,
+                            &ctx.project_root,
+                        );
+                    }
                     let content =
                         match client_hooks::post_tool_use(engine, &id, &name, &content, is_error)
                             .await

@@ -140,6 +140,23 @@ pub fn exited_plan_mode_unreviewed(path: &str) -> String {
     )
 }
 
+/// The `file_snapshot` key of an approved amendment: the plan as amended
+/// (also kept as the approved revision, [`PLAN_APPROVED_KEY`]).
+pub const PLAN_AMENDED_KEY: &str = "plan_amended";
+
+/// The heading under which approved amendments are appended to the plan.
+pub const AMENDMENTS_HEADING: &str = "## Amendments";
+
+/// AmendPlan approved: what the model reads.
+pub fn amendment_approved(path: &str, n: usize) -> String {
+    format!(
+        "The user approved amendment {n}: it is now part of the approved plan ({path}, under \"{AMENDMENTS_HEADING}\"). The files and steps it names are in the plan; carry them out as part of it."
+    )
+}
+
+/// AmendPlan refused.
+pub const AMENDMENT_REFUSED: &str = "The user did not approve this amendment: the plan stays as approved. Stay within the plan, or ask the user what to do instead.";
+
 /// The `file_snapshot` key of a plan the user parked ("not now"): the
 /// text set aside, not approved.
 pub const PLAN_PARKED_KEY: &str = "plan_parked";

@@ -22,6 +22,8 @@
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   ([`contract`]: the short protocol strings).
 //! - `/plan` is [`slash_command`].
+//! - [`verification`]: the commands of a plan's verification section, run
+//!   by catui once the work is done.
 
 pub mod approval;
 pub mod contract;
@@ -31,6 +33,7 @@ pub mod prompts;
 pub mod slash_command;
 pub mod state;
 pub mod tools;
+pub mod verification;
 
 pub use approval::carry_out_recorded;
 pub use engine_hooks::attachment_provider::PlanAttachmentProvider;
@@ -46,6 +49,7 @@ pub use state::plan_session::{ApprovedPlan, PlanSession, RevisionChange, Stalene
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,
 };
+pub use tools::amend::{AMEND_PLAN, AmendPlanTool};
 pub use tools::enter::EnterPlanModeTool;
 pub use tools::exit::ExitPlanModeTool;
 pub use tools::exit_rules::{plan_diff, restore_mode};

@@ -135,6 +135,61 @@ pub fn last_compliance(
     last
 }
 
+/// The last verification run and the last end report recorded for plan
+/// `slug` in the transcripts of `sessions_dir` (`catui plans show`, the
+/// export, and later `catui plans list`'s state).
+pub fn last_contract(
+    sessions_dir: &Path,
+    slug: &str,
+) -> (
+    Option<catui_protocol::contract::PlanVerification>,
+    Option<catui_protocol::contract::PlanReport>,
+) {
+    let mut verification: Option<(String, catui_protocol::contract::PlanVerification)> = None;
+    let mut report: Option<(String, catui_protocol::contract::PlanReport)> = None;
+    for session in list_sessions(sessions_dir) {
+        let Ok(loaded) = crate::session::transcript::load(&session.path) else {
+            continue;
+        };
+        for entry in loaded.entries {
+            match entry.body {
+                EntryBody::PlanVerification { run }
+                    if run.slug == slug
+                        && verification
+                            .as_ref()
+                            .is_none_or(|(at, _)| *at < entry.timestamp) =>
+                {
+                    verification = Some((entry.timestamp, run));
+                }
+                EntryBody::PlanReport { report: r }
+                    if r.slug == slug
+                        && report.as_ref().is_none_or(|(at, _)| *at < entry.timestamp) =>
+                {
+                    report = Some((entry.timestamp, r));
+                }
+                _ => {}
+            }
+        }
+    }
+    (verification.map(|v| v.1), report.map(|r| r.1))
+}
+
+/// A verification run in words (`catui plans show`, the export).
+pub fn verification_text(run: &catui_protocol::contract::PlanVerification) -> String {
+    let mut out = format!(
+        "Verification (run by catui): {}",
+        if run.passed { "passed" } else { "failed" }
+    );
+    for c in &run.commands {
+        out.push_str(&format!(
+            "
+  $ {} — exit {}",
+            c.command, c.exit_code
+        ));
+    }
+    out
+}
+
 /// A compliance report in words (`catui plans show`, the export).
 pub fn compliance_text(at: &str, report: &catui_protocol::checkpoint::PlanCompliance) -> String {
     let list = |items: &[String]| {
@@ -270,6 +325,18 @@ pub fn export(
         text.push_str("\n## Appendix: the implementation\n\n");
         text.push_str(&compliance_text(&at, &report));
         text.push('\n');
+    }
+    let (verification, report) = last_contract(sessions_dir, slug);
+    if verification.is_some() || report.is_some() {
+        text.push_str("\n## Appendix: verification and end report\n\n");
+        if let Some(run) = verification {
+            text.push_str(&verification_text(&run));
+            text.push('\n');
+        }
+        if let Some(report) = report {
+            text.push_str(&report.summary());
+            text.push('\n');
+        }
     }
     std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(&target, text))

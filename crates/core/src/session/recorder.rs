@@ -256,6 +256,9 @@ fn describe(body: &EntryBody) -> &'static str {
         EntryBody::Checkpoint { .. } => "a checkpoint of the project's files",
         EntryBody::Rewind { .. } => "a rewind",
         EntryBody::PlanCompliance { .. } => "a plan compliance report",
+        EntryBody::Goal { .. } => "the session's goal",
+        EntryBody::PlanVerification { .. } => "the plan's verification",
+        EntryBody::PlanReport { .. } => "the plan's end report",
         EntryBody::Unknown => "an entry",
     }
 }

@@ -100,6 +100,23 @@ fn checkpoints_on(value: &Value) -> bool {
     value == &Value::Bool(true)
 }
 
+/// `planDrift: "ask"`: every change outside an approved plan asks.
+fn drift_asks(value: &Value) -> bool {
+    value == "ask"
+}
+
+/// `planGoal: false`: no continuation of catui's own after approval.
+fn goal_off(value: &Value) -> bool {
+    value == &Value::Bool(false)
+}
+
+/// At most the default number of continuations per input.
+fn fewer_continuations(value: &Value) -> bool {
+    value
+        .as_u64()
+        .is_some_and(|n| n <= u64::from(crate::engine::turn_end::DEFAULT_MAX_CONTINUATIONS))
+}
+
 /// Every settings key and how a project's value for it is treated before
 /// the project is trusted.
 pub const KEYS: &[KeyRule] = &[
@@ -154,6 +171,33 @@ pub const KEYS: &[KeyRule] = &[
         Neutral,
         Whole,
         "the wording of plan mode's prompt",
+    ),
+    rule(
+        "planDrift",
+        KeyClass::NarrowingWhen {
+            narrows: drift_asks,
+            values: "`\"ask\"`",
+        },
+        Whole,
+        "whether a change to a file an approved plan does not name asks first",
+    ),
+    rule(
+        "planGoal",
+        KeyClass::NarrowingWhen {
+            narrows: goal_off,
+            values: "`false`",
+        },
+        Whole,
+        "whether an approved plan's goal keeps the work going by itself (requests, cost)",
+    ),
+    rule(
+        "goalMaxContinuations",
+        KeyClass::NarrowingWhen {
+            narrows: fewer_continuations,
+            values: "8 or fewer",
+        },
+        Whole,
+        "how many continuations the goal loop makes by itself (requests, cost)",
     ),
     rule(
         "snapshotPlans",

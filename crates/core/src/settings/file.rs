@@ -139,6 +139,9 @@ pub(super) struct RawSettings {
     pub sandbox: Option<super::sandbox::RawSandbox>,
     pub idle_timeout_secs: Option<u64>,
     pub auto_compact_threshold: Option<f64>,
+    pub plan_drift: Option<crate::contract::PlanDrift>,
+    pub plan_goal: Option<bool>,
+    pub goal_max_continuations: Option<u32>,
     #[serde(default, deserialize_with = "model_entries")]
     pub models: Option<BTreeMap<String, ModelOverride>>,
     /// Read by [`crate::hooks::config`].

@@ -152,6 +152,15 @@ pub struct Settings {
     /// `autoCompactThreshold`: the share of the context window at which
     /// the conversation is compacted (see `session::compact`).
     pub auto_compact_threshold: Option<f64>,
+    /// `planDrift`: what a change outside an approved plan does (`None`:
+    /// the front end's default, see [`crate::contract::PlanDrift`]).
+    pub plan_drift: Option<crate::contract::PlanDrift>,
+    /// `planGoal`: an approved plan's goal keeps the work going (`None`:
+    /// on).
+    pub plan_goal: Option<bool>,
+    /// `goalMaxContinuations`: continuations per input the goal loop may
+    /// make by itself (`None`: 8).
+    pub goal_max_continuations: Option<u32>,
     /// `models`: overrides of the model catalog (context window, prices,
     /// OpenAI wire, reasoning options), keyed by model name or by a prefix
     /// ending in `*`, in layer order (a later layer's field wins).
@@ -471,6 +480,9 @@ impl Settings {
             raw.teams.and_then(|t| t.backend),
         );
         set(&mut self.auto_compact_threshold, raw.auto_compact_threshold);
+        set(&mut self.plan_drift, raw.plan_drift);
+        set(&mut self.plan_goal, raw.plan_goal);
+        set(&mut self.goal_max_continuations, raw.goal_max_continuations);
         if let Some(v) = raw.plan_variant {
             self.plan_variant = v;
         }

@@ -267,5 +267,11 @@ fn needs_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
         "autoCompactThreshold",
     );
     check(old.broker != new.broker, "broker");
+    check(
+        old.plan_drift != new.plan_drift
+            || old.plan_goal != new.plan_goal
+            || old.goal_max_continuations != new.goal_max_continuations,
+        "planDrift, planGoal, goalMaxContinuations",
+    );
     out
 }

@@ -106,6 +106,10 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::Teammate { .. }
         | EngineEvent::UserMessage { .. }
         | EngineEvent::PlanCompliance(_)
+        | EngineEvent::PlanVerification(_)
+        | EngineEvent::GoalCheck(_)
+        | EngineEvent::PlanReport(_)
+        | EngineEvent::WorkStep(_)
         | EngineEvent::TaskStarted(_)
         | EngineEvent::TaskEnded(_)
         | EngineEvent::AwaitingTools { .. } => None,
@@ -294,6 +298,8 @@ mod tests {
             view: None,
             structured_output: None,
             left_running: Vec::new(),
+            goal: None,
+            plan_report: None,
         };
         assert_eq!(
             relay("amy@core", &state, EngineEvent::Result(outcome)),

@@ -232,7 +232,7 @@ impl ToolContext {
 
     /// The session's permission state (outside an engine, e.g. in unit
     /// tests: default mode in the project root).
-    fn permission_context(&self) -> PermissionContext {
+    pub(crate) fn permission_context(&self) -> PermissionContext {
         match &self.session {
             Some(s) => s.0.permission_context(),
             None => PermissionContext::new(self.project_root.clone()),

@@ -347,6 +347,7 @@ impl PlanDialog {
         }
         if self.teammate.is_none() {
             rows.extend(self.steps.rows());
+            rows.extend(self.verification_rows());
         }
         rows.push(Line::raw(question));
         rows.extend(option_rows(&self.options(), self.selected));
@@ -392,6 +393,35 @@ impl PlanDialog {
         });
         rows.push(Line::styled(hint, dim));
         (rows, field_at)
+    }
+
+    /// The exact commands of the plan's verification section: approving
+    /// the plan lets catui run them when the work is done.
+    fn verification_rows(&self) -> Vec<Line<'static>> {
+        let commands: Vec<String> = self
+            .request
+            .input
+            .get("verification")
+            .and_then(serde_json::Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|c| c.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if commands.is_empty() {
+            return Vec::new();
+        }
+        let mut rows = vec![Line::raw(
+            "Approving also lets catui run these verification commands when the work is done:",
+        )];
+        for command in commands {
+            rows.push(Line::styled(
+                format!("  $ {command}"),
+                Style::default().fg(Color::Cyan),
+            ));
+        }
+        rows
     }
 
     /// Rows that show the whole plan and the choices at `width`.

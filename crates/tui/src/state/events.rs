@@ -149,6 +149,23 @@ impl AppState {
             EngineEvent::PlanCompliance(report) => {
                 self.transcript.push(EntryKind::Compliance(report))
             }
+            EngineEvent::PlanVerification(run) => {
+                self.transcript.push(EntryKind::Verification(run))
+            }
+            EngineEvent::PlanReport(report) => self.transcript.push(EntryKind::PlanReport(report)),
+            EngineEvent::GoalCheck(check) => {
+                let text = match (&check.missing, check.continuation) {
+                    (_, 0) if check.met => format!("◎ Goal met ({})", check.goal),
+                    (Some(missing), 0) => format!("◎ Goal not met ({}): {missing}", check.goal),
+                    (missing, n) => format!(
+                        "◎ Goal not met ({}): {} — continuing by itself ({n})",
+                        check.goal,
+                        missing.as_deref().unwrap_or("")
+                    ),
+                };
+                self.system(text, false)
+            }
+            EngineEvent::WorkStep(step) => self.work_step = step,
             // The Agent call already says it runs in the background.
             EngineEvent::TaskStarted(_) => {}
             EngineEvent::TaskEnded(task) => self.system(

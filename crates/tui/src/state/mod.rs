@@ -209,6 +209,9 @@ pub struct AppState {
     /// What runs in the background now (the status line's count; hidden
     /// when zero). The runtime sets it.
     pub background_running: usize,
+    /// The step of an approved plan the work is on (the status line's
+    /// `step 2/5`).
+    pub work_step: Option<catui_protocol::contract::WorkStep>,
 }
 
 /// How soon a second Esc on an empty prompt opens the rewind picker.
@@ -266,6 +269,7 @@ impl AppState {
             esc_at: None,
             bashes: None,
             background_running: 0,
+            work_step: None,
         }
     }
 

@@ -132,6 +132,8 @@ pub fn result(text: &str, num_turns: u32, is_error: bool, mode: PermissionMode) 
         view: None,
         structured_output: None,
         left_running: Vec::new(),
+        goal: None,
+        plan_report: None,
     })
 }
 

@@ -17,6 +17,7 @@
 //! an ended session) is carried out the same way when the session resumes
 //! ([`carry_out_recorded`]).
 
+pub mod amend;
 pub mod decision;
 pub mod fresh;
 pub mod progress;
@@ -195,7 +196,9 @@ fn approve(
         (Some(text), true) => progress::active_steps(text),
         _ => Vec::new(),
     };
-    plan.steps.bind(steps.clone());
+    if main {
+        plan.steps.bind(steps.clone());
+    }
     if !steps.is_empty() {
         let todos = progress::todos_for(&steps);
         if let Some(session) = &ctx.session {

@@ -235,7 +235,9 @@ pub fn todos_for(steps: &[String]) -> Vec<TodoItem> {
         .collect()
 }
 
-/// The approved plan's steps and when each was completed.
+/// The approved plan's steps and when each was completed, the step the
+/// work is on, and the lines catui adds about the work (its verification,
+/// its end report).
 #[derive(Debug, Default)]
 pub struct StepTracker {
     bound: Mutex<Option<Bound>>,
@@ -245,13 +247,47 @@ pub struct StepTracker {
 struct Bound {
     steps: Vec<String>,
     done: Vec<Option<String>>,
+    /// The step a todo marks in progress (index).
+    in_progress: Option<usize>,
+    /// Lines after the steps: the last verification, the end report.
+    notes: Vec<(NoteKind, String)>,
+}
+
+/// What a line of the progress section after the steps is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    Verification,
+    Report,
+}
+
+impl Bound {
+    fn section(&self) -> String {
+        let mut out = progress_section(&self.steps, &self.done);
+        for (_, note) in &self.notes {
+            out.push('\n');
+            out.push_str(note.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    fn finished(&self) -> usize {
+        self.done.iter().filter(|d| d.is_some()).count()
+    }
 }
 
 impl StepTracker {
-    /// Binds the steps of a newly approved plan (replacing any earlier).
+    /// Binds the steps of a newly approved plan (replacing any earlier);
+    /// a plan without numbered steps is bound too (its progress section
+    /// then holds only what catui adds).
     pub fn bind(&self, steps: Vec<String>) {
         let done = vec![None; steps.len()];
-        *lock(&self.bound) = (!steps.is_empty()).then_some(Bound { steps, done });
+        *lock(&self.bound) = Some(Bound {
+            steps,
+            done,
+            in_progress: None,
+            notes: Vec::new(),
+        });
     }
 
     /// Forgets the binding (a new plan-mode episode, `/clear`).
@@ -259,17 +295,29 @@ impl StepTracker {
         *lock(&self.bound) = None;
     }
 
+    /// Whether an approved plan's steps are bound.
+    pub fn is_bound(&self) -> bool {
+        lock(&self.bound).is_some()
+    }
+
     /// Takes a new todo list: each bound step whose todo (same text) is
-    /// completed is marked done at `now`. Returns the new progress section
-    /// and `(done, total)` when something changed.
+    /// completed is marked done at `now`, and the step in progress is the
+    /// one whose todo says so. Returns the new progress section and
+    /// `(done, total)` when a step was done.
     pub fn update(&self, todos: &[TodoItem], now: &str) -> Option<(String, usize, usize)> {
         let mut guard = lock(&self.bound);
         let bound = guard.as_mut()?;
         let mut changed = false;
+        let same = |t: &TodoItem, step: &str| t.content.trim() == step.trim();
+        bound.in_progress = bound.steps.iter().position(|step| {
+            todos
+                .iter()
+                .any(|t| t.status == TodoStatus::InProgress && same(t, step))
+        });
         for (i, step) in bound.steps.iter().enumerate() {
             let completed = todos
                 .iter()
-                .any(|t| t.status == TodoStatus::Completed && t.content.trim() == step.trim());
+                .any(|t| t.status == TodoStatus::Completed && same(t, step));
             if completed && bound.done[i].is_none() {
                 bound.done[i] = Some(now.to_string());
                 changed = true;
@@ -278,12 +326,53 @@ impl StepTracker {
         if !changed {
             return None;
         }
-        let finished = bound.done.iter().filter(|d| d.is_some()).count();
-        Some((
-            progress_section(&bound.steps, &bound.done),
-            finished,
-            bound.steps.len(),
-        ))
+        Some((bound.section(), bound.finished(), bound.steps.len()))
+    }
+
+    /// Adds the steps of an approved amendment (not done yet); steps the
+    /// plan already has keep their state. The new section.
+    pub fn add_steps(&self, steps: &[String]) -> Option<String> {
+        let mut guard = lock(&self.bound);
+        let bound = guard.as_mut()?;
+        for step in steps {
+            if !bound.steps.iter().any(|s| s.trim() == step.trim()) {
+                bound.steps.push(step.clone());
+                bound.done.push(None);
+            }
+        }
+        Some(bound.section())
+    }
+
+    /// Sets the line about `kind` after the steps (the last verification,
+    /// the end report). The new section.
+    pub fn note(&self, kind: NoteKind, text: String) -> Option<String> {
+        let mut guard = lock(&self.bound);
+        let bound = guard.as_mut()?;
+        bound.notes.retain(|(k, _)| *k != kind);
+        bound.notes.push((kind, text));
+        Some(bound.section())
+    }
+
+    /// The steps, and which are done.
+    pub fn steps(&self) -> Option<(Vec<String>, Vec<bool>)> {
+        lock(&self.bound).as_ref().map(|b| {
+            (
+                b.steps.clone(),
+                b.done.iter().map(Option::is_some).collect(),
+            )
+        })
+    }
+
+    /// The step the work is on: the one a todo marks in progress, else
+    /// the first not done. `(1-based number, total, text)`.
+    pub fn current(&self) -> Option<(usize, usize, String)> {
+        let guard = lock(&self.bound);
+        let bound = guard.as_ref()?;
+        let i = bound
+            .in_progress
+            .filter(|i| bound.done[*i].is_none())
+            .or_else(|| bound.done.iter().position(Option::is_none))?;
+        Some((i + 1, bound.steps.len(), bound.steps[i].clone()))
     }
 }
 

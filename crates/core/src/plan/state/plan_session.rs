@@ -64,6 +64,8 @@ pub struct PlanSession {
     /// (`None`: no plan then): a planning run ends with the plan only when
     /// this input wrote it.
     plan_at_input: Mutex<Option<String>>,
+    /// Amendments approved for the plan being carried out.
+    amendments: std::sync::atomic::AtomicUsize,
 }
 
 /// A plan the user approved, as the observers of approvals see it.
@@ -141,6 +143,7 @@ impl PlanSession {
             exporter: None,
             preamble: Mutex::new(None),
             plan_at_input: Mutex::new(None),
+            amendments: Default::default(),
         }
     }
 
@@ -211,6 +214,8 @@ impl PlanSession {
     /// episode, `/clear`, a parked plan).
     pub fn forget_approved(&self) {
         *lock(&self.approved) = None;
+        self.amendments
+            .store(0, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Lets `/plan export` write the approved plan into the project.
@@ -263,29 +268,71 @@ impl PlanSession {
     /// A new todo list: completed steps of the approved plan are checked
     /// in the plan file's progress section (and the user told `3/5 steps`).
     pub fn todos_changed(&self, todos: &[crate::tools::TodoItem], ctx: &crate::tools::ToolContext) {
-        let now = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+        let now = progress_time();
         let Some((section, done, total)) = self.steps.update(todos, &now) else {
             return;
         };
+        let session = ctx.session.as_ref().map(|s| s.0.as_ref());
+        if self.write_progress(&section, session) {
+            let path = self.files.path(None);
+            if let Some(session) = session {
+                session.notify(
+                    "plan-progress",
+                    &format!("Plan progress: {done}/{total} steps ({})", path.display()),
+                );
+            }
+        }
+    }
+
+    /// Writes `section` as the plan file's progress section (and keeps the
+    /// file's text in the transcript with snapshots on); false when the
+    /// file could not be written.
+    pub fn write_progress(
+        &self,
+        section: &str,
+        session: Option<&dyn crate::tools::SessionHooks>,
+    ) -> bool {
         let path = self.files.path(None);
         let Some(text) = self.files.read(None) else {
-            return;
+            return false;
         };
-        let updated = crate::plan::approval::progress::with_progress(&text, &section);
+        let updated = crate::plan::approval::progress::with_progress(&text, section);
         if let Err(e) = crate::tools::fs_atomic::write_atomic(&path, updated.as_bytes()) {
             tracing::warn!(
                 "could not write the plan's progress to {}: {e}",
                 path.display()
             );
-            return;
+            return false;
         }
-        if let Some(session) = &ctx.session {
-            self.snapshot(session.0.as_ref());
-            session.0.notify(
-                "plan-progress",
-                &format!("Plan progress: {done}/{total} steps ({})", path.display()),
-            );
+        if let Some(session) = session {
+            self.snapshot(session);
         }
+        true
+    }
+
+    /// Adds a line about the work after the steps of the progress section
+    /// (the last verification, the end report) and writes the section.
+    pub fn note_progress(
+        &self,
+        kind: crate::plan::approval::progress::NoteKind,
+        text: String,
+        session: Option<&dyn crate::tools::SessionHooks>,
+    ) {
+        if let Some(section) = self.steps.note(kind, text) {
+            self.write_progress(&section, session);
+        }
+    }
+
+    /// Amendments approved for the plan being carried out.
+    pub fn amendments(&self) -> usize {
+        self.amendments.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// An amendment was approved: `text` is the approved plan now.
+    pub(in crate::plan) fn amended(&self, text: String) {
+        self.amendments
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        *lock(&self.approved) = Some(text);
     }
 
     pub fn team_tool_available(&self) -> bool {
@@ -443,6 +490,11 @@ pub fn plan_hash(text: &str) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The time a step was done, as the progress section shows it.
+pub fn progress_time() -> String {
+    chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
 /// The body of the plan's verification section: the first Markdown heading
 /// whose title mentions verification or testing, up to the next heading of
 /// the same or a higher level.
@@ -458,9 +510,18 @@ pub fn verification_section(plan: &str) -> Option<String> {
             continue;
         }
         let mut body = Vec::new();
+        // A `# comment` inside a fenced block is not a heading.
+        let mut fenced = false;
         while let Some(next) = lines.peek() {
+            if next.trim_start().starts_with("```") {
+                fenced = !fenced;
+            }
             let next_level = next.chars().take_while(|c| *c == '#').count();
-            if next_level > 0 && next_level <= level && next[next_level..].starts_with(' ') {
+            if !fenced
+                && next_level > 0
+                && next_level <= level
+                && next[next_level..].starts_with(' ')
+            {
                 break;
             }
             body.push(*next);

@@ -80,6 +80,11 @@ pub struct ExitPlanModeInput {
     #[serde(default)]
     #[schemars(skip)]
     pub note: Option<String>,
+    /// Shown: the exact commands of the plan's verification section,
+    /// which approving lets catui run once the work is done.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub verification: Option<Value>,
 }
 
 #[async_trait]
@@ -168,6 +173,14 @@ impl TypedTool for ExitPlanModeTool {
             "planDiff": diff,
             "planHash": text.as_deref().map(plan_hash),
         });
+        if agent.is_none() {
+            // Approving the plan approves running these exact commands.
+            shown["verification"] = json!(
+                text.as_deref()
+                    .map(crate::plan::verification::verification_commands)
+                    .unwrap_or_default()
+            );
+        }
         if change == Some(RevisionChange::Unchanged) {
             shown["planUnchanged"] = json!(true);
         }
