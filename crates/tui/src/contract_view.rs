@@ -4,6 +4,7 @@
 //! approved plan.
 
 use catui_protocol::contract::{PlanReport, PlanVerification};
+use catui_protocol::terminal::sanitize;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -46,13 +47,18 @@ pub fn verification_lines(
     let mut rows = plain_rows(&summary, width, style);
     if expanded {
         for c in &run.commands {
+            // The plan's command and its output came from outside.
             rows.extend(plain_rows(
-                &format!("$ {}  (exit {})", c.command, c.exit_code),
+                &sanitize(&format!("$ {}  (exit {})", c.command, c.exit_code)),
                 width,
                 Style::default(),
             ));
             if !c.output_tail.trim().is_empty() {
-                rows.extend(plain_rows(c.output_tail.trim_end(), width, dim()));
+                rows.extend(plain_rows(
+                    sanitize(&c.output_tail).trim_end(),
+                    width,
+                    dim(),
+                ));
             }
         }
     } else {

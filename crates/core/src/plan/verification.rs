@@ -207,6 +207,9 @@ fn exit_code_of(content: &str, failed: bool, is_error: bool) -> (i32, String) {
 
 /// The last lines of `text`, at most [`TAIL_LINES`] and [`TAIL_CHARS`].
 fn tail(text: &str) -> String {
+    // Command output is shown in the terminal, the plan file and the
+    // transcript: no escape sequence of it survives.
+    let text = catui_protocol::terminal::sanitize(text);
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let start = lines.len().saturating_sub(TAIL_LINES);
     let mut out = lines[start..].join("\n");
