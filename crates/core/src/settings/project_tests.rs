@@ -226,8 +226,6 @@ fn sample(key: &str) -> Value {
         "autoMode.classifierTimeoutMs" => json!(100_000),
         "planVariant" => json!("cap"),
         "planDrift" => json!("off"),
-        "planEffort" => json!("high"),
-        "completionCheck" => json!("always"),
         "planGoal" => json!(true),
         "goalMaxContinuations" => json!(100),
         "planAgents" => json!(9),
