@@ -29,6 +29,10 @@ impl SessionBroker {
 
     pub async fn finish(&self, _code: u8) {}
 
+    pub fn tui_commands(&self) -> Option<catui_tui::BrokerLink> {
+        None
+    }
+
     pub fn team_backend(&self) -> catui_core::teams::TeamBackend {
         catui_core::teams::TeamBackend::default()
     }

@@ -450,6 +450,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
                 team,
                 checkpoints,
                 background: Some(background),
+                broker: broker.as_ref().and_then(|b| b.tui_commands()),
             },
             args.prompt.clone(),
         )
@@ -502,6 +503,8 @@ pub struct TuiParts {
     pub team: Option<Arc<TeamManager>>,
     pub checkpoints: Option<Arc<Checkpoints>>,
     pub background: Option<Arc<catui_core::tools::bash::BackgroundShells>>,
+    /// `/agents` and `/approvals`, with a broker.
+    pub broker: Option<catui_tui::BrokerLink>,
 }
 
 /// The terminal UI over a built session (`catui` and the interactive
@@ -515,6 +518,7 @@ pub async fn tui_front_end(
         team,
         checkpoints,
         background,
+        broker,
     }: TuiParts,
     first_prompt: Option<String>,
 ) -> TuiExit {
@@ -529,6 +533,7 @@ pub async fn tui_front_end(
         )),
         stop: CancellationToken::new(),
         background,
+        broker,
     };
     // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is
     // a key) end the interface as quitting does — the turn interrupted and

@@ -19,6 +19,7 @@
 mod approver;
 mod attach;
 pub mod bashes;
+pub mod broker_view;
 mod browser_review;
 mod contract_view;
 pub mod dialogs;
@@ -47,6 +48,7 @@ pub use approver::{
     ApprovalReceiver, PendingApproval, PendingReview, ReviewReceiver, TuiApprover, TuiPlanReviewer,
     approver, plan_reviewer,
 };
+pub use broker_view::{AgentListing, AgentsView, BrokerCommands, BrokerLink};
 pub use picker::{
     PickerItem, PickerOutcome, PickerState, pick_session, relative_age, render_picker,
 };

@@ -14,6 +14,14 @@ pub const LOCAL_COMMANDS: &[(&str, &str)] = &[
         "switch to another session of this project: /resume [ID]",
     ),
     ("bashes", "background commands: status, output, stop one"),
+    (
+        "agents",
+        "every session on the broker, on every machine: /agents [ID to resume a local one]",
+    ),
+    (
+        "approvals",
+        "approval requests on the broker: /approvals [show|approve|reject ID]",
+    ),
     ("exit", "quit catui (also /quit)"),
 ];
 

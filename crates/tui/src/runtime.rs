@@ -41,6 +41,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::approver::{ApprovalReceiver, ReviewReceiver, plan_reviewer};
+use crate::broker_view::BrokerReply;
 use crate::browser_review::{BrowserReview, PageDecision};
 use crate::dialogs::Dialog;
 use crate::inline::Inline;
@@ -65,6 +66,8 @@ pub struct TuiOptions {
     /// The session's background commands (Ctrl+B, `/bashes`, the status
     /// line's count).
     pub background: Option<Arc<BackgroundShells>>,
+    /// The broker's views (`/agents`, `/approvals`), when one is connected.
+    pub broker: Option<crate::broker_view::BrokerLink>,
 }
 
 /// How the interface ended.
@@ -144,6 +147,9 @@ struct Runtime {
     checkpoints: Option<Arc<Checkpoints>>,
     /// The session's background commands.
     background: Option<Arc<BackgroundShells>>,
+    /// The broker's views, and where their answers come back.
+    broker: Option<crate::broker_view::BrokerLink>,
+    broker_replies: UnboundedSender<BrokerReply>,
 }
 
 impl Runtime {
@@ -368,6 +374,16 @@ impl Runtime {
                     self.state.bashes = Some(panel);
                 }
                 Action::KillBackground(id) => self.kill_background(&id),
+                Action::Broker(command) => match &self.broker {
+                    Some(link) => crate::broker_view::start(
+                        link.0.clone(),
+                        command,
+                        self.state.info.session_id.clone(),
+                        self.state.info.cwd.clone(),
+                        self.broker_replies.clone(),
+                    ),
+                    None => self.state.system(crate::broker_view::NO_BROKER, true),
+                },
                 Action::OpenRewind => self.open_rewind(),
                 Action::CheckRewind(request) => self.check_rewind(request),
                 Action::Rewind(request) => self.rewind(request),
@@ -634,7 +650,8 @@ pub async fn run(
         session_id: opts.session_id,
         auto_mode_enabled: opts.auto_mode_enabled,
     };
-    let (browser, mut decided) = BrowserReview::new(opts.sessions_dir.clone());
+    let (browser, decided) = BrowserReview::new(opts.sessions_dir.clone());
+    let (broker_replies, broker_rx) = mpsc::unbounded_channel();
     let mut rt = Runtime {
         term,
         reader,
@@ -647,6 +664,8 @@ pub async fn run(
         browser,
         checkpoints,
         background: opts.background.clone(),
+        broker: opts.broker.clone(),
+        broker_replies,
     };
     rt.state.plan_file = plan_file;
     rt.state.usage = past_usage;
@@ -665,7 +684,10 @@ pub async fn run(
         team.as_mut(),
         &mut term_rx,
         &opts.stop,
-        &mut decided,
+        &mut Replies {
+            decided,
+            broker: broker_rx,
+        },
     )
     .await;
 
@@ -698,6 +720,14 @@ pub async fn run(
     finished.map(|()| ending)
 }
 
+/// Answers that come back to the event loop from tasks of the interface.
+struct Replies {
+    /// The plan review page's decisions.
+    decided: UnboundedReceiver<PageDecision>,
+    /// The broker's views.
+    broker: UnboundedReceiver<BrokerReply>,
+}
+
 async fn event_loop(
     rt: &mut Runtime,
     events: &mut UnboundedReceiver<EngineEvent>,
@@ -705,7 +735,7 @@ async fn event_loop(
     team: Option<&mut TeamLink>,
     term: &mut UnboundedReceiver<Event>,
     stop: &CancellationToken,
-    decided: &mut UnboundedReceiver<PageDecision>,
+    replies: &mut Replies,
 ) -> io::Result<Ending> {
     let (manager, mut reviews, mut lead_rx) = match team {
         Some(t) => (
@@ -768,7 +798,20 @@ async fn event_loop(
                     dirty = true;
                 }
             }
-            page = decided.recv() => {
+            reply = replies.broker.recv() => {
+                match reply {
+                    Some(BrokerReply::Resume(id)) => {
+                        rt.resume = Some(id);
+                        return Ok(Ending::Quit);
+                    }
+                    Some(BrokerReply::Text { text, is_error }) => {
+                        rt.state.system(text, is_error);
+                        dirty = true;
+                    }
+                    None => {}
+                }
+            }
+            page = replies.decided.recv() => {
                 if let Some(page) = page {
                     rt.state.clock = Instant::now();
                     if !rt.decided_in_browser(page)? {

@@ -66,6 +66,13 @@ fn json_line(out: &mut impl Write, entry: &SessionEntry) -> std::io::Result<()> 
     out.flush()
 }
 
+/// What `catui agents` prints, as text (also the terminal UI's `/agents`).
+pub fn table_text(entries: &[SessionEntry]) -> String {
+    let mut out = Vec::new();
+    let _ = table(&mut out, entries);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn table(out: &mut impl Write, entries: &[SessionEntry]) -> std::io::Result<()> {
     if entries.is_empty() {
         return writeln!(out, "No sessions on the broker.");

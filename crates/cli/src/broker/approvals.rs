@@ -19,17 +19,56 @@ pub async fn run(broker: &Broker, json: bool, all: bool, action: Option<&Approva
             return 1;
         }
     };
-    let result = match action {
-        None => list(&approvals, json, all).await,
-        Some(ApprovalsAction::Show { id }) => show(&approvals, id, json).await,
+    let (result, is_json) = match action {
+        None if json => (list_json(&approvals, all).await, true),
+        Some(ApprovalsAction::Show { id }) if json => (show_json(&approvals, id).await, true),
+        _ => (perform(&approvals, all, action).await, false),
+    };
+    match result {
+        Ok(text) => {
+            // What other machines wrote reaches the terminal through the
+            // sanitiser; a closed stdout is not an error.
+            let _ = if is_json {
+                writeln!(
+                    std::io::stdout().lock(),
+                    "{}",
+                    crate::output::json_line(&text)
+                )
+            } else {
+                crate::output::stdout().write_all(text.as_bytes())
+            };
+            0
+        }
+        Err(e) => {
+            eprintln!("catui: {e}");
+            1
+        }
+    }
+}
+
+/// `action` (none: the list) as text, for `catui approvals` and the
+/// terminal UI's `/approvals`.
+pub async fn perform(
+    approvals: &Approvals,
+    all: bool,
+    action: Option<&ApprovalsAction>,
+) -> Result<String, String> {
+    match action {
+        None => {
+            let requests = approvals.list(all).await.map_err(|e| e.to_string())?;
+            let mut out = Vec::new();
+            table(&mut out, &requests).map_err(|e| e.to_string())?;
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        }
+        Some(ApprovalsAction::Show { id }) => show(approvals, id).await,
         Some(ApprovalsAction::Approve {
             id,
             mode,
             skip_steps,
-        }) => approve(&approvals, id, mode.as_deref(), skip_steps).await,
+        }) => approve(approvals, id, mode.as_deref(), skip_steps).await,
         Some(ApprovalsAction::Reject { id, feedback }) => {
             answer(
-                &approvals,
+                approvals,
                 id,
                 Verdict::Reject,
                 None,
@@ -38,28 +77,31 @@ pub async fn run(broker: &Broker, json: bool, all: bool, action: Option<&Approva
             )
             .await
         }
-    };
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("catui: {e}");
-            1
-        }
     }
 }
 
-async fn list(approvals: &Approvals, json: bool, all: bool) -> Result<(), String> {
+async fn list_json(approvals: &Approvals, all: bool) -> Result<String, String> {
     let requests = approvals.list(all).await.map_err(|e| e.to_string())?;
-    let mut out = crate::output::stdout();
-    let written = if json {
-        serde_json::to_string_pretty(&requests)
-            .map_err(std::io::Error::other)
-            .and_then(|t| writeln!(out, "{}", crate::output::json_line(&t)))
-    } else {
-        table(&mut out, &requests)
-    };
-    let _ = written; // a closed stdout is not an error
-    Ok(())
+    serde_json::to_string_pretty(&requests).map_err(|e| e.to_string())
+}
+
+async fn show_json(approvals: &Approvals, id: &str) -> Result<String, String> {
+    let (request, answer) = fetch(approvals, id).await?;
+    let status = RequestStatus { request, answer };
+    serde_json::to_string_pretty(&status).map_err(|e| e.to_string())
+}
+
+async fn fetch(
+    approvals: &Approvals,
+    id: &str,
+) -> Result<(catui_broker::ApprovalRequest, Option<ApprovalAnswer>), String> {
+    let request = approvals
+        .request(id)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| catui_broker::BrokerError::UnknownRequest(id.to_string()).to_string())?;
+    let answer = approvals.answer_of(id).await.map_err(|e| e.to_string())?;
+    Ok((request, answer))
 }
 
 fn table(out: &mut impl Write, requests: &[RequestStatus]) -> std::io::Result<()> {
@@ -96,20 +138,8 @@ fn table(out: &mut impl Write, requests: &[RequestStatus]) -> std::io::Result<()
     Ok(())
 }
 
-async fn show(approvals: &Approvals, id: &str, json: bool) -> Result<(), String> {
-    let request = approvals
-        .request(id)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| catui_broker::BrokerError::UnknownRequest(id.to_string()).to_string())?;
-    let answer = approvals.answer_of(id).await.map_err(|e| e.to_string())?;
-    let mut out = crate::output::stdout();
-    if json {
-        let status = RequestStatus { request, answer };
-        let text = serde_json::to_string_pretty(&status).map_err(|e| e.to_string())?;
-        let _ = writeln!(out, "{}", crate::output::json_line(&text));
-        return Ok(());
-    }
+async fn show(approvals: &Approvals, id: &str) -> Result<String, String> {
+    let (request, answer) = fetch(approvals, id).await?;
     let mut text = format!(
         "Request {}: {}\nSession {} on {} ({}), project {}\nAsked {} · refused after {}\nWhy: {}\n",
         request.id,
@@ -146,8 +176,7 @@ async fn show(approvals: &Approvals, id: &str, json: bool) -> Result<(), String>
         Some(a) => format!("\nAnswered: {}\n", a.summary()),
         None => "\nWaiting for an answer: catui approvals approve|reject ID\n".to_string(),
     });
-    let _ = out.write_all(text.as_bytes());
-    Ok(())
+    Ok(text)
 }
 
 async fn approve(
@@ -155,7 +184,7 @@ async fn approve(
     id: &str,
     mode: Option<&str>,
     skip_steps: &[usize],
-) -> Result<(), String> {
+) -> Result<String, String> {
     if let Some(mode) = mode {
         let parsed = mode.parse::<PermissionMode>().map_err(|e| e.to_string())?;
         if parsed == PermissionMode::Plan {
@@ -183,7 +212,7 @@ async fn answer(
     mode: Option<String>,
     skip_steps: Vec<usize>,
     feedback: Option<String>,
-) -> Result<(), String> {
+) -> Result<String, String> {
     let request = approvals
         .request(id)
         .await
@@ -207,13 +236,12 @@ async fn answer(
         at: stamp(),
     };
     approvals.answer(&answer).await.map_err(|e| e.to_string())?;
-    println!(
-        "{} {id}: {}",
+    Ok(format!(
+        "{} {id}: {}\n",
         match verdict {
             Verdict::Approve => "Approved",
             _ => "Rejected",
         },
         request.summary
-    );
-    Ok(())
+    ))
 }

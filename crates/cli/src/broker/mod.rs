@@ -9,6 +9,7 @@
 mod agents;
 mod approvals;
 mod session;
+mod tui;
 mod worker;
 
 use std::path::Path;

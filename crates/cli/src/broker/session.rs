@@ -98,6 +98,13 @@ impl SessionBroker {
         self.teams.clone()
     }
 
+    /// The terminal UI's `/agents` and `/approvals`.
+    pub fn tui_commands(&self) -> Option<catui_tui::BrokerLink> {
+        Some(catui_tui::BrokerLink(Arc::new(super::tui::TuiBroker::new(
+            self.broker.clone(),
+        ))))
+    }
+
     /// The approver of a run with `--approvals broker`.
     pub fn approver(&self) -> Option<Arc<dyn Approver>> {
         self.approver.clone().map(|a| a as Arc<dyn Approver>)
@@ -159,6 +166,9 @@ fn follow(
     tokio::spawn(async move {
         let mut link = broker.link();
         let mut link_open = true;
+        // Only a change is news: the client may repeat the state it
+        // started in (its first `connected` event).
+        let mut last = *link.borrow_and_update();
         loop {
             tokio::select! {
                 event = events.recv() => {
@@ -173,7 +183,12 @@ fn follow(
                         link_open = false;
                         continue;
                     }
-                    let up = *link.borrow_and_update() == Link::Up;
+                    let now = *link.borrow_and_update();
+                    if now == last {
+                        continue;
+                    }
+                    last = now;
+                    let up = now == Link::Up;
                     let text = link_notice(broker.shown_url(), up);
                     if headless_text {
                         eprintln!("catui: {text}");

@@ -100,6 +100,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
                 team: session.team,
                 checkpoints: session.checkpoints,
                 background: Some(session.background),
+                broker: None,
             },
             Some(script::REQUEST.to_string()),
         )

@@ -30,6 +30,12 @@ impl AppState {
         if trimmed == "/bashes" {
             return vec![Action::OpenBashes];
         }
+        // The broker's views, also while a turn runs (they change nothing
+        // here).
+        if let Some(command) = crate::broker_view::BrokerCommand::parse(trimmed) {
+            self.transcript.push(EntryKind::User(trimmed.to_string()));
+            return vec![Action::Broker(command)];
+        }
         if matches!(trimmed, "/help" | "/?") {
             // Echoed like every other command, then answered.
             self.transcript.push(EntryKind::User(trimmed.to_string()));

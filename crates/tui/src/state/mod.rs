@@ -82,6 +82,8 @@ pub enum Action {
     OpenBashes,
     /// Stop this background command (from `/bashes`).
     KillBackground(String),
+    /// `/agents` or `/approvals`: ask the broker.
+    Broker(crate::broker_view::BrokerCommand),
 }
 
 /// A model request waiting to be retried, shown as one updating line.
