@@ -6,6 +6,10 @@
 //! drops a copy published twice, and a reader hands out a redelivered one
 //! once.
 //!
+//! What goes on the broker passes the transcripts' secret redaction first
+//! (a teammate's plan or message quoting an API key leaves the machine as
+//! `[REDACTED]`).
+//!
 //! The team manager's calls do not wait for the network: a message is
 //! queued and published in order by a background task that retries until
 //! the broker takes it; an inbox is read by a background task that
@@ -17,6 +21,7 @@ use std::time::Duration;
 
 use async_nats::jetstream::consumer::{AckPolicy, pull};
 use async_nats::jetstream::stream::Stream;
+use catui_core::session::redact::Redactor;
 use catui_core::teams::{MailMessage, MailboxBackend, MailboxError};
 use catui_protocol::sync::lock;
 use futures::StreamExt;
@@ -37,6 +42,7 @@ const SEEN: usize = 4096;
 /// The account's team mailboxes.
 pub struct BrokerMailboxes {
     broker: Broker,
+    redactor: Redactor,
     stream: Stream,
     outbox: UnboundedSender<(String, String, Vec<u8>)>,
     inboxes: Mutex<HashMap<(String, String), Arc<Inbox>>>,
@@ -69,7 +75,17 @@ impl Inbox {
 }
 
 impl BrokerMailboxes {
+    /// The account's mailboxes; what is sent is redacted of this
+    /// process's API keys.
     pub async fn open(broker: &Broker) -> Result<Arc<BrokerMailboxes>, BrokerError> {
+        Self::open_redacting(broker, Redactor::from_env()).await
+    }
+
+    /// [`Self::open`] with the secrets of `redactor`.
+    pub async fn open_redacting(
+        broker: &Broker,
+        redactor: Redactor,
+    ) -> Result<Arc<BrokerMailboxes>, BrokerError> {
         let names = broker.names();
         let stream = store::stream(
             broker,
@@ -95,6 +111,7 @@ impl BrokerMailboxes {
         });
         Ok(Arc::new(BrokerMailboxes {
             broker: broker.clone(),
+            redactor,
             stream,
             outbox,
             inboxes: Mutex::new(HashMap::new()),
@@ -187,6 +204,10 @@ impl MailboxBackend for BrokerMailboxes {
     fn append(&self, team: &str, name: &str, message: MailMessage) -> Result<(), MailboxError> {
         check(team)?;
         check(name)?;
+        let message = MailMessage {
+            text: self.redactor.redact(&message.text),
+            ..message
+        };
         let body = serde_json::to_vec(&message).map_err(|e| MailboxError::Io {
             path: self.broker.names().inbox(team, name).into(),
             source: std::io::Error::other(e),

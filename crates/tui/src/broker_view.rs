@@ -140,6 +140,45 @@ fn printable(text: &str) -> String {
     catui_protocol::terminal::sanitize(text).into_owned()
 }
 
+/// `/agents ID`: the session whose id starts with `id`, resumed when its
+/// transcript is in this project on this machine.
+fn jump(view: &AgentsView, id: &str, current: &str, cwd: &Path) -> BrokerReply {
+    let error = |text: String| BrokerReply::Text {
+        text,
+        is_error: true,
+    };
+    let found: Vec<&AgentListing> = view
+        .sessions
+        .iter()
+        .filter(|s| s.session_id.starts_with(id))
+        .collect();
+    let listing = match found.as_slice() {
+        [] => return error(format!("No session {id} on the broker (see /agents).")),
+        [one] => *one,
+        _ => {
+            return error(format!(
+                "{} sessions start with {id}: give more of the id.",
+                found.len()
+            ));
+        }
+    };
+    if listing.session_id == current {
+        return error("That is this session.".to_string());
+    }
+    let dir = catui_core::session::project_dir_in_config_dir(cwd);
+    let local = catui_core::session::list_sessions(&dir)
+        .iter()
+        .any(|s| s.session_id == listing.session_id);
+    if local {
+        BrokerReply::Resume(listing.session_id.clone())
+    } else {
+        error(format!(
+            "Session {} runs on {} in {}: only this project's sessions on this machine can be resumed here.",
+            listing.session_id, listing.host, listing.project
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
