@@ -64,6 +64,8 @@ fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_r
     let mut broker = NatsServer::start();
     let a = Sandbox::new();
     let b = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    a.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (script, target) = sdk_plan_script(&a);
     let server = MockServer::start_blocking(script).unwrap();
 

@@ -78,6 +78,8 @@ fn agents_and_approvals_in_the_terminal_ui() {
 
     // Machine B: a planning run that waits for an answer on the broker.
     let b = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    b.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (script, target) = sdk_plan_script(&b);
     let b_model = MockServer::start_blocking(script).unwrap();
     let mut run_b = on(b.catui(&b_model), "machine-b", &broker);
