@@ -112,6 +112,8 @@ fn plan_approved_with_updated_input_mode() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn plan_answers_through_the_sdk_are_checked_parked_and_partial() {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let server = MockServer::start_blocking(
         common::writes_plan_then_exits(
             &format!("{}/plans/", sb.config().display()),

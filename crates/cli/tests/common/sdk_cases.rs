@@ -68,6 +68,8 @@ pub fn can_use_tool(run: Runner) {
 /// acceptEdits, the edit after approval lands, the one before is refused.
 pub fn plan_approval(run: Runner, name: &str) {
     let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (script, target) = super::sdk_plan_script(&sb);
     let server = MockServer::start_blocking(script).unwrap();
     let facts = run(&sb, &server, name);
