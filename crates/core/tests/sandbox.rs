@@ -43,6 +43,9 @@ struct Setup {
 fn setup(policy: impl FnOnce(&Path, &Path) -> SandboxPolicy) -> Setup {
     let project = tempfile::tempdir().unwrap();
     let temp = tempfile::tempdir().unwrap();
+    // The session's temp dir is private (0700), as catui makes its own.
+    let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700);
+    std::fs::set_permissions(temp.path(), private).unwrap();
     let root = std::fs::canonicalize(project.path()).unwrap();
     let temp_path = std::fs::canonicalize(temp.path()).unwrap();
     std::fs::write(root.join("existing"), "original contents\n").unwrap();

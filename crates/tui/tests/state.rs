@@ -456,7 +456,7 @@ fn question_mark_and_help_show_the_generated_sheet() {
     let mut s = state();
     press(&mut s, key(KeyCode::Char('?')));
     assert!(s.help_open && s.input.is_empty());
-    let text = format!("{}", screen(&s, 100, 40).backend());
+    let text = format!("{}", screen(&s, 100, 60).backend());
     assert!(text.contains("Ctrl+J / Shift+Enter"), "{text}");
     assert!(text.contains("/compact"), "{text}");
     press(&mut s, key(KeyCode::Esc));

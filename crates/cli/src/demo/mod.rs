@@ -171,6 +171,10 @@ fn fresh_temp_dir() -> Result<PathBuf, String> {
 }
 
 /// Writes the sample to `base/project` and makes `base/config`.
+/// The demo's user settings: the scripted story has no turn for the goal
+/// loop's continuations.
+const DEMO_SETTINGS: &str = r#"{"planGoal": false, "planDrift": "note"}"#;
+
 fn lay_out(base: &Path) -> Result<(PathBuf, PathBuf), String> {
     let project = base.join("project");
     let config = base.join("config");
@@ -190,6 +194,11 @@ fn lay_out(base: &Path) -> Result<(PathBuf, PathBuf), String> {
     }
     std::fs::create_dir_all(&config)
         .map_err(|e| format!("cannot create {}: {e}", config.display()))?;
+    // The scripted model tells one story and stops: the goal loop would
+    // keep asking it to continue past the script's last turn.
+    let settings = config.join("settings.json");
+    std::fs::write(&settings, DEMO_SETTINGS)
+        .map_err(|e| format!("cannot write {}: {e}", settings.display()))?;
     let project = std::fs::canonicalize(&project)
         .map_err(|e| format!("cannot resolve {}: {e}", project.display()))?;
     let config = std::fs::canonicalize(&config)

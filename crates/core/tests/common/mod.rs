@@ -183,6 +183,8 @@ pub fn conversation_records(recorder: &MemoryRecorder) -> Vec<Record> {
     recorder
         .records()
         .into_iter()
-        .filter(|r| !matches!(r, Record::PermissionMode { .. }))
+        // Reminders (the machine's facts, git status) come and go with
+        // what the background probes found in time; they are not turns.
+        .filter(|r| !matches!(r, Record::PermissionMode { .. } | Record::Attachment { .. }))
         .collect()
 }

@@ -354,7 +354,7 @@ impl PermissionDialog {
             field_at = Some(rows.len());
             rows.push(field_row(FEEDBACK_LABEL, f));
             rows.push(Line::styled(
-                "  Enter declines with the note (the agent carries on) · Esc declines and stops",
+                "  Enter declines with the note (the agent carries on) · Esc stops",
                 dim,
             ));
         } else if self.scroll.is_some() {
@@ -364,7 +364,7 @@ impl PermissionDialog {
             ));
         } else {
             rows.push(Line::styled(
-                "  Enter or 1-3 to choose · Esc declines and stops (3: tell the agent instead)",
+                "  Enter or 1-3 to choose · Esc declines and stops · 3 tells the agent why",
                 dim,
             ));
         }
