@@ -143,6 +143,9 @@ fn full_script(sb: &Sandbox) -> Script {
 #[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
 fn an_editor_plans_approves_and_cancels_through_acp() {
     let sb = Sandbox::new();
+    // The script ends after the edit: no turns for the plan contract's goal
+    // loop (tested in plan_contract.rs).
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let server = MockServer::start_blocking(full_script(&sb)).unwrap();
     let facts = scenario(&sb, &server, "full");
     let requests = server.requests();
