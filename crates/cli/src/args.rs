@@ -96,6 +96,13 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     pub goal: Option<String>,
 
+    /// Take up a plan of the library (`catui plans list`): an approved,
+    /// unchanged plan continues without a new approval (todos from its
+    /// undone steps); a changed one goes to approval again; a parked or
+    /// draft plan goes back to planning. Same as `/plan use SLUG`.
+    #[arg(long = "plan", value_name = "SLUG")]
+    pub pick_up_plan: Option<String>,
+
     /// Model requests allowed per user input.
     #[arg(long)]
     pub max_turns: Option<u32>,
@@ -435,7 +442,17 @@ pub enum McpAction {
 
 #[derive(Debug, Subcommand)]
 pub enum PlansAction {
-    List,
+    /// Every plan of the project with its state (draft, parked, approved,
+    /// in_progress, done, abandoned), title, age and session.
+    List {
+        /// One JSON array instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mark a plan abandoned (it stays on disk; approving it again revives it).
+    Abandon {
+        slug: String,
+    },
     Show {
         slug: String,
     },

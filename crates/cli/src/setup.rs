@@ -109,6 +109,7 @@ pub fn config_from_args(
         reasoning: args.reasoning()?,
         max_budget_usd: args.max_budget_usd,
         goal: args.goal.clone(),
+        pick_up_plan: args.pick_up_plan.clone(),
         mcp_servers: flag_mcp_servers(args, &cwd)?,
         strict_mcp_config: args.sdk.strict_mcp_config,
         setting_sources: sdk_flags::setting_sources(args)?,

@@ -6,14 +6,13 @@
 //! copies an approved plan into the repository with its history; `review`
 //! is [`super::plan_review`].
 
-use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use catui_core::plan::approval::progress::progress_of;
 use catui_core::plan::get_plan;
-use catui_core::session::list_sessions;
+use catui_core::session::{list_sessions, plan_library};
 
 use super::format::{one_line, pad, when};
 use super::{CommandError, Project};
@@ -30,7 +29,9 @@ pub fn run(
 ) -> Result<(), CommandError> {
     let dir = project.plans_dir();
     match action {
-        None | Some(PlansAction::List) => list(project, &dir, out),
+        None => list(project, &dir, false, out),
+        Some(PlansAction::List { json }) => list(project, &dir, *json, out),
+        Some(PlansAction::Abandon { slug }) => abandon(project, &dir, slug, out),
         Some(PlansAction::Show { slug }) => show(project, &dir, slug, out),
         Some(PlansAction::Export { slug, to }) => {
             export(project, slug.as_deref(), to.as_deref(), out)
@@ -47,37 +48,19 @@ pub fn run(
     }
 }
 
-/// One plan file.
-struct PlanRow {
-    name: String,
-    path: PathBuf,
-    modified: SystemTime,
-    /// The session whose slug names this file (main or agent plan).
-    owner: Option<String>,
-    /// The user parked it (see `catui plans show`).
-    parked: bool,
-}
-
-fn list(project: &Project, dir: &Path, out: &mut impl Write) -> Result<(), CommandError> {
-    // slug -> owning session; sessions come newest first, so the newest
-    // session that used a slug owns it.
-    let mut owners: HashMap<String, String> = HashMap::new();
-    for s in list_sessions(&project.sessions_dir()) {
-        if let Some(slug) = s.plan_slug {
-            owners.entry(slug).or_insert(s.session_id);
-        }
+fn list(
+    project: &Project,
+    dir: &Path,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let entries = plan_library::library(&project.sessions_dir(), dir);
+    if json {
+        let rows: Vec<serde_json::Value> = entries.iter().map(entry_json).collect();
+        writeln!(out, "{}", serde_json::Value::Array(rows))?;
+        return Ok(());
     }
-    let parked = plan_history::parked_slugs(&project.sessions_dir());
-    let mut ours = Vec::new();
-    let mut others = Vec::new();
-    for mut row in plan_files(dir, &owners) {
-        row.parked = parked.contains(&row.name);
-        if row.owner.is_some() {
-            ours.push(row);
-        } else {
-            others.push(row);
-        }
-    }
+    let (ours, others): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| e.session.is_some());
     if ours.is_empty() && others.is_empty() {
         writeln!(
             out,
@@ -96,68 +79,66 @@ fn list(project: &Project, dir: &Path, out: &mut impl Write) -> Result<(), Comma
         writeln!(out, "\nOther plans in {}:", dir.display())?;
         write_rows(&others, false, out)?;
     }
-    writeln!(out, "\nShow one with `catui plans show SLUG`.")?;
+    writeln!(
+        out,
+        "\nShow one with `catui plans show SLUG`; continue one with `catui --plan SLUG`."
+    )?;
     Ok(())
 }
 
-/// The `.md` files of the plans directory, newest first.
-fn plan_files(dir: &Path, owners: &HashMap<String, String>) -> Vec<PlanRow> {
-    let Ok(read_dir) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut rows: Vec<PlanRow> = read_dir
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let path = e.path();
-            if path.extension().is_none_or(|x| x != "md") {
-                return None;
-            }
-            let meta = e.metadata().ok().filter(|m| m.is_file())?;
-            let name = path.file_stem()?.to_string_lossy().into_owned();
-            // `{slug}-agent-{id}` belongs to the session owning `{slug}`.
-            let slug = name.split("-agent-").next().unwrap_or(&name);
-            Some(PlanRow {
-                parked: false,
-                owner: owners.get(slug).cloned(),
-                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                name,
-                path,
-            })
-        })
-        .collect();
-    rows.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.name.cmp(&b.name)));
-    rows
+/// A plan as `catui plans list --json` gives it.
+fn entry_json(e: &plan_library::LibraryEntry) -> serde_json::Value {
+    let age = SystemTime::now()
+        .duration_since(e.modified)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let modified = plan_library::rfc3339(e.modified);
+    serde_json::json!({
+        "slug": e.slug,
+        "state": e.state.as_str(),
+        "title": e.title,
+        "path": e.path.display().to_string(),
+        "session": e.session,
+        "modified": modified,
+        "age_seconds": age,
+        "steps": e.steps.map(|(done, total)| serde_json::json!({"done": done, "total": total})),
+        "approved_hash": e.approved.as_ref().map(|(hash, _)| hash.clone()),
+        "changed_since_approval": e.changed_since_approval,
+        "dispatch": e.dispatch,
+    })
 }
 
-fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::io::Result<()> {
+fn write_rows(
+    rows: &[plan_library::LibraryEntry],
+    with_owner: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let name_width = rows
         .iter()
-        .map(|r| r.name.chars().count())
+        .map(|r| r.slug.chars().count())
         .max()
         .unwrap_or(4);
     let owner_width = rows
         .iter()
-        .filter_map(|r| r.owner.as_ref().map(|o| o.chars().count()))
+        .filter_map(|r| r.session.as_ref().map(|o| o.chars().count()))
         .max()
         .unwrap_or(7);
     for row in rows {
-        let plan = get_plan(&row.path);
-        let mut title = plan
-            .as_deref()
-            .and_then(|p| p.lines().find(|l| !l.trim().is_empty()))
-            .map(|l| one_line(l, TITLE_CHARS))
-            .unwrap_or_else(|| "(empty)".into());
-        if let Some((done, total)) = plan.as_deref().and_then(progress_of) {
+        let mut title = one_line(&row.title, TITLE_CHARS);
+        if let Some((done, total)) = row.steps {
             title.push_str(&format!("  [{done}/{total} steps]"));
         }
-        if row.parked {
-            title.push_str("  [parked]");
+        if row.changed_since_approval {
+            title.push_str("  (changed since approval)");
+        }
+        if let Some(d) = &row.dispatch {
+            title.push_str(&format!("  (background: {}, {})", d.branch, d.status));
         }
         let owner = if with_owner {
             format!(
                 "{}  ",
                 pad(
-                    &format!("session {}", row.owner.as_deref().unwrap_or("-")),
+                    &format!("session {}", row.session.as_deref().unwrap_or("-")),
                     owner_width + 8
                 )
             )
@@ -166,11 +147,39 @@ fn write_rows(rows: &[PlanRow], with_owner: bool, out: &mut impl Write) -> std::
         };
         writeln!(
             out,
-            "  {}  {owner}{}  {title}",
-            pad(&row.name, name_width),
+            "  {}  {owner}{}  {}  {title}",
+            pad(&row.slug, name_width),
             pad(&when(row.modified, None), 8),
+            pad(&format!("[{}]", row.state.as_str()), 13),
         )?;
     }
+    Ok(())
+}
+
+/// `catui plans abandon SLUG`.
+fn abandon(
+    project: &Project,
+    dir: &Path,
+    slug: &str,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let name = plan_name(slug)?;
+    if !dir.join(format!("{name}.md")).is_file() {
+        return Err(CommandError::Usage(format!(
+            "no plan '{name}' in {}; run `catui plans list` to see the plans",
+            dir.display()
+        )));
+    }
+    plan_library::add_mark(
+        &project.sessions_dir(),
+        name,
+        plan_library::MarkKind::Abandoned,
+    )?;
+    writeln!(
+        out,
+        "Marked {name} abandoned. The file stays in {}; approving it again revives it.",
+        dir.display()
+    )?;
     Ok(())
 }
 

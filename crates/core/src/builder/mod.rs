@@ -90,6 +90,9 @@ pub enum BuildError {
     OutputSchema(#[from] crate::output::SchemaError),
     #[error("--fallback-model {0} is the main model; name a different model to fall back to")]
     FallbackIsMain(String),
+    /// `--plan SLUG` named no plan that can be taken up.
+    #[error("--plan: {0}")]
+    PickUpPlan(String),
 }
 
 /// Which earlier session to continue.
@@ -188,6 +191,8 @@ pub struct SessionConfig {
     /// A completion condition the goal loop keeps the session going
     /// towards (`--goal`).
     pub goal: Option<String>,
+    /// A plan of the library to take up at the start (`--plan SLUG`).
+    pub pick_up_plan: Option<String>,
 }
 
 impl SessionConfig {
@@ -227,6 +232,7 @@ impl SessionConfig {
             checkpoints: None,
             checkpoints_default: false,
             goal: None,
+            pick_up_plan: None,
         }
     }
 }
@@ -690,6 +696,10 @@ impl SessionBuilder {
         if let Some(r) = &resumed {
             resume::restore_approved_plan(r, &plan);
         }
+        plan.library.set_lookup(parts::plan_library_lookup(
+            session::project_dir(&config_dir, &cwd),
+            plan.files.dir().to_path_buf(),
+        ));
         // Commands someone approved run confined to the working dirs when
         // the `sandbox` setting says so; those judged read-only always run
         // in the read-only sandbox, whose layers decide whether they may
@@ -792,6 +802,11 @@ impl SessionBuilder {
         };
         if let parts::MainRecorder::File(r) = &transcript {
             r.set_slug(Some(plan.files.slug()));
+            // `/plan use SLUG` switches the session to another plan file.
+            let r = r.clone();
+            plan.library.set_slug_changed(Arc::new(move |slug: &str| {
+                r.set_slug(Some(slug.to_string()))
+            }));
         }
         // With CATUI_REMOTE=1 or `snapshotPlans`, plan writes are also kept
         // in the transcript.
@@ -1032,6 +1047,18 @@ impl SessionBuilder {
         });
         if let Some(recorded) = recorded {
             resume::carry_out_recorded(&mut engine, &plan, recorded);
+        }
+        if let Some(slug) = &config.pick_up_plan {
+            let picked = crate::plan::pick_up::use_plan(engine.session_hooks(), &plan, slug);
+            if picked.is_error {
+                return Err(BuildError::PickUpPlan(picked.text));
+            }
+            // The changed plan's request to present it waits for the first
+            // input, read before it.
+            if let Some(prompt) = picked.prompt {
+                plan.tell_model_next(prompt);
+            }
+            engine.session_hooks().notify("plan-library", &picked.text);
         }
         mcp.set_events(&services.events);
         mcp.start();

@@ -185,6 +185,23 @@ pub(super) fn plan_exporter(
     ))
 }
 
+/// `/plan use`: what this project's library (its transcripts in
+/// `sessions_dir`, its plan files in `plans_dir`) knows about a plan.
+#[allow(clippy::type_complexity)]
+pub(super) fn plan_library_lookup(
+    sessions_dir: PathBuf,
+    plans_dir: PathBuf,
+) -> Arc<dyn Fn(&str) -> Option<crate::plan::pick_up::LibraryPlan> + Send + Sync> {
+    Arc::new(move |slug: &str| {
+        let e = crate::session::plan_library::entry(&sessions_dir, &plans_dir, slug)?;
+        Some(crate::plan::pick_up::LibraryPlan {
+            approved: e.approved.map(|(_, text)| text),
+            changed_since_approval: e.changed_since_approval,
+            state: e.state.as_str().to_string(),
+        })
+    })
+}
+
 /// The session's checkpoints, told of plan approvals (through a weak
 /// handle: the plan session must not keep the service alive).
 pub(super) fn checkpoints(

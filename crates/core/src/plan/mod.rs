@@ -21,7 +21,8 @@
 //!   injects before a model request and their provider.
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   ([`contract`]: the short protocol strings).
-//! - `/plan` is [`slash_command`].
+//! - `/plan` is [`slash_command`]; `/plan use SLUG` (and `--plan SLUG`)
+//!   takes up a plan of the library ([`pick_up`]).
 //! - [`verification`]: the commands of a plan's verification section, run
 //!   by catui once the work is done.
 
@@ -29,6 +30,7 @@ pub mod approval;
 pub mod contract;
 pub mod engine_hooks;
 pub mod files;
+pub mod pick_up;
 pub mod prompts;
 pub mod slash_command;
 pub mod state;

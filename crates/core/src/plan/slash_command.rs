@@ -6,6 +6,7 @@
 //! | `/plan open`            | enter only                       | open the plan in the external editor |
 //! | `/plan export [--to D]` | export the approved plan         | export the approved plan             |
 //! | `/plan review`          | said where the review page is    | said where the review page is        |
+//! | `/plan use SLUG`        | take up that plan (see `pick_up`)| take up that plan                    |
 //! | `/plan <description>`   | enter, then query the model      | query the model (planning goes on)   |
 
 use std::path::Path;
@@ -39,6 +40,22 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
             Err(text) => CommandOutput::Local {
                 text,
                 is_error: true,
+            },
+        };
+    }
+    if let Some(slug) = args.strip_prefix("use ").map(str::trim)
+        && !slug.is_empty()
+        && !slug.contains(char::is_whitespace)
+    {
+        let picked = super::pick_up::use_plan(session, plan, slug);
+        return match picked.prompt {
+            Some(prompt) => CommandOutput::Query {
+                notice: Some(picked.text),
+                prompt,
+            },
+            None => CommandOutput::Local {
+                text: picked.text,
+                is_error: picked.is_error,
             },
         };
     }

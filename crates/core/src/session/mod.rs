@@ -29,6 +29,7 @@ pub mod list;
 pub mod lock;
 pub mod paths;
 pub mod plan_history;
+pub mod plan_library;
 pub mod plan_recovery;
 pub mod plan_review;
 pub mod rebuild;

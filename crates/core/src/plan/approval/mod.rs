@@ -278,7 +278,7 @@ fn approve(
 
 /// Ends plan mode in `chosen` (else the mode from before it) through the
 /// one transition function; says so when auto mode cannot come back.
-fn leave_plan_mode(
+pub(in crate::plan) fn leave_plan_mode(
     session: &dyn SessionHooks,
     chosen: Option<catui_protocol::PermissionMode>,
 ) -> Result<catui_protocol::PermissionMode, ToolError> {

@@ -223,6 +223,32 @@ pub fn progress_of(plan: &str) -> Option<(usize, usize)> {
     (total > 0).then_some((done, total))
 }
 
+/// For each of `steps`, when the plan's progress section says it was done
+/// (`- [x] 2. Step — done TIME`), else `None`.
+pub fn done_times(plan: &str, steps: &[String]) -> Vec<Option<String>> {
+    let Some(start) = section_start(plan) else {
+        return vec![None; steps.len()];
+    };
+    let body = &plan[start..section_end(plan, start)];
+    let checked: Vec<(&str, &str)> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("- [x] "))
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(". ")?;
+            Some(rest.split_once(" — done ").unwrap_or((rest, "")))
+        })
+        .collect();
+    steps
+        .iter()
+        .map(|step| {
+            checked
+                .iter()
+                .find(|(text, _)| text.trim() == step.trim())
+                .map(|(_, at)| at.trim().to_string())
+        })
+        .collect()
+}
+
 /// The todo list seeded from the steps.
 pub fn todos_for(steps: &[String]) -> Vec<TodoItem> {
     steps
@@ -282,6 +308,19 @@ impl StepTracker {
     /// then holds only what catui adds).
     pub fn bind(&self, steps: Vec<String>) {
         let done = vec![None; steps.len()];
+        *lock(&self.bound) = Some(Bound {
+            steps,
+            done,
+            in_progress: None,
+            notes: Vec::new(),
+        });
+    }
+
+    /// Binds the steps of an approved plan taken up again (`/plan use`),
+    /// `done[i]` holding when step `i` was done.
+    pub fn bind_done(&self, steps: Vec<String>, done: Vec<Option<String>>) {
+        let mut done = done;
+        done.resize(steps.len(), None);
         *lock(&self.bound) = Some(Bound {
             steps,
             done,
@@ -473,5 +512,17 @@ mod tests {
         let plan = "# P\n1. a\n\n## Progress\n\n- [ ] 1. a\n\n## Notes\nkeep me\n";
         assert_eq!(without_progress(plan), "# P\n1. a\n\n## Notes\nkeep me\n");
         assert_eq!(progress_of(plan), Some((0, 1)));
+    }
+
+    #[test]
+    fn done_times_come_back_from_the_progress_section() {
+        let steps: Vec<String> = vec!["a".into(), "b c".into(), "d".into()];
+        let section = progress_section(&steps, &[Some("T1".into()), None, Some("T3".into())]);
+        let plan = with_progress("# P\n1. a\n2. b c\n3. d\n", &section);
+        assert_eq!(
+            done_times(&plan, &steps),
+            vec![Some("T1".into()), None, Some("T3".into())]
+        );
+        assert_eq!(done_times("# P\n1. a\n", &steps), vec![None, None, None]);
     }
 }

@@ -66,6 +66,8 @@ pub struct PlanSession {
     plan_at_input: Mutex<Option<String>>,
     /// Amendments approved for the plan being carried out.
     amendments: std::sync::atomic::AtomicUsize,
+    /// The project's plan library, for `/plan use` (set by the builder).
+    pub library: crate::plan::pick_up::LibraryHooks,
 }
 
 /// A plan the user approved, as the observers of approvals see it.
@@ -144,6 +146,7 @@ impl PlanSession {
             preamble: Mutex::new(None),
             plan_at_input: Mutex::new(None),
             amendments: Default::default(),
+            library: Default::default(),
         }
     }
 
@@ -435,6 +438,14 @@ impl PlanSession {
     pub fn take_changed_while_shown(&self) -> bool {
         self.changed_while_shown
             .swap(false, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The next presentation is compared with `text` (a plan taken up
+    /// again after it changed since its approval: the diff since then).
+    pub fn compare_next_with(&self, text: String) {
+        let mut presented = lock(&self.presented);
+        presented.last = Some(text);
+        presented.before = None;
     }
 
     /// Forgets presented revisions (after an approval).

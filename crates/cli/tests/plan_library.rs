@@ -1,0 +1,327 @@
+//! The plan library (issue 51): `catui plans list --json` states across
+//! presentation, approval, progress, parking, the goal and abandoning;
+//! taking a plan up later with `/plan use SLUG` and `catui --plan SLUG`
+//! (unchanged: no approval, todos from the undone steps; changed: approval
+//! again with the diff since approval; parked: back to planning). The real
+//! binary over stream-json against the testkit mock model.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use catui_testkit::{MockServer, Turn};
+use common::{Sandbox, StreamSession, allow, deny, last_user, plans_dir, writes_plan_then_exits};
+use serde_json::{Value, json};
+
+const PLAN: &str = "# Add a --json flag\n1. Parse the flag\n2. Print json\n3. Add tests\n";
+
+/// The plans as `catui plans list --json` gives them.
+fn listed(sb: &Sandbox) -> Vec<Value> {
+    let out = sb
+        .bare()
+        .args(["plans", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn row(sb: &Sandbox, slug: &str) -> Value {
+    listed(sb)
+        .into_iter()
+        .find(|p| p["slug"] == slug)
+        .unwrap_or_else(|| panic!("{slug} not listed: {:?}", listed(sb)))
+}
+
+fn slug_of(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Plans, approves and does step 1 of [`PLAN`]; returns the plan's slug.
+fn approved_with_one_step_done(sb: &Sandbox) -> String {
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir(sb), PLAN)
+            .turn(Turn::tool_use(
+                "t",
+                "TodoWrite",
+                json!({"todos": [
+                    {"content": "Parse the flag", "status": "completed", "activeForm": "Parsing"},
+                    {"content": "Print json", "status": "pending", "activeForm": "Printing"},
+                    {"content": "Add tests", "status": "pending", "activeForm": "Testing"}
+                ]}),
+            ))
+            .turn(Turn::text("One step done.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan the json flag");
+    let ask = s.wait_type("control_request");
+    let path = ask["request"]["input"]["planFilePath"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let slug = slug_of(&path);
+    // Presented, not answered yet: a draft.
+    let pending = row(sb, &slug);
+    assert_eq!(pending["state"], "draft", "{pending}");
+    assert_eq!(pending["title"], "# Add a --json flag");
+    s.send(allow(&ask, json!({"mode": "acceptEdits"})));
+    assert_eq!(s.wait_type("result")["result"], "One step done.");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+    slug
+}
+
+#[test]
+fn list_json_follows_a_plan_through_approval_progress_parking_and_abandoning() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let slug = approved_with_one_step_done(&sb);
+    let p = row(&sb, &slug);
+    assert_eq!(p["state"], "in_progress", "{p}");
+    assert_eq!(p["steps"], json!({"done": 1, "total": 3}));
+    assert_eq!(p["changed_since_approval"], false);
+    assert!(p["session"].is_string(), "{p}");
+    assert!(p["age_seconds"].is_u64(), "{p}");
+    assert_eq!(p["approved_hash"].as_str().unwrap().len(), 64);
+
+    // The table says the same.
+    let out = sb.bare().args(["plans", "list"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let line = text.lines().find(|l| l.contains(&slug)).unwrap();
+    assert!(
+        line.contains("[in_progress]") && line.contains("[1/3 steps]"),
+        "{text}"
+    );
+
+    // Abandoned, then listed so; an unknown plan cannot be abandoned.
+    let out = sb
+        .bare()
+        .args(["plans", "abandon", &slug])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(row(&sb, &slug)["state"], "abandoned");
+    let out = sb
+        .bare()
+        .args(["plans", "abandon", "no-such-plan"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no plan 'no-such-plan'"));
+
+    // A second plan, parked.
+    let server = MockServer::start_blocking(writes_plan_then_exits(
+        &plans_dir(&sb),
+        "# Later\n1. Something\n",
+    ))
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan something for later");
+    let ask = s.wait_type("control_request");
+    let parked = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
+    s.send(deny(&ask, json!({"message": "not now", "park": true})));
+    s.wait_type("result");
+    s.finish();
+    assert_eq!(row(&sb, &parked)["state"], "parked");
+    assert_eq!(row(&sb, &parked)["steps"], Value::Null);
+}
+
+#[test]
+fn a_plan_whose_goal_was_met_is_done() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planDrift": "note"}"#);
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Only step\n")
+            .turn(Turn::tool_use(
+                "t",
+                "TodoWrite",
+                json!({"todos": [{"content": "Only step", "status": "completed", "activeForm": "Doing"}]}),
+            ))
+            .turn(Turn::text("Finished.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan it");
+    let ask = s.wait_type("control_request");
+    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
+    s.send(allow(&ask, json!({"mode": "acceptEdits"})));
+    let result = s.wait_type("result");
+    assert_eq!(result["plan_report"]["goal_met"], true, "{result}");
+    s.finish();
+    assert_eq!(row(&sb, &slug)["state"], "done");
+}
+
+/// The request the model got for `needle` (a user message containing it).
+fn request_with(server: &MockServer, needle: &str) -> String {
+    server
+        .requests()
+        .iter()
+        .map(last_user)
+        .find(|t| t.contains(needle))
+        .unwrap_or_else(|| panic!("no request contains {needle:?}"))
+}
+
+fn todos_line(seen: &[Value]) -> Vec<(String, String)> {
+    let line = seen
+        .iter()
+        .rev()
+        .find(|v| v["type"] == "system" && v["subtype"] == "todos")
+        .unwrap_or_else(|| panic!("no todos line: {seen:#?}"));
+    line["todos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["content"].as_str().unwrap().to_string(),
+                t["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_unchanged_approved_plan_is_taken_up_without_approval() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let slug = approved_with_one_step_done(&sb);
+
+    // `/plan use SLUG` in a new session.
+    let server = MockServer::start_blocking(
+        catui_testkit::Script::new().turn(Turn::text("Carrying on with step 2.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user(&format!("/plan use {slug}"));
+    let result = s.wait_type("result");
+    let text = result["result"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!("Continuing the approved plan {slug}"))
+            && text.contains("1/3 steps done")
+            && text.contains("No new approval needed"),
+        "{text}"
+    );
+    assert_eq!(
+        todos_line(&s.seen),
+        vec![
+            ("Print json".to_string(), "pending".to_string()),
+            ("Add tests".to_string(), "pending".to_string())
+        ],
+        "the todos are the undone steps"
+    );
+    assert!(
+        server.requests().is_empty(),
+        "nothing asked of the model yet"
+    );
+    s.send_user("carry on");
+    assert_eq!(s.wait_type("result")["result"], "Carrying on with step 2.");
+    assert!(
+        !s.seen.iter().any(|v| v["type"] == "control_request"),
+        "no approval was asked"
+    );
+    let told = request_with(&server, "continuing a plan the user already approved");
+    assert!(told.contains("- Print json\n- Add tests"), "{told}");
+    assert!(told.contains("1 of 3 steps are done"), "{told}");
+    s.finish();
+    assert_eq!(row(&sb, &slug)["state"], "in_progress");
+
+    // `catui --plan SLUG` does the same at the start.
+    let server =
+        MockServer::start_blocking(catui_testkit::Script::new().turn(Turn::text("On it.")))
+            .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--plan", &slug]);
+    s.send_user("go on");
+    assert_eq!(s.wait_type("result")["result"], "On it.");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    assert_eq!(todos_line(&seen).len(), 2);
+    assert!(!seen.iter().any(|v| v["type"] == "control_request"));
+    let told = request_with(&server, "continuing a plan the user already approved");
+    assert!(told.contains("go on"), "{told}");
+
+    // A plan that does not exist is refused at the start.
+    let out = sb
+        .catui(&server)
+        .args(["-p", "hi", "--plan", "no-such-plan"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--plan: There is no plan 'no-such-plan'"),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), 1, "no request was made for it");
+}
+
+#[test]
+fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let slug = approved_with_one_step_done(&sb);
+    let path = sb.config().join("plans").join(format!("{slug}.md"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("3. Add tests\n", "3. Add tests\n4. Update the docs\n"),
+    )
+    .unwrap();
+    assert_eq!(row(&sb, &slug)["changed_since_approval"], true);
+
+    let server = MockServer::start_blocking(
+        catui_testkit::Script::new()
+            .turn(
+                Turn::tool_use("x", "ExitPlanMode", json!({}))
+                    .when(|r| last_user(r).contains("needs the user's approval again")),
+            )
+            .turn(Turn::text("Back to it.").when(|r| last_user(r).contains("what next"))),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    s.send_user(&format!("/plan use {slug}"));
+    let ask = s.wait_type("control_request");
+    let input = &ask["request"]["input"];
+    assert_eq!(ask["request"]["tool_name"], "ExitPlanMode");
+    let diff = input["planDiff"].as_str().unwrap();
+    assert!(diff.contains("+4. Update the docs"), "{diff}");
+    assert!(!diff.contains("-3. Add tests"), "{diff}");
+    assert!(
+        input["plan"]
+            .as_str()
+            .unwrap()
+            .contains("4. Update the docs")
+    );
+    s.send(deny(&ask, json!({"message": "later", "park": true})));
+    s.wait_type("result");
+    assert_eq!(row(&sb, &slug)["state"], "parked");
+
+    // Parked: `/plan use` goes back to planning.
+    s.send_user(&format!("/plan use {slug}"));
+    let result = s.wait_type("result");
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Plan mode: continuing the parked plan {slug}")),
+        "{result}"
+    );
+    assert_eq!(result["permission_mode"], "plan");
+    s.send_user("what next");
+    assert_eq!(s.wait_type("result")["result"], "Back to it.");
+    let told = request_with(&server, "what next");
+    assert!(told.contains("it is not approved (parked)"), "{told}");
+    s.finish();
+}

@@ -1,0 +1,261 @@
+//! Taking up a plan of the library in this session: `/plan use SLUG`,
+//! `catui --plan SLUG` (and the SDKs through that flag).
+//!
+//! - An approved plan whose file still holds the approved text (catui's
+//!   progress section aside) becomes this session's approved plan without
+//!   a new approval: its steps are bound with the ones already done, the
+//!   steps still undone become the todo list, the plan's goal and
+//!   verification carry on, and the model is told it continues an
+//!   approved plan.
+//! - An approved plan whose file changed since goes back to plan mode and
+//!   to approval, presented with the diff since the approved text.
+//! - A parked plan (or a draft, or one marked abandoned) goes back to
+//!   planning: plan mode, with the plan file re-attached for the model.
+//!
+//! What the library knows (approvals, parkings) lives in the transcripts,
+//! which the session layer reads: it plugs a lookup in through
+//! [`LibraryHooks`].
+
+use std::sync::{Arc, Mutex};
+
+use catui_protocol::PermissionMode;
+
+use crate::plan::approval::progress::{active_steps, done_times, todos_for};
+use crate::plan::contract::PLAN_APPROVED_KEY;
+use crate::plan::files::slug::is_valid_slug;
+use crate::plan::state::plan_session::{
+    ApprovedPlan, PlanSession, plan_hash, verification_section,
+};
+use crate::sync::lock;
+use crate::tools::SessionHooks;
+
+/// What the library knows about one plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LibraryPlan {
+    /// The last approved text, if the plan was ever approved.
+    pub approved: Option<String>,
+    /// The file no longer holds `approved` (its progress section aside).
+    pub changed_since_approval: bool,
+    /// `draft`, `parked`, `approved`, `in_progress`, `done`, `abandoned`.
+    pub state: String,
+}
+
+type Lookup = Arc<dyn Fn(&str) -> Option<LibraryPlan> + Send + Sync>;
+type SlugChanged = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How the plan layer reaches the library and tells the transcript about
+/// a new slug; both set by the builder.
+#[derive(Default)]
+pub struct LibraryHooks {
+    lookup: Mutex<Option<Lookup>>,
+    slug_changed: Mutex<Option<SlugChanged>>,
+}
+
+impl std::fmt::Debug for LibraryHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LibraryHooks")
+    }
+}
+
+impl LibraryHooks {
+    pub fn set_lookup(&self, lookup: Lookup) {
+        *lock(&self.lookup) = Some(lookup);
+    }
+
+    pub fn set_slug_changed(&self, observer: SlugChanged) {
+        *lock(&self.slug_changed) = Some(observer);
+    }
+
+    fn lookup(&self, slug: &str) -> Option<LibraryPlan> {
+        let lookup = lock(&self.lookup).clone()?;
+        lookup(slug)
+    }
+
+    fn slug_changed(&self, slug: &str) {
+        let observer = lock(&self.slug_changed).clone();
+        if let Some(observer) = observer {
+            observer(slug);
+        }
+    }
+}
+
+/// What taking up a plan did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PickedUp {
+    /// For the user.
+    pub text: String,
+    pub is_error: bool,
+    /// A request for the model to act on at once (present the changed plan
+    /// for approval); `None`: the model reads the outcome with the next
+    /// input.
+    pub prompt: Option<String>,
+}
+
+impl PickedUp {
+    fn error(text: String) -> Self {
+        Self {
+            text,
+            is_error: true,
+            prompt: None,
+        }
+    }
+}
+
+/// Takes up plan `slug` of the library as this session's plan.
+pub fn use_plan(session: &dyn SessionHooks, plan: &PlanSession, slug: &str) -> PickedUp {
+    let slug = slug.trim().trim_end_matches(".md");
+    if !is_valid_slug(slug) {
+        return PickedUp::error(format!(
+            "'{slug}' is not a plan name: use a slug shown by `catui plans list` (for example brisk-cedar-otter)"
+        ));
+    }
+    let dir = plan.files.dir().to_path_buf();
+    let path = dir.join(format!("{slug}.md"));
+    let Some(text) = crate::plan::get_plan(&path).filter(|t| !t.trim().is_empty()) else {
+        return PickedUp::error(format!(
+            "There is no plan '{slug}' in {}; `catui plans list` shows the plans.",
+            dir.display()
+        ));
+    };
+    let found = plan.library.lookup(slug).unwrap_or_default();
+    if let Err(e) = plan.files.adopt_slug(slug) {
+        return PickedUp::error(e.to_string());
+    }
+    plan.library.slug_changed(slug);
+    plan.clear_revisions();
+    plan.steps.unbind();
+    plan.forget_approved();
+    plan.set_verification(None);
+    let shown = path.display().to_string();
+    // Parked and never-approved plans go back to planning, whatever an
+    // older approval said.
+    let planning = matches!(found.state.as_str(), "" | "draft" | "parked" | "abandoned");
+    match found.approved.filter(|_| !planning) {
+        Some(approved) if !found.changed_since_approval => {
+            continue_approved(session, plan, slug, &shown, &approved, &text)
+        }
+        Some(approved) => {
+            if let Err(e) = enter_plan_mode(session, plan) {
+                return PickedUp::error(e);
+            }
+            // The presentation that follows shows what changed since the
+            // approved text.
+            plan.compare_next_with(approved);
+            PickedUp {
+                text: format!(
+                    "Plan {slug} changed since it was approved: it goes to approval again (plan mode is on)."
+                ),
+                is_error: false,
+                prompt: Some(format!(
+                    "The user took up the plan {slug} ({shown}) with /plan use. It was approved before, but the file has changed since, so it needs the user's approval again. Read it and present it with ExitPlanMode now; do not implement anything before it is approved."
+                )),
+            }
+        }
+        None => {
+            if let Err(e) = enter_plan_mode(session, plan) {
+                return PickedUp::error(e);
+            }
+            let state = if found.state.is_empty() {
+                "draft".to_string()
+            } else {
+                found.state
+            };
+            plan.tell_model_next(format!(
+                "The user took up the plan {slug} with /plan use; it is not approved ({state}). Your plan file is now {shown}: read it, continue planning from it (or replace it), and present it with ExitPlanMode when it is ready."
+            ));
+            PickedUp {
+                text: format!(
+                    "Plan mode: continuing the {state} plan {slug} ({shown}). Nothing is approved yet."
+                ),
+                is_error: false,
+                prompt: None,
+            }
+        }
+    }
+}
+
+/// Plan mode on, with the re-entry notice for the plan file.
+fn enter_plan_mode(session: &dyn SessionHooks, plan: &PlanSession) -> Result<(), String> {
+    plan.state.set_has_exited_plan_mode(true);
+    if session.permission_mode() != PermissionMode::Plan {
+        session
+            .set_permission_mode(PermissionMode::Plan)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The approved plan, unchanged, becomes this session's approved plan.
+fn continue_approved(
+    session: &dyn SessionHooks,
+    plan: &PlanSession,
+    slug: &str,
+    shown: &str,
+    approved: &str,
+    now: &str,
+) -> PickedUp {
+    let mut mode = session.permission_mode();
+    if mode == PermissionMode::Plan {
+        match crate::plan::approval::leave_plan_mode(session, None) {
+            Ok(m) => mode = m,
+            Err(e) => return PickedUp::error(e.to_string()),
+        }
+        plan.state.record_plan_approved_exit();
+    }
+    let steps = active_steps(approved);
+    let done = done_times(now, &steps);
+    let undone: Vec<String> = steps
+        .iter()
+        .zip(&done)
+        .filter(|(_, d)| d.is_none())
+        .map(|(s, _)| s.clone())
+        .collect();
+    let done_count = steps.len() - undone.len();
+    plan.steps.bind_done(steps.clone(), done);
+    plan.set_verification(verification_section(approved));
+    let hash = plan_hash(approved);
+    // This session carries the approval on: a resume of it, and the
+    // library, see the plan as approved here.
+    session.snapshot_file(PLAN_APPROVED_KEY, shown, approved);
+    plan.approved(&ApprovedPlan {
+        path: plan.files.path(None),
+        text: approved.to_string(),
+        hash: hash.clone(),
+        skipped_steps: Vec::new(),
+        mode,
+        model: session.model(),
+    });
+    if !undone.is_empty() {
+        session.todos_set(&todos_for(&undone));
+    }
+    let mut told = format!(
+        "The user took up the approved plan {slug} ({shown}) with /plan use: you are continuing a plan the user already approved (sha256 {}), with no new approval. {done_count} of {} steps are done.",
+        &hash[..12],
+        steps.len()
+    );
+    if undone.is_empty() {
+        told.push_str(" Every step is done: finish the work (its verification) and report.");
+    } else {
+        told.push_str(
+            " The steps still to do are your todo list (same text); mark each completed with TodoWrite as you finish it:",
+        );
+        for step in &undone {
+            told.push_str(&format!("\n- {step}"));
+        }
+    }
+    told.push_str(&format!(
+        "\n\n## Approved Plan:\n{}",
+        crate::plan::approval::progress::without_progress(approved).trim_end()
+    ));
+    plan.tell_model_next(told);
+    PickedUp {
+        text: format!(
+            "Continuing the approved plan {slug} ({shown}, sha256 {}): {done_count}/{} steps done; {} left on the todo list. No new approval needed.",
+            &hash[..12],
+            steps.len(),
+            undone.len()
+        ),
+        is_error: false,
+        prompt: None,
+    }
+}
