@@ -1,57 +1,29 @@
 //! The key and command sheet shown by `?` and `/help`, generated from the
-//! one table of keys below and the palette's command list, so it always
-//! says what the interface really does.
+//! key table that also binds the keys ([`crate::keymap::MAIN`]) and the
+//! palette's command list, so it always says what the interface really does.
 
+use crate::keymap::{Binding, MAIN, PAGER};
 use crate::palette;
 
+/// The rows of a key table the sheet shows: those with words of their own
+/// (a key bound together with the row above shares its words).
+fn described<C: Copy>(table: &'static [Binding<C>]) -> Vec<(&'static str, &'static str)> {
+    table
+        .iter()
+        .filter(|b| !b.label.is_empty() && !b.help.is_empty())
+        .map(|b| (b.label, b.help))
+        .collect()
+}
+
 /// Every key of the main screen and what it does, in display order.
-pub const KEYS: &[(&str, &str)] = &[
-    (
-        "Enter",
-        "send (while the agent works: queue it for after the turn)",
-    ),
-    ("Ctrl+J / Shift+Enter", "new line"),
-    ("Up", "take the last queued message back to edit it"),
-    (
-        "Esc",
-        "stop the agent; before any reply, your prompt returns to the input; on a prompt: decline and stop",
-    ),
-    (
-        "Esc Esc",
-        "on an empty prompt: rewind code and/or conversation (/rewind)",
-    ),
-    (
-        "Ctrl+C",
-        "stop (your prompt returns) · clear the input (Ctrl+Y brings it back) · again to quit",
-    ),
-    (
-        "Ctrl+B",
-        "send the running command to the background (in tmux: twice); /bashes lists them",
-    ),
-    ("Ctrl+O", "full transcript with all output expanded"),
-    (
-        "PgUp",
-        "full transcript, one page up (also your terminal's scrollback)",
-    ),
-    ("Shift+Tab", "cycle permission modes"),
-    (
-        "Ctrl+G",
-        "edit the input (or the plan, while planning) in $EDITOR",
-    ),
-    (
-        "/plan review",
-        "read and comment on the plan in your browser (b in the approval dialog)",
-    ),
-    ("/", "commands (Tab completes)"),
-    ("?", "this sheet"),
-];
+pub fn keys() -> Vec<(&'static str, &'static str)> {
+    described(MAIN)
+}
 
 /// Keys of the transcript view.
-pub const PAGER_KEYS: &[(&str, &str)] = &[
-    ("PgUp/PgDn, Up/Down, wheel", "scroll"),
-    ("Home/End", "top, bottom"),
-    ("Esc, q, Ctrl+O", "back"),
-];
+pub fn pager_keys() -> Vec<(&'static str, &'static str)> {
+    described(PAGER)
+}
 
 /// The sheet as plain text.
 pub fn sheet() -> String {
@@ -63,8 +35,9 @@ pub fn sheet() -> String {
 /// narrow screen wraps a long description under itself, not under the key).
 pub fn sheet_lines() -> Vec<(String, usize)> {
     let mut out = vec![("Keys".to_string(), 0)];
-    let key_w = KEYS.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    for (key, what) in KEYS {
+    let keys = keys();
+    let key_w = keys.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (key, what) in keys {
         out.push((format!("  {key:<key_w$}  {what}"), key_w + 4));
     }
     out.push((String::new(), 0));
@@ -85,7 +58,7 @@ mod tests {
     #[test]
     fn the_sheet_lists_every_key_and_command() {
         let sheet = sheet();
-        for (key, _) in KEYS {
+        for (key, _) in keys() {
             assert!(sheet.contains(key), "{key} missing");
         }
         for (name, _) in palette::commands() {

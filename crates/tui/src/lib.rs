@@ -28,6 +28,7 @@ pub mod help;
 mod highlight;
 mod inline;
 mod input;
+pub mod keymap;
 mod markdown;
 mod palette;
 mod picker;

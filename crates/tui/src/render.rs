@@ -18,6 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 use crate::help;
+use crate::keymap;
 use crate::markdown::markdown_lines;
 use crate::palette;
 use crate::state::AppState;
@@ -82,15 +83,9 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     }
     let facts_width =
         str_width(&state.info.model) + str_width(&tokens) + 6 + str_width(&background);
-    let note = if state.ctrl_c_at.is_some() {
-        Some(if state.ctrl_c_cleared && state.undo_draft.is_some() {
-            "Input cleared (Ctrl+Y brings it back) · Ctrl+C again to exit".to_string()
-        } else {
-            "Press Ctrl+C again to exit".to_string()
-        })
-    } else {
-        state.hint.as_ref().map(|(h, _)| h.clone())
-    };
+    let note = state
+        .ctrl_c_note()
+        .or_else(|| state.hint.as_ref().map(|(h, _)| h.clone()));
     let mut left: Vec<Span<'static>> = match &note {
         Some(n) => vec![Span::styled(n.clone(), Style::default().fg(t.warn))],
         None => {
@@ -100,7 +95,7 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     };
     let left_w: usize = left.iter().map(|s| s.width()).sum();
     // The cycle hint is the first thing to go on a narrow screen.
-    let hint = " (shift+tab to cycle)";
+    let hint = format!(" ({})", keymap::hint_of(keymap::MAIN, keymap::Main::CycleMode));
     let cwd_w = str_width(&state.info.cwd);
     if note.is_none() && left_w + hint.len() + facts_width + cwd_w.min(20) + 2 <= width {
         left.push(Span::styled(hint, dim()));
@@ -194,7 +189,7 @@ fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
         let tokens = (state.streamed_chars as u64).div_ceil(4);
         facts.push(format!("↓ {} tokens", format_tokens(tokens)));
     }
-    facts.push("esc to interrupt".into());
+    facts.push(keymap::hint_of(keymap::MAIN, keymap::Main::Escape));
     let head = format!("{frame} {what}");
     let tail = format!(" ({})", facts.join(" · "));
     let room = width.saturating_sub(str_width(&head));

@@ -1,41 +1,70 @@
 //! The consent dialog of `EnterPlanMode`: the model asks to plan before
 //! changing anything; the user says yes or no (with an optional note).
-//! Esc, like every unanswered question, declines: the mode stays.
+//! Esc, as on every dialog, stops: the mode stays and the turn ends.
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::Widget;
 
-use super::{
-    DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
-    wrapped_height,
-};
-use crate::input::InputBox;
+use super::choice::{ChoiceDialog, Picked};
+use super::{DialogOutcome, draw_rows, field_cursor, frame_block, wrapped_height};
+use crate::keymap::{self, Binding, Choice};
 use crate::theme;
 
 const TITLE: &str = "Enter plan mode?";
 const NOTE_LABEL: &str = "  Tell the agent what to do instead: ";
 const OPTIONS: [&str; 2] = ["Yes, enter plan mode", "No, start implementing now"];
 
+/// The dialog's own keys: y and n, as 1 and 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Own {
+    Yes,
+    No,
+}
+
+/// The keys of the EnterPlanMode dialog.
+pub const KEYS: &[Binding<Choice<Own>>] = &{
+    let [enter, number, up, down, stop] = keymap::choice_rows!(Own);
+    [
+        enter,
+        number,
+        up,
+        down,
+        Binding {
+            keys: &[keymap::ch('y')],
+            label: "y",
+            help: "yes, enter plan mode",
+            hint: "",
+            command: Choice::Own(Own::Yes),
+        },
+        Binding {
+            keys: &[keymap::ch('n')],
+            label: "n",
+            help: "no, with a note",
+            hint: "",
+            command: Choice::Own(Own::No),
+        },
+        stop,
+    ]
+};
+
 /// State of one EnterPlanMode question.
 #[derive(Debug, Clone)]
 pub struct EnterPlanDialog {
     pub request: PermissionRequest,
-    pub selected: usize,
-    /// The "No" note, once the user chose to type one.
-    pub feedback: Option<InputBox>,
+    /// Yes / No, and the "No" note.
+    pub choice: ChoiceDialog,
 }
 
 impl EnterPlanDialog {
     pub fn new(request: PermissionRequest) -> Self {
         Self {
             request,
-            selected: 0,
-            feedback: None,
+            choice: ChoiceDialog::new(OPTIONS.map(String::from).to_vec(), Some(1), NOTE_LABEL),
         }
     }
 
@@ -49,16 +78,6 @@ impl EnterPlanDialog {
             .filter(|r| !r.is_empty())
     }
 
-    fn decline(&self) -> DialogOutcome {
-        DialogOutcome::Answer(PermissionAnswer::Deny {
-            message: self
-                .feedback
-                .as_ref()
-                .map(|f| f.text().trim().to_string())
-                .unwrap_or_default(),
-        })
-    }
-
     fn accept() -> DialogOutcome {
         DialogOutcome::Answer(PermissionAnswer::Allow {
             updated_input: None,
@@ -67,40 +86,24 @@ impl EnterPlanDialog {
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
-        if key.code == KeyCode::Esc {
-            return DialogOutcome::Answer(PermissionAnswer::Deny {
+        match self.choice.handle_key(KEYS, key) {
+            Picked::Option(_) | Picked::Own(Own::Yes) => Self::accept(),
+            Picked::Note => DialogOutcome::Answer(PermissionAnswer::Deny {
+                message: self.choice.note(),
+            }),
+            // Esc stops: the mode stays and the agent waits for the user.
+            Picked::Stop => DialogOutcome::Stop(PermissionAnswer::Deny {
                 message: String::new(),
-            });
-        }
-        if let Some(field) = self.feedback.as_mut() {
-            match key.code {
-                KeyCode::Enter => return self.decline(),
-                KeyCode::Up => {
-                    self.selected = 0;
-                    self.feedback = None;
-                }
-                _ => {
-                    edit_field(field, key);
-                }
+            }),
+            Picked::Own(Own::No) => {
+                self.choice.open_note();
+                DialogOutcome::Pending
             }
-            return DialogOutcome::Pending;
+            Picked::Pending => DialogOutcome::Pending,
         }
-        match key.code {
-            KeyCode::Char('1' | 'y') => return Self::accept(),
-            KeyCode::Char('2' | 'n') => {
-                self.selected = 1;
-                self.feedback = Some(InputBox::new());
-            }
-            KeyCode::Up => self.selected = 0,
-            KeyCode::Down | KeyCode::Tab => self.selected = 1,
-            KeyCode::Enter if self.selected == 0 => return Self::accept(),
-            KeyCode::Enter => self.feedback = Some(InputBox::new()),
-            _ => {}
-        }
-        DialogOutcome::Pending
     }
 
-    fn rows(&self) -> (Vec<Line<'static>>, Option<usize>) {
+    fn rows(&self, width: usize) -> (Vec<Line<'static>>, Option<usize>) {
         let dim = Style::default().fg(theme::current().dim);
         let mut rows = vec![Line::raw(
             "The agent wants to plan before changing anything: in plan mode it only reads and \
@@ -111,49 +114,38 @@ impl EnterPlanDialog {
             rows.extend(reason.lines().map(|l| Line::styled(format!("  {l}"), dim)));
         }
         rows.push(Line::default());
-        let options: Vec<String> = OPTIONS.iter().map(|o| o.to_string()).collect();
-        rows.extend(option_rows(&options, self.selected));
-        let mut field_at = None;
-        if let Some(f) = &self.feedback {
-            field_at = Some(rows.len());
-            rows.push(field_row(NOTE_LABEL, f));
-            rows.push(Line::styled(
-                "  Enter declines with the note · Esc declines without it",
-                dim,
-            ));
-        } else {
-            rows.push(Line::styled(
-                "  Enter or 1-2 to choose · Esc stays in the current mode",
-                dim,
-            ));
-        }
+        let (options, at) = self.choice.rows();
+        let field_at = at.map(|at| at + rows.len());
+        rows.extend(options);
+        rows.extend(self.choice.hint_rows(KEYS, |_| true, width));
         (rows, field_at)
     }
 
     pub fn desired_height(&self, width: u16) -> u16 {
-        wrapped_height(&self.rows().0, width.saturating_sub(4)) + 2
+        let inner = width.saturating_sub(4);
+        wrapped_height(&self.rows(inner as usize).0, inner) + 2
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
         let block = frame_block(TITLE, theme::current().accent);
         let inner = block.inner(area);
         block.render(area, buf);
-        draw_rows(&self.rows().0, inner, buf);
+        draw_rows(&self.rows(inner.width as usize).0, inner, buf);
     }
 
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
         let inner = frame_block("", theme::current().accent).inner(area);
-        let (rows, at) = self.rows();
+        let (rows, at) = self.rows(inner.width as usize);
         let at = at?;
         let y = wrapped_height(&rows[..at], inner.width);
-        field_cursor(inner, y, NOTE_LABEL, self.feedback.as_ref()?)
+        field_cursor(inner, y, NOTE_LABEL, self.choice.feedback.as_ref()?)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::KeyModifiers;
+    use crossterm::event::{KeyCode, KeyModifiers};
     use serde_json::json;
 
     fn dialog(reason: Option<&str>) -> EnterPlanDialog {
@@ -196,7 +188,7 @@ mod tests {
         let mut d = dialog(None);
         assert_eq!(
             d.handle_key(key(KeyCode::Esc)),
-            DialogOutcome::Answer(PermissionAnswer::Deny {
+            DialogOutcome::Stop(PermissionAnswer::Deny {
                 message: String::new()
             })
         );

@@ -3,6 +3,7 @@
 //! question dialog (`AskUserQuestion`). Each owns its state, turns keys
 //! into an outcome, and renders itself from that state alone.
 
+pub mod choice;
 pub mod command_view;
 pub mod enter_plan;
 pub mod permission;
@@ -105,9 +106,9 @@ impl Dialog {
     /// Pasted text goes to the dialog's text field, when one has focus.
     pub fn paste(&mut self, text: &str) {
         let field = match self {
-            Dialog::Permission(d) => d.feedback.as_mut(),
-            Dialog::EnterPlan(d) => d.feedback.as_mut(),
-            Dialog::Plan(d) => d.feedback.as_mut(),
+            Dialog::Permission(d) => d.choice.feedback.as_mut(),
+            Dialog::EnterPlan(d) => d.choice.feedback.as_mut(),
+            Dialog::Plan(d) => d.choice.feedback.as_mut(),
             Dialog::Question(d) => d.focused_text_field(),
         };
         if let Some(f) = field {

@@ -16,12 +16,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use serde_json::{Value, json};
 
+use super::choice::{ChoiceDialog, Picked, hint_lines};
 use super::command_view::{command_rows, inline};
-use super::{
-    DialogOutcome, edit_field, field_cursor, field_row, frame_block, option_rows, wrapped_height,
-};
+use super::{DialogOutcome, field_cursor, frame_block, wrapped_height};
 use crate::diff::{diff_lines, unified};
-use crate::input::InputBox;
+use crate::keymap::{self, Binding, Choice};
 use crate::theme;
 use crate::tool_view::relative_paths;
 use crate::wrap::wrap_line;
@@ -29,6 +28,33 @@ use crate::wrap::wrap_line;
 const FEEDBACK_LABEL: &str = "  Tell the agent what to do instead: ";
 /// Diff lines shown before folding; the dialog must leave room for options.
 const MAX_DIFF_LINES: usize = 24;
+
+/// The permission dialog's own keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Own {
+    /// Scroll through a body that does not fit.
+    View,
+}
+
+/// The keys of the permission dialog: the options' keys, then its own.
+pub const KEYS: &[Binding<Choice<Own>>] = &{
+    let [enter, number, up, down, stop] = keymap::choice_rows!(Own);
+    [
+        enter,
+        number,
+        up,
+        down,
+        stop,
+        Binding {
+            keys: &[keymap::ch('v')],
+            label: "v",
+            help: "view all of what it asks about, when it does not fit",
+            // The row saying what is hidden names this key.
+            hint: "",
+            command: Choice::Own(Own::View),
+        },
+    ]
+};
 
 /// State of one permission prompt.
 #[derive(Debug, Clone)]
@@ -38,9 +64,8 @@ pub struct PermissionDialog {
     body: Vec<Line<'static>>,
     /// The rule that option 2 adds, as (toolName, ruleContent).
     rule: (String, Option<String>),
-    pub selected: usize,
-    /// The "No" feedback field, once the user chose to type in it.
-    pub feedback: Option<InputBox>,
+    /// The options and the "No" note field.
+    pub choice: ChoiceDialog,
     /// Scrolling through a body that does not fit: the first row shown.
     scroll: Option<usize>,
     /// The last drawing's furthest scroll and page (it knows the room).
@@ -199,16 +224,17 @@ impl PermissionDialog {
             Some(agent) => format!("{title} (agent {agent})"),
             None => title,
         };
-        Self {
+        let mut dialog = Self {
             request,
             title: inline(&title),
             body,
             rule,
-            selected: 0,
-            feedback: None,
+            choice: ChoiceDialog::new(Vec::new(), Some(2), FEEDBACK_LABEL),
             scroll: None,
             room: std::cell::Cell::new((0, 1)),
-        }
+        };
+        dialog.choice.options = dialog.options();
+        dialog
     }
 
     fn rule_label(&self) -> String {
@@ -253,53 +279,29 @@ impl PermissionDialog {
                 })
             }
             _ => DialogOutcome::Answer(PermissionAnswer::Deny {
-                message: self
-                    .feedback
-                    .as_ref()
-                    .map(|f| f.text().trim().to_string())
-                    .unwrap_or_default(),
+                message: self.choice.note(),
             }),
         }
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
-        // Esc stops the turn; a reason typed after "No" lets it carry on.
-        if key.code == KeyCode::Esc {
-            return DialogOutcome::Stop(PermissionAnswer::Deny {
-                message: String::new(),
-            });
-        }
         if self.scroll.is_some() {
             return self.scroll_key(key);
         }
-        if let Some(field) = self.feedback.as_mut() {
-            match key.code {
-                KeyCode::Enter => return self.answer(2),
-                KeyCode::Up => {
-                    self.selected = 1;
-                    self.feedback = None;
-                }
-                _ => {
-                    edit_field(field, key);
-                }
+        match self.choice.handle_key(KEYS, key) {
+            Picked::Pending => DialogOutcome::Pending,
+            Picked::Option(i) => self.answer(i),
+            // A reason typed after "No" lets the turn carry on.
+            Picked::Note => self.answer(2),
+            // Esc stops the turn.
+            Picked::Stop => DialogOutcome::Stop(PermissionAnswer::Deny {
+                message: String::new(),
+            }),
+            Picked::Own(Own::View) => {
+                self.scroll = Some(0);
+                DialogOutcome::Pending
             }
-            return DialogOutcome::Pending;
         }
-        match key.code {
-            KeyCode::Char('1') => return self.answer(0),
-            KeyCode::Char('2') => return self.answer(1),
-            KeyCode::Char('3') => {
-                self.selected = 2;
-                self.feedback = Some(InputBox::new());
-            }
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1).min(2),
-            KeyCode::Char('v') => self.scroll = Some(0),
-            KeyCode::Enter if self.selected == 2 => self.feedback = Some(InputBox::new()),
-            KeyCode::Enter => return self.answer(self.selected),
-            _ => {}
-        }
-        DialogOutcome::Pending
     }
 
     /// Keys while scrolling through the body: the options still answer.
@@ -311,8 +313,7 @@ impl PermissionDialog {
             KeyCode::Char('2') => return self.answer(1),
             KeyCode::Char('3') => {
                 self.scroll = None;
-                self.selected = 2;
-                self.feedback = Some(InputBox::new());
+                self.choice.open_note();
                 return DialogOutcome::Pending;
             }
             KeyCode::Up | KeyCode::Char('k') => at.saturating_sub(1),
@@ -334,7 +335,7 @@ impl PermissionDialog {
 
     /// The rows under the body: the reason, the question, the options,
     /// the field or the key hint; where the field is among them.
-    fn footer(&self) -> (Vec<Line<'static>>, Option<usize>) {
+    fn footer(&self, width: usize) -> (Vec<Line<'static>>, Option<usize>) {
         let dim = Style::default().fg(theme::current().dim);
         let mut rows = vec![Line::default()];
         if !self.request.reason.is_empty() {
@@ -348,32 +349,23 @@ impl PermissionDialog {
             ));
         }
         rows.push(Line::from(Span::raw("Do you want to proceed?")));
-        rows.extend(option_rows(&self.options(), self.selected));
-        let mut field_at = None;
-        if let Some(f) = &self.feedback {
-            field_at = Some(rows.len());
-            rows.push(field_row(FEEDBACK_LABEL, f));
-            rows.push(Line::styled(
-                "  Enter declines with the note (the agent carries on) · Esc stops",
-                dim,
-            ));
-        } else if self.scroll.is_some() {
-            rows.push(Line::styled(
-                "  ↑↓ PgUp PgDn scroll · 1-3 to choose · v or Esc back to the question",
-                dim,
+        let (options, at) = self.choice.rows();
+        let field_at = at.map(|at| at + rows.len());
+        rows.extend(options);
+        if self.scroll.is_some() {
+            rows.extend(hint_lines(
+                "↑↓ PgUp PgDn scroll · 1-3 choose · v or Esc back to the question",
+                width,
             ));
         } else {
-            rows.push(Line::styled(
-                "  Enter or 1-3 to choose · Esc declines and stops · 3 tells the agent why",
-                dim,
-            ));
+            rows.extend(self.choice.hint_rows(KEYS, |_| true, width));
         }
         (rows, field_at)
     }
 
     pub fn desired_height(&self, width: u16) -> u16 {
         let width = width.saturating_sub(2);
-        wrapped_height(&self.body, width) + wrapped_height(&self.footer().0, width) + 2
+        wrapped_height(&self.body, width) + wrapped_height(&self.footer(width as usize).0, width) + 2
     }
 
     /// What is drawn in `inner`: the body, or as much of it as fits with
@@ -385,7 +377,7 @@ impl PermissionDialog {
             rows.iter().flat_map(|r| wrap_line(r, width, 2)).collect()
         };
         let body = wrap(&self.body);
-        let (footer_rows, field_at) = self.footer();
+        let (footer_rows, field_at) = self.footer(width);
         let field_y = field_at.map(|at| wrapped_height(&footer_rows[..at], inner.width));
         let footer = wrap(&footer_rows);
         let height = inner.height as usize;
@@ -443,7 +435,7 @@ impl PermissionDialog {
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
         let inner = frame_block("", theme::current().warn).inner(area);
         let (_, y) = self.layout(inner);
-        field_cursor(inner, y?, FEEDBACK_LABEL, self.feedback.as_ref()?)
+        field_cursor(inner, y?, FEEDBACK_LABEL, self.choice.feedback.as_ref()?)
     }
 }
 

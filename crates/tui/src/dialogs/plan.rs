@@ -18,7 +18,7 @@
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
 use catui_core::teams::manager::PlanReviewRequest;
 use catui_core::teams::{PlanDecision as LeadDecision, format_agent_id};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -28,12 +28,10 @@ use serde_json::{Value, json};
 
 use super::plan_comments::Review;
 use super::plan_steps::Steps;
-use super::{
-    DialogOutcome, draw_rows, edit_field, field_cursor, field_row, frame_block, option_rows,
-    wrapped_height,
-};
+use super::choice::{ChoiceDialog, Picked};
+use super::{DialogOutcome, draw_rows, field_cursor, frame_block, wrapped_height};
 use crate::diff::diff_lines;
-use crate::input::InputBox;
+use crate::keymap::{self, Binding, Choice, ctrl, key};
 use crate::markdown::markdown_lines;
 use catui_core::plan::approval::decision::ApprovalDecision;
 use catui_protocol::PermissionMode;
@@ -48,6 +46,128 @@ const OPTIONS: [&str; 5] = [
     "Not now: park the plan (nothing is approved)",
 ];
 
+/// The plan dialog's own keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Own {
+    EditPlan,
+    Comment,
+    Steps,
+    Model,
+    Browser,
+    /// `d` while the plan shows: its changes (and back, [`Own::ShowPlan`]).
+    ShowChanges,
+    ShowPlan,
+    PageDown,
+    PageUp,
+    LineDown,
+    LineUp,
+    Top,
+    Bottom,
+}
+
+/// The keys of the plan dialog: the options' keys, then its own.
+pub const KEYS: &[Binding<Choice<Own>>] = &{
+    let [enter, number, up, down, stop] = keymap::choice_rows!(Own);
+    [
+        enter,
+        number,
+        up,
+        down,
+        Binding {
+            keys: &[ctrl('g')],
+            label: "Ctrl+G",
+            help: "edit the plan in $EDITOR (a later Yes approves the edited text)",
+            hint: "edit plan",
+            command: Choice::Own(Own::EditPlan),
+        },
+        Binding {
+            keys: &[keymap::ch('c')],
+            label: "c",
+            help: "comment on a line of the plan",
+            hint: "comment",
+            command: Choice::Own(Own::Comment),
+        },
+        Binding {
+            keys: &[keymap::ch('s')],
+            label: "s",
+            help: "choose the steps to carry out",
+            hint: "steps",
+            command: Choice::Own(Own::Steps),
+        },
+        Binding {
+            keys: &[keymap::ch('m')],
+            label: "m",
+            help: "choose the model that carries the plan out",
+            hint: "model",
+            command: Choice::Own(Own::Model),
+        },
+        Binding {
+            keys: &[keymap::ch('b')],
+            label: "b",
+            help: "read and decide on the plan's review page in a browser",
+            hint: "browser",
+            command: Choice::Own(Own::Browser),
+        },
+        Binding {
+            keys: &[keymap::ch('d')],
+            label: "d",
+            help: "show the changes since the last revision (and back)",
+            hint: "show changes",
+            command: Choice::Own(Own::ShowChanges),
+        },
+        Binding {
+            keys: &[keymap::ch('d')],
+            label: "d",
+            help: "",
+            hint: "show plan",
+            command: Choice::Own(Own::ShowPlan),
+        },
+        Binding {
+            keys: &[key(KeyCode::PageDown)],
+            label: "PgUp/PgDn",
+            help: "scroll the plan",
+            hint: "scroll",
+            command: Choice::Own(Own::PageDown),
+        },
+        Binding {
+            keys: &[key(KeyCode::PageUp)],
+            label: "PgUp",
+            help: "",
+            hint: "",
+            command: Choice::Own(Own::PageUp),
+        },
+        Binding {
+            keys: &[keymap::ch('j')],
+            label: "j/k",
+            help: "scroll the plan a row",
+            hint: "",
+            command: Choice::Own(Own::LineDown),
+        },
+        Binding {
+            keys: &[keymap::ch('k')],
+            label: "k",
+            help: "",
+            hint: "",
+            command: Choice::Own(Own::LineUp),
+        },
+        Binding {
+            keys: &[key(KeyCode::Home)],
+            label: "Home/End",
+            help: "top and end of the plan",
+            hint: "",
+            command: Choice::Own(Own::Top),
+        },
+        Binding {
+            keys: &[key(KeyCode::End)],
+            label: "End",
+            help: "",
+            hint: "",
+            command: Choice::Own(Own::Bottom),
+        },
+        stop,
+    ]
+};
+
 /// State of one plan approval.
 #[derive(Debug, Clone)]
 pub struct PlanDialog {
@@ -58,13 +178,13 @@ pub struct PlanDialog {
     pub show_diff: bool,
     /// Set once the user edited the plan in the external editor.
     pub edited: bool,
-    pub selected: usize,
     /// First visible row of the plan pane.
     pub scroll: usize,
     /// The furthest the plan pane could scroll at the last frame (End
     /// goes there; scrolling up starts from it).
     max_scroll: std::cell::Cell<Option<usize>>,
-    pub feedback: Option<InputBox>,
+    /// The choices and the "what should change" field.
+    pub choice: ChoiceDialog,
     /// A problem to show (e.g. the editor failed).
     pub error: Option<String>,
     /// Set when reviewing a teammate's plan: its `name@team`.
@@ -107,10 +227,13 @@ impl PlanDialog {
             diff,
             changed,
             edited: false,
-            selected: 0,
             scroll: 0,
             max_scroll: std::cell::Cell::new(None),
-            feedback: None,
+            choice: ChoiceDialog::new(
+                OPTIONS.iter().map(|s| s.to_string()).collect(),
+                Some(2),
+                FEEDBACK_LABEL,
+            ),
             error: None,
             teammate: None,
             review: Box::default(),
@@ -130,6 +253,8 @@ impl PlanDialog {
             suggestion: None,
         });
         dialog.teammate = Some(agent);
+        dialog.choice.options = dialog.options();
+        dialog.choice.note_option = Some(dialog.feedback_choice());
         dialog
     }
 
@@ -192,11 +317,7 @@ impl PlanDialog {
     }
 
     fn reject(&self) -> DialogOutcome {
-        let message = self
-            .feedback
-            .as_ref()
-            .map(|f| f.text().trim().to_string())
-            .unwrap_or_default();
+        let message = self.choice.note();
         let decision = ApprovalDecision {
             comments: self.review.comments.clone(),
             edited_plan: self.edited.then(|| self.plan.clone()),
@@ -222,7 +343,6 @@ impl PlanDialog {
                     approved: true,
                     feedback: None,
                 })),
-                1 => self.open_feedback(),
                 _ => DialogOutcome::Review(None),
             };
         }
@@ -233,20 +353,26 @@ impl PlanDialog {
             // approved plan.
             3 => self.approve(Some(PermissionMode::AcceptEdits), true),
             4 => DialogOutcome::Answer(ApprovalDecision::park("").into_answer(&self.request.input)),
-            _ => self.open_feedback(),
+            _ => DialogOutcome::Pending,
         }
     }
 
-    fn open_feedback(&mut self) -> DialogOutcome {
-        self.selected = self.feedback_choice();
-        if self.feedback.is_none() {
-            self.feedback = Some(InputBox::new());
+    /// Esc: nothing is decided and nothing is sent to the agent; the turn
+    /// stops with the plan still presented (the agent asks again when the
+    /// user says how to go on). A teammate's plan is sent back unapproved.
+    fn stop(&self) -> DialogOutcome {
+        if self.teammate.is_some() {
+            return DialogOutcome::Review(Some(LeadDecision {
+                approved: false,
+                feedback: None,
+            }));
         }
-        DialogOutcome::Pending
+        DialogOutcome::Stop(PermissionAnswer::Deny {
+            message: String::new(),
+        })
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if self.review.active() {
             self.review.handle_key(key, self.plan.lines().count());
             return DialogOutcome::Pending;
@@ -259,55 +385,49 @@ impl PlanDialog {
         if let Some(max) = self.max_scroll.get() {
             self.scroll = self.scroll.min(max);
         }
-        match key.code {
-            KeyCode::Esc => return self.reject(),
+        match self.choice.handle_key(KEYS, key) {
+            Picked::Pending => DialogOutcome::Pending,
+            Picked::Option(i) => self.choose(i),
+            Picked::Note => self.reject(),
+            Picked::Stop => self.stop(),
+            Picked::Own(o) if self.own_key(o) => self.own(o),
+            Picked::Own(_) => DialogOutcome::Pending,
+        }
+    }
+
+    /// Whether the dialog's own key `o` works now (the hint shows it).
+    fn own_key(&self, o: Own) -> bool {
+        let mine = self.teammate.is_none();
+        match o {
             // A teammate's plan is its own to edit.
-            KeyCode::Char('g') if ctrl && self.teammate.is_none() => {
-                return DialogOutcome::EditPlan;
-            }
-            KeyCode::PageDown => self.scroll += 10,
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
-            KeyCode::Home if self.feedback.is_none() => self.scroll = 0,
-            KeyCode::End if self.feedback.is_none() => {
-                self.scroll = self.max_scroll.get().unwrap_or(usize::MAX / 2)
-            }
-            _ => {}
+            Own::EditPlan | Own::Comment | Own::Steps | Own::Model | Own::Browser => mine,
+            Own::ShowChanges => self.diff.is_some() && !self.show_diff,
+            Own::ShowPlan => self.diff.is_some() && self.show_diff,
+            Own::Top | Own::Bottom | Own::LineDown | Own::LineUp => self.choice.feedback.is_none(),
+            Own::PageDown | Own::PageUp => true,
         }
-        if let Some(field) = self.feedback.as_mut() {
-            match key.code {
-                KeyCode::Enter => return self.reject(),
-                KeyCode::Up => {
-                    self.feedback = None;
-                    self.selected = self.feedback_choice() - 1;
-                }
-                _ => {
-                    edit_field(field, key);
-                }
-            }
-            return DialogOutcome::Pending;
-        }
-        let last = self.options().len() - 1;
-        match key.code {
-            KeyCode::Char(c @ '1'..='5') if (c as usize - '1' as usize) <= last => {
-                return self.choose(c as usize - '1' as usize);
-            }
-            KeyCode::Char('c') if self.teammate.is_none() => {
+    }
+
+    fn own(&mut self, o: Own) -> DialogOutcome {
+        match o {
+            Own::EditPlan => return DialogOutcome::EditPlan,
+            Own::Browser => return DialogOutcome::Browse,
+            Own::Comment => {
                 self.show_diff = false;
                 self.review.start();
             }
-            KeyCode::Char('s') if self.teammate.is_none() => {
+            Own::Steps => {
                 self.show_diff = false;
                 self.steps.start();
             }
-            KeyCode::Char('m') if self.teammate.is_none() => self.steps.edit_model(),
-            KeyCode::Char('b') if self.teammate.is_none() => return DialogOutcome::Browse,
-            KeyCode::Char('d') if self.diff.is_some() => self.show_diff = !self.show_diff,
-            KeyCode::Char('j') => self.scroll += 1,
-            KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1).min(last),
-            KeyCode::Enter => return self.choose(self.selected),
-            _ => {}
+            Own::Model => self.steps.edit_model(),
+            Own::ShowChanges | Own::ShowPlan => self.show_diff = !self.show_diff,
+            Own::PageDown => self.scroll += 10,
+            Own::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            Own::LineDown => self.scroll += 1,
+            Own::LineUp => self.scroll = self.scroll.saturating_sub(1),
+            Own::Top => self.scroll = 0,
+            Own::Bottom => self.scroll = self.max_scroll.get().unwrap_or(usize::MAX / 2),
         }
         DialogOutcome::Pending
     }
@@ -325,8 +445,7 @@ impl PlanDialog {
         }
     }
 
-    fn bottom_rows(&self) -> (Vec<Line<'static>>, Option<usize>) {
-        let dim = Style::default().fg(Color::DarkGray);
+    fn bottom_rows(&self, width: usize) -> (Vec<Line<'static>>, Option<usize>) {
         let question = if self.teammate.is_some() {
             "Approve this plan?"
         } else {
@@ -350,12 +469,9 @@ impl PlanDialog {
             rows.extend(self.verification_rows());
         }
         rows.push(Line::raw(question));
-        rows.extend(option_rows(&self.options(), self.selected));
-        let mut field_at = None;
-        if let Some(f) = &self.feedback {
-            field_at = Some(rows.len());
-            rows.push(field_row(FEEDBACK_LABEL, f));
-        }
+        let (options, at) = self.choice.rows();
+        let field_at = at.map(|at| at + rows.len());
+        rows.extend(options);
         if let Some(e) = &self.error {
             rows.push(Line::styled(e.clone(), Style::default().fg(Color::Red)));
         }
@@ -373,25 +489,7 @@ impl PlanDialog {
         if let Some(steps) = self.steps.hint() {
             rows.push(Line::styled(steps, Style::default().fg(Color::Yellow)));
         }
-        let mut hint = String::new();
-        if self.teammate.is_none() {
-            hint.push_str(
-                "ctrl-g edit plan · c comment on a line · s choose steps · m model · b browser · ",
-            );
-        }
-        if self.diff.is_some() {
-            hint.push_str(if self.show_diff {
-                "d show plan · "
-            } else {
-                "d show changes · "
-            });
-        }
-        hint.push_str(if self.teammate.is_some() {
-            "PgUp/PgDn scroll · esc reject"
-        } else {
-            "PgUp/PgDn scroll · esc keep planning"
-        });
-        rows.push(Line::styled(hint, dim));
+        rows.extend(self.choice.hint_rows(KEYS, |o| self.own_key(o), width));
         (rows, field_at)
     }
 
@@ -428,7 +526,7 @@ impl PlanDialog {
     pub fn desired_height(&self, width: u16) -> u16 {
         let inner_w = width.saturating_sub(4);
         let pane = self.pane_rows(inner_w.saturating_sub(1) as usize).len() as u16;
-        let bottom = wrapped_height(&self.bottom_rows().0, inner_w);
+        let bottom = wrapped_height(&self.bottom_rows(inner_w as usize).0, inner_w);
         // Frame (2), header (1), the pane's rules (2).
         pane.saturating_add(bottom).saturating_add(5)
     }
@@ -436,7 +534,8 @@ impl PlanDialog {
     /// Splits the inner area into header row, plan pane and bottom rows.
     fn areas(&self, area: Rect) -> (Rect, Rect, Rect, Rect) {
         let inner = frame_block(&self.title(), Color::Cyan).inner(area);
-        let bottom_h = wrapped_height(&self.bottom_rows().0, inner.width).min(inner.height);
+        let bottom_h =
+            wrapped_height(&self.bottom_rows(inner.width as usize).0, inner.width).min(inner.height);
         let header = Rect {
             height: 1.min(inner.height),
             ..inner
@@ -503,15 +602,15 @@ impl PlanDialog {
             let x = pane.x + pane.width.saturating_sub(note.len() as u16 + 1);
             buf.set_string(x, pane.y + pane.height.saturating_sub(1), note, dim);
         }
-        draw_rows(&self.bottom_rows().0, bottom, buf);
+        draw_rows(&self.bottom_rows(bottom.width as usize).0, bottom, buf);
     }
 
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
         let (_, _, _, bottom) = self.areas(area);
-        let (rows, at) = self.bottom_rows();
+        let (rows, at) = self.bottom_rows(bottom.width as usize);
         let at = at?;
         let y = wrapped_height(&rows[..at], bottom.width);
-        field_cursor(bottom, y, FEEDBACK_LABEL, self.feedback.as_ref()?)
+        field_cursor(bottom, y, FEEDBACK_LABEL, self.choice.feedback.as_ref()?)
     }
 }
 

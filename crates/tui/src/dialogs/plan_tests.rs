@@ -1,6 +1,7 @@
 //! Tests of the plan approval dialog.
 
 use super::*;
+use crossterm::event::KeyModifiers;
 
 fn dialog() -> PlanDialog {
     PlanDialog::new(PermissionRequest {

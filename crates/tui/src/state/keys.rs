@@ -1,7 +1,7 @@
 //! Key presses and pasted text: what each key does to the input box, the
 //! palette, the queue, the transcript view or the open dialog, and the
-//! [`Action`]s it asks the runtime for. The keys are listed once, in
-//! [`crate::help::KEYS`], for the `?` sheet and `/help`.
+//! [`Action`]s it asks the runtime for. Keys are bound through the table
+//! in [`crate::keymap`], which also writes the `?` sheet and the hints.
 
 use std::path::Path;
 use std::time::Instant;
@@ -13,7 +13,22 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{Action, AppState, CTRL_C_WINDOW, Pager};
 use crate::dialogs::{Dialog, DialogOutcome};
+use crate::keymap::{self, MAIN, Main, PAGER, PagerKey};
 use crate::transcript::EntryKind;
+
+/// What a Ctrl+C does, in the order the presses go: a dialog is declined,
+/// a running turn stopped, the input cleared, and only then catui quits.
+/// The same function answers for the key and for the status line's "what
+/// the next Ctrl+C does", so the two cannot disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CtrlC {
+    CloseDialog,
+    Interrupt,
+    ClearInput,
+    Quit,
+    /// A first press with nothing to stop or clear: arms the quit.
+    Arm,
+}
 
 impl AppState {
     /// Text the user sends. While a turn runs it waits in the queue and is
@@ -136,45 +151,74 @@ impl AppState {
         }
     }
 
-    /// Ctrl+C: closes a dialog (declining) and stops the turn; stops a
-    /// running turn (before any reply the prompt comes back, as with Esc);
-    /// clears a draft (kept for Ctrl+Y). A second press right after one
-    /// of these quits — but never over a draft in the input box, which is
-    /// cleared instead, so no typed text is lost by quitting.
+    /// What a Ctrl+C would do now; `armed`: one was pressed just before.
+    pub fn ctrl_c_step(&self, armed: bool) -> CtrlC {
+        if self.dialog.is_some() {
+            CtrlC::CloseDialog
+        } else if self.busy() && !armed {
+            CtrlC::Interrupt
+        } else if !self.input.is_empty() {
+            // Never over a draft: no typed text is lost by quitting.
+            CtrlC::ClearInput
+        } else if armed {
+            CtrlC::Quit
+        } else {
+            CtrlC::Arm
+        }
+    }
+
+    /// What the status line says after a Ctrl+C: what the next one does.
+    pub fn ctrl_c_note(&self) -> Option<String> {
+        self.ctrl_c_at?;
+        let next = match self.ctrl_c_step(true) {
+            CtrlC::CloseDialog => "Ctrl+C again declines the prompt",
+            CtrlC::Interrupt => "Ctrl+C again stops the agent",
+            CtrlC::ClearInput => "Ctrl+C again clears the input",
+            CtrlC::Quit | CtrlC::Arm => "Ctrl+C again to exit",
+        };
+        Some(if self.ctrl_c_cleared && self.undo_draft.is_some() {
+            format!("Input cleared (Ctrl+Y brings it back) · {next}")
+        } else {
+            next.to_string()
+        })
+    }
+
+    /// Ctrl+C, one step of [`CtrlC`].
     fn ctrl_c(&mut self, now: Instant) -> Vec<Action> {
         let armed = self
             .ctrl_c_at
             .is_some_and(|at| now.duration_since(at) <= CTRL_C_WINDOW);
         self.ctrl_c_at = Some(now);
         self.ctrl_c_cleared = false;
-        if let Some(d) = self.dialog.as_ref() {
-            let mut actions = vec![dismissal(d)];
-            self.close_dialog();
-            if self.busy() {
-                actions.push(Action::Interrupt);
+        match self.ctrl_c_step(armed) {
+            CtrlC::CloseDialog => {
+                let Some(d) = self.dialog.as_ref() else {
+                    return Vec::new();
+                };
+                let mut actions = vec![dismissal(d)];
+                self.close_dialog();
+                if self.busy() {
+                    actions.push(Action::Interrupt);
+                }
+                actions
             }
-            return actions;
+            CtrlC::Interrupt => self.escape_turn(),
+            CtrlC::ClearInput => {
+                // Kept for Ctrl+Y; the status line says so.
+                self.undo_draft = Some(self.input.text());
+                self.input.clear();
+                self.ctrl_c_cleared = true;
+                Vec::new()
+            }
+            CtrlC::Quit => vec![Action::Quit],
+            CtrlC::Arm => Vec::new(),
         }
-        if self.busy() && !armed {
-            return self.escape_turn();
-        }
-        if !self.input.is_empty() {
-            // Kept for Ctrl+Y; the status line says so.
-            self.undo_draft = Some(self.input.text());
-            self.input.clear();
-            self.ctrl_c_cleared = true;
-            return Vec::new();
-        }
-        if armed {
-            return vec![Action::Quit];
-        }
-        Vec::new()
     }
 
     /// Handles one key press.
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Action> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && key.code == KeyCode::Char('c') {
+        let command = keymap::command(MAIN, key);
+        if command == Some(Main::CtrlC) {
             self.pager = None;
             self.help_open = false;
             return self.ctrl_c(now);
@@ -209,13 +253,13 @@ impl AppState {
                 return Vec::new();
             }
         }
-        if ctrl && key.code == KeyCode::Char('o') {
+        if command == Some(Main::Transcript) {
             self.pager = Some(Pager::default());
             return Vec::new();
         }
         // Whatever is open (a dialog, a panel): a running command may be
         // sent to the background; without one nothing happens but a note.
-        if ctrl && key.code == KeyCode::Char('b') {
+        if command == Some(Main::Background) {
             return vec![Action::SendToBackground];
         }
         if self.dialog.is_some() {
@@ -244,7 +288,7 @@ impl AppState {
                 BashesOutcome::Kill(id) => vec![Action::KillBackground(id)],
             };
         }
-        if key.code == KeyCode::PageUp {
+        if command == Some(Main::PageUp) {
             let page = self.page_rows();
             self.pager = Some(Pager { scroll: page });
             return Vec::new();
@@ -259,22 +303,18 @@ impl AppState {
     /// Keys of the transcript view: scrolling, and leaving it.
     fn pager_key(&mut self, key: KeyEvent) {
         let page = self.page_rows();
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let Some(pager) = self.pager.as_mut() else {
             return;
         };
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') => self.pager = None,
-            KeyCode::Char('o') if ctrl => self.pager = None,
-            KeyCode::PageUp | KeyCode::Char('b') => pager.scroll += page,
-            KeyCode::PageDown | KeyCode::Char(' ') => {
-                pager.scroll = pager.scroll.saturating_sub(page)
-            }
-            KeyCode::Up | KeyCode::Char('k') => pager.scroll += 1,
-            KeyCode::Down | KeyCode::Char('j') => pager.scroll = pager.scroll.saturating_sub(1),
-            KeyCode::Home | KeyCode::Char('g') => pager.scroll = usize::MAX / 2,
-            KeyCode::End | KeyCode::Char('G') => pager.scroll = 0,
-            _ => {}
+        match keymap::command(PAGER, key) {
+            Some(PagerKey::Back) => self.pager = None,
+            Some(PagerKey::PageUp) => pager.scroll += page,
+            Some(PagerKey::PageDown) => pager.scroll = pager.scroll.saturating_sub(page),
+            Some(PagerKey::Up) => pager.scroll += 1,
+            Some(PagerKey::Down) => pager.scroll = pager.scroll.saturating_sub(1),
+            Some(PagerKey::Top) => pager.scroll = usize::MAX / 2,
+            Some(PagerKey::Bottom) => pager.scroll = 0,
+            None => {}
         }
     }
 
@@ -316,77 +356,74 @@ impl AppState {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let palette = self.palette();
         let palette_open = !palette.is_empty();
-        match key.code {
-            KeyCode::Esc if palette_open => self.palette_dismissed = true,
-            // The first Esc goes on without servers still starting; the
-            // request can then be interrupted as usual.
-            KeyCode::Esc if !self.awaiting_tools.is_empty() => {
-                self.awaiting_tools.clear();
-                return vec![Action::StopWaitingForTools];
-            }
-            KeyCode::Esc if self.busy() => return self.escape_turn(),
-            KeyCode::Esc if self.input.is_empty() => {
-                let now = self.clock;
-                if self
-                    .esc_at
-                    .is_some_and(|at| now.duration_since(at) <= super::ESC_ESC_WINDOW)
-                {
-                    self.esc_at = None;
-                    return vec![Action::OpenRewind];
+        // The palette's own keys come first while it shows.
+        if palette_open {
+            let i = self.palette_selected.min(palette.len() - 1);
+            match key.code {
+                KeyCode::Esc => {
+                    self.palette_dismissed = true;
+                    return Vec::new();
                 }
-                self.esc_at = Some(now);
-                self.set_hint("Esc again to rewind");
+                KeyCode::Tab => {
+                    self.input.set_text(&format!("/{}", palette[i].0));
+                    return Vec::new();
+                }
+                KeyCode::Up => {
+                    self.palette_selected = self.palette_selected.saturating_sub(1);
+                    return Vec::new();
+                }
+                KeyCode::Down => {
+                    self.palette_selected = (self.palette_selected + 1).min(palette.len() - 1);
+                    return Vec::new();
+                }
+                KeyCode::Enter if key.modifiers.is_empty() => {
+                    self.input.set_text(&format!("/{}", palette[i].0));
+                }
+                _ => {}
             }
-            KeyCode::Char('?') if self.input.is_empty() => {
+        }
+        match keymap::command(MAIN, key) {
+            Some(Main::Escape) => return self.escape(),
+            Some(Main::Help) if self.input.is_empty() => {
                 self.help_open = true;
                 self.help_scroll = 0;
+                return Vec::new();
             }
-            KeyCode::BackTab => {
+            Some(Main::CycleMode) => {
                 return vec![Action::SetMode(
                     self.mode.next_in_cycle(self.info.auto_mode_enabled),
                 )];
             }
-            KeyCode::Tab if palette_open => {
-                let i = self.palette_selected.min(palette.len() - 1);
-                self.input.set_text(&format!("/{}", palette[i].0));
+            Some(Main::NewLine) => {
+                self.input.newline();
+                return Vec::new();
             }
-            KeyCode::Enter
-                if key
-                    .modifiers
-                    .intersects(KeyModifiers::SHIFT | KeyModifiers::ALT) =>
-            {
-                self.input.newline()
-            }
-            KeyCode::Char('j') if ctrl => self.input.newline(),
-            KeyCode::Enter => {
-                if palette_open {
-                    let i = self.palette_selected.min(palette.len() - 1);
-                    self.input.set_text(&format!("/{}", palette[i].0));
-                }
+            Some(Main::Send) => {
                 self.palette_selected = 0;
                 self.palette_dismissed = false;
                 if let Some(text) = self.input.submit() {
                     return self.submit(text);
                 }
-            }
-            KeyCode::Up if palette_open => {
-                self.palette_selected = self.palette_selected.saturating_sub(1)
-            }
-            KeyCode::Down if palette_open => {
-                self.palette_selected = (self.palette_selected + 1).min(palette.len() - 1)
+                return Vec::new();
             }
             // The last queued input comes back to be edited or dropped.
-            KeyCode::Up if self.input.is_empty() && !self.queued_inputs.is_empty() => {
+            Some(Main::TakeBack) if self.input.is_empty() && !self.queued_inputs.is_empty() => {
                 if let Some(text) = self.queued_inputs.pop() {
                     self.input.set_text(&text);
                 }
+                return Vec::new();
             }
-            KeyCode::Char('y') if ctrl => {
+            Some(Main::Restore) => {
                 if let Some(draft) = self.undo_draft.take() {
                     self.input.insert_str(&draft);
                 }
+                return Vec::new();
             }
-            KeyCode::Char('g') if ctrl => return vec![self.ctrl_g()],
+            Some(Main::Editor) => return vec![self.ctrl_g()],
+            _ => {}
+        }
+        // Everything else edits the input box.
+        match key.code {
             KeyCode::Char('a') if ctrl => self.input.home(),
             KeyCode::Char('e') if ctrl => self.input.end(),
             KeyCode::Char('u') if ctrl => self.input.kill_to_line_start(),
@@ -409,6 +446,35 @@ impl AppState {
             KeyCode::Down => self.input.down(),
             _ => {}
         }
+        Vec::new()
+    }
+
+    /// Esc on the main screen: go on without servers still starting, stop
+    /// a running turn, or (twice on an empty prompt) open the rewind
+    /// picker.
+    fn escape(&mut self) -> Vec<Action> {
+        // The first Esc goes on without servers still starting; the
+        // request can then be interrupted as usual.
+        if !self.awaiting_tools.is_empty() {
+            self.awaiting_tools.clear();
+            return vec![Action::StopWaitingForTools];
+        }
+        if self.busy() {
+            return self.escape_turn();
+        }
+        if !self.input.is_empty() {
+            return Vec::new();
+        }
+        let now = self.clock;
+        if self
+            .esc_at
+            .is_some_and(|at| now.duration_since(at) <= super::ESC_ESC_WINDOW)
+        {
+            self.esc_at = None;
+            return vec![Action::OpenRewind];
+        }
+        self.esc_at = Some(now);
+        self.set_hint("Esc again to rewind");
         Vec::new()
     }
 
