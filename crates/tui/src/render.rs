@@ -95,7 +95,10 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     };
     let left_w: usize = left.iter().map(|s| s.width()).sum();
     // The cycle hint is the first thing to go on a narrow screen.
-    let hint = format!(" ({})", keymap::hint_of(keymap::MAIN, keymap::Main::CycleMode));
+    let hint = format!(
+        " ({})",
+        keymap::hint_of(keymap::MAIN, keymap::Main::CycleMode).to_lowercase()
+    );
     let cwd_w = str_width(&state.info.cwd);
     if note.is_none() && left_w + hint.len() + facts_width + cwd_w.min(20) + 2 <= width {
         left.push(Span::styled(hint, dim()));
@@ -189,7 +192,8 @@ fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
         let tokens = (state.streamed_chars as u64).div_ceil(4);
         facts.push(format!("↓ {} tokens", format_tokens(tokens)));
     }
-    facts.push(keymap::hint_of(keymap::MAIN, keymap::Main::Escape));
+    // The live lines speak in lower case (`esc to interrupt`).
+    facts.push(keymap::hint_of(keymap::MAIN, keymap::Main::Escape).to_lowercase());
     let head = format!("{frame} {what}");
     let tail = format!(" ({})", facts.join(" · "));
     let room = width.saturating_sub(str_width(&head));
