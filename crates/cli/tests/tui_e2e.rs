@@ -200,9 +200,9 @@ fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
     );
     let plan_path = plan_path_in(&first, &s.plans_dir);
 
-    // Esc keeps planning; the model answers and the session stays in plan mode.
+    // Esc stops the turn; the session stays in plan mode.
     s.tmux.keys(&["Escape"]);
-    let screen = s.tmux.wait_text("Still planning.");
+    let screen = s.tmux.wait_text("Interrupted · tell catui what to do instead");
     assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
 
     // Now the plan file exists: Ctrl+G opens it.

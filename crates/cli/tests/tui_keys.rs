@@ -63,8 +63,9 @@ fn ctrl_c_interrupts_then_clears_then_quits_and_says_which_comes_next() {
         // Ctrl+Y brings the draft back; with a draft in the box, Ctrl+C
         // clears again rather than quitting.
         s.tmux.keys(&["C-y"]);
-        s.tmux
-            .wait_screen("the draft back", |sc| input_row(sc).contains("a slow question"));
+        s.tmux.wait_screen("the draft back", |sc| {
+            input_row(sc).contains("a slow question")
+        });
         quit_and_check_terminal(&s);
         let all = s.tmux.history();
         assert!(!all.contains("Too late."), "{all}");
@@ -99,9 +100,9 @@ fn esc_in_the_plan_dialog_stops_and_sends_nothing() {
     let dialog = s.tmux.wait_text("Would you like to proceed?");
     assert!(dialog.contains("Esc stop"), "the hint names Esc:\n{dialog}");
     s.tmux.keys(&["Escape"]);
-    let screen = s
-        .tmux
-        .wait_screen("the prompt back", |sc| !sc.contains("Would you like to proceed?"));
+    let screen = s.tmux.wait_screen("the prompt back", |sc| {
+        !sc.contains("Would you like to proceed?")
+    });
     assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
     // The turn ended: the next request to the model is the user's own
     // next message, not an answer to a rejection.
@@ -148,9 +149,11 @@ fn the_permission_hint_is_whole_at_80_columns_and_esc_stops() {
             "the whole hint on one row: {hint:?}\n{screen}"
         );
         s.tmux.keys(&["Escape"]);
+        s.tmux.wait_screen("the dialog closed", |sc| {
+            !sc.contains("Do you want to proceed?")
+        });
         s.tmux
-            .wait_screen("the dialog closed", |sc| !sc.contains("Do you want to proceed?"));
-        s.tmux.wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
+            .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
         assert_eq!(s.server.requests().len(), 1, "Esc stopped the turn");
         quit_and_check_terminal(&s);
     }

@@ -46,7 +46,9 @@ impl Key {
         }
         let code = match (self.code, pressed.code) {
             // Letters with Ctrl may come upper-case with Shift.
-            (KeyCode::Char(a), KeyCode::Char(b)) => a == b || (a.is_ascii_digit() && b == a),
+            (KeyCode::Char(a), KeyCode::Char(b)) => {
+                a == b || (self.mods.contains(KeyModifiers::CONTROL) && a.eq_ignore_ascii_case(&b))
+            }
             (a, b) => a == b,
         };
         code && (pressed.modifiers & significant) == (self.mods & significant)
@@ -455,6 +457,9 @@ mod tests {
     #[test]
     fn hints_come_from_the_rows() {
         assert_eq!(hint_of(MAIN, Main::Escape), "Esc to interrupt");
-        assert_eq!(hint(NOTE, |_| true), "Enter sends the note · ↑ options · Esc stops");
+        assert_eq!(
+            hint(NOTE, |_| true),
+            "Enter sends the note · ↑ options · Esc stops"
+        );
     }
 }

@@ -79,7 +79,11 @@ impl ChoiceDialog {
 
     /// One key, as `table` binds it (the note field's keys while it has
     /// focus).
-    pub fn handle_key<O: Copy>(&mut self, table: &[Binding<Choice<O>>], key: KeyEvent) -> Picked<O> {
+    pub fn handle_key<O: Copy>(
+        &mut self,
+        table: &[Binding<Choice<O>>],
+        key: KeyEvent,
+    ) -> Picked<O> {
         if let Some(field) = self.feedback.as_mut() {
             match keymap::command(NOTE, key) {
                 Some(Note::Send) => return Picked::Note,
@@ -224,12 +228,27 @@ mod tests {
     #[test]
     fn numbers_enter_note_and_own_keys() {
         let mut d = ChoiceDialog::new(vec!["Yes".into(), "No".into()], Some(1), "  Why: ");
-        assert_eq!(d.handle_key(TABLE, key(KeyCode::Char('1'))), Picked::Option(0));
-        assert_eq!(d.handle_key(TABLE, key(KeyCode::Char('3'))), Picked::Pending);
-        assert_eq!(d.handle_key(TABLE, key(KeyCode::Char('v'))), Picked::Own(Own::View));
-        assert_eq!(d.handle_key(TABLE, key(KeyCode::Char('2'))), Picked::Pending);
+        assert_eq!(
+            d.handle_key(TABLE, key(KeyCode::Char('1'))),
+            Picked::Option(0)
+        );
+        assert_eq!(
+            d.handle_key(TABLE, key(KeyCode::Char('3'))),
+            Picked::Pending
+        );
+        assert_eq!(
+            d.handle_key(TABLE, key(KeyCode::Char('v'))),
+            Picked::Own(Own::View)
+        );
+        assert_eq!(
+            d.handle_key(TABLE, key(KeyCode::Char('2'))),
+            Picked::Pending
+        );
         assert!(d.feedback.is_some());
-        assert_eq!(d.hint(TABLE, |_| true), "Enter sends the note · ↑ options · Esc stops");
+        assert_eq!(
+            d.hint(TABLE, |_| true),
+            "Enter sends the note · ↑ options · Esc stops"
+        );
         d.handle_key(TABLE, key(KeyCode::Char('v')));
         assert_eq!(d.note(), "v");
         assert_eq!(d.handle_key(TABLE, key(KeyCode::Enter)), Picked::Note);

@@ -365,7 +365,9 @@ impl PermissionDialog {
 
     pub fn desired_height(&self, width: u16) -> u16 {
         let width = width.saturating_sub(2);
-        wrapped_height(&self.body, width) + wrapped_height(&self.footer(width as usize).0, width) + 2
+        wrapped_height(&self.body, width)
+            + wrapped_height(&self.footer(width as usize).0, width)
+            + 2
     }
 
     /// What is drawn in `inner`: the body, or as much of it as fits with

@@ -26,9 +26,9 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use serde_json::{Value, json};
 
+use super::choice::{ChoiceDialog, Picked};
 use super::plan_comments::Review;
 use super::plan_steps::Steps;
-use super::choice::{ChoiceDialog, Picked};
 use super::{DialogOutcome, draw_rows, field_cursor, frame_block, wrapped_height};
 use crate::diff::diff_lines;
 use crate::keymap::{self, Binding, Choice, ctrl, key};
@@ -534,8 +534,8 @@ impl PlanDialog {
     /// Splits the inner area into header row, plan pane and bottom rows.
     fn areas(&self, area: Rect) -> (Rect, Rect, Rect, Rect) {
         let inner = frame_block(&self.title(), Color::Cyan).inner(area);
-        let bottom_h =
-            wrapped_height(&self.bottom_rows(inner.width as usize).0, inner.width).min(inner.height);
+        let bottom_h = wrapped_height(&self.bottom_rows(inner.width as usize).0, inner.width)
+            .min(inner.height);
         let header = Rect {
             height: 1.min(inner.height),
             ..inner
