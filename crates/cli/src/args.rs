@@ -453,6 +453,17 @@ pub enum PlansAction {
     Abandon {
         slug: String,
     },
+    /// Move this project's plans from your plans directory into the
+    /// project (its history in the transcripts follows them).
+    Move {
+        /// Required: the plans go into the project.
+        #[arg(long)]
+        to_project: bool,
+        /// The folder in the project (default: `plansDirectory`, else
+        /// `.catui/plans`).
+        #[arg(long)]
+        to: Option<std::path::PathBuf>,
+    },
     Show {
         slug: String,
     },

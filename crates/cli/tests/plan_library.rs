@@ -325,3 +325,98 @@ fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
     assert!(told.contains("it is not approved (parked)"), "{told}");
     s.finish();
 }
+
+#[test]
+fn date_topic_names_a_new_plan_by_its_heading() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planNames": "date-topic", "planGoal": false, "planDrift": "note"}"#);
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(
+            &plans_dir(&sb),
+            "# Add a --json flag to `todo list`\n1. Parse it\n",
+        )
+        .turn(Turn::text("Approved, working.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let words = s.wait_type("system")["plan_file"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.send_user("add a json flag");
+    let ask = s.wait_type("control_request");
+    let path = ask["request"]["input"]["planFilePath"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let name = slug_of(&path);
+    let (date, topic) = name.split_at(11);
+    assert!(
+        date.len() == 11
+            && date.chars().filter(|c| *c == '-').count() == 3
+            && date[..10].chars().all(|c| c.is_ascii_digit() || c == '-'),
+        "{name}"
+    );
+    assert_eq!(topic, "add-json-flag-todo-list", "{name}");
+    assert!(std::path::Path::new(&path).is_file());
+    assert!(
+        !std::path::Path::new(&words).exists(),
+        "the words-named file was renamed"
+    );
+    s.send(allow(&ask, json!({"mode": "acceptEdits"})));
+    assert_eq!(s.wait_type("result")["result"], "Approved, working.");
+    s.finish();
+    let p = row(&sb, &name);
+    assert_eq!(p["state"], "approved", "{p}");
+    assert!(
+        p["session"].is_string(),
+        "the session owns the renamed plan: {p}"
+    );
+}
+
+#[test]
+fn move_to_project_takes_the_plans_and_their_history_along() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let slug = approved_with_one_step_done(&sb);
+    let out = sb.bare().args(["plans", "move"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--to-project is required");
+    let out = sb
+        .bare()
+        .args(["plans", "move", "--to-project"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Moved 1 plan(s)"), "{text}");
+    assert!(
+        text.contains("\"plansDirectory\": \".catui/plans\""),
+        "{text}"
+    );
+    assert!(text.contains(".gitignore"), "{text}");
+    let moved = sb.project().join(".catui/plans").join(format!("{slug}.md"));
+    assert!(moved.is_file());
+    assert!(
+        !sb.config()
+            .join("plans")
+            .join(format!("{slug}.md"))
+            .exists()
+    );
+    // With the project's folder as the plans directory, the library and
+    // the history find the plan where it is now.
+    sb.user_settings(
+        r#"{"planGoal": false, "planDrift": "note", "plansDirectory": ".catui/plans"}"#,
+    );
+    assert_eq!(row(&sb, &slug)["state"], "in_progress");
+    let show = sb.bare().args(["plans", "show", &slug]).output().unwrap();
+    let show = String::from_utf8_lossy(&show.stdout).to_string();
+    assert!(show.contains("this is the approved revision"), "{show}");
+    // Outside the project is refused.
+    let out = sb
+        .bare()
+        .args(["plans", "move", "--to-project", "--to", "/tmp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
+}

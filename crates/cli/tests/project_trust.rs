@@ -505,6 +505,7 @@ fn widening_sample(key: &str) -> Value {
         "completionCheck" => json!("always"),
         "planDrift" => json!("off"),
         "planGoal" => json!(true),
+        "teammatePlanApprover" => json!("lead"),
         "goalMaxContinuations" => json!(100),
         "broker" => json!("nats://127.0.0.1:1"),
         "brokerCredentials" => json!("/tmp/broker.creds"),

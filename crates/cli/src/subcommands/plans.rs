@@ -32,6 +32,9 @@ pub fn run(
         None => list(project, &dir, false, out),
         Some(PlansAction::List { json }) => list(project, &dir, *json, out),
         Some(PlansAction::Abandon { slug }) => abandon(project, &dir, slug, out),
+        Some(PlansAction::Move { to_project, to }) => {
+            super::plans_move::move_to_project(project, *to_project, to.as_deref(), out)
+        }
         Some(PlansAction::Show { slug }) => show(project, &dir, slug, out),
         Some(PlansAction::Export { slug, to }) => {
             export(project, slug.as_deref(), to.as_deref(), out)

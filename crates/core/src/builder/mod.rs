@@ -696,6 +696,7 @@ impl SessionBuilder {
         if let Some(r) = &resumed {
             resume::restore_approved_plan(r, &plan);
         }
+        plan.library.set_names(settings.plan_names);
         plan.library.set_lookup(parts::plan_library_lookup(
             session::project_dir(&config_dir, &cwd),
             plan.files.dir().to_path_buf(),

@@ -49,6 +49,11 @@ type SlugChanged = Arc<dyn Fn(&str) + Send + Sync>;
 pub struct LibraryHooks {
     lookup: Mutex<Option<Lookup>>,
     slug_changed: Mutex<Option<SlugChanged>>,
+    /// `planNames: "date-topic"`.
+    date_topic: std::sync::atomic::AtomicBool,
+    /// The last input while there was no plan file: a topic for a plan
+    /// without a heading.
+    request: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for LibraryHooks {
@@ -64,6 +69,21 @@ impl LibraryHooks {
 
     pub fn set_slug_changed(&self, observer: SlugChanged) {
         *lock(&self.slug_changed) = Some(observer);
+    }
+
+    /// How new plan files are named (`planNames`).
+    pub fn set_names(&self, names: crate::plan::files::topic::PlanNames) {
+        self.date_topic.store(
+            names == crate::plan::files::topic::PlanNames::DateTopic,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
+    /// An input arrived while the session had no plan file yet.
+    pub fn note_request(&self, text: &str) {
+        if !text.trim().is_empty() && !text.trim_start().starts_with('/') {
+            *lock(&self.request) = Some(text.to_string());
+        }
     }
 
     fn lookup(&self, slug: &str) -> Option<LibraryPlan> {
@@ -172,6 +192,66 @@ pub fn use_plan(session: &dyn SessionHooks, plan: &PlanSession, slug: &str) -> P
             }
         }
     }
+}
+
+/// `planNames: "date-topic"`: before the main plan is first presented,
+/// its file takes the name `{date}-{topic}` (from its first heading, else
+/// the request). A plan with a history under its old name (approved,
+/// parked, presented before) keeps it; so does one whose topic gives no
+/// name or whose rename fails (logged).
+pub fn name_by_topic(plan: &PlanSession) {
+    let hooks = &plan.library;
+    if !hooks.date_topic.load(std::sync::atomic::Ordering::Relaxed)
+        || plan.presented_hash().is_some()
+    {
+        return;
+    }
+    let slug = plan.files.slug();
+    if crate::plan::files::topic::is_dated(&slug)
+        || hooks
+            .lookup(&slug)
+            .is_some_and(|p| p.approved.is_some() || p.state != "draft")
+    {
+        return;
+    }
+    let Some(text) = plan.files.read(None) else {
+        return;
+    };
+    let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let request = lock(&hooks.request).clone();
+    let Some(base) = crate::plan::files::topic::date_topic_slug(&date, &text, request.as_deref())
+    else {
+        return;
+    };
+    let dir = plan.files.dir();
+    let Some(name) = (1..100)
+        .map(|n| {
+            if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            }
+        })
+        .find(|n| !dir.join(format!("{n}.md")).exists())
+    else {
+        return;
+    };
+    let from = plan.files.path(None);
+    let to = dir.join(format!("{name}.md"));
+    if let Err(e) = std::fs::rename(&from, &to) {
+        tracing::warn!(
+            "could not rename the plan {} to {}: {e}",
+            from.display(),
+            to.display()
+        );
+        return;
+    }
+    if plan.files.adopt_slug(&name).is_err() {
+        // Not a valid slug after all: put the file back.
+        let _ = std::fs::rename(&to, &from);
+        return;
+    }
+    hooks.slug_changed(&name);
 }
 
 /// Plan mode on, with the re-entry notice for the plan file.

@@ -110,6 +110,11 @@ fn goal_off(value: &Value) -> bool {
     value == &Value::Bool(false)
 }
 
+/// `teammatePlanApprover: "user"`: a person approves teammates' plans.
+fn person_approves(value: &Value) -> bool {
+    value == "user"
+}
+
 /// At most the default number of continuations per input.
 fn fewer_continuations(value: &Value) -> bool {
     value
@@ -198,6 +203,16 @@ pub const KEYS: &[KeyRule] = &[
         },
         Whole,
         "how many continuations the goal loop makes by itself (requests, cost)",
+    ),
+    rule("planNames", Neutral, Whole, "how new plan files are named"),
+    rule(
+        "teammatePlanApprover",
+        KeyClass::NarrowingWhen {
+            narrows: person_approves,
+            values: "`\"user\"`",
+        },
+        Whole,
+        "whether a teammate's plan is approved by you or by the team lead (a model)",
     ),
     rule(
         "snapshotPlans",

@@ -141,6 +141,8 @@ pub(super) struct RawSettings {
     pub auto_compact_threshold: Option<f64>,
     pub plan_drift: Option<crate::contract::PlanDrift>,
     pub plan_goal: Option<bool>,
+    pub plan_names: Option<crate::plan::files::topic::PlanNames>,
+    pub teammate_plan_approver: Option<crate::plan::engine_hooks::TeammatePlanApprover>,
     pub goal_max_continuations: Option<u32>,
     #[serde(default, deserialize_with = "model_entries")]
     pub models: Option<BTreeMap<String, ModelOverride>>,

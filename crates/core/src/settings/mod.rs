@@ -158,6 +158,10 @@ pub struct Settings {
     /// `planGoal`: an approved plan's goal keeps the work going (`None`:
     /// on).
     pub plan_goal: Option<bool>,
+    /// `planNames`: how new plan files are named.
+    pub plan_names: crate::plan::files::topic::PlanNames,
+    /// `teammatePlanApprover`: who approves a teammate's plan.
+    pub teammate_plan_approver: crate::plan::engine_hooks::TeammatePlanApprover,
     /// `goalMaxContinuations`: continuations per input the goal loop may
     /// make by itself (`None`: 8).
     pub goal_max_continuations: Option<u32>,
@@ -482,6 +486,12 @@ impl Settings {
         set(&mut self.auto_compact_threshold, raw.auto_compact_threshold);
         set(&mut self.plan_drift, raw.plan_drift);
         set(&mut self.plan_goal, raw.plan_goal);
+        if let Some(v) = raw.plan_names {
+            self.plan_names = v;
+        }
+        if let Some(v) = raw.teammate_plan_approver {
+            self.teammate_plan_approver = v;
+        }
         set(&mut self.goal_max_continuations, raw.goal_max_continuations);
         if let Some(v) = raw.plan_variant {
             self.plan_variant = v;

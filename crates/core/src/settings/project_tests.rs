@@ -227,6 +227,8 @@ fn sample(key: &str) -> Value {
         "planVariant" => json!("cap"),
         "planDrift" => json!("off"),
         "planGoal" => json!(true),
+        "planNames" => json!("date-topic"),
+        "teammatePlanApprover" => json!("lead"),
         "goalMaxContinuations" => json!(100),
         "planAgents" => json!(9),
         "snapshotPlans" => json!(true),

@@ -11,6 +11,18 @@
 //! local user (a teammate) gets its plan approved; teams provide it.
 
 pub mod attachment_provider;
+
+/// Who approves a plan-required teammate's plan (`teammatePlanApprover`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TeammatePlanApprover {
+    /// The team lead (the model leading the team) decides.
+    #[default]
+    Lead,
+    /// The person: the same approval as the main conversation's plan,
+    /// marked with the teammate's name; the lead is told the outcome.
+    User,
+}
 pub mod attachments;
 
 use std::path::{Path, PathBuf};
@@ -195,8 +207,11 @@ impl EngineExtension for PlanExtension {
             .flatten()
     }
 
-    fn input_started(&self, _input: &crate::engine::InputView<'_>) {
+    fn input_started(&self, input: &crate::engine::InputView<'_>) {
         self.plan.input_started();
+        if !self.plan.files.exists(None) {
+            self.plan.library.note_request(input.text);
+        }
     }
 
     fn final_answer(&self, agent_id: Option<&str>, session: &dyn SessionHooks) -> Option<RunEnd> {

@@ -8,6 +8,7 @@
 
 pub mod slug;
 mod slug_words;
+pub mod topic;
 
 use crate::sync::lock;
 use std::path::{Path, PathBuf};

@@ -151,6 +151,10 @@ impl TypedTool for ExitPlanModeTool {
     fn permission_input(&self, _: &ExitPlanModeInput, ctx: &ToolContext) -> Option<Value> {
         let plan = PlanSession::of(ctx)?;
         let agent = ctx.agent_id.as_deref();
+        if agent.is_none() {
+            // `planNames: "date-topic"`: named by its topic before it is shown.
+            crate::plan::pick_up::name_by_topic(plan);
+        }
         let path = plan.files.path(agent);
         let text = plan.files.read(agent);
         let change = text.as_deref().map(|t| plan.present_revision(t));
