@@ -6,6 +6,7 @@
 //! `approve` is told the request was already answered. Texts published
 //! (the tool input, the plan) pass the transcript's secret redaction.
 
+use catui_protocol::tool_names;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -80,7 +81,7 @@ impl BrokerApprover {
     /// The request as published.
     fn request(&self, request: &PermissionRequest) -> ApprovalRequest {
         let input = &request.input;
-        let is_plan = request.tool_name == "ExitPlanMode" && request.agent_id.is_none();
+        let is_plan = request.tool_name == tool_names::EXIT_PLAN_MODE && request.agent_id.is_none();
         let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
         let redacted_input = serde_json::to_string(input)
             .ok()
@@ -263,7 +264,7 @@ fn to_permission_answer(
 fn summary(request: &PermissionRequest) -> String {
     let input = &request.input;
     let field = |k: &str| input.get(k).and_then(Value::as_str);
-    if request.tool_name == "ExitPlanMode" {
+    if request.tool_name == tool_names::EXIT_PLAN_MODE {
         return format!(
             "approve plan {}",
             field("planFilePath").unwrap_or("(no file)")
@@ -289,8 +290,8 @@ fn edit_diff(request: &PermissionRequest) -> Option<String> {
     let field = |k: &str| input.get(k).and_then(Value::as_str);
     let path = field("file_path")?;
     let (old, new) = match request.tool_name.as_str() {
-        "Edit" => (field("old_string")?, field("new_string")?),
-        "Write" => ("", field("content")?),
+        tool_names::EDIT => (field("old_string")?, field("new_string")?),
+        tool_names::WRITE => ("", field("content")?),
         _ => return None,
     };
     let mut out = format!("--- {path}\n+++ {path}\n");

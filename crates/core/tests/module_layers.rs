@@ -8,7 +8,8 @@
 //!   checks for module cycles: it looks for `crate::NAME` paths.
 //! - A fact with one home stays there: MCP tool names
 //!   (`mcp__server__tool`) are built and taken apart only in
-//!   [`MCP_NAME_HOME`], in every crate of the workspace.
+//!   [`MCP_NAME_HOME`], and catui's own tools' names are spelt only in
+//!   [`TOOL_NAMES_HOME`], in every crate of the workspace.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -180,19 +181,43 @@ fn the_checker_sees_grouped_and_plain_paths_but_not_comments() {
 /// `crates/`.
 const MCP_NAME_HOME: &str = "protocol/src/mcp_name.rs";
 
-/// `code` up to its unit-test module (`#[cfg(test)]` before a `mod`), where
-/// names are example data rather than code that builds them.
+/// `code` up to its unit-test module (`#[cfg(test)]` before a `mod` with a
+/// body), where names are example data rather than code that uses them. A
+/// test module declared by `#[cfg(test)] mod name;` (its code in a
+/// `*_tests.rs` file) does not end the code around it.
 fn without_test_module(code: &str) -> &str {
     let mut from = 0;
     while let Some(at) = code[from..].find("#[cfg(test)]") {
         let start = from + at;
         let after = code[start + "#[cfg(test)]".len()..].trim_start();
-        if after.starts_with("mod ") || after.starts_with("#[path") {
+        let declared_elsewhere = || {
+            let item = after
+                .lines()
+                .find(|l| !l.trim_start().starts_with("#["))
+                .unwrap_or("");
+            item.trim_end().ends_with(';')
+        };
+        if (after.starts_with("mod ") || after.starts_with("#[path")) && !declared_elsewhere() {
             return &code[..start];
         }
         from = start + 1;
     }
     code
+}
+
+/// Every source file of the workspace's crates (`crates/*/src`), without
+/// the `*_tests.rs` files that hold unit tests.
+fn workspace_sources(crates: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(crates).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+    }
+    assert!(files.len() > 100, "the workspace's sources were not found");
+    files.retain(|f| !f.to_string_lossy().ends_with("_tests.rs"));
+    files
 }
 
 /// The lines of `code` that build or match an MCP name by hand: a string
@@ -212,19 +237,8 @@ fn mcp_names_are_built_and_taken_apart_only_in_their_home() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let home = crates.join(MCP_NAME_HOME);
     assert!(home.is_file(), "{} is missing", home.display());
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(crates).unwrap() {
-        let src = entry.unwrap().path().join("src");
-        if src.is_dir() {
-            rust_files(&src, &mut files);
-        }
-    }
-    assert!(files.len() > 100, "the workspace's sources were not found");
     let mut hits = Vec::new();
-    for file in files
-        .iter()
-        .filter(|f| **f != home && !f.to_string_lossy().ends_with("_tests.rs"))
-    {
+    for file in workspace_sources(crates).iter().filter(|f| **f != home) {
         let code = code_of(&std::fs::read_to_string(file).unwrap());
         for (line, text) in hand_written_mcp_names(without_test_module(&code)) {
             let rel = file.strip_prefix(crates).unwrap().display().to_string();
@@ -254,4 +268,78 @@ fn the_mcp_name_check_sees_names_built_by_hand_but_not_prose_or_tests() {
         .map(|(line, _)| line)
         .collect();
     assert_eq!(lines, [1, 2, 7]);
+}
+
+/// The one file that spells catui's own tools' names, relative to
+/// `crates/`.
+const TOOL_NAMES_HOME: &str = "protocol/src/tool_names.rs";
+
+/// Folders (relative to `crates/`) not checked yet: the TUI's dialogs are
+/// being rebuilt on one shared dialog this wave (issue 53), and move to the
+/// constants with that change rather than in the middle of it.
+const TOOL_NAMES_NOT_YET: &[&str] = &["tui/src/dialogs/"];
+
+/// The lines of `code` that write one of `names` as a string literal (the
+/// whole literal: prose that mentions a tool inside a longer text is not a
+/// name the code matches or builds).
+fn literal_tool_names(code: &str, names: &[&str]) -> Vec<(usize, String)> {
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| names.iter().any(|n| line.contains(&format!("\"{n}\""))))
+        .map(|(i, line)| (i + 1, line.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn tool_names_are_spelt_only_in_their_home() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let home = crates.join(TOOL_NAMES_HOME);
+    assert!(home.is_file(), "{} is missing", home.display());
+    // A tool that does not exist is matched nowhere either.
+    let mut names: Vec<&str> = catui_protocol::tool_names::ALL.to_vec();
+    names.push("MultiEdit");
+    let mut hits = Vec::new();
+    let not_yet = |f: &Path| {
+        let rel = f
+            .strip_prefix(crates)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        TOOL_NAMES_NOT_YET.iter().any(|d| rel.starts_with(d))
+    };
+    for file in workspace_sources(crates)
+        .iter()
+        .filter(|f| **f != home && !not_yet(f))
+    {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for (line, text) in literal_tool_names(without_test_module(&code), &names) {
+            let rel = file.strip_prefix(crates).unwrap().display().to_string();
+            hits.push(format!("crates/{rel}:{line}: {text}"));
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "tool names written as string literals; use the constants in catui_protocol::tool_names instead:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_tool_name_check_sees_literals_but_not_prose_or_tests() {
+    let code = code_of(
+        "if name == \"Write\" {}\n\
+         let a = \"Use Write to create a file\";\n\
+         // \"Edit\" in a comment\n\
+         #[cfg(test)]\nmod elsewhere_tests;\n\
+         matches!(n, \"Read\" | \"Grep\");\n\
+         #[cfg(test)]\nmod tests {\n    let d = \"Edit\";\n}\n",
+    );
+    let lines: Vec<usize> = literal_tool_names(
+        without_test_module(&code),
+        &["Write", "Edit", "Read", "Grep"],
+    )
+    .into_iter()
+    .map(|(line, _)| line)
+    .collect();
+    assert_eq!(lines, [1, 6]);
 }

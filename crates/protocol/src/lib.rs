@@ -8,9 +8,10 @@
 //! transcript line format ([`transcript`]), checkpoints and the plan
 //! compliance report ([`checkpoint`]); the plan as a contract while it
 //! runs: verification, goal checks, the end report ([`contract`]);
-//! background tasks ([`task`]); the names of MCP servers' tools
-//! ([`mcp_name`]); the one terminal sanitiser for every byte printed that
-//! came from outside ([`terminal`]); and the one lock helper every crate
+//! background tasks ([`task`]); the names of catui's own tools
+//! ([`tool_names`]) and of MCP servers' tools ([`mcp_name`]); the one
+//! terminal sanitiser for every byte printed that came from outside
+//! ([`terminal`]); and the one lock helper every crate
 //! uses ([`sync::lock`]).
 
 pub mod attachment;
@@ -25,6 +26,7 @@ pub mod stream_json;
 pub mod sync;
 pub mod task;
 pub mod terminal;
+pub mod tool_names;
 pub mod transcript;
 
 pub use attachment::Attachment;

@@ -6,6 +6,7 @@
 //! view (Ctrl+O) shows every result unfolded. Also the live line of a
 //! sub-agent started by an `Agent` call.
 
+use catui_protocol::tool_names;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
@@ -195,7 +196,7 @@ fn edit_rows(tool: &ToolEntry, result: &str, width: usize, expanded: bool) -> Ve
     if looks_like_diff(result) {
         let (added, removed) = change_counts(result);
         let mut rows = vec![Line::from(vec![
-            Span::raw(if tool.name == "Write" {
+            Span::raw(if tool.name == tool_names::WRITE {
                 "Overwrote the file · "
             } else {
                 "Updated · "
@@ -217,7 +218,7 @@ fn edit_rows(tool: &ToolEntry, result: &str, width: usize, expanded: bool) -> Ve
     let rest: Vec<&str> = lines.collect();
     if !rest.is_empty() {
         rows.extend(folded(&rest.join("\n"), width, 4, dim(), expanded));
-    } else if tool.name == "Edit" {
+    } else if tool.name == tool_names::EDIT {
         let old = tool.input.get("old_string").and_then(Value::as_str);
         let new = tool.input.get("new_string").and_then(Value::as_str);
         if let (Some(old), Some(new)) = (old, new) {
@@ -234,7 +235,7 @@ fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'stat
     }
     if matches!(
         tool.name.as_str(),
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit"
+        tool_names::EDIT | tool_names::WRITE | tool_names::NOTEBOOK_EDIT
     ) {
         return edit_rows(tool, result, width, expanded);
     }
@@ -247,7 +248,7 @@ fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'stat
     } else {
         result
     };
-    if tool.name == "Bash" {
+    if tool.name == tool_names::BASH {
         return tail_folded(body, width, 4, expanded);
     }
     folded(body, width, 2, Style::default(), expanded)

@@ -5,6 +5,7 @@
 //! question). Everything fails closed: a cancelled, failed or unreadable
 //! answer denies, and for a plan means "keep planning".
 
+use catui_protocol::tool_names;
 use std::sync::Arc;
 
 use agent_client_protocol::Client;
@@ -176,8 +177,8 @@ impl AcpApprover {
 impl Approver for AcpApprover {
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
         match request.tool_name.as_str() {
-            "ExitPlanMode" => self.ask_plan(request).await,
-            "AskUserQuestion" => self.ask_questions(request).await,
+            tool_names::EXIT_PLAN_MODE => self.ask_plan(request).await,
+            tool_names::ASK_USER_QUESTION => self.ask_questions(request).await,
             _ => {
                 let options =
                     mapping::permission_options(&request.tool_name, request.suggestion.as_deref());

@@ -3,6 +3,7 @@
 //! options and answers, plan entries, prompt content. No I/O beyond reading
 //! a file that a Write would replace (for its diff).
 
+use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
@@ -58,15 +59,16 @@ pub fn modes(current: PermissionMode, auto_enabled: bool) -> SessionModeState {
 /// The category an editor shows for a tool.
 pub fn tool_kind(name: &str) -> ToolKind {
     match name {
-        "Read" => ToolKind::Read,
-        "Edit" | "Write" | "NotebookEdit" => ToolKind::Edit,
-        "Glob" | "Grep" => ToolKind::Search,
-        "Bash" | "BashOutput" | "KillShell" | catui_core::tools::shells::BASH_INPUT => {
-            ToolKind::Execute
-        }
-        "WebFetch" | "WebSearch" => ToolKind::Fetch,
-        "EnterPlanMode" | "ExitPlanMode" => ToolKind::SwitchMode,
-        "TodoWrite" | "Agent" | "Task" => ToolKind::Think,
+        tool_names::READ => ToolKind::Read,
+        tool_names::EDIT | tool_names::WRITE | tool_names::NOTEBOOK_EDIT => ToolKind::Edit,
+        tool_names::GLOB | tool_names::GREP => ToolKind::Search,
+        tool_names::BASH
+        | tool_names::BASH_OUTPUT
+        | tool_names::KILL_SHELL
+        | tool_names::BASH_INPUT => ToolKind::Execute,
+        tool_names::WEB_FETCH => ToolKind::Fetch,
+        tool_names::ENTER_PLAN_MODE | tool_names::EXIT_PLAN_MODE => ToolKind::SwitchMode,
+        tool_names::TODO_WRITE | tool_names::AGENT | tool_names::TASK => ToolKind::Think,
         _ => ToolKind::Other,
     }
 }
@@ -97,16 +99,16 @@ pub fn tool_title(name: &str, input: &Value, cwd: &Path) -> String {
             .unwrap_or_else(|_| p.display().to_string())
     };
     match name {
-        "Bash" => match str_field(input, "command") {
+        tool_names::BASH => match str_field(input, "command") {
             Some(c) => format!("Bash({})", first_line(c)),
             None => name.to_string(),
         },
-        "Grep" | "Glob" => match str_field(input, "pattern") {
+        tool_names::GREP | tool_names::GLOB => match str_field(input, "pattern") {
             Some(p) => format!("{name}({p})"),
             None => name.to_string(),
         },
-        "ExitPlanMode" => "Ready to code?".to_string(),
-        "EnterPlanMode" => "Enter plan mode".to_string(),
+        tool_names::EXIT_PLAN_MODE => "Ready to code?".to_string(),
+        tool_names::ENTER_PLAN_MODE => "Enter plan mode".to_string(),
         _ => match tool_path(input, cwd) {
             Some(p) => format!("{name}({})", shown(p)),
             None => name.to_string(),
@@ -135,14 +137,14 @@ pub fn tool_locations(input: &Value, cwd: &Path) -> Vec<ToolCallLocation> {
 pub fn tool_diff(name: &str, input: &Value, cwd: &Path) -> Option<ToolCallContent> {
     let path = tool_path(input, cwd)?;
     match name {
-        "Edit" => {
+        tool_names::EDIT => {
             let old = str_field(input, "old_string")?;
             let new = str_field(input, "new_string")?;
             Some(ToolCallContent::Diff(
                 Diff::new(path, new).old_text(old.to_string()),
             ))
         }
-        "Write" => {
+        tool_names::WRITE => {
             let new = str_field(input, "content")?;
             let old = std::fs::read_to_string(&path).ok();
             Some(ToolCallContent::Diff(Diff::new(path, new).old_text(old)))

@@ -4,6 +4,7 @@
 //! sure everything the engine reported so far has been sent (before a
 //! permission request, before the prompt's response).
 
+use catui_protocol::tool_names;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -299,11 +300,11 @@ fn tool_succeeded(n: &Notifier, id: &str, name: &str) {
     let entries = {
         let shown = lock(&n.shown);
         match name {
-            "TodoWrite" => shown
+            tool_names::TODO_WRITE => shown
                 .tools
                 .get(id)
                 .and_then(|(_, input)| mapping::todo_entries(input)),
-            "ExitPlanMode" => shown
+            tool_names::EXIT_PLAN_MODE => shown
                 .plan
                 .as_deref()
                 .map(mapping::plan_steps)

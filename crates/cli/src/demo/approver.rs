@@ -3,6 +3,7 @@
 //! first plan, then approve with auto-accept edits. At a terminal the user
 //! answers in the real interface instead.
 
+use catui_protocol::tool_names;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use async_trait::async_trait;
@@ -87,7 +88,7 @@ fn quoted(feedback: &str) -> String {
 #[async_trait]
 impl Approver for DemoApprover {
     async fn ask(&self, request: PermissionRequest) -> PermissionAnswer {
-        if request.tool_name == "ExitPlanMode" {
+        if request.tool_name == tool_names::EXIT_PLAN_MODE {
             return self.plan_choice(&request).await;
         }
         let what = format!(

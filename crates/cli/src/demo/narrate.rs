@@ -2,6 +2,7 @@
 //! line each (tool calls, agents, refusals, mode changes), interleaved in
 //! order with what the approver says.
 
+use catui_protocol::tool_names;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -103,9 +104,11 @@ impl Narrator {
     fn describe_call(&self, name: &str, input: &Value) -> String {
         let s = |k: &str| input[k].as_str().unwrap_or("").to_string();
         let arg = match name {
-            "Read" | "Write" | "Edit" => self.short_path(&s("file_path")),
-            "Grep" | "Glob" => s("pattern"),
-            "Agent" => format!("{}: {}", s("subagent_type"), s("description")),
+            tool_names::READ | tool_names::WRITE | tool_names::EDIT => {
+                self.short_path(&s("file_path"))
+            }
+            tool_names::GREP | tool_names::GLOB => s("pattern"),
+            tool_names::AGENT => format!("{}: {}", s("subagent_type"), s("description")),
             _ => String::new(),
         };
         format!("{name}({arg})")
@@ -125,7 +128,7 @@ impl Narrator {
                             println!("\n● {}", text.trim().replace('\n', "\n  "));
                         }
                         (ContentBlock::ToolUse { id, name, input }, None) => {
-                            if name == "Agent" {
+                            if name == tool_names::AGENT {
                                 let kind = input["subagent_type"].as_str().unwrap_or("agent");
                                 let n = self.agents.len() + 1;
                                 self.agents.insert(id.clone(), format!("{kind} #{n}"));
@@ -191,7 +194,12 @@ impl Narrator {
             let text = content
                 .as_text()
                 .replace(&format!("{}/", self.project.display()), "");
-            if self.names.get(tool_use_id).is_some_and(|n| n == "Read") && !is_error {
+            if self
+                .names
+                .get(tool_use_id)
+                .is_some_and(|n| n == tool_names::READ)
+                && !is_error
+            {
                 println!("    ⎿ read {} lines", text.lines().count());
             } else if *is_error {
                 println!("    ✗ refused: {}", first_line(&text, 140));

@@ -3,6 +3,7 @@
 //! that carries the result of the step before it, so the script follows
 //! whichever approval branch the user (or the scripted approver) takes.
 
+use catui_protocol::tool_names;
 use std::path::Path;
 use std::time::Duration;
 
@@ -148,7 +149,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
     // 1. Three Explore agents in one message: they run in parallel.
     let agents = EXPLORE.iter().map(|(id, prompt, _)| Block::ToolUse {
         id: (*id).into(),
-        name: "Agent".into(),
+        name: tool_names::AGENT.into(),
         input: json!({"description": prompt, "prompt": prompt, "subagent_type": "Explore"}),
     });
     let mut first = vec![Block::text(
@@ -163,9 +164,15 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
     // Each Explore agent: one search, then its finding (fast model).
     for (i, (id, prompt, finding)) in EXPLORE.iter().enumerate() {
         let (tool, input) = match i {
-            0 => ("Grep", json!({"pattern": "def cmd_list", "path": root})),
-            1 => ("Read", json!({"file_path": todo, "limit": 25})),
-            _ => ("Glob", json!({"pattern": "tests/*.py", "path": root})),
+            0 => (
+                tool_names::GREP,
+                json!({"pattern": "def cmd_list", "path": root}),
+            ),
+            1 => (tool_names::READ, json!({"file_path": todo, "limit": 25})),
+            _ => (
+                tool_names::GLOB,
+                json!({"pattern": "tests/*.py", "path": root}),
+            ),
         };
         let call_id = format!("{id}-look");
         script = script
@@ -187,7 +194,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
     script = script.turn(main_after(
         Turn::tool_use(
             "pl1",
-            "Agent",
+            tool_names::AGENT,
             json!({"description": "design the --json flag", "prompt": PLAN_PROMPT, "subagent_type": "Plan"}),
         ),
         "ex3",
@@ -205,8 +212,8 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
     script = script
         .turn(main_after(
             Turn::blocks(vec![
-                Block::tool_use("rd1", "Read", json!({"file_path": todo})),
-                Block::tool_use("rd2", "Read", json!({"file_path": readme})),
+                Block::tool_use("rd1", tool_names::READ, json!({"file_path": todo})),
+                Block::tool_use("rd2", tool_names::READ, json!({"file_path": readme})),
             ]),
             "pl1",
             None,
@@ -216,7 +223,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
                 Block::text("The change is small; let me just make it."),
                 Block::tool_use(
                     "ed0",
-                    "Edit",
+                    tool_names::EDIT,
                     json!({"file_path": todo, "old_string": LIST_OLD, "new_string": LIST_NEW}),
                 ),
             ]),
@@ -231,7 +238,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
                 Block::text("Right, plan mode: I'll write the plan instead."),
                 Block::tool_use(
                     "pw1",
-                    "Write",
+                    tool_names::WRITE,
                     json!({"file_path": plan, "content": PLAN_V1}),
                 ),
             ]),
@@ -239,7 +246,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
             None,
         ))
         .turn(main_after(
-            Turn::tool_use("x1", "ExitPlanMode", json!({})),
+            Turn::tool_use("x1", tool_names::EXIT_PLAN_MODE, json!({})),
             "pw1",
             None,
         ));
@@ -251,7 +258,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
                 Block::text("I'll add a test to the plan."),
                 Block::tool_use(
                     "pw2",
-                    "Write",
+                    tool_names::WRITE,
                     json!({"file_path": plan, "content": PLAN_V2}),
                 ),
             ]),
@@ -259,7 +266,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
             Some(true),
         ))
         .turn(main_after(
-            Turn::tool_use("x2", "ExitPlanMode", json!({})),
+            Turn::tool_use("x2", tool_names::EXIT_PLAN_MODE, json!({})),
             "pw2",
             None,
         ))
@@ -279,7 +286,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
                 Block::text("Approved. Implementing the plan."),
                 Block::tool_use(
                     "e1",
-                    "Edit",
+                    tool_names::EDIT,
                     json!({"file_path": todo, "old_string": LIST_OLD, "new_string": LIST_NEW}),
                 ),
             ])
@@ -288,7 +295,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
         .turn(main_after(
             Turn::tool_use(
                 "e2",
-                "Edit",
+                tool_names::EDIT,
                 json!({"file_path": todo, "old_string": CMD_OLD, "new_string": CMD_NEW}),
             ),
             "e1",
@@ -297,7 +304,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
         .turn(main_after(
             Turn::tool_use(
                 "e3",
-                "Edit",
+                tool_names::EDIT,
                 json!({"file_path": readme, "old_string": README_OLD, "new_string": README_NEW}),
             ),
             "e2",
@@ -306,7 +313,7 @@ pub fn build(project: &Path, plan_file: &Path) -> Script {
         .turn(main_after(
             Turn::tool_use(
                 "w1",
-                "Write",
+                tool_names::WRITE,
                 json!({"file_path": test, "content": TEST_FILE}),
             ),
             "e3",

@@ -5,6 +5,7 @@
 //! decision (`PermissionAnswer::Unanswered`), never as the user's.
 
 use catui_core::sync::lock;
+use catui_protocol::tool_names;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -121,7 +122,7 @@ fn permission_answer(response: ControlResponse, request: &PermissionRequest) -> 
             };
         }
     };
-    if request.tool_name == "ExitPlanMode" && request.agent_id.is_none() {
+    if request.tool_name == tool_names::EXIT_PLAN_MODE && request.agent_id.is_none() {
         let updates = match &response {
             PermissionResponse::Allow {
                 updated_permissions,

@@ -1,6 +1,8 @@
 //! Agent types: who a sub-agent is, which tools it gets and which model it
 //! runs on.
 
+use catui_protocol::tool_names;
+
 /// Which model a sub-agent uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelChoice {
@@ -42,28 +44,28 @@ pub struct AgentDefinition {
 /// conversation that leads or joined it (a sub-agent has no team, so the
 /// team tools would always fail).
 pub const ALWAYS_DISALLOWED: &[&str] = &[
-    "Agent",
-    "Task",
-    "AskUserQuestion",
-    "TeamCreate",
-    "SendMessage",
-    "TeamStop",
+    tool_names::AGENT,
+    tool_names::TASK,
+    tool_names::ASK_USER_QUESTION,
+    tool_names::TEAM_CREATE,
+    tool_names::SEND_MESSAGE,
+    tool_names::TEAM_STOP,
 ];
 
 /// What read-only agents may never use.
 pub const WRITE_TOOLS: &[&str] = &[
-    "Agent",
-    "Task",
-    "ExitPlanMode",
-    "EnterPlanMode",
-    "Edit",
-    "Write",
-    "NotebookEdit",
+    tool_names::AGENT,
+    tool_names::TASK,
+    tool_names::EXIT_PLAN_MODE,
+    tool_names::ENTER_PLAN_MODE,
+    tool_names::EDIT,
+    tool_names::WRITE,
+    tool_names::NOTEBOOK_EDIT,
     // They start no background command, and must not stop the session's
     // or type into it.
-    "BashOutput",
-    crate::tools::shells::BASH_INPUT,
-    "KillShell",
+    tool_names::BASH_OUTPUT,
+    tool_names::BASH_INPUT,
+    tool_names::KILL_SHELL,
 ];
 
 /// Whether an agent limited to `tools` only reads (and may run in plan
@@ -74,7 +76,7 @@ pub fn tools_read_only(tools: Option<&[String]>) -> bool {
         !t.is_empty()
             && t.iter().all(|t| {
                 !WRITE_TOOLS.contains(&t.as_str())
-                    && t != "Bash"
+                    && t != tool_names::BASH
                     && t != "*"
                     && !catui_protocol::mcp_name::is_mcp_name(t)
             })
@@ -87,7 +89,11 @@ pub fn tools_read_only(tools: Option<&[String]>) -> bool {
 /// only when judged read-only, and confined), so its Bash changes nothing.
 pub fn tools_plan_safe(tools: Option<&[String]>) -> bool {
     tools.is_some_and(|t| {
-        let reading: Vec<String> = t.iter().filter(|t| *t != "Bash").cloned().collect();
+        let reading: Vec<String> = t
+            .iter()
+            .filter(|t| *t != tool_names::BASH)
+            .cloned()
+            .collect();
         !reading.is_empty() && tools_read_only(Some(&reading))
     })
 }

@@ -2,6 +2,7 @@
 //! given type and returns its final report. Several Agent calls in one
 //! message run concurrently.
 
+use catui_protocol::tool_names;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -91,7 +92,7 @@ impl TypedTool for AgentTool {
     type Input = AgentInput;
 
     fn name(&self) -> &'static str {
-        "Agent"
+        tool_names::AGENT
     }
 
     fn description(&self) -> String {

@@ -27,6 +27,7 @@ mod project;
 pub mod provider;
 pub(crate) mod resume;
 
+use catui_protocol::tool_names;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -678,7 +679,7 @@ impl SessionBuilder {
             .filter(|m| !m.trim().is_empty());
         // Unattended, planning (from the start or after `/plan`) ends the run
         // with the plan for a later review: nobody is there to approve it.
-        let team_tool = interactive && tools.names().iter().any(|n| n == "TeamCreate");
+        let team_tool = interactive && tools.names().iter().any(|n| n == tool_names::TEAM_CREATE);
         let plan = Arc::new(
             PlanSession::new(plan_files, plan_config, editor)
                 .with_exporter(parts::plan_exporter(

@@ -2,6 +2,7 @@
 //! conversations are recorded (the transcript and the sub-agents'
 //! sidechain files).
 
+use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -28,7 +29,7 @@ pub(super) fn session_tools(
 ) -> ToolRegistry {
     let mut tools = ToolRegistry::builtin();
     tools.add(Adapter(Arc::new(AgentTool::new(agents.clone()))));
-    tools.add_alias("Task", "Agent");
+    tools.add_alias(tool_names::TASK, tool_names::AGENT);
     tools.add(Adapter(Arc::new(ExitPlanModeTool)));
     if interactive {
         tools.add(Adapter(Arc::new(EnterPlanModeTool)));
@@ -41,8 +42,10 @@ pub(super) fn session_tools(
         // the list of built-in tools.
         let only = only.to_vec();
         tools.retain(move |name| {
-            matches!(name, "EnterPlanMode" | "ExitPlanMode")
-                || name == crate::output::TOOL_NAME
+            matches!(
+                name,
+                tool_names::ENTER_PLAN_MODE | tool_names::EXIT_PLAN_MODE
+            ) || name == tool_names::STRUCTURED_OUTPUT
                 || is_mcp_name(name)
                 || only.iter().any(|n| n == name)
         });
@@ -60,7 +63,7 @@ pub(super) fn session_tools(
 /// the session starts in bypassPermissions, where nothing asks).
 pub(super) fn fit_tools_to_audience(tools: &mut ToolRegistry, nobody_here: bool, bypass: bool) {
     if nobody_here {
-        tools.retain(|name| name != crate::tools::ask_user_question::NAME);
+        tools.retain(|name| name != tool_names::ASK_USER_QUESTION);
     }
     if nobody_here || bypass {
         tools.replace(Adapter(Arc::new(BashTool::new(Asking::Nobody))));

@@ -13,7 +13,7 @@ use std::path::Path;
 use super::{Contract, PlanDrift};
 use crate::engine::{ToolCallView, ToolGate};
 use crate::permissions::Access;
-use crate::plan::AMEND_PLAN;
+use catui_protocol::tool_names::AMEND_PLAN;
 
 /// What a call that may change a file outside the plan does.
 pub fn gate(contract: &Contract, call: &ToolCallView<'_>) -> ToolGate {

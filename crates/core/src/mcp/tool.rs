@@ -9,6 +9,7 @@
 //! server's `readOnlyHint`, or by the user's `readOnly` override in the
 //! server's configuration.
 
+use catui_protocol::tool_names;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -217,7 +218,7 @@ pub struct ListResourcesInput {
 impl TypedTool for ListResourcesTool {
     type Input = ListResourcesInput;
     fn name(&self) -> &'static str {
-        "ListMcpResourcesTool"
+        tool_names::LIST_MCP_RESOURCES
     }
     fn description(&self) -> String {
         "Lists the resources (files, records, documents) that the connected MCP servers offer, with their URIs. Read one with ReadMcpResourceTool.".into()
@@ -271,7 +272,7 @@ pub struct ReadResourceInput {
 impl TypedTool for ReadResourceTool {
     type Input = ReadResourceInput;
     fn name(&self) -> &'static str {
-        "ReadMcpResourceTool"
+        tool_names::READ_MCP_RESOURCE
     }
     fn description(&self) -> String {
         "Reads one resource of a connected MCP server by its URI.".into()

@@ -29,8 +29,7 @@ use serde_json::Value;
 use crate::engine::{EngineExtension, RunEnd, ToolCallView, ToolGate, TurnEnd};
 use crate::tools::registry::ToolSource;
 
-/// The tool's name, as models and the SDKs' reference know it.
-pub const TOOL_NAME: &str = "StructuredOutput";
+use catui_protocol::tool_names::STRUCTURED_OUTPUT as TOOL_NAME;
 
 /// Calls with output that does not match the schema before the run gives
 /// up.

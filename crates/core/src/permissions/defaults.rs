@@ -7,6 +7,7 @@
 //! Every mode judges Bash by the same whole-line analysis: a line judged
 //! read-only is allowed with [`Grant::ReadOnly`] and so runs confined.
 
+use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 
 use catui_protocol::PermissionMode;
@@ -44,9 +45,9 @@ pub(super) fn plan_mode(
         Access::Read { .. } | Access::Session | Access::Interaction => {
             Verdict::Allow(Grant::Explicit)
         }
-        Access::Write { .. } if call.tool_name == "NotebookEdit" => Verdict::Deny(format!(
-            "Plan mode is active: notebooks cannot be edited while planning. {closing}"
-        )),
+        Access::Write { .. } if call.tool_name == tool_names::NOTEBOOK_EDIT => Verdict::Deny(
+            format!("Plan mode is active: notebooks cannot be edited while planning. {closing}"),
+        ),
         Access::Write { path } => {
             if is_plan_file(ctx, path, &call.cwd) {
                 Verdict::Allow(Grant::Explicit)
@@ -371,7 +372,10 @@ pub(super) fn shell_default(
                 && only.other_problems.is_empty()
                 && only.writes().next().is_none() =>
         {
-            Some(Rule::with_specifier("Bash", shell_join(&only.argv)))
+            Some(Rule::with_specifier(
+                tool_names::BASH,
+                shell_join(&only.argv),
+            ))
         }
         _ => None,
     };
@@ -480,7 +484,7 @@ pub(super) fn edit_suggestion(target: &Target, working_dirs: &[PathBuf]) -> Opti
         Some(rel) => format!("/{}/**", globset::escape(&rel.to_string_lossy())),
         None => format!("/{}/**", globset::escape(&dir.to_string_lossy())),
     };
-    Some(Rule::with_specifier("Edit", spec))
+    Some(Rule::with_specifier(tool_names::EDIT, spec))
 }
 
 /// Joins words into command text, quoting words that need it.

@@ -2,6 +2,7 @@
 //! suggests, and the denial when nobody can answer (plain `-p`), naming
 //! the rule, mode or flag that would let the call run.
 
+use catui_protocol::tool_names;
 use std::path::Path;
 
 use super::secrets::SecretStores;
@@ -65,8 +66,8 @@ pub(super) fn non_interactive_message(call: &CallInfo, reason: &str, why: &AskWh
 /// directory, everything in it).
 pub(super) fn secret_rule(call: &CallInfo, path: &Path, secrets: &SecretStores) -> Rule {
     let tool = match call.access {
-        Access::Write { .. } => "Edit",
-        _ => "Read",
+        Access::Write { .. } => tool_names::EDIT,
+        _ => tool_names::READ,
     };
     let shown = secrets.shown(path);
     let spec = if shown.starts_with('~') {

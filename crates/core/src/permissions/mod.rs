@@ -25,6 +25,7 @@
 //! - [`auto`] — the auto-mode classifier that judges calls instead of
 //!   asking.
 
+use catui_protocol::tool_names;
 use std::path::PathBuf;
 
 pub mod apply_reload;
@@ -451,7 +452,7 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
             call.tool_name, rule.rule, rule.origin
         ));
     }
-    if ctx.is_agent && call.tool_name == "EnterPlanMode" {
+    if ctx.is_agent && call.tool_name == tool_names::ENTER_PLAN_MODE {
         return Verdict::Deny(
             "EnterPlanMode cannot be used by a sub-agent; only the main conversation can enter plan mode.".into(),
         );

@@ -6,6 +6,7 @@
 //! is recorded whichever way plan mode is entered.
 
 use catui_protocol::PermissionMode;
+use catui_protocol::tool_names;
 
 use super::PermissionContext;
 use super::rules::Rule;
@@ -187,7 +188,7 @@ pub fn is_dangerous_allow_rule(rule: &Rule) -> bool {
         "bash", "sh", "zsh", "fish", "dash", "python", "python3", "node", "deno", "bun", "ruby",
         "perl", "php", "lua", "npx", "bunx", "pnpx", "uvx", "eval", "exec", "env", "sudo", "xargs",
     ];
-    if rule.tool != "Bash" {
+    if rule.tool != tool_names::BASH {
         return false;
     }
     let Some(spec) = rule.specifier.as_deref().map(str::trim) else {

@@ -12,6 +12,7 @@
 //!
 //! The decision order (deny, ask, allow) lives in [`super::decide`].
 
+use catui_protocol::tool_names;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -141,7 +142,10 @@ impl Rule {
     }
 
     fn is_path_rule(&self) -> bool {
-        matches!(self.tool.as_str(), "Read" | "Edit" | "Write")
+        matches!(
+            self.tool.as_str(),
+            tool_names::READ | tool_names::EDIT | tool_names::WRITE
+        )
     }
 
     /// Whether this rule is about the tool `tool_name` doing `access`,
@@ -151,8 +155,8 @@ impl Rule {
             ANY_TOOL => !matches!(access, Access::Session | Access::Interaction),
             // File rules follow what the call does, so `Edit(...)` also
             // covers Write and NotebookEdit, `Read(...)` also Glob and Grep.
-            "Edit" | "Write" => matches!(access, Access::Write { .. }),
-            "Read" => matches!(access, Access::Read { .. }),
+            tool_names::EDIT | tool_names::WRITE => matches!(access, Access::Write { .. }),
+            tool_names::READ => matches!(access, Access::Read { .. }),
             name if mcp_name::is_mcp_name(name) => mcp_name::pattern_covers(name, tool_name),
             name => name == tool_name,
         }

@@ -51,7 +51,7 @@ pub use state::plan_session::{ApprovedPlan, PlanSession, RevisionChange, Stalene
 pub use state::{
     PlanAutoModeChange, PlanEntryEffects, PlanState, plan_auto_mode_change, plan_entry_effects,
 };
-pub use tools::amend::{AMEND_PLAN, AmendPlanTool};
+pub use tools::amend::AmendPlanTool;
 pub use tools::enter::EnterPlanModeTool;
 pub use tools::exit::ExitPlanModeTool;
 pub use tools::exit_rules::{plan_diff, restore_mode};

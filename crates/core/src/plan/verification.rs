@@ -10,6 +10,7 @@
 //! the user read.
 
 use catui_protocol::contract::{PlanVerification, VerificationRun};
+use catui_protocol::tool_names;
 
 use crate::permissions::{self, Access, Decision, Grant};
 use crate::tools::{ToolContext, TypedTool};
@@ -147,7 +148,7 @@ async fn run_one(command: &str, ctx: &ToolContext) -> VerificationRun {
     // what the rules or the mode refuse stays refused.
     let decision = {
         let info = permissions::CallInfo {
-            tool_name: "Bash".into(),
+            tool_name: tool_names::BASH.into(),
             access: Access::Shell {
                 command: command.to_string(),
                 unconfined: false,

@@ -7,6 +7,8 @@
 //! `<system-reminder>` text, git): they stay when a caller replaces the base
 //! prompt ([`house_rules`], docs/SDK.md "system_prompt").
 
+use catui_protocol::tool_names;
+
 /// Who the agent is.
 pub(crate) const IDENTITY: &str = "\
 You are catui, a coding agent that works in a terminal inside the user's repository. \
@@ -156,7 +158,7 @@ pub(crate) fn nobody_here(tool_names: &[String]) -> String {
          - Long conversations are compacted automatically, so there is no reason to wrap up \
          early or to cut the work short to save context.\n",
     );
-    if has("TodoWrite") {
+    if has(tool_names::TODO_WRITE) {
         out.push_str(
             "- For a task of several steps, write a todo list with TodoWrite before your first \
              change, and make its last item checking the result against the task. Keep it up \
@@ -170,7 +172,7 @@ pub(crate) fn nobody_here(tool_names: &[String]) -> String {
          - Remove scratch files and stop helper processes you started, unless the task needs \
          them.",
     );
-    if has("Bash") {
+    if has(tool_names::BASH) {
         out.push_str(
             " Processes started by Bash end when the run ends; a service the task needs to \
              keep running afterwards must be started with `run_in_background: true` and \
@@ -184,51 +186,54 @@ pub(crate) fn nobody_here(tool_names: &[String]) -> String {
 /// for it. How to call it is in its description.
 const TOOL_NOTES: &[(&str, &str)] = &[
     (
-        "Read",
+        tool_names::READ,
         "reads files; use it instead of `cat`, `head` or `tail`.",
     ),
     (
-        "Write",
+        tool_names::WRITE,
         "creates a file or replaces all of it; for part of an existing file use Edit.",
     ),
-    ("Edit", "changes part of a file by replacing exact text."),
-    ("Glob", "finds files by name pattern."),
     (
-        "Grep",
+        tool_names::EDIT,
+        "changes part of a file by replacing exact text.",
+    ),
+    (tool_names::GLOB, "finds files by name pattern."),
+    (
+        tool_names::GREP,
         "searches file contents; use it instead of grep or rg in a shell.",
     ),
     (
-        "Bash",
+        tool_names::BASH,
         "runs builds, tests, git and other programs; not for reading, searching or editing \
          files.",
     ),
     (
-        "NotebookEdit",
+        tool_names::NOTEBOOK_EDIT,
         "changes cells of a Jupyter notebook; do not edit notebook JSON by hand.",
     ),
     (
-        "TodoWrite",
+        tool_names::TODO_WRITE,
         "keeps a task list the user can see, for work with several steps.",
     ),
     (
-        "Agent",
+        tool_names::AGENT,
         "hands a self-contained task (a broad search, an independent piece of work) to a \
          sub-agent with a fresh context.",
     ),
     (
-        "AskUserQuestion",
+        tool_names::ASK_USER_QUESTION,
         "asks the user multiple-choice questions when a decision is really theirs to \
          make. Do not ask what you can find out with your tools.",
     ),
     (
-        "EnterPlanMode",
+        tool_names::ENTER_PLAN_MODE,
         "plans a non-trivial change with the user before making it.",
     ),
     (
-        "ExitPlanMode",
+        tool_names::EXIT_PLAN_MODE,
         "asks the user to approve a finished plan (plan mode only).",
     ),
-    ("WebFetch", "retrieves a web page as text."),
+    (tool_names::WEB_FETCH, "retrieves a web page as text."),
 ];
 
 /// The `# Tools` section for the offered tools. Tools without a note (MCP

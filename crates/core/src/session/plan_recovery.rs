@@ -17,6 +17,7 @@
 //!    more recent than the last ExitPlanMode call (a plan written but never
 //!    presented, or revised after it was).
 
+use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 
 use catui_protocol::{Attachment, ContentBlock};
@@ -29,8 +30,7 @@ use crate::plan::files::slug::InvalidSlug;
 
 pub use crate::plan::contract::{PLAN_REVISION_KEY, PLAN_SNAPSHOT_KEY};
 
-/// The tool whose calls carry the plan.
-const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
+use catui_protocol::tool_names::EXIT_PLAN_MODE;
 
 /// Where a recovered plan came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +154,7 @@ pub fn recover_plan_for_path(
     let last_exit = entries.iter().rposition(|e| match &e.body {
         EntryBody::Assistant { message, .. } => message
             .tool_uses()
-            .any(|(_, name, _)| name == EXIT_PLAN_MODE_TOOL),
+            .any(|(_, name, _)| name == EXIT_PLAN_MODE),
         _ => false,
     });
     match (written, last_exit) {
@@ -186,13 +186,16 @@ fn replay_plan_writes(entries: &[TranscriptEntry], path: &Path) -> Option<(Strin
         if let EntryBody::Assistant { message, .. } = &e.body {
             for (id, name, input) in message.tool_uses() {
                 let on_plan = input.get("file_path").and_then(|p| p.as_str()) == Some(&*target);
-                if on_plan && matches!(name, "Write" | "Edit") && succeeded(id) {
+                if on_plan && matches!(name, tool_names::WRITE | tool_names::EDIT) && succeeded(id)
+                {
                     calls.push((i, name.to_string(), input.clone()));
                 }
             }
         }
     }
-    let start = calls.iter().rposition(|(_, name, _)| name == "Write")?;
+    let start = calls
+        .iter()
+        .rposition(|(_, name, _)| name == tool_names::WRITE)?;
     let str_of =
         |v: &serde_json::Value, k: &str| v.get(k).and_then(|s| s.as_str()).map(str::to_string);
     let mut text = str_of(&calls[start].2, "content")?;
@@ -256,7 +259,7 @@ fn from_exit_plan_mode(entries: &[TranscriptEntry]) -> Option<(String, PlanSourc
     let (id, input_plan) = entries.iter().rev().find_map(|e| match &e.body {
         EntryBody::Assistant { message, .. } => message
             .tool_uses()
-            .filter(|(_, name, _)| *name == EXIT_PLAN_MODE_TOOL)
+            .filter(|(_, name, _)| *name == EXIT_PLAN_MODE)
             .last()
             .map(|(id, _, input)| {
                 let plan = input

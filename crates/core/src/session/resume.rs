@@ -8,6 +8,7 @@
 //! command line asks, is decided in `crate::builder::resume`, which calls
 //! this module.
 
+use catui_protocol::tool_names;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -204,7 +205,7 @@ fn read_file_paths(entries: &[TranscriptEntry]) -> Vec<PathBuf> {
         match &entry.body {
             EntryBody::Assistant { message, .. } => {
                 for (id, name, input) in message.tool_uses() {
-                    if name == "Read"
+                    if name == tool_names::READ
                         && let Some(path) = input.get("file_path").and_then(|p| p.as_str())
                     {
                         reads.push((id.to_string(), PathBuf::from(path)));

@@ -12,6 +12,7 @@
 //! approval, `/plan open`) call [`record_plan_snapshot`] directly.
 
 use crate::sync::lock;
+use catui_protocol::tool_names;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ use crate::plan::{PlanFiles, get_plan, plan_file_path};
 pub const ENV_REMOTE: &str = "CATUI_REMOTE";
 
 /// Tools whose successful calls change the file named by `file_path`.
-const FILE_WRITING_TOOLS: [&str; 2] = ["Write", "Edit"];
+const FILE_WRITING_TOOLS: [&str; 2] = [tool_names::WRITE, tool_names::EDIT];
 
 /// Whether plan writes are snapshotted: the `snapshotPlans` setting, or a
 /// truthy `CATUI_REMOTE` in `env`.

@@ -6,6 +6,7 @@
 //! lead session ends. Mailboxes stay on disk for inspection.
 
 use crate::sync::lock;
+use catui_protocol::tool_names;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -305,7 +306,12 @@ impl TeamManager {
         ctx.values.insert(handle);
 
         let mut tools = self.setup.services.tools.clone();
-        tools.retain(|n| !matches!(n, "TeamCreate" | "TeamStop" | "EnterPlanMode"));
+        tools.retain(|n| {
+            !matches!(
+                n,
+                tool_names::TEAM_CREATE | tool_names::TEAM_STOP | tool_names::ENTER_PLAN_MODE
+            )
+        });
 
         let (events_tx, events_rx) = unbounded_channel();
         tokio::spawn(forward(

@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 use catui_protocol::PermissionMode;
+use catui_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -78,7 +79,7 @@ impl TypedTool for TeamCreateTool {
     type Input = TeamCreateInput;
 
     fn name(&self) -> &'static str {
-        "TeamCreate"
+        tool_names::TEAM_CREATE
     }
 
     fn description(&self) -> String {
@@ -236,7 +237,7 @@ impl TypedTool for SendMessageTool {
     type Input = SendMessageInput;
 
     fn name(&self) -> &'static str {
-        "SendMessage"
+        tool_names::SEND_MESSAGE
     }
 
     fn description(&self) -> String {
@@ -382,7 +383,7 @@ impl TypedTool for TeamStopTool {
     type Input = TeamStopInput;
 
     fn name(&self) -> &'static str {
-        "TeamStop"
+        tool_names::TEAM_STOP
     }
 
     fn description(&self) -> String {

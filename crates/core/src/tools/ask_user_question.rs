@@ -24,8 +24,7 @@ const MAX_QUESTIONS: usize = 4;
 const MIN_OPTIONS: usize = 2;
 const MAX_OPTIONS: usize = 4;
 
-/// The tool's name (not offered when nobody is here to answer).
-pub const NAME: &str = "AskUserQuestion";
+use catui_protocol::tool_names::ASK_USER_QUESTION as NAME;
 
 pub struct AskUserQuestionTool;
 

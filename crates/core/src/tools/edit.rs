@@ -1,6 +1,7 @@
 //! Edit: replaces an exact string in a file the model has read, keeping the
 //! file's line endings (LF or CRLF) and its trailing newline, atomically.
 
+use catui_protocol::tool_names;
 use std::path::Path;
 
 use async_trait::async_trait;
@@ -40,7 +41,7 @@ pub struct EditInput {
 impl TypedTool for EditTool {
     type Input = EditInput;
     fn name(&self) -> &'static str {
-        "Edit"
+        tool_names::EDIT
     }
     fn description(&self) -> String {
         "Replaces exact text in a file.\n\
@@ -90,7 +91,7 @@ impl TypedTool for EditTool {
     }
     async fn call(&self, input: EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.file_path);
-        refuse_special_file(&path, "Edit")?;
+        refuse_special_file(&path, tool_names::EDIT)?;
         let bytes = match safe_fs::read_bounded(&path, MAX_EDIT_FILE_BYTES) {
             Ok(b) => b,
             Err(e) if e.is_not_found() => {

@@ -1,6 +1,7 @@
 //! Glob: finds files by name pattern with a parallel, gitignore-aware walk,
 //! newest first.
 
+use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,7 +38,7 @@ pub struct GlobInput {
 impl TypedTool for GlobTool {
     type Input = GlobInput;
     fn name(&self) -> &'static str {
-        "Glob"
+        tool_names::GLOB
     }
     fn description(&self) -> String {
         "Finds files whose paths match a glob pattern, fast on any size of project.\n\
@@ -82,7 +83,7 @@ impl TypedTool for GlobTool {
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let dir = search_dir(&input, ctx);
         let (root, _) = split_root(&dir, &input.pattern);
-        let secrets = ctx.secret_walk("Glob", &root);
+        let secrets = ctx.secret_walk(tool_names::GLOB, &root);
         let cancel = ctx.cancel.clone();
         let walk = secrets.clone();
         let result = tokio::task::spawn_blocking(move || {

@@ -2,6 +2,7 @@
 //! input, validation and the model-facing rendering (ordering, paging,
 //! caps); the search itself lives in [`super::grep_search`].
 
+use catui_protocol::tool_names;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
@@ -78,7 +79,7 @@ pub struct GrepInput {
 impl TypedTool for GrepTool {
     type Input = GrepInput;
     fn name(&self) -> &'static str {
-        "Grep"
+        tool_names::GREP
     }
     fn description(&self) -> String {
         "Searches file contents with regular expressions, using ripgrep's engine in-process.\n\
@@ -171,7 +172,7 @@ pub fn request(input: &GrepInput, ctx: &ToolContext) -> SearchRequest {
     let root = search_root(input, ctx);
     SearchRequest {
         pattern: input.pattern.clone(),
-        secrets: ctx.secret_walk("Grep", &root),
+        secrets: ctx.secret_walk(tool_names::GREP, &root),
         root,
         glob: input.glob.clone(),
         file_type: input.file_type.clone(),

@@ -2,6 +2,7 @@
 //! notebook (`.ipynb`), editing the JSON in place so every other field is
 //! kept and the file stays a valid notebook. Written atomically.
 
+use catui_protocol::tool_names;
 use std::path::Path;
 
 use async_trait::async_trait;
@@ -66,7 +67,7 @@ pub struct NotebookEditInput {
 impl TypedTool for NotebookEditTool {
     type Input = NotebookEditInput;
     fn name(&self) -> &'static str {
-        "NotebookEdit"
+        tool_names::NOTEBOOK_EDIT
     }
     fn description(&self) -> String {
         "Changes one cell of a Jupyter notebook (.ipynb file).\n\
@@ -124,7 +125,7 @@ impl TypedTool for NotebookEditTool {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.notebook_path);
-        refuse_special_file(&path, "NotebookEdit")?;
+        refuse_special_file(&path, tool_names::NOTEBOOK_EDIT)?;
         let text = crate::safe_fs::read_text_bounded(&path, MAX_EDIT_FILE_BYTES)
             .map_err(|e| ToolError::failed(format!("Could not read the notebook: {e}.")))?;
         let mut notebook: Value = serde_json::from_str(&text).map_err(|e| {

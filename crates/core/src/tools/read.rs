@@ -2,6 +2,7 @@
 //! describes images and PDFs instead of dumping them, refuses binary files,
 //! and records what it read for the stale-write guard of Write and Edit.
 
+use catui_protocol::tool_names;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +49,7 @@ pub struct ReadInput {
 impl TypedTool for ReadTool {
     type Input = ReadInput;
     fn name(&self) -> &'static str {
-        "Read"
+        tool_names::READ
     }
     fn description(&self) -> String {
         "Shows the contents of a file from the local filesystem.\n\

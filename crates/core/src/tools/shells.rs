@@ -2,6 +2,7 @@
 //! commands Bash started in the background (see
 //! [`bash::background`](super::bash::background)).
 
+use catui_protocol::tool_names;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,8 +18,7 @@ pub struct BashOutputTool;
 pub struct KillShellTool;
 pub struct BashInputTool;
 
-/// BashInput's name, said in Bash's description too.
-pub const BASH_INPUT: &str = "BashInput";
+use catui_protocol::tool_names::BASH_INPUT;
 
 /// After typing, how long BashInput waits at most for the command to
 /// answer before returning what it printed so far.
@@ -84,7 +84,7 @@ impl TypedTool for BashOutputTool {
     type Input = BashOutputInput;
 
     fn name(&self) -> &'static str {
-        "BashOutput"
+        tool_names::BASH_OUTPUT
     }
 
     fn description(&self) -> String {
@@ -274,7 +274,7 @@ impl TypedTool for KillShellTool {
     type Input = KillShellInput;
 
     fn name(&self) -> &'static str {
-        "KillShell"
+        tool_names::KILL_SHELL
     }
 
     fn description(&self) -> String {

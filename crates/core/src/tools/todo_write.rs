@@ -3,6 +3,7 @@
 //! and the user can follow it.
 
 use async_trait::async_trait;
+use catui_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +45,7 @@ pub struct TodoWriteInput {
 impl TypedTool for TodoWriteTool {
     type Input = TodoWriteInput;
     fn name(&self) -> &'static str {
-        "TodoWrite"
+        tool_names::TODO_WRITE
     }
     fn description(&self) -> String {
         "Keeps a checklist of the tasks in the current piece of work, visible to the user.\n\

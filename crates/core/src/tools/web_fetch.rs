@@ -8,6 +8,7 @@
 //! where the page went and may fetch that URL, which the permission rules
 //! then judge by its own domain (`WebFetch(domain:...)`).
 
+use catui_protocol::tool_names;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,7 +58,7 @@ pub struct WebFetchInput {
 impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
     fn name(&self) -> &'static str {
-        "WebFetch"
+        tool_names::WEB_FETCH
     }
     fn description(&self) -> String {
         "Reads a web page and returns it as Markdown.\n\

@@ -2,6 +2,7 @@
 //! not changed since), atomically. Also owns the stale-write guard and the
 //! diff rendering shared with Edit.
 
+use catui_protocol::tool_names;
 use std::path::Path;
 
 use async_trait::async_trait;
@@ -28,7 +29,7 @@ pub struct WriteInput {
 impl TypedTool for WriteTool {
     type Input = WriteInput;
     fn name(&self) -> &'static str {
-        "Write"
+        tool_names::WRITE
     }
     fn description(&self) -> String {
         "Writes a file with the given content, creating it (and missing parent directories) or \
@@ -74,7 +75,7 @@ impl TypedTool for WriteTool {
                 path.display()
             )));
         }
-        refuse_special_file(&path, "Write")?;
+        refuse_special_file(&path, tool_names::WRITE)?;
         let old = match safe_fs::read_bounded(&path, MAX_EDIT_FILE_BYTES) {
             Ok(bytes) => {
                 ensure_fresh(ctx, &path)?;

@@ -21,6 +21,7 @@
 //! `--latency-ms` delays every answer. Requests are not kept (the mock
 //! runs for many sessions).
 
+use catui_protocol::tool_names;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -97,7 +98,7 @@ fn script(o: &Options) -> Script {
     let agents = (1..=o.agents)
         .map(|i| Block::ToolUse {
             id: format!("agent{i}"),
-            name: "Agent".into(),
+            name: tool_names::AGENT.into(),
             input: json!({"description": format!("look {i}"), "prompt": format!("Look at area {i}"), "subagent_type": "Explore"}),
         })
         .collect();
@@ -159,7 +160,7 @@ fn tool_loop(o: &Options) -> Script {
                 } else {
                     Turn::tool_use(
                         format!("loop-{}", done + 1),
-                        "Read",
+                        tool_names::READ,
                         json!({ "file_path": file }),
                     )
                 };
@@ -188,7 +189,7 @@ fn team(o: &Options) -> Script {
         .turn(
             Turn::tool_use(
                 "report",
-                "SendMessage",
+                tool_names::SEND_MESSAGE,
                 json!({"to": "team-lead", "message": "area checked: nothing to change"}),
             )
             .delay(latency)
@@ -198,7 +199,7 @@ fn team(o: &Options) -> Script {
         .turn(
             Turn::tool_use(
                 "tc",
-                "TeamCreate",
+                tool_names::TEAM_CREATE,
                 json!({"team_name": "bench", "members": members}),
             )
             .delay(latency)

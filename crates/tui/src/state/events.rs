@@ -3,6 +3,7 @@
 //! end of a turn.
 
 use catui_core::engine::{CommandView, EngineEvent, TurnOutcome};
+use catui_protocol::tool_names;
 use catui_protocol::{ContentBlock, Message, ModelEvent};
 use serde_json::Value;
 
@@ -254,10 +255,10 @@ impl AppState {
                     self.transcript.push(EntryKind::Thinking(text.clone()));
                 }
                 ContentBlock::ToolUse { id, name, input } => {
-                    if name == "TodoWrite" {
+                    if name == tool_names::TODO_WRITE {
                         self.todos = parse_todos(input);
                     }
-                    let agent = matches!(name.as_str(), "Agent" | "Task")
+                    let agent = matches!(name.as_str(), tool_names::AGENT | tool_names::TASK)
                         .then(|| AgentProgress::from_input(input));
                     self.transcript.push(EntryKind::Tool(Box::new(ToolEntry {
                         id: id.clone(),

@@ -12,6 +12,7 @@
 
 use catui_core::session::rebuild::summary_message_text;
 use catui_protocol::attachment::is_system_reminder;
+use catui_protocol::tool_names;
 use catui_protocol::{ContentBlock, Message, Role};
 
 use super::AppState;
@@ -38,7 +39,7 @@ impl AppState {
                     // A past sub-agent's progress is not known: its result
                     // is shown as it came back.
                     for (id, name, _) in message.tool_uses() {
-                        if matches!(name, "Agent" | "Task")
+                        if matches!(name, tool_names::AGENT | tool_names::TASK)
                             && let Some(tool) = self.transcript.tool_mut(id)
                         {
                             tool.agent = None;

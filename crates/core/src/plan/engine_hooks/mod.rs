@@ -25,6 +25,7 @@ pub enum TeammatePlanApprover {
 }
 pub mod attachments;
 
+use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -41,8 +42,7 @@ use crate::plan::slash_command::plan_command;
 use crate::plan::state::plan_session::PlanSession;
 use crate::tools::{SessionHooks, ToolContext, ToolError};
 
-/// The name of the tool that presents a plan.
-const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+use catui_protocol::tool_names::EXIT_PLAN_MODE;
 
 /// Plan mode as an engine extension.
 pub struct PlanExtension {
@@ -77,7 +77,7 @@ impl EngineExtension for PlanExtension {
         let writes = conversation
             .tools
             .iter()
-            .any(|t| t == "Write" || t == "Edit");
+            .any(|t| t == tool_names::WRITE || t == tool_names::EDIT);
         conversation.permissions.plans_in_answer = conversation.agent_id.is_some() && !writes;
         if let Some(id) = conversation.agent_id {
             self.plan.provider.set_sub_agent_writes(id, writes);

@@ -15,8 +15,7 @@ use crate::plan::state::plan_session::{PlanSession, plan_hash};
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 use catui_protocol::PermissionMode;
 
-/// The tool's name, said once (tools, tests and front ends refer to it).
-pub const AMEND_PLAN: &str = "AmendPlan";
+use catui_protocol::tool_names::AMEND_PLAN;
 
 pub struct AmendPlanTool;
 

@@ -5,6 +5,7 @@
 //! workflow itself arrives through the plan-mode attachment.
 
 use async_trait::async_trait;
+use catui_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -36,7 +37,7 @@ impl TypedTool for EnterPlanModeTool {
     type Input = EnterPlanModeInput;
 
     fn name(&self) -> &'static str {
-        "EnterPlanMode"
+        tool_names::ENTER_PLAN_MODE
     }
 
     fn description(&self) -> String {

@@ -5,6 +5,7 @@
 //! interrupted or failed prompt is a denial ("keep planning").
 
 use async_trait::async_trait;
+use catui_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -92,7 +93,7 @@ impl TypedTool for ExitPlanModeTool {
     type Input = ExitPlanModeInput;
 
     fn name(&self) -> &'static str {
-        "ExitPlanMode"
+        tool_names::EXIT_PLAN_MODE
     }
 
     fn description(&self) -> String {

@@ -28,6 +28,7 @@ mod pipes;
 mod pty;
 mod read_only;
 
+use catui_protocol::tool_names;
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
@@ -47,11 +48,11 @@ pub use background::{BackgroundShells, Shell, ShellStatus};
 pub use output::{MAX_OUTPUT_CHARS, OutputBuffer, ToolOutputDir};
 pub use read_only::{ReadOnlyBashInput, ReadOnlyBashTool};
 
-use super::shells::BASH_INPUT;
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::sandbox::{Network, SandboxPolicy};
 use crate::permissions::shell;
 use crate::permissions::{Access, Grant};
+use catui_protocol::tool_names::BASH_INPUT;
 
 /// Default time limit of a command.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -199,7 +200,7 @@ impl TypedTool for BashTool {
     type Input = BashInput;
 
     fn name(&self) -> &'static str {
-        "Bash"
+        tool_names::BASH
     }
 
     fn description(&self) -> String {

@@ -3,6 +3,7 @@
 //! network access, since such an agent must never widen what it does.
 
 use async_trait::async_trait;
+use catui_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -55,7 +56,7 @@ impl TypedTool for ReadOnlyBashTool {
     type Input = ReadOnlyBashInput;
 
     fn name(&self) -> &'static str {
-        "Bash"
+        tool_names::BASH
     }
 
     fn description(&self) -> String {
