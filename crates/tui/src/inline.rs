@@ -148,6 +148,11 @@ impl Inline {
         self.prev = None;
     }
 
+    /// The size frames are drawn at.
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
     /// Whether a resize waits for [`Self::locate_after_resize`].
     pub fn resize_pending(&self) -> bool {
         self.resized && !self.pager

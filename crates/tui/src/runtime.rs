@@ -156,6 +156,13 @@ impl Runtime {
     fn draw(&mut self) -> io::Result<()> {
         if let Ok(size) = crossterm::terminal::size() {
             self.state.viewport = size;
+            // A frame drawn at the old width before the resize event
+            // arrives would be wrapped by the terminal and scroll live rows
+            // (spinner, prompt echo) into the scrollback: the new size
+            // counts from the moment it is known.
+            if size != self.term.size() {
+                self.term.resize(size.0, size.1);
+            }
         }
         self.state.clock = Instant::now();
         // Nothing is printed while the transcript view covers the screen.
