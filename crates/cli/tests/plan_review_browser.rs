@@ -119,7 +119,7 @@ fn a_plan_is_sent_back_and_approved_from_the_browser_in_the_terminal_ui() {
     // b: the page of the presented plan (no browser here: its address).
     s.tmux.keys(&["b"]);
     let first_url = url_on_screen(&s, None);
-    s.tmux.wait_text("Review page open");
+    s.tmux.wait_text("No browser could be started");
     let sent = browser(&[
         "send-back",
         &first_url,

@@ -202,7 +202,9 @@ fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
 
     // Esc stops the turn; the session stays in plan mode.
     s.tmux.keys(&["Escape"]);
-    let screen = s.tmux.wait_text("Interrupted · tell catui what to do instead");
+    let screen = s
+        .tmux
+        .wait_text("Interrupted · tell catui what to do instead");
     assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
 
     // Now the plan file exists: Ctrl+G opens it.

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
+use serde_json::json;
 
 /// An answer of `n` numbered lines, each naming `marker`.
 fn tall_answer(marker: &str, n: usize) -> String {
@@ -44,7 +45,8 @@ fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
     s.tmux.type_text("fill the screen");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_history("FULL row 30");
-    s.tmux.wait_screen("the first turn over", |sc| !sc.contains("esc to interrupt"));
+    s.tmux
+        .wait_screen("the first turn over", |sc| !sc.contains("esc to interrupt"));
     s.tmux.type_text("the second question");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("esc to interrupt");
@@ -54,9 +56,13 @@ fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
             && sc.lines().all(|l| l.chars().count() <= narrower as usize)
     });
     s.tmux.wait_history("SLOW answer arrived.");
-    s.tmux.wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
+    s.tmux
+        .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
     let all = s.tmux.history();
-    assert!(!all.contains("Working…"), "a spinner frame in the scrollback:\n{all}");
+    assert!(
+        !all.contains("Working…"),
+        "a spinner frame in the scrollback:\n{all}"
+    );
     assert_eq!(
         all.matches("> the second question").count(),
         1,
@@ -64,4 +70,107 @@ fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
     );
     assert_eq!(all.matches("Type a message").count(), 1, "{all}");
     quit_and_check_terminal(&s);
+}
+
+/// A model that writes a plan and presents it, then answers once more.
+fn presents_plan(dir: &str) -> Script {
+    let dir = dir.to_string();
+    Script::new()
+        .turn(Turn::respond(move |r| {
+            Turn::tool_use(
+                "p1",
+                "Write",
+                json!({"file_path": common::plan_path_in(r, &dir), "content": "# Plan\n\n1. Rewrite the parser\n"}),
+            )
+        }))
+        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+        .turn(Turn::text("Implementing now."))
+}
+
+/// The status line of an HTTP GET of `url` (`http://127.0.0.1:PORT/...`),
+/// or the connection error.
+fn http_get(url: &str) -> Result<String, std::io::Error> {
+    use std::io::{Read, Write};
+    let rest = url.trim_start_matches("http://");
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = std::net::TcpStream::connect(host)?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n")?;
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    Ok(response.lines().next().unwrap_or("").to_string())
+}
+
+/// The pane's lines with the terminal's own wrapping undone (`-J`).
+fn joined_screen(s: &Setup) -> String {
+    String::from_utf8_lossy(
+        &s.tmux
+            .run(&["capture-pane", "-p", "-J", "-t", "e2e"])
+            .stdout,
+    )
+    .into_owned()
+}
+
+fn joined_history(s: &Setup) -> String {
+    String::from_utf8_lossy(
+        &s.tmux
+            .run(&[
+                "capture-pane",
+                "-p",
+                "-J",
+                "-S",
+                "-",
+                "-E",
+                "-",
+                "-t",
+                "e2e",
+            ])
+            .stdout,
+    )
+    .into_owned()
+}
+
+#[test]
+fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works() {
+    require_tmux();
+    for size in [(80, 24), (120, 40)] {
+        let s = setup_sized(|_, dir, _| presents_plan(dir), None, size);
+        s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+        launch(&s);
+        cycle_mode_to(&s.tmux, "plan");
+        s.tmux.type_text("plan the parser rewrite");
+        s.tmux.keys(&["Enter"]);
+        s.tmux.wait_text("Would you like to proceed?");
+        s.tmux.keys(&["b"]);
+        s.tmux.wait_text("No browser could be started");
+        let screen = joined_screen(&s);
+        assert!(!screen.contains("Review page open"), "{screen}");
+        // The address is a line of its own, whole (the terminal's wrap
+        // undone), outside the dialog's frame.
+        let url = screen
+            .lines()
+            .find(|l| l.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no address on a line of its own:\n{screen}"))
+            .trim_end()
+            .to_string();
+        assert!(url.contains("token="), "{url}");
+        assert!(!url.contains('│'), "{url}");
+        let status = http_get(&url).expect("the page answers while the dialog is open");
+        assert!(
+            status.contains(" 200") || status.contains(" 30"),
+            "{status}"
+        );
+        // Decided here: the page stops, and its address is gone with it.
+        s.tmux.keys(&["2"]);
+        s.tmux.wait_history("Implementing now.");
+        let all = joined_history(&s);
+        let token = url.split("token=").nth(1).unwrap();
+        assert!(!all.contains(token), "a dead address was left:\n{all}");
+        assert!(!all.contains("No browser could be started"), "{all}");
+        let address = url.split("/?").next().unwrap();
+        wait_for("the page's server to stop", &s.tmux, || {
+            http_get(&format!("{address}/")).is_err().then_some(())
+        });
+        quit_and_check_terminal(&s);
+    }
 }

@@ -125,6 +125,27 @@ impl BrowserReview {
         }
     }
 
+    /// Opens a prompt's page in a browser; returns what happened, said
+    /// plainly, and the address to show on a line of its own: the
+    /// address the opened browser gets back in at, or a link that works
+    /// once when no browser could be started.
+    pub fn announce_prompt(&self, links: &ReviewLinks) -> (String, String) {
+        match open_review(links, |name| std::env::var(name).ok()) {
+            Ok(()) => (
+                "Review page opened in your browser: decide there or here. Its address:"
+                    .to_string(),
+                links.address(),
+            ),
+            Err(why) => (
+                format!(
+                    "No browser could be started ({why}). To review the plan there, open this \
+                     address (it works once; decide there or here):"
+                ),
+                links.link(),
+            ),
+        }
+    }
+
     /// Opens the page in a browser (a hand-off file: no token on its
     /// command line); returns the line to show and the address in it: a
     /// link that works once when no browser could be opened, so the

@@ -45,7 +45,7 @@ use ratatui::style::{Color, Modifier};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
-use crate::render::{live_height, render_live, render_pager};
+use crate::render::{live_height, render_live, render_pager, review_address};
 use crate::state::AppState;
 use crate::terminal::{self, Screen};
 use crate::theme;
@@ -326,6 +326,11 @@ impl Inline {
                 let blank = Buffer::empty(area);
                 self.backend.draw(blank.diff(&buf).into_iter())?;
             }
+        }
+        if let Some((y, url)) = review_address(state, area) {
+            // Written as text, not cells: the terminal wraps it as one
+            // line, which copies whole however narrow the window.
+            queue!(self.backend, MoveTo(0, y), crossterm::style::Print(url))?;
         }
         self.park_cursor()?;
         self.prev = Some(buf);

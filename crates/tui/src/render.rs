@@ -501,6 +501,17 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     if let Some(s) = spinner_line(state, width) {
         rows.push(s);
     }
+    if let Some((note, url)) = review_page(state) {
+        // What happened, then room for the address: it is written on its
+        // own line by the terminal itself (see [`review_address`]), so a
+        // long one wraps as one line and copies whole.
+        rows.extend(wrap_line(
+            &Line::styled(note.to_string(), Style::default().fg(theme::current().warn)),
+            width,
+            0,
+        ));
+        rows.extend((0..url_rows(url, width)).map(|_| Line::default()));
+    }
     if state.dialog.is_none() {
         rows.extend(todo_rows(state, width));
         rows.extend(team_rows(state, width));
@@ -513,6 +524,44 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
         }
     }
     rows
+}
+
+/// The open plan dialog's review page: what happened and its address.
+fn review_page(state: &AppState) -> Option<(&str, &str)> {
+    match &state.dialog {
+        Some(crate::dialogs::Dialog::Plan(d)) => d
+            .review_url
+            .as_ref()
+            .map(|(note, url)| (note.as_str(), url.as_str())),
+        _ => None,
+    }
+}
+
+/// Rows of the review page's note and address at `width`.
+fn review_rows(state: &AppState, width: usize) -> u16 {
+    review_page(state).map_or(0, |(note, url)| {
+        let note = wrap_line(&Line::raw(note.to_string()), width, 0).len();
+        (note + url_rows(url, width)).min(u16::MAX as usize) as u16
+    })
+}
+
+/// Rows the terminal takes for `url` at `width` when it wraps it.
+fn url_rows(url: &str, width: usize) -> usize {
+    str_width(url).div_ceil(width.max(1)).max(1)
+}
+
+/// Where the review page's address goes in the live area drawn in
+/// `area`, and the address: the rows [`upper_rows`] left blank for it.
+/// It is printed as one line by the terminal, never cut by a frame.
+pub fn review_address(state: &AppState, area: Rect) -> Option<(u16, String)> {
+    let (_, url) = review_page(state)?;
+    let width = area.width;
+    let bottom_h = bottom_height(state, width, area.height).min(area.height.saturating_sub(1));
+    let upper_h = area.height.saturating_sub(bottom_h + 1) as usize;
+    let upper = upper_rows(state, width as usize).len().min(upper_h);
+    let rows = url_rows(url, width as usize);
+    let first = upper.checked_sub(rows)?;
+    Some((area.y + first as u16, url.to_string()))
 }
 
 /// Height of the input box, the dialog or the rewind picker.
@@ -529,9 +578,10 @@ fn bottom_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
         return picker.desired_height(width).min(screen_h.saturating_sub(1));
     }
     match &state.dialog {
+        // The review page's note and address keep their rows above it.
         Some(d) => d
             .desired_height(width, screen_h)
-            .min(screen_h.saturating_sub(1)),
+            .min(screen_h.saturating_sub(1 + review_rows(state, width as usize))),
         None => {
             let (rows, _) = state.input.layout((width as usize).saturating_sub(2));
             rows.len().clamp(1, MAX_INPUT_ROWS) as u16 + 2
@@ -567,6 +617,16 @@ pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u1
         ..area
     };
     Paragraph::new(upper).render(upper_a, buf);
+    if let Some((y, url)) = review_address(state, area) {
+        // The same characters the terminal gets as one line (see
+        // `inline.rs`), so a frame drawn anywhere shows the address too.
+        let width = area.width.max(1) as usize;
+        let chars: Vec<char> = url.chars().collect();
+        for (i, row) in chars.chunks(width).enumerate() {
+            let text: String = row.iter().collect();
+            buf.set_string(area.x, y + i as u16, text, Style::default());
+        }
+    }
     let bottom_a = Rect {
         y: upper_a.y + upper_a.height,
         height: bottom_h,

@@ -332,9 +332,12 @@ impl Runtime {
                     };
                     match self.browser.open_prompt(&request) {
                         Ok(links) => {
-                            let (note, shown) = self.browser.announce(&links);
-                            self.state.set_review_url(&request.tool_use_id, &shown);
-                            self.state.system(note, false);
+                            // Shown with the dialog, not in the transcript:
+                            // the address works only while the dialog is
+                            // open (the page stops when it is answered).
+                            let (note, shown) = self.browser.announce_prompt(&links);
+                            self.state
+                                .set_review_url(&request.tool_use_id, &note, &shown);
                         }
                         Err(e) => {
                             if let Some(Dialog::Plan(d)) = self.state.dialog.as_mut() {

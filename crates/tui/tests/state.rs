@@ -529,10 +529,10 @@ fn b_and_plan_review_open_the_review_page_whose_decision_closes_the_dialog() {
         [Action::ReviewInBrowser]
     );
     let url = "http://127.0.0.1:40000/?token=0123abcd";
-    s.set_review_url("call-ExitPlanMode", url);
+    s.set_review_url("call-ExitPlanMode", "No browser could be started", url);
     let shown = format!("{}", screen(&s, 100, 30).backend());
     assert!(
-        shown.contains("Review page open") && shown.contains(url),
+        shown.contains("No browser could be started") && shown.contains(url),
         "{shown}"
     );
     // The page decided: the dialog closes and says what was decided.

@@ -198,8 +198,11 @@ pub struct PlanDialog {
     pub unchanged: bool,
     /// The steps to carry out and the implementing model (`s`, `m`).
     pub steps: Box<Steps>,
-    /// The address of this plan's review page, once `b` opened it.
-    pub review_url: Option<String>,
+    /// This plan's review page, once `b` started it: what happened (a
+    /// browser opened, or why not) and the address. Shown above the
+    /// dialog, outside its frame, while the page runs (see
+    /// `render::review_address`); gone with the dialog, as the page is.
+    pub review_url: Option<(String, String)>,
 }
 
 impl PlanDialog {
@@ -474,14 +477,6 @@ impl PlanDialog {
         rows.extend(options);
         if let Some(e) = &self.error {
             rows.push(Line::styled(e.clone(), Style::default().fg(Color::Red)));
-        }
-        if let Some(url) = &self.review_url {
-            // The address on a row of its own, so it can be copied whole.
-            rows.push(Line::styled(
-                "Review page open: decide there or here (b opens it again)",
-                Style::default().fg(Color::Yellow),
-            ));
-            rows.push(Line::raw(url.clone()));
         }
         if let Some(review) = self.review.hint() {
             rows.push(Line::styled(review, Style::default().fg(Color::Yellow)));

@@ -412,14 +412,15 @@ impl AppState {
         self.dialog = self.queued.pop_front();
     }
 
-    /// Shows the review page's address in the plan dialog answering
-    /// `tool_use_id` (open or queued).
-    pub fn set_review_url(&mut self, tool_use_id: &str, url: &str) {
+    /// Shows the review page's address, and `note` saying whether a
+    /// browser opened it, with the plan dialog answering `tool_use_id`
+    /// (open or queued).
+    pub fn set_review_url(&mut self, tool_use_id: &str, note: &str, url: &str) {
         for dialog in self.dialog.iter_mut().chain(self.queued.iter_mut()) {
             if let Dialog::Plan(d) = dialog
                 && d.request.tool_use_id == tool_use_id
             {
-                d.review_url = Some(url.to_string());
+                d.review_url = Some((note.to_string(), url.to_string()));
             }
         }
     }
