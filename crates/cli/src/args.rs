@@ -453,6 +453,17 @@ pub enum PlansAction {
     Abandon {
         slug: String,
     },
+    /// Hand an approved plan to a background agent in a new git worktree
+    /// (branch `catui/SLUG`); returns at once unless `--wait`.
+    Dispatch {
+        slug: String,
+        /// Run the agent in the foreground and print the summary.
+        #[arg(long)]
+        wait: bool,
+        /// The worktree already made for it (the background half).
+        #[arg(long, hide = true)]
+        in_worktree: Option<std::path::PathBuf>,
+    },
     /// Move this project's plans from your plans directory into the
     /// project (its history in the transcripts follows them).
     Move {

@@ -420,3 +420,157 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+#[test]
+fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let project = sb.project();
+    git(&project, &["init", "-q", "-b", "main"]);
+    std::fs::write(project.join("README.md"), "todo\n").unwrap();
+    git(&project, &["add", "README.md"]);
+    git(
+        &project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+    let slug = approved_with_one_step_done(&sb);
+    let status_before = git(&project, &["status", "--porcelain"]);
+    // The background agent works towards the plan's goal.
+    sb.user_settings(r#"{"planDrift": "note"}"#);
+    let folder: String = project
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let worktree = sb
+        .config()
+        .join("worktrees")
+        .join(format!("{folder}-{slug}"));
+    let server = MockServer::start_blocking(
+        catui_testkit::Script::new()
+            .turn(
+                Turn::tool_use(
+                    "w",
+                    "Write",
+                    json!({"file_path": worktree.join("flag.txt"), "content": "--json\n"}),
+                )
+                .when(|r| last_user(r).contains("continuing a plan the user already approved")),
+            )
+            .turn(Turn::tool_use(
+                "t",
+                "TodoWrite",
+                json!({"todos": [
+                    {"content": "Parse the flag", "status": "completed", "activeForm": "Parsing"},
+                    {"content": "Print json", "status": "completed", "activeForm": "Printing"},
+                    {"content": "Add tests", "status": "completed", "activeForm": "Testing"}
+                ]}),
+            ))
+            .turn(Turn::text("All three done."))
+            // The compliance note: flag.txt is not named by the plan.
+            .turn(
+                Turn::text("flag.txt holds the flag's fixture.")
+                    .when(|r| last_user(r).contains("Before you finish")),
+            ),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .args(["plans", "dispatch", &slug, "--wait"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}\n{}\n{:#?}",
+        String::from_utf8_lossy(&out.stderr),
+        server.requests().iter().map(last_user).collect::<Vec<_>>()
+    );
+    assert!(
+        text.contains("goal met — 3/3 steps done, verification passed"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("Review: git diff main...catui/{slug}")),
+        "{text}"
+    );
+    assert!(
+        text.contains("flag.txt"),
+        "the diff stat names the file: {text}\n{:?}",
+        common::result_of(&server.requests()[1], "w")
+    );
+    // The branch holds the work; the main tree is as it was.
+    assert!(!git(&project, &["branch", "--list", &format!("catui/{slug}")]).is_empty());
+    let on_branch = git(&project, &["show", &format!("catui/{slug}:flag.txt")]);
+    assert_eq!(on_branch, "--json\n");
+    assert!(!project.join("flag.txt").exists());
+    assert_eq!(git(&project, &["status", "--porcelain"]), status_before);
+    assert!(
+        worktree.starts_with(sb.config()),
+        "never inside the project"
+    );
+    // Progress went back into the plan file; the library shows the run.
+    let plan =
+        std::fs::read_to_string(sb.config().join("plans").join(format!("{slug}.md"))).unwrap();
+    assert!(plan.contains("3/3 steps done"), "{plan}");
+    let p = row(&sb, &slug);
+    assert_eq!(p["dispatch"]["branch"], format!("catui/{slug}"), "{p}");
+    assert_eq!(p["dispatch"]["status"], "done", "{p}");
+}
+
+#[test]
+fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let slug = approved_with_one_step_done(&sb);
+    let out = sb
+        .bare()
+        .args(["plans", "dispatch", &slug])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not inside a git repository"), "{err}");
+    assert!(!sb.config().join("worktrees").exists());
+    std::fs::write(
+        sb.config().join("plans").join("draft-plan.md"),
+        "# Draft\n1. x\n",
+    )
+    .unwrap();
+    let out = sb
+        .bare()
+        .args(["plans", "dispatch", "draft-plan"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("plan draft-plan is draft: only an approved plan"),
+        "{err}"
+    );
+}

@@ -8,6 +8,7 @@ mod format;
 pub mod mcp;
 pub mod plan_review;
 pub mod plans;
+mod plans_dispatch;
 mod plans_move;
 pub mod sessions;
 pub mod trust;

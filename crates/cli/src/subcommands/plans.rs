@@ -32,6 +32,11 @@ pub fn run(
         None => list(project, &dir, false, out),
         Some(PlansAction::List { json }) => list(project, &dir, *json, out),
         Some(PlansAction::Abandon { slug }) => abandon(project, &dir, slug, out),
+        Some(PlansAction::Dispatch {
+            slug,
+            wait,
+            in_worktree,
+        }) => super::plans_dispatch::dispatch(project, slug, *wait, in_worktree.as_deref(), out),
         Some(PlansAction::Move { to_project, to }) => {
             super::plans_move::move_to_project(project, *to_project, to.as_deref(), out)
         }

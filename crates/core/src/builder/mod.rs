@@ -698,8 +698,13 @@ impl SessionBuilder {
             resume::restore_approved_plan(r, &plan);
         }
         plan.library.set_names(settings.plan_names);
+        // A plan dispatched to a worktree is looked up in the project it
+        // was approved in (`catui plans dispatch`).
+        let library_project = env(crate::plan::pick_up::PLAN_ORIGIN_VAR)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cwd.clone());
         plan.library.set_lookup(parts::plan_library_lookup(
-            session::project_dir(&config_dir, &cwd),
+            session::project_dir(&config_dir, &library_project),
             plan.files.dir().to_path_buf(),
         ));
         // Commands someone approved run confined to the working dirs when

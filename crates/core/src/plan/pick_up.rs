@@ -29,6 +29,10 @@ use crate::plan::state::plan_session::{
 use crate::sync::lock;
 use crate::tools::SessionHooks;
 
+/// The project a dispatched plan was approved in: a background agent in a
+/// git worktree takes the plan up from that project's library.
+pub const PLAN_ORIGIN_VAR: &str = "CATUI_PLAN_ORIGIN";
+
 /// What the library knows about one plan.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LibraryPlan {

@@ -247,7 +247,9 @@ pub const ENV_NAMED_STORES: &[(&str, Option<&str>)] = &[
 
 /// The parts of catui's own directory (`$CATUI_CONFIG_DIR`) that are not
 /// secret: what catui itself gives the model to read (plans, agents,
-/// memory, skills, commands). Everything else there — settings (their
+/// memory, skills, commands) and the git worktrees plans are dispatched
+/// to (project code, worked on by a background agent whose working
+/// directory they are). Everything else there — settings (their
 /// `env` may hold tokens), transcripts (a secret the user let the model
 /// read once is in them), trust answers, background output, whatever a
 /// later version keeps there — is a store.
@@ -258,6 +260,7 @@ pub const CATUI_DIR_READABLE: &[&str] = &[
     "CLAUDE.md",
     "skills",
     "commands",
+    "worktrees",
 ];
 
 /// File names starting with this are secrets when outside the project
