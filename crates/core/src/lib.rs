@@ -17,6 +17,8 @@
 //! - [`settings`] — layered `settings.json`.
 //! - [`hooks`] — the hook engine (settings command hooks and SDK callbacks).
 //! - [`prompt`] — the system prompt and memory files.
+//! - [`skills`] — skills (`SKILL.md` folders) and the `Skill` tool;
+//!   [`custom_commands`] — Markdown slash commands.
 //! - [`safe_fs`] — reading files of unknown type and size without hanging.
 //! - [`sync`] — the one lock helper (a poisoned lock yields its value).
 //! - [`builder`] — assembling a session from a configuration and a front
@@ -28,8 +30,10 @@ pub mod checkpoints;
 pub mod completion;
 pub mod config_dir;
 pub mod contract;
+pub mod custom_commands;
 pub mod engine;
 pub mod file_gate;
+pub mod front_matter;
 pub mod hooks;
 pub mod mcp;
 pub mod output;
@@ -39,6 +43,7 @@ pub mod prompt;
 pub mod safe_fs;
 pub mod session;
 pub mod settings;
+pub mod skills;
 pub mod sync;
 pub mod teams;
 pub mod tools;

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 /// Core's top-level modules, lowest first.
 const LAYERS: &[&str] = &[
     "sync",
+    "front_matter",
     "config_dir",
     "trust",
     "safe_fs",
@@ -27,6 +28,8 @@ const LAYERS: &[&str] = &[
     "file_gate",
     "tools",
     "engine",
+    "skills",
+    "custom_commands",
     "output",
     "completion",
     "plan",

@@ -57,6 +57,17 @@ pub fn modes(current: PermissionMode, auto_enabled: bool) -> SessionModeState {
 }
 
 /// The category an editor shows for a tool.
+/// The slash commands an editor may offer: catui's own and the session's
+/// custom commands (`/NAME`, sent as a prompt starting with it).
+pub fn available_commands(custom: &[(String, String)]) -> Vec<acp::AvailableCommand> {
+    catui_core::engine::slash_commands::COMMANDS
+        .iter()
+        .map(|(name, help)| (name.to_string(), help.to_string()))
+        .chain(custom.iter().cloned())
+        .map(|(name, help)| acp::AvailableCommand::new(name, help))
+        .collect()
+}
+
 pub fn tool_kind(name: &str) -> ToolKind {
     match name {
         tool_names::READ => ToolKind::Read,

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::v1::schema::{PromptResponse, SessionId, StopReason};
+use agent_client_protocol::v1::schema::{
+    AvailableCommandsUpdate, PromptResponse, SessionId, SessionUpdate, StopReason,
+};
 use agent_client_protocol::{Client, Error, ErrorCode};
 use catui_core::builder::{FrontEnd, Resume, SessionBuilder, SessionConfig};
 use catui_core::engine::{Engine, EngineControl};
@@ -37,6 +39,9 @@ pub struct AcpSession {
     /// What of the project's own configuration was held back (the project
     /// is not trusted), said once when the session is announced.
     pub trust_notice: Option<String>,
+    /// The custom commands, `(name, description)`, announced with the
+    /// built-in ones as the session's available commands.
+    pub commands: Vec<(String, String)>,
     /// Keeps the teammates' way to the lead open (the team holds a weak end).
     _lead_tx: UnboundedSender<Vec<ContentBlock>>,
 }
@@ -145,6 +150,7 @@ impl AcpSession {
             team: session.team,
             mcp: session.mcp,
             trust_notice: session.info.trust_notice,
+            commands: session.info.commands,
             _lead_tx: lead_tx,
         });
         // No SDK application here: in-process SDK servers cannot start.
@@ -177,6 +183,9 @@ impl AcpSession {
         if let Some(notice) = &self.trust_notice {
             self.notifier.notice(notice);
         }
+        self.notifier.send(SessionUpdate::AvailableCommandsUpdate(
+            AvailableCommandsUpdate::new(mapping::available_commands(&self.commands)),
+        ));
     }
 
     pub fn modes(&self) -> agent_client_protocol::v1::schema::SessionModeState {

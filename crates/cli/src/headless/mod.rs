@@ -268,10 +268,11 @@ pub fn init_event(
         slash_commands: catui_core::engine::slash_commands::COMMANDS
             .iter()
             .map(|(name, _)| name.to_string())
+            .chain(info.commands.iter().map(|(name, _)| name.clone()))
             .collect(),
         output_style: "default".into(),
         agents,
-        skills: Vec::new(),
+        skills: info.skills.clone(),
         plugins: Vec::new(),
         uuid: new_uuid(),
     })))

@@ -19,6 +19,7 @@
 //! ```
 
 mod contract;
+mod extras;
 mod front_end;
 mod late;
 mod mcp;
@@ -257,6 +258,11 @@ pub struct SessionInfo {
     /// What of the project's own configuration was held back and how to
     /// trust it (also among `settings_warnings`).
     pub trust_notice: Option<String>,
+    /// The skills the model can load (`init.skills`).
+    pub skills: Vec<String>,
+    /// Custom commands, `(name, description)` (the palette,
+    /// `init.slash_commands`, ACP's available commands).
+    pub commands: Vec<(String, String)>,
 }
 
 /// The settings a session built from `config` reads, its project's as far
@@ -501,6 +507,7 @@ impl SessionBuilder {
                 &output_dir,
             ),
         );
+        let extras = extras::load(&cwd, &config_dir, home.as_deref(), &scope, &agents_gate);
         let crate::agents::loader::LoadedAgents {
             agents: agent_defs,
             warnings: agent_warnings,
@@ -550,11 +557,25 @@ impl SessionBuilder {
         }
         // Once per session, by name: what of the project's own
         // configuration waits, and how to trust it.
+        let mut waiting = waiting_servers;
+        waiting.extend(extras.held.iter().cloned());
         let trust_notice =
-            project::held_back(&cwd, &settings, &held_agents, waiting_servers, &scope).notice(&cwd);
+            project::held_back(&cwd, &settings, &held_agents, waiting, &scope).notice(&cwd);
         if let Some(text) = &trust_notice {
             warn(text);
             settings_warnings.push(text.clone());
+        }
+        // Skills are offered when there are any (and `--tools` does not
+        // leave the tool out).
+        if !extras.skills.is_empty()
+            && config
+                .tools
+                .as_deref()
+                .is_none_or(|only| only.iter().any(|n| n == crate::skills::tool::NAME))
+        {
+            tools.add(crate::tools::Adapter(Arc::new(
+                crate::skills::tool::SkillTool(extras.skills.clone()),
+            )));
         }
         tools.add_source(Arc::new(mcp.clone()));
         let mut tool_ctx = ToolContext::new(cwd.clone());
@@ -751,6 +772,8 @@ impl SessionBuilder {
             auto_mode_enabled: settings.auto_mode.enabled,
             settings_warnings: settings_warnings.clone(),
             trust_notice,
+            skills: extras.skills.names(),
+            commands: extras.commands.entries(),
         };
         let (events_tx, events) = unbounded_channel();
         // Every front end shows what is wrong with the settings (the TUI as
@@ -773,6 +796,18 @@ impl SessionBuilder {
         );
         let memory_load = prompt::load_memory_files(&cwd, &config_dir, &gate);
         for line in &memory_load.refused {
+            warn(line);
+            let _ = events_tx.send(EngineEvent::Notification {
+                key: "file-gate".into(),
+                text: line.clone(),
+            });
+        }
+        for line in extras
+            .skills
+            .warnings
+            .iter()
+            .chain(&extras.commands.warnings)
+        {
             warn(line);
             let _ = events_tx.send(EngineEvent::Notification {
                 key: "file-gate".into(),
@@ -993,6 +1028,10 @@ impl SessionBuilder {
                 background_agents.clone(),
             )),
             output.extension(),
+            Arc::new(crate::skills::command::SkillsCommand(extras.skills.clone())),
+            Arc::new(crate::custom_commands::CustomCommands(
+                extras.commands.clone(),
+            )),
         ];
         if let Some(c) = &checkpoints {
             extensions.push(Arc::new(crate::checkpoints::CheckpointExtension(c.clone())));

@@ -171,6 +171,12 @@ pub trait EngineExtension: Send + Sync {
         None
     }
 
+    /// Commands this extension adds beyond [`super::slash_commands::COMMANDS`]
+    /// (custom commands), `(name, help)`, for `/help`.
+    fn listed_commands(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Answers a slash command this extension owns; `None`: not its command.
     fn command(
         &self,

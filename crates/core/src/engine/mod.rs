@@ -447,6 +447,9 @@ impl Engine {
                     self.run_turn(vec![ContentBlock::text(prompt)], started)
                         .await
                 }
+                slash_commands::CommandOutput::Turn(turn) => {
+                    self.run_command_turn(&command.name, turn, started).await
+                }
             }
         } else if let Some(why) =
             media_input::refusal(&content, self.client.as_ref(), &self.request_model())
@@ -498,6 +501,77 @@ impl Engine {
         }
         self.input_uuid = None;
         self.shared.emit(EngineEvent::Result(outcome.clone()));
+        outcome
+    }
+
+    /// A custom command's turn: its allow rules and model hold for this
+    /// turn only, and are taken back however it ends.
+    async fn run_command_turn(
+        &mut self,
+        name: &str,
+        turn: slash_commands::CommandTurn,
+        started: Instant,
+    ) -> TurnOutcome {
+        use crate::permissions::rules::{
+            RuleBehavior, RuleOrigin, RuleSourceKind, SourcedRule, parse_rule_list,
+        };
+        if let Some(notice) = turn.notice {
+            self.shared.emit(EngineEvent::Notification {
+                key: format!("command-{name}"),
+                text: notice,
+            });
+        }
+        let origin = RuleOrigin {
+            kind: RuleSourceKind::Command,
+            file: Some(turn.source.clone()),
+            root: self
+                .shared
+                .permissions()
+                .working_dirs
+                .first()
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let mut bad = Vec::new();
+        {
+            let mut permissions = self.shared.permissions();
+            for parsed in turn.allowed_tools.iter().flat_map(|t| parse_rule_list(t)) {
+                match parsed {
+                    Ok(rule) => permissions.rules.push(
+                        RuleBehavior::Allow,
+                        SourcedRule {
+                            rule,
+                            origin: origin.clone(),
+                        },
+                    ),
+                    Err(e) => bad.push(e.to_string()),
+                }
+            }
+        }
+        if !bad.is_empty() {
+            self.shared.emit(EngineEvent::Notification {
+                key: format!("command-{name}"),
+                text: format!(
+                    "/{name}: allowed-tools entries not understood and not applied: {}",
+                    bad.join("; ")
+                ),
+            });
+        }
+        let model = turn
+            .model
+            .filter(|m| !m.trim().is_empty())
+            .map(|m| std::mem::replace(&mut self.config.model, m));
+        let outcome = self
+            .run_turn(vec![ContentBlock::text(turn.prompt)], started)
+            .await;
+        if let Some(model) = model {
+            self.config.model = model;
+        }
+        self.shared
+            .permissions()
+            .rules
+            .allow
+            .retain(|r| r.origin != origin);
         outcome
     }
 

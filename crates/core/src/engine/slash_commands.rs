@@ -36,6 +36,23 @@ pub enum CommandOutput {
         notice: Option<String>,
         prompt: String,
     },
+    /// Send this prompt as a turn of its own, with its model and allow
+    /// rules for that turn only (a custom command: `crate::custom_commands`).
+    Turn(CommandTurn),
+}
+
+/// A prompt turn with settings of its own (see [`CommandOutput::Turn`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandTurn {
+    /// Shown before the turn, if any.
+    pub notice: Option<String>,
+    pub prompt: String,
+    /// Allow rules (`Bash(git add:*)`) that hold during this turn only.
+    pub allowed_tools: Vec<String>,
+    /// The model of this turn's requests, if not the session's.
+    pub model: Option<String>,
+    /// The file the command came from (named as the rules' origin).
+    pub source: std::path::PathBuf,
 }
 
 /// `/clear`'s answer.
@@ -61,6 +78,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "list teammates and their status: /team [show NAME | stop NAME]",
     ),
     ("cost", "what this session has used and cost, per model"),
+    (
+        "skills",
+        "the skills the model can load, and where they come from",
+    ),
     (
         "model",
         "show the model, or switch it from the next request: /model [NAME]",
@@ -92,7 +113,8 @@ pub fn parse(text: &str) -> Option<SlashCommand> {
     if name.is_empty()
         || !name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':')
+        || name.starts_with(':')
     {
         return None;
     }
@@ -106,7 +128,7 @@ pub fn parse(text: &str) -> Option<SlashCommand> {
 pub fn run(engine: &mut Engine, command: &SlashCommand) -> CommandOutput {
     match command.name.as_str() {
         "help" => CommandOutput::Local {
-            text: help_text(),
+            text: help_text(engine),
             is_error: false,
         },
         "mode" => mode(engine, &command.args),
@@ -169,10 +191,22 @@ fn model(engine: &mut Engine, args: &str) -> CommandOutput {
     }
 }
 
-fn help_text() -> String {
+fn help_text(engine: &Engine) -> String {
     let mut out = String::from("Commands:\n");
     for (name, help) in COMMANDS {
         out.push_str(&format!("  /{name:<8} {help}\n"));
+    }
+    let custom: Vec<(String, String)> = engine
+        .shared
+        .extensions
+        .iter()
+        .flat_map(|e| e.listed_commands())
+        .collect();
+    if !custom.is_empty() {
+        out.push_str("Custom commands:\n");
+        for (name, help) in custom {
+            out.push_str(&format!("  /{name:<8} {help}\n"));
+        }
     }
     out
 }
@@ -324,5 +358,7 @@ mod tests {
         assert_eq!(parse("/usr/bin/env is what?"), None);
         assert_eq!(parse("hello /plan"), None);
         assert_eq!(parse("/"), None);
+        assert_eq!(parse("/git:commit now").unwrap().name, "git:commit");
+        assert_eq!(parse("/:x"), None);
     }
 }

@@ -434,6 +434,8 @@ pub enum RuleSourceKind {
     CliArg,
     /// Added during the session ("always allow").
     Session,
+    /// A custom command's `allowed-tools`, for its turn only.
+    Command,
     /// Stands in for a settings file that could not be applied (its
     /// `file`): see [`Rule::any_tool`].
     UnappliedSettings,
@@ -475,6 +477,7 @@ impl fmt::Display for RuleOrigin {
             RuleSourceKind::FlagSettings => "--settings file",
             RuleSourceKind::CliArg => "command line",
             RuleSourceKind::Session => "this session",
+            RuleSourceKind::Command => "the allowed-tools of the command",
             RuleSourceKind::UnappliedSettings => {
                 return match &self.file {
                     Some(file) => write!(

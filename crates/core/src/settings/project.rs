@@ -256,6 +256,18 @@ pub fn agent_item(
     item
 }
 
+/// The trust item of a project command's `allowed-tools` (`/name`): bound
+/// to the rules, so changing them asks again.
+pub fn command_item(project_root: &Path, path: &Path, name: &str, tools: &[String]) -> ConfigItem {
+    ConfigItem::new(
+        &shown_path(project_root, path),
+        "allowed-tools",
+        &format!("/{name}"),
+        true,
+        &Value::from(tools.to_vec()),
+    )
+}
+
 /// Whether `project_root` is the user's home directory (where a session
 /// can read everything the user has).
 pub fn is_home(project_root: &Path) -> bool {
@@ -354,7 +366,34 @@ pub fn inventory(config_dir: &Path, project_root: &Path) -> Inventory {
             }
         }
     }
+    out.items
+        .extend(project_command_items(config_dir, project_root));
     out
+}
+
+/// The trust items of the project's custom commands that name
+/// `allowed-tools`.
+fn project_command_items(config_dir: &Path, project_root: &Path) -> Vec<ConfigItem> {
+    let dirs: Vec<_> = crate::custom_commands::command_dirs(project_root, config_dir, None)
+        .into_iter()
+        .filter(|(dir, source)| {
+            *source == crate::custom_commands::CommandSource::Project
+                && !same_dir(dir.parent().unwrap_or(dir), config_dir)
+        })
+        .collect();
+    if dirs.iter().all(|(dir, _)| !dir.is_dir()) {
+        return Vec::new();
+    }
+    let gate = crate::agents::loader::AgentSources::all(project_root, config_dir).gate;
+    let items = std::cell::RefCell::new(Vec::new());
+    let record = |path: &Path, name: &str, tools: &[String]| {
+        items
+            .borrow_mut()
+            .push(command_item(project_root, path, name, tools));
+        true
+    };
+    crate::custom_commands::CommandSet::discover(&dirs, &gate, &[], &record);
+    items.into_inner()
 }
 
 /// Whether two paths are the same directory.
