@@ -529,6 +529,7 @@ pub async fn tui_front_end(
         session_id: info.session_id.clone(),
         first_prompt,
         auto_mode_enabled: info.auto_mode_enabled,
+        commands: info.commands.clone(),
         sessions_dir: Some(catui_core::session::project_dir_in_config_dir(
             std::path::Path::new(&info.cwd),
         )),

@@ -82,6 +82,7 @@ async fn main() -> std::io::Result<()> {
         first_prompt: std::env::args().nth(1),
         sessions_dir: None,
         auto_mode_enabled: false,
+        commands: Vec::new(),
         ..Default::default()
     };
     let ending = catui_tui::run(engine, rx, approvals, opts, None, None).await?;

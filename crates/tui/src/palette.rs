@@ -40,9 +40,10 @@ pub fn commands() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// Commands matching what was typed, in list order. Empty when the input is
-/// not a bare command prefix (has a newline, a space, or matches none).
-pub fn matches(input: &str) -> Vec<(&'static str, &'static str)> {
+/// Commands matching what was typed, in list order: the built-in ones,
+/// then the session's `custom` commands. Empty when the input is not a
+/// bare command prefix (has a newline, a space, or matches none).
+pub fn matches(input: &str, custom: &[(String, String)]) -> Vec<(String, String)> {
     let Some(typed) = input.strip_prefix('/') else {
         return Vec::new();
     };
@@ -51,6 +52,8 @@ pub fn matches(input: &str) -> Vec<(&'static str, &'static str)> {
     }
     commands()
         .into_iter()
+        .map(|(name, help)| (name.to_string(), help.to_string()))
+        .chain(custom.iter().cloned())
         .filter(|(name, _)| name.starts_with(typed))
         .collect()
 }
@@ -68,8 +71,8 @@ pub fn window(len: usize, selected: usize, max: usize) -> std::ops::Range<usize>
 mod tests {
     use super::*;
 
-    fn names(input: &str) -> Vec<&'static str> {
-        matches(input).into_iter().map(|(n, _)| n).collect()
+    fn names(input: &str) -> Vec<String> {
+        matches(input, &[]).into_iter().map(|(n, _)| n).collect()
     }
 
     #[test]
@@ -77,18 +80,29 @@ mod tests {
         let all = names("/");
         assert_eq!(all.len(), commands().len());
         for (name, _) in ENGINE_COMMANDS {
-            assert!(all.contains(name), "{name} missing from the palette");
+            assert!(
+                all.iter().any(|n| n == name),
+                "{name} missing from the palette"
+            );
         }
         assert_eq!(all.iter().filter(|n| **n == "help").count(), 1);
         assert_eq!(names("/pl"), ["plan"]);
         assert_eq!(names("/e"), ["exit"]);
         assert_eq!(names("/ba"), ["bashes"]);
         for name in ["mcp", "model", "resume"] {
-            assert!(all.contains(&name), "/{name} missing from the palette");
+            assert!(
+                all.iter().any(|n| n == name),
+                "/{name} missing from the palette"
+            );
         }
         assert!(names("/plan fix the bug").is_empty());
         assert!(names("hello").is_empty());
         assert!(names("/x\ny").is_empty());
+        let custom = [("git:commit".to_string(), "Commit the work".to_string())];
+        assert_eq!(
+            matches("/git", &custom),
+            vec![("git:commit".to_string(), "Commit the work".to_string())]
+        );
     }
 
     #[test]

@@ -372,7 +372,7 @@ fn palette_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
         rows.push(Line::styled(format!("  ↑ {} more", range.start), dim()));
     }
     for i in range.clone() {
-        let (name, help) = matches[i];
+        let (name, help) = &matches[i];
         let name_style = if i == selected {
             Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
         } else {

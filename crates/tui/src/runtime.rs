@@ -61,6 +61,8 @@ pub struct TuiOptions {
     pub sessions_dir: Option<std::path::PathBuf>,
     /// Whether Shift+Tab includes `auto` in the mode cycle.
     pub auto_mode_enabled: bool,
+    /// The session's custom commands, `(name, description)` (the palette).
+    pub commands: Vec<(String, String)>,
     /// Cancelled to end the interface from outside (a signal).
     pub stop: CancellationToken,
     /// The session's background commands (Ctrl+B, `/bashes`, the status
@@ -659,6 +661,7 @@ pub async fn run(
         cwd: opts.cwd,
         session_id: opts.session_id,
         auto_mode_enabled: opts.auto_mode_enabled,
+        commands: opts.commands,
     };
     let (browser, decided) = BrowserReview::new(opts.sessions_dir.clone());
     let (broker_replies, broker_rx) = mpsc::unbounded_channel();

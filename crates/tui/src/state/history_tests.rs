@@ -12,6 +12,7 @@ fn state() -> AppState {
             cwd: "/w/p".into(),
             session_id: "s".into(),
             auto_mode_enabled: false,
+            commands: Vec::new(),
         },
         PermissionMode::Default,
     )

@@ -128,6 +128,9 @@ pub struct SessionInfo {
     pub cwd: String,
     pub session_id: String,
     pub auto_mode_enabled: bool,
+    /// The session's custom commands, `(name, description)`, offered in
+    /// the palette after the built-in ones.
+    pub commands: Vec<(String, String)>,
 }
 
 /// Everything the screen shows.
@@ -376,11 +379,11 @@ impl AppState {
     }
 
     /// Commands matching the input, when the palette is showing.
-    pub fn palette(&self) -> Vec<(&'static str, &'static str)> {
+    pub fn palette(&self) -> Vec<(String, String)> {
         if self.palette_dismissed || self.dialog.is_some() {
             return Vec::new();
         }
-        palette::matches(&self.input.text())
+        palette::matches(&self.input.text(), &self.info.commands)
     }
 
     pub fn system(&mut self, text: impl Into<String>, is_error: bool) {

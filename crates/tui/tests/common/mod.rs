@@ -24,6 +24,7 @@ pub fn state_in(mode: PermissionMode) -> AppState {
             cwd: "/home/dev/project".into(),
             session_id: "s-1".into(),
             auto_mode_enabled: true,
+            commands: Vec::new(),
         },
         mode,
     )
