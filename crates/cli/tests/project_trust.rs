@@ -506,6 +506,7 @@ fn widening_sample(key: &str) -> Value {
         "planDrift" => json!("off"),
         "planGoal" => json!(true),
         "teammatePlanApprover" => json!("lead"),
+        "dryRun" => json!({"maxScratchMiB": 100_000}),
         "goalMaxContinuations" => json!(100),
         "broker" => json!("nats://127.0.0.1:1"),
         "brokerCredentials" => json!("/tmp/broker.creds"),

@@ -186,6 +186,19 @@ pub fn args(writable: &[PathBuf], hidden: &[PathBuf]) -> Vec<OsString> {
     args
 }
 
+/// [`args`] for a dry run: the same namespaces and mounts, but the inner
+/// stage keeps the capabilities of bubblewrap's user namespace (which owns
+/// only the sandbox's own mounts) so that it can mount the overlays; it
+/// drops every one of them before the command starts.
+pub fn dry_run_args(writable: &[PathBuf], hidden: &[PathBuf]) -> Vec<OsString> {
+    let mut out = args(writable, hidden);
+    if let Some(at) = out.iter().position(|a| a == "ALL") {
+        out.insert(at + 1, "--cap-add".into());
+        out.insert(at + 2, "ALL".into());
+    }
+    out
+}
+
 #[cfg(test)]
 #[path = "bwrap_tests.rs"]
 mod tests;

@@ -26,6 +26,8 @@ pub enum SandboxError {
     Landlock(String),
     #[error("cannot build the seccomp filter ({0}); the command was not run")]
     Seccomp(String),
+    #[error("a dry run is not possible here: {0}; the command was not run")]
+    DryRun(String),
 }
 
 /// The inner stage: a program that, given [`stage::STAGE_ARG`]-style
@@ -76,6 +78,12 @@ impl Sandbox {
         self.layers
     }
 
+    /// Whether an inner stage is configured (dry runs need it to mount
+    /// their overlays).
+    pub fn has_stage(&self) -> bool {
+        self.stage.is_some()
+    }
+
     /// A command that runs `program` with `args` in `cwd` under `c`.
     /// Set its standard streams, directory and extra environment on
     /// [`Launch::command`], then take it with [`Launch::finish`].
@@ -87,11 +95,16 @@ impl Sandbox {
         c: &Confinement,
     ) -> Result<Launch, SandboxError> {
         let mut c = c.clone();
-        if let Some(temp) = &c.temp_dir {
-            private_dir(temp).map_err(|source| SandboxError::Directory {
-                path: temp.clone(),
+        for dir in c.temp_dir.iter().chain(c.dry_run.as_ref()) {
+            private_dir(dir).map_err(|source| SandboxError::Directory {
+                path: dir.clone(),
                 source,
             })?;
+        }
+        if c.dry_run.is_some() && (!self.layers.bubblewrap || self.stage.is_none()) {
+            return Err(SandboxError::DryRun(
+                "overlays need bubblewrap and catui's inner stage".into(),
+            ));
         }
         let layers = self.layers;
         let proxied = matches!(c.network, Network::Proxy { .. }) && layers.bubblewrap;
@@ -140,12 +153,29 @@ impl Sandbox {
     ) -> Result<tokio::process::Command, SandboxError> {
         let bwrap = crate::bwrap::program().unwrap_or(Path::new(crate::bwrap::CANDIDATES[0]));
         let mut cmd = tokio::process::Command::new(bwrap);
-        cmd.args(crate::bwrap::args(&c.writable_dirs(), &c.hidden_paths()));
+        match &c.dry_run {
+            // A dry run writes its temp dir and, through the overlays the
+            // stage mounts, its scratch area; the stage keeps its user
+            // namespace's capabilities to mount them, and drops them all.
+            Some(scratch) => {
+                let mut writable: Vec<PathBuf> = c
+                    .temp_dir
+                    .iter()
+                    .filter_map(|t| std::fs::canonicalize(t).ok())
+                    .collect();
+                writable.extend(std::fs::canonicalize(scratch).ok());
+                cmd.args(crate::bwrap::dry_run_args(&writable, &c.hidden_paths()));
+            }
+            None => {
+                cmd.args(crate::bwrap::args(&c.writable_dirs(), &c.hidden_paths()));
+            }
+        }
         let inner = Layers {
             bubblewrap: false,
             ..self.layers
         };
-        if inner.landlock > 0 || inner.seccomp || c.proxy_socket().is_some() {
+        if inner.landlock > 0 || inner.seccomp || c.proxy_socket().is_some() || c.dry_run.is_some()
+        {
             cmd.arg(&stage.program);
             cmd.args(&stage.args);
             cmd.args(stage::encode(c, &inner));

@@ -33,6 +33,7 @@ pub mod child_env;
 pub mod env;
 mod launch;
 pub mod layers;
+pub mod overlay;
 pub mod proxy;
 pub mod stage;
 
@@ -76,6 +77,10 @@ pub struct Confinement {
     /// cannot run the programs its configuration names or reach a remote
     /// (see [`env`]). Without it, the tier of commands someone allowed.
     pub clean_environment: bool,
+    /// A dry run: `writable` is not written at all but seen through
+    /// copy-on-write overlays whose upper layers live beneath this scratch
+    /// directory (see [`overlay`]); only the copy changes.
+    pub dry_run: Option<PathBuf>,
 }
 
 /// How a confined command may reach the network.
@@ -109,6 +114,7 @@ impl Confinement {
             unix_sockets: false,
             network: Network::Off,
             clean_environment: true,
+            dry_run: None,
         }
     }
 
@@ -124,6 +130,7 @@ impl Confinement {
             unix_sockets: true,
             network,
             clean_environment: false,
+            dry_run: None,
         }
     }
 
@@ -141,7 +148,37 @@ impl Confinement {
             unix_sockets: false,
             network: Network::Off,
             clean_environment: true,
+            dry_run: None,
         }
+    }
+
+    /// For a dry run: `dirs` seen through overlays whose changes land
+    /// beneath `scratch` and are thrown away with it; otherwise as
+    /// [`Self::edits`] (no sockets, no network, `hidden` unreadable, a
+    /// clean environment).
+    pub fn dry_run(
+        dirs: Vec<PathBuf>,
+        scratch: PathBuf,
+        temp_dir: PathBuf,
+        hidden: Vec<PathBuf>,
+    ) -> Self {
+        Confinement {
+            dry_run: Some(scratch),
+            ..Confinement::edits(dirs, temp_dir, hidden)
+        }
+    }
+
+    /// The overlays of a dry run (none otherwise).
+    pub fn overlays(&self) -> Vec<overlay::Layer> {
+        let Some(scratch) = &self.dry_run else {
+            return Vec::new();
+        };
+        let dirs: Vec<PathBuf> = self
+            .writable
+            .iter()
+            .filter_map(|d| std::fs::canonicalize(d).ok())
+            .collect();
+        overlay::layout(scratch, &dirs)
     }
 
     /// Every directory the command may write beneath that exists now:

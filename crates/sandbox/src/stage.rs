@@ -10,8 +10,12 @@
 //! that carries the sandbox's loopback port to the proxy's unix socket.
 //!
 //! Its arguments, written by [`encode`] and read by [`main`]:
-//! `[--landlock] [--seccomp] [--write DIR]… [--hide PATH]… [--metadata]
-//! [--unix-sockets] [--proxy SOCKET] -- PROGRAM ARGS…`.
+//! `[--landlock] [--seccomp] [--write DIR]… [--overlay DIR]… [--scratch DIR]
+//! [--hide PATH]… [--metadata] [--unix-sockets] [--proxy SOCKET] -- PROGRAM
+//! ARGS…`. A dry run (`--scratch`) first mounts an overlay on each
+//! `--overlay` directory (see [`crate::overlay`]), still holding the
+//! capabilities of bubblewrap's user namespace, and covers the secret
+//! stores inside them again; the restrictions drop those capabilities.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -35,9 +39,21 @@ pub fn encode(c: &Confinement, layers: &Layers) -> Vec<OsString> {
     if layers.seccomp {
         args.push("--seccomp".into());
     }
+    let overlays = c.overlays();
+    let temp = c
+        .temp_dir
+        .as_ref()
+        .and_then(|t| std::fs::canonicalize(t).ok());
     for dir in c.writable_dirs() {
-        args.push("--write".into());
+        // A dry run's directories are overlaid, and written only there.
+        let overlaid =
+            temp.as_ref() != Some(&dir) && overlays.iter().any(|l| dir.starts_with(&l.target));
+        args.push(if overlaid { "--overlay" } else { "--write" }.into());
         args.push(dir.into());
+    }
+    if let Some(scratch) = &c.dry_run {
+        args.push("--scratch".into());
+        args.push(scratch.into());
     }
     for path in c.hidden_paths() {
         args.push("--hide".into());
@@ -63,6 +79,8 @@ pub struct Request {
     pub confinement: Confinement,
     pub landlock: bool,
     pub seccomp: bool,
+    /// A dry run's overlaid directories (also in `confinement.writable`).
+    pub overlays: Vec<PathBuf>,
     /// The program and its arguments.
     pub command: Vec<OsString>,
 }
@@ -86,6 +104,12 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, Strin
                 .confinement
                 .writable
                 .push(value(&mut args, "--write")?),
+            Some("--overlay") => {
+                let dir = value(&mut args, "--overlay")?;
+                request.overlays.push(dir.clone());
+                request.confinement.writable.push(dir);
+            }
+            Some("--scratch") => request.confinement.dry_run = Some(value(&mut args, "--scratch")?),
             Some("--hide") => request.confinement.hidden.push(value(&mut args, "--hide")?),
             Some("--proxy") => {
                 request.confinement.network = Network::Proxy {
@@ -137,6 +161,12 @@ fn run(args: impl IntoIterator<Item = OsString>) -> Result<Never, String> {
             },
             seccomp: request.seccomp,
         };
+        if let Some(scratch) = &request.confinement.dry_run {
+            // Before the Landlock rules are built: they must name the
+            // overlays, not the directories beneath them.
+            let overlays = crate::overlay::layout(scratch, &overlay_dirs(&request));
+            crate::overlay::mount(&overlays, &request.confinement.hidden)?;
+        }
         let restrictions = crate::child::Restrictions::build(&request.confinement, layers)
             .map_err(|e| e.to_string())?;
         if let Some(socket) = request.confinement.proxy_socket() {
@@ -158,6 +188,13 @@ fn run(args: impl IntoIterator<Item = OsString>) -> Result<Never, String> {
         let _ = request;
         Err("the inner stage needs Linux".into())
     }
+}
+
+/// The directories a dry run overlays: those it may write but its own
+/// scratch and temp dir (which are written for real).
+#[cfg(target_os = "linux")]
+fn overlay_dirs(request: &Request) -> Vec<PathBuf> {
+    request.overlays.clone()
 }
 
 #[cfg(test)]

@@ -98,6 +98,7 @@ fn reminders(list: &Arc<BackgroundAgents>) -> Vec<String> {
         is_human_turn: true,
         agent_id: None,
         tools: &[],
+        dry_run: false,
     };
     provider
         .attachments(&ctx)

@@ -753,6 +753,16 @@ impl SessionBuilder {
         ));
         permissions.can_confine = confiner.complete();
         permissions.can_confine_writes = confiner.confines_writes();
+        // Plan mode's dry runs: on unless settings turn them off, where
+        // the sandbox can mount their overlays; each session's scratch
+        // area beside the temp dirs, and those of killed sessions removed.
+        let dry_run_root = crate::permissions::dry_run::default_root();
+        crate::permissions::dry_run::sweep(&dry_run_root);
+        let dry_run_unavailable = confiner.dry_run_unavailable();
+        permissions.dry_run = settings.dry_run.enabled() && dry_run_unavailable.is_none();
+        let area = crate::permissions::dry_run::DryRunArea::new(dry_run_root, &session_id);
+        area.set_max_mib(settings.dry_run.max_scratch_mib());
+        tool_ctx.dry_run = Arc::new(area);
         tool_ctx.set_sandbox_policy(approved);
         tool_ctx.confiner = confiner.clone();
 

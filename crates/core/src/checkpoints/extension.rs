@@ -24,7 +24,7 @@ pub struct CheckpointExtension(pub Arc<Checkpoints>);
 /// Whether a call about to run may change the project's files.
 fn may_change_project(call: &ToolRunView<'_>, project: &Path) -> bool {
     if call.call.is_read_only()
-        || call.ctx.grant == Grant::ReadOnly
+        || matches!(call.ctx.grant, Grant::ReadOnly | Grant::DryRun)
         || call.ctx.permission_mode() == PermissionMode::Plan
     {
         return false;

@@ -20,6 +20,9 @@ pub struct AttachmentContext<'a> {
     pub agent_id: Option<&'a str>,
     /// The names of the tools this conversation offers.
     pub tools: &'a [String],
+    /// Whether plan mode runs commands that are not read-only as dry runs
+    /// in this session (the permission state's `dry_run`).
+    pub dry_run: bool,
 }
 
 /// Makes a fresh provider for each new conversation that should get the
@@ -65,6 +68,7 @@ impl Engine {
             is_human_turn,
             agent_id: self.config.agent_id.as_deref(),
             tools: &tools,
+            dry_run: self.shared.permissions().dry_run,
         };
         let agent_id = self.config.agent_id.as_deref();
         let found: Vec<(Attachment, String)> = self

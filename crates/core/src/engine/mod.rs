@@ -223,6 +223,7 @@ impl Engine {
             sandbox: tool_ctx.sandbox.clone(),
             default_sandbox,
             plan_sandbox,
+            dry_run: agent_id.is_none().then(|| tool_ctx.dry_run.clone()),
             run_end: Mutex::new(None),
             fresh_start: Mutex::new(None),
             requested_model: Mutex::new(None),

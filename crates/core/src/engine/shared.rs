@@ -30,6 +30,9 @@ pub(super) struct Shared {
     pub(super) default_sandbox: SandboxPolicy,
     /// Confinement in plan mode: writes only to a private temp dir.
     pub(super) plan_sandbox: SandboxPolicy,
+    /// The session's dry runs, discarded when plan mode ends (the main
+    /// conversation's only: a sub-agent's mode does not end planning).
+    pub(super) dry_run: Option<Arc<crate::permissions::dry_run::DryRunArea>>,
     /// Set by a tool hook that ends the handling of the current input.
     pub(super) run_end: Mutex<Option<RunEnd>>,
     /// Set by a tool that asks for the conversation to start over with
@@ -317,6 +320,10 @@ fn announce_mode_change(shared: &Shared, change: ModeChange) {
             set_sandbox(&shared.sandbox, shared.plan_sandbox.clone());
         } else if from == PermissionMode::Plan {
             set_sandbox(&shared.sandbox, shared.default_sandbox.clone());
+            // Approved, parked or left: nothing of the dry runs survives.
+            if let Some(area) = &shared.dry_run {
+                area.discard();
+            }
         }
         shared.recorder.record(Record::PermissionMode {
             mode,

@@ -107,7 +107,9 @@ pub(super) fn plan_mode(
 /// Bash in plan mode: a read-only line runs confined; one that only
 /// looks read-only where the sandbox is incomplete is the user's to
 /// decide (an approved line still runs under plan mode's read-only
-/// sandbox); anything else is refused.
+/// sandbox); anything else runs as a dry run in a throwaway copy where
+/// the sandbox can mount one (settings `dryRun`), and is refused where it
+/// cannot.
 fn plan_mode_shell(
     ctx: &PermissionContext,
     call: &CallInfo,
@@ -118,6 +120,9 @@ fn plan_mode_shell(
 ) -> Verdict {
     match runs_as_read_only(ctx, target, foreign) {
         Ok(()) => Verdict::Allow(Grant::ReadOnly),
+        // Read-only agents (Explore, Plan) report instead: they never run
+        // what is not read-only, not even in a copy.
+        Err(_) if ctx.dry_run && !ctx.plans_in_answer => Verdict::Allow(Grant::DryRun),
         Err(why) if judged_read_only(target, foreign).is_ok() => Verdict::Ask {
             reason: format!("Bash wants to run `{}` ({why})", command_text(call)),
             why: AskWhy::Default {

@@ -9,7 +9,8 @@
 //! An allowed call carries its [`Grant`]: a shell command that runs only
 //! because the analysis judged it read-only ([`Grant::ReadOnly`]) must run
 //! confined to reading; what a rule, the mode or the user allowed runs as
-//! it is (see `docs/SECURITY.md`).
+//! it is (see `docs/SECURITY.md`). In plan mode a line that is not
+//! read-only may run as a dry run ([`Grant::DryRun`], [`dry_run`]).
 //!
 //! - [`rules`] — parsing and matching `Tool(specifier)` rules.
 //! - [`paths`] — canonical paths for every path comparison.
@@ -22,6 +23,7 @@
 //! - [`protected`] — the paths that run code later (asked for in acceptEdits).
 //! - [`repository`] — whether a git command would use the project's own
 //!   repository.
+//! - [`dry_run`] — the session's dry runs: the scratch area, what ran in it.
 //! - [`auto`] — the auto-mode classifier that judges calls instead of
 //!   asking.
 
@@ -31,6 +33,7 @@ use std::path::PathBuf;
 pub mod apply_reload;
 pub mod auto;
 mod defaults;
+pub mod dry_run;
 mod messages;
 pub mod mode;
 pub mod paths;
@@ -115,6 +118,11 @@ pub enum Grant {
     /// writing there, so that the kernel judges each write on the path
     /// really written (a link the line creates cannot lead out).
     Edits,
+    /// Plan mode let a line that is not read-only run as a dry run: in a
+    /// throwaway copy of the working directories (overlays over a scratch
+    /// area), never the real tree; otherwise confined like `Edits` (see
+    /// [`dry_run`]).
+    DryRun,
 }
 
 /// The outcome of a permission check.
@@ -187,6 +195,10 @@ pub struct PermissionContext {
     /// Lines acceptEdits allows for their edits then run so confined;
     /// without it, lines that copy or move trees or links ask.
     pub can_confine_writes: bool,
+    /// Whether plan mode runs lines that are not read-only as dry runs
+    /// (settings `dryRun`, and a sandbox that can mount the overlays);
+    /// without it they are refused.
+    pub dry_run: bool,
     /// The user's secret stores: reading them asks in every mode but
     /// bypassPermissions, and confined commands do not see them. Built by
     /// the session from the defaults and settings `secretPaths`.
@@ -210,6 +222,7 @@ impl Default for PermissionContext {
             bypass_disabled: false,
             can_confine: catui_sandbox::Sandbox::new(None).layers().complete(),
             can_confine_writes: catui_sandbox::Sandbox::new(None).layers().confines_writes(),
+            dry_run: false,
             secrets: SecretStores::for_user(&[], &[]),
         }
     }

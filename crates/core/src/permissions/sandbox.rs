@@ -51,6 +51,15 @@ pub enum SandboxPolicy {
         writable: Vec<PathBuf>,
         temp_dir: PathBuf,
     },
+    /// A dry run: the working directories (and the home directory) seen
+    /// through copy-on-write overlays whose changes land beneath `scratch`
+    /// and are thrown away with it; its temp dir is inside `scratch` too;
+    /// otherwise as [`SandboxPolicy::Edits`] (no network, no sockets, the
+    /// secret stores hidden).
+    DryRun {
+        dirs: Vec<PathBuf>,
+        scratch: PathBuf,
+    },
     /// Writes beneath these directories; the network as `network` says.
     WorkingDirs {
         writable: Vec<PathBuf>,
@@ -70,6 +79,8 @@ impl SandboxPolicy {
                 Some(dirs)
             }
             SandboxPolicy::WorkingDirs { writable, .. } => Some(writable.clone()),
+            // Nothing real is written; the copies of these directories are.
+            SandboxPolicy::DryRun { dirs, .. } => Some(dirs.clone()),
         }
     }
 }
@@ -145,6 +156,23 @@ impl SessionSandbox {
         self.layers().confines_writes()
     }
 
+    /// Why a dry run cannot run here, if it cannot: overlays need
+    /// bubblewrap's namespaces and catui's inner stage to mount them, and
+    /// every other layer, since a dry run runs unasked.
+    pub fn dry_run_unavailable(&self) -> Option<String> {
+        if !self.sandbox.has_stage() {
+            return Some("catui's inner sandbox stage is not available".into());
+        }
+        let layers = self.layers();
+        if !layers.bubblewrap {
+            return Some("bubblewrap does not work here (overlays need its namespaces)".into());
+        }
+        if !layers.complete() {
+            return Some("the sandbox lacks a layer".into());
+        }
+        None
+    }
+
     /// The policy for commands someone allowed (the `sandbox` setting).
     pub fn approved_policy(&self) -> SandboxPolicy {
         self.approved.clone()
@@ -179,6 +207,23 @@ impl SessionSandbox {
                     temp_dir.clone(),
                     secrets.existing(self.home.as_deref(), &keep),
                 ))
+            }
+            SandboxPolicy::DryRun { dirs, scratch } => {
+                let mut dirs = dirs.clone();
+                // Build caches and tools' own files live in the home
+                // directory: its copy may be written too.
+                if let Some(home) = self.home.as_deref().and_then(|h| h.canonicalize().ok())
+                    && home.parent().is_some()
+                    && catui_sandbox::overlay::unusable(&home, scratch).is_none()
+                    && !dirs.iter().any(|d| home.starts_with(d))
+                {
+                    dirs.push(home);
+                }
+                let temp = scratch.join("tmp");
+                let mut keep = dirs.clone();
+                keep.push(temp.clone());
+                let hidden = secrets.existing(self.home.as_deref(), &keep);
+                Some(Confinement::dry_run(dirs, scratch.clone(), temp, hidden))
             }
             SandboxPolicy::WorkingDirs { writable, network } => {
                 let network = match network {

@@ -141,6 +141,7 @@ fn ctx(messages: &[Message]) -> AttachmentContext<'_> {
         is_human_turn: true,
         agent_id: None,
         tools: &[],
+        dry_run: false,
     }
 }
 

@@ -196,6 +196,15 @@ pub const KEYS: &[KeyRule] = &[
         "whether an approved plan's goal keeps the work going by itself (requests, cost)",
     ),
     rule(
+        "dryRun",
+        KeyClass::NarrowingWhen {
+            narrows: super::dry_run::narrows,
+            values: "`false`, or an object that turns it off or keeps `maxScratchMiB` at 2048 or less",
+        },
+        Whole,
+        "whether plan mode runs commands that are not read-only in a throwaway copy, unasked",
+    ),
+    rule(
         "goalMaxContinuations",
         KeyClass::NarrowingWhen {
             narrows: fewer_continuations,

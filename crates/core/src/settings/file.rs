@@ -143,6 +143,7 @@ pub(super) struct RawSettings {
     pub plan_goal: Option<bool>,
     pub plan_names: Option<crate::plan::files::topic::PlanNames>,
     pub teammate_plan_approver: Option<crate::plan::engine_hooks::TeammatePlanApprover>,
+    pub dry_run: Option<super::dry_run::RawDryRun>,
     pub goal_max_continuations: Option<u32>,
     #[serde(default, deserialize_with = "model_entries")]
     pub models: Option<BTreeMap<String, ModelOverride>>,

@@ -16,6 +16,7 @@
 //! waits ([`classify`], [`project`]; docs/SECURITY.md, "Trust").
 
 pub mod classify;
+pub mod dry_run;
 mod file;
 pub mod project;
 pub mod reload;
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 use catui_protocol::PermissionMode;
 
+pub use dry_run::DryRunSettings;
 pub use file::{Fallback, SettingsWarning};
 pub use project::{Held, HeldBack, ProjectScope, SettingsSources};
 pub use sandbox::SandboxSettings;
@@ -148,6 +150,8 @@ pub struct Settings {
     /// `sandbox`: approved commands confined to the working directories,
     /// and their network (see [`sandbox`]).
     pub sandbox: Option<SandboxSettings>,
+    /// `dryRun`: plan mode's throwaway copy (see [`dry_run`]).
+    pub dry_run: DryRunSettings,
     pub idle_timeout_secs: Option<u64>,
     /// `autoCompactThreshold`: the share of the context window at which
     /// the conversation is compacted (see `session::compact`).
@@ -491,6 +495,9 @@ impl Settings {
         }
         if let Some(v) = raw.teammate_plan_approver {
             self.teammate_plan_approver = v;
+        }
+        if let Some(d) = raw.dry_run {
+            self.dry_run.merge(d);
         }
         set(&mut self.goal_max_continuations, raw.goal_max_continuations);
         if let Some(v) = raw.plan_variant {

@@ -229,6 +229,7 @@ fn sample(key: &str) -> Value {
         "planGoal" => json!(true),
         "planNames" => json!("date-topic"),
         "teammatePlanApprover" => json!("lead"),
+        "dryRun" => json!({"maxScratchMiB": 100_000}),
         "goalMaxContinuations" => json!(100),
         "planAgents" => json!(9),
         "snapshotPlans" => json!(true),

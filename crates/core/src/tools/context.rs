@@ -11,6 +11,7 @@ use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
 use super::todo_write::TodoItem;
+use crate::permissions::dry_run::DryRunArea;
 use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox};
 use crate::permissions::secret_search::SecretWalk;
 use crate::permissions::secrets::SecretStores;
@@ -70,6 +71,10 @@ pub struct ToolContext {
     /// secret stores, network proxy); shared by its sub-agents and
     /// teammates.
     pub confiner: Arc<SessionSandbox>,
+    /// The session's dry runs: the scratch area plan mode's commands
+    /// write into instead of the project, and what ran there; shared by
+    /// its sub-agents.
+    pub dry_run: Arc<DryRunArea>,
     /// Why the call being run was allowed (set per call by the engine).
     pub grant: Grant,
     /// The session's todo list, replaced by TodoWrite.
@@ -206,6 +211,10 @@ impl ToolContext {
                     .join(format!("catui-readonly-{}", std::process::id())),
             },
             confiner,
+            dry_run: Arc::new(DryRunArea::new(
+                crate::permissions::dry_run::default_root(),
+                &uuid::Uuid::new_v4().simple().to_string(),
+            )),
             grant: Grant::Explicit,
             todos: Arc::default(),
             values: ContextValues::default(),

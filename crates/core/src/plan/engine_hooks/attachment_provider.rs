@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use catui_protocol::Attachment;
+use catui_protocol::attachment::ReminderType;
 
 use crate::engine::{AttachmentContext, AttachmentProvider};
 use crate::plan::engine_hooks::attachments::{
@@ -82,6 +83,22 @@ impl AttachmentProvider for PlanAttachmentProvider {
             plan_exists: self.files.exists(ctx.agent_id),
         };
         let mut out = plan_attachments(&input, &self.state);
+        // With each full reminder: which commands run dry, and what that
+        // is for (checking the plan, citing the results in it).
+        let full = out.iter().any(|a| {
+            matches!(
+                a,
+                Attachment::PlanMode {
+                    reminder_type: ReminderType::Full,
+                    ..
+                }
+            )
+        });
+        if full && ctx.dry_run && ctx.agent_id.is_none() {
+            out.push(Attachment::Reminder {
+                text: crate::plan::prompts::dry_run_reminder().to_string(),
+            });
+        }
         // After auto mode ends, the model must ask again.
         out.extend(auto_mode_exit_attachments(
             &self.state,
@@ -116,6 +133,7 @@ mod tests {
             is_human_turn: true,
             agent_id: None,
             tools: &[],
+            dry_run: false,
         });
         for a in &found {
             let text = if engine_rendering {

@@ -320,6 +320,19 @@ pub fn plan_file_reference(
     reminders::plan_file_reference(plan_file_path, plan_content, approved, file_changed)
 }
 
+/// With each full reminder where plan mode runs commands dry: which
+/// commands do, what they are for, and that nothing of them survives.
+pub fn dry_run_reminder() -> &'static str {
+    "Checking the plan: a Bash command that is not read-only is not refused while planning but \
+runs as a dry run, in a throwaway copy of the project (and of your home directory) with no \
+network and the secret stores hidden. Use dry runs to check the plan: build, run the tests \
+to see the failure you plan to fix, try a migration. The copy lasts for this planning \
+session, so a build and then the tests see each other's output, and later commands (read-only \
+ones too) see the copy; Read, Grep and Glob still show the real project. Cite what the dry \
+runs showed in the plan (the command and its result). Nothing from a dry run survives: the \
+copy is thrown away when planning ends, and the real change still waits for approval."
+}
+
 /// Sent once after auto mode was switched off.
 pub fn auto_mode_exit_reminder() -> String {
     reminders::auto_mode_exit()

@@ -85,6 +85,8 @@ enum Want {
     Explicit,
     /// Confined to the working directories (acceptEdits' edits).
     Edits,
+    /// Plan mode's dry run in a throwaway copy.
+    DryRun,
     Ask,
     Deny,
     Classify,
@@ -95,6 +97,7 @@ fn got(d: &Decision) -> Want {
         Decision::Allow(Grant::ReadOnly) => Want::ReadOnly,
         Decision::Allow(Grant::Explicit) => Want::Explicit,
         Decision::Allow(Grant::Edits) => Want::Edits,
+        Decision::Allow(Grant::DryRun) => Want::DryRun,
         Decision::Ask { .. } => Want::Ask,
         Decision::Deny { .. } => Want::Deny,
         Decision::Classify { .. } => Want::Classify,

@@ -19,6 +19,7 @@ pub mod background;
 mod background_tests;
 #[cfg(test)]
 mod containment_tests;
+mod dry_run;
 #[cfg(test)]
 mod exfiltration_tests;
 pub mod groups;
@@ -164,8 +165,11 @@ fn describe(asking: Asking) -> String {
          read-only sandbox end with it).\n\
          - Commands that only read run without asking, in a read-only sandbox (writes only \
          to a private temporary directory and /dev/null, no network).{unconfined}\n\
-         - In plan mode only read-only commands may run, and writes outside a private \
-         temporary directory are blocked."
+         - In plan mode, commands that are not read-only run as dry runs where the system \
+         allows it: in a throwaway copy of the project (and home directory), no network; the \
+         result says so and lists what changed in the copy, and nothing of it survives \
+         planning. Where dry runs are not possible, only read-only commands may run in plan \
+         mode."
     )
 }
 
@@ -295,7 +299,13 @@ impl TypedTool for BashTool {
                 })?;
             return in_editor(ran, timeout_ms, &notes);
         }
-        let run = match run(&input.command, &cwd, timeout_ms, ctx).await? {
+        let policy = policy_for(ctx);
+        let before = match &policy {
+            SandboxPolicy::DryRun { .. } => Some(dry_run::Before::take(ctx, &policy)?),
+            _ => None,
+        };
+        let watch = before.as_ref().map(|b| (b.layers(), b.max_bytes));
+        let run = match run(&input.command, &cwd, timeout_ms, ctx, watch).await? {
             Outcome::Ran(run) => run,
             Outcome::Detached(shell) => return Ok(background_started(&shell, true)),
         };
@@ -309,10 +319,26 @@ impl TypedTool for BashTool {
         {
             notes.extend(notes::sandbox_notes(&run, ctx));
         }
-        match run.end {
-            End::Cancelled => Err(ToolError::Cancelled),
-            end => Ok(render(&run.output, end, timeout_ms, &notes)),
+        if let (End::ScratchFull, Some(before)) = (run.end, &before) {
+            notes.push(dry_run::over_limit(before.max_bytes));
         }
+        let output = match run.end {
+            End::Cancelled => return Err(ToolError::Cancelled),
+            end => render(&run.output, end, timeout_ms, &notes),
+        };
+        Ok(match before {
+            Some(before) => {
+                let code = match run.end {
+                    End::Exited(status) => status.code(),
+                    _ => None,
+                };
+                // Only the lines plan mode let run dry are the plan's
+                // evidence; read-only ones that saw the copy are not.
+                let record = ctx.grant == Grant::DryRun;
+                dry_run::finish(output, &before, ctx, &input.command, code, record)
+            }
+            None => output,
+        })
     }
 }
 
@@ -430,6 +456,9 @@ fn signal_number(name: &str) -> i32 {
 /// the private temp dir) when acceptEdits allowed it for its edits, else
 /// the session's.
 fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
+    if let Some(policy) = dry_run::policy(ctx) {
+        return policy;
+    }
     match ctx.grant {
         Grant::ReadOnly => ctx.read_only_sandbox.clone(),
         Grant::Edits => {
@@ -443,6 +472,11 @@ fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
             }
         }
         Grant::Explicit => ctx.sandbox_policy(),
+        // Decided above; a dry run never falls back to anything wider.
+        Grant::DryRun => SandboxPolicy::DryRun {
+            dirs: ctx.working_dirs(),
+            scratch: ctx.dry_run.scratch(),
+        },
     }
 }
 
@@ -458,6 +492,8 @@ enum End {
     Cancelled,
     /// The user sent it to the background.
     Detached,
+    /// A dry run's scratch area grew past its limit: it was stopped.
+    ScratchFull,
 }
 
 /// What became of a foreground command.
@@ -508,6 +544,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
                 "Command timed out after {timeout_ms} ms. {TIMEOUT_HINT}"
             ));
         }
+        End::ScratchFull => is_error = true,
         End::Cancelled | End::Detached => {}
     }
     parts.extend(trailing);
@@ -590,6 +627,10 @@ fn start(
     );
     let script_args = [OsString::from("-c"), OsString::from(script)];
     let policy = policy_for(ctx);
+    if matches!(policy, SandboxPolicy::DryRun { .. }) {
+        // From now on the planning session's commands see the copy.
+        ctx.dry_run.open();
+    }
     let secrets = ctx.secret_stores();
     let confinement = ctx.confiner.confinement(&policy, &secrets).map_err(|e| {
         ToolError::failed(format!(
@@ -657,6 +698,7 @@ async fn run(
     cwd: &Path,
     timeout_ms: u64,
     ctx: &ToolContext,
+    watch: Option<(Vec<catui_sandbox::overlay::Layer>, u64)>,
 ) -> Result<Outcome, ToolError> {
     // The user may send it to the background (not a read-only agent's:
     // such an agent has no BashOutput or KillShell to follow it with).
@@ -706,6 +748,12 @@ async fn run(
         _ = tokio::time::sleep(Duration::from_millis(timeout_ms)) => End::TimedOut,
         _ = ctx.cancel.cancelled() => End::Cancelled,
         _ = detached.cancelled() => End::Detached,
+        _ = async {
+            match watch {
+                Some((layers, max)) => dry_run::watch(layers, max).await,
+                None => std::future::pending().await,
+            }
+        } => End::ScratchFull,
     };
     drop(foreground);
     if let (End::Detached, Some(shells)) = (end, shells) {
@@ -758,7 +806,7 @@ async fn run(
             group.pgid = None;
             DRAIN_AFTER_EXIT
         }
-        End::TimedOut | End::Cancelled | End::Detached => {
+        End::TimedOut | End::Cancelled | End::Detached | End::ScratchFull => {
             group.kill();
             // Reap the shell so no zombie is left behind.
             let _ = child.wait().await;
@@ -775,7 +823,7 @@ async fn run(
     let output = buffer.map(|(b, _)| b.render()).unwrap_or_default();
     let final_cwd = match end {
         End::Exited(_) => pipes::read_cwd(cwd_reader).await,
-        End::TimedOut | End::Cancelled | End::Detached => None,
+        End::TimedOut | End::Cancelled | End::Detached | End::ScratchFull => None,
     };
     Ok(Outcome::Ran(Run {
         output,

@@ -1,0 +1,210 @@
+//! The session's dry runs: the scratch area a planning session's commands
+//! write into instead of the project (crate `catui-sandbox`, module
+//! `overlay`, mounts it), the commands that ran there and how they ended
+//! (the evidence shown with the plan), and the text that tells the model
+//! what a dry run changed.
+//!
+//! One scratch area per session, created by the first dry run and kept
+//! while plan mode lasts, so that a build and then the tests see each
+//! other's output; it is removed when plan mode ends (approved, parked,
+//! left), when the session ends, and — for a catui that was killed — by
+//! the next catui to start ([`sweep`]). Its directory is named by the pid
+//! of the catui that made it, which is how a dead one's is told apart.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use catui_sandbox::overlay::Changes;
+
+use crate::sync::lock;
+
+/// The largest scratch area by default, in MiB (`dryRun.maxScratchMiB`).
+pub const DEFAULT_MAX_SCRATCH_MIB: u64 = 2048;
+
+/// How many changed paths a result names.
+const NAMED: usize = 20;
+
+/// The line a dry run's result starts with.
+pub const DRY_RUN_HEADER: &str = "Dry run: this command ran in a throwaway copy of the project \
+    (no network, secrets hidden); the project itself is unchanged, and nothing from the copy \
+    survives the end of planning.";
+
+/// One command that ran dry, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DryRunRecord {
+    pub command: String,
+    /// `None` when it was stopped (time limit, scratch limit, interrupt).
+    pub exit_code: Option<i32>,
+    /// A few words on the outcome ("2 failures"), when the output said.
+    pub note: Option<String>,
+}
+
+/// The session's scratch area and what ran in it.
+#[derive(Debug)]
+pub struct DryRunArea {
+    /// Where every catui of this user keeps its scratch areas.
+    root: PathBuf,
+    /// Name of this session's area beneath `root`.
+    name: String,
+    state: Mutex<State>,
+    /// `dryRun.maxScratchMiB`, in bytes.
+    max_bytes: Mutex<u64>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Whether the area exists (a dry run made it).
+    made: bool,
+    records: Vec<DryRunRecord>,
+}
+
+/// Where the scratch areas of this user live: beside the temp dirs, never
+/// inside a project or home (overlayfs refuses layers inside one another).
+pub fn default_root() -> PathBuf {
+    // SAFETY: geteuid has no preconditions.
+    #[allow(unsafe_code)]
+    let uid = unsafe { libc::geteuid() };
+    std::env::temp_dir().join(format!("catui-dryrun-{uid}"))
+}
+
+impl DryRunArea {
+    /// The area of session `session_id` beneath `root` (not created yet).
+    pub fn new(root: PathBuf, session_id: &str) -> Self {
+        let id: String = session_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .take(40)
+            .collect();
+        DryRunArea {
+            root,
+            name: format!("{}-{id}", std::process::id()),
+            state: Mutex::default(),
+            max_bytes: Mutex::new(DEFAULT_MAX_SCRATCH_MIB * 1024 * 1024),
+        }
+    }
+
+    /// The scratch directory (whether or not it exists yet).
+    pub fn scratch(&self) -> PathBuf {
+        self.root.join(&self.name)
+    }
+
+    /// Notes that a dry run is about to use the area (it is created by the
+    /// sandbox, private).
+    pub fn open(&self) -> PathBuf {
+        lock(&self.state).made = true;
+        self.scratch()
+    }
+
+    /// Whether a dry run has made the area (then every command of the
+    /// planning session sees the project through it).
+    pub fn exists(&self) -> bool {
+        lock(&self.state).made
+    }
+
+    /// The size limit of the area, in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        *lock(&self.max_bytes)
+    }
+
+    /// Sets the size limit (`dryRun.maxScratchMiB`).
+    pub fn set_max_mib(&self, mib: u64) {
+        *lock(&self.max_bytes) = mib.saturating_mul(1024 * 1024);
+    }
+
+    /// Remembers how a dry run ended.
+    pub fn record(&self, record: DryRunRecord) {
+        lock(&self.state).records.push(record);
+    }
+
+    /// The dry runs since the area was last discarded, in order.
+    pub fn records(&self) -> Vec<DryRunRecord> {
+        lock(&self.state).records.clone()
+    }
+
+    /// Removes the area and forgets its runs (plan mode ended).
+    pub fn discard(&self) {
+        let mut state = lock(&self.state);
+        state.made = false;
+        state.records.clear();
+        drop(state);
+        if let Err(e) = catui_sandbox::overlay::remove(&self.scratch()) {
+            tracing::warn!("could not remove the dry run's scratch area: {e}");
+        }
+    }
+}
+
+impl Drop for DryRunArea {
+    fn drop(&mut self) {
+        let _ = catui_sandbox::overlay::remove(&self.scratch());
+    }
+}
+
+/// Removes the scratch areas beneath `root` whose catui is gone (killed
+/// before it could remove its own). Areas are named `PID-…`.
+pub fn sweep(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid > 0 && !alive(pid) {
+            let _ = catui_sandbox::overlay::remove(&entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists.
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The text a dry run's result ends with: what the command changed in
+/// the copy, counted, the first few named (relative to `root` when
+/// inside it).
+pub fn describe_changes(changes: &Changes, root: &Path) -> String {
+    if changes.is_empty() {
+        return "Changes in the copy: none.".to_string();
+    }
+    let show = |p: &Path| match p.strip_prefix(root) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        _ => p.display().to_string(),
+    };
+    let mut named: Vec<String> = Vec::new();
+    for (sign, paths) in [
+        ("+", &changes.added),
+        ("~", &changes.modified),
+        ("-", &changes.deleted),
+    ] {
+        for p in paths {
+            if named.len() < NAMED {
+                named.push(format!("{sign} {}", show(p)));
+            }
+        }
+    }
+    let more = changes.len().saturating_sub(named.len());
+    let mut text = format!(
+        "Changes in the copy: {} added, {} modified, {} deleted:\n{}",
+        changes.added.len(),
+        changes.modified.len(),
+        changes.deleted.len(),
+        named.join("\n")
+    );
+    if more > 0 {
+        text.push_str(&format!("\n… and {more} more"));
+    }
+    text
+}
+
+#[cfg(test)]
+#[path = "dry_run_tests.rs"]
+mod tests;

@@ -1,0 +1,178 @@
+//! Bash's side of a dry run: which calls run in the throwaway copy, the
+//! watch on the scratch area's size while one runs, and the result that
+//! tells the model it was a dry run and what the command changed in the
+//! copy (the session's area itself is `permissions::dry_run`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use catui_protocol::PermissionMode;
+use catui_sandbox::overlay::{Changes, Layer, Snapshot};
+
+use super::super::{ToolContext, ToolError, ToolOutput};
+use crate::permissions::Grant;
+use crate::permissions::dry_run::{DRY_RUN_HEADER, DryRunRecord, describe_changes};
+use crate::permissions::sandbox::SandboxPolicy;
+
+/// How often the scratch area's size is looked at while a dry run runs.
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+
+/// The dry-run policy of this call, if it runs dry: plan mode let it run
+/// as one, or — once a dry run made the scratch area — any confined
+/// command of the planning session, so that it sees what earlier dry runs
+/// built.
+pub(super) fn policy(ctx: &ToolContext) -> Option<SandboxPolicy> {
+    let dry = match ctx.grant {
+        Grant::DryRun => true,
+        Grant::ReadOnly => ctx.dry_run.exists() && ctx.permission_mode() == PermissionMode::Plan,
+        Grant::Edits | Grant::Explicit => false,
+    };
+    dry.then(|| SandboxPolicy::DryRun {
+        dirs: ctx.working_dirs(),
+        scratch: ctx.dry_run.scratch(),
+    })
+}
+
+/// A dry run about to start: the overlays' layers and what they held.
+pub(super) struct Before {
+    layers: Vec<Layer>,
+    snapshot: Snapshot,
+    /// The size limit of the scratch area, in bytes.
+    pub(super) max_bytes: u64,
+}
+
+impl Before {
+    /// Looks at the scratch area before the command of `policy` runs.
+    pub(super) fn take(ctx: &ToolContext, policy: &SandboxPolicy) -> Result<Before, ToolError> {
+        let secrets = ctx.secret_stores();
+        let layers = ctx
+            .confiner
+            .confinement(policy, &secrets)
+            .map_err(|e| ToolError::failed(format!("Could not prepare the dry run: {e}")))?
+            .map(|c| c.overlays())
+            .unwrap_or_default();
+        let snapshot = Snapshot::take(&layers);
+        Ok(Before {
+            layers,
+            snapshot,
+            max_bytes: ctx.dry_run.max_bytes(),
+        })
+    }
+
+    /// The layers, for the size watch.
+    pub(super) fn layers(&self) -> Vec<Layer> {
+        self.layers.clone()
+    }
+}
+
+/// Returns once the upper layers of `layers` hold more than `max_bytes`
+/// (never otherwise): the caller stops the command then.
+pub(super) async fn watch(layers: Vec<Layer>, max_bytes: u64) {
+    loop {
+        tokio::time::sleep(WATCH_EVERY).await;
+        let layers = layers.clone();
+        let bytes = tokio::task::spawn_blocking(move || Snapshot::take(&layers).bytes)
+            .await
+            .unwrap_or(0);
+        if bytes > max_bytes {
+            return;
+        }
+    }
+}
+
+/// What the model is told about a scratch area that grew past its limit.
+pub(super) fn over_limit(max_bytes: u64) -> String {
+    format!(
+        "The dry run was stopped: its scratch area grew past {} MiB (settings \
+         `dryRun.maxScratchMiB`). Check the plan with a smaller command (one test, one \
+         package).",
+        max_bytes / (1024 * 1024)
+    )
+}
+
+/// Wraps the result of a dry run: the header line first, what changed in
+/// the copy last, and the run recorded for the plan's approval.
+pub(super) fn finish(
+    mut output: ToolOutput,
+    before: &Before,
+    ctx: &ToolContext,
+    command: &str,
+    exit_code: Option<i32>,
+    record: bool,
+) -> ToolOutput {
+    let after = Snapshot::take(&before.layers);
+    let changes = Changes::between(&before.snapshot, &after);
+    let root: PathBuf = ctx.project_root.clone();
+    let root = root.canonicalize().unwrap_or(root);
+    let note = outcome_note(&output.content);
+    output.content = format!(
+        "{DRY_RUN_HEADER}\n{}\n{}",
+        output.content,
+        describe_changes(&changes, &root)
+    );
+    if record {
+        ctx.dry_run.record(DryRunRecord {
+            command: command.to_string(),
+            exit_code,
+            note,
+        });
+    }
+    output
+}
+
+/// A few words on a test run's outcome, when the output says how many
+/// tests failed (`test result: FAILED. 3 passed; 2 failed`, `FAILED
+/// (failures=2)`, `2 failed`).
+fn outcome_note(output: &str) -> Option<String> {
+    let number_before = |text: &str, word: &str| -> Option<u64> {
+        let at = text.rfind(word)?;
+        let digits: String = text[..at]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<char>>()
+            .into_iter()
+            .rev()
+            .collect();
+        digits.parse().ok()
+    };
+    let number_after = |text: &str, key: &str| -> Option<u64> {
+        let at = text.rfind(key)? + key.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    };
+    let failures = number_after(output, "failures=")
+        .map(|n| n + number_after(output, "errors=").unwrap_or(0))
+        .or_else(|| number_before(output, " failed"))
+        .or_else(|| number_before(output, " failures"))?;
+    Some(match failures {
+        1 => "1 failure".to_string(),
+        n => format!("{n} failures"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outcome_note;
+
+    #[test]
+    fn failures_are_counted_from_common_test_runners() {
+        assert_eq!(
+            outcome_note("test result: FAILED. 3 passed; 2 failed; 0 ignored").as_deref(),
+            Some("2 failures")
+        );
+        assert_eq!(
+            outcome_note("Ran 4 tests\n\nFAILED (failures=1, errors=1)").as_deref(),
+            Some("2 failures")
+        );
+        assert_eq!(
+            outcome_note("== 1 failed, 3 passed in 0.1s ==").as_deref(),
+            Some("1 failure")
+        );
+        assert_eq!(outcome_note("all good"), None);
+    }
+}
