@@ -120,7 +120,7 @@ fn esc_in_the_plan_dialog_stops_and_sends_nothing() {
 }
 
 #[test]
-fn the_permission_hint_is_whole_at_80_columns_and_esc_stops() {
+fn the_permission_prompt_offers_the_real_command_with_a_whole_hint_and_esc_stops() {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
         let s = setup_sized(
@@ -140,6 +140,12 @@ fn the_permission_hint_is_whole_at_80_columns_and_esc_stops() {
         s.tmux.type_text("write the numbers");
         s.tmux.keys(&["Enter"]);
         let screen = s.tmux.wait_text("Do you want to proceed?");
+        // "Don't ask again" names the command that really runs.
+        assert!(
+            screen.contains("don't ask again for Bash(tee:*) this session"),
+            "{screen}"
+        );
+        assert!(!screen.contains("Bash(for"), "{screen}");
         let hint = screen
             .lines()
             .find(|l| l.contains("choose"))

@@ -62,8 +62,9 @@ pub struct PermissionDialog {
     pub request: PermissionRequest,
     title: String,
     body: Vec<Line<'static>>,
-    /// The rule that option 2 adds, as (toolName, ruleContent).
-    rule: (String, Option<String>),
+    /// The rules option 2 adds, as (toolName, ruleContents): none for
+    /// the whole tool, else one per content.
+    rule: (String, Vec<String>),
     /// The options and the "No" note field.
     pub choice: ChoiceDialog,
     /// Scrolling through a body that does not fit: the first row shown.
@@ -76,14 +77,16 @@ fn str_field<'a>(input: &'a Value, key: &str) -> &'a str {
     input.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// The prefix rule for a command: the program plus its subcommand when it
-/// has one (`git diff:*`, `npm test:*`, `ls:*`).
-fn bash_rule(command: &str) -> Option<String> {
-    let mut words = command.split_whitespace();
+/// The prefix rule for one command's words: the program plus its
+/// subcommand when it has one (`git diff:*`, `npm test:*`, `ls:*`).
+fn prefix_rule(argv: &[String]) -> Option<String> {
+    let mut words = argv.iter().map(String::as_str);
     let program = words.next()?;
     let is_word = |w: &str| {
-        w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        !w.is_empty()
+            && w
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     };
     if !is_word(program) {
         return None;
@@ -92,6 +95,34 @@ fn bash_rule(command: &str) -> Option<String> {
         Some(sub) if !sub.starts_with('-') && is_word(sub) => Some(format!("{program} {sub}:*")),
         _ => Some(format!("{program}:*")),
     }
+}
+
+/// The prefix rules "don't ask again" adds for a command line: one for
+/// each command that really runs and needs asking (`tee` in `for i in …;
+/// do echo $i | tee -a f; done`, not `for i`), as the shell analysis
+/// finds them. Empty when one of them has no rule a prefix can name
+/// (`./build.sh`).
+fn bash_rules(command: &str) -> Vec<String> {
+    let analysis = catui_core::permissions::shell::analyze(command);
+    let asking: Vec<_> = analysis
+        .commands
+        .iter()
+        .filter(|c| !c.is_read_only())
+        .collect();
+    let commands: Vec<_> = if asking.is_empty() {
+        analysis.commands.iter().collect()
+    } else {
+        asking
+    };
+    let mut rules: Vec<String> = Vec::new();
+    for c in commands {
+        match prefix_rule(&c.argv) {
+            Some(rule) if !rules.contains(&rule) => rules.push(rule),
+            Some(_) => {}
+            None => return Vec::new(),
+        }
+    }
+    rules
 }
 
 /// The path as the user knows it: relative to the working directory, or
@@ -174,7 +205,7 @@ impl PermissionDialog {
                 (
                     "Bash command".to_string(),
                     body,
-                    (name.to_string(), bash_rule(command)),
+                    (name.to_string(), bash_rules(command)),
                 )
             }
             "Edit" => {
@@ -188,7 +219,7 @@ impl PermissionDialog {
                 (
                     format!("Edit {}", shown_path(path)),
                     body,
-                    (name.to_string(), None),
+                    (name.to_string(), Vec::new()),
                 )
             }
             "Write" => {
@@ -207,7 +238,7 @@ impl PermissionDialog {
                 (
                     format!("{verb} {}", shown_path(path)),
                     body,
-                    (name.to_string(), None),
+                    (name.to_string(), Vec::new()),
                 )
             }
             _ => {
@@ -217,7 +248,7 @@ impl PermissionDialog {
                     Style::default().add_modifier(Modifier::BOLD),
                 )];
                 body.extend(raw.lines().map(|l| Line::raw(format!("  {}", inline(l)))));
-                (format!("Tool use: {name}"), body, (name.to_string(), None))
+                (format!("Tool use: {name}"), body, (name.to_string(), Vec::new()))
             }
         };
         let title = match &request.agent_id {
@@ -238,15 +269,12 @@ impl PermissionDialog {
     }
 
     fn rule_label(&self) -> String {
-        match (&self.rule.0, &self.rule.1) {
-            (tool, Some(content)) => {
-                format!("Yes, and don't ask again for {tool}({content}) this session")
-            }
-            (tool, None) if matches!(tool.as_str(), "Edit" | "Write") => {
-                format!("Yes, and don't ask again for {tool} this session")
-            }
-            (tool, None) => format!("Yes, and don't ask again for {tool} this session"),
+        let (tool, contents) = &self.rule;
+        if contents.is_empty() {
+            return format!("Yes, and don't ask again for {tool} this session");
         }
+        let rules: Vec<String> = contents.iter().map(|c| format!("{tool}({c})")).collect();
+        format!("Yes, and don't ask again for {} this session", rules.join(" and "))
     }
 
     fn options(&self) -> Vec<String> {
@@ -264,17 +292,22 @@ impl PermissionDialog {
                 updated_permissions: None,
             }),
             1 => {
-                let mut rule = json!({ "toolName": self.rule.0 });
-                if let Some(content) = &self.rule.1 {
-                    rule["ruleContent"] = json!(content);
-                }
+                let (tool, contents) = &self.rule;
+                let rules: Vec<Value> = if contents.is_empty() {
+                    vec![json!({ "toolName": tool })]
+                } else {
+                    contents
+                        .iter()
+                        .map(|c| json!({ "toolName": tool, "ruleContent": c }))
+                        .collect()
+                };
                 DialogOutcome::Answer(PermissionAnswer::Allow {
                     updated_input: None,
                     updated_permissions: Some(json!([{
                         "type": "addRules",
                         "behavior": "allow",
                         "destination": "session",
-                        "rules": [rule],
+                        "rules": rules,
                     }])),
                 })
             }
@@ -546,12 +579,18 @@ mod tests {
 
     #[test]
     fn rules_for_commands() {
+        assert_eq!(bash_rules("npm test -- --watch"), ["npm test:*"]);
+        assert_eq!(bash_rules("ls -la"), ["ls:*"]);
+        assert!(bash_rules("./build.sh").is_empty());
+        // The commands that really run, not the loop's words.
         assert_eq!(
-            bash_rule("npm test -- --watch").as_deref(),
-            Some("npm test:*")
+            bash_rules("for i in 1 2 3; do echo $i | tee -a out.txt; done"),
+            ["tee:*"]
         );
-        assert_eq!(bash_rule("ls -la").as_deref(), Some("ls:*"));
-        assert_eq!(bash_rule("./build.sh"), None);
+        assert_eq!(
+            bash_rules("cargo build && rm -rf target/tmp"),
+            ["cargo build:*", "rm:*"]
+        );
     }
 
     #[test]
