@@ -174,3 +174,48 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works()
         quit_and_check_terminal(&s);
     }
 }
+
+/// Clears the pane and its scrollback, so only the next run's output is
+/// there to be found.
+fn clear_pane(s: &Setup) {
+    s.tmux.type_text("clear");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_screen("a cleared screen", |sc| {
+        !sc.contains("catui-exit") && sc.contains(SHELL_PROMPT.trim_end())
+    });
+    assert!(s.tmux.run(&["clear-history", "-t", "e2e"]).status.success());
+}
+
+#[test]
+fn a_resumed_session_marks_a_failed_command_as_the_live_one_did() {
+    require_tmux();
+    let s = setup_sized(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "echo broken-build >&2; exit 3"}),
+                ))
+                .turn(Turn::text("FAILED-ANSWER: the build broke."))
+        },
+        None,
+        (80, 24),
+    );
+    launch(&s);
+    s.tmux.type_text("build it");
+    s.tmux.keys(&["Enter"]);
+    let live = s.tmux.wait_history("FAILED-ANSWER");
+    assert!(live.contains("✗ Bash(echo broken-build"), "{live}");
+    quit_and_check_terminal(&s);
+
+    clear_pane(&s);
+    launch_with_pid(&s, "--continue", false);
+    let replay = s.tmux.wait_history("FAILED-ANSWER");
+    assert!(
+        replay.contains("✗ Bash(echo broken-build"),
+        "the replay keeps the failure's mark:\n{replay}"
+    );
+    assert!(!replay.contains("● Bash(echo broken-build"), "{replay}");
+    quit_and_check_terminal(&s);
+}

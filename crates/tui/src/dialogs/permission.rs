@@ -84,8 +84,7 @@ fn prefix_rule(argv: &[String]) -> Option<String> {
     let program = words.next()?;
     let is_word = |w: &str| {
         !w.is_empty()
-            && w
-                .chars()
+            && w.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     };
     if !is_word(program) {
@@ -248,7 +247,11 @@ impl PermissionDialog {
                     Style::default().add_modifier(Modifier::BOLD),
                 )];
                 body.extend(raw.lines().map(|l| Line::raw(format!("  {}", inline(l)))));
-                (format!("Tool use: {name}"), body, (name.to_string(), Vec::new()))
+                (
+                    format!("Tool use: {name}"),
+                    body,
+                    (name.to_string(), Vec::new()),
+                )
             }
         };
         let title = match &request.agent_id {
@@ -274,7 +277,10 @@ impl PermissionDialog {
             return format!("Yes, and don't ask again for {tool} this session");
         }
         let rules: Vec<String> = contents.iter().map(|c| format!("{tool}({c})")).collect();
-        format!("Yes, and don't ask again for {} this session", rules.join(" and "))
+        format!(
+            "Yes, and don't ask again for {} this session",
+            rules.join(" and ")
+        )
     }
 
     fn options(&self) -> Vec<String> {

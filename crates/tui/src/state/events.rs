@@ -289,7 +289,11 @@ impl AppState {
                 if let Some(tool) = self.transcript.tool_mut(tool_use_id)
                     && matches!(tool.status, ToolStatus::Pending | ToolStatus::Running)
                 {
-                    tool.status = if *is_error {
+                    // A command's exit is in its result: the replay marks
+                    // it as the live run did.
+                    let failed = tool.name == catui_protocol::tool_names::BASH
+                        && catui_core::tools::bash::result_failed(&content.as_text());
+                    tool.status = if *is_error || failed {
                         ToolStatus::Failed
                     } else {
                         ToolStatus::Done

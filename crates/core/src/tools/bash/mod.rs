@@ -519,6 +519,25 @@ struct Confined {
     network: bool,
 }
 
+/// Whether a result `render` wrote is of a command that failed in the
+/// user's eyes (exited non-zero, killed): what `ToolOutput::failed` said
+/// when it ran, read back from a stored transcript so that a resumed
+/// session shows the same mark as the live one.
+pub fn result_failed(content: &str) -> bool {
+    let Some(last) = content
+        .lines()
+        .rev()
+        .find(|l| !l.starts_with("Note:") && !l.trim().is_empty())
+    else {
+        return false;
+    };
+    last.starts_with("Killed by signal ")
+        || last.starts_with("The command ended abnormally")
+        || last
+            .strip_prefix("Exit code: ")
+            .is_some_and(|code| !code.starts_with("0"))
+}
+
 /// The text the model receives.
 fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutput {
     let (trailing, leading): (Vec<String>, Vec<String>) =
