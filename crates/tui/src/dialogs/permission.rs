@@ -113,9 +113,17 @@ fn bash_rules(command: &str) -> Vec<String> {
     } else {
         asking
     };
+    // Several commands: each by its program alone (`touch:*` for a line of
+    // touches), so the offer stays short.
+    let several = commands.len() > 1;
     let mut rules: Vec<String> = Vec::new();
     for c in commands {
-        match prefix_rule(&c.argv) {
+        let argv = if several {
+            &c.argv[..c.argv.len().min(1)]
+        } else {
+            &c.argv[..]
+        };
+        match prefix_rule(argv) {
             Some(rule) if !rules.contains(&rule) => rules.push(rule),
             Some(_) => {}
             None => return Vec::new(),
@@ -595,8 +603,9 @@ mod tests {
         );
         assert_eq!(
             bash_rules("cargo build && rm -rf target/tmp"),
-            ["cargo build:*", "rm:*"]
+            ["cargo:*", "rm:*"]
         );
+        assert_eq!(bash_rules("touch a; touch b; touch c"), ["touch:*"]);
     }
 
     #[test]
