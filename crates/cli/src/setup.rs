@@ -301,6 +301,11 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         agents: background_agents,
     };
     let stream_json = args.output_format == crate::args::OutputFormat::StreamJson;
+    if stream_json {
+        // `init` reports the servers as the model will get them: connected
+        // with their tools, or failed (bounded by their startup timeout).
+        mcp.settled().await;
+    }
     let init = stream_json.then(|| {
         headless::init_event(
             &info,

@@ -458,6 +458,48 @@ fn one_shot_query_offers_mcp_tools_in_its_first_request() {
     sdk_cases::mcp_one_shot(scenario);
 }
 
+/// A small stdio MCP server (the `mcp` package the SDK depends on).
+const TINY_MCP: &str = r#"from mcp.server.mcpserver import MCPServer
+app = MCPServer("tiny")
+
+@app.tool()
+def shout(text: str) -> str:
+    """Returns the text in capitals."""
+    return text.upper()
+
+if __name__ == "__main__":
+    app.run()
+"#;
+
+#[test]
+#[ignore = "needs the Python SDK venv; .ci/run runs it"]
+fn init_shows_a_configured_mcp_server_connected_with_its_tools() {
+    let sb = Sandbox::new();
+    sb.write("tiny_mcp.py", TINY_MCP);
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
+    let facts = scenario(&sb, &server, "mcp_init");
+    let servers = facts["mcp_servers"].as_array().unwrap();
+    let tiny = servers
+        .iter()
+        .find(|s| s["name"] == "tiny")
+        .unwrap_or_else(|| panic!("{facts}"));
+    assert_eq!(tiny["status"], "connected", "{facts}");
+    let tools: Vec<&str> = tiny["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["shout"], "{facts}");
+    assert!(
+        facts["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("mcp__tiny__shout")),
+        "{facts}"
+    );
+}
+
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn application_agents_become_agent_types() {

@@ -185,7 +185,8 @@ pub struct InitEvent {
     /// `OPENAI_API_KEY`) or `none`.
     #[serde(rename = "apiKeySource")]
     pub api_key_source: String,
-    /// Always empty: catui has no MCP servers.
+    /// The MCP servers and their state once they settled (bounded by their
+    /// startup timeout): `connected` with their tools, `failed`, `pending`.
     pub mcp_servers: Vec<Value>,
     /// Slash commands a user turn may start with, without the `/`.
     pub slash_commands: Vec<String>,

@@ -252,19 +252,30 @@ pub fn init_event(
     mcp: &catui_core::mcp::McpManager,
     agents: Vec<String>,
 ) -> OutputEvent {
+    let servers = mcp.status();
+    // The connected servers' tools too: what the first request offers.
+    let mut tools = info.tools.clone();
+    for server in &servers {
+        for (tool, ..) in &server.tool_list {
+            let name = catui_protocol::mcp_name::tool_name(&server.name, tool);
+            if !tools.contains(&name) {
+                tools.push(name);
+            }
+        }
+    }
     OutputEvent::System(SystemEvent::Init(Box::new(InitEvent {
         session_id: info.session_id.clone(),
         cwd: info.cwd.clone(),
         model: info.model.clone(),
         permission_mode: mode,
         permission_mode_sdk: mode,
-        tools: info.tools.clone(),
+        tools,
         plan_file,
         sandbox: info.sandbox.clone(),
         settings_warnings: info.settings_warnings.clone(),
         claude_code_version: env!("CARGO_PKG_VERSION").to_string(),
         api_key_source: api_key_source().to_string(),
-        mcp_servers: mcp.status().iter().map(|s| s.to_json()).collect(),
+        mcp_servers: servers.iter().map(|s| s.to_json()).collect(),
         slash_commands: catui_core::engine::slash_commands::COMMANDS
             .iter()
             .map(|(name, _)| name.to_string())

@@ -550,6 +550,18 @@ async def mcp_one_shot():
     report(result=result.result)
 
 
+async def mcp_init():
+    """A stdio MCP server the application configures is `connected` with
+    its tools in the `init` message, as the model will get it."""
+    server = os.path.join(PROJECT, "tiny_mcp.py")
+    opts = options(
+        mcp_servers={"tiny": {"type": "stdio", "command": sys.executable, "args": [server]}},
+    )
+    messages = [m async for m in query(prompt="hi", options=opts)]
+    init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+    report(mcp_servers=init.data["mcp_servers"], tools=init.data["tools"])
+
+
 async def agents():
     """Agent types defined by the application (sent in `initialize`); a
     read-only one runs in plan mode without asking."""
@@ -639,6 +651,7 @@ SCENARIOS = {
     "sources_user": lambda: setting_sources(["user"]),
     "sources_project": lambda: setting_sources(["project", "local"]),
     "mcp_one_shot": mcp_one_shot,
+    "mcp_init": mcp_init,
     "agents": agents,
     "structured_output": structured_output,
     "system_prompt_string": system_prompt_string,

@@ -1,7 +1,8 @@
 //! What the servers offer the session's conversations: their tools as a
 //! [`ToolSource`] (with the servers still starting as arrivals the next
 //! request waits for), and the lists again when a server says they changed
-//! (`notifications/tools/list_changed`, `prompts/list_changed`).
+//! (`notifications/tools/list_changed`, `prompts/list_changed`), and
+//! waiting for the servers to settle ([`McpManager::settled`]).
 
 use std::sync::Arc;
 
@@ -13,7 +14,42 @@ use super::{McpManager, Server, State, tool};
 use crate::tools::Tool;
 use crate::tools::registry::{Arriving, ToolSource};
 
+/// How long past a server's startup deadline [`McpManager::settled`]
+/// waits at most: the server's own timeout reports it failed within this.
+const SETTLE_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl McpManager {
+    /// Waits until no server is still starting, each at most until its
+    /// startup deadline: then [`McpManager::status`] is what the model
+    /// will be offered (the SDK's `init` reports it). In-process SDK
+    /// servers are not waited for: they start through the application's
+    /// control channel, which the caller has not opened yet. Returns at
+    /// once when nothing is starting (no servers: no cost).
+    pub async fn settled(&self) {
+        loop {
+            // Subscribed before looking, so no change is missed between.
+            let changed = ToolSource::changed(self);
+            let now = std::time::Instant::now();
+            let until = lock(&self.inner.servers)
+                .iter()
+                .filter(|s| {
+                    s.state == State::Pending
+                        && !matches!(s.spec.transport, super::config::Transport::Sdk)
+                })
+                .filter_map(|s| s.deadline)
+                .map(|d| d + SETTLE_GRACE)
+                .filter(|d| *d > now)
+                .max();
+            let Some(until) = until else {
+                break;
+            };
+            tokio::select! {
+                _ = changed => {}
+                _ = tokio::time::sleep_until(until.into()) => {}
+            }
+        }
+    }
+
     /// What runs when server `name` (this attempt) says its lists changed.
     pub(super) fn on_lists_changed(&self, name: &str, generation: u64) -> ListsChanged {
         let inner = Arc::downgrade(&self.inner);
