@@ -9,7 +9,6 @@ use futures::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-#[path = "auto_review.rs"]
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
@@ -300,10 +299,22 @@ async fn authorize(
                 suggestion: suggestion.map(|rule| rule.to_string()),
                 declined,
             };
-            ask_user(engine, ctx, id, name, input, call, question).await
+            let held = HeldCall {
+                id,
+                name,
+                input,
+                call,
+            };
+            ask_user(engine, ctx, held, question).await
         }
         Decision::Classify { reason, fallback } => {
-            auto_review::classify(engine, ctx, id, name, input, call, reason, *fallback).await
+            let held = HeldCall {
+                id,
+                name,
+                input,
+                call,
+            };
+            auto_review::classify(engine, ctx, held, reason, *fallback).await
         }
     }
 }
@@ -311,6 +322,17 @@ async fn authorize(
 /// How many times a changed text is presented again within one call before
 /// a stale approval is left to the tool to refuse.
 const MAX_REPRESENTATIONS: usize = 3;
+
+/// A parsed call waiting for a decision about it (the user's, or auto
+/// mode's classifier's): what is carried from the permission check to
+/// whoever decides.
+pub(super) struct HeldCall<'a> {
+    pub(super) id: String,
+    pub(super) name: String,
+    /// The input as the model sent it.
+    pub(super) input: &'a Value,
+    pub(super) call: ParsedCall,
+}
 
 /// What the user is asked about a call: why, and the rule that would
 /// allow calls like it from now on.
@@ -327,12 +349,15 @@ pub(super) struct Question {
 async fn ask_user(
     engine: &Engine,
     ctx: &ToolContext,
-    id: String,
-    name: String,
-    input: &Value,
-    call: ParsedCall,
+    held: HeldCall<'_>,
     question: Question,
 ) -> Slot {
+    let HeldCall {
+        id,
+        name,
+        input,
+        call,
+    } = held;
     let mut reason = question.reason;
     let question_declined = question.declined;
     let mut asked = 0;

@@ -38,6 +38,8 @@ pub struct ReadInput {
     #[serde(default)]
     pub offset: Option<u64>,
     /// How many lines to show (default 2000).
+    // The number is `DEFAULT_LIMIT`'s (a derive reads only literals here);
+    // read_tests.rs checks the two agree.
     #[serde(default)]
     pub limit: Option<u64>,
     /// PDFs only: the pages to read as text, e.g. "3", "1-5" or "7-" (to the end). For long documents.
@@ -52,21 +54,22 @@ impl TypedTool for ReadTool {
         tool_names::READ
     }
     fn description(&self) -> String {
-        "Shows the contents of a file from the local filesystem.\n\
+        format!(
+            "Shows the contents of a file from the local filesystem.\n\
          \n\
          - `file_path` may be absolute or relative to the project root.\n\
          - Lines are numbered like `cat -n`: the line number, a tab, then the line. The number and \
            tab are not part of the file; leave them out when you quote lines in Edit.\n\
-         - Up to 2000 lines are shown from the start of the file. For long files, pass `offset` \
+         - Up to {DEFAULT_LIMIT} lines are shown from the start of the file. For long files, pass `offset` \
            (first line, 1-based) and `limit` (line count) to read another part; the output says \
            when there is more.\n\
-         - Lines longer than 2000 characters are cut short.\n\
+         - Lines longer than {MAX_LINE_CHARS} characters are cut short.\n\
          - Images (PNG, JPEG, GIF, WebP) are shown to you as images, and PDFs as documents \
            where the model can take them, else as their pages' text. For a long PDF pass \
            `pages` (\"1-5\") to read those pages' text. Other binary files are refused.\n\
          - Directories cannot be read: use Glob, or `ls` through Bash.\n\
          - You can read several files at once by calling Read several times in one message."
-            .into()
+        )
     }
     fn is_read_only(&self, _: &ReadInput) -> bool {
         true
@@ -88,9 +91,9 @@ impl TypedTool for ReadTool {
             ));
         }
         if input.limit == Some(0) {
-            return Err(ToolError::invalid(
-                "limit must be at least 1 (or left out for the default of 2000 lines).",
-            ));
+            return Err(ToolError::invalid(format!(
+                "limit must be at least 1 (or left out for the default of {DEFAULT_LIMIT} lines)."
+            )));
         }
         Ok(())
     }

@@ -271,3 +271,20 @@ async fn pages_is_for_pdfs_only() {
     .await;
     assert!(err.contains("PDF files only"), "{err}");
 }
+
+#[test]
+fn the_texts_give_the_default_line_count_of_the_code() {
+    let schema = serde_json::to_value(schemars::schema_for!(ReadInput)).unwrap();
+    let limit_doc = schema["properties"]["limit"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(
+        limit_doc.contains(&format!("(default {DEFAULT_LIMIT})")),
+        "{limit_doc}"
+    );
+    assert!(
+        ReadTool
+            .description()
+            .contains(&format!("Up to {DEFAULT_LIMIT} lines"))
+    );
+}

@@ -310,7 +310,7 @@ impl ApprovalDecision {
     }
 
     /// The decision an approval or a park carried to ExitPlanMode's call.
-    pub fn from_input(input: &crate::plan::tools::exit::ExitPlanModeInput) -> Self {
+    pub fn from_input(input: &crate::plan::approval::exit_input::ExitPlanModeInput) -> Self {
         if input.park == Some(true) {
             return Self::park(input.note.clone().unwrap_or_default());
         }

@@ -5,7 +5,7 @@ use catui_protocol::control::{PermissionResponse, PlanLineComment};
 use serde_json::json;
 
 use super::*;
-use crate::plan::tools::exit::ExitPlanModeInput;
+use crate::plan::approval::exit_input::ExitPlanModeInput;
 
 fn shown() -> Value {
     json!({"plan": "# P\n1. a\n2. b\n", "planFilePath": "/p.md", "planDiff": null,

@@ -16,9 +16,13 @@
 //! A decision made while no conversation was asking (on the review page of
 //! an ended session) is carried out the same way when the session resumes
 //! ([`carry_out_recorded`]).
+//!
+//! ExitPlanMode's input ([`exit_input`]) lives here too: the approval reads
+//! the decision from it, and the tool only depends on the approval.
 
 pub mod amend;
 pub mod decision;
+pub mod exit_input;
 pub mod fresh;
 pub mod progress;
 pub mod review;

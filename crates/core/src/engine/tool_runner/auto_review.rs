@@ -5,38 +5,32 @@
 //! transcript `system` entry); allow runs the call, deny answers it with the
 //! reason, anything else falls back to asking the user.
 
-use serde_json::Value;
-
-use super::{Question, Slot, ask_user, interrupted};
+use super::{HeldCall, Question, Slot, ask_user, interrupted};
 use crate::engine::{Engine, EngineEvent, Record};
 use crate::permissions::auto::{
     AUTO_MODE_DECISION_KEY, AUTO_MODE_DECISION_SUBTYPE, AutoReview, ProposedAction, decision_text,
     denied_result,
 };
 use crate::permissions::{Decision, Grant};
-use crate::tools::{ParsedCall, ToolContext};
+use crate::tools::ToolContext;
 
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn classify(
     engine: &Engine,
     ctx: &ToolContext,
-    id: String,
-    name: String,
-    input: &Value,
-    call: ParsedCall,
+    held: HeldCall<'_>,
     reason: String,
     fallback: Decision,
 ) -> Slot {
     let Some(classifier) = engine.auto_classifier.clone() else {
         // No classifier configured (an engine built without one, e.g. in
         // tests or by an embedder): behave as outside auto mode.
-        return fall_back(engine, ctx, id, name, input, call, fallback, None).await;
+        return fall_back(engine, ctx, held, fallback, None).await;
     };
     let cwd = ctx.cwd();
     let action = ProposedAction {
-        tool_use_id: &id,
-        tool_name: &name,
-        input,
+        tool_use_id: &held.id,
+        tool_name: &held.name,
+        input: held.input,
         reason: &reason,
         cwd: &cwd,
     };
@@ -44,9 +38,9 @@ pub(super) async fn classify(
         .review(&engine.messages, &action, &ctx.cancel)
         .await;
     if ctx.cancel.is_cancelled() || review == AutoReview::Interrupted {
-        return interrupted(&name, &id);
+        return interrupted(&held.name, &held.id);
     }
-    let text = decision_text(&name, &review);
+    let text = decision_text(&held.name, &review);
     engine.shared.emit(EngineEvent::Notification {
         key: AUTO_MODE_DECISION_KEY.to_string(),
         text: text.clone(),
@@ -57,34 +51,28 @@ pub(super) async fn classify(
     });
     match review {
         AutoReview::Allow { .. } => Slot::Ready {
-            id,
-            name,
-            call,
+            id: held.id,
+            name: held.name,
+            call: held.call,
             grant: Grant::Explicit,
         },
         AutoReview::Deny { reason } => Slot::refused(
-            &name,
-            &id,
+            &held.name,
+            &held.id,
             denied_result(&reason),
             format!("Auto mode denied · {reason}"),
         ),
-        AutoReview::AskUser { why } => {
-            fall_back(engine, ctx, id, name, input, call, fallback, Some(why)).await
-        }
-        AutoReview::Interrupted => interrupted(&name, &id),
+        AutoReview::AskUser { why } => fall_back(engine, ctx, held, fallback, Some(why)).await,
+        AutoReview::Interrupted => interrupted(&held.name, &held.id),
     }
 }
 
 /// The decision the permission layer would have made outside auto mode:
 /// ask the user, or (nobody to ask) deny.
-#[allow(clippy::too_many_arguments)]
 async fn fall_back(
     engine: &Engine,
     ctx: &ToolContext,
-    id: String,
-    name: String,
-    input: &Value,
-    call: ParsedCall,
+    held: HeldCall<'_>,
     fallback: Decision,
     why: Option<String>,
 ) -> Slot {
@@ -99,19 +87,19 @@ async fn fall_back(
                 suggestion: suggestion.map(|rule| rule.to_string()),
                 declined: None,
             };
-            ask_user(engine, ctx, id, name, input, call, question).await
+            ask_user(engine, ctx, held, question).await
         }
         Decision::Deny { message } => {
             let message = match why {
                 Some(why) => format!("Auto mode could not approve this call: {why}. {message}"),
                 None => message,
             };
-            Slot::refused(&name, &id, message.clone(), message)
+            Slot::refused(&held.name, &held.id, message.clone(), message)
         }
         Decision::Allow(grant) => Slot::Ready {
-            id,
-            name,
-            call,
+            id: held.id,
+            name: held.name,
+            call: held.call,
             grant,
         },
         // The permission layer never nests these; treat one as "ask".
@@ -121,7 +109,7 @@ async fn fall_back(
                 suggestion: None,
                 declined: None,
             };
-            ask_user(engine, ctx, id, name, input, call, question).await
+            ask_user(engine, ctx, held, question).await
         }
     }
 }
