@@ -56,6 +56,8 @@ pub const TEAM_STOP: &str = "TeamStop";
 pub const LIST_MCP_RESOURCES: &str = "ListMcpResourcesTool";
 /// Reads one MCP resource.
 pub const READ_MCP_RESOURCE: &str = "ReadMcpResourceTool";
+/// Loads a skill's instructions.
+pub const SKILL: &str = "Skill";
 /// Gives the run's final answer in the required JSON schema.
 pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
 
@@ -84,5 +86,6 @@ pub const ALL: &[&str] = &[
     TEAM_STOP,
     LIST_MCP_RESOURCES,
     READ_MCP_RESOURCE,
+    SKILL,
     STRUCTURED_OUTPUT,
 ];

@@ -571,7 +571,7 @@ impl SessionBuilder {
             && config
                 .tools
                 .as_deref()
-                .is_none_or(|only| only.iter().any(|n| n == crate::skills::tool::NAME))
+                .is_none_or(|only| only.iter().any(|n| n == catui_protocol::tool_names::SKILL))
         {
             tools.add(crate::tools::Adapter(Arc::new(
                 crate::skills::tool::SkillTool(extras.skills.clone()),

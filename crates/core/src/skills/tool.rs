@@ -15,8 +15,7 @@ use super::SkillSet;
 use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
-/// The tool's name.
-pub const NAME: &str = "Skill";
+use catui_protocol::tool_names::SKILL as NAME;
 
 pub struct SkillTool(pub Arc<SkillSet>);
 
