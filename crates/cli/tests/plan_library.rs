@@ -574,3 +574,116 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
         "{err}"
     );
 }
+
+/// The fifth choice over stream-json: `updatedInput.dispatch: "worktree"`.
+#[test]
+fn approving_with_dispatch_hands_the_plan_to_a_background_agent() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planDrift": "note"}"#);
+    let project = sb.project();
+    git(&project, &["init", "-q", "-b", "main"]);
+    std::fs::write(project.join("README.md"), "todo\n").unwrap();
+    git(&project, &["add", "README.md"]);
+    git(
+        &project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+    let worktrees = sb.config().join("worktrees");
+    let target = worktrees.clone();
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n")
+            .turn(
+                Turn::text("It runs in the background; what next?")
+                    .when(|r| {
+                        r.tool_result("x")
+                            .is_some_and(|t| t.content.contains("handed it to a background agent"))
+                    }),
+            )
+            // The background agent, in its worktree.
+            .turn(
+                Turn::respond(move |r| {
+                    let text = last_user(r);
+                    let start = text.find("Current branch: catui/").unwrap() + 22;
+                    let slug: String = text[start..].lines().next().unwrap().to_string();
+                    Turn::tool_use(
+                        "w",
+                        "Write",
+                        json!({"file_path": target.join(format!("project-{slug}")).join("flag.txt"), "content": "x\n"}),
+                    )
+                })
+                .when(|r| last_user(r).contains("continuing a plan the user already approved")),
+            )
+            .turn(Turn::tool_use(
+                "t",
+                "TodoWrite",
+                json!({"todos": [{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}]}),
+            ))
+            .turn(Turn::text("Done in the background.")),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan the flag file");
+    let ask = s.wait_type("control_request");
+    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
+    s.send(allow(
+        &ask,
+        json!({"dispatch": "worktree", "mode": "acceptEdits"}),
+    ));
+    let result = s.wait_type("result");
+    assert_eq!(result["result"], "It runs in the background; what next?");
+    assert_eq!(result["permission_mode"], "acceptEdits", "plan mode ended");
+    assert!(!project.join("flag.txt").exists());
+    // The background agent ends by itself; the library follows it.
+    let mut state = Value::Null;
+    for _ in 0..300 {
+        state = row(&sb, &slug)["dispatch"].clone();
+        if state["status"] == "done" || state["status"] == "failed" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(state["status"], "done", "{state}");
+    assert_eq!(
+        git(&project, &["show", &format!("catui/{slug}:flag.txt")]),
+        "x\n"
+    );
+    assert!(
+        !project.join("flag.txt").exists(),
+        "the main tree is unchanged"
+    );
+    let log = std::fs::read_to_string(worktrees.join(format!("project-{slug}.log"))).unwrap();
+    assert!(log.contains("goal met — 1/1 steps done"), "{log}");
+    s.finish();
+}
+
+#[test]
+fn approving_with_dispatch_outside_git_is_refused_and_planning_goes_on() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let server = MockServer::start_blocking(
+        writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n").turn(
+            Turn::text("Understood.").when(|r| {
+                r.tool_result("x")
+                    .is_some_and(|t| t.content.contains("is not inside a git repository"))
+            }),
+        ),
+    )
+    .unwrap();
+    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    s.send_user("plan the flag file");
+    let ask = s.wait_type("control_request");
+    s.send(allow(&ask, json!({"dispatch": "worktree"})));
+    let result = s.wait_type("result");
+    assert_eq!(result["result"], "Understood.");
+    assert_eq!(result["permission_mode"], "plan", "still planning");
+    assert!(!sb.config().join("worktrees").exists());
+    s.finish();
+}

@@ -719,6 +719,8 @@ impl SessionBuilder {
             resume::restore_approved_plan(r, &plan);
         }
         plan.library.set_names(settings.plan_names);
+        plan.library
+            .set_dispatcher(parts::plan_dispatcher(cwd.clone()));
         // A plan dispatched to a worktree is looked up in the project it
         // was approved in (`catui plans dispatch`).
         let library_project = env(crate::plan::pick_up::PLAN_ORIGIN_VAR)

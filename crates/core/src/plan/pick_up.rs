@@ -46,6 +46,8 @@ pub struct LibraryPlan {
 
 type Lookup = Arc<dyn Fn(&str) -> Option<LibraryPlan> + Send + Sync>;
 type SlugChanged = Arc<dyn Fn(&str) + Send + Sync>;
+/// Hands plan `slug` to a background agent: what was started, or why not.
+pub type Dispatcher = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
 
 /// How the plan layer reaches the library and tells the transcript about
 /// a new slug; both set by the builder.
@@ -58,6 +60,7 @@ pub struct LibraryHooks {
     /// The last input while there was no plan file: a topic for a plan
     /// without a heading.
     request: Mutex<Option<String>>,
+    dispatcher: Mutex<Option<Dispatcher>>,
 }
 
 impl std::fmt::Debug for LibraryHooks {
@@ -73,6 +76,20 @@ impl LibraryHooks {
 
     pub fn set_slug_changed(&self, observer: SlugChanged) {
         *lock(&self.slug_changed) = Some(observer);
+    }
+
+    pub fn set_dispatcher(&self, dispatcher: Dispatcher) {
+        *lock(&self.dispatcher) = Some(dispatcher);
+    }
+
+    /// Hands plan `slug` to a background agent (the approval's fifth
+    /// choice).
+    pub fn dispatch(&self, slug: &str) -> Result<String, String> {
+        let dispatcher = lock(&self.dispatcher).clone();
+        match dispatcher {
+            Some(dispatch) => dispatch(slug),
+            None => Err("this session cannot start background agents".to_string()),
+        }
     }
 
     /// How new plan files are named (`planNames`).

@@ -52,6 +52,9 @@ pub struct ApprovalDecision {
     pub skip_steps: Vec<usize>,
     /// Approve: the model that implements (`None`: the session's model).
     pub model: Option<String>,
+    /// Approve, and hand the plan to a background agent in a git worktree
+    /// (`updatedInput.dispatch: "worktree"`) instead of carrying it out here.
+    pub dispatch: bool,
     /// The plan as the user edited it before approving.
     pub edited_plan: Option<String>,
     /// The revision this answers (the presentation's `planHash`); `None`:
@@ -68,6 +71,7 @@ const ANSWER_FIELDS: &[&str] = &[
     "model",
     "park",
     "note",
+    "dispatch",
 ];
 
 impl ApprovalDecision {
@@ -76,6 +80,7 @@ impl ApprovalDecision {
             verdict,
             mode: None,
             clear_context: false,
+            dispatch: false,
             feedback: String::new(),
             comments: Vec::new(),
             skip_steps: Vec::new(),
@@ -180,6 +185,9 @@ impl ApprovalDecision {
             if self.clear_context {
                 input.insert("clearContext".into(), json!(true));
             }
+            if self.dispatch {
+                input.insert("dispatch".into(), json!("worktree"));
+            }
             if !self.skip_steps.is_empty() {
                 input.insert("skip_steps".into(), json!(self.skip_steps));
             }
@@ -204,6 +212,10 @@ impl ApprovalDecision {
                 };
                 if self.clear_context {
                     text.push_str(" in a fresh conversation");
+                }
+                if self.dispatch {
+                    text =
+                        "Approved and handed to a background agent in a git worktree".to_string();
                 }
                 if !self.skip_steps.is_empty() {
                     let steps: Vec<String> =
@@ -287,6 +299,15 @@ impl ApprovalDecision {
                 .filter(|m| Some(m) != text(shown, "model").as_ref());
                 // The hash binds the approval to a text: one that cannot be
                 // read approves nothing (it is not taken for "absent").
+                let dispatch = match answer.get("dispatch") {
+                    None | Some(Value::Null) => false,
+                    Some(v) if v == "worktree" => true,
+                    Some(other) => {
+                        return Err(format!(
+                            "updatedInput.dispatch must be \"worktree\" (or absent), not {other}"
+                        ));
+                    }
+                };
                 let plan_hash = match answer.get("planHash") {
                     None | Some(Value::Null) => None,
                     Some(Value::String(h)) => Some(h.clone()),
@@ -297,6 +318,7 @@ impl ApprovalDecision {
                     }
                 };
                 Ok(ApprovalDecision {
+                    dispatch,
                     clear_context: answer.get("clearContext") == Some(&Value::Bool(true)),
                     skip_steps,
                     model,
@@ -319,6 +341,7 @@ impl ApprovalDecision {
             _ => None,
         };
         ApprovalDecision {
+            dispatch: input.dispatch.as_deref() == Some("worktree"),
             clear_context: input.clear_context == Some(true),
             skip_steps: input.skip_steps.clone().unwrap_or_default(),
             model: input

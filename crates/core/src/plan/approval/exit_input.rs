@@ -29,6 +29,10 @@ pub struct ExitPlanModeInput {
     #[serde(default, rename = "clearContext")]
     #[schemars(skip)]
     pub clear_context: Option<bool>,
+    /// Approve and hand the plan to a background agent: `"worktree"`.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub dispatch: Option<String>,
     /// The SHA-256 of the revision shown for approval (what is approved).
     #[serde(default, rename = "planHash")]
     #[schemars(skip)]

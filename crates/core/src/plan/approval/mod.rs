@@ -181,6 +181,9 @@ fn approve(
             .with_display(format!("Plan sent to the team lead: {}", path.display())));
     }
     let is_teammate = PlanRoute::is_teammate(ctx);
+    if main && decision.dispatch {
+        return hand_off(plan, decision, ctx);
+    }
 
     let mut mode = catui_protocol::PermissionMode::Default;
     if let Some(session) = &ctx.session {
@@ -278,6 +281,33 @@ fn approve(
         )
     };
     Ok(ToolOutput::text(result).with_display(display))
+}
+
+/// "Yes, implement in the background": the approved plan goes to a
+/// background agent in a git worktree (`catui plans dispatch`); plan mode
+/// ends here, and this conversation does not carry the plan out.
+fn hand_off(
+    plan: &Arc<PlanSession>,
+    decision: &ApprovalDecision,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let slug = plan.files.slug();
+    let started = plan.library.dispatch(&slug).map_err(|why| {
+        ToolError::failed(format!(
+            "The user approved the plan to be carried out in the background, but it could not be handed to a background agent: {why}. Nothing runs in the background and you are still in plan mode: tell the user why, and do not implement the plan."
+        ))
+    })?;
+    if let Some(session) = &ctx.session {
+        leave_plan_mode(session.0.as_ref(), decision.mode)?;
+        plan.state.record_plan_approved_exit();
+    }
+    plan.clear_revisions();
+    plan.steps.unbind();
+    plan.forget_approved();
+    Ok(ToolOutput::text(format!(
+        "The user approved the plan and handed it to a background agent, which carries it out in its own git worktree.\n{started}\nDo not carry out this plan here and do not edit the files it names: the background agent works on them. Go on with whatever else the user asks."
+    ))
+    .with_display(format!("Plan handed to a background agent: {slug}")))
 }
 
 /// Ends plan mode in `chosen` (else the mode from before it) through the
