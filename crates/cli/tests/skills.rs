@@ -152,3 +152,45 @@ fn init_and_the_skills_command_name_the_skills() {
     assert!(text.contains("tidy (user) — Tidy imports"), "{text}");
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn an_sdk_agent_definitions_skills_are_in_the_sub_agents_prompt() {
+    let sb = Sandbox::new();
+    project_skill(&sb);
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "a1",
+                "Agent",
+                json!({"description": "fill", "prompt": "Fill the form", "subagent_type": "filler"}),
+            ))
+            .turn(Turn::text("filled").when_contains("You fill forms."))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let agents = json!({"filler": {"description": "Fills forms", "prompt": "You fill forms.",
+                                   "skills": ["pdf-forms", "missing-one"]}});
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "fill it", "--agents", &agents.to_string()]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = server.requests();
+    let sub = requests
+        .iter()
+        .find(|r| r.system_text().contains("You fill forms."))
+        .expect("no sub-agent request");
+    let system = sub.system_text();
+    assert!(system.contains("# Skill `pdf-forms`"), "{system}");
+    assert!(
+        system.contains("Run scripts/fill.py with the form"),
+        "{system}"
+    );
+    assert!(system.contains("no skill of that name"), "{system}");
+    // The main conversation's prompt does not carry the body.
+    assert!(!requests[0].system_text().contains("Run scripts/fill.py"));
+}

@@ -37,6 +37,9 @@ pub struct AgentDefinition {
     pub read_only: bool,
     /// Where it was defined (`built-in` or a file path).
     pub source: String,
+    /// Skills whose instructions go into its prompt from the start (the
+    /// SDKs' `skills` of an agent definition).
+    pub skills: Vec<String>,
 }
 
 /// Tools no sub-agent may use: no nesting of agents, questions for the
@@ -181,6 +184,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
             max_turns: None,
             read_only: true,
             source: "built-in".into(),
+            skills: Vec::new(),
         },
         AgentDefinition {
             name: "Plan".into(),
@@ -195,6 +199,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
             max_turns: None,
             read_only: true,
             source: "built-in".into(),
+            skills: Vec::new(),
         },
         AgentDefinition {
             name: "general-purpose".into(),
@@ -209,6 +214,7 @@ pub fn builtin_agents() -> Vec<AgentDefinition> {
             max_turns: None,
             read_only: false,
             source: "built-in".into(),
+            skills: Vec::new(),
         },
     ]
 }

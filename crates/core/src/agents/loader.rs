@@ -211,6 +211,7 @@ pub fn parse_agent(text: &str, path: &Path) -> Result<AgentDefinition, AgentFile
         max_turns: None,
         read_only,
         source: path.display().to_string(),
+        skills: Vec::new(),
     })
 }
 

@@ -11,8 +11,9 @@
 //! (absent: every tool of the parent), `disallowedTools`, `model`
 //! (`inherit`, `haiku` for the small model, `sonnet`/`opus` for the main
 //! model, or a model's name) and `maxTurns`. It is read-only, and offered in
-//! plan mode, when its tools are. Fields catui has no use for (`skills`,
-//! `memory`, `mcpServers`, ...) are ignored.
+//! plan mode, when its tools are. `skills` names skills whose
+//! instructions go into its prompt from the start. Fields catui has no use
+//! for (`memory`, `mcpServers`, ...) are ignored.
 
 use serde_json::Value;
 
@@ -106,6 +107,7 @@ fn parse_one(name: &str, entry: &Value, origin: &str) -> Result<AgentDefinition,
         omit_memory: false,
         max_turns,
         source: origin.to_string(),
+        skills: strings(entry.get("skills"), "skills")?.unwrap_or_default(),
     })
 }
 

@@ -924,6 +924,7 @@ impl SessionBuilder {
 
         let agent_prompt_opts = prompt_opts.clone();
         let agent_memory = memory.clone();
+        let agent_skills = extras.skills.clone();
         let runner = crate::agents::SubAgentRunner::new(
             services.clone(),
             agents.clone(),
@@ -940,7 +941,9 @@ impl SessionBuilder {
                     nobody_here: false,
                     ..agent_prompt_opts.clone()
                 };
-                prompt::render_agent_prompt(&def.system_prompt, &opts, &memory)
+                let mut prompt = prompt::render_agent_prompt(&def.system_prompt, &opts, &memory);
+                prompt.push_str(&crate::skills::preloaded(&agent_skills, &def.skills));
+                prompt
             }),
         );
         tool_ctx.values.insert(AgentsHandle(Arc::new(runner)));

@@ -305,6 +305,26 @@ impl SkillSet {
     }
 }
 
+/// The instructions of `names` for a sub-agent's prompt (an agent
+/// definition's `skills`), each under its own heading; a name the session
+/// has no skill of is said so in the text (empty when `names` is).
+pub fn preloaded(set: &SkillSet, names: &[String]) -> String {
+    let mut out = String::new();
+    for name in names {
+        let text = match set.get(name).map(|s| (s, set.load(s))) {
+            Some((skill, Ok(loaded))) => format!(
+                "\n# Skill `{name}` (folder {})\n{}\n",
+                skill.dir.display(),
+                loaded.body
+            ),
+            Some((_, Err(e))) => format!("\n# Skill `{name}`\n(not loaded: {e})\n"),
+            None => format!("\n# Skill `{name}`\n(this session has no skill of that name)\n"),
+        };
+        out.push_str(&text);
+    }
+    out
+}
+
 /// `SKILL.md` read with the skill's folder as the only root (so a link out
 /// of it is refused), under the gate the folder was found through.
 fn read_skill_file(
