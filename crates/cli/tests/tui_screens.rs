@@ -131,7 +131,8 @@ fn joined_history(s: &Setup) -> String {
 }
 
 #[test]
-fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works() {
+fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_and_approval_is_quiet()
+ {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
         let s = setup_sized(|_, dir, _| presents_plan(dir), None, size);
@@ -163,7 +164,15 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works()
         // Decided here: the page stops, and its address is gone with it.
         s.tmux.keys(&["2"]);
         s.tmux.wait_history("Implementing now.");
+        s.tmux
+            .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
         let all = joined_history(&s);
+        // Quiet by default: the approval without its hash, no report of
+        // nothing done.
+        assert!(all.contains("Plan approved:"), "{all}");
+        assert!(!all.contains("sha256"), "{all}");
+        assert!(!all.contains("0 unplanned files"), "{all}");
+        assert!(!all.contains("0/1 steps done"), "{all}");
         let token = url.split("token=").nth(1).unwrap();
         assert!(!all.contains(token), "a dead address was left:\n{all}");
         assert!(!all.contains("No browser could be started"), "{all}");

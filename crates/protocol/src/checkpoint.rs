@@ -61,22 +61,34 @@ impl PlanCompliance {
     pub fn summary(&self) -> String {
         let plural =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        format!(
-            "Plan {}: {}/{} steps done, {}, {}",
-            self.slug,
-            self.steps_done,
-            self.steps_total,
-            plural(
+        let mut out = format!(
+            "Plan {}: {}/{} steps done",
+            self.slug, self.steps_done, self.steps_total
+        );
+        // Only counts that say something: no "0 unplanned files".
+        if !self.unplanned_files.is_empty() {
+            out.push_str(", ");
+            out.push_str(&plural(
                 self.unplanned_files.len(),
                 "unplanned file",
-                "unplanned files"
-            ),
-            plural(
+                "unplanned files",
+            ));
+        }
+        if !self.untouched_files.is_empty() {
+            out.push_str(", ");
+            out.push_str(&plural(
                 self.untouched_files.len(),
                 "planned file untouched",
-                "planned files untouched"
-            ),
-        )
+                "planned files untouched",
+            ));
+        }
+        out
+    }
+
+    /// Whether the report says anything yet: some step done or some file
+    /// changed (right after an approval there is nothing to report).
+    pub fn has_news(&self) -> bool {
+        self.steps_done > 0 || !self.unplanned_files.is_empty()
     }
 }
 
@@ -95,10 +107,7 @@ mod tests {
         assert!(!c.drifted());
         c.unplanned_files.push("x.rs".into());
         assert!(c.drifted());
-        assert_eq!(
-            c.summary(),
-            "Plan a-b-c: 2/2 steps done, 1 unplanned file, 0 planned files untouched"
-        );
+        assert_eq!(c.summary(), "Plan a-b-c: 2/2 steps done, 1 unplanned file");
         let v = serde_json::to_value(&c).unwrap();
         assert_eq!(v["unplanned_files"][0], "x.rs");
         assert_eq!(v["steps_total"], 2);

@@ -146,9 +146,12 @@ impl AppState {
             EngineEvent::Teammate { .. } => {}
             // The transcript already shows the prompt as it was typed.
             EngineEvent::UserMessage { .. } => {}
-            // One line; Ctrl+O shows the details.
+            // One line, when it has something to say; Ctrl+O shows the
+            // details.
             EngineEvent::PlanCompliance(report) => {
-                self.transcript.push(EntryKind::Compliance(report))
+                if report.has_news() {
+                    self.transcript.push(EntryKind::Compliance(report))
+                }
             }
             EngineEvent::PlanVerification(run) => {
                 self.transcript.push(EntryKind::Verification(run))

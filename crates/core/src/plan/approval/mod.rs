@@ -267,17 +267,14 @@ fn approve(
     let display = if is_teammate {
         format!("Left plan mode: {}", path.display())
     } else if skipped.is_empty() {
-        format!(
-            "Plan approved: {} (sha256 {})",
-            path.display(),
-            hash.get(..12).unwrap_or_default()
-        )
+        // The hash is for the record (the plan's history has it), not
+        // for the user's screen.
+        format!("Plan approved: {}", path.display())
     } else {
         format!(
-            "Plan approved without {} of its steps: {} (sha256 {})",
+            "Plan approved without {} of its steps: {}",
             skipped.len(),
-            path.display(),
-            hash.get(..12).unwrap_or_default()
+            path.display()
         )
     };
     Ok(ToolOutput::text(result).with_display(display))
