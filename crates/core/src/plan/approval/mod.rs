@@ -254,7 +254,7 @@ fn approve(
         plan.approved(&ApprovedPlan {
             path: path.clone(),
             text: text.unwrap_or_default(),
-            hash: hash.clone(),
+            hash,
             skipped_steps: skipped.clone(),
             mode,
             model: ctx
