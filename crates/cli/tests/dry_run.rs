@@ -142,6 +142,19 @@ fn plan_mode_checks_the_plan_in_a_throwaway_copy_and_approval_removes_it() {
     // While planning the scratch area exists.
     assert_eq!(scratch_areas(tmp.path()).len(), 1);
     let input = ask["request"]["input"].clone();
+    // The evidence for the approval: each command that ran dry, and how
+    // it ended (read-only ones that only looked at the copy are not listed).
+    let runs = input["dryRuns"].as_array().expect("dryRuns in the request");
+    let listed: Vec<(&str, Option<i64>)> = runs
+        .iter()
+        .map(|r| (r["command"].as_str().unwrap(), r["exit_code"].as_i64()))
+        .collect();
+    assert_eq!(listed.len(), 5, "{listed:?}");
+    assert_eq!(listed[0], ("python3 -m unittest", Some(0)));
+    assert_eq!(listed[1], ("touch x && echo hi > y", Some(0)));
+    assert_eq!(listed[2], ("rm -rf src && ls", Some(0)));
+    assert!(listed[3].1.is_some_and(|c| c != 0), "{listed:?}");
+    assert!(listed[4].1.is_some_and(|c| c != 0), "{listed:?}");
     s.send(allow(ask["request_id"].as_str().unwrap(), input));
     let result = s.wait_type("result");
     assert_eq!(result["subtype"], "success", "{result}");

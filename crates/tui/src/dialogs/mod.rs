@@ -9,6 +9,7 @@ pub mod enter_plan;
 pub mod permission;
 pub mod plan;
 pub mod plan_comments;
+pub mod plan_evidence;
 pub mod plan_steps;
 pub mod question;
 

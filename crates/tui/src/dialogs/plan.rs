@@ -470,6 +470,7 @@ impl PlanDialog {
         if self.teammate.is_none() {
             rows.extend(self.steps.rows());
             rows.extend(self.verification_rows());
+            rows.extend(super::plan_evidence::rows(&self.request.input));
         }
         rows.push(Line::raw(question));
         let (options, at) = self.choice.rows();

@@ -73,4 +73,9 @@ pub struct ExitPlanModeInput {
     #[serde(default)]
     #[schemars(skip)]
     pub verification: Option<Value>,
+    /// Shown: the dry runs of the planning session (commands and how they
+    /// ended), the evidence the plan was checked with.
+    #[serde(default, rename = "dryRuns")]
+    #[schemars(skip)]
+    pub dry_runs: Option<Value>,
 }

@@ -125,6 +125,22 @@ impl TypedTool for ExitPlanModeTool {
         if change == Some(RevisionChange::Unchanged) {
             shown["planUnchanged"] = json!(true);
         }
+        let dry_runs = ctx.dry_run.records();
+        if agent.is_none() && !dry_runs.is_empty() {
+            // What was checked during planning, shown under the plan.
+            shown["dryRuns"] = Value::Array(
+                dry_runs
+                    .iter()
+                    .map(|r| {
+                        let mut run = json!({"command": r.command, "exit_code": r.exit_code});
+                        if let Some(note) = &r.note {
+                            run["summary"] = json!(note);
+                        }
+                        run
+                    })
+                    .collect(),
+            );
+        }
         if agent.is_none() {
             if plan.take_changed_while_shown() {
                 shown["planChanged"] = json!(true);

@@ -1,0 +1,81 @@
+//! The plan dialog's evidence: the dry runs the planning session checked
+//! its plan with (`dryRuns` of the ExitPlanMode request), one row each
+//! under the plan — "checked during planning: `cargo test` exit 101, 2
+//! failures".
+
+use ratatui::style::{Color, Style};
+use ratatui::text::Line;
+use serde_json::Value;
+
+/// The rows for the `dryRuns` of an ExitPlanMode request's input (none
+/// when there were no dry runs).
+pub fn rows(input: &Value) -> Vec<Line<'static>> {
+    let runs = input
+        .get("dryRuns")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let mut rows = vec![Line::raw(
+        "Checked during planning (dry runs in a throwaway copy):",
+    )];
+    for run in runs {
+        rows.push(Line::styled(
+            format!("  {}", describe(&run)),
+            Style::default().fg(Color::Cyan),
+        ));
+    }
+    rows
+}
+
+/// "`cargo test` exit 101, 2 failures": the command's first line (control
+/// characters left out: it is the model's text), how it ended.
+fn describe(run: &Value) -> String {
+    let command: String = run
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(120)
+        .collect();
+    let ended = match run.get("exit_code").and_then(Value::as_i64) {
+        Some(code) => format!("exit {code}"),
+        None => "stopped".to_string(),
+    };
+    match run.get("summary").and_then(Value::as_str) {
+        Some(summary) => format!("`{command}` {ended}, {summary}"),
+        None => format!("`{command}` {ended}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn each_dry_run_is_one_row_with_its_exit_and_summary() {
+        let input = json!({"dryRuns": [
+            {"command": "cargo test", "exit_code": 101, "summary": "2 failures"},
+            {"command": "make\u{1b}[2J\nsecond line", "exit_code": null},
+        ]});
+        let rows: Vec<String> = super::rows(&input)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                "Checked during planning (dry runs in a throwaway copy):".to_string(),
+                "  `cargo test` exit 101, 2 failures".to_string(),
+                "  `make[2J` stopped".to_string(),
+            ]
+        );
+        assert!(super::rows(&json!({})).is_empty());
+    }
+}
