@@ -16,6 +16,7 @@ pub mod anthropic;
 mod assemble;
 pub mod catalog;
 pub mod config;
+mod endpoint;
 pub mod error;
 pub mod fallback;
 mod http;

@@ -16,9 +16,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::assemble::{Assembler, Partial};
-use crate::http::{self, snippet};
+use crate::endpoint::Endpoint;
+use crate::http::snippet;
 use crate::sse::SseEvent;
-use crate::streaming::{self, WireStream};
+use crate::streaming::WireStream;
 use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind};
 
 /// The API version catui speaks.
@@ -32,9 +33,7 @@ const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// Client for the Anthropic Messages API (or a compatible server).
 pub struct AnthropicClient {
-    config: ProviderConfig,
-    http: reqwest::Client,
-    url: String,
+    endpoint: Endpoint,
 }
 
 impl AnthropicClient {
@@ -46,11 +45,8 @@ impl AnthropicClient {
                 config.kind.key_var()
             )));
         }
-        http::validate_base_url(&config)?;
         Ok(Self {
-            url: http::endpoint(&config, "/v1/messages"),
-            http: http::build_client()?,
-            config,
+            endpoint: Endpoint::new(config, "/v1/messages")?,
         })
     }
 }
@@ -76,11 +72,10 @@ impl ModelClient for AnthropicClient {
         let effort = request.reasoning.effort.is_some();
         let build = || {
             let builder = self
-                .http
-                .post(&self.url)
-                .header("x-api-key", &self.config.api_key)
-                .header("anthropic-version", ANTHROPIC_VERSION)
-                .header("accept", "text/event-stream");
+                .endpoint
+                .post()
+                .header("x-api-key", &self.endpoint.config.api_key)
+                .header("anthropic-version", ANTHROPIC_VERSION);
             let builder = if effort {
                 builder.header("anthropic-beta", EFFORT_BETA)
             } else {
@@ -90,14 +85,9 @@ impl ModelClient for AnthropicClient {
                 .header("content-type", "application/json")
                 .body(body.clone())
         };
-        streaming::stream_with_retries::<StreamState<'_>>(
-            &self.config,
-            &self.url,
-            &build,
-            sink,
-            cancel,
-        )
-        .await
+        self.endpoint
+            .stream::<StreamState<'_>>(&build, sink, cancel)
+            .await
     }
 }
 

@@ -15,27 +15,23 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::assemble::{Assembler, Partial};
-use crate::http::{self, snippet};
+use crate::endpoint::Endpoint;
+use crate::http::snippet;
 use crate::sse::SseEvent;
-use crate::streaming::{self, WireStream};
+use crate::streaming::WireStream;
 use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind};
 
 /// Client for OpenAI-compatible Chat Completions servers.
 pub struct OpenAiClient {
-    config: ProviderConfig,
-    http: reqwest::Client,
-    url: String,
+    endpoint: Endpoint,
 }
 
 impl OpenAiClient {
     /// The key may be empty (local servers need none); the base URL must
     /// be an http(s) URL.
     pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        http::validate_base_url(&config)?;
         Ok(Self {
-            url: http::endpoint(&config, "/chat/completions"),
-            http: http::build_client()?,
-            config,
+            endpoint: Endpoint::new(config, "/chat/completions")?,
         })
     }
 }
@@ -52,27 +48,11 @@ impl ModelClient for OpenAiClient {
         sink: EventSink<'_>,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
-        let body = request_body(request, uses_max_completion_tokens(&self.config));
-        let build = || {
-            let builder = self
-                .http
-                .post(&self.url)
-                .header("accept", "text/event-stream")
-                .json(&body);
-            if self.config.api_key.is_empty() {
-                builder
-            } else {
-                builder.bearer_auth(&self.config.api_key)
-            }
-        };
-        streaming::stream_with_retries::<StreamState<'_>>(
-            &self.config,
-            &self.url,
-            &build,
-            sink,
-            cancel,
-        )
-        .await
+        let body = request_body(request, uses_max_completion_tokens(&self.endpoint.config));
+        let build = || self.endpoint.post_with_bearer().json(&body);
+        self.endpoint
+            .stream::<StreamState<'_>>(&build, sink, cancel)
+            .await
     }
 }
 

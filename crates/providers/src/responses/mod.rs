@@ -19,26 +19,20 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use body::effort_value;
 pub use body::request_body;
 
-use crate::http;
-use crate::streaming;
+use crate::endpoint::Endpoint;
 use crate::{EventSink, ModelClient, ProviderConfig, ProviderError, ProviderKind};
 
 /// Client for the OpenAI Responses API (or a compatible server).
 pub struct ResponsesClient {
-    config: ProviderConfig,
-    http: reqwest::Client,
-    url: String,
+    endpoint: Endpoint,
 }
 
 impl ResponsesClient {
     /// The key may be empty (local servers need none); the base URL must
     /// be an http(s) URL.
     pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        http::validate_base_url(&config)?;
         Ok(Self {
-            url: http::endpoint(&config, "/responses"),
-            http: http::build_client()?,
-            config,
+            endpoint: Endpoint::new(config, "/responses")?,
         })
     }
 }
@@ -56,25 +50,9 @@ impl ModelClient for ResponsesClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ProviderError> {
         let body = request_body(request);
-        let build = || {
-            let builder = self
-                .http
-                .post(&self.url)
-                .header("accept", "text/event-stream")
-                .json(&body);
-            if self.config.api_key.is_empty() {
-                builder
-            } else {
-                builder.bearer_auth(&self.config.api_key)
-            }
-        };
-        streaming::stream_with_retries::<stream::StreamState<'_>>(
-            &self.config,
-            &self.url,
-            &build,
-            sink,
-            cancel,
-        )
-        .await
+        let build = || self.endpoint.post_with_bearer().json(&body);
+        self.endpoint
+            .stream::<stream::StreamState<'_>>(&build, sink, cancel)
+            .await
     }
 }
