@@ -277,11 +277,6 @@ fn the_mcp_name_check_sees_names_built_by_hand_but_not_prose_or_tests() {
 /// `crates/`.
 const TOOL_NAMES_HOME: &str = "protocol/src/tool_names.rs";
 
-/// Folders (relative to `crates/`) not checked yet: the TUI's dialogs are
-/// being rebuilt on one shared dialog this wave (issue 53), and move to the
-/// constants with that change rather than in the middle of it.
-const TOOL_NAMES_NOT_YET: &[&str] = &["tui/src/dialogs/"];
-
 /// The lines of `code` that write one of `names` as a string literal (the
 /// whole literal: prose that mentions a tool inside a longer text is not a
 /// name the code matches or builds).
@@ -302,18 +297,7 @@ fn tool_names_are_spelt_only_in_their_home() {
     let mut names: Vec<&str> = catui_protocol::tool_names::ALL.to_vec();
     names.push("MultiEdit");
     let mut hits = Vec::new();
-    let not_yet = |f: &Path| {
-        let rel = f
-            .strip_prefix(crates)
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        TOOL_NAMES_NOT_YET.iter().any(|d| rel.starts_with(d))
-    };
-    for file in workspace_sources(crates)
-        .iter()
-        .filter(|f| **f != home && !not_yet(f))
-    {
+    for file in workspace_sources(crates).iter().filter(|f| **f != home) {
         let code = code_of(&std::fs::read_to_string(file).unwrap());
         for (line, text) in literal_tool_names(without_test_module(&code), &names) {
             let rel = file.strip_prefix(crates).unwrap().display().to_string();

@@ -14,6 +14,7 @@ pub mod plan_steps;
 pub mod question;
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
+use catui_protocol::tool_names;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -61,9 +62,9 @@ impl Dialog {
     /// Picks the dialog for the request's tool.
     pub fn for_request(request: PermissionRequest) -> Self {
         match request.tool_name.as_str() {
-            "ExitPlanMode" => Dialog::Plan(PlanDialog::new(request)),
-            "EnterPlanMode" => Dialog::EnterPlan(EnterPlanDialog::new(request)),
-            "AskUserQuestion" => match QuestionDialog::new(request) {
+            tool_names::EXIT_PLAN_MODE => Dialog::Plan(PlanDialog::new(request)),
+            tool_names::ENTER_PLAN_MODE => Dialog::EnterPlan(EnterPlanDialog::new(request)),
+            tool_names::ASK_USER_QUESTION => match QuestionDialog::new(request) {
                 Ok(d) => Dialog::Question(d),
                 Err(request) => Dialog::Permission(PermissionDialog::new(*request)),
             },

@@ -8,6 +8,7 @@
 //! short and its control characters visible).
 
 use catui_core::engine::{PermissionAnswer, PermissionRequest};
+use catui_protocol::tool_names;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -154,7 +155,7 @@ fn shown_path(path: &str) -> String {
 /// say (the command, the file) is not said again.
 fn tidy_reason(reason: &str, name: &str, input: &Value) -> String {
     let mut reason = reason.to_string();
-    if name == "Bash" {
+    if name == tool_names::BASH {
         let command = str_field(input, "command");
         if !command.is_empty() {
             reason = reason.replace(&format!("`{command}`"), "this command");
@@ -199,7 +200,7 @@ impl PermissionDialog {
         let input = &request.input;
         let name = request.tool_name.as_str();
         let (title, body, rule) = match name {
-            "Bash" => {
+            tool_names::BASH => {
                 let command = str_field(input, "command");
                 let mut body = command_rows(command);
                 let description = str_field(input, "description");
@@ -215,7 +216,7 @@ impl PermissionDialog {
                     (name.to_string(), bash_rules(command)),
                 )
             }
-            "Edit" => {
+            tool_names::EDIT => {
                 let path = str_field(input, "file_path");
                 let body = edit_body(
                     path,
@@ -229,7 +230,7 @@ impl PermissionDialog {
                     (name.to_string(), Vec::new()),
                 )
             }
-            "Write" => {
+            tool_names::WRITE => {
                 let path = str_field(input, "file_path");
                 // Show the change against what is on disk now, if anything.
                 let existing = std::fs::read_to_string(path).ok();

@@ -34,7 +34,7 @@ use crate::diff::diff_lines;
 use crate::keymap::{self, Binding, Choice, ctrl, key};
 use crate::markdown::markdown_lines;
 use catui_core::plan::approval::decision::ApprovalDecision;
-use catui_protocol::PermissionMode;
+use catui_protocol::{PermissionMode, tool_names};
 
 pub const TITLE: &str = "Exit plan mode?";
 const FEEDBACK_LABEL: &str = "  What should change? ";
@@ -249,7 +249,7 @@ impl PlanDialog {
         let agent = format_agent_id(&review.from, &review.team);
         let mut dialog = Self::new(PermissionRequest {
             tool_use_id: review.request_id.clone(),
-            tool_name: "ExitPlanMode".into(),
+            tool_name: tool_names::EXIT_PLAN_MODE.into(),
             input: json!({"plan": review.plan, "planFilePath": review.plan_file_path}),
             reason: format!("{agent} asks the team lead to approve its plan"),
             agent_id: Some(agent.clone()),
