@@ -757,3 +757,41 @@ fn an_interrupt_withdraws_the_pending_prompt_with_control_cancel_request() {
     assert_eq!(code, 0, "{seen:#?}");
     assert!(!target.exists(), "the withdrawn prompt's write ran");
 }
+
+#[test]
+fn a_prompt_after_the_input_closed_fails_closed_instead_of_waiting() {
+    // The client sent its one message and closed its input before the
+    // model asked for a command: nobody can answer, so the call is not run
+    // and the session ends rather than waiting forever.
+    let sb = Sandbox::new();
+    let target = sb.project().join("x.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "b",
+                "Bash",
+                json!({"command": format!("touch {}", target.display())}),
+            ))
+            .turn(Turn::text("could not")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args([
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ]);
+    let stdin = json!({"type": "user", "message": {"role": "user", "content": "touch it"}})
+        .to_string()
+        + "\n";
+    let out = common::output_within(cmd, stdin.as_bytes(), 60);
+    assert!(!target.exists(), "a call nobody allowed ran");
+    let lines = common::json_lines(&out.stdout);
+    let result = lines.iter().find(|l| l["type"] == "result");
+    assert!(result.is_some(), "no result line: {lines:?}");
+    let (text, is_error) = tool_result(&server.requests()[1].body, "b");
+    assert!(is_error, "{text}");
+}

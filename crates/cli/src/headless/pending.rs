@@ -7,7 +7,7 @@
 use catui_core::sync::lock;
 use catui_protocol::tool_names;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -33,6 +33,9 @@ type Waiters = HashMap<String, oneshot::Sender<ControlResponse>>;
 pub struct Pending {
     next: AtomicU64,
     waiting: Mutex<Waiters>,
+    /// Set when the client's input ended: a request made after that has
+    /// nobody to answer it and fails at once instead of waiting forever.
+    closed: AtomicBool,
 }
 
 impl Pending {
@@ -47,7 +50,12 @@ impl Pending {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let request_id = format!("{prefix}-{n}");
         let (tx, rx) = oneshot::channel();
-        self.lock().insert(request_id.clone(), tx);
+        let mut waiting = self.lock();
+        // Checked under the lock `drop_all` takes, so no request slips in
+        // between the input closing and the waiters being dropped.
+        if !self.closed.load(Ordering::Relaxed) {
+            waiting.insert(request_id.clone(), tx);
+        }
         (request_id, rx)
     }
 
@@ -82,7 +90,9 @@ impl Pending {
     /// Drops every waiter (stdin closed): their receivers error, and the
     /// askers fail closed.
     pub fn drop_all(&self) {
-        self.lock().clear();
+        let mut waiting = self.lock();
+        self.closed.store(true, Ordering::Relaxed);
+        waiting.clear();
     }
 }
 
@@ -409,5 +419,34 @@ mod tests {
         let decision = task.await.unwrap().unwrap();
         assert!(!decision.approved);
         assert!(decision.feedback.unwrap().contains("closed its input"));
+    }
+
+    #[tokio::test]
+    async fn a_prompt_asked_after_the_input_closed_fails_closed_at_once() {
+        let (out, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let pending = Arc::new(Pending::default());
+        pending.drop_all();
+        let approver = StdioApprover {
+            out,
+            pending: pending.clone(),
+            hooks: Arc::new(SdkHooks::default()),
+            dont_ask: false,
+            turn: Arc::new(std::sync::OnceLock::new()),
+        };
+        let answer = approver
+            .ask(PermissionRequest {
+                tool_name: "Bash".into(),
+                input: json!({"command": "touch x"}),
+                tool_use_id: "t1".into(),
+                agent_id: None,
+                suggestion: None,
+                reason: "asks".into(),
+            })
+            .await;
+        assert!(
+            matches!(answer, PermissionAnswer::Unanswered { .. }),
+            "{answer:?}"
+        );
+        assert!(rx.recv().await.is_some(), "the request was still announced");
     }
 }
