@@ -45,7 +45,6 @@ use crate::engine::{
 use crate::permissions::PermissionContext;
 use crate::permissions::auto::{AutoClassifier, ClassifierConfig};
 use crate::permissions::rules::RuleBehavior;
-use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox, Stage};
 use crate::plan::{PlanFiles, PlanModeConfig, PlanSession};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{self, PlanSnapshotRecorder};
@@ -56,7 +55,6 @@ use crate::tools::{ToolContext, ToolRegistry};
 
 pub use front_end::{FrontEnd, WarningSink};
 pub use late::LateSetup;
-use provider::ProviderChoice;
 
 /// Why a session could not be started. Each message is one line for the
 /// user that says what to change.
@@ -392,31 +390,11 @@ impl SessionBuilder {
             Some(session::project_dir(&config_dir, &cwd)),
             front_end.is_interactive(),
         ));
-        let scope = project::scope(&config);
-        let (settings, warnings) = project::settings(&config, &scope);
-        let mut settings_warnings = Vec::new();
-        for w in &warnings {
-            if let SettingsWarning::MissingFlagFile { path } = w {
-                return Err(BuildError::MissingSettingsFile(path.clone()));
-            }
-            warn(&w.to_string());
-            settings_warnings.push(w.to_string());
-        }
-        // A rejected plansDirectory is a settings problem like any other:
-        // every front end says so, not only the debug log.
-        if let Some(setting) = settings
-            .plans_directory
-            .as_deref()
-            .filter(|s| !s.trim().is_empty())
-            && let Err(e) = crate::plan::files::resolve_plans_directory(&cwd, setting)
-        {
-            let text = format!(
-                "{e}; plan files go to {} instead",
-                config_dir.join("plans").display()
-            );
-            warn(&text);
-            settings_warnings.push(text);
-        }
+        let project::SettingsStage {
+            scope,
+            settings,
+            warnings: mut settings_warnings,
+        } = project::settings_stage(&config, &warn)?;
         let settings_env = settings.env.clone();
         let vars = config.vars.clone();
         let env = move |name: &str| {
@@ -426,50 +404,15 @@ impl SessionBuilder {
             })
         };
 
-        let choice = ProviderChoice {
-            provider: config.provider.clone(),
-            provider_setting: settings.provider.clone(),
-            model: config.model.clone().or_else(|| settings.model.clone()),
-            small_model: config
-                .small_model
-                .clone()
-                .or_else(|| settings.small_model.clone()),
-            idle_timeout_secs: settings.idle_timeout_secs,
-        };
-        let mut catalog = settings.model_catalog();
-        let resolved = provider::resolve(&choice, &env, &catalog).map_err(BuildError::Provider)?;
-        if !config.reasoning.is_default() {
-            catalog.set_reasoning(&resolved.model, config.reasoning);
-        }
-        if config.max_budget_usd.is_some() && catalog.lookup(&resolved.model).pricing.is_none() {
-            warn(&format!(
-                "--max-budget-usd: no price is known for model {0}, so its requests count as free; set models.\"{0}\".pricing in settings",
-                resolved.model
-            ));
-        }
+        let provider::ProviderStage { resolved, catalog } =
+            provider::provider_stage(&config, &settings, &env, &warn)?;
 
-        let mut notes = Vec::new();
-        let resumed = resume::requested(&config.resume, &config_dir, &cwd, &mut notes)
-            .map_err(BuildError::Resume)?;
-        let session_id = resume::session_id(
-            config.session_id.as_deref(),
-            config.resume.fork,
-            resumed.as_ref(),
-        )
-        .map_err(BuildError::Resume)?;
-        // Without a transcript there is nothing to keep to one writer.
-        let session_lock = if config.persist_session {
-            resume::lock_session(
-                config.session_id.as_deref(),
-                &config_dir,
-                &cwd,
-                &session_id,
-                resumed.is_some() && !config.resume.fork,
-            )
-            .map_err(BuildError::Session)?
-        } else {
-            None
-        };
+        let resume::Started {
+            resumed,
+            session_id,
+            session_lock,
+            mut notes,
+        } = resume::resume_stage(&config)?;
         let max_tokens = env("CATUI_MAX_TOKENS")
             .and_then(|v| v.parse().ok())
             .unwrap_or(match resolved.config.kind {
@@ -730,43 +673,14 @@ impl SessionBuilder {
             session::project_dir(&config_dir, &library_project),
             plan.files.dir().to_path_buf(),
         ));
-        // Commands someone approved run confined to the working dirs when
-        // the `sandbox` setting says so; those judged read-only always run
-        // in the read-only sandbox, whose layers decide whether they may
-        // run unasked at all.
-        let approved = match &settings.sandbox {
-            Some(s) if s.enabled => {
-                let mut writable = permissions.working_dirs.clone();
-                writable.push(std::env::temp_dir());
-                SandboxPolicy::WorkingDirs {
-                    writable,
-                    network: s.network.clone(),
-                }
-            }
-            _ => SandboxPolicy::None,
-        };
-        // The same stores the permission layer asks about, and the same
-        // home their `~` and `.env` files were found in.
-        let confiner = Arc::new(SessionSandbox::new(
-            config.sandbox_stage.clone().map(Stage::catui),
-            permissions.secrets.clone(),
+        let confiner = parts::sandbox_stage(
+            &config,
+            &settings,
             home,
-            approved.clone(),
-        ));
-        permissions.can_confine = confiner.complete();
-        permissions.can_confine_writes = confiner.confines_writes();
-        // Plan mode's dry runs: on unless settings turn them off, where
-        // the sandbox can mount their overlays; each session's scratch
-        // area beside the temp dirs, and those of killed sessions removed.
-        let dry_run_root = crate::permissions::dry_run::default_root();
-        crate::permissions::dry_run::sweep(&dry_run_root);
-        let dry_run_unavailable = confiner.dry_run_unavailable();
-        permissions.dry_run = settings.dry_run.enabled() && dry_run_unavailable.is_none();
-        let area = crate::permissions::dry_run::DryRunArea::new(dry_run_root, &session_id);
-        area.set_max_mib(settings.dry_run.max_scratch_mib());
-        tool_ctx.dry_run = Arc::new(area);
-        tool_ctx.set_sandbox_policy(approved);
-        tool_ctx.confiner = confiner.clone();
+            &session_id,
+            &mut permissions,
+            &mut tool_ctx,
+        );
 
         let hooks = crate::hooks::HookEngine::for_session(
             settings.hooks.clone(),

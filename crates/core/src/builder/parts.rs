@@ -11,6 +11,7 @@ use catui_protocol::mcp_name::is_mcp_name;
 use super::WarningSink;
 use crate::agents::{AgentCatalog, AgentTool};
 use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
+use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox, Stage};
 use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
 use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
 use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
@@ -250,4 +251,55 @@ pub(super) fn checkpoints(
         },
     ));
     checkpoints
+}
+
+/// Sandbox: the policy approved commands run under, the session's
+/// confiner (which `permissions` and `tool_ctx` learn about), and plan
+/// mode's dry-run area.
+pub(super) fn sandbox_stage(
+    config: &super::SessionConfig,
+    settings: &crate::settings::Settings,
+    home: Option<PathBuf>,
+    session_id: &str,
+    permissions: &mut crate::permissions::PermissionContext,
+    tool_ctx: &mut crate::tools::ToolContext,
+) -> Arc<SessionSandbox> {
+    // Commands someone approved run confined to the working dirs when
+    // the `sandbox` setting says so; those judged read-only always run
+    // in the read-only sandbox, whose layers decide whether they may
+    // run unasked at all.
+    let approved = match &settings.sandbox {
+        Some(s) if s.enabled => {
+            let mut writable = permissions.working_dirs.clone();
+            writable.push(std::env::temp_dir());
+            SandboxPolicy::WorkingDirs {
+                writable,
+                network: s.network.clone(),
+            }
+        }
+        _ => SandboxPolicy::None,
+    };
+    // The same stores the permission layer asks about, and the same
+    // home their `~` and `.env` files were found in.
+    let confiner = Arc::new(SessionSandbox::new(
+        config.sandbox_stage.clone().map(Stage::catui),
+        permissions.secrets.clone(),
+        home,
+        approved.clone(),
+    ));
+    permissions.can_confine = confiner.complete();
+    permissions.can_confine_writes = confiner.confines_writes();
+    // Plan mode's dry runs: on unless settings turn them off, where
+    // the sandbox can mount their overlays; each session's scratch
+    // area beside the temp dirs, and those of killed sessions removed.
+    let dry_run_root = crate::permissions::dry_run::default_root();
+    crate::permissions::dry_run::sweep(&dry_run_root);
+    let dry_run_unavailable = confiner.dry_run_unavailable();
+    permissions.dry_run = settings.dry_run.enabled() && dry_run_unavailable.is_none();
+    let area = crate::permissions::dry_run::DryRunArea::new(dry_run_root, session_id);
+    area.set_max_mib(settings.dry_run.max_scratch_mib());
+    tool_ctx.dry_run = Arc::new(area);
+    tool_ctx.set_sandbox_policy(approved);
+    tool_ctx.confiner = confiner.clone();
+    confiner
 }

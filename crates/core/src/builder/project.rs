@@ -117,3 +117,50 @@ pub(super) fn held_back(
     items.extend(servers);
     HeldBack { items }
 }
+
+/// The settings stage's result: the project scope, the settings read
+/// through it, and what is wrong with them (one line each).
+pub(super) struct SettingsStage {
+    pub scope: ProjectScope,
+    pub settings: Settings,
+    pub warnings: Vec<String>,
+}
+
+/// Settings: reads them (the project's as far as it is trusted) and says
+/// what is wrong with them through `warn`; a missing `--settings` file
+/// stops the start.
+pub(super) fn settings_stage(
+    config: &SessionConfig,
+    warn: &super::WarningSink,
+) -> Result<SettingsStage, super::BuildError> {
+    let scope = scope(config);
+    let (settings, warnings) = settings(config, &scope);
+    let mut settings_warnings = Vec::new();
+    for w in &warnings {
+        if let SettingsWarning::MissingFlagFile { path } = w {
+            return Err(super::BuildError::MissingSettingsFile(path.clone()));
+        }
+        warn(&w.to_string());
+        settings_warnings.push(w.to_string());
+    }
+    // A rejected plansDirectory is a settings problem like any other:
+    // every front end says so, not only the debug log.
+    if let Some(setting) = settings
+        .plans_directory
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        && let Err(e) = crate::plan::files::resolve_plans_directory(&config.cwd, setting)
+    {
+        let text = format!(
+            "{e}; plan files go to {} instead",
+            config.config_dir.join("plans").display()
+        );
+        warn(&text);
+        settings_warnings.push(text);
+    }
+    Ok(SettingsStage {
+        scope,
+        settings,
+        warnings: settings_warnings,
+    })
+}

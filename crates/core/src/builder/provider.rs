@@ -177,6 +177,45 @@ fn default_model(kind: ProviderKind) -> &'static str {
     }
 }
 
+/// The provider stage's result: the provider and models chosen, and the
+/// model catalog the session's ledger prices requests with.
+pub(super) struct ProviderStage {
+    pub resolved: Resolved,
+    pub catalog: catui_providers::ModelCatalog,
+}
+
+/// Provider: resolves provider, model and key from the command line,
+/// settings and environment, and warns when a budget cannot be kept.
+pub(super) fn provider_stage(
+    config: &super::SessionConfig,
+    settings: &crate::settings::Settings,
+    env: &dyn EnvLookup,
+    warn: &super::WarningSink,
+) -> Result<ProviderStage, super::BuildError> {
+    let choice = ProviderChoice {
+        provider: config.provider.clone(),
+        provider_setting: settings.provider.clone(),
+        model: config.model.clone().or_else(|| settings.model.clone()),
+        small_model: config
+            .small_model
+            .clone()
+            .or_else(|| settings.small_model.clone()),
+        idle_timeout_secs: settings.idle_timeout_secs,
+    };
+    let mut catalog = settings.model_catalog();
+    let resolved = resolve(&choice, env, &catalog).map_err(super::BuildError::Provider)?;
+    if !config.reasoning.is_default() {
+        catalog.set_reasoning(&resolved.model, config.reasoning);
+    }
+    if config.max_budget_usd.is_some() && catalog.lookup(&resolved.model).pricing.is_none() {
+        warn(&format!(
+            "--max-budget-usd: no price is known for model {0}, so its requests count as free; set models.\"{0}\".pricing in settings",
+            resolved.model
+        ));
+    }
+    Ok(ProviderStage { resolved, catalog })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -254,3 +254,47 @@ pub fn carry_out_recorded(
         plan.tell_model_next(text);
     }
 }
+
+/// The resume stage's result: the transcript being continued, the
+/// session's id and the lock that keeps its transcript to one writer.
+pub struct Started {
+    pub resumed: Option<ResumedSession>,
+    pub session_id: String,
+    pub session_lock: Option<SessionLock>,
+    /// What to tell the user about the resume (said once the plan is
+    /// restored too).
+    pub notes: Vec<String>,
+}
+
+/// Resume and lock: finds the session to continue (if any), settles the
+/// session id, and takes the session's lock.
+pub fn resume_stage(config: &super::SessionConfig) -> Result<Started, super::BuildError> {
+    let mut notes = Vec::new();
+    let resumed = requested(&config.resume, &config.config_dir, &config.cwd, &mut notes)
+        .map_err(super::BuildError::Resume)?;
+    let id = session_id(
+        config.session_id.as_deref(),
+        config.resume.fork,
+        resumed.as_ref(),
+    )
+    .map_err(super::BuildError::Resume)?;
+    // Without a transcript there is nothing to keep to one writer.
+    let session_lock = if config.persist_session {
+        lock_session(
+            config.session_id.as_deref(),
+            &config.config_dir,
+            &config.cwd,
+            &id,
+            resumed.is_some() && !config.resume.fork,
+        )
+        .map_err(super::BuildError::Session)?
+    } else {
+        None
+    };
+    Ok(Started {
+        resumed,
+        session_id: id,
+        session_lock,
+        notes,
+    })
+}
