@@ -710,42 +710,23 @@ impl SessionBuilder {
                 text,
             });
         }
-        let mut prompt_opts =
-            PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone());
-        prompt_opts.config_dir = config_dir.clone();
-        prompt_opts.nobody_here = nobody_here;
-        // Memory files pass the file gate; what it refused is said once.
-        let gate = crate::file_gate::FileGate::for_session(
-            &permissions.working_dirs,
-            &config_dir,
-            permissions.secrets.clone(),
+        let parts::PromptStage {
+            options: prompt_opts,
+            memory,
+            choice: prompt_choice,
+            system_prompt,
+        } = parts::prompt_stage(
+            &config,
+            PromptOptions {
+                config_dir: config_dir.clone(),
+                nobody_here,
+                ..PromptOptions::detect(cwd.clone(), tools.names(), resolved.model.clone())
+            },
+            &permissions,
+            &extras,
+            &events_tx,
+            &warn,
         );
-        let memory_load = prompt::load_memory_files(&cwd, &config_dir, &gate);
-        for line in &memory_load.refused {
-            warn(line);
-            let _ = events_tx.send(EngineEvent::Notification {
-                key: "file-gate".into(),
-                text: line.clone(),
-            });
-        }
-        for line in extras
-            .skills
-            .warnings
-            .iter()
-            .chain(&extras.commands.warnings)
-        {
-            warn(line);
-            let _ = events_tx.send(EngineEvent::Notification {
-                key: "file-gate".into(),
-                text: line.clone(),
-            });
-        }
-        let memory = memory_load.files;
-        let prompt_choice = prompt::SystemPromptChoice {
-            base: config.system_prompt.clone(),
-            append: config.append_system_prompt.clone(),
-        };
-        let system_prompt = prompt_choice.render(&prompt_opts, &memory);
 
         let transcript = match recorder_override {
             Some(r) => parts::MainRecorder::Given(r),

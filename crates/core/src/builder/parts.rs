@@ -10,9 +10,11 @@ use catui_protocol::mcp_name::is_mcp_name;
 
 use super::WarningSink;
 use crate::agents::{AgentCatalog, AgentTool};
+use crate::engine::EngineEvent;
 use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
 use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox, Stage};
 use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
+use crate::prompt::{self, PromptOptions};
 use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
 use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
 use crate::tools::bash::{Asking, BashTool};
@@ -302,4 +304,63 @@ pub(super) fn sandbox_stage(
     tool_ctx.set_sandbox_policy(approved);
     tool_ctx.confiner = confiner.clone();
     confiner
+}
+
+/// The prompt stage's result: what the system prompt is made of and the
+/// prompt itself.
+pub(super) struct PromptStage {
+    pub options: PromptOptions,
+    pub memory: Vec<prompt::MemoryFile>,
+    pub choice: prompt::SystemPromptChoice,
+    pub system_prompt: String,
+}
+
+/// Prompt: the memory files (through the file gate; what it refused, and
+/// the skills' and commands' problems, said once) and the system prompt.
+pub(super) fn prompt_stage(
+    config: &super::SessionConfig,
+    prompt_opts: PromptOptions,
+    permissions: &crate::permissions::PermissionContext,
+    extras: &super::extras::Extras,
+    events_tx: &tokio::sync::mpsc::UnboundedSender<crate::engine::EngineEvent>,
+    warn: &WarningSink,
+) -> PromptStage {
+    // Memory files pass the file gate; what it refused is said once.
+    let gate = crate::file_gate::FileGate::for_session(
+        &permissions.working_dirs,
+        &config.config_dir,
+        permissions.secrets.clone(),
+    );
+    let memory_load = prompt::load_memory_files(&config.cwd, &config.config_dir, &gate);
+    for line in &memory_load.refused {
+        warn(line);
+        let _ = events_tx.send(EngineEvent::Notification {
+            key: "file-gate".into(),
+            text: line.clone(),
+        });
+    }
+    for line in extras
+        .skills
+        .warnings
+        .iter()
+        .chain(&extras.commands.warnings)
+    {
+        warn(line);
+        let _ = events_tx.send(EngineEvent::Notification {
+            key: "file-gate".into(),
+            text: line.clone(),
+        });
+    }
+    let memory = memory_load.files;
+    let prompt_choice = prompt::SystemPromptChoice {
+        base: config.system_prompt.clone(),
+        append: config.append_system_prompt.clone(),
+    };
+    let system_prompt = prompt_choice.render(&prompt_opts, &memory);
+    PromptStage {
+        options: prompt_opts,
+        memory,
+        choice: prompt_choice,
+        system_prompt,
+    }
 }
