@@ -224,7 +224,10 @@ fn plan_mode_refuses_a_background_write_command() {
     let out = output_within(cmd, b"", 60);
     assert_eq!(out.status.code(), Some(0));
     let (text, is_error) = common::result_of(&server.requests()[1], "b1");
-    assert!(is_error, "{text}");
+    assert!(
+        is_error && text.contains("without `run_in_background`"),
+        "{text}"
+    );
     assert!(!text.contains("bash_1"), "{text}");
     assert!(processes_with(&stamp).is_empty());
     assert!(!sb.project().join("written.txt").exists());

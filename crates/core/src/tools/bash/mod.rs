@@ -278,6 +278,15 @@ impl TypedTool for BashTool {
             ctx.set_cwd(cwd.clone());
         }
         if input.run_in_background == Some(true) {
+            // A dry run's changes are counted when it ends and its scratch
+            // area goes with plan mode: a background one could outlive both.
+            if ctx.grant == Grant::DryRun {
+                return Err(ToolError::failed(
+                    "Plan mode runs a command that is not read-only only as a dry run in the \
+                     foreground, where its changes can be listed and thrown away: run it again \
+                     without `run_in_background`.",
+                ));
+            }
             return start_in_background(&input, &cwd, ctx);
         }
         // A command that runs unconfined (the user or a rule allowed it) runs
