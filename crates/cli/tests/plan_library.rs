@@ -421,6 +421,25 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
 }
 
+/// Makes `project` a git repository on `main` with one commit (a README).
+fn repo_with_one_commit(project: &std::path::Path) {
+    git(project, &["init", "-q", "-b", "main"]);
+    std::fs::write(project.join("README.md"), "todo\n").unwrap();
+    git(project, &["add", "README.md"]);
+    git(
+        project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+}
+
 fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .arg("-C")
@@ -442,21 +461,7 @@ fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() 
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let project = sb.project();
-    git(&project, &["init", "-q", "-b", "main"]);
-    std::fs::write(project.join("README.md"), "todo\n").unwrap();
-    git(&project, &["add", "README.md"]);
-    git(
-        &project,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    );
+    repo_with_one_commit(&project);
     let slug = approved_with_one_step_done(&sb);
     let status_before = git(&project, &["status", "--porcelain"]);
     // The background agent works towards the plan's goal.
@@ -581,21 +586,7 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planDrift": "note"}"#);
     let project = sb.project();
-    git(&project, &["init", "-q", "-b", "main"]);
-    std::fs::write(project.join("README.md"), "todo\n").unwrap();
-    git(&project, &["add", "README.md"]);
-    git(
-        &project,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    );
+    repo_with_one_commit(&project);
     let worktrees = sb.config().join("worktrees");
     let target = worktrees.clone();
     let server = MockServer::start_blocking(
