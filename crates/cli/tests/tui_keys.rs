@@ -72,26 +72,14 @@ fn ctrl_c_interrupts_then_clears_then_quits_and_says_which_comes_next() {
     }
 }
 
-/// A model that writes `plan` to its plan file and presents it; after
-/// that, one answer to whatever the user says next.
-fn presents_plan(dir: &str) -> Script {
-    let dir = dir.to_string();
-    Script::new()
-        .turn(Turn::respond(move |r| {
-            Turn::tool_use(
-                "p1",
-                "Write",
-                json!({"file_path": common::plan_path_in(r, &dir), "content": "# Plan\n\n1. Rewrite the parser\n"}),
-            )
-        }))
-        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
-        .turn(Turn::text("Understood, waiting for the word."))
-}
-
 #[test]
 fn esc_in_the_plan_dialog_stops_and_sends_nothing() {
     require_tmux();
-    let s = setup_sized(|_, dir, _| presents_plan(dir), None, (80, 24));
+    let s = setup_sized(
+        |_, dir, _| common::presents_plan(dir, "Understood, waiting for the word."),
+        None,
+        (80, 24),
+    );
     s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");

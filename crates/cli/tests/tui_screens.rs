@@ -72,21 +72,6 @@ fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
     quit_and_check_terminal(&s);
 }
 
-/// A model that writes a plan and presents it, then answers once more.
-fn presents_plan(dir: &str) -> Script {
-    let dir = dir.to_string();
-    Script::new()
-        .turn(Turn::respond(move |r| {
-            Turn::tool_use(
-                "p1",
-                "Write",
-                json!({"file_path": common::plan_path_in(r, &dir), "content": "# Plan\n\n1. Rewrite the parser\n"}),
-            )
-        }))
-        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
-        .turn(Turn::text("Implementing now."))
-}
-
 /// The status line of an HTTP GET of `url` (`http://127.0.0.1:PORT/...`),
 /// or the connection error.
 fn http_get(url: &str) -> Result<String, std::io::Error> {
@@ -135,7 +120,11 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
  {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
-        let s = setup_sized(|_, dir, _| presents_plan(dir), None, size);
+        let s = setup_sized(
+            |_, dir, _| common::presents_plan(dir, "Implementing now."),
+            None,
+            size,
+        );
         s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
         launch(&s);
         cycle_mode_to(&s.tmux, "plan");

@@ -209,6 +209,23 @@ impl StreamSession {
     }
 }
 
+/// A model that writes a one-step plan to its plan file and presents it
+/// (ExitPlanMode); after that, `then` answers whatever comes next.
+pub fn presents_plan(plans_dir: &str, then: &str) -> catui_testkit::Script {
+    use catui_testkit::Turn;
+    let dir = plans_dir.to_string();
+    catui_testkit::Script::new()
+        .turn(Turn::respond(move |r| {
+            Turn::tool_use(
+                "p1",
+                "Write",
+                serde_json::json!({"file_path": plan_path_in(r, &dir), "content": "# Plan\n\n1. Rewrite the parser\n"}),
+            )
+        }))
+        .turn(Turn::tool_use("x1", "ExitPlanMode", serde_json::json!({})))
+        .turn(Turn::text(then))
+}
+
 /// The plan file path as the model sees it in its plan-mode reminder (the
 /// last user message of `r`).
 pub fn plan_path_in(r: &catui_testkit::RecordedRequest, plans_dir: &str) -> String {
