@@ -25,6 +25,20 @@ fn alive(pid: i32) -> bool {
         .is_some_and(|zombie| !zombie)
 }
 
+/// Whether `pid` is still alive after a moment's grace: SIGKILL sent as
+/// the session ended takes effect when the process is next scheduled, which
+/// on a loaded machine may come just after catui has exited. A process that
+/// really outlived the session is still there two seconds later.
+fn survives(pid: i32) -> bool {
+    for _ in 0..40 {
+        if !alive(pid) {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    alive(pid)
+}
+
 /// The pid written to `file`, if any.
 fn pid_in(file: &Path) -> Option<i32> {
     std::fs::read_to_string(file).ok()?.trim().parse().ok()
@@ -94,7 +108,7 @@ fn no_process_a_confined_command_started_outlives_the_session_without_bubblewrap
     for (file, _) in attempts {
         if let Some(pid) = pid_in(&sb.project().join(file)) {
             started += 1;
-            if alive(pid) {
+            if survives(pid) {
                 survivors.push(format!("{file} ({pid})"));
                 // Processes we caused are ours to end.
                 end_survivor(pid);
