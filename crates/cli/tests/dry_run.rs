@@ -305,3 +305,78 @@ fn with_dry_runs_off_plan_mode_refuses_as_before() {
     assert!(!t1.contains(HEADER), "{t1}");
     assert!(!sb.project().join("x").exists());
 }
+
+/// Plan mode through stream-json with the given `CATUI_SANDBOX_DISABLE`
+/// (`None`: every layer this machine has) and user settings: the `init`
+/// line's `sandbox`, and the tool result of `touch x` run in plan mode.
+fn init_sandbox_and_touch(disable: Option<&str>, settings: &str) -> (Vec<String>, String) {
+    let sb = Sandbox::new();
+    sb.user_settings(settings);
+    let tmp = tempfile::tempdir().unwrap();
+    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.env("TMPDIR", tmp.path());
+    if let Some(d) = disable {
+        cmd.env("CATUI_SANDBOX_DISABLE", d);
+    }
+    let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
+    let init = s.wait_for("init", |v| v["subtype"] == "init");
+    let sandbox = init["sandbox"]
+        .as_array()
+        .expect("init.sandbox is a list")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    server.push(Turn::tool_use("t1", "Bash", json!({"command": "touch x"})));
+    server.push(Turn::text("Done."));
+    s.send_user("Check.");
+    s.wait_type("result");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0);
+    // The reason is in init alone: no other line repeats it.
+    assert!(
+        !seen
+            .iter()
+            .any(|v| v["subtype"] != "init" && v.to_string().contains("no dry runs")),
+        "{seen:?}"
+    );
+    let (t1, _) = result_of(server.requests().last().unwrap(), "t1");
+    assert!(!sb.project().join("x").exists());
+    (sandbox, t1)
+}
+
+#[test]
+fn where_overlays_cannot_be_mounted_init_sandbox_says_why_and_plan_mode_refuses() {
+    // Without bubblewrap there are no namespaces to mount overlays in.
+    let (sandbox, t1) =
+        init_sandbox_and_touch(Some("bubblewrap"), r#"{"planGoal": false}"#);
+    let reasons: Vec<&String> = sandbox
+        .iter()
+        .filter(|e| e.starts_with("no dry runs: "))
+        .collect();
+    assert_eq!(
+        reasons,
+        vec!["no dry runs: bubblewrap does not work here (overlays need its namespaces)"],
+        "{sandbox:?}"
+    );
+    assert_eq!(sandbox.last(), reasons.last().copied(), "{sandbox:?}");
+    assert!(!sandbox.iter().any(|e| e == "bubblewrap"), "{sandbox:?}");
+    assert!(t1.contains("Plan mode is active"), "{t1}");
+    assert!(!t1.contains(HEADER), "{t1}");
+}
+
+#[test]
+fn init_sandbox_names_no_reason_where_dry_runs_work_or_are_off() {
+    // Every layer here: dry runs work, the list is the layers alone.
+    let (sandbox, t1) = init_sandbox_and_touch(None, r#"{"planGoal": false}"#);
+    assert_eq!(sandbox, ["bubblewrap", "landlock", "seccomp"]);
+    assert!(t1.starts_with(HEADER), "{t1}");
+    // Turned off by the user: nothing is unavailable, so no reason either.
+    let (sandbox, t1) =
+        init_sandbox_and_touch(Some("bubblewrap"), r#"{"planGoal": false, "dryRun": false}"#);
+    assert!(
+        !sandbox.iter().any(|e| e.starts_with("no dry runs")),
+        "{sandbox:?}"
+    );
+    assert!(t1.contains("Plan mode is active"), "{t1}");
+}

@@ -174,6 +174,8 @@ pub struct InitEvent {
     pub plan_file: Option<String>,
     /// The sandbox layers that confine commands run without asking
     /// (`bubblewrap`, `landlock`, `seccomp`); empty where there are none.
+    /// Where dry runs are on but overlays cannot be mounted, one last
+    /// entry `no dry runs: <reason>`.
     pub sandbox: Vec<String>,
     /// Problems with the settings files, one line each (each also
     /// sent as a `settings` notification); absent when there are none.

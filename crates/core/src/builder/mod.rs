@@ -246,7 +246,8 @@ pub struct SessionInfo {
     pub model: String,
     pub tools: Vec<String>,
     /// The sandbox layers commands run under (`init.sandbox`):
-    /// `bubblewrap`, `landlock`, `seccomp`.
+    /// `bubblewrap`, `landlock`, `seccomp`; then `no dry runs: <reason>`
+    /// when dry runs are on but overlays cannot be mounted here.
     pub sandbox: Vec<String>,
     /// Whether `auto` is offered (setting `autoMode.enabled`).
     pub auto_mode_enabled: bool,
@@ -694,7 +695,7 @@ impl SessionBuilder {
             cwd: cwd.display().to_string(),
             model: resolved.model.clone(),
             tools: tools.names(),
-            sandbox: confiner.layers().names(),
+            sandbox: confiner.report(settings.dry_run.enabled()),
             auto_mode_enabled: settings.auto_mode.enabled,
             settings_warnings: settings_warnings.clone(),
             trust_notice,

@@ -32,6 +32,10 @@ pub enum SandboxNetwork {
     AllowedDomains(Vec<String>),
 }
 
+/// How the `init.sandbox` entry saying dry runs cannot run here starts;
+/// the reason follows ([`SessionSandbox::report`]).
+pub const NO_DRY_RUNS: &str = "no dry runs: ";
+
 /// How a shell command is confined.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum SandboxPolicy {
@@ -171,6 +175,18 @@ impl SessionSandbox {
             return Some("the sandbox lacks a layer".into());
         }
         None
+    }
+
+    /// What `init.sandbox` reports: the layer names, and — when dry runs
+    /// are wanted (`dry_runs`) but overlays cannot be mounted here — one
+    /// more entry, `no dry runs: <reason>`, so a client knows why plan
+    /// mode refuses commands that are not read-only.
+    pub fn report(&self, dry_runs: bool) -> Vec<String> {
+        let mut out = self.layers().names();
+        if dry_runs && let Some(why) = self.dry_run_unavailable() {
+            out.push(format!("{NO_DRY_RUNS}{why}"));
+        }
+        out
     }
 
     /// The policy for commands someone allowed (the `sandbox` setting).
