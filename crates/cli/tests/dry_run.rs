@@ -348,8 +348,7 @@ fn init_sandbox_and_touch(disable: Option<&str>, settings: &str) -> (Vec<String>
 #[test]
 fn where_overlays_cannot_be_mounted_init_sandbox_says_why_and_plan_mode_refuses() {
     // Without bubblewrap there are no namespaces to mount overlays in.
-    let (sandbox, t1) =
-        init_sandbox_and_touch(Some("bubblewrap"), r#"{"planGoal": false}"#);
+    let (sandbox, t1) = init_sandbox_and_touch(Some("bubblewrap"), r#"{"planGoal": false}"#);
     let reasons: Vec<&String> = sandbox
         .iter()
         .filter(|e| e.starts_with("no dry runs: "))
@@ -372,8 +371,10 @@ fn init_sandbox_names_no_reason_where_dry_runs_work_or_are_off() {
     assert_eq!(sandbox, ["bubblewrap", "landlock", "seccomp"]);
     assert!(t1.starts_with(HEADER), "{t1}");
     // Turned off by the user: nothing is unavailable, so no reason either.
-    let (sandbox, t1) =
-        init_sandbox_and_touch(Some("bubblewrap"), r#"{"planGoal": false, "dryRun": false}"#);
+    let (sandbox, t1) = init_sandbox_and_touch(
+        Some("bubblewrap"),
+        r#"{"planGoal": false, "dryRun": false}"#,
+    );
     assert!(
         !sandbox.iter().any(|e| e.starts_with("no dry runs")),
         "{sandbox:?}"
