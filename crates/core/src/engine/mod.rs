@@ -24,6 +24,7 @@ mod outcome;
 mod progress;
 mod record;
 mod request;
+mod request_loop;
 pub mod services;
 mod shared;
 pub mod slash_commands;
@@ -37,8 +38,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use catui_protocol::stream_json::ResultSubtype;
-use catui_protocol::{ContentBlock, Message, PermissionMode, Role, StopReason, Usage};
-use catui_providers::{ModelClient, ProviderError};
+use catui_protocol::{ContentBlock, Message, PermissionMode, Role, Usage};
+use catui_providers::ModelClient;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -664,187 +665,5 @@ impl Engine {
         self.start_work();
         let outcome = self.run_requests(&mut looping, &cancel, started).await;
         self.finish_loop(&mut looping, outcome)
-    }
-
-    /// The model requests of one input, until it ends (see
-    /// [`Self::run_turn`]).
-    async fn run_requests(
-        &mut self,
-        looping: &mut turn_end::ContinuationLoop,
-        cancel: &CancellationToken,
-        started: Instant,
-    ) -> TurnOutcome {
-        let mut usage = Usage::default();
-        let mut num_turns = 0u32;
-        let mut is_human_turn = true;
-        let mut stop_blocks = 0u32;
-        loop {
-            // Tools still on their way (MCP servers starting) reach the
-            // first request of an input, within their startup timeouts.
-            if is_human_turn && self.config.agent_id.is_none() {
-                self.await_arriving_tools(cancel).await;
-            }
-            if let Some(model) = self.shared.take_requested_model() {
-                *lock(&self.shared.model) = model.clone();
-                self.config.model = model;
-            }
-            if let Some(prompt) = self.shared.take_requested_system_prompt() {
-                self.config.system_prompt = prompt;
-            }
-            self.refresh();
-            self.compact_if_needed().await;
-            self.inject_attachments(is_human_turn);
-            is_human_turn = false;
-            if cancel.is_cancelled() {
-                return self.interrupted(num_turns, usage, started);
-            }
-            // The spending limit is shared by everything the session runs;
-            // checked before each request, so a tool loop stops whole.
-            if let Some(over) = self.client.ledger().and_then(|l| l.budget_exceeded()) {
-                return self.outcome(
-                    ResultSubtype::ErrorMaxBudgetUsd,
-                    format!(
-                        "Stopped: the session has spent ${:.4} of its ${:.4} budget (--max-budget-usd).",
-                        over.spent_usd, over.limit_usd
-                    ),
-                    num_turns,
-                    usage,
-                    started,
-                );
-            }
-            num_turns += 1;
-            let response = match self.request_fitting(cancel).await {
-                Ok(r) => r,
-                Err(ProviderError::Cancelled) => {
-                    return self.interrupted(num_turns, usage, started);
-                }
-                Err(e) => {
-                    let hint = if e.is_context_overflow() {
-                        " The conversation does not fit the model's context window even after \
-                         cutting tool results and compacting; start a new session, or ask for \
-                         less at once."
-                    } else {
-                        ""
-                    };
-                    return self.outcome(
-                        ResultSubtype::ErrorDuringExecution,
-                        format!("Model request failed: {e}.{hint}"),
-                        num_turns,
-                        usage,
-                        started,
-                    );
-                }
-            };
-            usage.add(&response.usage);
-            self.total_usage.add(&response.usage);
-            self.note_prompt_size(context_window::prompt_tokens(&response.usage));
-            self.shared
-                .report_usage(&self.request_model(), self.last_prompt_tokens);
-            let assistant = response.message;
-            let uuid = self.shared.recorder.record(Record::Assistant {
-                message: assistant.clone(),
-                usage: response.usage,
-                model: response.model.clone(),
-            });
-            // The step its tool calls belong to, when it changed.
-            self.report_step();
-            self.shared.emit(EngineEvent::Assistant {
-                message: assistant.clone(),
-                uuid: uuid.unwrap_or_else(new_message_uuid),
-                parent_tool_use_id: self.config.parent_tool_use_id.clone(),
-                response: ResponseInfo {
-                    model: response
-                        .model
-                        .clone()
-                        .unwrap_or_else(|| self.request_model()),
-                    stop_reason: Some(response.stop_reason.clone()),
-                    usage: response.usage,
-                },
-            });
-            let has_tools = assistant.tool_uses().next().is_some();
-            self.messages.push(assistant.clone());
-
-            if !has_tools {
-                // Should this turn really end? (turn_end.rs)
-                match self
-                    .turn_ending(looping, &assistant, &mut stop_blocks, cancel)
-                    .await
-                {
-                    turn_end::Ending::Continue => continue,
-                    turn_end::Ending::EndWith(end) => {
-                        return self.ended(end, num_turns, usage, started);
-                    }
-                    turn_end::Ending::End => {}
-                }
-            }
-            if !has_tools {
-                let text = assistant.text();
-                if response.stop_reason == StopReason::MaxTokens && text.trim().is_empty() {
-                    return self.outcome(
-                        ResultSubtype::ErrorDuringExecution,
-                        format!(
-                            "The model reached its output limit ({} tokens) before writing any \
-                             answer (its output went to thinking, or the limit is too low). Ask \
-                             again, for less at once, or raise the limit.",
-                            self.config.max_tokens
-                        ),
-                        num_turns,
-                        usage,
-                        started,
-                    );
-                }
-                let ended = self.shared.extensions.iter().find_map(|e| {
-                    e.final_answer(self.config.agent_id.as_deref(), self.shared.as_ref())
-                });
-                if let Some(end) = ended {
-                    return self.ended(end, num_turns, usage, started);
-                }
-                return self.outcome(ResultSubtype::Success, text, num_turns, usage, started);
-            }
-
-            let mut results = tool_runner::run_tool_calls(self, &assistant, cancel).await;
-            if let Some(note) = self.loop_guard.observe(&assistant, &results) {
-                // Read with the results, before the model decides again.
-                results.push(ContentBlock::text(attachments::wrap(&note)));
-            }
-            let tool_message = Message {
-                role: Role::User,
-                content: results,
-            };
-            let uuid = self.shared.recorder.record(Record::User {
-                message: tool_message.clone(),
-                is_meta: false,
-            });
-            self.shared.emit(EngineEvent::User {
-                message: tool_message.clone(),
-                uuid: uuid.unwrap_or_else(new_message_uuid),
-                parent_tool_use_id: self.config.parent_tool_use_id.clone(),
-            });
-            self.messages.push(tool_message);
-
-            if let Some(end) = self.shared.take_run_end() {
-                return self.ended(end, num_turns, usage, started);
-            }
-            if self.start_fresh_if_asked() {
-                is_human_turn = true;
-                continue;
-            }
-            if cancel.is_cancelled() {
-                return self.interrupted(num_turns, usage, started);
-            }
-            if let Some(max) = self.config.max_turns
-                && num_turns >= max
-            {
-                return self.outcome(
-                    ResultSubtype::ErrorMaxTurns,
-                    format!(
-                        "Reached the maximum number of turns ({max}) before the task was finished."
-                    ),
-                    num_turns,
-                    usage,
-                    started,
-                );
-            }
-        }
     }
 }

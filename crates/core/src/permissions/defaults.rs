@@ -456,6 +456,71 @@ pub(super) fn writable_inside(p: &Path, working_dirs: &[PathBuf], secrets: &Secr
         })
 }
 
+/// What the mode allows once no deny rule, ask rule, plan-mode refusal or
+/// secret store has decided: Bash by its analysis, then an allow rule
+/// (`allowed_by_rule`), then each kind of access by the mode.
+pub(super) fn by_access(
+    ctx: &PermissionContext,
+    call: &CallInfo,
+    target: &Target,
+    what: String,
+    allowed_by_rule: impl Fn() -> bool,
+) -> Verdict {
+    let working_dirs = canonical_working_dirs(ctx);
+    match &call.access {
+        Access::Shell { .. } => shell_default(ctx, call, target, &working_dirs),
+        _ if allowed_by_rule() => Verdict::Allow(Grant::Explicit),
+        Access::Read { .. } | Access::Session | Access::Agent { .. } => {
+            Verdict::Allow(Grant::Explicit)
+        }
+        Access::Write { .. } if ctx.mode == PermissionMode::BypassPermissions => {
+            Verdict::Allow(Grant::Explicit)
+        }
+        Access::Write { .. } => {
+            let inside = write_inside_working_dirs(target, &working_dirs, &ctx.secrets);
+            if ctx.mode == PermissionMode::AcceptEdits && inside {
+                return Verdict::Allow(Grant::Explicit);
+            }
+            Verdict::Ask {
+                reason: format!("{} wants to change {what}", call.tool_name),
+                why: AskWhy::Default {
+                    suggestion: edit_suggestion(target, &working_dirs),
+                    accept_edits_would_allow: inside,
+                },
+            }
+        }
+        Access::External { .. } if ctx.mode == PermissionMode::BypassPermissions => {
+            Verdict::Allow(Grant::Explicit)
+        }
+        Access::External { domain, .. } => Verdict::Ask {
+            reason: match domain {
+                Some(domain) => format!("{} wants to fetch from {domain}", call.tool_name),
+                None => format!("{} needs your permission", call.tool_name),
+            },
+            why: AskWhy::Default {
+                suggestion: Some(match domain {
+                    Some(domain) => Rule {
+                        tool: call.tool_name.clone(),
+                        specifier: Some(format!("domain:{domain}")),
+                    },
+                    None => Rule::tool(call.tool_name.clone()),
+                }),
+                accept_edits_would_allow: false,
+            },
+        },
+        _ if call.read_only || ctx.mode == PermissionMode::BypassPermissions => {
+            Verdict::Allow(Grant::Explicit)
+        }
+        _ => Verdict::Ask {
+            reason: format!("{} needs your permission", call.tool_name),
+            why: AskWhy::Default {
+                suggestion: Some(Rule::tool(call.tool_name.clone())),
+                accept_edits_would_allow: false,
+            },
+        },
+    }
+}
+
 pub(super) fn canonical_working_dirs(ctx: &PermissionContext) -> Vec<PathBuf> {
     ctx.working_dirs
         .iter()

@@ -452,6 +452,10 @@ fn domain_matches(want: &str, host: &str) -> bool {
                 .is_some_and(|rest| rest.ends_with('.')))
 }
 
+/// The decision, in its order: deny rules, plan mode's refusals, secret
+/// stores while planning, questions to the user, ask rules, agents asking
+/// for a wider mode, secret stores, then what the mode allows
+/// ([`defaults::by_access`]).
 fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdict {
     let what = target.describe(call);
     if let Some(rule) = ctx
@@ -561,66 +565,7 @@ fn evaluate(ctx: &PermissionContext, call: &CallInfo, target: &Target) -> Verdic
     {
         return verdict;
     }
-    let working_dirs = defaults::canonical_working_dirs(ctx);
-    match &call.access {
-        Access::Shell { .. } => defaults::shell_default(ctx, call, target, &working_dirs),
-        _ if ctx
-            .rules
-            .allow
-            .iter()
-            .any(|r| rule_matches(r, call, target, false)) =>
-        {
-            Verdict::Allow(Grant::Explicit)
-        }
-        Access::Read { .. } | Access::Session | Access::Agent { .. } => {
-            Verdict::Allow(Grant::Explicit)
-        }
-        Access::Write { .. } if ctx.mode == PermissionMode::BypassPermissions => {
-            Verdict::Allow(Grant::Explicit)
-        }
-        Access::Write { .. } => {
-            let inside = defaults::write_inside_working_dirs(target, &working_dirs, &ctx.secrets);
-            if ctx.mode == PermissionMode::AcceptEdits && inside {
-                return Verdict::Allow(Grant::Explicit);
-            }
-            Verdict::Ask {
-                reason: format!("{} wants to change {what}", call.tool_name),
-                why: AskWhy::Default {
-                    suggestion: defaults::edit_suggestion(target, &working_dirs),
-                    accept_edits_would_allow: inside,
-                },
-            }
-        }
-        Access::External { .. } if ctx.mode == PermissionMode::BypassPermissions => {
-            Verdict::Allow(Grant::Explicit)
-        }
-        Access::External { domain, .. } => Verdict::Ask {
-            reason: match domain {
-                Some(domain) => format!("{} wants to fetch from {domain}", call.tool_name),
-                None => format!("{} needs your permission", call.tool_name),
-            },
-            why: AskWhy::Default {
-                suggestion: Some(match domain {
-                    Some(domain) => Rule {
-                        tool: call.tool_name.clone(),
-                        specifier: Some(format!("domain:{domain}")),
-                    },
-                    None => Rule::tool(call.tool_name.clone()),
-                }),
-                accept_edits_would_allow: false,
-            },
-        },
-        _ if call.read_only || ctx.mode == PermissionMode::BypassPermissions => {
-            Verdict::Allow(Grant::Explicit)
-        }
-        _ => Verdict::Ask {
-            reason: format!("{} needs your permission", call.tool_name),
-            why: AskWhy::Default {
-                suggestion: Some(Rule::tool(call.tool_name.clone())),
-                accept_edits_would_allow: false,
-            },
-        },
-    }
+    defaults::by_access(ctx, call, target, what, allowed_by_rule)
 }
 
 #[cfg(test)]

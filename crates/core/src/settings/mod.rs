@@ -448,16 +448,13 @@ impl Settings {
         layer: SettingsLayer,
         path: &Path,
         project_root: &Path,
-        raw: file::RawSettings,
+        mut raw: file::RawSettings,
         text: &str,
         narrowing_only: bool,
         warnings: &mut Vec<SettingsWarning>,
     ) {
-        fn set<T>(slot: &mut Option<T>, value: Option<T>) {
-            if value.is_some() {
-                *slot = value;
-            }
-        }
+        // First, while `raw` is whole; it sets fields nothing else here reads.
+        self.apply_hooks_and_mcp(layer, path, &mut raw, warnings);
         set(&mut self.model, raw.model);
         set(&mut self.small_model, raw.small_model);
         set(&mut self.plan_model, raw.plan_model);
@@ -529,6 +526,30 @@ impl Settings {
             }
         }
         self.models.extend(raw.models.unwrap_or_default());
+        if let Some(perms) = raw.permissions {
+            self.apply_permissions(
+                layer,
+                path,
+                project_root,
+                perms,
+                text,
+                narrowing_only,
+                warnings,
+            );
+        }
+        self.files.push((layer, path.to_path_buf()));
+    }
+
+    /// The hooks and MCP servers one file declares (a project file's MCP
+    /// servers are marked as the project's; only the user's files switch
+    /// project servers on or off).
+    fn apply_hooks_and_mcp(
+        &mut self,
+        layer: SettingsLayer,
+        path: &Path,
+        raw: &mut file::RawSettings,
+        warnings: &mut Vec<SettingsWarning>,
+    ) {
         if let Some(hooks) = &raw.hooks {
             match crate::hooks::config::parse(hooks, path) {
                 Ok(parsed) => self.hooks.extend(parsed),
@@ -562,38 +583,51 @@ impl Settings {
             }
             self.project_mcp
                 .enabled
-                .extend(raw.enabled_mcpjson_servers.unwrap_or_default());
+                .extend(raw.enabled_mcpjson_servers.take().unwrap_or_default());
             self.project_mcp
                 .disabled
-                .extend(raw.disabled_mcpjson_servers.unwrap_or_default());
+                .extend(raw.disabled_mcpjson_servers.take().unwrap_or_default());
         }
-        if let Some(perms) = raw.permissions {
-            match (perms.default_mode, self.permissions.default_mode) {
-                (Some(mode), Some(current))
-                    if narrowing_only
-                        && crate::permissions::mode::strictness(mode)
-                            <= crate::permissions::mode::strictness(current) => {}
-                (mode, _) => set(&mut self.permissions.default_mode, mode),
-            }
-            if perms.disable_bypass_permissions_mode == Some(true) {
-                self.permissions.bypass_disabled = true;
-            }
-            let origin = layer_origin(layer, path, project_root);
-            for (behavior, list) in [
-                (RuleBehavior::Allow, perms.allow),
-                (RuleBehavior::Ask, perms.ask),
-                (RuleBehavior::Deny, perms.deny),
-            ] {
-                self.add_rules(behavior, list.unwrap_or_default(), &origin, text, warnings);
-            }
-            for dir in perms.additional_directories.unwrap_or_default() {
-                let resolved = resolve_dir(&dir, project_root);
-                if !self.permissions.additional_directories.contains(&resolved) {
-                    self.permissions.additional_directories.push(resolved);
-                }
+    }
+
+    /// One file's `permissions` block: the default mode (only a stricter
+    /// one with `narrowing_only`), the bypass switch, rules and extra
+    /// directories.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_permissions(
+        &mut self,
+        layer: SettingsLayer,
+        path: &Path,
+        project_root: &Path,
+        perms: file::RawPermissions,
+        text: &str,
+        narrowing_only: bool,
+        warnings: &mut Vec<SettingsWarning>,
+    ) {
+        match (perms.default_mode, self.permissions.default_mode) {
+            (Some(mode), Some(current))
+                if narrowing_only
+                    && crate::permissions::mode::strictness(mode)
+                        <= crate::permissions::mode::strictness(current) => {}
+            (mode, _) => set(&mut self.permissions.default_mode, mode),
+        }
+        if perms.disable_bypass_permissions_mode == Some(true) {
+            self.permissions.bypass_disabled = true;
+        }
+        let origin = layer_origin(layer, path, project_root);
+        for (behavior, list) in [
+            (RuleBehavior::Allow, perms.allow),
+            (RuleBehavior::Ask, perms.ask),
+            (RuleBehavior::Deny, perms.deny),
+        ] {
+            self.add_rules(behavior, list.unwrap_or_default(), &origin, text, warnings);
+        }
+        for dir in perms.additional_directories.unwrap_or_default() {
+            let resolved = resolve_dir(&dir, project_root);
+            if !self.permissions.additional_directories.contains(&resolved) {
+                self.permissions.additional_directories.push(resolved);
             }
         }
-        self.files.push((layer, path.to_path_buf()));
     }
 
     /// The model catalog with the settings' `models` overrides applied.
@@ -633,6 +667,13 @@ fn layer_origin(layer: SettingsLayer, path: &Path, project_root: &Path) -> RuleO
         kind: layer.rule_source(),
         file: Some(path.to_path_buf()),
         root: project_root.to_path_buf(),
+    }
+}
+
+/// Overwrites a setting only where this layer sets it.
+fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
+        *slot = value;
     }
 }
 

@@ -188,15 +188,7 @@ pub(in crate::permissions::shell) fn check_awk_program(program: &str) -> Result<
             }
             '|' => return Err("the awk program pipes to or from a command".into()),
             '>' if print_depth == Some(parens.len()) => {
-                if s.get(i) == Some(&'>') {
-                    i += 1;
-                }
-                while s.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
-                    i += 1;
-                }
-                if !redirects_to_terminal(&s, &mut i) {
-                    return Err("the awk program redirects output to a file".into());
-                }
+                print_redirect(&s, &mut i)?;
                 prev = Prev::Operand;
             }
             '(' | '[' => {
@@ -248,48 +240,15 @@ pub(in crate::permissions::shell) fn check_awk_program(program: &str) -> Result<
             c if c.is_ascii_digit()
                 || (c == '.' && s.get(i).is_some_and(|d| d.is_ascii_digit())) =>
             {
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
-                {
-                    i += 1;
-                }
-                // An exponent's sign.
-                if matches!(s.get(i - 1), Some('e' | 'E')) && matches!(s.get(i), Some('+' | '-')) {
-                    i += 1;
-                    while s.get(i).is_some_and(|c| c.is_ascii_digit()) {
-                        i += 1;
-                    }
-                }
+                skip_number(&s, &mut i);
                 prev = Prev::Operand;
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
-                let start = i - 1;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-                {
-                    i += 1;
-                }
-                let word: String = s[start..i].iter().collect();
+                let word = read_word(&s, &mut i);
                 if matches!(word.as_str(), "print" | "printf") {
                     print_depth = Some(parens.len());
                 }
-                if ARGUMENT_VARIABLES.contains(&word.as_str()) {
-                    return Err(format!(
-                        "the awk program uses `{word}`, through which it can open other files"
-                    ));
-                }
-                if word == "getline" {
-                    getline_source(&s, i)?;
-                }
-                prev = if KEYWORDS.contains(&word.as_str()) {
-                    Prev::Operator
-                } else if AMBIGUOUS_BEFORE_SLASH.contains(&word.as_str()) {
-                    Prev::Ambiguous
-                } else {
-                    Prev::Operand
-                };
+                prev = check_word(&word, &s, i)?;
                 last_word = word;
             }
             c if c.is_whitespace() => {
@@ -299,6 +258,71 @@ pub(in crate::permissions::shell) fn check_awk_program(program: &str) -> Result<
             _ => prev = Prev::Operator,
         }
         last_sig = c;
+    }
+    Ok(())
+}
+
+/// Skips the rest of a number (its first character read), including
+/// `0x1f`, `1.5` and an exponent's sign (`1e+5`).
+fn skip_number(s: &[char], i: &mut usize) {
+    while s
+        .get(*i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
+    {
+        *i += 1;
+    }
+    if matches!(s.get(*i - 1), Some('e' | 'E')) && matches!(s.get(*i), Some('+' | '-')) {
+        *i += 1;
+        while s.get(*i).is_some_and(|c| c.is_ascii_digit()) {
+            *i += 1;
+        }
+    }
+}
+
+/// The name or keyword whose first character is at `*i - 1`; `*i` ends
+/// after it.
+fn read_word(s: &[char], i: &mut usize) -> String {
+    let start = *i - 1;
+    while s
+        .get(*i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+    {
+        *i += 1;
+    }
+    s[start..*i].iter().collect()
+}
+
+/// Refuses the words that open other files (`ARGV`, a computed `getline`
+/// source) and says how a `/` after this word reads.
+fn check_word(word: &str, s: &[char], i: usize) -> Result<Prev, String> {
+    if ARGUMENT_VARIABLES.contains(&word) {
+        return Err(format!(
+            "the awk program uses `{word}`, through which it can open other files"
+        ));
+    }
+    if word == "getline" {
+        getline_source(s, i)?;
+    }
+    Ok(if KEYWORDS.contains(&word) {
+        Prev::Operator
+    } else if AMBIGUOUS_BEFORE_SLASH.contains(&word) {
+        Prev::Ambiguous
+    } else {
+        Prev::Operand
+    })
+}
+
+/// A `>` or `>>` after `print`: allowed only to the terminal or
+/// `/dev/null` ([`redirects_to_terminal`]).
+fn print_redirect(s: &[char], i: &mut usize) -> Result<(), String> {
+    if s.get(*i) == Some(&'>') {
+        *i += 1;
+    }
+    while s.get(*i).is_some_and(|c| *c == ' ' || *c == '\t') {
+        *i += 1;
+    }
+    if !redirects_to_terminal(s, i) {
+        return Err("the awk program redirects output to a file".into());
     }
     Ok(())
 }

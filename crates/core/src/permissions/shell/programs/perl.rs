@@ -198,24 +198,7 @@ pub(in crate::permissions::shell) fn perl_script(src: &str) -> Result<(), String
                 operand = true;
             }
             '$' | '@' | '%' if !operand || c != '%' => {
-                let start = i;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-                {
-                    i += 1;
-                }
-                let name: String = s[start..i].iter().collect();
-                if name.is_empty() && c == '$' && s.get(i).is_some_and(|c| "_.&/\\,;0".contains(*c))
-                {
-                    i += 1;
-                } else if name == "ARGV" || name == "ENV" || name == "INC" || name == "SIG" {
-                    return Err(format!("the perl script uses `{c}{name}`"));
-                } else if name.is_empty() {
-                    return Err(format!(
-                        "the perl script has a `{c}` the analysis does not follow"
-                    ));
-                }
+                variable(&s, &mut i, c)?;
                 operand = true;
             }
             '/' if !operand => {
@@ -225,91 +208,7 @@ pub(in crate::permissions::shell) fn perl_script(src: &str) -> Result<(), String
                 flags(&s, &mut i, false)?;
                 operand = true;
             }
-            c if c.is_ascii_alphabetic() || c == '_' => {
-                let start = i - 1;
-                while s
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-                {
-                    i += 1;
-                }
-                let word: String = s[start..i].iter().collect();
-                if !listed(PERL_WORDS, word.as_str()) || !is_identifier(&word) {
-                    return Err(format!(
-                        "the perl script uses `{word}`, which is not known to be harmless"
-                    ));
-                }
-                if called(&s[..start]) {
-                    return Err(format!(
-                        "the perl script calls `{word}` as a method or subroutine, whose arguments run first"
-                    ));
-                }
-                let quote_like =
-                    matches!(word.as_str(), "m" | "q" | "qw" | "qq" | "s" | "tr" | "y");
-                if quote_like {
-                    let open = s
-                        .get(i)
-                        .copied()
-                        .ok_or("a perl quote without a delimiter")?;
-                    if open.is_alphanumeric()
-                        || open.is_whitespace()
-                        || matches!(open, '=' | ',' | ')' | ']' | '}' | '>')
-                    {
-                        return Err(format!("`{word}` followed by `{open}` is not understood"));
-                    }
-                    i += 1;
-                    let start = i;
-                    let close = match open {
-                        '(' => ')',
-                        '[' => ']',
-                        '{' => '}',
-                        '<' => '>',
-                        d => d,
-                    };
-                    regex_part(&s, &mut i, close)?;
-                    if matches!(word.as_str(), "s" | "tr" | "y") {
-                        if close != open {
-                            return Err(
-                                "a perl substitution with bracket delimiters is not understood"
-                                    .into(),
-                            );
-                        }
-                        regex_part(&s, &mut i, close)?;
-                    }
-                    if !matches!(word.as_str(), "q" | "qw" | "tr" | "y") {
-                        interpolation(&s[start..i])?;
-                    }
-                    flags(&s, &mut i, word == "s")?;
-                    operand = true;
-                } else {
-                    operand = !matches!(
-                        word.as_str(),
-                        "print"
-                            | "printf"
-                            | "say"
-                            | "if"
-                            | "unless"
-                            | "and"
-                            | "or"
-                            | "not"
-                            | "split"
-                            | "join"
-                            | "return"
-                            | "while"
-                            | "for"
-                            | "foreach"
-                            | "eq"
-                            | "ne"
-                            | "lt"
-                            | "gt"
-                            | "le"
-                            | "ge"
-                            | "cmp"
-                            | "x"
-                            | "push"
-                    );
-                }
-            }
+            c if c.is_ascii_alphabetic() || c == '_' => operand = word(&s, &mut i)?,
             c if c.is_ascii_digit() => {
                 while s
                     .get(i)
@@ -349,6 +248,99 @@ pub(in crate::permissions::shell) fn perl_script(src: &str) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// A variable after its sigil `c`: a plain name or one of the punctuation
+/// variables; never `@ARGV`, `%ENV`, `@INC` or `%SIG`.
+fn variable(s: &[char], i: &mut usize, c: char) -> Result<(), String> {
+    let start = *i;
+    while s
+        .get(*i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+    {
+        *i += 1;
+    }
+    let name: String = s[start..*i].iter().collect();
+    if name.is_empty() && c == '$' && s.get(*i).is_some_and(|c| "_.&/\\,;0".contains(*c)) {
+        *i += 1;
+    } else if name == "ARGV" || name == "ENV" || name == "INC" || name == "SIG" {
+        return Err(format!("the perl script uses `{c}{name}`"));
+    } else if name.is_empty() {
+        return Err(format!(
+            "the perl script has a `{c}` the analysis does not follow"
+        ));
+    }
+    Ok(())
+}
+
+/// Words after which perl expects an operand (so a `/` starts a regex).
+const EXPECTS_OPERAND: &[&str] = &[
+    "print", "printf", "say", "if", "unless", "and", "or", "not", "split", "join", "return",
+    "while", "for", "foreach", "eq", "ne", "lt", "gt", "le", "ge", "cmp", "x", "push",
+];
+
+/// A word whose first character is at `*i - 1`: one of [`PERL_WORDS`],
+/// not called as a method or subroutine; a quote-like operator is read
+/// with its delimited parts. Returns whether what follows is an operator.
+fn word(s: &[char], i: &mut usize) -> Result<bool, String> {
+    let start = *i - 1;
+    while s
+        .get(*i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+    {
+        *i += 1;
+    }
+    let word: String = s[start..*i].iter().collect();
+    if !listed(PERL_WORDS, word.as_str()) || !is_identifier(&word) {
+        return Err(format!(
+            "the perl script uses `{word}`, which is not known to be harmless"
+        ));
+    }
+    if called(&s[..start]) {
+        return Err(format!(
+            "the perl script calls `{word}` as a method or subroutine, whose arguments run first"
+        ));
+    }
+    if matches!(word.as_str(), "m" | "q" | "qw" | "qq" | "s" | "tr" | "y") {
+        quote_like(s, i, &word)?;
+        return Ok(true);
+    }
+    Ok(!EXPECTS_OPERAND.contains(&word.as_str()))
+}
+
+/// The delimited parts of `m`, `q`, `qw`, `qq`, `s`, `tr` or `y` (`word`)
+/// and its flags: no interpolated code, no `s///e`.
+fn quote_like(s: &[char], i: &mut usize, word: &str) -> Result<(), String> {
+    let open = s
+        .get(*i)
+        .copied()
+        .ok_or("a perl quote without a delimiter")?;
+    if open.is_alphanumeric()
+        || open.is_whitespace()
+        || matches!(open, '=' | ',' | ')' | ']' | '}' | '>')
+    {
+        return Err(format!("`{word}` followed by `{open}` is not understood"));
+    }
+    *i += 1;
+    let start = *i;
+    let close = match open {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        d => d,
+    };
+    regex_part(s, i, close)?;
+    if matches!(word, "s" | "tr" | "y") {
+        if close != open {
+            return Err("a perl substitution with bracket delimiters is not understood".into());
+        }
+        regex_part(s, i, close)?;
+    }
+    if !matches!(word, "q" | "qw" | "tr" | "y") {
+        interpolation(&s[start..*i])?;
+    }
+    flags(s, i, word == "s")
 }
 
 /// Whether the text before a word makes it a call: `->` (a method) or a
