@@ -107,7 +107,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     s.tmux.keys(&["C-b"]);
     let screen = s.tmux.wait_text("It goes on in the background.");
     assert!(
-        screen.contains("Running in the background (bash_1)"),
+        screen.contains("Sent to the background as bash_1"),
         "{screen}"
     );
     // The model's next request carries the id, and the command runs on.
@@ -147,6 +147,11 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     });
     s.tmux.keys(&["Escape"]);
     let list = s.tmux.wait_text("bash_1  killed");
+    // The transcript says that it ended; nothing says it still runs.
+    let all = s
+        .tmux
+        .wait_history("Background command bash_1 ended (killed)");
+    assert!(!all.contains("Running in the background"), "{all}");
     assert!(list.contains("Esc close"), "{list}");
     s.tmux.keys(&["Escape"]);
     let screen = s

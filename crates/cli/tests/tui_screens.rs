@@ -217,3 +217,71 @@ fn a_resumed_session_marks_a_failed_command_as_the_live_one_did() {
     assert!(!replay.contains("● Bash(echo broken-build"), "{replay}");
     quit_and_check_terminal(&s);
 }
+
+#[test]
+fn the_status_line_counts_no_zero_tokens_while_the_spinner_counts() {
+    require_tmux();
+    let s = setup_sized(
+        |_, _, _| {
+            Script::new().turn(
+                Turn::text("COUNTED answer.")
+                    .usage(1200, 34)
+                    .delay(Duration::from_secs(3)),
+            )
+        },
+        None,
+        (80, 24),
+    );
+    launch(&s);
+    s.tmux.type_text("count something");
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_text("esc to interrupt");
+    let status = status_line(&screen);
+    assert!(status.contains("test-model"), "{screen}");
+    assert!(
+        !status.contains("0 tokens"),
+        "nothing counted yet:\n{screen}"
+    );
+    s.tmux.wait_history("COUNTED answer.");
+    s.tmux
+        .wait_screen("the turn's tokens in the status line", |sc| {
+            status_line(sc).contains("1.2k tokens")
+        });
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn help_lays_out_its_sheet_for_the_width() {
+    require_tmux();
+    for size in [(80, 24), (120, 40)] {
+        let s = setup_sized(|_, _, _| Script::new(), None, size);
+        launch(&s);
+        s.tmux.type_text("/help");
+        s.tmux.keys(&["Enter"]);
+        s.tmux.wait_history("/rewind");
+        let all = joined_history(&s);
+        let lines: Vec<&str> = all.lines().collect();
+        // No row is wider than the window (the terminal wrapped none).
+        for line in &lines {
+            assert!(
+                line.chars().count() <= size.0 as usize,
+                "a row wider than the window: {line:?}\n{all}"
+            );
+        }
+        // A long description goes on under itself, not under its name.
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("/agents "))
+            .unwrap_or_else(|| panic!("no /agents row:\n{all}"));
+        let column = lines[at].find("every session").unwrap();
+        if size.0 == 80 {
+            let next = lines[at + 1];
+            let indent = next.len() - next.trim_start().len();
+            assert_eq!(indent, column, "{next:?} under {:?}\n{all}", lines[at]);
+            assert!(!next.trim_start().starts_with('/'), "{all}");
+        } else {
+            assert!(lines[at].contains("resume a local one"), "{all}");
+        }
+        quit_and_check_terminal(&s);
+    }
+}

@@ -29,7 +29,10 @@ fn tall_answer(marker: &str, n: usize) -> String {
 
 /// Status lines (the live area's last row) in the whole pane history.
 fn status_lines(history: &str) -> usize {
-    history.lines().filter(|l| l.contains(" tokens")).count()
+    history
+        .lines()
+        .filter(|l| l.contains("test-model · "))
+        .count()
 }
 
 /// After a tall answer: every row of it once, one live area, no spinner

@@ -275,6 +275,31 @@ impl BashesPanel {
     }
 }
 
+/// Follows which background commands run, so that the transcript can say
+/// when one ended: the line that started it ("Started in the background")
+/// is already in the scrollback and stays as it was.
+#[derive(Debug, Default)]
+pub struct EndWatch {
+    running: std::collections::HashSet<String>,
+}
+
+impl EndWatch {
+    /// The commands that were seen running and have ended since the last
+    /// look, as `(id, how it ended)`.
+    pub fn ended(&mut self, shells: &BackgroundShells) -> Vec<(String, String)> {
+        let mut ended = Vec::new();
+        for shell in shells.list() {
+            let status = shell.status();
+            if status.is_running() {
+                self.running.insert(shell.id.clone());
+            } else if self.running.remove(&shell.id) {
+                ended.push((shell.id.clone(), status.describe()));
+            }
+        }
+        ended
+    }
+}
+
 /// A command's first line, with `…` when it has more.
 fn one_line(command: &str) -> String {
     let mut lines = command.lines();

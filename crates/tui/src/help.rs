@@ -2,8 +2,13 @@
 //! key table that also binds the keys ([`crate::keymap::MAIN`]) and the
 //! palette's command list, so it always says what the interface really does.
 
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+
 use crate::keymap::{Binding, MAIN, PAGER};
 use crate::palette;
+use crate::theme;
+use crate::wrap::wrap_line;
 
 /// The rows of a key table the sheet shows: those with words of their own
 /// (a key bound together with the row above shares its words).
@@ -51,6 +56,24 @@ pub fn sheet_lines() -> Vec<(String, usize)> {
     out
 }
 
+/// The sheet in rows of `width` (the `?` sheet and `/help`'s answer in
+/// the transcript): headings in the accent colour, a long description
+/// wrapped under itself rather than under its key.
+pub fn rows(width: usize) -> Vec<Line<'static>> {
+    let heading = Style::default()
+        .fg(theme::current().accent)
+        .add_modifier(Modifier::BOLD);
+    let mut rows = Vec::new();
+    for (line, column) in sheet_lines() {
+        if column == 0 {
+            rows.push(Line::styled(line, heading));
+        } else {
+            rows.extend(wrap_line(&Line::raw(line), width, column));
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +88,26 @@ mod tests {
             assert!(sheet.contains(&format!("/{name} ")), "/{name} missing");
         }
         assert!(sheet.contains("Ctrl+J"));
+    }
+
+    #[test]
+    fn at_80_columns_a_description_wraps_under_itself() {
+        let rows: Vec<String> = rows(76)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        let column = sheet_lines()[1].1;
+        let mut wrapped = 0;
+        for row in &rows {
+            assert!(row.chars().count() <= 76, "{row:?}");
+            // A continuation row starts blank up to the description column.
+            if row.starts_with("   ") && !row.trim().is_empty() && row.len() > column {
+                if row.starts_with(&" ".repeat(column)) {
+                    wrapped += 1;
+                }
+            }
+        }
+        assert!(wrapped > 0, "some description wraps:\n{}", rows.join("\n"));
     }
 
     #[test]

@@ -69,10 +69,22 @@ pub fn format_tokens(n: u64) -> String {
 pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let width = area.width as usize;
     let t = theme::current();
-    let mut tokens = format!("{} tokens", format_tokens(state.usage.total()));
-    if state.cost_usd > 0.0 {
-        tokens.push_str(&format!(" · ${:.2}", state.cost_usd));
+    // Nothing counted yet says nothing (not `0 tokens` while the spinner
+    // already counts the first answer's).
+    let mut counted = Vec::new();
+    if state.usage.total() > 0 {
+        counted.push(format!("{} tokens", format_tokens(state.usage.total())));
     }
+    if state.cost_usd > 0.0 {
+        counted.push(format!("${:.2}", state.cost_usd));
+    }
+    let tokens = counted.join(" · ");
+    // The model, then what was counted (when anything was).
+    let model_and_tokens = if tokens.is_empty() {
+        state.info.model.clone()
+    } else {
+        format!("{} · {tokens}", state.info.model)
+    };
     // What runs in the background, first of the facts (hidden when none).
     let mut background = match &state.work_step {
         Some(step) => format!("step {}/{} · ", step.step, step.total),
@@ -81,8 +93,7 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     if state.background_running > 0 {
         background.push_str(&format!("{} in background · ", state.background_running));
     }
-    let facts_width =
-        str_width(&state.info.model) + str_width(&tokens) + 6 + str_width(&background);
+    let facts_width = str_width(&model_and_tokens) + 3 + str_width(&background);
     let note = state
         .ctrl_c_note()
         .or_else(|| state.hint.as_ref().map(|(h, _)| h.clone()));
@@ -107,9 +118,11 @@ pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
     let room = width.saturating_sub(left_w + 2);
     let right = if room >= facts_width + 8 {
         let cwd = truncate_left(&state.info.cwd, room - facts_width);
-        format!("{} · {tokens} · {cwd}", state.info.model)
+        format!("{model_and_tokens} · {cwd}")
     } else if room >= facts_width.saturating_sub(3) {
-        format!("{} · {tokens}", state.info.model)
+        model_and_tokens
+    } else if tokens.is_empty() {
+        truncate(&state.info.model, room)
     } else {
         truncate(&tokens, room)
     };
@@ -394,29 +407,13 @@ fn palette_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
-/// The `?` sheet: keys, then commands; a long description wraps under
-/// itself.
-fn help_rows(width: usize) -> Vec<Line<'static>> {
-    let t = theme::current();
-    let heading = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
-    let mut rows = Vec::new();
-    for (line, column) in help::sheet_lines() {
-        if column == 0 {
-            rows.push(Line::styled(line, heading));
-        } else {
-            rows.extend(wrap_line(&Line::raw(line), width, column));
-        }
-    }
-    rows
-}
-
 /// The sheet's last row.
 const HELP_FOOTER: &str = "  ↑/↓ PgUp/PgDn scroll · any other key closes this sheet";
 
 /// The `?` sheet in `height` rows: a window from its top (scrolled by
 /// `state.help_scroll`), the footer always shown.
 fn help_window(state: &AppState, width: usize, height: usize) -> Vec<Line<'static>> {
-    let sheet = help_rows(width);
+    let sheet = help::rows(width);
     let visible = height.saturating_sub(1);
     let scroll = state.help_scroll.min(sheet.len().saturating_sub(visible));
     let mut rows: Vec<Line<'static>> = sheet.iter().skip(scroll).take(visible).cloned().collect();
@@ -517,7 +514,7 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
         rows.extend(team_rows(state, width));
         rows.extend(queued_rows(state, width));
         if state.help_open {
-            rows.extend(help_rows(width));
+            rows.extend(help::rows(width));
             rows.push(Line::default());
         } else {
             rows.extend(palette_rows(state, width));

@@ -149,6 +149,8 @@ struct Runtime {
     checkpoints: Option<Arc<Checkpoints>>,
     /// The session's background commands.
     background: Option<Arc<BackgroundShells>>,
+    /// Which of them were running, to say in the transcript when one ends.
+    background_ends: crate::bashes::EndWatch,
     /// The broker's views, and where their answers come back.
     broker: Option<crate::broker_view::BrokerLink>,
     broker_replies: UnboundedSender<BrokerReply>,
@@ -453,6 +455,13 @@ impl Runtime {
         if let (Some(panel), Some(shells)) = (self.state.bashes.as_mut(), &self.background) {
             changed |= panel.refresh(shells);
         }
+        if let Some(shells) = &self.background {
+            for (id, how) in self.background_ends.ended(shells) {
+                self.state
+                    .system(format!("Background command {id} ended ({how})"), false);
+                changed = true;
+            }
+        }
         changed
     }
 
@@ -677,6 +686,7 @@ pub async fn run(
         browser,
         checkpoints,
         background: opts.background.clone(),
+        background_ends: crate::bashes::EndWatch::default(),
         broker: opts.broker.clone(),
         broker_replies,
     };

@@ -87,6 +87,9 @@ pub enum EntryKind {
     Verification(catui_protocol::contract::PlanVerification),
     /// The end report of the work on an approved plan.
     PlanReport(catui_protocol::contract::PlanReport),
+    /// `/help`'s answer: the key and command sheet, laid out for the
+    /// width it is shown at (a description wraps under itself).
+    Help,
     /// A document a command showed (`/plan`): title, path, Markdown body
     /// and a hint.
     Document {
@@ -518,6 +521,7 @@ fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'sta
             };
             with_gutter(plain_rows(text, inner, style), Span::styled("  ", style))
         }
+        EntryKind::Help => with_gutter(crate::help::rows(inner), Span::raw("  ")),
         EntryKind::Teammate { from, text } => {
             let mut rows = vec![Line::from(vec![
                 Span::styled(

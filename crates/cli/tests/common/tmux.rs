@@ -210,14 +210,19 @@ pub fn wait_for<T>(what: &str, tmux: &Tmux, mut f: impl FnMut() -> Option<T>) ->
     }
 }
 
-/// The status line: the bottom row that carries the token count.
+/// The status line: the live area's last row, the screen's last non-blank
+/// one while catui runs (empty when that row is the shell's). It names the
+/// model always, the tokens only once some were counted.
 pub fn status_line(screen: &str) -> String {
-    screen
+    let last = screen
         .lines()
         .rev()
-        .find(|l| l.contains(" tokens"))
-        .unwrap_or("")
-        .to_string()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    if last.starts_with(SHELL_PROMPT.trim_end()) || last.contains("catui-exit") {
+        return String::new();
+    }
+    last.to_string()
 }
 
 pub fn mode_on_screen(screen: &str) -> &'static str {

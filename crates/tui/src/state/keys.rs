@@ -54,10 +54,7 @@ impl AppState {
         if matches!(trimmed, "/help" | "/?") {
             // Echoed like every other command, then answered.
             self.transcript.push(EntryKind::User(trimmed.to_string()));
-            self.transcript.push(EntryKind::System {
-                text: crate::help::sheet(),
-                is_error: false,
-            });
+            self.transcript.push(EntryKind::Help);
             return Vec::new();
         }
         if let Some(rest) = trimmed.strip_prefix("/resume")

@@ -424,7 +424,13 @@ fn background_started(shell: &Shell, by_user: bool) -> ToolOutput {
         id = shell.id,
         path = shell.output_path.display(),
     ))
-    .with_display(format!("Running in the background ({})", shell.id))
+    // Said as what happened when it was said: the line stays in the
+    // scrollback after the command ends (the interface says so then).
+    .with_display(if by_user {
+        format!("Sent to the background as {}", shell.id)
+    } else {
+        format!("Started in the background as {}", shell.id)
+    })
 }
 
 /// The result of a command the editor's terminal ran.
