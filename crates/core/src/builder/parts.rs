@@ -259,13 +259,11 @@ pub(super) fn checkpoints(
 /// confiner (which `permissions` and `tool_ctx` learn about), and plan
 /// mode's dry-run area.
 pub(super) fn sandbox_stage(
-    config: &super::SessionConfig,
-    settings: &crate::settings::Settings,
-    home: Option<PathBuf>,
-    session_id: &str,
+    b: &super::base::Base,
     permissions: &mut crate::permissions::PermissionContext,
     tool_ctx: &mut crate::tools::ToolContext,
 ) -> Arc<SessionSandbox> {
+    let (config, settings) = (&b.config, &b.settings);
     // Commands someone approved run confined to the working dirs when
     // the `sandbox` setting says so; those judged read-only always run
     // in the read-only sandbox, whose layers decide whether they may
@@ -286,7 +284,7 @@ pub(super) fn sandbox_stage(
     let confiner = Arc::new(SessionSandbox::new(
         config.sandbox_stage.clone().map(Stage::catui),
         permissions.secrets.clone(),
-        home,
+        b.home.clone(),
         approved.clone(),
     ));
     permissions.can_confine = confiner.complete();
@@ -298,7 +296,7 @@ pub(super) fn sandbox_stage(
     crate::permissions::dry_run::sweep(&dry_run_root);
     let dry_run_unavailable = confiner.dry_run_unavailable();
     permissions.dry_run = settings.dry_run.enabled() && dry_run_unavailable.is_none();
-    let area = crate::permissions::dry_run::DryRunArea::new(dry_run_root, session_id);
+    let area = crate::permissions::dry_run::DryRunArea::new(dry_run_root, &b.session_id);
     area.set_max_mib(settings.dry_run.max_scratch_mib());
     tool_ctx.dry_run = Arc::new(area);
     tool_ctx.set_sandbox_policy(approved);
@@ -318,13 +316,21 @@ pub(super) struct PromptStage {
 /// Prompt: the memory files (through the file gate; what it refused, and
 /// the skills' and commands' problems, said once) and the system prompt.
 pub(super) fn prompt_stage(
-    config: &super::SessionConfig,
-    prompt_opts: PromptOptions,
+    b: &super::base::Base,
+    tools: &super::tools::ToolsStage,
     permissions: &crate::permissions::PermissionContext,
-    extras: &super::extras::Extras,
     events_tx: &tokio::sync::mpsc::UnboundedSender<crate::engine::EngineEvent>,
-    warn: &WarningSink,
 ) -> PromptStage {
+    let (config, warn, extras) = (&b.config, &b.warn, &tools.extras);
+    let prompt_opts = PromptOptions {
+        config_dir: b.config_dir().clone(),
+        nobody_here: b.nobody_here,
+        ..PromptOptions::detect(
+            b.cwd().clone(),
+            tools.tools.names(),
+            b.resolved.model.clone(),
+        )
+    };
     // Memory files pass the file gate; what it refused is said once.
     let gate = crate::file_gate::FileGate::for_session(
         &permissions.working_dirs,

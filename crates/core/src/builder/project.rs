@@ -5,12 +5,14 @@
 //! "Trust"), and the session's secret stores.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::SessionConfig;
 use crate::agents::AgentDefinition;
 use crate::agents::loader::{AgentSources, LoadedAgents, load_agents};
 use crate::file_gate::FileGate;
 use crate::permissions::secrets::SecretStores;
+use crate::prompt;
 use crate::settings::{Held, HeldBack, ProjectScope, Settings, SettingsWarning, project};
 use crate::trust::TrustView;
 
@@ -163,4 +165,33 @@ pub(super) fn settings_stage(
         settings,
         warnings: settings_warnings,
     })
+}
+
+/// What the session learns about the repository and the machine in the
+/// background.
+pub(super) struct BackgroundFacts {
+    pub git: Option<Arc<prompt::GitSnapshot>>,
+    pub machine: Arc<prompt::MachineFacts>,
+}
+
+/// Starts learning the project's git state and the machine's facts.
+/// git status/log run in the background; start-up does not wait for them
+/// (the first model request does, see prompt::git). With someone at the
+/// other end they start now, while the first prompt is typed; a one-shot
+/// run starts them with its first request.
+pub(super) fn background_facts(config: &SessionConfig, interactive: bool) -> BackgroundFacts {
+    let cwd = &config.cwd;
+    let git = if interactive {
+        prompt::GitSnapshot::start(cwd)
+    } else {
+        prompt::GitSnapshot::deferred(cwd)
+    }
+    .map(Arc::new);
+    // The machine's facts likewise (versions remembered per project).
+    let machine = Arc::new(prompt::MachineFacts::new(
+        cwd,
+        Some(crate::session::project_dir(&config.config_dir, cwd)),
+        interactive,
+    ));
+    BackgroundFacts { git, machine }
 }

@@ -216,6 +216,32 @@ pub(super) fn provider_stage(
     Ok(ProviderStage { resolved, catalog })
 }
 
+/// The session's one client (metered by a ledger with the session's
+/// budget, with the fallback model) and the output limit of its requests
+/// (`CATUI_MAX_TOKENS`, else the provider's default).
+pub(super) fn client_stage(
+    config: &super::SessionConfig,
+    resolved: &Resolved,
+    catalog: ModelCatalog,
+    env: &dyn EnvLookup,
+) -> Result<(Arc<dyn ModelClient>, u32), super::BuildError> {
+    let max_tokens = env
+        .get("CATUI_MAX_TOKENS")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(match resolved.config.kind {
+            ProviderKind::Anthropic => 16_384,
+            ProviderKind::OpenAi => 8_192,
+            // Reasoning tokens count against the output limit.
+            ProviderKind::OpenAiResponses => 32_768,
+        });
+    // Every request of the session (sub-agents, teammates, the
+    // classifier, compaction) goes through this one client, so the
+    // ledger sees them all.
+    let ledger = Arc::new(UsageLedger::new(catalog).with_budget(config.max_budget_usd));
+    let client = session_client(resolved, config.fallback_model.as_deref(), ledger)?;
+    Ok((client, max_tokens))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
