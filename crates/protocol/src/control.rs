@@ -184,6 +184,10 @@ pub enum PermissionResponse {
             skip_serializing_if = "Option::is_none"
         )]
         updated_permissions: Option<Value>,
+        /// Run a Bash command as a dry run, in a throwaway copy of the
+        /// project, instead of for real (catui's own; outside plan mode).
+        #[serde(rename = "dryRun", default, skip_serializing_if = "std::ops::Not::not")]
+        dry_run: bool,
     },
     Deny {
         #[serde(default)]

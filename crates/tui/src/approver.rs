@@ -129,6 +129,7 @@ mod tests {
             reason: "not read-only".into(),
             agent_id: None,
             suggestion: None,
+            dry_run: false,
         }
     }
 

@@ -156,6 +156,7 @@ fn ctrl_g_opens_the_plan_while_planning() {
         reason: "approve".into(),
         agent_id: None,
         suggestion: None,
+        dry_run: false,
     });
     assert_eq!(press(&mut s, ctrl('g')), [Action::EditPlan]);
 }

@@ -154,9 +154,17 @@ fn permission_answer(response: ControlResponse, request: &PermissionRequest) -> 
         };
     }
     match response {
+        // "Run as a dry run": nothing is changed for the session, so any
+        // `updatedPermissions` that came with it are not applied.
+        PermissionResponse::Allow {
+            updated_input,
+            dry_run: true,
+            ..
+        } => PermissionAnswer::DryRun { updated_input },
         PermissionResponse::Allow {
             updated_input,
             updated_permissions,
+            ..
         } => PermissionAnswer::Allow {
             updated_input,
             updated_permissions,
@@ -440,6 +448,7 @@ mod tests {
                 tool_use_id: "t1".into(),
                 agent_id: None,
                 suggestion: None,
+                dry_run: false,
                 reason: "asks".into(),
             })
             .await;

@@ -23,6 +23,10 @@ pub struct PermissionRequest {
     /// The rule (`Bash(npm test:*)`, `Edit`) that would allow calls like
     /// this one for the rest of the session, when there is one.
     pub suggestion: Option<String>,
+    /// Whether "run as a dry run" may be the answer
+    /// ([`PermissionAnswer::DryRun`]): a foreground Bash command, in a
+    /// session where dry runs are on and the sandbox can mount them.
+    pub dry_run: bool,
 }
 
 /// The user's answer.
@@ -33,6 +37,10 @@ pub enum PermissionAnswer {
         updated_input: Option<Value>,
         updated_permissions: Option<Value>,
     },
+    /// Run it as a dry run in a fresh throwaway copy of the project
+    /// (offered when [`PermissionRequest::dry_run`]); the model is told
+    /// what it would have changed. Input as for `Allow`.
+    DryRun { updated_input: Option<Value> },
     /// Do not run it; `message` reaches the model.
     Deny { message: String },
     /// No decision came back (the prompt was withdrawn, the client closed

@@ -373,6 +373,7 @@ async fn ask_user(
             reason: reason.clone(),
             agent_id: engine.config.agent_id.clone(),
             suggestion: question.suggestion.clone(),
+            dry_run: call.can_run_dry() && engine.shared.permissions().dry_run,
         };
         client_hooks::permission_notification(engine, &name).await;
         let answer = tokio::select! {
@@ -457,6 +458,9 @@ async fn ask_user(
             call,
             grant: Grant::Explicit,
         },
+        PermissionAnswer::DryRun { updated_input } => {
+            dry_run_slot(engine, ctx, id, name, input, call, updated_input).await
+        }
         PermissionAnswer::Deny { message } => {
             let told = question_declined.map(|text| match message.trim() {
                 "" => text,
@@ -490,6 +494,65 @@ async fn ask_user(
             });
             Slot::refused(&name, &id, text, format!("Not run · no answer ({reason})"))
         }
+    }
+}
+
+/// The user answered "run as a dry run": the call (with the input they
+/// edited, if they did) runs in a fresh throwaway copy of the project —
+/// or, where it cannot run dry (not a foreground shell command, dry runs
+/// off or unavailable), it does not run at all and the model is told why.
+async fn dry_run_slot(
+    engine: &Engine,
+    ctx: &ToolContext,
+    id: String,
+    name: String,
+    input: &Value,
+    call: ParsedCall,
+    updated_input: Option<Value>,
+) -> Slot {
+    let call = match updated_input {
+        Some(updated) if updated != *input => {
+            match parse(engine, &id, &name, &updated, Source::User) {
+                Ok(call) => {
+                    if let Err(e) = call.validate(ctx).await {
+                        return Slot::refused(&name, &id, e.to_string(), e.user_text());
+                    }
+                    call
+                }
+                Err(block) => return Slot::unparsed(&name, block),
+            }
+        }
+        _ => call,
+    };
+    let why_not = if !call.can_run_dry() {
+        Some(format!(
+            "only a foreground Bash command can run as a dry run, and this {name} call cannot"
+        ))
+    } else if !engine.shared.permissions().dry_run {
+        Some(
+            "dry runs are off in this session (setting `dryRun`, or the sandbox cannot mount \
+             the throwaway copy here)"
+                .to_string(),
+        )
+    } else {
+        None
+    };
+    match why_not {
+        Some(why) => Slot::refused(
+            &name,
+            &id,
+            format!(
+                "The user chose to run {name} as a dry run, but {why}; it was not run. The user \
+                 did not allow it to run for real: do not retry it as it is; ask or adapt."
+            ),
+            "Not run · no dry run here".to_string(),
+        ),
+        None => Slot::Ready {
+            id,
+            name,
+            call,
+            grant: Grant::DryRun,
+        },
     }
 }
 

@@ -29,6 +29,12 @@ pub const DRY_RUN_HEADER: &str = "Dry run: this command ran in a throwaway copy 
     (no network, secrets hidden); the project itself is unchanged, and nothing from the copy \
     survives the end of planning.";
 
+/// The line the result of a one-off dry run (chosen at a prompt outside
+/// plan mode) starts with.
+pub const ONE_OFF_HEADER: &str = "Dry run (the user chose it at the permission prompt): this \
+    command ran in a throwaway copy of the project (no network, secrets hidden); the project \
+    itself is unchanged and the copy is already gone — nothing the command did took effect.";
+
 /// One command that ran dry, and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DryRunRecord {
@@ -86,6 +92,21 @@ impl DryRunArea {
     /// The scratch directory (whether or not it exists yet).
     pub fn scratch(&self) -> PathBuf {
         self.root.join(&self.name)
+    }
+
+    /// The scratch directory of a one-off dry run — the user answered a
+    /// prompt with "run as a dry run" outside plan mode — for tool call
+    /// `call_id`: fresh, nothing of the planning area in it, removed when
+    /// the command ends ([`catui_sandbox::overlay::remove`]); named after
+    /// this catui's pid like the session's area, so [`sweep`] removes it
+    /// after a killed catui.
+    pub fn one_off(&self, call_id: &str) -> PathBuf {
+        let id: String = call_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(60)
+            .collect();
+        self.root.join(format!("{}-once-{id}", self.name))
     }
 
     /// Notes that a dry run is about to use the area (it is created by the

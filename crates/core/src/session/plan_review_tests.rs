@@ -47,6 +47,7 @@ fn a_presented_plan_awaits_until_answered_and_the_answer_waits_for_the_resume() 
     let answer = PermissionResponse::Allow {
         updated_input: Some(json!({"mode": "acceptEdits", "planHash": plan.hash})),
         updated_permissions: None,
+        dry_run: false,
     };
     record_answer(plan, answer.clone()).unwrap();
     // Answered: no longer awaiting; a second answer is refused.

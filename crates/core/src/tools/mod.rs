@@ -188,6 +188,12 @@ pub trait TypedTool: Send + Sync + 'static {
     fn takes_mode_in_input(&self) -> bool {
         false
     }
+    /// True when the call could run as a dry run in a throwaway copy of
+    /// the project, were the user to choose it at the prompt (a
+    /// foreground shell command).
+    fn can_run_dry(&self, _input: &Self::Input) -> bool {
+        false
+    }
     /// The user allowed the call with `answer` (the input they approved),
     /// but what they were shown has changed since: why they are asked
     /// again. `None`: the answer stands.
@@ -230,6 +236,9 @@ pub trait PreparedCall: Send + Sync {
         None
     }
     fn takes_mode_in_input(&self) -> bool;
+    fn can_run_dry(&self) -> bool {
+        false
+    }
     fn stale_answer(&self, _answer: &Value, _ctx: &ToolContext) -> Option<String> {
         None
     }
@@ -274,6 +283,9 @@ impl<T: TypedTool> PreparedCall for Typed<T> {
     }
     fn takes_mode_in_input(&self) -> bool {
         self.tool.takes_mode_in_input()
+    }
+    fn can_run_dry(&self) -> bool {
+        self.tool.can_run_dry(&self.input)
     }
     fn stale_answer(&self, answer: &Value, ctx: &ToolContext) -> Option<String> {
         self.tool.stale_answer(&self.input, answer, ctx)

@@ -156,6 +156,7 @@ mod tests {
             reason: String::new(),
             agent_id: None,
             suggestion: None,
+            dry_run: false,
         })
     }
 

@@ -1,6 +1,9 @@
 //! The tool permission dialog: shows what will run (a Bash command, the
 //! diff a Write/Edit would make, or the raw input) and offers Yes / Yes and
-//! don't ask again this session / No with feedback.
+//! don't ask again this session / No with feedback — and, for a Bash
+//! command where the session can run one, "Run as a dry run" (option 4 or
+//! `d`): it runs in a throwaway copy of the project and the agent sees
+//! what it would have changed.
 //!
 //! The options are always on screen: when what the dialog shows does not
 //! fit above them, it shows what fits, says how much is hidden, and `v`
@@ -35,6 +38,9 @@ const MAX_DIFF_LINES: usize = 24;
 pub enum Own {
     /// Scroll through a body that does not fit.
     View,
+    /// Run the command as a dry run (offered for Bash where the session
+    /// can run one).
+    DryRun,
 }
 
 /// The keys of the permission dialog: the options' keys, then its own.
@@ -54,8 +60,21 @@ pub const KEYS: &[Binding<Choice<Own>>] = &{
             hint: "",
             command: Choice::Own(Own::View),
         },
+        Binding {
+            keys: &[keymap::ch('d')],
+            label: "d",
+            help: "run the command as a dry run: in a throwaway copy of the project, which it \
+                   cannot change (offered for shell commands)",
+            hint: "dry run",
+            command: Choice::Own(Own::DryRun),
+        },
     ]
 };
+
+/// The option that runs the command as a dry run, when offered.
+const DRY_RUN_LABEL: &str = "Run as a dry run (in a throwaway copy; the project stays unchanged)";
+/// Its place among the options: after "No", so that 1-3 keep their meaning.
+const DRY_RUN_OPTION: usize = 3;
 
 /// State of one permission prompt.
 #[derive(Debug, Clone)]
@@ -293,11 +312,15 @@ impl PermissionDialog {
     }
 
     fn options(&self) -> Vec<String> {
-        vec![
+        let mut options = vec![
             "Yes".to_string(),
             self.rule_label(),
             "No, and tell the agent what to do differently".to_string(),
-        ]
+        ];
+        if self.request.dry_run {
+            options.push(DRY_RUN_LABEL.to_string());
+        }
+        options
     }
 
     fn answer(&self, choice: usize) -> DialogOutcome {
@@ -326,6 +349,11 @@ impl PermissionDialog {
                     }])),
                 })
             }
+            DRY_RUN_OPTION if self.request.dry_run => {
+                DialogOutcome::Answer(PermissionAnswer::DryRun {
+                    updated_input: None,
+                })
+            }
             _ => DialogOutcome::Answer(PermissionAnswer::Deny {
                 message: self.choice.note(),
             }),
@@ -349,6 +377,19 @@ impl PermissionDialog {
                 self.scroll = Some(0);
                 DialogOutcome::Pending
             }
+            Picked::Own(Own::DryRun) if self.choice.feedback.is_none() => {
+                self.dry_run_key()
+            }
+            Picked::Own(Own::DryRun) => DialogOutcome::Pending,
+        }
+    }
+
+    /// `d`: the dry run, where it is offered.
+    fn dry_run_key(&self) -> DialogOutcome {
+        if self.request.dry_run {
+            self.answer(DRY_RUN_OPTION)
+        } else {
+            DialogOutcome::Pending
         }
     }
 
@@ -359,6 +400,7 @@ impl PermissionDialog {
         let to = match key.code {
             KeyCode::Char('1') => return self.answer(0),
             KeyCode::Char('2') => return self.answer(1),
+            KeyCode::Char('4' | 'd') => return self.dry_run_key(),
             KeyCode::Char('3') => {
                 self.scroll = None;
                 self.choice.open_note();
@@ -402,11 +444,19 @@ impl PermissionDialog {
         rows.extend(options);
         if self.scroll.is_some() {
             rows.extend(hint_lines(
-                "↑↓ PgUp PgDn scroll · 1-3 choose · v or Esc back to the question",
+                if self.request.dry_run {
+                    "↑↓ PgUp PgDn scroll · 1-4 choose · d dry run · v or Esc back to the question"
+                } else {
+                    "↑↓ PgUp PgDn scroll · 1-3 choose · v or Esc back to the question"
+                },
                 width,
             ));
         } else {
-            rows.extend(self.choice.hint_rows(KEYS, |_| true, width));
+            let offered = self.request.dry_run;
+            rows.extend(
+                self.choice
+                    .hint_rows(KEYS, |o| o != Own::DryRun || offered, width),
+            );
         }
         (rows, field_at)
     }
@@ -502,11 +552,40 @@ mod tests {
             reason: String::new(),
             agent_id: None,
             suggestion: None,
+            dry_run: false,
         })
     }
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn d_runs_a_dry_run_where_offered_and_does_nothing_elsewhere() {
+        let dry = DialogOutcome::Answer(PermissionAnswer::DryRun {
+            updated_input: None,
+        });
+        let mut offered = dialog("Bash", json!({"command": "touch x"}));
+        offered.request.dry_run = true;
+        offered.choice.options = offered.options();
+        assert_eq!(offered.choice.options.len(), 4);
+        assert_eq!(offered.choice.options[3], DRY_RUN_LABEL);
+        assert!(offered.footer(200).0.iter().any(|l| l.to_string().contains("d dry run")));
+        assert_eq!(offered.handle_key(key(KeyCode::Char('d'))), dry);
+        assert_eq!(offered.handle_key(key(KeyCode::Char('4'))), dry);
+        // Typed into the note field, `d` is a letter.
+        offered.handle_key(key(KeyCode::Char('3')));
+        assert_eq!(
+            offered.handle_key(key(KeyCode::Char('d'))),
+            DialogOutcome::Pending
+        );
+        assert_eq!(offered.choice.note(), "d");
+
+        let mut not = dialog("Bash", json!({"command": "touch x"}));
+        assert_eq!(not.choice.options.len(), 3);
+        assert!(!not.footer(200).0.iter().any(|l| l.to_string().contains("dry run")));
+        assert_eq!(not.handle_key(key(KeyCode::Char('d'))), DialogOutcome::Pending);
+        assert_eq!(not.handle_key(key(KeyCode::Char('4'))), DialogOutcome::Pending);
     }
 
     #[test]

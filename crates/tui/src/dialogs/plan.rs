@@ -254,6 +254,7 @@ impl PlanDialog {
             reason: format!("{agent} asks the team lead to approve its plan"),
             agent_id: Some(agent.clone()),
             suggestion: None,
+            dry_run: false,
         });
         dialog.teammate = Some(agent);
         dialog.choice.options = dialog.options();

@@ -11,6 +11,7 @@ fn dialog() -> PlanDialog {
         reason: String::new(),
         agent_id: None,
         suggestion: None,
+        dry_run: false,
     })
 }
 
@@ -147,6 +148,7 @@ fn park_skipped_steps_and_the_model_are_part_of_the_answer() {
             reason: String::new(),
             agent_id: None,
             suggestion: None,
+            dry_run: false,
         })
     };
     // 5: park, nothing approved.

@@ -417,6 +417,7 @@ mod tests {
             reason: String::new(),
             agent_id: None,
             suggestion: None,
+            dry_run: false,
         }
     }
 

@@ -146,6 +146,7 @@ pub fn request(tool: &str, input: Value) -> PermissionRequest {
         reason: String::new(),
         agent_id: None,
         suggestion: None,
+        dry_run: false,
     }
 }
 

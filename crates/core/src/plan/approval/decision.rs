@@ -156,6 +156,7 @@ impl ApprovalDecision {
         PermissionResponse::Allow {
             updated_input: Some(self.answer_input(shown)),
             updated_permissions: None,
+            dry_run: false,
         }
     }
 

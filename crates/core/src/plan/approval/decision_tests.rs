@@ -16,6 +16,7 @@ fn allow(input: Value) -> PermissionResponse {
     PermissionResponse::Allow {
         updated_input: Some(input),
         updated_permissions: None,
+        dry_run: false,
     }
 }
 

@@ -11,7 +11,9 @@ use catui_sandbox::overlay::{Changes, Layer, Snapshot};
 
 use super::super::{ToolContext, ToolError, ToolOutput};
 use crate::permissions::Grant;
-use crate::permissions::dry_run::{DRY_RUN_HEADER, DryRunRecord, describe_changes};
+use crate::permissions::dry_run::{
+    DRY_RUN_HEADER, DryRunRecord, ONE_OFF_HEADER, describe_changes,
+};
 use crate::permissions::sandbox::SandboxPolicy;
 
 /// How often the scratch area's size is looked at while a dry run runs.
@@ -20,17 +22,56 @@ const WATCH_EVERY: Duration = Duration::from_millis(250);
 /// The dry-run policy of this call, if it runs dry: plan mode let it run
 /// as one, or — once a dry run made the scratch area — any confined
 /// command of the planning session, so that it sees what earlier dry runs
-/// built.
+/// built; or, outside plan mode, the user answered its prompt with "run as
+/// a dry run" (a fresh copy of its own, [`one_off`]).
 pub(super) fn policy(ctx: &ToolContext) -> Option<SandboxPolicy> {
-    let dry = match ctx.grant {
-        Grant::DryRun => true,
-        Grant::ReadOnly => ctx.dry_run.exists() && ctx.permission_mode() == PermissionMode::Plan,
-        Grant::Edits | Grant::Explicit => false,
+    let scratch = match ctx.grant {
+        Grant::DryRun if one_off(ctx) => one_off_scratch(ctx),
+        Grant::DryRun => ctx.dry_run.scratch(),
+        Grant::ReadOnly if ctx.dry_run.exists() && ctx.permission_mode() == PermissionMode::Plan => {
+            ctx.dry_run.scratch()
+        }
+        _ => return None,
     };
-    dry.then(|| SandboxPolicy::DryRun {
+    Some(SandboxPolicy::DryRun {
         dirs: ctx.working_dirs(),
-        scratch: ctx.dry_run.scratch(),
+        scratch,
     })
+}
+
+/// Whether this call is a one-off dry run: the user chose it at the prompt
+/// outside plan mode, so it gets a fresh copy that goes when it ends (the
+/// planning session's copy, and its evidence, are plan mode's alone).
+pub(super) fn one_off(ctx: &ToolContext) -> bool {
+    ctx.grant == Grant::DryRun && ctx.permission_mode() != PermissionMode::Plan
+}
+
+/// The scratch directory of this call's one-off dry run.
+fn one_off_scratch(ctx: &ToolContext) -> PathBuf {
+    ctx.dry_run
+        .one_off(ctx.tool_use_id.as_deref().unwrap_or("call"))
+}
+
+/// Removes a one-off dry run's scratch area when the call ends, however
+/// it ends (error and interrupt included).
+pub(super) struct OneOff(Option<PathBuf>);
+
+impl OneOff {
+    /// For this call: a guard that removes its one-off scratch area, or
+    /// one that does nothing when the call is not a one-off dry run.
+    pub(super) fn guard(ctx: &ToolContext) -> OneOff {
+        OneOff(one_off(ctx).then(|| one_off_scratch(ctx)))
+    }
+}
+
+impl Drop for OneOff {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take()
+            && let Err(e) = catui_sandbox::overlay::remove(&dir)
+        {
+            tracing::warn!("could not remove a dry run's scratch area: {e}");
+        }
+    }
 }
 
 /// A dry run about to start: the overlays' layers and what they held.
@@ -105,8 +146,13 @@ pub(super) fn finish(
     let root: PathBuf = ctx.project_root.clone();
     let root = root.canonicalize().unwrap_or(root);
     let note = outcome_note(&output.content);
+    let header = if one_off(ctx) {
+        ONE_OFF_HEADER
+    } else {
+        DRY_RUN_HEADER
+    };
     output.content = format!(
-        "{DRY_RUN_HEADER}\n{}\n{}",
+        "{header}\n{}\n{}",
         output.content,
         describe_changes(&changes, &root)
     );

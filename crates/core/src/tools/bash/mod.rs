@@ -211,6 +211,11 @@ impl TypedTool for BashTool {
         describe(self.asking)
     }
 
+    fn can_run_dry(&self, input: &BashInput) -> bool {
+        // A background command could outlive its copy and its change count.
+        input.run_in_background != Some(true)
+    }
+
     fn is_read_only(&self, input: &BashInput) -> bool {
         // A process left behind after the session is never "only reading".
         input.keep_running != Some(true) && shell::analyze(&input.command).read_only
@@ -309,6 +314,8 @@ impl TypedTool for BashTool {
             return in_editor(ran, timeout_ms, &notes);
         }
         let policy = policy_for(ctx);
+        // A one-off dry run's copy goes when the call ends, however it ends.
+        let _one_off = dry_run::OneOff::guard(ctx);
         let before = match &policy {
             SandboxPolicy::DryRun { .. } => Some(dry_run::Before::take(ctx, &policy)?),
             _ => None,
@@ -343,7 +350,7 @@ impl TypedTool for BashTool {
                 };
                 // Only the lines plan mode let run dry are the plan's
                 // evidence; read-only ones that saw the copy are not.
-                let record = ctx.grant == Grant::DryRun;
+                let record = ctx.grant == Grant::DryRun && !dry_run::one_off(ctx);
                 dry_run::finish(output, &before, ctx, &input.command, code, record)
             }
             None => output,
@@ -661,7 +668,7 @@ fn start(
     );
     let script_args = [OsString::from("-c"), OsString::from(script)];
     let policy = policy_for(ctx);
-    if matches!(policy, SandboxPolicy::DryRun { .. }) {
+    if matches!(policy, SandboxPolicy::DryRun { .. }) && !dry_run::one_off(ctx) {
         // From now on the planning session's commands see the copy.
         ctx.dry_run.open();
     }
