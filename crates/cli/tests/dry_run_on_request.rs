@@ -109,15 +109,16 @@ fn a_dry_run_answer_over_stream_json_runs_in_a_copy_and_changes_nothing() {
     let sb = Sandbox::new();
     sb.write("keep.txt", "keep me\n");
     let before = tree(&sb.project());
-    let (text, is_error, left) =
-        ask_and_answer(&sb, json!({"behavior": "allow", "dryRun": true}));
+    let (text, is_error, left) = ask_and_answer(&sb, json!({"behavior": "allow", "dryRun": true}));
     assert!(!is_error, "{text}");
     assert!(text.starts_with(HEADER), "{text}");
     // It really ran (in the copy) ...
     assert!(text.contains("did-it"), "{text}");
     // ... and the model is told what it would have changed.
     assert!(
-        text.ends_with("Changes in the copy: 2 added, 0 modified, 1 deleted:\n+ x\n+ y\n- keep.txt"),
+        text.ends_with(
+            "Changes in the copy: 2 added, 0 modified, 1 deleted:\n+ x\n+ y\n- keep.txt"
+        ),
         "{text}"
     );
     // The project is untouched; the copy went when the command ended.
@@ -133,7 +134,10 @@ fn a_dry_run_answer_where_dry_runs_are_off_runs_nothing() {
     let before = tree(&sb.project());
     let (text, is_error, _) = ask_and_answer(&sb, json!({"behavior": "allow", "dryRun": true}));
     assert!(is_error, "{text}");
-    assert!(text.contains("as a dry run") && text.contains("it was not run"), "{text}");
+    assert!(
+        text.contains("as a dry run") && text.contains("it was not run"),
+        "{text}"
+    );
     assert!(!text.contains("did-it"), "{text}");
     assert_eq!(tree(&sb.project()), before);
 }

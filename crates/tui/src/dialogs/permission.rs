@@ -377,9 +377,7 @@ impl PermissionDialog {
                 self.scroll = Some(0);
                 DialogOutcome::Pending
             }
-            Picked::Own(Own::DryRun) if self.choice.feedback.is_none() => {
-                self.dry_run_key()
-            }
+            Picked::Own(Own::DryRun) if self.choice.feedback.is_none() => self.dry_run_key(),
             Picked::Own(Own::DryRun) => DialogOutcome::Pending,
         }
     }
@@ -570,7 +568,13 @@ mod tests {
         offered.choice.options = offered.options();
         assert_eq!(offered.choice.options.len(), 4);
         assert_eq!(offered.choice.options[3], DRY_RUN_LABEL);
-        assert!(offered.footer(200).0.iter().any(|l| l.to_string().contains("d dry run")));
+        assert!(
+            offered
+                .footer(200)
+                .0
+                .iter()
+                .any(|l| l.to_string().contains("d dry run"))
+        );
         assert_eq!(offered.handle_key(key(KeyCode::Char('d'))), dry);
         assert_eq!(offered.handle_key(key(KeyCode::Char('4'))), dry);
         // Typed into the note field, `d` is a letter.
@@ -583,9 +587,20 @@ mod tests {
 
         let mut not = dialog("Bash", json!({"command": "touch x"}));
         assert_eq!(not.choice.options.len(), 3);
-        assert!(!not.footer(200).0.iter().any(|l| l.to_string().contains("dry run")));
-        assert_eq!(not.handle_key(key(KeyCode::Char('d'))), DialogOutcome::Pending);
-        assert_eq!(not.handle_key(key(KeyCode::Char('4'))), DialogOutcome::Pending);
+        assert!(
+            !not.footer(200)
+                .0
+                .iter()
+                .any(|l| l.to_string().contains("dry run"))
+        );
+        assert_eq!(
+            not.handle_key(key(KeyCode::Char('d'))),
+            DialogOutcome::Pending
+        );
+        assert_eq!(
+            not.handle_key(key(KeyCode::Char('4'))),
+            DialogOutcome::Pending
+        );
     }
 
     #[test]

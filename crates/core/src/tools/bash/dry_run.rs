@@ -11,9 +11,7 @@ use catui_sandbox::overlay::{Changes, Layer, Snapshot};
 
 use super::super::{ToolContext, ToolError, ToolOutput};
 use crate::permissions::Grant;
-use crate::permissions::dry_run::{
-    DRY_RUN_HEADER, DryRunRecord, ONE_OFF_HEADER, describe_changes,
-};
+use crate::permissions::dry_run::{DRY_RUN_HEADER, DryRunRecord, ONE_OFF_HEADER, describe_changes};
 use crate::permissions::sandbox::SandboxPolicy;
 
 /// How often the scratch area's size is looked at while a dry run runs.
@@ -28,7 +26,9 @@ pub(super) fn policy(ctx: &ToolContext) -> Option<SandboxPolicy> {
     let scratch = match ctx.grant {
         Grant::DryRun if one_off(ctx) => one_off_scratch(ctx),
         Grant::DryRun => ctx.dry_run.scratch(),
-        Grant::ReadOnly if ctx.dry_run.exists() && ctx.permission_mode() == PermissionMode::Plan => {
+        Grant::ReadOnly
+            if ctx.dry_run.exists() && ctx.permission_mode() == PermissionMode::Plan =>
+        {
             ctx.dry_run.scratch()
         }
         _ => return None,
