@@ -139,7 +139,8 @@ fn the_permission_prompt_offers_the_real_command_with_a_whole_hint_and_esc_stops
             .find(|l| l.contains("choose"))
             .unwrap_or_else(|| panic!("no hint row:\n{screen}"));
         assert!(
-            hint.contains("1-3 choose · Esc stop"),
+            // Option 4 and `d`: a shell command may run as a dry run.
+            hint.contains("1-4 choose · Esc stop · d dry run"),
             "the whole hint on one row: {hint:?}\n{screen}"
         );
         s.tmux.keys(&["Escape"]);
