@@ -210,6 +210,7 @@ async fn the_lead_sees_a_teammates_messages_activity_and_reports() {
         plan_config: PlanModeConfig::default(),
         teammate_attachments: None,
         backend: Default::default(),
+        plan_approver: Default::default(),
     });
     let (lead_tx, mut lead_rx) = unbounded_channel::<Vec<ContentBlock>>();
     manager.set_lead_input(lead_tx.downgrade());

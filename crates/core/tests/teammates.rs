@@ -93,6 +93,7 @@ fn team(
         plan_config: PlanModeConfig::default(),
         teammate_attachments: None,
         backend: Default::default(),
+        plan_approver: Default::default(),
     })
 }
 

@@ -38,6 +38,10 @@ pub enum ControlRequest {
         plan: String,
         /// The teammate's own id for this plan submission.
         plan_request_id: String,
+        /// Files the plan shares with other teammates' pending or approved
+        /// plans: `[{"file", "plan", "teammate"}]`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        conflicts: Vec<Value>,
     },
     /// Runs a hook the client registered in `initialize`.
     HookCallback {

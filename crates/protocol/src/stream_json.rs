@@ -449,6 +449,7 @@ mod tests {
                 plan_file_path: "/p/plan.md".into(),
                 plan: "# Plan".into(),
                 plan_request_id: "r9".into(),
+                conflicts: Vec::new(),
             },
         };
         assert_eq!(

@@ -177,6 +177,7 @@ mod tests {
             request_id: "plan_approval-1-amy@core".into(),
             plan_file_path: "/plans/p.md".into(),
             plan: "# Plan".into(),
+            conflicts: Vec::new(),
         }
     }
 

@@ -22,6 +22,7 @@ fn review(from: &str) -> PlanReviewRequest {
         request_id: format!("plan_approval-1700000000000-a1b2c3-{from}@core"),
         plan_file_path: format!("/home/dev/.catui/plans/brave-quiet-otter-agent-{from}@core.md"),
         plan: "# Add a --json flag\n\n1. Parse `--json` in `cli.rs`\n2. Print the list with `serde_json`\n\n## Verification\n\n- `cargo test list_json`".into(),
+        conflicts: Vec::new(),
     }
 }
 

@@ -282,6 +282,11 @@ impl PlanReviewer for StdioPlanReviewer {
                 plan_file_path: request.plan_file_path,
                 plan: request.plan,
                 plan_request_id: request.request_id,
+                conflicts: request
+                    .conflicts
+                    .iter()
+                    .filter_map(|c| serde_json::to_value(c).ok())
+                    .collect(),
             },
         });
         if sent.is_err() {
@@ -412,6 +417,7 @@ mod tests {
                     request_id: "r1".into(),
                     plan_file_path: "/p/amy.md".into(),
                     plan: "# Plan".into(),
+                    conflicts: Vec::new(),
                 })
                 .await
         });

@@ -234,12 +234,13 @@ pub(super) fn agents_and_teams(
             plan_config: plan.config,
             teammate_attachments: git_snapshot.map(prompt::GitStatusAttachments::factory),
             backend: team_backend,
+            plan_approver: b.settings.teammate_plan_approver,
         })
     });
     if let Some(team) = &team {
         tool_ctx.values.insert(team.lead_handle());
-        if let Some(reviewer) = &front_end.plan_reviewer {
-            team.set_reviewer(reviewer.clone());
+        if let Some(reviewer) = team_reviewer(front_end, b.settings.teammate_plan_approver) {
+            team.set_reviewer(reviewer);
         }
     }
     let background_agents = Arc::new(BackgroundAgents::new(
@@ -247,4 +248,23 @@ pub(super) fn agents_and_teams(
         services.events.clone(),
     ));
     (team, background_agents)
+}
+
+/// Who reviews teammates' plans. With `teammatePlanApprover: "user"` the
+/// person is asked the way the front end asks permission (the SDK's
+/// `can_use_tool`, ACP's permission request); the TUI sets its plan dialog
+/// itself when it attaches. Otherwise the front end's own reviewer, if any
+/// (without one the lead model decides).
+fn team_reviewer(
+    front_end: &FrontEnd,
+    approver: crate::plan::engine_hooks::TeammatePlanApprover,
+) -> Option<Arc<dyn crate::teams::PlanReviewer>> {
+    match (&front_end.approver, approver) {
+        (Some(asker), crate::plan::engine_hooks::TeammatePlanApprover::User) => {
+            Some(Arc::new(crate::teams::user_review::ApproverPlanReviewer {
+                approver: asker.clone(),
+            }))
+        }
+        _ => front_end.plan_reviewer.clone(),
+    }
 }

@@ -41,6 +41,8 @@ pub struct PlanReviewRequest {
     pub request_id: String,
     pub plan_file_path: String,
     pub plan: String,
+    /// Files this plan shares with other teammates' live plans.
+    pub conflicts: Vec<super::plan_conflicts::PlanConflict>,
 }
 
 /// The lead's answer to a plan.
@@ -76,6 +78,10 @@ pub struct TeamSetup {
     /// Where mailboxes live and which workers can host teammates (default:
     /// files, no workers).
     pub backend: TeamBackend,
+    /// Who decides on plan-required teammates' plans
+    /// (`teammatePlanApprover`): with `User` the reviewer is the person and
+    /// the lead model is told the outcome.
+    pub plan_approver: crate::plan::engine_hooks::TeammatePlanApprover,
 }
 
 /// The transport of a team: its mailboxes, and the workers on other
@@ -593,6 +599,7 @@ impl TeamManager {
                         plan_file_path,
                         plan_content,
                         request_id,
+                        conflicts,
                         ..
                     }) => self.route_plan_request(PlanReviewRequest {
                         team: team.clone(),
@@ -600,6 +607,7 @@ impl TeamManager {
                         request_id,
                         plan_file_path,
                         plan: plan_content,
+                        conflicts,
                     }),
                     _ => {
                         // The user reads what teammates tell the lead, not
@@ -625,14 +633,24 @@ impl TeamManager {
     }
 
     fn route_plan_request(&self, request: PlanReviewRequest) {
+        let conflicts = if request.conflicts.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; it touches files of other plans:\n{}",
+                super::plan_conflicts::describe(&request.conflicts)
+            )
+        };
         self.notify(
             "plan-approval-request",
             format!(
-                "teammate {}@{} submitted a plan for approval ({})",
+                "teammate {}@{} submitted a plan for approval ({}){conflicts}",
                 request.from, request.team, request.plan_file_path
             ),
         );
         let reviewer = lock(&self.reviewer).clone();
+        let by_user =
+            self.setup.plan_approver == crate::plan::engine_hooks::TeammatePlanApprover::User;
         let me = self.me.clone();
         tokio::spawn(async move {
             let decision = match reviewer {
@@ -649,6 +667,10 @@ impl TeamManager {
                         &d,
                     ) {
                         manager.notify("plan-approval-error", e.to_string());
+                    } else if by_user {
+                        // The lead model did not decide; it learns what the
+                        // person did, so it knows what its teammate does.
+                        manager.to_lead_model(super::user_review::outcome_for_lead(&request, &d));
                     }
                 }
                 None => manager.to_lead_model(lead_review_prompt(&request)),
@@ -674,8 +696,16 @@ impl TeamManager {
 
 /// What the lead model is told when it must review a plan itself.
 fn lead_review_prompt(r: &PlanReviewRequest) -> String {
+    let conflicts = if r.conflicts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n\nConflicts: this plan names files that other teammates' pending or approved plans name too:\n{}",
+            super::plan_conflicts::describe(&r.conflicts)
+        )
+    };
     format!(
-        "Teammate {from} (team {team}) submitted a plan for your approval (request {id}, plan file {path}).\n\n{plan}\n\nReview it and answer with the SendMessage tool: to \"{from}\", team \"{team}\", with plan_approval_response {{\"request_id\": \"{id}\", \"approved\": true or false}} and your feedback as the message.",
+        "Teammate {from} (team {team}) submitted a plan for your approval (request {id}, plan file {path}).\n\n{plan}{conflicts}\n\nReview it and answer with the SendMessage tool: to \"{from}\", team \"{team}\", with plan_approval_response {{\"request_id\": \"{id}\", \"approved\": true or false}} and your feedback as the message.",
         from = r.from,
         team = r.team,
         id = r.request_id,

@@ -14,6 +14,9 @@
 //!   messages, notices and current activity).
 //! - [`tools`]: `TeamCreate`, `SendMessage`, `TeamStop`.
 //! - [`plan_approval`]: the teammate branch of ExitPlanMode.
+//! - [`plan_conflicts`]: files named by two teammates' live plans.
+//! - [`user_review`]: `teammatePlanApprover: "user"` through the front
+//!   end's permission prompt.
 
 pub mod backend;
 pub mod error;
@@ -21,10 +24,12 @@ mod forward;
 pub mod mailbox;
 pub mod manager;
 pub mod plan_approval;
+pub mod plan_conflicts;
 pub mod remote;
 mod slash_command;
 pub mod teammate;
 pub mod tools;
+pub mod user_review;
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +62,10 @@ pub enum TeamProtocol {
         plan_file_path: String,
         plan_content: String,
         request_id: String,
+        /// Files this plan names that other teammates' pending or approved
+        /// plans name too.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        conflicts: Vec<plan_conflicts::PlanConflict>,
     },
     /// The lead's answer.
     PlanApprovalResponse {
@@ -106,12 +115,21 @@ mod tests {
             plan_file_path: "/p.md".into(),
             plan_content: "# P".into(),
             request_id: "r1".into(),
+            conflicts: vec![plan_conflicts::PlanConflict {
+                file: "src/a.rs".into(),
+                plan: "bob-plan".into(),
+                teammate: "bob".into(),
+            }],
         };
         let v: serde_json::Value = serde_json::from_str(&req.to_text()).unwrap();
         assert_eq!(v["type"], "plan_approval_request");
         assert_eq!(v["planFilePath"], "/p.md");
         assert_eq!(v["planContent"], "# P");
         assert_eq!(v["requestId"], "r1");
+        assert_eq!(
+            v["conflicts"],
+            serde_json::json!([{"file": "src/a.rs", "plan": "bob-plan", "teammate": "bob"}])
+        );
         assert_eq!(TeamProtocol::parse(&req.to_text()), Some(req));
 
         let resp = TeamProtocol::parse(

@@ -2,14 +2,18 @@
 //! teammate never gets a local approval prompt. A plan-required teammate's
 //! plan goes to the lead's mailbox as a `plan_approval_request` and the
 //! teammate waits in plan mode; a voluntary plan-mode teammate just exits.
+//! The request lists the files the plan shares with the other teammates'
+//! pending or approved plans.
 
 use std::path::Path;
 
 use super::mailbox::now_timestamp;
+use super::plan_conflicts::{PlanClaim, conflicts_with, files_named, slug_of};
 use super::{TEAM_LEAD, TeamHandle, TeamProtocol, plan_approval_request_id};
 use crate::plan::PlanApprovalRoute;
 use crate::plan::contract::no_plan_file_found;
 use crate::plan::tools::exit_rules::awaiting_leader_approval_result;
+use crate::sync::lock;
 use crate::tools::ToolError;
 
 /// Whether the caller is a teammate (no local user to ask).
@@ -39,12 +43,22 @@ pub fn submit_plan_to_lead(
         return Err(ToolError::failed(no_plan_file_found(&path)));
     };
     let request_id = plan_approval_request_id(member.name(), member.team());
+    // Compared with the other teammates' live plans before anything is
+    // written; this plan counts for theirs from now on.
+    let files = files_named(plan);
+    let conflicts = conflicts_with(member, &files, &team.manager.members());
+    *lock(&member.plan_claim) = Some(PlanClaim {
+        slug: slug_of(plan_file),
+        files,
+        approved: false,
+    });
     let request = TeamProtocol::PlanApprovalRequest {
         from: member.name().to_string(),
         timestamp: now_timestamp(),
         plan_file_path: path.clone(),
         plan_content: plan.to_string(),
         request_id: request_id.clone(),
+        conflicts,
     };
     team.manager
         .send(member.team(), member.name(), TEAM_LEAD, &request.to_text())

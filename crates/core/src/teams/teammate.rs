@@ -77,6 +77,9 @@ pub struct TeammateState {
     pending_request: Mutex<Option<String>>,
     /// The plan file path of that request.
     pending_plan: Mutex<Option<String>>,
+    /// Its latest plan while pending or approved (the files it names), for
+    /// cross-plan conflicts; cleared when the plan is rejected.
+    pub(super) plan_claim: Mutex<Option<super::plan_conflicts::PlanClaim>>,
     /// Its tool calls now running (id, summary), oldest first. A list, not
     /// one slot: safe calls run side by side, and the end of one must not
     /// hide the others.
@@ -102,6 +105,7 @@ impl TeammateState {
             status: Mutex::new(TeammateStatus::Idle),
             pending_request: Mutex::new(None),
             pending_plan: Mutex::new(None),
+            plan_claim: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             tool_uses: AtomicU32::new(0),
             recent: Mutex::new(VecDeque::new()),
@@ -332,6 +336,15 @@ fn approval_turn(
     let plan_file = lock(&state.pending_plan).take().unwrap_or_default();
     let feedback = feedback.filter(|f| !f.trim().is_empty());
     state.set_status(TeammateStatus::Working);
+    {
+        // A rejected plan no longer counts for conflicts; an approved one
+        // does until the teammate stops.
+        let mut claim = lock(&state.plan_claim);
+        match claim.as_mut() {
+            Some(c) if approved => c.approved = true,
+            _ => *claim = None,
+        }
+    }
     if !approved {
         let feedback = feedback.unwrap_or_else(|| "(no feedback given)".into());
         return format!(

@@ -250,7 +250,11 @@ impl PlanDialog {
         let mut dialog = Self::new(PermissionRequest {
             tool_use_id: review.request_id.clone(),
             tool_name: tool_names::EXIT_PLAN_MODE.into(),
-            input: json!({"plan": review.plan, "planFilePath": review.plan_file_path}),
+            input: json!({
+                "plan": review.plan,
+                "planFilePath": review.plan_file_path,
+                "conflicts": review.conflicts,
+            }),
             reason: format!("{agent} asks the team lead to approve its plan"),
             agent_id: Some(agent.clone()),
             suggestion: None,
@@ -473,6 +477,8 @@ impl PlanDialog {
             rows.extend(self.verification_rows());
             rows.extend(super::plan_evidence::rows(&self.request.input));
         }
+        // A teammate's plan: the files other teammates' plans change too.
+        rows.extend(super::plan_evidence::conflict_rows(&self.request.input));
         rows.push(Line::raw(question));
         let (options, at) = self.choice.rows();
         let field_at = at.map(|at| at + rows.len());

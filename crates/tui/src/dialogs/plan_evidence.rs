@@ -1,7 +1,8 @@
 //! The plan dialog's evidence: the dry runs the planning session checked
 //! its plan with (`dryRuns` of the ExitPlanMode request), one row each
 //! under the plan — "checked during planning: `cargo test` exit 101, 2
-//! failures".
+//! failures"; and for a teammate's plan, the files it shares with other
+//! teammates' pending or approved plans (`conflicts`).
 
 use ratatui::style::{Color, Style};
 use ratatui::text::Line;
@@ -25,6 +26,44 @@ pub fn rows(input: &Value) -> Vec<Line<'static>> {
         rows.push(Line::styled(
             format!("  {}", describe(&run)),
             Style::default().fg(Color::Cyan),
+        ));
+    }
+    rows
+}
+
+/// The rows for a teammate's plan `conflicts` (none without any): one per
+/// file another teammate's live plan names too.
+pub fn conflict_rows(input: &Value) -> Vec<Line<'static>> {
+    let conflicts = input
+        .get("conflicts")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if conflicts.is_empty() {
+        return Vec::new();
+    }
+    let mut rows = vec![Line::styled(
+        "Conflicts: files other teammates' plans also change",
+        Style::default().fg(Color::Yellow),
+    )];
+    let text = |c: &Value, key: &str| -> String {
+        c.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(120)
+            .collect()
+    };
+    for c in conflicts {
+        rows.push(Line::styled(
+            format!(
+                "  {} · {}'s plan {}",
+                text(&c, "file"),
+                text(&c, "teammate"),
+                text(&c, "plan")
+            ),
+            Style::default().fg(Color::Yellow),
         ));
     }
     rows
@@ -77,5 +116,24 @@ mod tests {
             ]
         );
         assert!(super::rows(&json!({})).is_empty());
+    }
+
+    #[test]
+    fn each_conflict_is_one_row_naming_file_teammate_and_plan() {
+        let input = json!({"conflicts": [
+            {"file": "src/cli.rs", "plan": "bob-plan", "teammate": "bob"},
+        ]});
+        let rows: Vec<String> = super::conflict_rows(&input)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                "Conflicts: files other teammates' plans also change".to_string(),
+                "  src/cli.rs · bob's plan bob-plan".to_string(),
+            ]
+        );
+        assert!(super::conflict_rows(&json!({})).is_empty());
     }
 }

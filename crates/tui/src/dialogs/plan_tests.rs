@@ -83,6 +83,7 @@ fn teammate_dialog() -> PlanDialog {
         request_id: "plan_approval-7-amy@core".into(),
         plan_file_path: "/p/amy.md".into(),
         plan: "# Amy's plan".into(),
+        conflicts: Vec::new(),
     })
 }
 
