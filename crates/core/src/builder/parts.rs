@@ -1,77 +1,17 @@
-//! Pieces the session builder gathers: the session's tool set and where its
-//! conversations are recorded (the transcript and the sub-agents'
-//! sidechain files).
+//! Pieces the session builder gathers: where its conversations are
+//! recorded (the transcript and the sub-agents' sidechain files), the plan
+//! library's exporter, dispatcher and lookup, the checkpoints, the sandbox
+//! and the system prompt.
 
-use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use catui_protocol::mcp_name::is_mcp_name;
-
 use super::WarningSink;
-use crate::agents::{AgentCatalog, AgentTool};
 use crate::engine::EngineEvent;
 use crate::engine::{MemoryRecorder, Recorder, RecorderFactory};
 use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox, Stage};
-use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
 use crate::prompt::{self, PromptOptions};
 use crate::session::{Notifier, SessionLock, TranscriptRecorder, TranscriptWriter};
-use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
-use crate::tools::bash::{Asking, BashTool};
-use crate::tools::{Adapter, ToolRegistry};
-
-/// The built-in tools, Agent (alias Task) and ExitPlanMode; with someone
-/// to answer prompts also EnterPlanMode (leaving plan mode needs an
-/// approver) and the team tools (a team needs a lead that keeps
-/// listening). `only`: keep just these names (and the plan-mode tools, and
-/// the structured-output tool when the run asks for it).
-pub(super) fn session_tools(
-    agents: &AgentCatalog,
-    interactive: bool,
-    only: Option<&[String]>,
-) -> ToolRegistry {
-    let mut tools = ToolRegistry::builtin();
-    tools.add(Adapter(Arc::new(AgentTool::new(agents.clone()))));
-    tools.add_alias(tool_names::TASK, tool_names::AGENT);
-    tools.add(Adapter(Arc::new(ExitPlanModeTool)));
-    if interactive {
-        tools.add(Adapter(Arc::new(EnterPlanModeTool)));
-        tools.add(Adapter(Arc::new(TeamCreateTool)));
-        tools.add(Adapter(Arc::new(SendMessageTool)));
-        tools.add(Adapter(Arc::new(TeamStopTool)));
-    }
-    if let Some(only) = only {
-        // MCP servers' tools are chosen by configuring servers, not by
-        // the list of built-in tools.
-        let only = only.to_vec();
-        tools.retain(move |name| {
-            matches!(
-                name,
-                tool_names::ENTER_PLAN_MODE | tool_names::EXIT_PLAN_MODE
-            ) || name == tool_names::STRUCTURED_OUTPUT
-                || is_mcp_name(name)
-                || only.iter().any(|n| n == name)
-        });
-    }
-    // The listing of agent types names the tools each one really gets.
-    let names = tools.names();
-    tools.replace(Adapter(Arc::new(
-        AgentTool::new(agents.clone()).with_session_tools(names),
-    )));
-    tools
-}
-
-/// Fits the tools to who is there: with nobody to answer, AskUserQuestion
-/// is not offered, and Bash's text says nobody is asked (as it does when
-/// the session starts in bypassPermissions, where nothing asks).
-pub(super) fn fit_tools_to_audience(tools: &mut ToolRegistry, nobody_here: bool, bypass: bool) {
-    if nobody_here {
-        tools.retain(|name| name != tool_names::ASK_USER_QUESTION);
-    }
-    if nobody_here || bypass {
-        tools.replace(Adapter(Arc::new(BashTool::new(Asking::Nobody))));
-    }
-}
 
 /// The completion gate and the effort by phase, from the settings
 /// (`completionCheck`, `planEffort`), the environment

@@ -5,17 +5,20 @@
 
 use std::sync::Arc;
 
-use catui_protocol::PermissionMode;
+use catui_protocol::mcp_name::is_mcp_name;
+use catui_protocol::{PermissionMode, tool_names};
 use catui_providers::{ModelClient, ProviderKind};
 
 use super::base::Base;
-use super::{BuildError, extras, mcp, parts, project};
-use crate::agents::AgentCatalog;
+use super::{BuildError, extras, mcp, project};
+use crate::agents::{AgentCatalog, AgentTool};
 use crate::mcp::McpManager;
 use crate::output::OutputFormat;
+use crate::plan::{EnterPlanModeTool, ExitPlanModeTool};
 use crate::settings::ProjectScope;
-use crate::tools::bash::{BackgroundShells, ToolOutputDir};
-use crate::tools::{ToolContext, ToolRegistry};
+use crate::teams::{SendMessageTool, TeamCreateTool, TeamStopTool};
+use crate::tools::bash::{Asking, BackgroundShells, BashTool, ToolOutputDir};
+use crate::tools::{Adapter, ToolContext, ToolRegistry};
 
 /// The tools and MCP stage's result.
 pub(super) struct ToolsStage {
@@ -69,11 +72,11 @@ pub(super) fn tools_stage(
     }
     let mut tools = match given {
         Some(t) => t,
-        None => parts::session_tools(&agents, b.interactive, b.config.tools.as_deref()),
+        None => session_tools(&agents, b.interactive, b.config.tools.as_deref()),
     };
     // Tools and texts that assume someone answers say otherwise when
     // nobody is here (or nothing asks: bypassPermissions).
-    parts::fit_tools_to_audience(
+    fit_tools_to_audience(
         &mut tools,
         b.nobody_here,
         b.config.permission_mode == Some(PermissionMode::BypassPermissions),
@@ -145,4 +148,57 @@ pub(super) fn tool_context(
     });
     let background = Arc::new(BackgroundShells::new(b.output_dir.clone()));
     (tool_ctx, background)
+}
+
+/// The built-in tools, Agent (alias Task) and ExitPlanMode; with someone
+/// to answer prompts also EnterPlanMode (leaving plan mode needs an
+/// approver) and the team tools (a team needs a lead that keeps
+/// listening). `only`: keep just these names (and the plan-mode tools, and
+/// the structured-output tool when the run asks for it).
+fn session_tools(
+    agents: &AgentCatalog,
+    interactive: bool,
+    only: Option<&[String]>,
+) -> ToolRegistry {
+    let mut tools = ToolRegistry::builtin();
+    tools.add(Adapter(Arc::new(AgentTool::new(agents.clone()))));
+    tools.add_alias(tool_names::TASK, tool_names::AGENT);
+    tools.add(Adapter(Arc::new(ExitPlanModeTool)));
+    if interactive {
+        tools.add(Adapter(Arc::new(EnterPlanModeTool)));
+        tools.add(Adapter(Arc::new(TeamCreateTool)));
+        tools.add(Adapter(Arc::new(SendMessageTool)));
+        tools.add(Adapter(Arc::new(TeamStopTool)));
+    }
+    if let Some(only) = only {
+        // MCP servers' tools are chosen by configuring servers, not by
+        // the list of built-in tools.
+        let only = only.to_vec();
+        tools.retain(move |name| {
+            matches!(
+                name,
+                tool_names::ENTER_PLAN_MODE | tool_names::EXIT_PLAN_MODE
+            ) || name == tool_names::STRUCTURED_OUTPUT
+                || is_mcp_name(name)
+                || only.iter().any(|n| n == name)
+        });
+    }
+    // The listing of agent types names the tools each one really gets.
+    let names = tools.names();
+    tools.replace(Adapter(Arc::new(
+        AgentTool::new(agents.clone()).with_session_tools(names),
+    )));
+    tools
+}
+
+/// Fits the tools to who is there: with nobody to answer, AskUserQuestion
+/// is not offered, and Bash's text says nobody is asked (as it does when
+/// the session starts in bypassPermissions, where nothing asks).
+fn fit_tools_to_audience(tools: &mut ToolRegistry, nobody_here: bool, bypass: bool) {
+    if nobody_here {
+        tools.retain(|name| name != tool_names::ASK_USER_QUESTION);
+    }
+    if nobody_here || bypass {
+        tools.replace(Adapter(Arc::new(BashTool::new(Asking::Nobody))));
+    }
 }

@@ -443,19 +443,6 @@ fn command_text(call: &CallInfo) -> &str {
     }
 }
 
-/// Whether the canonical path `p` is inside a working directory, outside
-/// what runs code later or steers the agent ([`protected`]: `.catui`,
-/// `.git`, `.husky`, `.mcp.json`, `.bashrc`...) and outside the user's
-/// secret stores (a working directory may be the home directory).
-pub(super) fn writable_inside(p: &Path, working_dirs: &[PathBuf], secrets: &SecretStores) -> bool {
-    !secrets.is_secret(p)
-        && working_dirs.iter().any(|d| {
-            paths::is_within(p, d)
-                && p.strip_prefix(d)
-                    .is_ok_and(|rest| protected::protected_part(rest).is_none())
-        })
-}
-
 /// What the mode allows once no deny rule, ask rule, plan-mode refusal or
 /// secret store has decided: Bash by its analysis, then an allow rule
 /// (`allowed_by_rule`), then each kind of access by the mode.
@@ -539,7 +526,7 @@ pub(super) fn write_inside_working_dirs(
     target.paths.iter().all(|(_, canonical)| {
         canonical
             .as_ref()
-            .is_some_and(|c| writable_inside(c, working_dirs, secrets))
+            .is_some_and(|c| protected::writable_inside(c, working_dirs, secrets))
     }) && !target.paths.is_empty()
 }
 

@@ -19,9 +19,23 @@
 //! asks for every write. See `docs/SECURITY.md`.
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::paths::CASE_INSENSITIVE_FS;
+use super::paths::{self, CASE_INSENSITIVE_FS};
+use super::secrets::SecretStores;
+
+/// Whether the canonical path `p` is inside a working directory, outside
+/// what runs code later or steers the agent ([`PROTECTED_DIRS`]: `.catui`,
+/// `.git`, `.husky`, `.mcp.json`, `.bashrc`...) and outside the user's
+/// secret stores (a working directory may be the home directory).
+pub(super) fn writable_inside(p: &Path, working_dirs: &[PathBuf], secrets: &SecretStores) -> bool {
+    !secrets.is_secret(p)
+        && working_dirs.iter().any(|d| {
+            paths::is_within(p, d)
+                && p.strip_prefix(d)
+                    .is_ok_and(|rest| protected_part(rest).is_none())
+        })
+}
 
 /// Directories whose contents run code later or steer the agent.
 pub const PROTECTED_DIRS: &[&str] = &[

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::secrets::SecretStores;
 use super::shell::{Redirect, SimpleCommand};
-use super::{defaults::writable_inside, paths};
+use super::{paths, protected::writable_inside};
 
 /// At most this many entries of a copied or moved tree are looked at for
 /// links; a larger tree asks.
