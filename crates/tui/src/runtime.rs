@@ -137,7 +137,7 @@ struct Runtime {
     reader: InputReader,
     state: AppState,
     control: EngineControl,
-    inputs: UnboundedSender<Vec<ContentBlock>>,
+    inputs: UnboundedSender<EngineInput>,
     replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
     /// Teammates' plans being reviewed: the answer channel and who asked.
     reviews: HashMap<String, (oneshot::Sender<Option<PlanDecision>>, String)>,
@@ -287,8 +287,11 @@ impl Runtime {
             match action {
                 Action::Quit => return Ok(false),
                 Action::Submit(text) => {
-                    let content = self.state.attachments.content(text);
-                    if self.inputs.send(content).is_err() {
+                    let input = match text.strip_prefix('!') {
+                        Some(command) => EngineInput::Shell(command.to_string()),
+                        None => EngineInput::Message(self.state.attachments.content(text)),
+                    };
+                    if self.inputs.send(input).is_err() {
                         self.state.pending_inputs.clear();
                         self.state.system(
                             "The conversation engine has stopped; restart catui to continue.",
@@ -625,10 +628,18 @@ impl Runtime {
     /// A teammate's message for the lead model joins the input queue.
     fn team_turn(&mut self, content: Vec<ContentBlock>) {
         self.state.push_team_turn();
-        if self.inputs.send(content).is_err() {
+        if self.inputs.send(EngineInput::Message(content)).is_err() {
             self.state.pending_inputs.clear();
         }
     }
+}
+
+/// What the interface hands the engine: a message (text and attached
+/// images), or a line the user began with `!`, which runs as their own
+/// shell command.
+enum EngineInput {
+    Message(Vec<ContentBlock>),
+    Shell(String),
 }
 
 /// Runs the interactive interface until the user quits, the terminal hangs
@@ -652,11 +663,18 @@ pub async fn run(
     // A resumed session shows the conversation so far, and counts on.
     let resumed = engine.messages().to_vec();
     let past_usage = engine.total_usage();
-    let (inputs, mut input_rx) = mpsc::unbounded_channel::<Vec<ContentBlock>>();
+    let (inputs, mut input_rx) = mpsc::unbounded_channel::<EngineInput>();
     let mut engine_task = tokio::spawn(async move {
         let mut engine = engine;
-        while let Some(content) = input_rx.recv().await {
-            engine.handle_input(content).await;
+        while let Some(input) = input_rx.recv().await {
+            match input {
+                EngineInput::Message(content) => {
+                    engine.handle_input(content).await;
+                }
+                EngineInput::Shell(command) => {
+                    engine.run_user_shell(&command).await;
+                }
+            }
         }
     });
     let mut team = team.map(TeamLink::attach);

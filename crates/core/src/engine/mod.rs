@@ -30,6 +30,7 @@ mod shared;
 pub mod slash_commands;
 mod tool_runner;
 pub mod turn_end;
+mod user_shell;
 
 use request::new_message_uuid;
 
@@ -142,6 +143,9 @@ pub struct Engine {
     turn_end_checks: Vec<Arc<dyn TurnEndCheck>>,
     /// The step of the work last reported ([`EngineEvent::WorkStep`]).
     step_shown: Option<catui_protocol::contract::WorkStep>,
+    /// What the user's own `!` commands printed since the last input: it
+    /// opens the next input's message (see [`user_shell`]).
+    pending_user_context: Vec<ContentBlock>,
 }
 
 impl Engine {
@@ -261,6 +265,7 @@ impl Engine {
             loop_guard: loop_guard::LoopGuard::default(),
             turn_end_checks,
             step_shown: None,
+            pending_user_context: Vec::new(),
         }
     }
 
@@ -635,6 +640,9 @@ impl Engine {
     async fn run_turn(&mut self, content: Vec<ContentBlock>, started: Instant) -> TurnOutcome {
         let cancel = lock(&self.shared.cancel).clone();
         let mut content = content;
+        // The user's `!` commands since the last input come first, in the
+        // order they ran.
+        content.splice(0..0, std::mem::take(&mut self.pending_user_context));
         if self.config.agent_id.is_none() {
             let preambles: Vec<ContentBlock> = self
                 .shared
