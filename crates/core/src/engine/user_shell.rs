@@ -29,9 +29,11 @@ fn grant_for(decision: Decision, planning: bool) -> Result<Grant, String> {
         Decision::Allow(Grant::DryRun) | Decision::Ask { .. } | Decision::Classify { .. }
             if planning =>
         {
-            Err("Plan mode runs only commands that read (the same rule as for the model): \
+            Err(
+                "Plan mode runs only commands that read (the same rule as for the model): \
                  this one may change something. Leave plan mode (Shift+Tab) to run it."
-                .into())
+                    .into(),
+            )
         }
         Decision::Allow(grant) => Ok(grant),
         // The user typed it: that is the answer a prompt would have asked for.
