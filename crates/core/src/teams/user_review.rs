@@ -41,6 +41,8 @@ impl PlanReviewer for ApproverPlanReviewer {
                 reason: format!("teammate {who} asks you to approve its plan"),
                 agent_id: Some(who),
                 suggestion: None,
+                // A plan to approve, not a command: nothing to run dry.
+                dry_run: false,
             })
             .await;
         Some(match answer {
@@ -51,6 +53,11 @@ impl PlanReviewer for ApproverPlanReviewer {
             PermissionAnswer::Deny { message } => PlanDecision {
                 approved: false,
                 feedback: Some(message).filter(|m| !m.trim().is_empty()),
+            },
+            // Never offered for a plan (dry_run: false); fails closed.
+            PermissionAnswer::DryRun { .. } => PlanDecision {
+                approved: false,
+                feedback: Some("A plan cannot be run as a dry run.".into()),
             },
             // Fails closed: the teammate stays in plan mode and may submit
             // again.
