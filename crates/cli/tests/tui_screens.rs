@@ -285,3 +285,137 @@ fn help_lays_out_its_sheet_for_the_width() {
         quit_and_check_terminal(&s);
     }
 }
+
+/// The pane's history with colours (tmux's escape sequences kept).
+fn styled_history(s: &Setup) -> String {
+    String::from_utf8_lossy(
+        &s.tmux
+            .run(&["capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "e2e"])
+            .stdout,
+    )
+    .into_owned()
+}
+
+#[test]
+fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
+    require_tmux();
+    let s = setup_sized(
+        |_, dir, _| {
+            common::presents_plan(dir, "Back to planning.")
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "rm -rf build"}),
+                ))
+                .turn(Turn::text("Keeping the build dir."))
+        },
+        None,
+        (80, 24),
+    );
+    s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    launch(&s);
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.type_text("plan the parser rewrite");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Would you like to proceed?");
+    // One full path (the dialog's), and the plan's text once: in the
+    // dialog, not also as a preview above it.
+    let all = joined_history(&s);
+    assert_eq!(all.matches(s.plans_dir.as_str()).count(), 1, "{all}");
+    assert_eq!(all.matches("Rewrite the parser").count(), 1, "{all}");
+    assert!(all.contains("Write(plan "), "{all}");
+    assert!(all.contains("Plan written (3 lines)"), "{all}");
+
+    s.tmux.keys(&["3"]);
+    s.tmux.wait_text("What should change?");
+    s.tmux.type_text("do the lexer first");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Back to planning.");
+    cycle_mode_to(&s.tmux, "default");
+    s.tmux.type_text("clean up");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Do you want to proceed?");
+    s.tmux.keys(&["3"]);
+    s.tmux.wait_text("tell the agent");
+    s.tmux.type_text("keep the build dir");
+    s.tmux.keys(&["Enter"]);
+    let all = s.tmux.wait_history("Keeping the build dir.");
+    // The user's own answers: no failure mark, not in the error colour.
+    assert!(all.contains("● ExitPlanMode"), "{all}");
+    assert!(
+        all.contains("Plan not approved · do the lexer first"),
+        "{all}"
+    );
+    assert!(all.contains("● Bash(rm -rf build)"), "{all}");
+    assert!(all.contains("Declined · keep the build dir"), "{all}");
+    assert!(!all.contains('✗'), "{all}");
+    let styled = styled_history(&s);
+    for line in styled.lines().filter(|l| {
+        l.contains("ExitPlanMode") || l.contains("lexer first") || l.contains("build dir")
+    }) {
+        // Red (31 or 91, or the theme's 256/RGB reds) is for failures.
+        assert!(
+            !line.contains("[31m") && !line.contains("[91m") && !line.contains("38;5;160"),
+            "red on the user's own answer: {line:?}"
+        );
+    }
+    quit_and_check_terminal(&s);
+
+    // The replay marks the declined command as the live run did.
+    clear_pane(&s);
+    // Tall enough for the start-up lines to stay on screen.
+    s.tmux.resize(120, 60);
+    launch_with_pid(&s, "--continue", false);
+    let replay = s.tmux.wait_history("Keeping the build dir.");
+    assert!(replay.contains("● Bash(rm -rf build)"), "{replay}");
+    assert!(!replay.contains("✗ Bash(rm -rf build)"), "{replay}");
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn an_edit_stopped_with_esc_keeps_its_diff_in_the_scrollback() {
+    require_tmux();
+    for size in [(80, 24), (120, 40)] {
+        let s = setup_sized(
+            |_, _, _| {
+                Script::new()
+                    .turn(Turn::tool_use(
+                        "e1",
+                        "Edit",
+                        json!({
+                            "file_path": "src/main.rs",
+                            "old_string": "println!(\"hello\");",
+                            "new_string": "println!(\"REJECTED-CHANGE\");"
+                        }),
+                    ))
+                    .turn(Turn::text("Should not be asked for."))
+            },
+            None,
+            size,
+        );
+        launch(&s);
+        s.tmux.type_text("change the greeting");
+        s.tmux.keys(&["Enter"]);
+        s.tmux.wait_text("Do you want to");
+        s.tmux.keys(&["Escape"]);
+        s.tmux
+            .wait_screen("the dialog closed and the turn over", |sc| {
+                !sc.contains("Do you want to") && !sc.contains("esc to interrupt")
+            });
+        let all = s.tmux.history();
+        let at = all
+            .find("Edit(src/main.rs)")
+            .unwrap_or_else(|| panic!("no edit line:\n{all}"));
+        let after = &all[at..];
+        assert!(after.contains("- println!(\"hello\");"), "{all}");
+        assert!(after.contains("+ println!(\"REJECTED-CHANGE\");"), "{all}");
+        assert!(!all.contains("✗ Edit"), "{all}");
+        assert_eq!(
+            std::fs::read_to_string(&s.main_rs).unwrap(),
+            "fn main() {\n    println!(\"hello\");\n}\n",
+            "the file is untouched"
+        );
+        assert_eq!(s.server.requests().len(), 1, "Esc stopped the turn");
+        quit_and_check_terminal(&s);
+    }
+}

@@ -228,6 +228,24 @@ fn edit_rows(tool: &ToolEntry, result: &str, width: usize, expanded: bool) -> Ve
     rows
 }
 
+/// A call the user declined (or stopped before it ran): what they said,
+/// then for an edit the change it proposed, kept to be looked at again.
+fn declined_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let said = tool.result.as_deref().unwrap_or("Not run");
+    let mut rows = folded(said, width, 4, Style::default(), expanded);
+    let max = if expanded { usize::MAX / 2 } else { 16 };
+    let field = |k: &str| tool.input.get(k).and_then(Value::as_str);
+    let proposed = match tool.name.as_str() {
+        tool_names::EDIT => field("old_string").zip(field("new_string")),
+        tool_names::WRITE => field("content").map(|c| ("", c)),
+        _ => None,
+    };
+    if let Some((old, new)) = proposed.filter(|(old, new)| old != new) {
+        rows.extend(diff_lines(&unified(old, new), width, max));
+    }
+    rows
+}
+
 fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'static>> {
     let result = tool.result.as_deref().unwrap_or("");
     if tool.status == ToolStatus::Failed {
@@ -330,7 +348,7 @@ fn agent_rows(tool: &ToolEntry, agent: &AgentProgress, width: usize) -> Vec<Line
             text.push_str(&format!(" · {}", turns(agent.turns)));
             vec![Line::styled(truncate(&text, width), dim())]
         }
-        ToolStatus::Done | ToolStatus::Failed => {
+        ToolStatus::Done | ToolStatus::Failed | ToolStatus::Declined => {
             let uses = if agent.tool_uses == 1 {
                 "1 tool use".to_string()
             } else {
@@ -364,6 +382,7 @@ pub fn tool_lines(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'s
         ToolStatus::Running => ("● ", Style::default().fg(t.warn)),
         ToolStatus::Done => ("● ", Style::default().fg(t.ok)),
         ToolStatus::Failed => ("✗ ", Style::default().fg(t.error)),
+        ToolStatus::Declined => ("● ", dim()),
     };
     let inner = width.saturating_sub(2).max(1);
     let mut rows = with_gutter(
@@ -378,6 +397,7 @@ pub fn tool_lines(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'s
             ToolStatus::Pending => Vec::new(),
             ToolStatus::Running => running_rows(tool, body_width),
             ToolStatus::Done | ToolStatus::Failed => result_rows(tool, body_width, expanded),
+            ToolStatus::Declined => declined_rows(tool, body_width, expanded),
         }
     };
     if !body.is_empty() {

@@ -33,6 +33,9 @@ pub enum ToolStatus {
     Running,
     Done,
     Failed,
+    /// Not run by the user's own decision (declined, or the turn stopped
+    /// before it ran): said plainly, not marked as an error.
+    Declined,
 }
 
 /// One tool call of the main conversation.

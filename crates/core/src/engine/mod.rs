@@ -57,6 +57,7 @@ pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::{ContextUsage, EngineControl, WeakEngineControl};
 use shared::{Shared, set_mode};
+pub use tool_runner::declined_by_user;
 pub use turn_end::{CheckResult, CheckVerdict, GoalEnd, LoopEndReason, TurnEndCheck, TurnEndView};
 
 use crate::permissions::PermissionContext;

@@ -34,6 +34,10 @@ enum Slot {
         name: String,
         block: ContentBlock,
         display: String,
+        /// Whether the user should see it as failed: not when the user
+        /// declined it or stopped the turn before it ran (their own
+        /// decision, told as such rather than marked as an error).
+        failed: bool,
     },
 }
 
@@ -45,6 +49,26 @@ impl Slot {
             name: name.to_string(),
             block: ContentBlock::tool_result(id, model.into(), true),
             display: user.into(),
+            failed: true,
+        }
+    }
+
+    /// [`Slot::refused`] by the user's own decision (declined, or stopped
+    /// before it ran): an error for the model, not a failure to show.
+    fn declined(name: &str, id: &str, model: impl Into<String>, user: impl Into<String>) -> Slot {
+        match Slot::refused(name, id, model, user) {
+            Slot::Answered {
+                name,
+                block,
+                display,
+                ..
+            } => Slot::Answered {
+                name,
+                block,
+                display,
+                failed: false,
+            },
+            ready => ready,
         }
     }
 
@@ -58,6 +82,7 @@ impl Slot {
             name: name.to_string(),
             block,
             display,
+            failed: true,
         }
     }
 }
@@ -116,8 +141,21 @@ pub(super) async fn run_tool_calls(
     results
 }
 
+/// The model-facing texts that say the user chose not to run a call.
+const DECLINED_OPENINGS: [&str; 3] = [
+    "The user declined to run ",
+    "Interrupted by the user: this tool call was not run.",
+    "The user rejected the plan and wants to keep planning.",
+];
+
+/// Whether a stored tool result says the user chose not to run the call
+/// (so a resumed transcript marks it as the live one did: not failed).
+pub fn declined_by_user(model_text: &str) -> bool {
+    DECLINED_OPENINGS.iter().any(|o| model_text.starts_with(o))
+}
+
 fn interrupted(name: &str, id: &str) -> Slot {
-    Slot::refused(
+    Slot::declined(
         name,
         id,
         "Interrupted by the user: this tool call was not run.",
@@ -217,6 +255,7 @@ async fn authorize(
                 return Slot::Answered {
                     block: ContentBlock::tool_result(id, content, is_error),
                     display,
+                    failed: true,
                     name,
                 };
             }
@@ -483,7 +522,7 @@ async fn ask_user(
                     format!("Declined · {feedback}")
                 }
             });
-            Slot::refused(&name, &id, text, shown)
+            Slot::declined(&name, &id, text, shown)
         }
         PermissionAnswer::Unanswered { reason } => {
             let text = call.unanswered_result(&reason, ctx).unwrap_or_else(|| {
@@ -578,6 +617,7 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                     name,
                     block,
                     display,
+                    failed,
                 } => {
                     if let ContentBlock::ToolResult {
                         tool_use_id,
@@ -590,7 +630,7 @@ async fn run_batch(engine: &Engine, ctx: &ToolContext, batch: Vec<Slot>) -> Vec<
                             name,
                             display,
                             is_error: *is_error,
-                            failed: *is_error,
+                            failed: *is_error && failed,
                             parent_tool_use_id: parent,
                         });
                     }

@@ -83,6 +83,7 @@ impl AppState {
             EngineEvent::ToolEnd {
                 id,
                 display,
+                is_error,
                 failed,
                 parent_tool_use_id,
                 ..
@@ -97,11 +98,14 @@ impl AppState {
                     if let Some(tool) = self.transcript.tool_mut(&id) {
                         tool.status = if failed {
                             ToolStatus::Failed
+                        } else if is_error {
+                            ToolStatus::Declined
                         } else {
                             ToolStatus::Done
                         };
                         tool.result = Some(display);
                         tool.live = None;
+                        quiet_plan_write(tool, self.plan_file.as_deref());
                     }
                 }
             },
@@ -296,12 +300,16 @@ impl AppState {
                     // it as the live run did.
                     let failed = tool.name == catui_protocol::tool_names::BASH
                         && catui_core::tools::bash::result_failed(&content.as_text());
-                    tool.status = if *is_error || failed {
+                    let text = content.as_text();
+                    tool.status = if *is_error && catui_core::engine::declined_by_user(&text) {
+                        ToolStatus::Declined
+                    } else if *is_error || failed {
                         ToolStatus::Failed
                     } else {
                         ToolStatus::Done
                     };
                     tool.result = Some(relative_paths(&content.as_text(), &self.info.cwd));
+                    quiet_plan_write(tool, self.plan_file.as_deref());
                 }
             }
         }
@@ -328,7 +336,8 @@ impl AppState {
         self.streaming_tool = None;
         for id in self.transcript.open_tool_ids() {
             if let Some(tool) = self.transcript.tool_mut(&id) {
-                tool.status = ToolStatus::Failed;
+                // The turn ended before it ran (stopped): not a failure.
+                tool.status = ToolStatus::Declined;
                 tool.result = Some("Not run".into());
             }
         }
@@ -369,5 +378,42 @@ impl AppState {
         } else if outcome.is_error {
             self.system(outcome.result, true);
         }
+    }
+}
+
+/// A write of the session's plan file says so in a few words: the file's
+/// name (its full path is in the approval dialog that follows), the line
+/// count, and no preview of a text the dialog shows whole; a change to an
+/// existing plan keeps its diff.
+fn quiet_plan_write(tool: &mut ToolEntry, plan_file: Option<&str>) {
+    let Some(plan_file) = plan_file else {
+        return;
+    };
+    let path = tool.input.get("file_path").and_then(Value::as_str);
+    if !matches!(tool.name.as_str(), tool_names::WRITE | tool_names::EDIT)
+        || path != Some(plan_file)
+    {
+        return;
+    }
+    let name = std::path::Path::new(plan_file).file_name().map_or_else(
+        || plan_file.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    tool.summary = format!("{}(plan {name})", tool.name);
+    if tool.status != ToolStatus::Done {
+        return;
+    }
+    let Some(result) = &tool.result else {
+        return;
+    };
+    // "Created PATH (N lines)" and its preview (live), or the model's
+    // "Created PATH (N lines)." (replay): only the count is kept.
+    if result.starts_with("Created ") {
+        let first = result.lines().next().unwrap_or_default();
+        let count = first
+            .rfind(" (")
+            .map(|at| first[at + 1..].trim_end_matches('.').to_string())
+            .unwrap_or_default();
+        tool.result = Some(format!("Plan written {count}").trim_end().to_string());
     }
 }
