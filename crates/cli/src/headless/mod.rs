@@ -8,6 +8,7 @@ mod control;
 mod pending;
 pub mod sdk_hooks;
 mod sdk_mcp_channel;
+mod stdio_approver;
 mod stream;
 mod tasks;
 
@@ -26,8 +27,9 @@ use crate::args::OutputFormat;
 pub use background::Background;
 pub use catui_core::builder::SessionInfo;
 pub use control::Controls;
-pub use pending::{Pending, StdioApprover, StdioPlanReviewer};
+pub use pending::Pending;
 pub use sdk_mcp_channel::SdkMcpChannel;
+pub use stdio_approver::{StdioApprover, StdioPlanReviewer};
 use stream::{StreamJson, new_uuid, result_event};
 
 /// How the printer renders a session.

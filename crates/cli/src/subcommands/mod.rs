@@ -52,6 +52,21 @@ pub async fn run(command: &Command, args: &Args) -> u8 {
     finish(result)
 }
 
+/// A plan name given on the command line, checked (no paths).
+fn plan_name(slug: &str) -> Result<&str, CommandError> {
+    let name = slug.trim().trim_end_matches(".md");
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        return Err(CommandError::Usage(format!(
+            "'{slug}' is not a plan name: use the slug shown by `catui plans list` (for example brisk-cedar-otter)"
+        )));
+    }
+    Ok(name)
+}
+
 /// The exit code of a subcommand's result (its error printed).
 fn finish(result: Result<(), CommandError>) -> u8 {
     match result {

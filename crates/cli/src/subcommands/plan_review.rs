@@ -12,7 +12,7 @@ use catui_review::{ReviewPage, RunningReview, open_review};
 use serde_json::json;
 
 use super::format::{one_line, pad, when};
-use super::plans::plan_name;
+use super::plan_name;
 use super::{CommandError, Project};
 
 /// How much of a plan's first line a row shows.

@@ -15,7 +15,7 @@ use catui_core::plan::get_plan;
 use catui_core::session::{list_sessions, plan_library};
 
 use super::format::{one_line, pad, when};
-use super::{CommandError, Project};
+use super::{CommandError, Project, plan_name};
 use crate::args::PlansAction;
 use catui_core::session::plan_history;
 
@@ -189,21 +189,6 @@ fn abandon(
         dir.display()
     )?;
     Ok(())
-}
-
-/// A plan name given on the command line, checked (no paths).
-pub(super) fn plan_name(slug: &str) -> Result<&str, CommandError> {
-    let name = slug.trim().trim_end_matches(".md");
-    let valid = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !valid {
-        return Err(CommandError::Usage(format!(
-            "'{slug}' is not a plan name: use the slug shown by `catui plans list` (for example brisk-cedar-otter)"
-        )));
-    }
-    Ok(name)
 }
 
 fn show(

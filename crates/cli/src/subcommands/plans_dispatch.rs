@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use catui_core::session::plan_library::{self, Dispatch, MarkKind};
 use serde_json::Value;
 
-use super::plans::plan_name;
+use super::plan_name;
 use super::{CommandError, Project};
 
 /// The request the background agent starts with.

@@ -532,11 +532,6 @@ impl TeamManager {
         }
     }
 
-    /// `/team`: the teammates and what they are doing.
-    pub fn describe(&self) -> String {
-        super::slash_command::describe(self)
-    }
-
     /// A hosted teammate's worker is gone: the user and the lead model
     /// are told.
     fn remote_failed(&self, state: &TeammateState, why: &str) {

@@ -9,8 +9,16 @@ use crate::engine::slash_commands::CommandOutput;
 /// would push the model column off the screen.
 const ACTIVITY_WIDTH: usize = 40;
 
+impl TeamManager {
+    /// `/team`: the teammates and what they are doing (here, beside the
+    /// command, so that the manager does not import its own command).
+    pub fn describe(&self) -> String {
+        describe(self)
+    }
+}
+
 /// The text of `/team` (and of [`TeamManager::describe`]).
-pub(super) fn describe(manager: &TeamManager) -> String {
+fn describe(manager: &TeamManager) -> String {
     let members = manager.members();
     if members.is_empty() {
         return "No teammates. The lead starts them with the TeamCreate tool.".into();

@@ -12,15 +12,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-pub use super::glob_select::MAX_TIME_SORTED;
+pub use super::glob_select::{GlobResult, MAX_RESULTS, MAX_TIME_SORTED};
 use super::glob_select::{ThreadMatches, select};
 use super::walk::{fold_parallel, is_file_like};
 use super::{ToolContext, ToolError, ToolOutput, TypedTool};
 use crate::permissions::Access;
 use crate::permissions::secret_search::SecretWalk;
-
-/// At most this many paths are listed.
-pub const MAX_RESULTS: usize = 100;
 
 pub struct GlobTool;
 
@@ -107,48 +104,6 @@ fn search_dir(input: &GlobInput, ctx: &ToolContext) -> PathBuf {
     match &input.path {
         Some(p) if !p.trim().is_empty() => ctx.resolve(p),
         _ => ctx.project_root.clone(),
-    }
-}
-
-/// What Glob found: up to [`MAX_RESULTS`] matches in the order shown, and
-/// how many matched in all.
-#[derive(Debug)]
-pub struct GlobResult {
-    pub files: Vec<PathBuf>,
-    pub total: usize,
-    /// Newest first (else by path: too many matches to stat them all).
-    pub by_time: bool,
-}
-
-impl GlobResult {
-    /// The model-facing text: up to [`MAX_RESULTS`] paths and a note if cut.
-    pub fn render(&self) -> String {
-        if self.files.is_empty() {
-            return "No files found".to_string();
-        }
-        let mut out: String = self
-            .files
-            .iter()
-            .take(MAX_RESULTS)
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let shown = self.files.len().min(MAX_RESULTS);
-        let more = self.total.saturating_sub(shown);
-        if more > 0 && !self.by_time {
-            out.push_str(&format!(
-                "\n(results truncated: {} files matched, more than {MAX_TIME_SORTED}, so these are \
-                 the first {shown} by path rather than the most recently modified; use a more \
-                 specific pattern or path)",
-                self.total
-            ));
-        } else if more > 0 {
-            out.push_str(&format!(
-                "\n(results truncated: {more} more files not shown; use a more specific pattern \
-                 or path)"
-            ));
-        }
-        out
     }
 }
 

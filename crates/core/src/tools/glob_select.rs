@@ -1,4 +1,5 @@
-//! Which of Glob's matches are listed, and in what order.
+//! Which of Glob's matches are listed, and in what order; the listing
+//! itself ([`GlobResult`]).
 //!
 //! Up to [`MAX_TIME_SORTED`] matches are listed newest first. That needs the
 //! modification time of every match: one `statx` each, which on Linux costs
@@ -20,11 +21,55 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
-use super::glob::{GlobResult, MAX_RESULTS};
 use super::walk::MtimeReader;
 
 /// At most this many matches are ordered by modification time.
 pub const MAX_TIME_SORTED: usize = 10_000;
+
+/// At most this many paths are listed.
+pub const MAX_RESULTS: usize = 100;
+
+/// What Glob found: up to [`MAX_RESULTS`] matches in the order shown, and
+/// how many matched in all.
+#[derive(Debug)]
+pub struct GlobResult {
+    pub files: Vec<PathBuf>,
+    pub total: usize,
+    /// Newest first (else by path: too many matches to stat them all).
+    pub by_time: bool,
+}
+
+impl GlobResult {
+    /// The model-facing text: up to [`MAX_RESULTS`] paths and a note if cut.
+    pub fn render(&self) -> String {
+        if self.files.is_empty() {
+            return "No files found".to_string();
+        }
+        let mut out: String = self
+            .files
+            .iter()
+            .take(MAX_RESULTS)
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let shown = self.files.len().min(MAX_RESULTS);
+        let more = self.total.saturating_sub(shown);
+        if more > 0 && !self.by_time {
+            out.push_str(&format!(
+                "\n(results truncated: {} files matched, more than {MAX_TIME_SORTED}, so these are \
+                 the first {shown} by path rather than the most recently modified; use a more \
+                 specific pattern or path)",
+                self.total
+            ));
+        } else if more > 0 {
+            out.push_str(&format!(
+                "\n(results truncated: {more} more files not shown; use a more specific pattern \
+                 or path)"
+            ));
+        }
+        out
+    }
+}
 
 /// An overflowing thread's list is cut back to the first [`MAX_RESULTS`]
 /// paths when it reaches this length.
