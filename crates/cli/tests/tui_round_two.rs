@@ -72,6 +72,19 @@ fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
     s.tmux
         .wait_screen("the panel gone", |sc| todo_panel_rows(sc) == 0);
     drop(done);
+    // Ctrl+T brings it back between turns (todos are still open), and
+    // takes it away again; the key sheet names it.
+    s.tmux.keys(&["C-t"]);
+    let screen = s
+        .tmux
+        .wait_screen("the panel back", |sc| todo_panel_rows(sc) == 6);
+    assert!(screen.contains("◼ Editing src/mod3.rs"), "{screen}");
+    s.tmux.keys(&["C-t"]);
+    s.tmux
+        .wait_screen("the panel gone again", |sc| todo_panel_rows(sc) == 0);
+    s.tmux.keys(&["?"]);
+    s.tmux.wait_text("Ctrl+T");
+    s.tmux.keys(&["Escape"]);
     quit_and_check_terminal(&s);
 }
 

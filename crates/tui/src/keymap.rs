@@ -113,6 +113,8 @@ pub enum Main {
     Restore,
     Background,
     Transcript,
+    /// Ctrl+T: the todo panel between turns, on or off.
+    Todos,
     PageUp,
     CycleMode,
     Editor,
@@ -199,6 +201,13 @@ pub const MAIN: &[Binding<Main>] = &[
         help: "full transcript with all output expanded",
         hint: "transcript",
         command: Main::Transcript,
+    },
+    Binding {
+        keys: &[ctrl('t')],
+        label: "Ctrl+T",
+        help: "show or hide the todo list between turns (it shows while the agent works)",
+        hint: "",
+        command: Main::Todos,
     },
     Binding {
         keys: &[key(KeyCode::PageUp)],

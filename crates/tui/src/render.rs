@@ -248,7 +248,7 @@ fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
 /// before it for context, and a line counting the rest.
 fn todo_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     let todos = &state.todos;
-    if !state.busy() || todos.iter().all(|t| t.status == "completed") {
+    if !(state.busy() || state.todos_pinned) || todos.iter().all(|t| t.status == "completed") {
         return Vec::new();
     }
     let max = usize::from(state.viewport.1 / 4).clamp(3, 8);

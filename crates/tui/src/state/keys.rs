@@ -254,6 +254,14 @@ impl AppState {
             self.pager = Some(Pager::default());
             return Vec::new();
         }
+        if command == Some(Main::Todos) {
+            if self.todos.iter().all(|t| t.status == "completed") {
+                self.set_hint("No open todos");
+            } else {
+                self.todos_pinned = !self.todos_pinned;
+            }
+            return Vec::new();
+        }
         // Whatever is open (a dialog, a panel): a running command may be
         // sent to the background; without one nothing happens but a note.
         if command == Some(Main::Background) {

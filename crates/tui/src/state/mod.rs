@@ -163,6 +163,8 @@ pub struct AppState {
     /// The lead session's running teammates.
     pub teammates: Vec<TeammateRow>,
     pub todos: Vec<Todo>,
+    /// Ctrl+T: the todo panel stays between turns while todos are open.
+    pub todos_pinned: bool,
     /// Inputs sent and not yet answered by a result.
     pub pending_inputs: VecDeque<String>,
     /// Inputs typed while a turn runs: sent one by one after it, editable
@@ -251,6 +253,7 @@ impl AppState {
             queued: VecDeque::new(),
             teammates: Vec::new(),
             todos: Vec::new(),
+            todos_pinned: false,
             pending_inputs: VecDeque::new(),
             queued_inputs: Vec::new(),
             attachments: Default::default(),
