@@ -381,3 +381,60 @@ fn init_sandbox_names_no_reason_where_dry_runs_work_or_are_off() {
     );
     assert!(t1.contains("Plan mode is active"), "{t1}");
 }
+
+/// Processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+        .count()
+}
+
+#[test]
+fn a_fork_bomb_in_a_dry_run_is_stopped_at_the_process_limit() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "dryRun": {"maxProcesses": 64}}"#);
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = "bomb_50_nproc";
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "t1",
+                "Bash",
+                json!({"command": format!("{marker}() {{ {marker} | {marker} & }}; {marker}; sleep 100"),
+                       "timeout": 120000}),
+            ))
+            .turn(Turn::text("Stopped.")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.env("TMPDIR", tmp.path())
+        .args(["-p", "check", "--permission-mode", "plan"]);
+    let out = common::output_within(cmd, b"", 100);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (t1, err) = result_of(&server.requests()[1], "t1");
+    assert!(err, "{t1}");
+    assert!(t1.starts_with(HEADER), "{t1}");
+    assert!(
+        t1.contains("reached its limit of 64 processes"),
+        "stopped by the process limit, not the time limit: {t1}"
+    );
+    // Nothing of it is left running.
+    let mut left = processes_with(marker);
+    for _ in 0..50 {
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = processes_with(marker);
+    }
+    assert_eq!(left, 0, "the bomb's processes outlived the dry run");
+}

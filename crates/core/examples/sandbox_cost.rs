@@ -1,7 +1,11 @@
 //! What the sandbox costs per command, through the real Bash tool: the
 //! same command run unconfined, confined by Landlock and seccomp (no inner
-//! stage), and confined by all three layers (bubblewrap with catui's inner
-//! stage), N times each; min / median / max wall time in milliseconds.
+//! stage), confined by all three layers (bubblewrap with catui's inner
+//! stage), and as a dry run (the same layers plus overlays over the
+//! directory and the home, a fresh scratch area each time, its changes
+//! counted and the area removed — issue 50), N times each; min / median /
+//! max wall time in milliseconds. "added" is over the unconfined run; the
+//! dry run's line also says what it adds over the confined one.
 //!
 //!     cargo build --release -p catui
 //!     cargo run --release -p catui-core --example sandbox_cost -- \
@@ -50,7 +54,17 @@ fn options() -> Result<Options, String> {
     Ok(o)
 }
 
-fn context(dir: &std::path::Path, stage: Option<&PathBuf>, confined: bool) -> ToolContext {
+/// How a command runs.
+#[derive(Clone, Copy, PartialEq)]
+enum How {
+    Unconfined,
+    Confined,
+    /// A one-off dry run (what "run as a dry run" at a prompt does; plan
+    /// mode's later dry runs reuse their area, so this is the dearer case).
+    DryRun,
+}
+
+fn context(dir: &std::path::Path, stage: Option<&PathBuf>, how: How) -> ToolContext {
     let mut ctx = ToolContext::new(dir.to_path_buf());
     let home = dirs_home();
     ctx.confiner = Arc::new(SessionSandbox::new(
@@ -62,10 +76,10 @@ fn context(dir: &std::path::Path, stage: Option<&PathBuf>, confined: bool) -> To
     ctx.read_only_sandbox = SandboxPolicy::ReadOnlyExceptTemp {
         temp_dir: std::env::temp_dir().join(format!("catui-sandbox-cost-{}", std::process::id())),
     };
-    ctx.grant = if confined {
-        Grant::ReadOnly
-    } else {
-        Grant::Explicit
+    ctx.grant = match how {
+        How::Unconfined => Grant::Explicit,
+        How::Confined => Grant::ReadOnly,
+        How::DryRun => Grant::DryRun,
     };
     ctx
 }
@@ -121,20 +135,22 @@ async fn main() {
     println!("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |");
     for command in &o.commands {
         let mut base = None;
-        let ways: [(&str, Option<&PathBuf>, bool); 3] = [
-            ("unconfined", None, false),
-            ("confined, no stage", None, true),
-            ("confined, inner stage", o.stage.as_ref(), true),
+        let mut confined_median = None;
+        let ways: [(&str, Option<&PathBuf>, How); 4] = [
+            ("unconfined", None, How::Unconfined),
+            ("confined, no stage", None, How::Confined),
+            ("confined, inner stage", o.stage.as_ref(), How::Confined),
+            ("dry run, inner stage", o.stage.as_ref(), How::DryRun),
         ];
-        for (how, stage, confined) in ways {
-            if how.ends_with("inner stage") && stage.is_none() {
+        for (label, stage, how) in ways {
+            if label.ends_with("inner stage") && stage.is_none() {
                 continue;
             }
-            let ctx = context(&o.dir, stage, confined);
-            let layers = if confined {
-                ctx.confiner.layers().names().join(" + ")
-            } else {
-                "-".to_string()
+            let ctx = context(&o.dir, stage, how);
+            let layers = match how {
+                How::Unconfined => "-".to_string(),
+                How::Confined => ctx.confiner.layers().names().join(" + "),
+                How::DryRun => format!("{} + overlays", ctx.confiner.layers().names().join(" + ")),
             };
             let times = match time(&ctx, command, o.runs).await {
                 Ok(t) => t,
@@ -144,10 +160,19 @@ async fn main() {
                 }
             };
             let (min, median, max) = stats(&times);
-            let added = base.map_or("".to_string(), |b: f64| format!("{:.1}", median - b));
+            let mut added = base.map_or("".to_string(), |b: f64| format!("{:.1}", median - b));
             base.get_or_insert(median);
+            match how {
+                How::Confined if stage.is_some() => confined_median = Some(median),
+                How::DryRun => {
+                    if let Some(c) = confined_median {
+                        added.push_str(&format!(" ({:+.1} over confined)", median - c));
+                    }
+                }
+                _ => {}
+            }
             println!(
-                "| `{command}` | {how} | {layers} | {min:.1} | {median:.1} | {max:.1} | {added} | {} |",
+                "| `{command}` | {label} | {layers} | {min:.1} | {median:.1} | {max:.1} | {added} | {} |",
                 o.runs
             );
         }

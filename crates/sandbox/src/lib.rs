@@ -34,6 +34,7 @@ pub mod env;
 mod launch;
 pub mod layers;
 pub mod overlay;
+pub mod procs;
 pub mod proxy;
 pub mod stage;
 
@@ -81,6 +82,11 @@ pub struct Confinement {
     /// copy-on-write overlays whose upper layers live beneath this scratch
     /// directory (see [`overlay`]); only the copy changes.
     pub dry_run: Option<PathBuf>,
+    /// At most this many processes (threads included) at once inside the
+    /// sandbox (`RLIMIT_NPROC`, set by the inner stage in bubblewrap's
+    /// own user namespace, so it counts only the sandbox's): a fork bomb
+    /// stalls at the limit instead of filling the machine.
+    pub max_processes: Option<u64>,
 }
 
 /// How a confined command may reach the network.
@@ -115,6 +121,7 @@ impl Confinement {
             network: Network::Off,
             clean_environment: true,
             dry_run: None,
+            max_processes: None,
         }
     }
 
@@ -131,6 +138,7 @@ impl Confinement {
             network,
             clean_environment: false,
             dry_run: None,
+            max_processes: None,
         }
     }
 
@@ -149,6 +157,7 @@ impl Confinement {
             network: Network::Off,
             clean_environment: true,
             dry_run: None,
+            max_processes: None,
         }
     }
 

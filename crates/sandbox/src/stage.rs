@@ -69,6 +69,12 @@ pub fn encode(c: &Confinement, layers: &Layers) -> Vec<OsString> {
         args.push("--proxy".into());
         args.push(socket.into());
     }
+    // Only dry runs set it, and they run only inside bubblewrap's own
+    // user namespace, where the limit counts the sandbox's processes alone.
+    if let Some(n) = c.max_processes {
+        args.push("--max-processes".into());
+        args.push(n.to_string().into());
+    }
     args.push("--".into());
     args
 }
@@ -110,6 +116,14 @@ pub fn decode(args: impl IntoIterator<Item = OsString>) -> Result<Request, Strin
                 request.confinement.writable.push(dir);
             }
             Some("--scratch") => request.confinement.dry_run = Some(value(&mut args, "--scratch")?),
+            Some("--max-processes") => {
+                let n = value(&mut args, "--max-processes")?;
+                let n = n
+                    .to_str()
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .ok_or_else(|| format!("--max-processes: not a number: {n:?}"))?;
+                request.confinement.max_processes = Some(n);
+            }
             Some("--hide") => request.confinement.hidden.push(value(&mut args, "--hide")?),
             Some("--proxy") => {
                 request.confinement.network = Network::Proxy {
@@ -167,6 +181,13 @@ fn run(args: impl IntoIterator<Item = OsString>) -> Result<Never, String> {
             let overlays = crate::overlay::layout(scratch, &overlay_dirs(&request));
             crate::overlay::mount(&overlays, &request.confinement.hidden)?;
         }
+        if let Some(n) = request.confinement.max_processes {
+            // In bubblewrap's own user namespace the kernel counts only
+            // this namespace's processes against the limit (and no
+            // capability there lifts it), so the rest of the user's
+            // processes neither count nor suffer.
+            limit_processes(n).map_err(|e| format!("cannot limit the processes: {e}"))?;
+        }
         let restrictions = crate::child::Restrictions::build(&request.confinement, layers)
             .map_err(|e| e.to_string())?;
         if let Some(socket) = request.confinement.proxy_socket() {
@@ -187,6 +208,23 @@ fn run(args: impl IntoIterator<Item = OsString>) -> Result<Never, String> {
     {
         let _ = request;
         Err("the inner stage needs Linux".into())
+    }
+}
+
+/// Sets `RLIMIT_NPROC` (soft and hard) to `n`.
+#[cfg(target_os = "linux")]
+fn limit_processes(n: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit {
+        rlim_cur: n as libc::rlim_t,
+        rlim_max: n as libc::rlim_t,
+    };
+    // SAFETY: setrlimit reads the struct it is given, nothing else.
+    #[allow(unsafe_code)]
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &limit) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 

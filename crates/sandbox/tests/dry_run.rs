@@ -101,3 +101,30 @@ async fn without_bubblewrap_a_dry_run_is_refused_not_run() {
     assert!(err.to_string().contains("dry run is not possible"), "{err}");
     world.end();
 }
+
+#[tokio::test]
+async fn a_dry_run_runs_under_its_process_limit() {
+    let world = World::new();
+    let scratch_dir = tempfile::tempdir().unwrap();
+    let sandbox = common::sandbox(Layers::detect());
+    let c = Confinement {
+        max_processes: Some(16),
+        ..dry_run(&world, &scratch_dir.path().join("s"))
+    };
+    // The stage set RLIMIT_NPROC (soft and hard) in the sandbox's own
+    // user namespace: the kernel refuses forks past it for any user but
+    // root (whose dry runs catui's watch stops at the limit instead; the
+    // CLI's dry_run tests run a fork bomb).
+    let (code, out) = run(&sandbox, &world, &c, "ulimit -Su; ulimit -Hu").await;
+    assert_eq!((code, out.as_str()), (0, "16\n16\n"));
+    // Without it, the machine's own limit.
+    let (_, out) = run(
+        &sandbox,
+        &world,
+        &dry_run(&world, &scratch_dir.path().join("t")),
+        "ulimit -Su",
+    )
+    .await;
+    assert_ne!(out, "16\n");
+    world.end();
+}

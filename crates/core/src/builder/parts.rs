@@ -238,6 +238,7 @@ pub(super) fn sandbox_stage(
     permissions.dry_run = settings.dry_run.enabled() && dry_run_unavailable.is_none();
     let area = crate::permissions::dry_run::DryRunArea::new(dry_run_root, &b.session_id);
     area.set_max_mib(settings.dry_run.max_scratch_mib());
+    area.set_max_processes(settings.dry_run.max_processes());
     tool_ctx.dry_run = Arc::new(area);
     tool_ctx.set_sandbox_policy(approved);
     tool_ctx.confiner = confiner.clone();

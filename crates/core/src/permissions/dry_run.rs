@@ -21,6 +21,11 @@ use crate::sync::lock;
 /// The largest scratch area by default, in MiB (`dryRun.maxScratchMiB`).
 pub const DEFAULT_MAX_SCRATCH_MIB: u64 = 2048;
 
+/// The most processes (threads included) a dry run may have at once, by
+/// default (`dryRun.maxProcesses`): room for a parallel build, not for a
+/// fork bomb.
+pub const DEFAULT_MAX_PROCESSES: u64 = 1024;
+
 /// How many changed paths a result names.
 const NAMED: usize = 20;
 
@@ -55,6 +60,8 @@ pub struct DryRunArea {
     state: Mutex<State>,
     /// `dryRun.maxScratchMiB`, in bytes.
     max_bytes: Mutex<u64>,
+    /// `dryRun.maxProcesses`.
+    max_processes: Mutex<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -86,6 +93,7 @@ impl DryRunArea {
             name: format!("{}-{id}", std::process::id()),
             state: Mutex::default(),
             max_bytes: Mutex::new(DEFAULT_MAX_SCRATCH_MIB * 1024 * 1024),
+            max_processes: Mutex::new(DEFAULT_MAX_PROCESSES),
         }
     }
 
@@ -130,6 +138,16 @@ impl DryRunArea {
     /// Sets the size limit (`dryRun.maxScratchMiB`).
     pub fn set_max_mib(&self, mib: u64) {
         *lock(&self.max_bytes) = mib.saturating_mul(1024 * 1024);
+    }
+
+    /// The most processes a dry run may have at once.
+    pub fn max_processes(&self) -> u64 {
+        *lock(&self.max_processes)
+    }
+
+    /// Sets the process limit (`dryRun.maxProcesses`).
+    pub fn set_max_processes(&self, n: u64) {
+        *lock(&self.max_processes) = n;
     }
 
     /// Remembers how a dry run ended.

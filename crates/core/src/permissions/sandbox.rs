@@ -63,6 +63,8 @@ pub enum SandboxPolicy {
     DryRun {
         dirs: Vec<PathBuf>,
         scratch: PathBuf,
+        /// At most this many processes at once (`dryRun.maxProcesses`).
+        max_processes: u64,
     },
     /// Writes beneath these directories; the network as `network` says.
     WorkingDirs {
@@ -224,7 +226,11 @@ impl SessionSandbox {
                     secrets.existing(self.home.as_deref(), &keep),
                 ))
             }
-            SandboxPolicy::DryRun { dirs, scratch } => {
+            SandboxPolicy::DryRun {
+                dirs,
+                scratch,
+                max_processes,
+            } => {
                 let mut dirs = dirs.clone();
                 // Build caches and tools' own files live in the home
                 // directory: its copy may be written too.
@@ -239,7 +245,10 @@ impl SessionSandbox {
                 let mut keep = dirs.clone();
                 keep.push(temp.clone());
                 let hidden = secrets.existing(self.home.as_deref(), &keep);
-                Some(Confinement::dry_run(dirs, scratch.clone(), temp, hidden))
+                Some(Confinement {
+                    max_processes: Some(*max_processes),
+                    ..Confinement::dry_run(dirs, scratch.clone(), temp, hidden)
+                })
             }
             SandboxPolicy::WorkingDirs { writable, network } => {
                 let network = match network {

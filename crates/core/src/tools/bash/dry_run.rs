@@ -36,6 +36,7 @@ pub(super) fn policy(ctx: &ToolContext) -> Option<SandboxPolicy> {
     Some(SandboxPolicy::DryRun {
         dirs: ctx.working_dirs(),
         scratch,
+        max_processes: ctx.dry_run.max_processes(),
     })
 }
 
@@ -80,6 +81,8 @@ pub(super) struct Before {
     snapshot: Snapshot,
     /// The size limit of the scratch area, in bytes.
     pub(super) max_bytes: u64,
+    /// The most processes at once.
+    pub(super) max_processes: u64,
 }
 
 impl Before {
@@ -97,28 +100,74 @@ impl Before {
             layers,
             snapshot,
             max_bytes: ctx.dry_run.max_bytes(),
+            max_processes: ctx.dry_run.max_processes(),
         })
     }
 
-    /// The layers, for the size watch.
-    pub(super) fn layers(&self) -> Vec<Layer> {
-        self.layers.clone()
+    /// What the watch needs while the command runs.
+    pub(super) fn watch(&self) -> Watch {
+        Watch {
+            layers: self.layers.clone(),
+            max_bytes: self.max_bytes,
+            max_processes: self.max_processes,
+        }
     }
 }
 
-/// Returns once the upper layers of `layers` hold more than `max_bytes`
-/// (never otherwise): the caller stops the command then.
-pub(super) async fn watch(layers: Vec<Layer>, max_bytes: u64) {
+/// The limits a running dry run is watched for.
+pub(super) struct Watch {
+    layers: Vec<Layer>,
+    max_bytes: u64,
+    max_processes: u64,
+}
+
+/// Which limit a dry run reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Limit {
+    /// Its scratch area grew past `dryRun.maxScratchMiB`.
+    Scratch,
+    /// It sat at `dryRun.maxProcesses` (the kernel refuses it more).
+    Processes,
+}
+
+/// Returns once the upper layers of the watched layers hold more than
+/// their limit, or the command (started as process `pid`) has all but
+/// reached its process limit (never otherwise): the caller stops the
+/// command then. The kernel already holds it at the limit; this turns a
+/// fork bomb spinning there into a stop with a message.
+pub(super) async fn watch(w: Watch, pid: Option<u32>) -> Limit {
+    // A few short of the limit: the count is taken from outside, between
+    // forks, and the sandbox's own init is one of them.
+    let near = w
+        .max_processes
+        .saturating_sub(w.max_processes / 32 + 2)
+        .max(1) as usize;
     loop {
         tokio::time::sleep(WATCH_EVERY).await;
-        let layers = layers.clone();
-        let bytes = tokio::task::spawn_blocking(move || Snapshot::take(&layers).bytes)
-            .await
-            .unwrap_or(0);
-        if bytes > max_bytes {
-            return;
+        let layers = w.layers.clone();
+        let (bytes, tasks) = tokio::task::spawn_blocking(move || {
+            let tasks = pid.map_or(0, catui_sandbox::procs::tasks_beneath);
+            (Snapshot::take(&layers).bytes, tasks)
+        })
+        .await
+        .unwrap_or((0, 0));
+        if bytes > w.max_bytes {
+            return Limit::Scratch;
+        }
+        if tasks >= near {
+            return Limit::Processes;
         }
     }
+}
+
+/// What the model is told about a dry run stopped at its process limit.
+pub(super) fn too_many_processes(max: u64) -> String {
+    format!(
+        "The dry run was stopped: it reached its limit of {max} processes at once (settings \
+         `dryRun.maxProcesses`), so it was forking without end or far more than a build needs; \
+         the machine was not affected. Check the plan with a command that starts fewer \
+         processes."
+    )
 }
 
 /// What the model is told about a scratch area that grew past its limit.

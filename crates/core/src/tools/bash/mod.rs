@@ -320,7 +320,7 @@ impl TypedTool for BashTool {
             SandboxPolicy::DryRun { .. } => Some(dry_run::Before::take(ctx, &policy)?),
             _ => None,
         };
-        let watch = before.as_ref().map(|b| (b.layers(), b.max_bytes));
+        let watch = before.as_ref().map(dry_run::Before::watch);
         let run = match run(&input.command, &cwd, timeout_ms, ctx, watch).await? {
             Outcome::Ran(run) => run,
             Outcome::Detached(shell) => return Ok(background_started(&shell, true)),
@@ -337,6 +337,9 @@ impl TypedTool for BashTool {
         }
         if let (End::ScratchFull, Some(before)) = (run.end, &before) {
             notes.push(dry_run::over_limit(before.max_bytes));
+        }
+        if let (End::TooManyProcesses, Some(before)) = (run.end, &before) {
+            notes.push(dry_run::too_many_processes(before.max_processes));
         }
         let output = match run.end {
             End::Cancelled => return Err(ToolError::Cancelled),
@@ -498,6 +501,7 @@ fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
         Grant::DryRun => SandboxPolicy::DryRun {
             dirs: ctx.working_dirs(),
             scratch: ctx.dry_run.scratch(),
+            max_processes: ctx.dry_run.max_processes(),
         },
     }
 }
@@ -516,6 +520,8 @@ enum End {
     Detached,
     /// A dry run's scratch area grew past its limit: it was stopped.
     ScratchFull,
+    /// A dry run reached its process limit (a fork bomb): it was stopped.
+    TooManyProcesses,
 }
 
 /// What became of a foreground command.
@@ -585,7 +591,7 @@ fn render(output: &str, end: End, timeout_ms: u64, notes: &[String]) -> ToolOutp
                 "Command timed out after {timeout_ms} ms. {TIMEOUT_HINT}"
             ));
         }
-        End::ScratchFull => is_error = true,
+        End::ScratchFull | End::TooManyProcesses => is_error = true,
         End::Cancelled | End::Detached => {}
     }
     parts.extend(trailing);
@@ -739,7 +745,7 @@ async fn run(
     cwd: &Path,
     timeout_ms: u64,
     ctx: &ToolContext,
-    watch: Option<(Vec<catui_sandbox::overlay::Layer>, u64)>,
+    watch: Option<dry_run::Watch>,
 ) -> Result<Outcome, ToolError> {
     // The user may send it to the background (not a read-only agent's:
     // such an agent has no BashOutput or KillShell to follow it with).
@@ -766,6 +772,7 @@ async fn run(
             "The command's output pipe was not set up.",
         ));
     };
+    let pid = child.id();
     let stop = CancellationToken::new();
     let hand_over = CancellationToken::new();
     let spill = ctx
@@ -789,12 +796,15 @@ async fn run(
         _ = tokio::time::sleep(Duration::from_millis(timeout_ms)) => End::TimedOut,
         _ = ctx.cancel.cancelled() => End::Cancelled,
         _ = detached.cancelled() => End::Detached,
-        _ = async {
+        limit = async {
             match watch {
-                Some((layers, max)) => dry_run::watch(layers, max).await,
+                Some(w) => dry_run::watch(w, pid).await,
                 None => std::future::pending().await,
             }
-        } => End::ScratchFull,
+        } => match limit {
+            dry_run::Limit::Scratch => End::ScratchFull,
+            dry_run::Limit::Processes => End::TooManyProcesses,
+        },
     };
     drop(foreground);
     if let (End::Detached, Some(shells)) = (end, shells) {
@@ -847,7 +857,11 @@ async fn run(
             group.pgid = None;
             DRAIN_AFTER_EXIT
         }
-        End::TimedOut | End::Cancelled | End::Detached | End::ScratchFull => {
+        End::TimedOut
+        | End::Cancelled
+        | End::Detached
+        | End::ScratchFull
+        | End::TooManyProcesses => {
             group.kill();
             // Reap the shell so no zombie is left behind.
             let _ = child.wait().await;
@@ -864,7 +878,11 @@ async fn run(
     let output = buffer.map(|(b, _)| b.render()).unwrap_or_default();
     let final_cwd = match end {
         End::Exited(_) => pipes::read_cwd(cwd_reader).await,
-        End::TimedOut | End::Cancelled | End::Detached | End::ScratchFull => None,
+        End::TimedOut
+        | End::Cancelled
+        | End::Detached
+        | End::ScratchFull
+        | End::TooManyProcesses => None,
     };
     Ok(Outcome::Ran(Run {
         output,
