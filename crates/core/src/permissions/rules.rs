@@ -182,7 +182,7 @@ impl Rule {
         if !lenient {
             return false;
         }
-        let stripped = strip_wrappers(&command.argv);
+        let stripped = super::shell::wrapped_command(&command.argv);
         let mut variants = vec![stripped.to_vec()];
         if let Some(first) = stripped.first()
             && let Some(base) = Path::new(first).file_name()
@@ -310,56 +310,6 @@ fn words(s: &str) -> Vec<String> {
         out.push(current);
     }
     out
-}
-
-/// Skips leading `NAME=value` words and common command wrappers, so that a
-/// deny rule for `rm` also catches `sudo rm` and `env X=1 rm`.
-fn strip_wrappers(argv: &[String]) -> &[String] {
-    let mut rest = argv;
-    loop {
-        while rest.first().is_some_and(|w| is_assignment(w)) {
-            rest = &rest[1..];
-        }
-        let Some(first) = rest.first() else {
-            return rest;
-        };
-        let name = Path::new(first)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // (wrapper, options that take a value, positional args to skip)
-        let (valued, positional): (&[&str], usize) = match name.as_str() {
-            "nohup" | "time" | "command" | "builtin" | "exec" | "env" | "stdbuf" => (&[], 0),
-            "nice" => (&["-n"], 0),
-            "timeout" => (&["-s", "-k", "--signal", "--kill-after"], 1),
-            "sudo" | "doas" => (&["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"], 0),
-            _ => return rest,
-        };
-        rest = &rest[1..];
-        while let Some(w) = rest.first() {
-            if w == "--" {
-                rest = &rest[1..];
-                break;
-            }
-            if !w.starts_with('-') || w == "-" {
-                break;
-            }
-            let takes_value = valued.contains(&w.as_str());
-            rest = &rest[(if takes_value { 2 } else { 1 }).min(rest.len())..];
-        }
-        rest = &rest[positional.min(rest.len())..];
-    }
-}
-
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
 }
 
 /// Compiles a gitignore-style path specifier into a matcher of absolute

@@ -116,6 +116,10 @@ fn lenient_matching_sees_through_wrappers() {
         "FOO=1 rm x",
         "timeout -s KILL 5 rm x",
         "nice -n 5 rm x",
+        // The wrappers' own option tables (programs/wrappers.rs): a
+        // long option's value is skipped too.
+        "nice --adjustment 5 rm x",
+        "timeout --kill-after 2 5 rm x",
         "/bin/rm x",
         "nohup time rm x",
     ] {

@@ -30,6 +30,8 @@ mod redirects;
 mod statements;
 mod words;
 
+pub(in crate::permissions) use programs::wrapped_command;
+
 #[cfg(test)]
 #[path = "shell_tests.rs"]
 pub(crate) mod tests;

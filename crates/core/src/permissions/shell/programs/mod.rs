@@ -17,6 +17,8 @@ mod python;
 mod sed;
 mod wrappers;
 
+pub(in crate::permissions) use wrappers::wrapped_command;
+
 use super::builtins;
 use super::words::Word;
 

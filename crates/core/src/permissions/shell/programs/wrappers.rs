@@ -8,6 +8,89 @@ use super::{Judged, ReadOnly, both, judge_at, long_option_is, short_cluster};
 use crate::permissions::shell::expand::check_assignment_name;
 use crate::permissions::shell::words::{Word, is_identifier};
 
+/// `nice`'s options that take the next word as their value.
+const NICE_VALUED: &[&str] = &["-n", "--adjustment"];
+
+/// `timeout`'s options that take the next word as their value.
+const TIMEOUT_VALUED: &[&str] = &["-s", "--signal", "-k", "--kill-after"];
+
+/// A command that runs the command after it, as permission rules see
+/// through it: its names, its options that take a value, and how many
+/// words come between its options and the command (`timeout`'s duration).
+struct Wrapper {
+    names: &'static [&'static str],
+    valued: &'static [&'static str],
+    positional: usize,
+}
+
+/// The wrappers a rule for `rm` also catches in `sudo rm`, `env X=1 rm`,
+/// `timeout 5 rm` (see [`wrapped_command`]).
+const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        names: &[
+            "nohup", "time", "command", "builtin", "exec", "env", "stdbuf",
+        ],
+        valued: &[],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["nice"],
+        valued: NICE_VALUED,
+        positional: 0,
+    },
+    Wrapper {
+        names: &["timeout"],
+        valued: TIMEOUT_VALUED,
+        positional: 1,
+    },
+    Wrapper {
+        names: &["sudo", "doas"],
+        valued: &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
+        positional: 0,
+    },
+];
+
+/// The command a line of words runs, past leading `NAME=value` words and
+/// the [`WRAPPERS`] with their options, so that a deny rule for `rm` also
+/// catches `sudo rm` and `env X=1 rm`.
+pub(in crate::permissions) fn wrapped_command(argv: &[String]) -> &[String] {
+    let mut rest = argv;
+    loop {
+        while rest.first().is_some_and(|w| is_assignment(w)) {
+            rest = &rest[1..];
+        }
+        let Some(first) = rest.first() else {
+            return rest;
+        };
+        let name = std::path::Path::new(first)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(wrapper) = WRAPPERS.iter().find(|w| w.names.contains(&name.as_str())) else {
+            return rest;
+        };
+        rest = &rest[1..];
+        while let Some(w) = rest.first() {
+            if w == "--" {
+                rest = &rest[1..];
+                break;
+            }
+            if !w.starts_with('-') || w == "-" {
+                break;
+            }
+            let takes_value = wrapper.valued.contains(&w.as_str());
+            rest = &rest[(if takes_value { 2 } else { 1 }).min(rest.len())..];
+        }
+        rest = &rest[wrapper.positional.min(rest.len())..];
+    }
+}
+
+/// `NAME=value`, a variable assignment before a command.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=')
+        .is_some_and(|(name, _)| is_identifier(name))
+}
+
 /// `find`'s tests and options that take one value.
 const FIND_WITH_VALUE: &[&str] = &[
     "-name",
@@ -358,7 +441,7 @@ pub(in crate::permissions::shell) fn nice(args: &[Word], depth: usize) -> Judged
         if w.dynamic {
             break;
         }
-        if t == "-n" || t == "--adjustment" {
+        if NICE_VALUED.contains(&t) {
             i += 2;
         } else if t.starts_with("--adjustment=")
             || (t.starts_with('-') && t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit()))
@@ -380,7 +463,7 @@ pub(in crate::permissions::shell) fn timeout(args: &[Word], depth: usize) -> Jud
             break;
         }
         match t {
-            "-s" | "--signal" | "-k" | "--kill-after" => i += 2,
+            _ if TIMEOUT_VALUED.contains(&t) => i += 2,
             "--preserve-status" | "--foreground" | "-v" | "--verbose" => i += 1,
             _ if t.starts_with("--signal=")
                 || t.starts_with("--kill-after=")
