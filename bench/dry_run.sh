@@ -5,13 +5,16 @@
 # then bubblewrap + Landlock + seccomp with catui's inner stage), and as a
 # dry run (the same layers plus overlays over the project and the home, a
 # fresh scratch area each run, its changes counted, the area removed).
-# Release build; prints a Markdown table.
+# Release build (PROFILE=dev for the dev profile, on a machine where the
+# release build's fat LTO is too slow); prints a Markdown table.
 #   bash bench/dry_run.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
-cargo build --quiet --release -p catui
-cargo build --quiet --release -p catui-core --example sandbox_cost
+profile=${PROFILE:-release}
+out=target/$([ "$profile" = dev ] && echo debug || echo release)
+cargo build --quiet --profile "$profile" -p catui
+cargo build --quiet --profile "$profile" -p catui-core --example sandbox_cost
 project=$(mktemp -d "${TMPDIR:-/tmp}/catui-bench-dry-run.XXXXXX")
 trap 'rm -rf "$project"' EXIT
 mkdir -p "$project/src"
@@ -19,5 +22,5 @@ for i in $(seq 1 40); do printf 'pub fn f%d() {}\n' "$i" > "$project/src/m$i.rs"
 git -C "$project" init -q
 git -C "$project" add -A
 git -C "$project" -c user.name=bench -c user.email=bench@example.invalid commit -qm init
-echo "Machine: $(nproc) CPUs, $(uname -sr); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-target/release/examples/sandbox_cost --stage target/release/catui --dir "$project" --runs "$runs" 'git status' 'ls'
+echo "Machine: $(nproc) CPUs, $(uname -sr); load average: $(cut -d' ' -f1-3 /proc/loadavg); profile: $profile"
+"$out/examples/sandbox_cost" --stage "$out/catui" --dir "$project" --runs "$runs" 'git status' 'ls'
