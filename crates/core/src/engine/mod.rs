@@ -20,6 +20,7 @@ pub mod fit;
 mod hook_points;
 mod loop_guard;
 mod media_input;
+mod mentions;
 mod outcome;
 mod progress;
 mod record;
@@ -478,6 +479,7 @@ impl Engine {
                             .iter()
                             .map(|c| ContentBlock::text(attachments::wrap(c))),
                     );
+                    content.extend(self.read_mentions(&text));
                     self.run_turn(content, started).await
                 }
                 hook_points::PromptGate::Refused(why) => self.outcome(
@@ -635,6 +637,23 @@ impl Engine {
         act(&self.tool_ctx);
         let _ = self.shared.take_run_end();
         self.start_fresh_if_asked()
+    }
+
+    /// The files and directories the user's input mentions with `@`
+    /// (the main conversation only), each refusal said to the user.
+    fn read_mentions(&self, text: &str) -> Vec<ContentBlock> {
+        if self.config.agent_id.is_some() {
+            return Vec::new();
+        }
+        let found = mentions::read(text, &self.tool_ctx);
+        // Said even without --verbose: the user asked for the file.
+        for line in found.refused {
+            self.shared.emit(EngineEvent::Advice {
+                key: "file-gate".into(),
+                text: line,
+            });
+        }
+        found.attached.into_iter().map(ContentBlock::text).collect()
     }
 
     /// The model loop for one human input.
