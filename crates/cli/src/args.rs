@@ -463,6 +463,10 @@ pub enum PlansAction {
         /// The worktree already made for it (the background half).
         #[arg(long, hide = true)]
         in_worktree: Option<std::path::PathBuf>,
+        /// The agent's permission mode (the one chosen at approval when
+        /// the approval dispatches it); default `acceptEdits`.
+        #[arg(long, value_name = "MODE", default_value = "acceptEdits")]
+        permission_mode: String,
     },
     /// Move this project's plans from your plans directory into the
     /// project (its history in the transcripts follows them).

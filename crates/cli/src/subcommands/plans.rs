@@ -36,7 +36,17 @@ pub fn run(
             slug,
             wait,
             in_worktree,
-        }) => super::plans_dispatch::dispatch(project, slug, *wait, in_worktree.as_deref(), out),
+            permission_mode,
+        }) => super::plans_dispatch::dispatch(
+            project,
+            slug,
+            super::plans_dispatch::Launch {
+                wait: *wait,
+                in_worktree: in_worktree.as_deref(),
+                mode: permission_mode,
+            },
+            out,
+        ),
         Some(PlansAction::Move { to_project, to }) => {
             super::plans_move::move_to_project(project, *to_project, to.as_deref(), out)
         }

@@ -5,7 +5,8 @@
 //! worktree with `--plan SLUG` (so the plan is taken up without a new
 //! approval: todos from the undone steps, the plan's goal and its
 //! verification, progress written back into the plan file), in
-//! `acceptEdits`, its sandbox as usual. When it ends its work is committed
+//! `acceptEdits` (or `--permission-mode`: the mode chosen at approval when
+//! the approval's fifth choice dispatches it), its sandbox as usual. When it ends its work is committed
 //! on the branch and a summary says what was done and how to review and
 //! merge it.
 //!
@@ -27,13 +28,35 @@ use super::{CommandError, Project};
 /// The request the background agent starts with.
 const TASK: &str = "Carry out the approved plan you are continuing, step by step, marking each step completed in your todo list as you finish it.";
 
+/// How `plans dispatch` runs: in the foreground (`--wait`), in a worktree
+/// already made (the background half), and the agent's permission mode.
+pub struct Launch<'a> {
+    pub wait: bool,
+    pub in_worktree: Option<&'a Path>,
+    pub mode: &'a str,
+}
+
 pub fn dispatch(
     project: &Project,
     slug: &str,
-    wait: bool,
-    in_worktree: Option<&Path>,
+    how: Launch<'_>,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
+    let Launch {
+        wait,
+        in_worktree,
+        mode,
+    } = how;
+    // A plan is carried out, not planned again: plan mode is no mode for
+    // the agent.
+    match mode.parse::<catui_protocol::PermissionMode>() {
+        Ok(catui_protocol::PermissionMode::Plan) | Err(_) => {
+            return Err(CommandError::Usage(format!(
+                "--permission-mode {mode}: the background agent needs default, acceptEdits, auto, dontAsk or bypassPermissions"
+            )));
+        }
+        Ok(_) => {}
+    }
     let name = plan_name(slug)?.to_string();
     let entry = plan_library::entry(&project.sessions_dir(), &project.plans_dir(), &name)
         .ok_or_else(|| {
@@ -68,9 +91,9 @@ pub fn dispatch(
         None => make_worktree(project, &top, &name, &branch)?,
     };
     if !wait {
-        return launch(project, &name, &worktree, &branch, out);
+        return launch(project, &name, &worktree, &branch, mode, out);
     }
-    run(project, &name, &top, &base, &worktree, &branch, out)
+    run(project, &name, (&top, &base), &worktree, &branch, mode, out)
 }
 
 /// The repository's top folder, or why there is none.
@@ -136,6 +159,7 @@ fn launch(
     name: &str,
     worktree: &Path,
     branch: &str,
+    mode: &str,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let log = worktree.with_extension("log");
@@ -144,6 +168,7 @@ fn launch(
     Command::new(exe)
         .args(["plans", "dispatch", name, "--wait", "--in-worktree"])
         .arg(worktree)
+        .args(["--permission-mode", mode])
         .current_dir(&project.cwd)
         .stdin(Stdio::null())
         .stdout(file.try_clone()?)
@@ -178,23 +203,16 @@ fn mark(project: &Project, name: &str, branch: &str, worktree: &Path, status: &s
 fn run(
     project: &Project,
     name: &str,
-    top: &Path,
-    base: &str,
+    (top, base): (&Path, &str),
     worktree: &Path,
     branch: &str,
+    mode: &str,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     mark(project, name, branch, worktree, "running");
     let exe = std::env::current_exe()?;
     let mut child = Command::new(exe)
-        .args([
-            "-p",
-            TASK,
-            "--plan",
-            name,
-            "--permission-mode",
-            "acceptEdits",
-        ])
+        .args(["-p", TASK, "--plan", name, "--permission-mode", mode])
         .args(["--output-format", "stream-json", "--verbose"])
         .current_dir(worktree)
         .env(catui_core::plan::pick_up::PLAN_ORIGIN_VAR, &project.cwd)

@@ -152,24 +152,33 @@ pub(super) fn plan_library_lookup(
 /// very binary in the project (it makes the worktree, starts the
 /// background agent detached, and returns at once).
 pub(super) fn plan_dispatcher(cwd: PathBuf) -> crate::plan::pick_up::Dispatcher {
-    Arc::new(move |slug: &str| {
-        let exe = std::env::current_exe().map_err(|e| format!("catui cannot find itself: {e}"))?;
-        let output = std::process::Command::new(exe)
-            .args(["plans", "dispatch", slug])
-            .current_dir(&cwd)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| format!("could not run `catui plans dispatch`: {e}"))?;
-        let said = |bytes: &[u8]| {
-            let text = String::from_utf8_lossy(bytes).trim().to_string();
-            text.strip_prefix("catui: ").unwrap_or(&text).to_string()
-        };
-        if output.status.success() {
-            Ok(said(&output.stdout))
-        } else {
-            Err(said(&output.stderr))
-        }
-    })
+    Arc::new(
+        move |slug: &str, mode: Option<catui_protocol::PermissionMode>| {
+            let exe =
+                std::env::current_exe().map_err(|e| format!("catui cannot find itself: {e}"))?;
+            let mut command = std::process::Command::new(exe);
+            command.args(["plans", "dispatch", slug]);
+            // The background agent works with the permissions chosen at
+            // approval.
+            if let Some(mode) = mode {
+                command.args(["--permission-mode", mode.as_str()]);
+            }
+            let output = command
+                .current_dir(&cwd)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("could not run `catui plans dispatch`: {e}"))?;
+            let said = |bytes: &[u8]| {
+                let text = String::from_utf8_lossy(bytes).trim().to_string();
+                text.strip_prefix("catui: ").unwrap_or(&text).to_string()
+            };
+            if output.status.success() {
+                Ok(said(&output.stdout))
+            } else {
+                Err(said(&output.stderr))
+            }
+        },
+    )
 }
 
 /// The session's checkpoints, told of plan approvals (through a weak

@@ -46,8 +46,12 @@ pub struct LibraryPlan {
 
 type Lookup = Arc<dyn Fn(&str) -> Option<LibraryPlan> + Send + Sync>;
 type SlugChanged = Arc<dyn Fn(&str) + Send + Sync>;
-/// Hands plan `slug` to a background agent: what was started, or why not.
-pub type Dispatcher = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+/// Hands plan `slug` to a background agent working in the permission
+/// mode chosen at approval (`None`: the dispatch's default): what was
+/// started, or why not.
+pub type Dispatcher = Arc<
+    dyn Fn(&str, Option<catui_protocol::PermissionMode>) -> Result<String, String> + Send + Sync,
+>;
 
 /// How the plan layer reaches the library and tells the transcript about
 /// a new slug; both set by the builder.
@@ -83,11 +87,15 @@ impl LibraryHooks {
     }
 
     /// Hands plan `slug` to a background agent (the approval's fifth
-    /// choice).
-    pub fn dispatch(&self, slug: &str) -> Result<String, String> {
+    /// choice), in the mode chosen at approval.
+    pub fn dispatch(
+        &self,
+        slug: &str,
+        mode: Option<catui_protocol::PermissionMode>,
+    ) -> Result<String, String> {
         let dispatcher = lock(&self.dispatcher).clone();
         match dispatcher {
-            Some(dispatch) => dispatch(slug),
+            Some(dispatch) => dispatch(slug, mode),
             None => Err("this session cannot start background agents".to_string()),
         }
     }
