@@ -72,6 +72,13 @@ fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
     s.tmux
         .wait_screen("the panel gone", |sc| todo_panel_rows(sc) == 0);
     drop(done);
+    // The transcript's checklist draws code as the panel does.
+    let all = s.tmux.history();
+    assert!(all.contains("edit src/mod1.rs"), "{all}");
+    assert!(
+        !all.contains('`'),
+        "no raw backticks in the transcript:\n{all}"
+    );
     // Ctrl+T brings it back between turns (todos are still open), and
     // takes it away again; the key sheet names it.
     s.tmux.keys(&["C-t"]);

@@ -218,7 +218,7 @@ fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
 
 /// Inline Markdown of a todo item as spans: `code` in the accent colour,
 /// `**bold**` bold, the markers themselves not shown.
-fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
+pub(crate) fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
     let accent = theme::current().accent;
     let mut spans = Vec::new();
     for (i, part) in text.split('`').enumerate() {

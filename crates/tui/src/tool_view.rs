@@ -269,6 +269,26 @@ fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'stat
     if tool.name == tool_names::BASH {
         return tail_folded(body, width, 4, expanded);
     }
+    if tool.name == tool_names::TODO_WRITE {
+        // The checklist as the todo panel shows it: `code` and **bold**
+        // drawn, not their markers.
+        let max = if expanded { usize::MAX } else { 6 };
+        let lines: Vec<&str> = body.lines().collect();
+        let mut rows: Vec<Line<'static>> = lines
+            .iter()
+            .take(max)
+            .map(|l| {
+                Line::from(crate::render::inline_spans(
+                    &truncate(l, width),
+                    Style::default(),
+                ))
+            })
+            .collect();
+        if lines.len() > max {
+            rows.push(Line::styled(more_lines(lines.len() - max), dim()));
+        }
+        return rows;
+    }
     folded(body, width, 2, Style::default(), expanded)
 }
 
