@@ -1,5 +1,5 @@
 """Drives catui's plan review page in a real browser (Debian's Chromium
-through chromedriver, with Selenium) for crates/cli/tests/plan_review_browser.rs.
+through chromedriver, with Selenium) for crates/cli/tests/suite/plan_review_browser.rs.
 
     review_page.py send-back URL LINE COMMENT FEEDBACK
     review_page.py approve URL MODE [SCREENSHOT]     MODE: acceptEdits | manual | clear

@@ -1,5 +1,5 @@
 """Scenarios for the official Python Agent SDK (claude-agent-sdk) driving the
-real catui binary. Run by crates/cli/tests/sdk_python.rs, which starts the
+real catui binary. Run by crates/cli/tests/suite/sdk_python.rs, which starts the
 testkit mock model with a script per scenario and checks the model side.
 
 usage: python scenarios.py NAME

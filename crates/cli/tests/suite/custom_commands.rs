@@ -1,0 +1,165 @@
+//! Custom slash commands through the real binary: `-p "/name args"` sends
+//! the file's prompt with `$ARGUMENTS` and `$1` filled in, with the front
+//! matter's model; a sub-folder gives `/folder:name`; a project command's
+//! `allowed-tools` apply only once the project is trusted, and only for
+//! its turn; a built-in name wins with a notice; `init.slash_commands` and
+//! `/help` list them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use catui_testkit::{MockServer, Script, Turn};
+use common::{Sandbox, json_lines, output_within, result_of};
+use serde_json::json;
+
+#[test]
+fn a_folder_command_sends_its_prompt_with_arguments_and_model() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".catui/commands/git/commit.md",
+        "---\ndescription: Commit the work\nargument-hint: TICKET MESSAGE\nmodel: command-model\n---\nCommit for ticket $1: $ARGUMENTS\n",
+    );
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("committed"))).unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "/git:commit T-12 fix the parser"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "committed");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].last_user_typed().unwrap().trim(),
+        "Commit for ticket T-12: T-12 fix the parser"
+    );
+    assert_eq!(requests[0].model(), "command-model");
+}
+
+/// `-p` with a project command whose allowed-tools allow Write; the model
+/// writes a file. Returns whether the write ran.
+fn command_write(sb: &Sandbox, trust: bool) -> (bool, String) {
+    sb.write(
+        ".catui/commands/note.md",
+        "---\nallowed-tools: Write\n---\nWrite the note $ARGUMENTS\n",
+    );
+    let target = sb.project().join("note.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": target, "content": "hello"}),
+            ))
+            .turn(Turn::text("done")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "/note now"]);
+    if trust {
+        cmd.arg("--trust-project");
+    }
+    let out = output_within(cmd, b"", 60);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let (text, _) = result_of(&server.requests()[1], "w1");
+    let wrote = target.exists();
+    let _ = std::fs::remove_file(&target);
+    (wrote, format!("{stderr}\n{text}"))
+}
+
+#[test]
+fn a_project_commands_allowed_tools_wait_for_trust() {
+    let sb = Sandbox::new();
+    let (wrote, log) = command_write(&sb, false);
+    assert!(
+        !wrote,
+        "an untrusted project's allowed-tools applied: {log}"
+    );
+    assert!(log.contains("allowed-tools"), "the user is not told: {log}");
+    let (wrote, log) = command_write(&sb, true);
+    assert!(
+        wrote,
+        "trusted, the command's allowed-tools did not apply: {log}"
+    );
+}
+
+#[test]
+fn allowed_tools_hold_for_the_commands_turn_only() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".catui/commands/note.md",
+        "---\nallowed-tools: Write\n---\nWrite it\n",
+    );
+    let a = sb.project().join("a.txt");
+    let b = sb.project().join("b.txt");
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "w1",
+                "Write",
+                json!({"file_path": a, "content": "1"}),
+            ))
+            .turn(Turn::text("done"))
+            .turn(Turn::tool_use(
+                "w2",
+                "Write",
+                json!({"file_path": b, "content": "2"}),
+            ))
+            .turn(Turn::text("done again")),
+    )
+    .unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args([
+        "-p",
+        "--trust-project",
+        "--permission-mode",
+        "dontAsk",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ]);
+    let user = |text: &str| {
+        json!({"type": "user", "message": {"role": "user", "content": text}}).to_string() + "\n"
+    };
+    let stdin = user("/note") + &user("write b too");
+    let out = output_within(cmd, stdin.as_bytes(), 60);
+    let lines = json_lines(&out.stdout);
+    let results: Vec<_> = lines.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 2, "{lines:?}");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "1");
+    assert!(!b.exists(), "the command's rule outlived its turn");
+}
+
+#[test]
+fn built_in_names_win_and_init_and_help_list_the_commands() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.config().join("commands")).unwrap();
+    std::fs::write(sb.config().join("commands/help.md"), "not help").unwrap();
+    std::fs::write(
+        sb.config().join("commands/standup.md"),
+        "---\ndescription: Write my standup notes\n---\nSummarise yesterday",
+    )
+    .unwrap();
+    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "/help", "--output-format", "stream-json", "--verbose"]);
+    let out = output_within(cmd, b"", 60);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/help is a built-in command"), "{stderr}");
+    let lines = json_lines(&out.stdout);
+    let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
+    let names = init["slash_commands"].as_array().unwrap();
+    assert!(names.contains(&json!("standup")), "{names:?}");
+    assert_eq!(names.iter().filter(|n| **n == json!("help")).count(), 1);
+    let result = lines.iter().find(|l| l["type"] == "result").unwrap();
+    let text = result["result"].as_str().unwrap();
+    assert!(text.contains("/standup"), "{text}");
+    assert!(text.contains("Write my standup notes"), "{text}");
+    assert!(server.requests().is_empty());
+}

@@ -1,0 +1,259 @@
+//! The plan review page for a plan an ended session left awaiting approval
+//! (issue 41), through the real binary against the testkit mock model: a
+//! headless planning run presents a plan; `catui plans review` lists it;
+//! `catui plans review SLUG` serves its page, and a client that speaks to
+//! it as a browser does (token, cookie, CSRF token, Origin) sends it back
+//! with a comment on line 3, which the resumed session delivers to the
+//! model; the revision presented next is approved with "accept edits",
+//! which the resumed session carries out. The same flow in a real browser
+//! is `plan_review_browser.rs`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use catui_testkit::{MockServer, Script, Turn};
+use common::review::{PageClient, PlansReview};
+use common::{Sandbox, json_lines, plans_dir, writes_plan_then_exits};
+use serde_json::{Value, json};
+
+const PLAN: &str =
+    "# Add a --json flag\n\n1. Parse --json in cli.py\n2. Serialise with json.dumps\n3. Test it\n";
+const REVISED: &str =
+    "# Add a --json flag\n\n1. Parse --json in cli.py\n2. Serialise with orjson\n3. Test it\n";
+
+/// Runs `catui -p ... PROMPT` (stream-json) against `server`; the last line.
+fn headless(sb: &Sandbox, server: &MockServer, args: &[&str]) -> Value {
+    let out = sb
+        .catui(server)
+        .args(["-p", "--output-format", "stream-json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out.stdout).pop().unwrap()
+}
+
+fn plans_review_list(sb: &Sandbox) -> String {
+    let out = sb.bare().args(["plans", "review"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() {
+    let sb = Sandbox::new();
+    // Not about the plan contract: no goal loop after approval.
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let dir = plans_dir(&sb);
+    let server = MockServer::start_blocking(writes_plan_then_exits(&dir, PLAN)).unwrap();
+    let ready = headless(
+        &sb,
+        &server,
+        &["--permission-mode", "plan", "plan a --json flag"],
+    );
+    assert_eq!(ready["subtype"], "plan_ready");
+    let session = ready["session_id"].as_str().unwrap().to_string();
+    let plan_file = ready["plan_file"].as_str().unwrap().to_string();
+    let slug = std::path::Path::new(&plan_file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+
+    let listed = plans_review_list(&sb);
+    assert!(
+        listed.contains(&slug) && listed.contains(&session),
+        "{listed}"
+    );
+
+    // Sent back with a comment on line 3.
+    let review = PlansReview::start(&sb, &slug);
+    assert!(
+        review
+            .lines
+            .iter()
+            .any(|l| l.contains("no browser can be started here")),
+        "{:?}",
+        review.lines
+    );
+    let page = PageClient::open(&review.url);
+    let shown = page.page();
+    assert_eq!(shown["plan"], PLAN);
+    assert_eq!(shown["decisions"], "all");
+    assert_eq!(shown["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(shown["revisions"].as_array().unwrap().len(), 1);
+    let hash = shown["hash"].as_str().unwrap().to_string();
+    let (status, answer) = page.decide(&json!({
+        "verdict": "keep_planning", "planHash": hash, "feedback": "Nearly.",
+        "comments": [{"line": 3, "text": "Also accept -j."}]
+    }));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["summary"], "Sent back with 1 comment: keep planning");
+    let (code, out) = review.finish();
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("catui --resume {session}")), "{out}");
+    assert!(plans_review_list(&sb).contains("No plan of this project awaits"));
+
+    // The resumed session tells the model first, and stays in plan mode;
+    // its model revises the plan and presents it again.
+    // (A new conversation reads the plan before rewriting it.)
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "r2",
+                "Read",
+                json!({"file_path": plan_file}),
+            ))
+            .turn(Turn::tool_use(
+                "p2",
+                "Write",
+                json!({"file_path": plan_file, "content": REVISED}),
+            ))
+            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({}))),
+    )
+    .unwrap();
+    let ready = headless(&sb, &server, &["--resume", &session, "go on"]);
+    assert_eq!(ready["subtype"], "plan_ready", "{ready}");
+    let first = server.requests()[0].last_user_text().unwrap_or_default();
+    assert!(first.contains("The user rejected the plan"), "{first}");
+    assert!(
+        first.contains("Nearly.\n\nComments on lines of the plan:\n\n> line 3: 1. Parse --json in cli.py\nAlso accept -j."),
+        "{first}"
+    );
+    let (told, typed) = (
+        first.find("The user rejected").unwrap(),
+        first.find("go on").unwrap(),
+    );
+    assert!(told < typed, "the user's input comes after: {first}");
+
+    // Approved with "accept edits" on the revision's page, which shows
+    // the history.
+    let review = PlansReview::start(&sb, &slug);
+    let page = PageClient::open(&review.url);
+    let shown = page.page();
+    assert_eq!(shown["plan"], REVISED);
+    let revisions = shown["revisions"].as_array().unwrap();
+    assert_eq!(revisions.len(), 2, "{revisions:?}");
+    assert!(
+        revisions[1]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+2. Serialise with orjson")
+    );
+    let (status, answer) = page.decide(&json!({
+        "verdict": "approve", "planHash": shown["hash"], "mode": "acceptEdits"
+    }));
+    assert_eq!(status, 200, "{answer}");
+    let (code, out) = review.finish();
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("Decided: Approved, continuing in acceptEdits."),
+        "{out}"
+    );
+
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("Implementing."))).unwrap();
+    let done = headless(&sb, &server, &["--resume", &session, "start"]);
+    assert_eq!(done["subtype"], "success", "{done}");
+    assert_eq!(done["permission_mode"], "acceptEdits");
+    let first = server.requests()[0].last_user_text().unwrap_or_default();
+    assert!(first.contains("User has approved your plan"), "{first}");
+    assert!(first.contains("2. Serialise with orjson"), "{first}");
+    // Carried out once: the next resume tells the model nothing more.
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    headless(&sb, &server, &["--resume", &session, "again"]);
+    let again = server.requests()[0].last_user_text().unwrap_or_default();
+    assert!(!again.contains("User has approved"), "{again}");
+    // `plans show` marks the approved revision.
+    let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("this is the approved revision"), "{shown}");
+}
+
+#[test]
+fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
+    let sb = Sandbox::new();
+    let out = sb
+        .bare()
+        .args(["plans", "review", "no-such-plan"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("plan 'no-such-plan' does not await a decision"),
+        "{err}"
+    );
+    let out = sb
+        .bare()
+        .args(["plans", "review", "../etc/passwd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(plans_review_list(&sb).contains("No plan of this project awaits"));
+}
+
+#[test]
+fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
+    let session = ready["session_id"].as_str().unwrap().to_string();
+    let plan_file = ready["plan_file"].as_str().unwrap().to_string();
+    let slug = std::path::Path::new(&plan_file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let review = PlansReview::start(&sb, &slug);
+    let page = PageClient::open(&review.url);
+    let hash = page.page()["hash"].clone();
+    // Refused decisions decide nothing and keep the page open.
+    let (status, _) =
+        page.decide(&json!({"verdict": "approve", "planHash": hash, "skipSteps": [9]}));
+    assert_eq!(status, 400);
+    let (status, answer) =
+        page.decide(&json!({"verdict": "park", "planHash": hash, "feedback": "later"}));
+    assert_eq!(status, 200, "{answer}");
+    let (code, _) = review.finish();
+    assert_eq!(code, 0);
+    let server =
+        MockServer::start_blocking(Script::new().turn(Turn::text("Something else then."))).unwrap();
+    let done = headless(&sb, &server, &["--resume", &session, "do something else"]);
+    assert_eq!(done["permission_mode"], "default", "{done}");
+    let first = server.requests()[0].last_user_text().unwrap_or_default();
+    assert!(first.contains("The user parked the plan"), "{first}");
+    let out = sb.bare().args(["plans", "list"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[parked]"));
+}
+
+/// A browser launcher that fails (`$BROWSER` names one that finds no
+/// browser) is reported as such: the address is printed to open by hand,
+/// never "Opened ... in your browser".
+#[test]
+fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
+    let sb = Sandbox::new();
+    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
+    let slug = std::path::Path::new(ready["plan_file"].as_str().unwrap())
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let review = PlansReview::start_with_env(&sb, &slug, &[("BROWSER", "false")]);
+    let said = review.lines.join("\n");
+    assert!(!said.contains("Opened the review page"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "Open the review page of {slug} in a browser (false did not open a browser"
+        )),
+        "{said}"
+    );
+    assert!(review.url.starts_with("http://127.0.0.1:"));
+}

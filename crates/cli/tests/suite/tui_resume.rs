@@ -1,0 +1,124 @@
+//! Resuming in the terminal UI shows the conversation: the real `catui`
+//! binary in a tmux pane against the testkit mock model. `--continue`,
+//! `--resume ID` and the session picker open on the earlier prompts,
+//! answers and tool calls (in the scrollback and in Ctrl+O), with the
+//! session's token count carried on.
+//!
+//! Without tmux the tests fail.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use catui_testkit::{Script, Turn};
+use common::tmux::*;
+use serde_json::json;
+
+/// Clears the pane and its scrollback, so only the next run's output is
+/// there to be found.
+fn clear_pane(s: &Setup) {
+    s.tmux.type_text("clear");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_screen("a cleared screen", |sc| {
+        !sc.contains("catui-exit") && sc.contains(SHELL_PROMPT.trim_end())
+    });
+    assert!(s.tmux.run(&["clear-history", "-t", "e2e"]).status.success());
+    assert!(!s.tmux.history().contains("ALPHA-ANSWER"));
+}
+
+/// Starts `catui ARGS` (shell words) and waits for its first frame.
+fn launch_args(s: &Setup, args: &str) {
+    launch_with_pid(s, args, false);
+}
+
+/// What a resumed run must show: the earlier turns in the scrollback, the
+/// token count carried on, Ctrl+O with the tool output.
+fn assert_shows_the_conversation(s: &Setup) {
+    let all = s.tmux.wait_history("BETA-ANSWER");
+    let order: Vec<usize> = [
+        "> first question",
+        "ALPHA-ANSWER",
+        "> second question",
+        "Bash(echo tool-output-here)",
+        "BETA-ANSWER",
+    ]
+    .iter()
+    .map(|t| all.find(t).unwrap_or_else(|| panic!("{t} missing:\n{all}")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{all}");
+    // 1,200 + 34 + 600 + 66 + 900 + 100 tokens, as the first run ended.
+    let screen = s.tmux.wait_text("2.9k tokens");
+    assert!(!status_line(&screen).contains(" 0 tokens"), "{screen}");
+    s.tmux.keys(&["C-o"]);
+    let pager = s.tmux.wait_text("all output expanded");
+    assert!(pager.contains("tool-output-here"), "{pager}");
+    s.tmux.keys(&["Escape"]);
+    wait_for("the normal screen", &s.tmux, || {
+        (s.tmux.display("#{alternate_on}") == "0").then_some(())
+    });
+}
+
+#[test]
+fn continue_resume_and_the_picker_show_the_conversation() {
+    require_tmux();
+    let s = setup(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::text("The ALPHA-ANSWER.").usage(1_200, 34))
+                .turn(
+                    Turn::tool_use("b1", "Bash", json!({"command": "echo tool-output-here"}))
+                        .usage(600, 66),
+                )
+                .turn(Turn::text("The BETA-ANSWER.").usage(900, 100))
+                .turn(Turn::text("Carried on after --continue.").usage(10, 1))
+        },
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("first question");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("ALPHA-ANSWER");
+    s.tmux.type_text("second question");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("BETA-ANSWER");
+    s.tmux.wait_text("2.9k tokens");
+    quit_and_check_terminal(&s);
+    let id = s.sb.transcripts()[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+
+    // --continue: the conversation is there, and the next turn goes on.
+    clear_pane(&s);
+    launch_args(&s, "--continue");
+    assert_shows_the_conversation(&s);
+    s.tmux.type_text("and then?");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Carried on after --continue.");
+    let sent = serde_json::to_string(s.server.requests().last().unwrap().messages()).unwrap();
+    assert!(sent.contains("first question") && sent.contains("BETA-ANSWER"));
+    quit_and_check_terminal(&s);
+
+    // --resume ID.
+    clear_pane(&s);
+    launch_args(&s, &format!("--resume {id}"));
+    assert_shows_the_conversation(&s);
+    quit_and_check_terminal(&s);
+
+    // --resume without an id: the picker, Enter takes the latest.
+    clear_pane(&s);
+    s.tmux.type_text(&format!(
+        "'{}' --resume; echo \"catui-exit=$?\"",
+        catui_bin().display()
+    ));
+    s.tmux.keys(&["Enter"]);
+    wait_for("the session picker", &s.tmux, || {
+        (s.tmux.display("#{alternate_on}") == "1" && s.tmux.screen().contains("first question"))
+            .then_some(())
+    });
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Shift+Tab cycles permission modes");
+    assert_shows_the_conversation(&s);
+    quit_and_check_terminal(&s);
+}

@@ -1,0 +1,421 @@
+//! Clean screens: what the terminal UI leaves in the scrollback and what
+//! it prints, seen in a tmux pane running the real `catui` binary against
+//! the testkit mock model. Nothing live (spinner, prompt echo, dialogs)
+//! is ever committed to the scrollback, also across a resize; messages
+//! say what happened; the replay of a session is its live transcript.
+//!
+//! Every wait polls the screen with a generous timeout. Without tmux the
+//! tests fail.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use std::time::Duration;
+
+use catui_testkit::{Script, Turn};
+use common::tmux::*;
+use serde_json::json;
+
+/// An answer of `n` numbered lines, each naming `marker`.
+fn tall_answer(marker: &str, n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("{marker} row {i:02} with some words to make the line longer than seventy columns, and more.\n\n"))
+        .collect()
+}
+
+#[test]
+fn narrowing_the_window_during_a_turn_commits_nothing_live() {
+    require_tmux();
+    narrowing_during_a_turn((80, 24), 70);
+    narrowing_during_a_turn((120, 40), 100);
+}
+
+fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
+    let s = setup_sized(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::text(tall_answer("FULL", 30)))
+                .turn(Turn::text("SLOW answer arrived.").delay(Duration::from_secs(4)))
+        },
+        None,
+        size,
+    );
+    launch(&s);
+    s.tmux.type_text("fill the screen");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("FULL row 30");
+    s.tmux
+        .wait_screen("the first turn over", |sc| !sc.contains("esc to interrupt"));
+    s.tmux.type_text("the second question");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("esc to interrupt");
+    s.tmux.resize(narrower, size.1);
+    s.tmux.wait_screen("the live area at the new width", |sc| {
+        sc.lines().any(|l| l.contains("esc to interrupt"))
+            && sc.lines().all(|l| l.chars().count() <= narrower as usize)
+    });
+    s.tmux.wait_history("SLOW answer arrived.");
+    s.tmux
+        .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
+    let all = s.tmux.history();
+    assert!(
+        !all.contains("Working…"),
+        "a spinner frame in the scrollback:\n{all}"
+    );
+    assert_eq!(
+        all.matches("> the second question").count(),
+        1,
+        "the prompt echo once:\n{all}"
+    );
+    assert_eq!(all.matches("Type a message").count(), 1, "{all}");
+    quit_and_check_terminal(&s);
+}
+
+/// The status line of an HTTP GET of `url` (`http://127.0.0.1:PORT/...`),
+/// or the connection error.
+fn http_get(url: &str) -> Result<String, std::io::Error> {
+    use std::io::{Read, Write};
+    let rest = url.trim_start_matches("http://");
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = std::net::TcpStream::connect(host)?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n")?;
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    Ok(response.lines().next().unwrap_or("").to_string())
+}
+
+/// The pane's lines with the terminal's own wrapping undone (`-J`).
+fn joined_screen(s: &Setup) -> String {
+    String::from_utf8_lossy(
+        &s.tmux
+            .run(&["capture-pane", "-p", "-J", "-t", "e2e"])
+            .stdout,
+    )
+    .into_owned()
+}
+
+fn joined_history(s: &Setup) -> String {
+    String::from_utf8_lossy(
+        &s.tmux
+            .run(&[
+                "capture-pane",
+                "-p",
+                "-J",
+                "-S",
+                "-",
+                "-E",
+                "-",
+                "-t",
+                "e2e",
+            ])
+            .stdout,
+    )
+    .into_owned()
+}
+
+#[test]
+fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_and_approval_is_quiet()
+ {
+    require_tmux();
+    for size in [(80, 24), (120, 40)] {
+        let s = setup_sized(
+            |_, dir, _| common::presents_plan(dir, "Implementing now."),
+            None,
+            size,
+        );
+        s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+        launch(&s);
+        cycle_mode_to(&s.tmux, "plan");
+        s.tmux.type_text("plan the parser rewrite");
+        s.tmux.keys(&["Enter"]);
+        s.tmux.wait_text("Would you like to proceed?");
+        s.tmux.keys(&["b"]);
+        s.tmux.wait_text("No browser could be started");
+        let screen = joined_screen(&s);
+        assert!(!screen.contains("Review page open"), "{screen}");
+        // The address is a line of its own, whole (the terminal's wrap
+        // undone), outside the dialog's frame.
+        let url = screen
+            .lines()
+            .find(|l| l.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no address on a line of its own:\n{screen}"))
+            .trim_end()
+            .to_string();
+        assert!(url.contains("token="), "{url}");
+        assert!(!url.contains('│'), "{url}");
+        let status = http_get(&url).expect("the page answers while the dialog is open");
+        assert!(
+            status.contains(" 200") || status.contains(" 30"),
+            "{status}"
+        );
+        // Decided here: the page stops, and its address is gone with it.
+        s.tmux.keys(&["2"]);
+        s.tmux.wait_history("Implementing now.");
+        s.tmux
+            .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
+        let all = joined_history(&s);
+        // Quiet by default: the approval without its hash, no report of
+        // nothing done.
+        assert!(all.contains("Plan approved:"), "{all}");
+        assert!(!all.contains("sha256"), "{all}");
+        assert!(!all.contains("0 unplanned files"), "{all}");
+        assert!(!all.contains("0/1 steps done"), "{all}");
+        let token = url.split("token=").nth(1).unwrap();
+        assert!(!all.contains(token), "a dead address was left:\n{all}");
+        assert!(!all.contains("No browser could be started"), "{all}");
+        let address = url.split("/?").next().unwrap();
+        wait_for("the page's server to stop", &s.tmux, || {
+            http_get(&format!("{address}/")).is_err().then_some(())
+        });
+        quit_and_check_terminal(&s);
+    }
+}
+
+/// Clears the pane and its scrollback, so only the next run's output is
+/// there to be found.
+fn clear_pane(s: &Setup) {
+    s.tmux.type_text("clear");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_screen("a cleared screen", |sc| {
+        !sc.contains("catui-exit") && sc.contains(SHELL_PROMPT.trim_end())
+    });
+    assert!(s.tmux.run(&["clear-history", "-t", "e2e"]).status.success());
+}
+
+#[test]
+fn a_resumed_session_marks_a_failed_command_as_the_live_one_did() {
+    require_tmux();
+    let s = setup_sized(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "echo broken-build >&2; exit 3"}),
+                ))
+                .turn(Turn::text("FAILED-ANSWER: the build broke."))
+        },
+        None,
+        (80, 24),
+    );
+    launch(&s);
+    s.tmux.type_text("build it");
+    s.tmux.keys(&["Enter"]);
+    let live = s.tmux.wait_history("FAILED-ANSWER");
+    assert!(live.contains("✗ Bash(echo broken-build"), "{live}");
+    quit_and_check_terminal(&s);
+
+    clear_pane(&s);
+    launch_with_pid(&s, "--continue", false);
+    let replay = s.tmux.wait_history("FAILED-ANSWER");
+    assert!(
+        replay.contains("✗ Bash(echo broken-build"),
+        "the replay keeps the failure's mark:\n{replay}"
+    );
+    assert!(!replay.contains("● Bash(echo broken-build"), "{replay}");
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn the_status_line_counts_no_zero_tokens_while_the_spinner_counts() {
+    require_tmux();
+    let s = setup_sized(
+        |_, _, _| {
+            Script::new().turn(
+                Turn::text("COUNTED answer.")
+                    .usage(1200, 34)
+                    .delay(Duration::from_secs(3)),
+            )
+        },
+        None,
+        (80, 24),
+    );
+    launch(&s);
+    s.tmux.type_text("count something");
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_text("esc to interrupt");
+    let status = status_line(&screen);
+    assert!(status.contains("test-model"), "{screen}");
+    assert!(
+        !status.contains("0 tokens"),
+        "nothing counted yet:\n{screen}"
+    );
+    s.tmux.wait_history("COUNTED answer.");
+    s.tmux
+        .wait_screen("the turn's tokens in the status line", |sc| {
+            status_line(sc).contains("1.2k tokens")
+        });
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn help_lays_out_its_sheet_for_the_width() {
+    require_tmux();
+    for size in [(80, 24), (120, 40)] {
+        let s = setup_sized(|_, _, _| Script::new(), None, size);
+        launch(&s);
+        s.tmux.type_text("/help");
+        s.tmux.keys(&["Enter"]);
+        s.tmux.wait_history("/rewind");
+        let all = joined_history(&s);
+        let lines: Vec<&str> = all.lines().collect();
+        // No row is wider than the window (the terminal wrapped none).
+        for line in &lines {
+            assert!(
+                line.chars().count() <= size.0 as usize,
+                "a row wider than the window: {line:?}\n{all}"
+            );
+        }
+        // A long description goes on under itself, not under its name.
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("/agents "))
+            .unwrap_or_else(|| panic!("no /agents row:\n{all}"));
+        let column = lines[at].find("every session").unwrap();
+        if size.0 == 80 {
+            let next = lines[at + 1];
+            let indent = next.len() - next.trim_start().len();
+            assert_eq!(indent, column, "{next:?} under {:?}\n{all}", lines[at]);
+            assert!(!next.trim_start().starts_with('/'), "{all}");
+        } else {
+            assert!(lines[at].contains("resume a local one"), "{all}");
+        }
+        quit_and_check_terminal(&s);
+    }
+}
+
+/// The pane's history with colours (tmux's escape sequences kept).
+fn styled_history(s: &Setup) -> String {
+    String::from_utf8_lossy(
+        &s.tmux
+            .run(&["capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "e2e"])
+            .stdout,
+    )
+    .into_owned()
+}
+
+#[test]
+fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
+    require_tmux();
+    let s = setup_sized(
+        |_, dir, _| {
+            common::presents_plan(dir, "Back to planning.")
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "rm -rf build"}),
+                ))
+                .turn(Turn::text("Keeping the build dir."))
+        },
+        None,
+        (80, 24),
+    );
+    s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    launch(&s);
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.type_text("plan the parser rewrite");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Would you like to proceed?");
+    // One full path (the dialog's), and the plan's text once: in the
+    // dialog, not also as a preview above it.
+    let all = joined_history(&s);
+    assert_eq!(all.matches(s.plans_dir.as_str()).count(), 1, "{all}");
+    assert_eq!(all.matches("Rewrite the parser").count(), 1, "{all}");
+    assert!(all.contains("Write(plan "), "{all}");
+    assert!(all.contains("Plan written (3 lines)"), "{all}");
+
+    s.tmux.keys(&["3"]);
+    s.tmux.wait_text("What should change?");
+    s.tmux.type_text("do the lexer first");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Back to planning.");
+    cycle_mode_to(&s.tmux, "default");
+    s.tmux.type_text("clean up");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Do you want to proceed?");
+    s.tmux.keys(&["3"]);
+    s.tmux.wait_text("tell the agent");
+    s.tmux.type_text("keep the build dir");
+    s.tmux.keys(&["Enter"]);
+    let all = s.tmux.wait_history("Keeping the build dir.");
+    // The user's own answers: no failure mark, not in the error colour.
+    assert!(all.contains("● ExitPlanMode"), "{all}");
+    assert!(
+        all.contains("Plan not approved · do the lexer first"),
+        "{all}"
+    );
+    assert!(all.contains("● Bash(rm -rf build)"), "{all}");
+    assert!(all.contains("Declined · keep the build dir"), "{all}");
+    assert!(!all.contains('✗'), "{all}");
+    let styled = styled_history(&s);
+    for line in styled.lines().filter(|l| {
+        l.contains("ExitPlanMode") || l.contains("lexer first") || l.contains("build dir")
+    }) {
+        // Red (31 or 91, or the theme's 256/RGB reds) is for failures.
+        assert!(
+            !line.contains("[31m") && !line.contains("[91m") && !line.contains("38;5;160"),
+            "red on the user's own answer: {line:?}"
+        );
+    }
+    quit_and_check_terminal(&s);
+
+    // The replay marks the declined command as the live run did.
+    clear_pane(&s);
+    // Tall enough for the start-up lines to stay on screen.
+    s.tmux.resize(120, 60);
+    launch_with_pid(&s, "--continue", false);
+    let replay = s.tmux.wait_history("Keeping the build dir.");
+    assert!(replay.contains("● Bash(rm -rf build)"), "{replay}");
+    assert!(!replay.contains("✗ Bash(rm -rf build)"), "{replay}");
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn an_edit_stopped_with_esc_keeps_its_diff_in_the_scrollback() {
+    require_tmux();
+    for size in [(80, 24), (120, 40)] {
+        let s = setup_sized(
+            |_, _, _| {
+                Script::new()
+                    .turn(Turn::tool_use(
+                        "e1",
+                        "Edit",
+                        json!({
+                            "file_path": "src/main.rs",
+                            "old_string": "println!(\"hello\");",
+                            "new_string": "println!(\"REJECTED-CHANGE\");"
+                        }),
+                    ))
+                    .turn(Turn::text("Should not be asked for."))
+            },
+            None,
+            size,
+        );
+        launch(&s);
+        s.tmux.type_text("change the greeting");
+        s.tmux.keys(&["Enter"]);
+        s.tmux.wait_text("Do you want to");
+        s.tmux.keys(&["Escape"]);
+        s.tmux
+            .wait_screen("the dialog closed and the turn over", |sc| {
+                !sc.contains("Do you want to") && !sc.contains("esc to interrupt")
+            });
+        let all = s.tmux.history();
+        let at = all
+            .find("Edit(src/main.rs)")
+            .unwrap_or_else(|| panic!("no edit line:\n{all}"));
+        let after = &all[at..];
+        assert!(after.contains("- println!(\"hello\");"), "{all}");
+        assert!(after.contains("+ println!(\"REJECTED-CHANGE\");"), "{all}");
+        assert!(!all.contains("✗ Edit"), "{all}");
+        assert_eq!(
+            std::fs::read_to_string(&s.main_rs).unwrap(),
+            "fn main() {\n    println!(\"hello\");\n}\n",
+            "the file is untouched"
+        );
+        assert_eq!(s.server.requests().len(), 1, "Esc stopped the turn");
+        quit_and_check_terminal(&s);
+    }
+}

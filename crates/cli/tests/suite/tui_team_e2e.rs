@@ -1,0 +1,171 @@
+//! The terminal UI as a team lead, end to end: the real binary in tmux, the
+//! mock model playing both the lead and a `planModeRequired` teammate.
+//!
+//! The lead starts amy; the team panel shows her; her plan opens the review
+//! dialog; the user rejects it with feedback, amy revises, the user approves;
+//! amy edits the project file and reports; her message shows in the
+//! transcript and the lead model answers it; `/team` lists her; quitting
+//! stops her and leaves the mailboxes on disk.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use catui_testkit::{RecordedRequest, Script, Turn};
+use common::tmux::*;
+use common::{is_teammate, last_user, writes_teammate_plan};
+use serde_json::json;
+
+fn team_script(plans_dir: &str, main_rs: &str) -> Script {
+    let main = main_rs.to_string();
+    let main_for_edit = main.clone();
+    let rejected = |r: &RecordedRequest| last_user(r).contains("rejected your plan");
+    let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
+    Script::new()
+        .turn(
+            Turn::tool_use(
+                "tc",
+                "TeamCreate",
+                json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please change the greeting", "mode": "acceptEdits", "planModeRequired": true}]}),
+            )
+            .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
+        )
+        .turn(Turn::text("Team started; amy is planning.").when(|r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
+        .turn(
+            Turn::text("Thanks, amy: greeting confirmed.")
+                .when(|r| !is_teammate(r, "amy") && last_user(r).contains("done: greeting changed")),
+        )
+        .turn(
+            writes_teammate_plan("w1", plans_dir, "# Greeting plan\n\n1. Change the greeting\n")
+                .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+        )
+        .turn(
+            Turn::tool_use("x1", "ExitPlanMode", json!({}))
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
+        )
+        .turn(
+            Turn::text("Waiting for the lead.")
+                .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !rejected(r) && !approved(r)),
+        )
+        .turn(
+            writes_teammate_plan(
+                "w2",
+                plans_dir,
+                "# Greeting plan v2\n\n1. Change the greeting\n2. Run the binary to check it\n",
+            )
+            .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
+        )
+        .turn(
+            Turn::tool_use("x2", "ExitPlanMode", json!({}))
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
+        )
+        .turn(
+            Turn::text("Waiting again.")
+                .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
+        )
+        .turn(
+            Turn::tool_use("r1", "Read", json!({"file_path": main}))
+                .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("r1")),
+        )
+        .turn(
+            Turn::tool_use(
+                "e1",
+                "Edit",
+                json!({"file_path": main_for_edit, "old_string": "hello", "new_string": "hello, team"}),
+            )
+            .when(move |r| is_teammate(r, "amy") && r.has_tool_result("r1") && !r.has_tool_result("e1")),
+        )
+        .turn(
+            Turn::tool_use(
+                "s1",
+                "SendMessage",
+                json!({"to": "team-lead", "message": "done: greeting changed"}),
+            )
+            .when(|r| is_teammate(r, "amy") && r.has_tool_result("e1") && !r.has_tool_result("s1")),
+        )
+        .turn(Turn::text("Reported.").when(|r| is_teammate(r, "amy") && r.has_tool_result("s1")))
+}
+
+#[test]
+fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
+    require_tmux();
+    let s = setup(
+        |_, dir, main| team_script(dir, &main.display().to_string()),
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("start a team for the greeting");
+    s.tmux.keys(&["Enter"]);
+
+    // Amy would work in acceptEdits, wider than the lead's default mode:
+    // the user agrees first.
+    s.tmux
+        .wait_text("TeamCreate would start a teammate in acceptEdits mode");
+    s.tmux.keys(&["1"]);
+
+    // Amy's first plan opens the review dialog.
+    s.tmux.wait_text("Plan approval · amy@core");
+    let dialog = s.tmux.wait_text("Reject, and tell amy what to change");
+    assert!(dialog.contains("Greeting plan"), "{dialog}");
+    let original = "fn main() {\n    println!(\"hello\");\n}\n";
+    assert_eq!(std::fs::read_to_string(&s.main_rs).unwrap(), original);
+
+    // Reject with feedback; amy revises and asks again.
+    s.tmux.keys(&["2"]);
+    s.tmux.wait_text("What should change?");
+    s.tmux.type_text("Add a step that runs the binary.");
+    s.tmux.wait_text("runs the binary.");
+    s.tmux.keys(&["Enter"]);
+    // (The "Rejected ..." note may already be hidden behind the next dialog.)
+    let revised = s
+        .tmux
+        .wait_screen("the revised plan in the dialog", |screen| {
+            screen.contains("Plan approval · amy@core") && screen.contains("Run the binary")
+        });
+    assert!(revised.contains("Greeting plan v2"), "{revised}");
+    assert_eq!(
+        std::fs::read_to_string(&s.main_rs).unwrap(),
+        original,
+        "nothing changes before approval"
+    );
+
+    // Approve: amy leaves plan mode, edits, and reports to the lead.
+    s.tmux.keys(&["1"]);
+    s.tmux.wait_text("Approved amy@core's plan");
+    wait_for("amy's edit of src/main.rs", &s.tmux, || {
+        std::fs::read_to_string(&s.main_rs)
+            .ok()
+            .filter(|t| t.contains("hello, team"))
+    });
+    s.tmux.wait_text("✉ amy@core");
+    s.tmux.wait_text("done: greeting changed");
+    s.tmux.wait_text("Thanks, amy: greeting confirmed.");
+    // The team panel above the input follows her status.
+    s.tmux.wait_text("◇ amy@core idle");
+
+    // `/team` lists her and what she is doing.
+    s.tmux.type_text("/team");
+    s.tmux.keys(&["Escape", "Enter"]);
+    let listing = s.tmux.wait_text("Team core");
+    assert!(listing.contains("amy"), "{listing}");
+
+    let reqs = s.server.requests();
+    let feedback_seen = reqs.iter().any(|r| {
+        is_teammate(r, "amy")
+            && last_user(r).contains("rejected your plan")
+            && last_user(r).contains("Add a step that runs the binary.")
+    });
+    assert!(feedback_seen, "amy never saw the feedback");
+    let lead_saw_report = reqs.iter().any(|r| {
+        !is_teammate(r, "amy")
+            && last_user(r).contains("teammate-message")
+            && last_user(r).contains("done: greeting changed")
+    });
+    assert!(lead_saw_report, "the lead model never got amy's report");
+
+    quit_and_check_terminal(&s);
+    let inbox = s.sb.config().join("teams/core/inboxes/team-lead.json");
+    let mail = std::fs::read_to_string(&inbox).unwrap();
+    assert!(mail.contains("plan_approval_request"), "{mail}");
+    assert!(mail.contains("done: greeting changed"), "{mail}");
+}
