@@ -827,28 +827,7 @@ async fn run(
             confined,
             at,
         };
-        let slot = shells.slot(false).map_err(|e| {
-            ToolError::failed(format!(
-                "Could not create the background command's output file: {e}; the command \
-                 was stopped."
-            ))
-        })?;
-        let shell = shells
-            .adopt(
-                started,
-                slot,
-                command,
-                None,
-                ctx.agent_id.clone(),
-                &buffer.so_far(),
-            )
-            .map_err(|e| {
-                ToolError::failed(format!(
-                    "Could not create the background command's output file: {e}; the command \
-                     was stopped."
-                ))
-            })?;
-        return Ok(Outcome::Detached(shell));
+        return adopt_in_background(&shells, started, command, ctx, &buffer.so_far());
     }
     let drain = match end {
         End::Exited(_) => {
@@ -890,6 +869,28 @@ async fn run(
         final_cwd,
         confined,
     }))
+}
+
+/// A command the user sent to the background mid-run: the background
+/// shells take it over with what it printed so far.
+fn adopt_in_background(
+    shells: &BackgroundShells,
+    started: Started,
+    command: &str,
+    ctx: &ToolContext,
+    so_far: &[u8],
+) -> Result<Outcome, ToolError> {
+    let not_created = |e: std::io::Error| {
+        ToolError::failed(format!(
+            "Could not create the background command's output file: {e}; the command \
+             was stopped."
+        ))
+    };
+    let slot = shells.slot(false).map_err(not_created)?;
+    let shell = shells
+        .adopt(started, slot, command, None, ctx.agent_id.clone(), so_far)
+        .map_err(not_created)?;
+    Ok(Outcome::Detached(shell))
 }
 
 /// A command's side of its input and output.
