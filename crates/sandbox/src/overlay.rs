@@ -229,6 +229,12 @@ impl Snapshot {
         }
         snap
     }
+
+    /// Every path (in the real tree) the upper layers change: written,
+    /// added or deleted in the copy.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.entries.keys().map(PathBuf::as_path)
+    }
 }
 
 fn walk(dir: &Path, real: &Path, snap: &mut Snapshot) {

@@ -438,3 +438,95 @@ fn a_fork_bomb_in_a_dry_run_is_stopped_at_the_process_limit() {
     }
     assert_eq!(left, 0, "the bomb's processes outlived the dry run");
 }
+
+#[test]
+fn read_grep_and_glob_show_the_real_project_and_say_a_dry_run_changed_it() {
+    let sb = Sandbox::new();
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    project(&sb);
+    let tmp = tempfile::tempdir().unwrap();
+    let before = tree(&sb.project());
+    let server = MockServer::start_blocking(
+        Script::new()
+            .turn(Turn::tool_use(
+                "b1",
+                "Bash",
+                json!({"command": "echo built > made.txt && echo '// DRYMARK' >> src/main.rs"}),
+            ))
+            .turn(Turn::tool_use(
+                "r1",
+                "Read",
+                json!({"file_path": "made.txt"}),
+            ))
+            .turn(Turn::tool_use(
+                "r2",
+                "Read",
+                json!({"file_path": "src/main.rs"}),
+            ))
+            .turn(Turn::tool_use(
+                "r3",
+                "Read",
+                json!({"file_path": "src/util/mod.rs"}),
+            ))
+            .turn(Turn::tool_use(
+                "g1",
+                "Grep",
+                json!({"pattern": "DRYMARK", "path": "src"}),
+            ))
+            .turn(Turn::tool_use(
+                "g2",
+                "Grep",
+                json!({"pattern": "pub fn", "path": "src/util"}),
+            ))
+            .turn(Turn::tool_use("f1", "Glob", json!({"pattern": "*.txt"})))
+            .turn(Turn::text("Checked.")),
+    )
+    .unwrap();
+    let out = sb
+        .catui(&server)
+        .env("TMPDIR", tmp.path())
+        .args(["-p", "check", "--permission-mode", "plan"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = server.requests();
+    let last = reqs.last().unwrap();
+    let (b1, _) = result_of(last, "b1");
+    assert!(b1.starts_with(HEADER), "{b1}");
+    const NOTE: &str = "Note: a dry run changed";
+    // A file only the copy has: the read fails, and says why.
+    let (r1, r1_err) = result_of(last, "r1");
+    assert!(
+        r1_err && r1.contains(NOTE) && r1.contains("made.txt"),
+        "{r1}"
+    );
+    // A file the copy changed: the real one is shown, and said so.
+    let (r2, _) = result_of(last, "r2");
+    assert!(
+        r2.contains("fn main() {}") && !r2.contains("DRYMARK"),
+        "{r2}"
+    );
+    assert!(r2.contains(&format!("{NOTE} this path")), "{r2}");
+    // Untouched by the dry run: no note.
+    let (r3, _) = result_of(last, "r3");
+    assert!(r3.contains("pub fn f()") && !r3.contains(NOTE), "{r3}");
+    let (g1, _) = result_of(last, "g1");
+    assert!(
+        !g1.contains("main.rs:"),
+        "the real project has no mark: {g1}"
+    );
+    assert!(
+        g1.contains(&format!("{NOTE} 1 path beneath this one")),
+        "{g1}"
+    );
+    let (g2, _) = result_of(last, "g2");
+    assert!(!g2.contains(NOTE), "{g2}");
+    let (f1, _) = result_of(last, "f1");
+    assert!(!f1.contains("made.txt\n") && f1.contains(NOTE), "{f1}");
+    assert!(f1.contains("2 paths beneath this one"), "{f1}");
+    assert_eq!(tree(&sb.project()), before);
+}

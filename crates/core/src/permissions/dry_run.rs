@@ -11,10 +11,11 @@
 //! the next catui to start ([`sweep`]). Its directory is named by the pid
 //! of the catui that made it, which is how a dead one's is told apart.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use catui_sandbox::overlay::Changes;
+use catui_sandbox::overlay::{Changes, Snapshot};
 
 use crate::sync::lock;
 
@@ -69,6 +70,9 @@ struct State {
     /// Whether the area exists (a dry run made it).
     made: bool,
     records: Vec<DryRunRecord>,
+    /// Every path the copy differs in from the project, as of the last
+    /// command that ran in it (for [`DryRunArea::note_for`]).
+    changed: BTreeSet<PathBuf>,
 }
 
 /// Where the scratch areas of this user live: beside the temp dirs, never
@@ -160,11 +164,52 @@ impl DryRunArea {
         lock(&self.state).records.clone()
     }
 
+    /// Remembers what the copy holds after a command ran in it: `after`
+    /// is its upper layers then.
+    pub fn note_copy(&self, after: &Snapshot) {
+        lock(&self.state).changed = after.paths().map(Path::to_path_buf).collect();
+    }
+
+    /// What Read, Grep and Glob add when asked about `path` (a file, or a
+    /// directory searched) that a dry run changed in the copy: they show
+    /// the real project, which the model might otherwise take for the
+    /// copy's output. `None` when the copy leaves `path` as it is.
+    pub fn note_for(&self, path: &Path) -> Option<String> {
+        let state = lock(&self.state);
+        if !state.made || state.changed.is_empty() {
+            return None;
+        }
+        let path = real_path(path);
+        // Changed at or beneath the path, or the path lies inside
+        // something the copy replaced or deleted.
+        let touched: Vec<&PathBuf> = state
+            .changed
+            .iter()
+            .filter(|c| c.starts_with(&path) || path.starts_with(c))
+            .collect();
+        let first = touched.first()?;
+        let what = if touched.len() == 1 && (*first == &path || path.starts_with(first)) {
+            "this path".to_string()
+        } else {
+            match touched.len() {
+                1 => "1 path beneath this one".to_string(),
+                n => format!("{n} paths beneath this one"),
+            }
+        };
+        Some(format!(
+            "Note: a dry run changed {what} in its throwaway copy (first: {}); what is shown \
+             here is the real project, which dry runs never change. A Bash command sees the \
+             copy while planning goes on.",
+            first.display()
+        ))
+    }
+
     /// Removes the area and forgets its runs (plan mode ended).
     pub fn discard(&self) {
         let mut state = lock(&self.state);
         state.made = false;
         state.records.clear();
+        state.changed.clear();
         drop(state);
         if let Err(e) = catui_sandbox::overlay::remove(&self.scratch()) {
             tracing::warn!("could not remove the dry run's scratch area: {e}");
@@ -176,6 +221,30 @@ impl Drop for DryRunArea {
     fn drop(&mut self) {
         let _ = catui_sandbox::overlay::remove(&self.scratch());
     }
+}
+
+/// `path` as the copy's layers name it: canonical, or — for a path the
+/// real project lacks (the copy added it) — its nearest existing ancestor
+/// made canonical, the rest appended.
+fn real_path(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    let mut at = path;
+    while let Some(parent) = at.parent() {
+        if let Some(name) = at.file_name() {
+            rest.push(name);
+        }
+        if let Ok(mut p) = parent.canonicalize() {
+            for name in rest.iter().rev() {
+                p.push(name);
+            }
+            return p;
+        }
+        at = parent;
+    }
+    path.to_path_buf()
 }
 
 /// Removes the scratch areas beneath `root` whose catui is gone (killed

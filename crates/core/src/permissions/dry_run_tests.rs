@@ -66,3 +66,38 @@ fn sweep_removes_only_areas_of_dead_catuis() {
     assert!(!dead.exists());
     assert!(other.exists());
 }
+
+#[test]
+fn a_path_the_copy_changed_gets_a_note_until_the_area_is_discarded() {
+    let project = tempfile::tempdir().unwrap();
+    let project = project.path().canonicalize().unwrap();
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join("src/lib.rs"), "x").unwrap();
+    std::fs::write(project.join("README"), "r").unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let area = DryRunArea::new(root.path().to_path_buf(), "s");
+    // Nothing ran dry yet: no note anywhere.
+    assert_eq!(area.note_for(&project.join("src/lib.rs")), None);
+    let scratch = area.open();
+    let layers = catui_sandbox::overlay::layout(&scratch, std::slice::from_ref(&project));
+    let upper = &layers[0].upper;
+    std::fs::create_dir_all(upper.join("src")).unwrap();
+    std::fs::write(upper.join("src/lib.rs"), "changed").unwrap();
+    std::fs::write(upper.join("new.txt"), "n").unwrap();
+    area.note_copy(&Snapshot::take(&layers));
+
+    let note = area.note_for(&project.join("src/lib.rs")).unwrap();
+    assert!(
+        note.starts_with("Note: a dry run changed this path"),
+        "{note}"
+    );
+    // A path only the copy has (not canonicalisable) is found too.
+    assert!(area.note_for(&project.join("new.txt")).is_some());
+    let dir = area.note_for(&project.join("src")).unwrap();
+    assert!(dir.contains("1 path beneath this one"), "{dir}");
+    let all = area.note_for(&project).unwrap();
+    assert!(all.contains("2 paths beneath this one"), "{all}");
+    assert_eq!(area.note_for(&project.join("README")), None);
+    area.discard();
+    assert_eq!(area.note_for(&project.join("src/lib.rs")), None);
+}

@@ -11,6 +11,7 @@ use catui_protocol::PermissionMode;
 use tokio_util::sync::CancellationToken;
 
 use super::todo_write::TodoItem;
+use super::{ToolError, ToolOutput};
 use crate::permissions::dry_run::DryRunArea;
 use crate::permissions::sandbox::{SandboxPolicy, SessionSandbox};
 use crate::permissions::secret_search::SecretWalk;
@@ -290,6 +291,32 @@ impl ToolContext {
     /// relative one from the project root — never from Bash's directory,
     /// which a `cd` moves. Every file tool and its permission check go
     /// through here, so both judge the same file.
+    /// `result` of a Read, Grep or Glob of `path`, with a note at its end
+    /// when a dry run of this planning session changed `path` in its copy:
+    /// these tools show the real project, which the model could take for
+    /// the copy's build output. A call that failed (the copy added the
+    /// file the project lacks) says it too.
+    pub fn with_dry_run_note(
+        &self,
+        path: &Path,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Result<ToolOutput, ToolError> {
+        let Some(note) = self.dry_run.note_for(path) else {
+            return result;
+        };
+        match result {
+            Ok(mut out) => {
+                out.content = format!("{}\n\n{note}", out.content);
+                Ok(out)
+            }
+            Err(ToolError::Failed(message)) => Err(ToolError::advised(message, note)),
+            Err(ToolError::Advised { message, advice }) => {
+                Err(ToolError::advised(message, format!("{advice} {note}")))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     pub fn resolve(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
         if p.is_absolute() {

@@ -79,25 +79,31 @@ impl TypedTool for GlobTool {
     }
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let dir = search_dir(&input, ctx);
-        let (root, _) = split_root(&dir, &input.pattern);
-        let secrets = ctx.secret_walk(tool_names::GLOB, &root);
-        let cancel = ctx.cancel.clone();
-        let walk = secrets.clone();
-        let result = tokio::task::spawn_blocking(move || {
-            find_files_sorting_up_to(&dir, &input.pattern, &cancel, MAX_TIME_SORTED, walk)
-        })
-        .await
-        .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        let mut text = result.render();
-        if let Some(note) = secrets.as_ref().and_then(|s| s.note()) {
-            text.push('\n');
-            text.push_str(&note);
-        }
-        Ok(ToolOutput::text(text))
+        ctx.with_dry_run_note(&dir, glob(input, ctx).await)
     }
+}
+
+/// Finds the paths `input` asks for and renders them.
+async fn glob(input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let dir = search_dir(&input, ctx);
+    let (root, _) = split_root(&dir, &input.pattern);
+    let secrets = ctx.secret_walk(tool_names::GLOB, &root);
+    let cancel = ctx.cancel.clone();
+    let walk = secrets.clone();
+    let result = tokio::task::spawn_blocking(move || {
+        find_files_sorting_up_to(&dir, &input.pattern, &cancel, MAX_TIME_SORTED, walk)
+    })
+    .await
+    .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    let mut text = result.render();
+    if let Some(note) = secrets.as_ref().and_then(|s| s.note()) {
+        text.push('\n');
+        text.push_str(&note);
+    }
+    Ok(ToolOutput::text(text))
 }
 
 fn search_dir(input: &GlobInput, ctx: &ToolContext) -> PathBuf {

@@ -129,29 +129,35 @@ impl TypedTool for GrepTool {
         }
     }
     async fn call(&self, input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let req = request(&input, ctx);
-        let page = Page {
-            offset: input.offset.unwrap_or(0),
-            limit: input.head_limit,
-        };
-        let cancel = ctx.cancel.clone();
-        let text = tokio::task::spawn_blocking(move || {
-            grep_search::search(&req, &cancel).map(|hits| {
-                let mut text = render(&req, hits, page);
-                if let Some(note) = req.secrets.as_ref().and_then(|s| s.note()) {
-                    text.push('\n');
-                    text.push_str(&note);
-                }
-                text
-            })
-        })
-        .await
-        .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        Ok(ToolOutput::text(text))
+        let root = search_root(&input, ctx);
+        ctx.with_dry_run_note(&root, grep(input, ctx).await)
     }
+}
+
+/// Runs the search `input` asks for and renders its page of hits.
+async fn grep(input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let req = request(&input, ctx);
+    let page = Page {
+        offset: input.offset.unwrap_or(0),
+        limit: input.head_limit,
+    };
+    let cancel = ctx.cancel.clone();
+    let text = tokio::task::spawn_blocking(move || {
+        grep_search::search(&req, &cancel).map(|hits| {
+            let mut text = render(&req, hits, page);
+            if let Some(note) = req.secrets.as_ref().and_then(|s| s.note()) {
+                text.push('\n');
+                text.push_str(&note);
+            }
+            text
+        })
+    })
+    .await
+    .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    Ok(ToolOutput::text(text))
 }
 
 fn search_root(input: &GrepInput, ctx: &ToolContext) -> PathBuf {

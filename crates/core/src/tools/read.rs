@@ -107,70 +107,77 @@ impl TypedTool for ReadTool {
     }
     async fn call(&self, input: ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.resolve(&input.file_path);
-        let offset = input.offset.unwrap_or(1).max(1);
-        let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
-        if let Some(text) = editor_text(ctx, &path).await {
-            let cancel = ctx.cancel.clone();
-            let shown = if text.is_empty() {
-                format!("The file {} exists but is empty (0 bytes).", path.display())
-            } else {
-                let mut reader = std::io::Cursor::new(text.as_bytes());
-                match render_window(&mut reader, offset, limit, &|| cancel.is_cancelled()) {
-                    Ok(shown) => shown,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                        return Err(ToolError::Cancelled);
-                    }
-                    Err(e) => {
-                        return Err(ToolError::failed(format!(
-                            "Could not read {}: {e}.",
-                            path.display()
-                        )));
-                    }
-                }
-            };
-            ctx.record_read(&path);
-            return Ok(ToolOutput::text(shown));
-        }
-        let inputs = ctx.values.get::<media::ModelInputs>().copied();
-        // An image the session's model cannot see: described, and said why.
-        let text_only_note = match (MediaKind::from_path(&path), inputs) {
-            (Some(kind), Some(inputs)) if kind != MediaKind::Pdf && !inputs.images => {
-                " The model in use takes no images (settings `models`: `\"vision\": false`), \
-                 so it is described, not shown."
-            }
-            _ => "",
-        };
-        // A PDF's text is readable whatever the model takes.
-        let media_inputs = match MediaKind::from_path(&path) {
-            Some(MediaKind::Pdf) => Some(inputs.unwrap_or(media::ModelInputs {
-                images: false,
-                documents: false,
-            })),
-            _ => inputs,
-        };
-        if let (Some(kind), Some(inputs)) = (MediaKind::from_path(&path), media_inputs) {
-            let read_path = path.clone();
-            let pages = input.pages.clone();
-            let shown = tokio::task::spawn_blocking(move || {
-                media_for_model(&read_path, kind, inputs, pages.as_deref())
-            })
-            .await
-            .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
-            if let Some(out) = shown {
-                ctx.record_read(&path);
-                return Ok(out);
-            }
-        }
-        let read_path = path.clone();
+        ctx.with_dry_run_note(&path, read(input, ctx).await)
+    }
+}
+
+/// Reads what `input` asks for: the editor's unsaved text, media for the
+/// model, or the file's lines.
+async fn read(input: ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let path = ctx.resolve(&input.file_path);
+    let offset = input.offset.unwrap_or(1).max(1);
+    let limit = input.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    if let Some(text) = editor_text(ctx, &path).await {
         let cancel = ctx.cancel.clone();
-        let text = tokio::task::spawn_blocking(move || {
-            read_file(&read_path, offset, limit, &|| cancel.is_cancelled())
+        let shown = if text.is_empty() {
+            format!("The file {} exists but is empty (0 bytes).", path.display())
+        } else {
+            let mut reader = std::io::Cursor::new(text.as_bytes());
+            match render_window(&mut reader, offset, limit, &|| cancel.is_cancelled()) {
+                Ok(shown) => shown,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(ToolError::Cancelled);
+                }
+                Err(e) => {
+                    return Err(ToolError::failed(format!(
+                        "Could not read {}: {e}.",
+                        path.display()
+                    )));
+                }
+            }
+        };
+        ctx.record_read(&path);
+        return Ok(ToolOutput::text(shown));
+    }
+    let inputs = ctx.values.get::<media::ModelInputs>().copied();
+    // An image the session's model cannot see: described, and said why.
+    let text_only_note = match (MediaKind::from_path(&path), inputs) {
+        (Some(kind), Some(inputs)) if kind != MediaKind::Pdf && !inputs.images => {
+            " The model in use takes no images (settings `models`: `\"vision\": false`), \
+             so it is described, not shown."
+        }
+        _ => "",
+    };
+    // A PDF's text is readable whatever the model takes.
+    let media_inputs = match MediaKind::from_path(&path) {
+        Some(MediaKind::Pdf) => Some(inputs.unwrap_or(media::ModelInputs {
+            images: false,
+            documents: false,
+        })),
+        _ => inputs,
+    };
+    if let (Some(kind), Some(inputs)) = (MediaKind::from_path(&path), media_inputs) {
+        let read_path = path.clone();
+        let pages = input.pages.clone();
+        let shown = tokio::task::spawn_blocking(move || {
+            media_for_model(&read_path, kind, inputs, pages.as_deref())
         })
         .await
         .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
-        ctx.record_read(&path);
-        Ok(ToolOutput::text(text + text_only_note))
+        if let Some(out) = shown {
+            ctx.record_read(&path);
+            return Ok(out);
+        }
     }
+    let read_path = path.clone();
+    let cancel = ctx.cancel.clone();
+    let text = tokio::task::spawn_blocking(move || {
+        read_file(&read_path, offset, limit, &|| cancel.is_cancelled())
+    })
+    .await
+    .map_err(|e| ToolError::failed(format!("the read task failed: {e}")))??;
+    ctx.record_read(&path);
+    Ok(ToolOutput::text(text + text_only_note))
 }
 
 /// The text of `path` from the user's editor (unsaved changes included),

@@ -192,6 +192,9 @@ pub(super) fn finish(
 ) -> ToolOutput {
     let after = Snapshot::take(&before.layers);
     let changes = Changes::between(&before.snapshot, &after);
+    if !one_off(ctx) {
+        ctx.dry_run.note_copy(&after);
+    }
     let root: PathBuf = ctx.project_root.clone();
     let root = root.canonicalize().unwrap_or(root);
     let note = outcome_note(&output.content);
