@@ -114,7 +114,7 @@ async fn a_dry_run_runs_under_its_process_limit() {
     // The stage set RLIMIT_NPROC (soft and hard) in the sandbox's own
     // user namespace: the kernel refuses forks past it for any user but
     // root (whose dry runs catui's watch stops at the limit instead; the
-    // CLI's dry_run tests run a fork bomb).
+    // CLI's dry_run tests start more processes than the limit).
     let (code, out) = run(&sandbox, &world, &c, "ulimit -Su; ulimit -Hu").await;
     assert_eq!((code, out.as_str()), (0, "16\n16\n"));
     // Without it, the machine's own limit.
