@@ -170,7 +170,10 @@ pub fn args(writable: &[PathBuf], hidden: &[PathBuf]) -> Vec<OsString> {
         args.push(dir.into());
         args.push(dir.into());
     }
-    for path in hidden {
+    // A store gone since the list was made (another program's temporary
+    // project, removed) has nothing left to hide, and bubblewrap could not
+    // mount over it: it would fail the command.
+    for path in hidden.iter().filter(|p| p.symlink_metadata().is_ok()) {
         if path.is_dir() {
             args.push("--tmpfs".into());
             args.push(path.into());

@@ -78,3 +78,14 @@ fn works_keeps_a_success_for_the_next_start() {
         assert!(remembered(&file, &probe_key(bwrap).unwrap()));
     }
 }
+
+#[test]
+fn a_hidden_path_gone_since_the_list_was_made_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join(".env");
+    std::fs::write(&kept, "A=1").unwrap();
+    let gone = dir.path().join("removed-project/.env");
+    let args = args(&[], &[kept.clone(), gone.clone()]);
+    assert!(args.iter().any(|a| a == kept.as_os_str()), "{args:?}");
+    assert!(!args.iter().any(|a| a == gone.as_os_str()), "{args:?}");
+}
