@@ -396,8 +396,34 @@ async function trust() {
   return facts;
 }
 
+/// The session's available commands as announced, then one custom
+/// command sent as a prompt (`/NAME args`).
+async function commands() {
+  const facts = {};
+  const updates = [];
+  const answer = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+  await withAgent(answer, updates, async (ctx) => {
+    await initialize(ctx);
+    const session = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    const announced = () => ofKind(updates, "available_commands_update");
+    await waitFor(() => announced().length > 0, "the available commands");
+    facts.commands = announced()[0].availableCommands.map((c) => ({
+      name: c.name,
+      description: c.description,
+    }));
+    const response = await ctx.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "/review the parser" }],
+    });
+    facts.stop = response.stopReason;
+    facts.said = ofKind(updates, "agent_message_chunk").map(text).join("");
+  });
+  return facts;
+}
+
 const scenarios = {
   full,
+  commands,
   missing,
   question,
   mcp,

@@ -532,3 +532,46 @@ fn once_trusted_the_folders_allow_rules_and_hooks_apply_in_the_editor() {
     assert_eq!(facts["meta"], Value::Null, "{facts}");
     assert_eq!(facts["announced"], "");
 }
+
+/// The editor is told a project's custom commands with their descriptions
+/// (a sub-folder's as `folder:name`), beside catui's own, and a prompt
+/// starting with one sends the command's prompt.
+#[test]
+#[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
+fn available_commands_announce_the_projects_custom_commands() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".catui/commands/review.md",
+        "---\ndescription: Review the change for bugs\n---\nReview this: $ARGUMENTS\n",
+    );
+    sb.write(
+        ".catui/commands/git/commit.md",
+        "---\ndescription: Commit the work\n---\nCommit $ARGUMENTS\n",
+    );
+    let server = MockServer::start_blocking(Script::new().turn(Turn::text("Reviewed."))).unwrap();
+    let facts = scenario(&sb, &server, "commands");
+    let commands = facts["commands"].as_array().unwrap();
+    let described = |name: &str| {
+        commands
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["description"].as_str())
+            .unwrap_or_else(|| panic!("{name} not announced: {facts}"))
+            .to_string()
+    };
+    assert!(
+        described("review").contains("Review the change for bugs"),
+        "{facts}"
+    );
+    assert!(described("git:commit").contains("Commit the work"), "{facts}");
+    // catui's own are there too.
+    described("plan");
+    assert_eq!(facts["stop"], "end_turn", "{facts}");
+    assert!(facts["said"].as_str().unwrap().contains("Reviewed."), "{facts}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "{facts}");
+    assert_eq!(
+        requests[0].last_user_typed().unwrap().trim(),
+        "Review this: the parser"
+    );
+}
