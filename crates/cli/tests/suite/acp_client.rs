@@ -563,11 +563,17 @@ fn available_commands_announce_the_projects_custom_commands() {
         described("review").contains("Review the change for bugs"),
         "{facts}"
     );
-    assert!(described("git:commit").contains("Commit the work"), "{facts}");
+    assert!(
+        described("git:commit").contains("Commit the work"),
+        "{facts}"
+    );
     // catui's own are there too.
     described("plan");
     assert_eq!(facts["stop"], "end_turn", "{facts}");
-    assert!(facts["said"].as_str().unwrap().contains("Reviewed."), "{facts}");
+    assert!(
+        facts["said"].as_str().unwrap().contains("Reviewed."),
+        "{facts}"
+    );
     let requests = server.requests();
     assert_eq!(requests.len(), 1, "{facts}");
     assert_eq!(
