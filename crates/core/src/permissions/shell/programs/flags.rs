@@ -1,23 +1,24 @@
 //! Programs whose flags decide whether they only read: `sort -o` writes,
 //! `rg --pre` runs a program, `date -s` sets the clock, a second `uniq` or
-//! `xxd` operand is an output file, `make` reads only with `-n`...
+//! `xxd` operand is an output file, `make` reads only for its version...
+//!
+//! Most are one [`FlagTable`] each (checked by the one loop in
+//! [`super::flag_table`]); the rest are rules on the whole command line
+//! (`printf -v`, `hostname`'s queries, `cargo`'s offline forms, the
+//! toolchains' version queries).
 
-use super::{Judged, ReadOnly, long_option_is, no_dynamic_options, short_cluster};
-use crate::permissions::shell::words::{Word, has_brace_expansion, has_glob};
+use super::flag_table::{Dynamic, FlagTable, Operands, ValueLetters, check_table};
+use super::{Judged, ReadOnly, no_dynamic_options};
+use crate::permissions::shell::words::Word;
 
 /// Judges the programs this module knows; anything else is not read-only.
 pub(in crate::permissions::shell) fn check(name: &str, args: &[Word]) -> Judged {
     let always = |r: Result<(), String>| r.map(|()| ReadOnly::ALWAYS);
+    if let Some(table) = TABLES.iter().find(|t| t.names.contains(&name)) {
+        return always(check_table(table, args));
+    }
     match name {
         "printf" => always(printf(args)),
-        "sort" => always(sort(args)),
-        "uniq" => always(uniq(args)),
-        "xxd" => always(xxd(args)),
-        "fd" | "fdfind" => always(fd(args)),
-        "rg" => always(rg(args)),
-        "tree" => always(tree(args)),
-        "file" => always(file(args)),
-        "date" => always(date(args)),
         "hostname" => always(hostname(args)),
         "cargo" => cargo(args),
         "make" | "gmake" => make(args),
@@ -40,208 +41,125 @@ fn printf(args: &[Word]) -> Result<(), String> {
     }
 }
 
-fn sort(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("sort", args)?;
-    let mut skip_next = false;
-    for w in args {
-        let t = w.text.as_str();
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        if t == "--" {
-            break;
-        }
-        if long_option_is(t, "output", 1) {
-            return Err("`sort -o` writes a file".into());
-        }
-        if long_option_is(t, "compress-program", 1) {
-            return Err("`sort --compress-program` runs a program".into());
-        }
-        if let Some(cluster) = short_cluster(t) {
-            for (idx, c) in cluster.char_indices() {
-                match c {
-                    'o' => return Err("`sort -o` writes a file".into()),
-                    'k' | 't' | 'S' | 'T' => {
-                        skip_next = idx + 1 == cluster.len();
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The operands of a command whose options may take a value: the words
-/// that are neither options nor option values.
-fn operands<'a>(args: &'a [Word], takes_value: &[&str]) -> Vec<&'a Word> {
-    let mut out = Vec::new();
-    let mut only_operands = false;
-    let mut skip_next = false;
-    for w in args {
-        let t = w.text.as_str();
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        if only_operands || t == "-" || !t.starts_with('-') {
-            out.push(w);
-        } else if t == "--" {
-            only_operands = true;
-        } else if takes_value.contains(&t) {
-            skip_next = true;
-        }
-    }
-    out
-}
-
-/// The one input operand of a program whose second operand is an output
-/// file (`uniq IN OUT`, `xxd IN OUT`). An operand the shell expands (a
-/// glob, braces, a variable) may become several words, the second of
-/// which would be written, so it is refused.
-fn single_input(program: &str, args: &[Word], takes_value: &[&str]) -> Result<(), String> {
-    let operands = operands(args, takes_value);
-    if let Some(w) = operands
-        .iter()
-        .find(|w| w.dynamic || has_glob(&w.text) || has_brace_expansion(&w.text))
-    {
-        return Err(format!(
-            "`{program} {}` may expand to several files, and `{program}` writes to the second",
-            w.text
-        ));
-    }
-    if operands.len() > 1 {
-        return Err(format!(
-            "`{program}` with a second file operand writes to that file"
-        ));
-    }
-    Ok(())
-}
-
-fn uniq(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("uniq", args)?;
-    let takes = [
-        "-f",
-        "-s",
-        "-w",
-        "--skip-fields",
-        "--skip-chars",
-        "--check-chars",
-    ];
-    single_input("uniq", args, &takes)
-}
-
-/// `xxd [options] [infile [outfile]]`: the second operand is written.
-fn xxd(args: &[Word]) -> Result<(), String> {
-    if let Some(w) = args.iter().find(|w| w.dynamic) {
-        return Err(format!(
-            "`xxd` gets an argument only known at run time (`{}`), which could name an output file",
-            w.text
-        ));
-    }
-    let takes = [
-        "-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek", "-name",
-    ];
-    single_input("xxd", args, &takes)
-}
-
-fn fd(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("fd", args)?;
-    for w in args {
-        let t = w.text.as_str();
-        if t == "--" {
-            break;
-        }
-        let execs = long_option_is(t, "exec", 1)
-            || long_option_is(t, "exec-batch", 1)
-            || short_cluster(t).is_some_and(|c| c.contains(['x', 'X']));
-        if execs {
-            return Err("`fd --exec` runs a command for each match".into());
-        }
-    }
-    Ok(())
-}
-
-fn rg(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("rg", args)?;
-    for w in args {
-        let t = w.text.as_str();
-        if t == "--" {
-            break;
-        }
-        if long_option_is(t, "pre", 3) {
-            return Err("`rg --pre` runs a program on every file".into());
-        }
-        if long_option_is(t, "hostname-bin", 1) {
-            return Err("`rg --hostname-bin` runs a program".into());
-        }
-    }
-    Ok(())
-}
-
-fn tree(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("tree", args)?;
-    let mut skip_next = false;
-    for w in args {
-        let t = w.text.as_str();
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        if t == "--" {
-            break;
-        }
-        if let Some(cluster) = short_cluster(t) {
-            if cluster.contains(['o', 'R']) {
-                return Err(format!("`tree {t}` writes files"));
-            }
-            skip_next = cluster.ends_with(['L', 'P', 'I', 'H', 'T']);
-        } else if long_option_is(t, "output", 1) {
-            return Err(format!("`tree {t}` writes files"));
-        } else if matches!(t, "--charset" | "--filelimit" | "--timefmt" | "--sort") {
-            skip_next = true;
-        }
-    }
-    Ok(())
-}
-
-fn file(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("file", args)?;
-    for w in args {
-        let t = w.text.as_str();
-        if t == "--" {
-            break;
-        }
-        if long_option_is(t, "compile", 1) || short_cluster(t).is_some_and(|c| c.contains('C')) {
-            return Err("`file -C` writes a compiled magic file".into());
-        }
-    }
-    Ok(())
-}
-
-fn date(args: &[Word]) -> Result<(), String> {
-    no_dynamic_options("date", args)?;
-    let mut skip_next = false;
-    for w in args {
-        let t = w.text.as_str();
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        if long_option_is(t, "set", 1) {
-            return Err("`date --set` changes the system clock".into());
-        }
-        if let Some(cluster) = short_cluster(t) {
-            if cluster.contains('s') {
-                return Err("`date -s` changes the system clock".into());
-            }
-            skip_next = matches!(cluster, "d" | "f" | "r");
-        } else if matches!(t, "--date" | "--file" | "--reference") {
-            skip_next = true;
-        } else if !t.starts_with('+') && !t.starts_with("--") {
-            return Err(format!("`date {t}` sets the system clock"));
-        }
-    }
-    Ok(())
-}
+/// The programs judged by their flags alone, one table each.
+const TABLES: &[FlagTable] = &[
+    FlagTable {
+        names: &["sort"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[
+            ("output", 1, "`sort -o` writes a file"),
+            (
+                "compress-program",
+                1,
+                "`sort --compress-program` runs a program",
+            ),
+        ],
+        refused_letters: &[('o', "`sort -o` writes a file")],
+        value_letters: ValueLetters::Getopt(&['k', 't', 'S', 'T']),
+        value_words: &[],
+        double_dash_ends_options: true,
+        operands: Operands::Any,
+    },
+    FlagTable {
+        names: &["uniq"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[],
+        refused_letters: &[],
+        value_letters: ValueLetters::None,
+        value_words: &[
+            "-f",
+            "-s",
+            "-w",
+            "--skip-fields",
+            "--skip-chars",
+            "--check-chars",
+        ],
+        double_dash_ends_options: true,
+        operands: Operands::OneInput,
+    },
+    // `xxd [options] [infile [outfile]]`: its own parser, one-dash long
+    // options, and any word only known at run time could name the output.
+    FlagTable {
+        names: &["xxd"],
+        dynamic: Dynamic::Anywhere(
+            "`xxd` gets an argument only known at run time (`{word}`), which could name an output file",
+        ),
+        refused_long: &[],
+        refused_letters: &[],
+        value_letters: ValueLetters::None,
+        value_words: &[
+            "-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek", "-name",
+        ],
+        double_dash_ends_options: true,
+        operands: Operands::OneInput,
+    },
+    FlagTable {
+        names: &["fd", "fdfind"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[
+            ("exec", 1, "`fd --exec` runs a command for each match"),
+            ("exec-batch", 1, "`fd --exec` runs a command for each match"),
+        ],
+        refused_letters: &[
+            ('x', "`fd --exec` runs a command for each match"),
+            ('X', "`fd --exec` runs a command for each match"),
+        ],
+        value_letters: ValueLetters::None,
+        value_words: &[],
+        double_dash_ends_options: true,
+        operands: Operands::Any,
+    },
+    FlagTable {
+        names: &["rg"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[
+            ("pre", 3, "`rg --pre` runs a program on every file"),
+            ("hostname-bin", 1, "`rg --hostname-bin` runs a program"),
+        ],
+        refused_letters: &[],
+        value_letters: ValueLetters::None,
+        value_words: &[],
+        double_dash_ends_options: true,
+        operands: Operands::Any,
+    },
+    // tree's own parser takes a value letter's value from the next word.
+    FlagTable {
+        names: &["tree"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[("output", 1, "`tree {word}` writes files")],
+        refused_letters: &[
+            ('o', "`tree {word}` writes files"),
+            ('R', "`tree {word}` writes files"),
+        ],
+        value_letters: ValueLetters::Last(&['L', 'P', 'I', 'H', 'T']),
+        value_words: &["--charset", "--filelimit", "--timefmt", "--sort"],
+        double_dash_ends_options: true,
+        operands: Operands::Any,
+    },
+    FlagTable {
+        names: &["file"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[("compile", 1, "`file -C` writes a compiled magic file")],
+        refused_letters: &[('C', "`file -C` writes a compiled magic file")],
+        value_letters: ValueLetters::None,
+        value_words: &[],
+        double_dash_ends_options: true,
+        operands: Operands::Any,
+    },
+    // Any operand but `+FORMAT` sets the clock. Stricter than date itself:
+    // only a lone `-d` takes a value, and words after `--` are still
+    // judged as options.
+    FlagTable {
+        names: &["date"],
+        dynamic: Dynamic::BeforeDoubleDash,
+        refused_long: &[("set", 1, "`date --set` changes the system clock")],
+        refused_letters: &[('s', "`date -s` changes the system clock")],
+        value_letters: ValueLetters::None,
+        value_words: &["-d", "-f", "-r", "--date", "--file", "--reference"],
+        double_dash_ends_options: false,
+        operands: Operands::StartingWith('+', "`date {word}` sets the system clock"),
+    },
+];
 
 fn hostname(args: &[Word]) -> Result<(), String> {
     const QUERIES: &[&str] = &[
@@ -370,6 +288,25 @@ mod unit {
         assert!(run(&["uniq", "--", "src/*.txt"]).is_err());
         assert!(run(&["uniq", "-c", "a{,b}"]).is_err());
         assert!(run(&["xxd", "-c", "8", "a?"]).is_err());
+    }
+
+    #[test]
+    fn each_table_parses_values_its_programs_way() {
+        // getopt: the value letter ends the cluster, what follows is its value.
+        assert!(run(&["sort", "-ko", "1"]).is_ok());
+        assert!(run(&["sort", "-ok", "1"]).is_err());
+        assert!(run(&["sort", "-k", "-o"]).is_ok());
+        assert!(run(&["sort", "--", "-o"]).is_ok());
+        // tree judges every letter; a trailing value letter takes the next word.
+        assert!(run(&["tree", "-Lo", "2"]).is_err());
+        assert!(run(&["tree", "-aL", "2", "src"]).is_ok());
+        assert!(run(&["tree", "--sort", "name", "-R"]).is_err());
+        // date: only `+FORMAT` operands, only a lone `-d` takes a value,
+        // and `--` does not end its options.
+        assert!(run(&["date", "-d", "yesterday", "+%s"]).is_ok());
+        assert!(run(&["date", "-ud", "yesterday"]).is_err());
+        assert!(run(&["date", "--", "--set=x"]).is_err());
+        assert!(run(&["date", "-"]).is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! which is not read-only.
 
 mod awk;
+mod flag_table;
 mod flags;
 mod git;
 mod perl;
