@@ -467,6 +467,10 @@ pub enum PlansAction {
         /// the approval dispatches it); default `acceptEdits`.
         #[arg(long, value_name = "MODE", default_value = "acceptEdits")]
         permission_mode: String,
+        /// Say what was started as one JSON object (slug, branch,
+        /// worktree, log, events, message).
+        #[arg(long)]
+        json: bool,
     },
     /// Move this project's plans from your plans directory into the
     /// project (its history in the transcripts follows them).

@@ -78,3 +78,53 @@ pub struct TaskProgress {
     /// The tool it just started.
     pub last_tool_name: Option<String>,
 }
+
+/// The `subagent_type` of a plan handed to a background agent in a git
+/// worktree (`catui plans dispatch`; the approval's fifth choice); its
+/// `task_type` is [`LOCAL_AGENT`], as for any agent on this machine.
+pub const DISPATCHED_PLAN: &str = "dispatched-plan";
+
+/// What `catui plans dispatch SLUG --json` prints when it has started the
+/// background agent: where it works and where it reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DispatchStarted {
+    pub slug: String,
+    pub branch: String,
+    pub worktree: String,
+    /// The agent's words and the summary, for people.
+    pub log: String,
+    /// [`DispatchEvent`] lines, for the session that dispatched it.
+    pub events: String,
+    /// The same in a sentence.
+    pub message: String,
+}
+
+/// One line of a dispatched plan's events file: the background half of
+/// `catui plans dispatch` writes them as its agent works, and the session
+/// that dispatched the plan follows them (its `task_progress` and
+/// `task_notification` lines). The agent is another process: a file
+/// outlives both, so either may end first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum DispatchEvent {
+    /// The background half runs; `pid` leads its process group (the agent
+    /// is in it), which is what stopping the task ends.
+    Started { pid: u32 },
+    /// The agent started a tool call, or its todo list changed.
+    Progress {
+        usage: TaskUsage,
+        last_tool_name: Option<String>,
+        todos_done: usize,
+        todos_total: usize,
+    },
+    /// The agent ended and its work is committed on the branch.
+    Ended {
+        status: TaskStatus,
+        /// One line: how it went and the command to review it.
+        headline: String,
+        /// Steps, verification, branch, diff stat, review and merge
+        /// commands.
+        summary: String,
+        usage: TaskUsage,
+    },
+}

@@ -261,6 +261,11 @@ impl StreamJson {
                     uuid: new_uuid(),
                 })
             }
+            EngineEvent::TaskProgress(task) => system(SystemEvent::TaskProgress {
+                task,
+                session_id,
+                uuid: new_uuid(),
+            }),
             EngineEvent::TaskEnded(task) => {
                 self.tasks.ended(&task);
                 system(SystemEvent::TaskNotification {

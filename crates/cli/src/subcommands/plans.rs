@@ -37,6 +37,7 @@ pub fn run(
             wait,
             in_worktree,
             permission_mode,
+            json,
         }) => super::plans_dispatch::dispatch(
             project,
             slug,
@@ -44,6 +45,7 @@ pub fn run(
                 wait: *wait,
                 in_worktree: in_worktree.as_deref(),
                 mode: permission_mode,
+                json: *json,
             },
             out,
         ),

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use catui_core::session::plan_library::{self, Dispatch, MarkKind};
+use catui_protocol::task::{DispatchEvent, DispatchStarted, TaskStatus, TaskUsage};
 use serde_json::Value;
 
 use super::plan_name;
@@ -34,6 +35,8 @@ pub struct Launch<'a> {
     pub wait: bool,
     pub in_worktree: Option<&'a Path>,
     pub mode: &'a str,
+    /// Say what was started as one JSON object (`DispatchStarted`).
+    pub json: bool,
 }
 
 pub fn dispatch(
@@ -46,6 +49,7 @@ pub fn dispatch(
         wait,
         in_worktree,
         mode,
+        json,
     } = how;
     // A plan is carried out, not planned again: plan mode is no mode for
     // the agent.
@@ -91,7 +95,7 @@ pub fn dispatch(
         None => make_worktree(project, &top, &name, &branch)?,
     };
     if !wait {
-        return launch(project, &name, &worktree, &branch, mode, out);
+        return launch(project, &name, (&worktree, &branch), mode, json, out);
     }
     run(project, &name, (&top, &base), &worktree, &branch, mode, out)
 }
@@ -153,35 +157,62 @@ fn make_worktree(
     Ok(dir)
 }
 
-/// Starts the background half and returns.
+/// Starts the background half and returns: in words, or (`json`) as one
+/// [`DispatchStarted`] object for the session that dispatched the plan.
 fn launch(
     project: &Project,
     name: &str,
-    worktree: &Path,
-    branch: &str,
+    (worktree, branch): (&Path, &str),
     mode: &str,
+    json: bool,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let log = worktree.with_extension("log");
+    let events = events_path(worktree);
+    // A file left by an earlier dispatch of the same plan would be read
+    // as this one's.
+    std::fs::File::create(&events)?;
     let file = std::fs::File::create(&log)?;
     let exe = std::env::current_exe()?;
-    Command::new(exe)
-        .args(["plans", "dispatch", name, "--wait", "--in-worktree"])
-        .arg(worktree)
-        .args(["--permission-mode", mode])
-        .current_dir(&project.cwd)
-        .stdin(Stdio::null())
-        .stdout(file.try_clone()?)
-        .stderr(file)
-        .spawn()?;
+    // Its own process group: a terminal's Ctrl+C does not reach it, and
+    // stopping the task ends the agent with it.
+    std::os::unix::process::CommandExt::process_group(
+        Command::new(exe)
+            .args(["plans", "dispatch", name, "--wait", "--in-worktree"])
+            .arg(worktree)
+            .args(["--permission-mode", mode])
+            .current_dir(&project.cwd)
+            .stdin(Stdio::null())
+            .stdout(file.try_clone()?)
+            .stderr(file),
+        0,
+    )
+    .spawn()?;
     mark(project, name, branch, worktree, "running");
-    writeln!(
-        out,
+    let message = format!(
         "Plan {name} handed to a background agent: worktree {}, branch {branch}.\nFollow it with `catui plans list`; its summary goes to {}.",
         worktree.display(),
         log.display()
-    )?;
+    );
+    if json {
+        let started = DispatchStarted {
+            slug: name.to_string(),
+            branch: branch.to_string(),
+            worktree: worktree.display().to_string(),
+            log: log.display().to_string(),
+            events: events.display().to_string(),
+            message,
+        };
+        writeln!(out, "{}", serde_json::to_string(&started).map_err(std::io::Error::other)?)?;
+    } else {
+        writeln!(out, "{message}")?;
+    }
     Ok(())
+}
+
+/// Where the background half writes its [`DispatchEvent`] lines.
+fn events_path(worktree: &Path) -> PathBuf {
+    worktree.with_extension("events.jsonl")
 }
 
 fn mark(project: &Project, name: &str, branch: &str, worktree: &Path, status: &str) {
@@ -199,7 +230,9 @@ fn mark(project: &Project, name: &str, branch: &str, worktree: &Path, status: &s
     }
 }
 
-/// Runs the agent in the worktree, commits its work and prints the summary.
+/// Runs the agent in the worktree, commits its work and prints the summary
+/// (also written, as [`DispatchEvent`] lines, for the session that
+/// dispatched the plan).
 fn run(
     project: &Project,
     name: &str,
@@ -210,6 +243,10 @@ fn run(
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     mark(project, name, branch, worktree, "running");
+    let mut events = Events::open(worktree);
+    events.write(&DispatchEvent::Started {
+        pid: std::process::id(),
+    });
     let exe = std::env::current_exe()?;
     let mut child = Command::new(exe)
         .args(["-p", TASK, "--plan", name, "--permission-mode", mode])
@@ -230,6 +267,7 @@ fn run(
             if v["type"] == "system" && v["subtype"] == "todos" {
                 writeln!(out, "  {}", todos_line(&v))?;
             }
+            events.follow(&v);
             if v["type"] == "result" {
                 result = Some(v);
             }
@@ -246,26 +284,37 @@ fn run(
         if ok { "done" } else { "failed" },
     );
     let report = result.as_ref().map(|r| &r["plan_report"]);
-    writeln!(out, "{}", summary(name, report, ok))?;
+    let outcome = summary(name, report, ok);
+    let mut text = format!("{outcome}\n");
     if let Err(e) = committed {
-        writeln!(out, "The work was not committed: {e}")?;
+        text.push_str(&format!("The work was not committed: {e}\n"));
     }
     let stat = git(top, &["diff", "--stat", &format!("{base}...{branch}")]).unwrap_or_default();
-    writeln!(out, "Branch {branch} (worktree {}):", worktree.display())?;
-    writeln!(
-        out,
-        "{}",
+    text.push_str(&format!(
+        "Branch {branch} (worktree {}):\n{}\n",
+        worktree.display(),
         if stat.is_empty() {
             "  no changes".to_string()
         } else {
             stat
         }
-    )?;
-    writeln!(
-        out,
-        "Review: git diff {base}...{branch}\nMerge:  git merge {branch}\nThen:   git worktree remove {}",
+    ));
+    let review = format!("git diff {base}...{branch}");
+    text.push_str(&format!(
+        "Review: {review}\nMerge:  git merge {branch}\nThen:   git worktree remove {}\n",
         worktree.display()
-    )?;
+    ));
+    write!(out, "{text}")?;
+    events.write(&DispatchEvent::Ended {
+        status: if ok {
+            TaskStatus::Completed
+        } else {
+            TaskStatus::Failed
+        },
+        headline: format!("{outcome} Review: {review}"),
+        summary: text,
+        usage: events.usage,
+    });
     if ok {
         Ok(())
     } else {
@@ -275,11 +324,96 @@ fn run(
     }
 }
 
+/// The events file of a dispatch and what the agent has used so far.
+struct Events {
+    file: Option<std::fs::File>,
+    usage: TaskUsage,
+    started: std::time::Instant,
+    todos: (usize, usize),
+}
+
+impl Events {
+    /// Appends to the file `launch` made (a dispatch run with `--wait` from
+    /// the shell makes its own).
+    fn open(worktree: &Path) -> Self {
+        let path = events_path(worktree);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| tracing::warn!("could not open {}: {e}", path.display()))
+            .ok();
+        Self {
+            file,
+            usage: TaskUsage::default(),
+            started: std::time::Instant::now(),
+            todos: (0, 0),
+        }
+    }
+
+    fn write(&mut self, event: &DispatchEvent) {
+        let Some(file) = &mut self.file else { return };
+        if let Ok(line) = serde_json::to_string(event) {
+            // One write per line, so a reader never sees half of one.
+            let _ = file.write_all(format!("{line}\n").as_bytes());
+        }
+    }
+
+    fn progress(&mut self, tool: Option<String>) {
+        let event = DispatchEvent::Progress {
+            usage: self.usage,
+            last_tool_name: tool,
+            todos_done: self.todos.0,
+            todos_total: self.todos.1,
+        };
+        self.write(&event);
+    }
+
+    /// One stream-json line of the agent: its tool calls and todo lists
+    /// are progress.
+    fn follow(&mut self, v: &Value) {
+        self.usage.duration_ms = self.started.elapsed().as_millis() as u64;
+        let mut tools = Vec::new();
+        if v["type"] == "assistant" {
+            let usage = &v["message"]["usage"];
+            self.usage.total_tokens += usage["input_tokens"].as_u64().unwrap_or(0)
+                + usage["output_tokens"].as_u64().unwrap_or(0);
+            for block in v["message"]["content"].as_array().into_iter().flatten() {
+                if block["type"] == "tool_use" {
+                    tools.push(block);
+                }
+            }
+        }
+        let todos_changed = v["type"] == "system" && v["subtype"] == "todos";
+        if todos_changed {
+            self.todos = done_of(&v["todos"]);
+        }
+        for block in tools {
+            let name = block["name"].as_str().unwrap_or_default();
+            // The agent's own todo list is its progress through the steps.
+            if name == catui_protocol::tool_names::TODO_WRITE {
+                self.todos = done_of(&block["input"]["todos"]);
+            }
+            self.usage.tool_uses += 1;
+            self.progress(Some(name.to_string()));
+        }
+        if todos_changed {
+            self.progress(None);
+        }
+    }
+}
+
+/// How many of a todo list are done, of how many.
+fn done_of(todos: &Value) -> (usize, usize) {
+    let todos = todos.as_array().map(Vec::as_slice).unwrap_or_default();
+    let done = todos.iter().filter(|t| t["status"] == "completed").count();
+    (done, todos.len())
+}
+
 /// A `todos` line of the agent in words: how far it is.
 fn todos_line(v: &Value) -> String {
-    let todos = v["todos"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let done = todos.iter().filter(|t| t["status"] == "completed").count();
-    format!("progress: {done}/{} todos done", todos.len())
+    let (done, total) = done_of(&v["todos"]);
+    format!("progress: {done}/{total} todos done")
 }
 
 /// The end in words, from the agent's end report.

@@ -37,6 +37,7 @@ mod plan_answers;
 mod plan_compliance;
 mod plan_contract;
 mod plan_headless;
+mod plan_dispatch;
 mod plan_library;
 mod plan_mode;
 mod plan_mode_audit;

@@ -34,14 +34,14 @@ fn listed(sb: &Sandbox) -> Vec<Value> {
         .clone()
 }
 
-fn row(sb: &Sandbox, slug: &str) -> Value {
+pub(super) fn row(sb: &Sandbox, slug: &str) -> Value {
     listed(sb)
         .into_iter()
         .find(|p| p["slug"] == slug)
         .unwrap_or_else(|| panic!("{slug} not listed: {:?}", listed(sb)))
 }
 
-fn slug_of(path: &str) -> String {
+pub(super) fn slug_of(path: &str) -> String {
     std::path::Path::new(path)
         .file_stem()
         .unwrap()
@@ -422,7 +422,7 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
 }
 
 /// Makes `project` a git repository on `main` with one commit (a README).
-fn repo_with_one_commit(project: &std::path::Path) {
+pub(super) fn repo_with_one_commit(project: &std::path::Path) {
     git(project, &["init", "-q", "-b", "main"]);
     std::fs::write(project.join("README.md"), "todo\n").unwrap();
     git(project, &["add", "README.md"]);
@@ -440,7 +440,7 @@ fn repo_with_one_commit(project: &std::path::Path) {
     );
 }
 
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
+pub(super) fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -580,81 +580,6 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
     );
 }
 
-/// The fifth choice over stream-json: `updatedInput.dispatch: "worktree"`.
-#[test]
-fn approving_with_dispatch_hands_the_plan_to_a_background_agent() {
-    let sb = Sandbox::new();
-    sb.user_settings(r#"{"planDrift": "note"}"#);
-    let project = sb.project();
-    repo_with_one_commit(&project);
-    let worktrees = sb.config().join("worktrees");
-    let target = worktrees.clone();
-    let server = MockServer::start_blocking(
-        writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n")
-            .turn(
-                Turn::text("It runs in the background; what next?")
-                    .when(|r| {
-                        r.tool_result("x")
-                            .is_some_and(|t| t.content.contains("handed it to a background agent"))
-                    }),
-            )
-            // The background agent, in its worktree.
-            .turn(
-                Turn::respond(move |r| {
-                    let text = last_user(r);
-                    let start = text.find("Current branch: catui/").unwrap() + 22;
-                    let slug: String = text[start..].lines().next().unwrap().to_string();
-                    Turn::tool_use(
-                        "w",
-                        "Write",
-                        json!({"file_path": target.join(format!("project-{slug}")).join("flag.txt"), "content": "x\n"}),
-                    )
-                })
-                .when(|r| last_user(r).contains("continuing a plan the user already approved")),
-            )
-            .turn(Turn::tool_use(
-                "t",
-                "TodoWrite",
-                json!({"todos": [{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}]}),
-            ))
-            .turn(Turn::text("Done in the background.")),
-    )
-    .unwrap();
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
-    s.send_user("plan the flag file");
-    let ask = s.wait_type("control_request");
-    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
-    s.send(allow(
-        &ask,
-        json!({"dispatch": "worktree", "mode": "acceptEdits"}),
-    ));
-    let result = s.wait_type("result");
-    assert_eq!(result["result"], "It runs in the background; what next?");
-    assert_eq!(result["permission_mode"], "acceptEdits", "plan mode ended");
-    assert!(!project.join("flag.txt").exists());
-    // The background agent ends by itself; the library follows it.
-    let mut state = Value::Null;
-    for _ in 0..300 {
-        state = row(&sb, &slug)["dispatch"].clone();
-        if state["status"] == "done" || state["status"] == "failed" {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert_eq!(state["status"], "done", "{state}");
-    assert_eq!(
-        git(&project, &["show", &format!("catui/{slug}:flag.txt")]),
-        "x\n"
-    );
-    assert!(
-        !project.join("flag.txt").exists(),
-        "the main tree is unchanged"
-    );
-    let log = std::fs::read_to_string(worktrees.join(format!("project-{slug}.log"))).unwrap();
-    assert!(log.contains("goal met — 1/1 steps done"), "{log}");
-    s.finish();
-}
-
 #[test]
 fn approving_with_dispatch_outside_git_is_refused_and_planning_goes_on() {
     let sb = Sandbox::new();
@@ -677,89 +602,4 @@ fn approving_with_dispatch_outside_git_is_refused_and_planning_goes_on() {
     assert_eq!(result["permission_mode"], "plan", "still planning");
     assert!(!sb.config().join("worktrees").exists());
     s.finish();
-}
-
-/// The background agent works in the mode chosen at approval: approved
-/// with `mode: "default"`, its edit needs a prompt nobody in a background
-/// run can answer, so it is refused and nothing is written on the branch
-/// (in `acceptEdits`, the test above, the same edit lands).
-#[test]
-fn the_background_agent_keeps_the_mode_chosen_at_approval() {
-    let sb = Sandbox::new();
-    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let project = sb.project();
-    repo_with_one_commit(&project);
-    let target = sb.config().join("worktrees");
-    let server = MockServer::start_blocking(
-        writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n")
-            .turn(Turn::text("It runs in the background.").when(|r| {
-                r.tool_result("x")
-                    .is_some_and(|t| t.content.contains("handed it to a background agent"))
-            }))
-            .turn(
-                Turn::respond(move |r| {
-                    let text = last_user(r);
-                    let start = text.find("Current branch: catui/").unwrap() + 22;
-                    let slug: String = text[start..].lines().next().unwrap().to_string();
-                    Turn::tool_use(
-                        "w",
-                        "Write",
-                        json!({"file_path": target.join(format!("project-{slug}")).join("flag.txt"), "content": "x\n"}),
-                    )
-                })
-                .when(|r| last_user(r).contains("continuing a plan the user already approved")),
-            )
-            .turn(Turn::text("Could not write it.").when(|r| r.has_tool_result("w"))),
-    )
-    .unwrap();
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
-    s.send_user("plan the flag file");
-    let ask = s.wait_type("control_request");
-    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
-    s.send(allow(
-        &ask,
-        json!({"dispatch": "worktree", "mode": "default"}),
-    ));
-    let result = s.wait_type("result");
-    assert_eq!(result["result"], "It runs in the background.");
-    let mut state = Value::Null;
-    for _ in 0..300 {
-        state = row(&sb, &slug)["dispatch"].clone();
-        if state["status"] == "done" || state["status"] == "failed" {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert!(
-        state["status"] == "done" || state["status"] == "failed",
-        "{state}"
-    );
-    let refused = server
-        .requests()
-        .iter()
-        .filter_map(|r| r.tool_result("w"))
-        .map(|t| t.content)
-        .next()
-        .expect("the background agent's Write ran or was refused");
-    assert!(
-        refused.contains("nobody can answer permission prompts"),
-        "{refused}"
-    );
-    git(&project, &["rev-parse", &format!("catui/{slug}")]);
-    let shown = std::process::Command::new("git")
-        .arg("-C")
-        .arg(&project)
-        .args(["show", &format!("catui/{slug}:flag.txt")])
-        .output()
-        .unwrap();
-    assert!(!shown.status.success(), "nothing was written on the branch");
-    s.finish();
-    // Plan mode is no mode for carrying a plan out.
-    let out = sb
-        .bare()
-        .args(["plans", "dispatch", &slug, "--permission-mode", "plan"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--permission-mode plan"));
 }

@@ -48,14 +48,24 @@ pub struct BackgroundAgents {
     ended: watch::Sender<u64>,
 }
 
+/// What a new background task is, for its `task_started` line.
+pub(super) struct TaskSpec {
+    pub subagent_type: String,
+    pub description: String,
+    pub tool_use_id: Option<String>,
+    pub task_type: &'static str,
+    pub prompt: Option<String>,
+}
+
 /// One background agent.
 pub struct AgentTask {
     /// `agent_1`, `agent_2`, … in the order they started.
     pub id: String,
     pub subagent_type: String,
     pub description: String,
-    /// The Agent call that started it.
-    pub tool_use_id: String,
+    /// The tool call that started it (the Agent call, or the
+    /// ExitPlanMode call whose approval dispatched a plan).
+    pub tool_use_id: Option<String>,
     /// Where its report is written when it ends.
     pub output_path: PathBuf,
     pub started: Instant,
@@ -74,6 +84,8 @@ struct TaskState {
     stop_requested: bool,
     /// The main conversation has been told it ended.
     reported: bool,
+    /// The one-line summary of its end when the job has its own.
+    headline: Option<String>,
     ended: Option<Instant>,
 }
 
@@ -135,28 +147,13 @@ impl BackgroundAgents {
         request: AgentRequest,
         ctx: &ToolContext,
     ) -> Arc<AgentTask> {
-        let n = self.next.fetch_add(1, Ordering::SeqCst);
-        let id = format!("agent_{n}");
-        let output_path = self.dir.join(format!("bg-{}-{id}.md", std::process::id()));
-        let task = Arc::new(AgentTask {
-            id,
+        let task = self.register(TaskSpec {
             subagent_type: request.subagent_type.clone(),
             description: request.description.clone(),
-            tool_use_id: request.parent_tool_use_id.clone(),
-            output_path,
-            started: Instant::now(),
-            cancel: CancellationToken::new(),
-            state: Mutex::new(TaskState::default()),
-        });
-        lock(&self.tasks).push(task.clone());
-        self.emit(EngineEvent::TaskStarted(TaskStart {
-            task_id: task.id.clone(),
-            tool_use_id: Some(task.tool_use_id.clone()),
-            description: task.description.clone(),
-            task_type: LOCAL_AGENT.into(),
-            subagent_type: Some(task.subagent_type.clone()),
+            tool_use_id: Some(request.parent_tool_use_id.clone()),
+            task_type: LOCAL_AGENT,
             prompt: Some(request.prompt.clone()),
-        }));
+        });
         let mut agent_ctx = ctx.clone();
         agent_ctx.cancel = task.cancel.clone();
         // It outlives the turn: if the main conversation enters plan mode
@@ -166,16 +163,53 @@ impl BackgroundAgents {
             extensions.0.push(Arc::new(MainPlanMode(main.clone())));
             agent_ctx.values.insert(extensions);
         }
-        let list = self.clone();
-        let running = task.clone();
-        tokio::spawn(async move {
-            let result = runner.0.run(request, &agent_ctx).await;
-            list.finish(&running, result);
+        self.spawn_job(task.clone(), async move {
+            runner.0.run(request, &agent_ctx).await
         });
         task
     }
 
-    fn emit(&self, event: EngineEvent) {
+    /// A new task in the list, told to the front end (`task_started`).
+    pub(super) fn register(&self, spec: TaskSpec) -> Arc<AgentTask> {
+        let n = self.next.fetch_add(1, Ordering::SeqCst);
+        let id = format!("agent_{n}");
+        let output_path = self.dir.join(format!("bg-{}-{id}.md", std::process::id()));
+        let task = Arc::new(AgentTask {
+            id,
+            subagent_type: spec.subagent_type,
+            description: spec.description,
+            tool_use_id: spec.tool_use_id,
+            output_path,
+            started: Instant::now(),
+            cancel: CancellationToken::new(),
+            state: Mutex::new(TaskState::default()),
+        });
+        lock(&self.tasks).push(task.clone());
+        self.emit(EngineEvent::TaskStarted(TaskStart {
+            task_id: task.id.clone(),
+            tool_use_id: task.tool_use_id.clone(),
+            description: task.description.clone(),
+            task_type: spec.task_type.into(),
+            subagent_type: Some(task.subagent_type.clone()),
+            prompt: spec.prompt,
+        }));
+        task
+    }
+
+    /// Runs `job` for `task` on the runtime; its end is the task's end.
+    pub(super) fn spawn_job(
+        self: &Arc<Self>,
+        task: Arc<AgentTask>,
+        job: impl std::future::Future<Output = Result<AgentReport, ToolError>> + Send + 'static,
+    ) {
+        let list = self.clone();
+        tokio::spawn(async move {
+            let result = job.await;
+            list.finish(&task, result);
+        });
+    }
+
+    pub(super) fn emit(&self, event: EngineEvent) {
         if let Some(events) = self.events.upgrade() {
             let _ = events.send(event);
         }
@@ -191,6 +225,7 @@ impl BackgroundAgents {
         if let Err(e) = write_report(&task.output_path, &text) {
             tracing::warn!("could not write {}: {e}", task.output_path.display());
         }
+        let headline = lock(&task.state).headline.take();
         let usage = TaskUsage {
             total_tokens: report
                 .as_ref()
@@ -207,19 +242,21 @@ impl BackgroundAgents {
         }
         self.emit(EngineEvent::TaskEnded(TaskEnd {
             task_id: task.id.clone(),
-            tool_use_id: Some(task.tool_use_id.clone()),
+            tool_use_id: task.tool_use_id.clone(),
             status,
             output_file: task.output_path.display().to_string(),
-            summary: format!(
-                "{} agent \"{}\" {}",
-                task.subagent_type,
-                task.description,
-                match status {
-                    TaskStatus::Completed => "completed",
-                    TaskStatus::Failed => "failed",
-                    TaskStatus::Stopped => "was stopped",
-                }
-            ),
+            summary: headline.unwrap_or_else(|| {
+                format!(
+                    "{} agent \"{}\" {}",
+                    task.subagent_type,
+                    task.description,
+                    match status {
+                        TaskStatus::Completed => "completed",
+                        TaskStatus::Failed => "failed",
+                        TaskStatus::Stopped => "was stopped",
+                    }
+                )
+            }),
             usage,
         }));
         self.ended.send_modify(|n| *n += 1);
@@ -298,6 +335,21 @@ impl BackgroundAgents {
 }
 
 impl AgentTask {
+    /// The one-line summary its end is told with (instead of the usual
+    /// "… completed").
+    pub(super) fn set_headline(&self, headline: String) {
+        lock(&self.state).headline = Some(headline);
+    }
+
+    /// Stopped on request (`stop_task`), not by the end of the session.
+    pub(super) fn stop_was_requested(&self) -> bool {
+        lock(&self.state).stop_requested
+    }
+
+    pub(super) fn cancelled(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
     pub fn is_running(&self) -> bool {
         lock(&self.state).status.is_none()
     }

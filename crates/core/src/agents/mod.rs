@@ -7,6 +7,7 @@
 pub mod background;
 pub mod catalog;
 pub mod definitions;
+pub mod dispatched;
 pub mod loader;
 pub mod runner;
 pub mod sdk;

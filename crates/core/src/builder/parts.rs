@@ -148,37 +148,49 @@ pub(super) fn plan_library_lookup(
     })
 }
 
-/// The approval's fifth choice: `catui plans dispatch SLUG` run by this
-/// very binary in the project (it makes the worktree, starts the
-/// background agent detached, and returns at once).
-pub(super) fn plan_dispatcher(cwd: PathBuf) -> crate::plan::pick_up::Dispatcher {
-    Arc::new(
-        move |slug: &str, mode: Option<catui_protocol::PermissionMode>| {
-            let exe =
-                std::env::current_exe().map_err(|e| format!("catui cannot find itself: {e}"))?;
-            let mut command = std::process::Command::new(exe);
-            command.args(["plans", "dispatch", slug]);
-            // The background agent works with the permissions chosen at
-            // approval.
-            if let Some(mode) = mode {
-                command.args(["--permission-mode", mode.as_str()]);
-            }
-            let output = command
-                .current_dir(&cwd)
-                .stdin(std::process::Stdio::null())
-                .output()
-                .map_err(|e| format!("could not run `catui plans dispatch`: {e}"))?;
-            let said = |bytes: &[u8]| {
-                let text = String::from_utf8_lossy(bytes).trim().to_string();
-                text.strip_prefix("catui: ").unwrap_or(&text).to_string()
-            };
-            if output.status.success() {
-                Ok(said(&output.stdout))
-            } else {
-                Err(said(&output.stderr))
-            }
-        },
-    )
+/// The approval's fifth choice: `catui plans dispatch SLUG --json` run by
+/// this very binary in the project (it makes the worktree, starts the
+/// background agent detached, and returns at once); the session then
+/// follows that agent as one of its background tasks.
+pub(super) fn plan_dispatcher(
+    cwd: PathBuf,
+    agents: Arc<crate::agents::BackgroundAgents>,
+) -> crate::plan::pick_up::Dispatcher {
+    Arc::new(move |request: crate::plan::pick_up::DispatchRequest<'_>| {
+        let exe = std::env::current_exe().map_err(|e| format!("catui cannot find itself: {e}"))?;
+        let mut command = std::process::Command::new(exe);
+        command.args(["plans", "dispatch", request.slug, "--json"]);
+        // The background agent works with the permissions chosen at
+        // approval.
+        if let Some(mode) = request.mode {
+            command.args(["--permission-mode", mode.as_str()]);
+        }
+        let output = command
+            .current_dir(&cwd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("could not run `catui plans dispatch`: {e}"))?;
+        let said = |bytes: &[u8]| {
+            let text = String::from_utf8_lossy(bytes).trim().to_string();
+            text.strip_prefix("catui: ").unwrap_or(&text).to_string()
+        };
+        if !output.status.success() {
+            return Err(said(&output.stderr));
+        }
+        let started: catui_protocol::task::DispatchStarted =
+            serde_json::from_slice(&output.stdout).map_err(|e| {
+                format!(
+                    "`catui plans dispatch` started the agent but said something else than expected ({e}): {}",
+                    said(&output.stdout)
+                )
+            })?;
+        let message = started.message.clone();
+        let task = agents.follow_dispatch(started, request.tool_use_id.map(str::to_string));
+        Ok(format!(
+            "{message}\nIt is background task {}: you are told when it ends, with its summary.",
+            task.id
+        ))
+    })
 }
 
 /// The session's checkpoints, told of plan approvals (through a weak

@@ -106,8 +106,6 @@ pub(super) fn plan_stage(
         resume::restore_approved_plan(r, &plan);
     }
     plan.library.set_names(b.settings.plan_names);
-    plan.library
-        .set_dispatcher(parts::plan_dispatcher(cwd.clone()));
     // A plan dispatched to a worktree is looked up in the project it
     // was approved in (`catui plans dispatch`).
     let library_project = (b.env)(crate::plan::pick_up::PLAN_ORIGIN_VAR)

@@ -247,6 +247,11 @@ pub(super) fn agents_and_teams(
         b.output_dir.clone(),
         services.events.clone(),
     ));
+    // A plan dispatched at approval runs as one of them.
+    plan.plan.library.set_dispatcher(super::parts::plan_dispatcher(
+        b.cwd().clone(),
+        background_agents.clone(),
+    ));
     (team, background_agents)
 }
 

@@ -116,6 +116,10 @@ pub enum EngineEvent {
     WorkStep(Option<catui_protocol::contract::WorkStep>),
     /// A sub-agent started in the background (`run_in_background`).
     TaskStarted(catui_protocol::task::TaskStart),
+    /// A background task that is another process (a dispatched plan's
+    /// agent) moved on; a background sub-agent's progress is read from
+    /// its own events instead.
+    TaskProgress(catui_protocol::task::TaskProgress),
     /// A background sub-agent ended (finished, failed or was stopped).
     TaskEnded(catui_protocol::task::TaskEnd),
     /// The conversation's next request waits for these to start (MCP

@@ -46,12 +46,19 @@ pub struct LibraryPlan {
 
 type Lookup = Arc<dyn Fn(&str) -> Option<LibraryPlan> + Send + Sync>;
 type SlugChanged = Arc<dyn Fn(&str) + Send + Sync>;
-/// Hands plan `slug` to a background agent working in the permission
-/// mode chosen at approval (`None`: the dispatch's default): what was
-/// started, or why not.
-pub type Dispatcher = Arc<
-    dyn Fn(&str, Option<catui_protocol::PermissionMode>) -> Result<String, String> + Send + Sync,
->;
+/// What an approval that dispatches a plan hands over.
+#[derive(Debug, Clone, Copy)]
+pub struct DispatchRequest<'a> {
+    pub slug: &'a str,
+    /// The permission mode chosen at approval (`None`: the dispatch's
+    /// default).
+    pub mode: Option<PermissionMode>,
+    /// The ExitPlanMode call approved (its background task names it).
+    pub tool_use_id: Option<&'a str>,
+}
+
+/// Hands a plan to a background agent: what was started, or why not.
+pub type Dispatcher = Arc<dyn Fn(DispatchRequest<'_>) -> Result<String, String> + Send + Sync>;
 
 /// How the plan layer reaches the library and tells the transcript about
 /// a new slug; both set by the builder.
@@ -86,16 +93,12 @@ impl LibraryHooks {
         *lock(&self.dispatcher) = Some(dispatcher);
     }
 
-    /// Hands plan `slug` to a background agent (the approval's fifth
-    /// choice), in the mode chosen at approval.
-    pub fn dispatch(
-        &self,
-        slug: &str,
-        mode: Option<catui_protocol::PermissionMode>,
-    ) -> Result<String, String> {
+    /// Hands a plan to a background agent (the approval's fifth choice),
+    /// in the mode chosen at approval.
+    pub fn dispatch(&self, request: DispatchRequest<'_>) -> Result<String, String> {
         let dispatcher = lock(&self.dispatcher).clone();
         match dispatcher {
-            Some(dispatch) => dispatch(slug, mode),
+            Some(dispatch) => dispatch(request),
             None => Err("this session cannot start background agents".to_string()),
         }
     }

@@ -111,6 +111,7 @@ fn relay(agent_id: &str, state: &TeammateState, event: EngineEvent) -> Option<En
         | EngineEvent::PlanReport(_)
         | EngineEvent::WorkStep(_)
         | EngineEvent::TaskStarted(_)
+        | EngineEvent::TaskProgress(_)
         | EngineEvent::TaskEnded(_)
         | EngineEvent::AwaitingTools { .. } => None,
     }

@@ -175,7 +175,7 @@ impl AppState {
             }
             EngineEvent::WorkStep(step) => self.work_step = step,
             // The Agent call already says it runs in the background.
-            EngineEvent::TaskStarted(_) => {}
+            EngineEvent::TaskStarted(_) | EngineEvent::TaskProgress(_) => {}
             EngineEvent::TaskEnded(task) => self.system(
                 format!(
                     "Background {} ({}); the model gets its report with the next request.",

@@ -289,7 +289,12 @@ fn hand_off(
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let slug = plan.files.slug();
-    let started = plan.library.dispatch(&slug, decision.mode).map_err(|why| {
+    let request = crate::plan::pick_up::DispatchRequest {
+        slug: &slug,
+        mode: decision.mode,
+        tool_use_id: ctx.tool_use_id.as_deref(),
+    };
+    let started = plan.library.dispatch(request).map_err(|why| {
         ToolError::failed(format!(
             "The user approved the plan to be carried out in the background, but it could not be handed to a background agent: {why}. Nothing runs in the background and you are still in plan mode: tell the user why, and do not implement the plan."
         ))
