@@ -203,7 +203,11 @@ fn launch(
             events: events.display().to_string(),
             message,
         };
-        writeln!(out, "{}", serde_json::to_string(&started).map_err(std::io::Error::other)?)?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&started).map_err(std::io::Error::other)?
+        )?;
     } else {
         writeln!(out, "{message}")?;
     }

@@ -92,7 +92,10 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
     let started = s.wait_for("task_started", |v| v["subtype"] == "task_started");
     assert_eq!(started["task_type"], "local_agent", "{started}");
     assert_eq!(started["subagent_type"], "dispatched-plan", "{started}");
-    assert_eq!(started["tool_use_id"], "x", "the approved ExitPlanMode call");
+    assert_eq!(
+        started["tool_use_id"], "x",
+        "the approved ExitPlanMode call"
+    );
     assert!(
         started["description"]
             .as_str()
@@ -145,9 +148,10 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
         "{progress:#?}"
     );
     assert!(
-        progress
-            .iter()
-            .any(|p| p["description"].as_str().unwrap().ends_with("(1/1 steps done)")),
+        progress.iter().any(|p| p["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("(1/1 steps done)")),
         "{progress:#?}"
     );
 
@@ -179,9 +183,7 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
                 r.tool_result("x")
                     .is_some_and(|t| t.content.contains("handed it to a background agent"))
             }))
-            .turn(
-                Turn::text("Noted.").when(|r| last_user(r).contains("Background agent agent_")),
-            )
+            .turn(Turn::text("Noted.").when(|r| last_user(r).contains("Background agent agent_")))
             .turn(writes_flag_in_worktree(sb.config().join("worktrees")))
             .turn(Turn::text("Could not write it.").when(|r| r.has_tool_result("w"))),
     )

@@ -23,8 +23,8 @@ use catui_protocol::task::{
     TaskUsage,
 };
 
-use super::background::{AgentTask, BackgroundAgents, TaskSpec};
 use super::AgentReport;
+use super::background::{AgentTask, BackgroundAgents, TaskSpec};
 use crate::engine::EngineEvent;
 use crate::tools::ToolError;
 

@@ -107,7 +107,10 @@ async fn the_events_file_becomes_task_lines_and_its_end_the_report() {
         other => panic!("{other:?}"),
     }
     let wake = list.take_wake_up().unwrap();
-    assert!(wake.contains("Review: git diff main...catui/tiny"), "{wake}");
+    assert!(
+        wake.contains("Review: git diff main...catui/tiny"),
+        "{wake}"
+    );
 }
 
 #[tokio::test]

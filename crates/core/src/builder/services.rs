@@ -248,10 +248,12 @@ pub(super) fn agents_and_teams(
         services.events.clone(),
     ));
     // A plan dispatched at approval runs as one of them.
-    plan.plan.library.set_dispatcher(super::parts::plan_dispatcher(
-        b.cwd().clone(),
-        background_agents.clone(),
-    ));
+    plan.plan
+        .library
+        .set_dispatcher(super::parts::plan_dispatcher(
+            b.cwd().clone(),
+            background_agents.clone(),
+        ));
     (team, background_agents)
 }
 
