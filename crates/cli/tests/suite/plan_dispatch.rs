@@ -72,7 +72,7 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
                 }),
             )
             // The background agent, in its worktree.
-            .turn(writes_flag_in_worktree(worktrees.clone()))
+            .turn(writes_flag_in_worktree(worktrees))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
