@@ -21,7 +21,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::Access;
 use super::paths;
-use super::shell::SimpleCommand;
+use super::shell::{SimpleCommand, plain_command_words};
 
 /// One rule: a tool name and an optional specifier.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -237,11 +237,15 @@ fn balanced(s: &str) -> bool {
     depth == 0
 }
 
-/// What a Bash specifier asks for.
+/// What a Bash specifier asks for. Its words are split by the shell
+/// analysis's own lexer, so they compare with the commands' words.
 enum CommandPattern {
     Any,
     Exact(Vec<String>),
     Prefix(Vec<String>),
+    /// Not one plain command (`a && b`, `FOO=1 make`, `ls > out`, an
+    /// unbalanced quote): no single command's words are that.
+    Nothing,
 }
 
 impl CommandPattern {
@@ -252,9 +256,13 @@ impl CommandPattern {
         let prefix = spec.strip_suffix(":*").or_else(|| spec.strip_suffix(" *"));
         match prefix {
             Some(p) if p.trim().is_empty() => CommandPattern::Any,
-            Some(p) => CommandPattern::Prefix(words(p)),
+            Some(p) => {
+                plain_command_words(p).map_or(CommandPattern::Nothing, CommandPattern::Prefix)
+            }
             None if spec.is_empty() || spec == "*" => CommandPattern::Any,
-            None => CommandPattern::Exact(words(spec)),
+            None => {
+                plain_command_words(spec).map_or(CommandPattern::Nothing, CommandPattern::Exact)
+            }
         }
     }
 
@@ -263,53 +271,9 @@ impl CommandPattern {
             CommandPattern::Any => true,
             CommandPattern::Exact(w) => argv == w.as_slice(),
             CommandPattern::Prefix(w) => argv.len() >= w.len() && argv[..w.len()] == w[..],
+            CommandPattern::Nothing => false,
         }
     }
-}
-
-/// Splits a specifier into words the way a shell would for plain text:
-/// whitespace separates, single and double quotes group.
-fn words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                if let Some(next) = chars.next() {
-                    current.push(next);
-                }
-            }
-            (Some(_), c) => current.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '\\') => {
-                if let Some(next) = chars.next() {
-                    current.push(next);
-                }
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                current.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        out.push(current);
-    }
-    out
 }
 
 /// Compiles a gitignore-style path specifier into a matcher of absolute

@@ -107,6 +107,31 @@ fn quoted_specifier_words() {
 }
 
 #[test]
+fn specifier_words_are_split_like_the_commands_they_match() {
+    // Each rule's words are the analysis's words for the same text, so a
+    // rule written as the command it allows matches that command.
+    for text in [
+        "git diff $(git rev-parse HEAD)",
+        "echo \"$HOME\"",
+        "diff <(sort a) <(sort b)",
+        "echo \"a\\b\"",
+        "ls;",
+    ] {
+        let analysed = crate::permissions::shell::analyze(text);
+        let r = rule(&format!("Bash({text})"));
+        assert!(r.matches_command(&analysed.commands[0], false), "{text}");
+    }
+    // Not one plain command: no command's words are the rule's.
+    for text in ["a && b", "FOO=1 make", "ls > out", "echo \"x"] {
+        let r = rule(&format!("Bash({text})"));
+        for c in crate::permissions::shell::analyze(text).commands {
+            assert!(!r.matches_command(&c, false), "{text}");
+        }
+        assert!(!r.matches_command(&cmd(text), false), "{text}");
+    }
+}
+
+#[test]
 fn lenient_matching_sees_through_wrappers() {
     let deny = rule("Bash(rm:*)");
     for text in [

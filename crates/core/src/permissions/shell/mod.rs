@@ -30,6 +30,7 @@ mod redirects;
 mod statements;
 mod words;
 
+pub(in crate::permissions) use parse::plain_command_words;
 pub(in crate::permissions) use programs::wrapped_command;
 
 #[cfg(test)]

@@ -59,6 +59,37 @@ fn parse(src: &str) -> Result<tree_sitter::Tree, String> {
     })
 }
 
+/// The words of `src` when it is exactly one plain command (no prefix
+/// assignment, redirection, operator or comment, and nothing the grammar
+/// cannot parse), split and unquoted the way [`walk`] does for the
+/// commands it finds: a permission rule's `Bash(...)` words, compared with
+/// those of the commands a line runs.
+pub(in crate::permissions) fn plain_command_words(src: &str) -> Option<Vec<String>> {
+    let tree = parse(src).ok()?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return None;
+    }
+    let [command] = named_children(root)[..] else {
+        return None;
+    };
+    if command.kind() != "command" {
+        return None;
+    }
+    let mut words = Vec::new();
+    for (field, child) in fields(command) {
+        let word = match (field, named_children(child).as_slice()) {
+            (Some("name"), [only]) => words::word(*only, src.as_bytes()),
+            (Some("name" | "argument"), _) => words::word(child, src.as_bytes()),
+            // An assignment or a redirection: not plain words.
+            _ if child.is_named() => return None,
+            _ => continue,
+        };
+        words.push(word.text);
+    }
+    Some(words)
+}
+
 /// Parses `src` and collects its commands and problems.
 pub(super) fn walk(src: &str) -> Outcome {
     let tree = match parse(src) {
