@@ -21,6 +21,7 @@ mod sdk_flags;
 mod setup;
 mod signals;
 mod subcommands;
+mod telemetry;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;

@@ -49,6 +49,9 @@ pub struct Session {
     /// The sub-agents running in the background (`stop_task`, waiting
     /// for them before a headless run ends).
     pub background_agents: Arc<catui_core::agents::BackgroundAgents>,
+    /// OpenTelemetry export (`CATUI_ENABLE_TELEMETRY=1`), finished when the
+    /// session ends.
+    pub telemetry: Option<crate::telemetry::Telemetry>,
     /// Options a stream-json client may still set (`initialize`).
     pub late: catui_core::builder::LateSetup,
     /// The session's link to the broker, when one is configured.
@@ -255,6 +258,18 @@ pub async fn build(args: &Args, tui: bool) -> Result<Session, String> {
         ),
         None => session.events,
     };
+    let plan_file = session.engine.plan_file();
+    let (events, telemetry) = crate::telemetry::attach(
+        crate::telemetry::from_env(|name| std::env::var(name).ok()),
+        crate::telemetry::SessionFacts {
+            session_id: &session.info.session_id,
+            model: &session.info.model,
+            mode: session.engine.permission_mode(),
+            plan_file: plan_file.as_deref(),
+            full_screen: tui,
+        },
+        events,
+    );
     Ok(Session {
         engine: session.engine,
         events,
@@ -272,6 +287,7 @@ pub async fn build(args: &Args, tui: bool) -> Result<Session, String> {
         background_agents: session.background_agents,
         late: session.late,
         broker,
+        telemetry,
     })
 }
 
@@ -294,6 +310,7 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
         background_agents,
         late,
         broker,
+        telemetry,
         ..
     } = session;
     let background = headless::Background {
@@ -421,6 +438,9 @@ pub async fn run_headless(args: &Args, session: Session, first_input: Option<Str
     catui_core::tools::bash::groups::kill_all();
     // The engine is gone, so the event channel closes and the printer drains.
     let _ = printer.await;
+    if let Some(telemetry) = telemetry {
+        telemetry.finish().await;
+    }
     code
 }
 
@@ -440,6 +460,7 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
             background,
             background_agents,
             broker,
+            telemetry,
             ..
         } = session;
         let Some(approvals) = approvals else {
@@ -467,6 +488,9 @@ pub async fn run_tui(args: &mut Args, mut session: Session) -> u8 {
         background_agents
             .stop_all(std::time::Duration::from_secs(5))
             .await;
+        if let Some(telemetry) = telemetry {
+            telemetry.finish().await;
+        }
         if let Some(broker) = &broker {
             broker
                 .finish(match exit {

@@ -67,6 +67,7 @@ mod shell_corpus;
 mod skills;
 mod team_plan_routing;
 mod teams;
+mod telemetry;
 mod terminal_output;
 mod trust_binds_content;
 mod tui_approval_dialog;
