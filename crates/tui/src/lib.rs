@@ -24,6 +24,7 @@ mod browser_review;
 mod contract_view;
 pub mod dialogs;
 mod diff;
+mod file_picker;
 pub mod help;
 mod highlight;
 mod inline;

@@ -518,6 +518,7 @@ fn upper_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
             rows.push(Line::default());
         } else {
             rows.extend(palette_rows(state, width));
+            rows.extend(state.files.rows(width));
         }
     }
     rows

@@ -875,6 +875,10 @@ async fn event_loop(
                 if rt.state.expire_hints(Instant::now()) {
                     dirty = true;
                 }
+                // The walk behind the `@` picker adds paths as it goes.
+                if rt.state.files.is_open() && rt.state.files.update(&rt.state.input) {
+                    dirty = true;
+                }
                 rt.drop_abandoned_prompts();
                 if let Some(m) = manager.as_deref()
                     && frames.is_multiple_of(TEAM_POLL_FRAMES)

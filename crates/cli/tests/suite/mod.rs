@@ -79,6 +79,7 @@ mod tui_e2e;
 mod tui_hangup;
 mod tui_image;
 mod tui_keys;
+mod tui_mentions;
 mod tui_plan_contract;
 mod tui_plan_e2e;
 mod tui_plan_third;

@@ -358,6 +358,17 @@ impl AppState {
     }
 
     fn input_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        // The `@` picker's keys come first while it shows; every other
+        // key may change the `@` word it follows.
+        if self.files.key(key, &mut self.input) {
+            return Vec::new();
+        }
+        let actions = self.edit_key(key);
+        self.files.update(&self.input);
+        actions
+    }
+
+    fn edit_key(&mut self, key: KeyEvent) -> Vec<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let palette = self.palette();
         let palette_open = !palette.is_empty();

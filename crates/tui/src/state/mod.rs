@@ -157,6 +157,8 @@ pub struct AppState {
     pub input: InputBox,
     pub palette_selected: usize,
     pub palette_dismissed: bool,
+    /// The `@` file picker over the project's files.
+    pub files: crate::file_picker::FilePicker,
     /// The prompt being answered, and those waiting behind it.
     pub dialog: Option<Dialog>,
     pub queued: VecDeque<Dialog>,
@@ -226,6 +228,7 @@ pub const ESC_ESC_WINDOW: Duration = Duration::from_millis(800);
 
 impl AppState {
     pub fn new(info: SessionInfo, mode: PermissionMode) -> Self {
+        let files = crate::file_picker::FilePicker::new(&info.cwd);
         let mut transcript = Transcript::default();
         transcript.push(EntryKind::System {
             text: format!(
@@ -249,6 +252,7 @@ impl AppState {
             input: InputBox::new(),
             palette_selected: 0,
             palette_dismissed: false,
+            files,
             dialog: None,
             queued: VecDeque::new(),
             teammates: Vec::new(),
