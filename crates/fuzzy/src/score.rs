@@ -102,8 +102,8 @@ fn window_score(path: &str, lower: &[u8], from: usize, query: &[u8]) -> Option<i
     let mut total = 0;
     let mut prev: Option<usize> = None;
     let mut qi = 0;
-    for i in start..=end {
-        if qi == query.len() || hay[i] != query[qi] {
+    for (i, &b) in hay.iter().enumerate().take(end + 1).skip(start) {
+        if qi == query.len() || b != query[qi] {
             continue;
         }
         let at = from + i;
