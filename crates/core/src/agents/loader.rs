@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::definitions::{AgentDefinition, ModelChoice, tools_read_only, valid_agent_name};
-use crate::file_gate::FileGate;
+use crate::file_gate::{FileGate, GateRefusal};
 use crate::permissions::secrets::SecretStores;
 
 /// The largest agent file read: a system prompt, not a data dump (and a
@@ -105,13 +105,25 @@ pub fn load_agents(sources: &AgentSources<'_>) -> LoadedAgents {
     loaded
 }
 
+/// Why an agent file could not be read or used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadAgentError {
+    /// The file gate refused the file, or it could not be read.
+    #[error(transparent)]
+    Read(#[from] GateRefusal),
+    /// The file was read but does not define an agent.
+    #[error(transparent)]
+    Parse(#[from] AgentFileError),
+}
+
 /// Reads (through `gate`) and parses one agent file: its text and what it
 /// defines.
-pub fn read_agent(path: &Path, gate: &FileGate) -> Result<(String, AgentDefinition), String> {
-    let text = gate
-        .read_text(path, MAX_AGENT_FILE_BYTES)
-        .map_err(|e| e.to_string())?;
-    let def = parse_agent(&text, path).map_err(|e| e.to_string())?;
+pub fn read_agent(
+    path: &Path,
+    gate: &FileGate,
+) -> Result<(String, AgentDefinition), ReadAgentError> {
+    let text = gate.read_text(path, MAX_AGENT_FILE_BYTES)?;
+    let def = parse_agent(&text, path)?;
     Ok((text, def))
 }
 
@@ -228,6 +240,23 @@ fn unquote(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_errors_say_whether_the_file_or_its_text_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let gate = FileGate::new([dir.path().to_path_buf()], SecretStores::default());
+        let missing = read_agent(&dir.path().join("none.md"), &gate).unwrap_err();
+        assert!(matches!(missing, ReadAgentError::Read(_)), "{missing}");
+        let bare = dir.path().join("bare.md");
+        std::fs::write(&bare, "no front matter").unwrap();
+        let bad = read_agent(&bare, &gate).unwrap_err();
+        assert!(
+            matches!(bad, ReadAgentError::Parse(AgentFileError::NoFrontMatter)),
+            "{bad}"
+        );
+        // The message is the inner error's, as the loader's warning shows it.
+        assert_eq!(bad.to_string(), AgentFileError::NoFrontMatter.to_string());
+    }
 
     #[test]
     fn parses_inline_and_block_tool_lists() {

@@ -66,6 +66,9 @@ pub enum BuildError {
     /// The transcript to resume or fork.
     #[error("{0}")]
     Resume(String),
+    /// `--session-id` is not a UUID, or is given with a resume.
+    #[error("{0}")]
+    SessionId(#[from] resume::SessionIdError),
     /// The session is open in another process, or its id is taken.
     #[error("{0}")]
     Session(String),

@@ -36,16 +36,28 @@ pub fn requested(
     Ok(Some(resumed))
 }
 
+/// Why `--session-id` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionIdError {
+    #[error("--session-id must be a UUID, got '{0}'")]
+    NotAUuid(String),
+    /// A resumed session keeps its id; only a fork takes a new one.
+    #[error(
+        "--session-id cannot be combined with --resume/--continue (use --fork-session for a new id)"
+    )]
+    WithResume,
+}
+
 /// The session id to use: the resumed one, or a new one for a fork.
 pub fn session_id(
     requested_id: Option<&str>,
     fork: bool,
     resumed: Option<&ResumedSession>,
-) -> Result<String, String> {
+) -> Result<String, SessionIdError> {
     let explicit = match requested_id {
         Some(id) => Some(
             uuid::Uuid::parse_str(id)
-                .map_err(|_| format!("--session-id must be a UUID, got '{id}'"))?
+                .map_err(|_| SessionIdError::NotAUuid(id.to_string()))?
                 .to_string(),
         ),
         None => None,
@@ -53,7 +65,7 @@ pub fn session_id(
     match resumed {
         Some(r) if !fork => {
             if explicit.is_some() {
-                return Err("--session-id cannot be combined with --resume/--continue (use --fork-session for a new id)".into());
+                return Err(SessionIdError::WithResume);
             }
             Ok(r.session_id.clone())
         }
@@ -276,8 +288,7 @@ pub fn resume_stage(config: &super::SessionConfig) -> Result<Started, super::Bui
         config.session_id.as_deref(),
         config.resume.fork,
         resumed.as_ref(),
-    )
-    .map_err(super::BuildError::Resume)?;
+    )?;
     // Without a transcript there is nothing to keep to one writer.
     let session_lock = if config.persist_session {
         lock_session(
@@ -297,4 +308,19 @@ pub fn resume_stage(config: &super::SessionConfig) -> Result<Started, super::Bui
         session_lock,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_id_errors_name_what_to_change() {
+        assert_eq!(
+            session_id(Some("nope"), false, None),
+            Err(SessionIdError::NotAUuid("nope".into()))
+        );
+        let id = "5f0c6a52-3c43-4bd4-9d5e-2f1f3e0d8a11";
+        assert_eq!(session_id(Some(id), false, None).as_deref(), Ok(id));
+    }
 }

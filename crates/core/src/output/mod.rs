@@ -122,13 +122,26 @@ impl boon::UrlLoader for NoLoader {
     }
 }
 
+/// Why a value was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValidationError {
+    /// The schema itself is unusable: no value would be accepted.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// The value does not match: what does not, one line each.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
 /// Whether `value` matches `schema`; the error lists what does not.
-pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
-    let (schemas, index) = compile(schema).map_err(|e| e.to_string())?;
+pub fn validate(schema: &Value, value: &Value) -> Result<(), ValidationError> {
+    let (schemas, index) = compile(schema)?;
     if !schemas.contains(index) {
-        return Err("the schema could not be compiled".into());
+        return Err(SchemaError::Invalid("the schema could not be compiled".into()).into());
     }
-    schemas.validate(value, index).map_err(|e| e.to_string())
+    schemas
+        .validate(value, index)
+        .map_err(|e| ValidationError::Mismatch(e.to_string()))
 }
 
 impl EngineExtension for OutputFormat {
@@ -151,6 +164,7 @@ impl EngineExtension for OutputFormat {
                 }),
             },
             Err(why) => {
+                let why = why.to_string();
                 let attempts = {
                     let mut state = lock(&self.0);
                     state.failed_attempts += 1;
