@@ -262,6 +262,7 @@ pub const PLAN_ACCEPT_EDITS: &str = "plan_accept_edits";
 pub const PLAN_REVIEW_EDITS: &str = "plan_review_edits";
 pub const PLAN_KEEP_PLANNING: &str = "plan_keep_planning";
 pub const PLAN_PARK: &str = "plan_park";
+pub const PLAN_BACKGROUND: &str = "plan_background";
 
 /// The choices of the plan approval, as the terminal UI's dialog.
 pub fn plan_options() -> Vec<PermissionOption> {
@@ -280,6 +281,11 @@ pub fn plan_options() -> Vec<PermissionOption> {
             PLAN_KEEP_PLANNING,
             "No, keep planning",
             PermissionOptionKind::RejectOnce,
+        ),
+        PermissionOption::new(
+            PLAN_BACKGROUND,
+            "Yes, implement in the background (git worktree, branch catui/<plan>)",
+            PermissionOptionKind::AllowOnce,
         ),
         PermissionOption::new(
             PLAN_PARK,
@@ -306,6 +312,12 @@ pub fn plan_answer(
                 PLAN_ACCEPT_EDITS => ApprovalDecision::approve(Some(PermissionMode::AcceptEdits)),
                 // None: the mode from before plan mode.
                 PLAN_REVIEW_EDITS => ApprovalDecision::approve(None),
+                // A background agent in a git worktree carries it out,
+                // its edits accepted (nobody is there to approve them).
+                PLAN_BACKGROUND => ApprovalDecision {
+                    dispatch: true,
+                    ..ApprovalDecision::approve(Some(PermissionMode::AcceptEdits))
+                },
                 PLAN_PARK => ApprovalDecision::park(feedback.unwrap_or_default()),
                 PLAN_KEEP_PLANNING => ApprovalDecision::keep_planning(feedback.unwrap_or_default()),
                 other => {

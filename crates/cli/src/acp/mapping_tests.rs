@@ -148,9 +148,21 @@ fn plan_choices_map_to_modes_and_fail_closed() {
             PLAN_ACCEPT_EDITS,
             PLAN_REVIEW_EDITS,
             PLAN_KEEP_PLANNING,
+            PLAN_BACKGROUND,
             PLAN_PARK
         ]
     );
+    // The fifth choice: approved, for a background agent.
+    match plan_answer(selected(PLAN_BACKGROUND), &input, None) {
+        PermissionAnswer::Allow {
+            updated_input: Some(v),
+            ..
+        } => {
+            assert_eq!(v["dispatch"], "worktree");
+            assert_eq!(v["mode"], "acceptEdits");
+        }
+        other => panic!("{other:?}"),
+    }
 
     match plan_answer(selected(PLAN_ACCEPT_EDITS), &input, None) {
         PermissionAnswer::Allow {

@@ -191,6 +191,7 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
             "plan_accept_edits:allow_always",
             "plan_review_edits:allow_once",
             "plan_keep_planning:reject_once",
+            "plan_background:allow_once",
             "plan_park:reject_once"
         ])
     );

@@ -82,6 +82,7 @@ mod tui_keys;
 mod tui_mentions;
 mod tui_plan_contract;
 mod tui_plan_e2e;
+mod tui_plan_library;
 mod tui_plan_third;
 mod tui_resume;
 mod tui_rewind;

@@ -37,7 +37,7 @@ fn dispatch_end(sb: &Sandbox, slug: &str) -> Value {
 
 /// The background agent's Write of `flag.txt` in its worktree (whose
 /// branch its git reminder names).
-fn writes_flag_in_worktree(worktrees: std::path::PathBuf) -> Turn {
+pub(super) fn writes_flag_in_worktree(worktrees: std::path::PathBuf) -> Turn {
     Turn::respond(move |r| {
         let text = last_user(r);
         let start = text.find("Current branch: catui/").unwrap() + 22;

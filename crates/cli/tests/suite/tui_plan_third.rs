@@ -43,7 +43,7 @@ fn parking_a_plan_in_the_terminal_ui() {
     s.tmux.keys(&["Enter"]);
     s.tmux
         .wait_text("Not now: park the plan (nothing is approved)");
-    s.tmux.keys(&["5"]);
+    s.tmux.keys(&["6"]);
     let screen = s.tmux.wait_text("Plan parked, not approved");
     assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
     let reqs = s.server.requests();

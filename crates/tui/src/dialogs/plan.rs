@@ -3,7 +3,8 @@
 //! against the last rejected revision (toggled with `d`), and the choices
 //! of the approval dialog: approve with auto-accepted edits, approve with
 //! manual edits, keep planning with feedback, approve into a fresh
-//! conversation, or park the plan for later. Ctrl+G edits the plan in the
+//! conversation, approve and hand the plan to a background agent in a git
+//! worktree (the conversation goes on), or park the plan for later. Ctrl+G edits the plan in the
 //! external editor; an edited plan is what a later "Yes" approves. `s`
 //! picks the steps to carry out and `m` the model that implements
 //! ([`super::plan_steps`]); `c` comments on lines ([`super::plan_comments`]);
@@ -38,13 +39,25 @@ use catui_protocol::{PermissionMode, tool_names};
 
 pub const TITLE: &str = "Exit plan mode?";
 const FEEDBACK_LABEL: &str = "  What should change? ";
-const OPTIONS: [&str; 5] = [
+const OPTIONS: [&str; 6] = [
     "Yes, and auto-accept edits",
     "Yes, and manually approve edits",
     "No, keep planning",
     "Yes, clear the conversation and auto-accept edits",
+    "Yes, implement in the background (git worktree, branch catui/<plan>)",
     "Not now: park the plan (nothing is approved)",
 ];
+
+/// Where an approved plan is carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Approve {
+    /// In this conversation.
+    Here,
+    /// In a fresh conversation holding the plan.
+    ClearContext,
+    /// By a background agent in a git worktree.
+    Background,
+}
 
 /// The plan dialog's own keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,9 +326,10 @@ impl PlanDialog {
 
     /// Approves, continuing in `mode` (`None`: the mode that was active
     /// before plan mode), with the steps and model the user picked.
-    fn approve(&self, mode: Option<PermissionMode>, clear_context: bool) -> DialogOutcome {
+    fn approve(&self, mode: Option<PermissionMode>, how: Approve) -> DialogOutcome {
         let decision = ApprovalDecision {
-            clear_context,
+            clear_context: how == Approve::ClearContext,
+            dispatch: how == Approve::Background,
             skip_steps: self.steps.skip_steps(),
             model: self.steps.chosen_model(),
             edited_plan: self.edited.then(|| self.plan.clone()),
@@ -355,12 +369,15 @@ impl PlanDialog {
             };
         }
         match choice {
-            0 => self.approve(Some(PermissionMode::AcceptEdits), false),
-            1 => self.approve(None, false),
+            0 => self.approve(Some(PermissionMode::AcceptEdits), Approve::Here),
+            1 => self.approve(None, Approve::Here),
             // Implementation starts in a fresh conversation holding the
             // approved plan.
-            3 => self.approve(Some(PermissionMode::AcceptEdits), true),
-            4 => DialogOutcome::Answer(ApprovalDecision::park("").into_answer(&self.request.input)),
+            3 => self.approve(Some(PermissionMode::AcceptEdits), Approve::ClearContext),
+            // A background agent carries it out in a git worktree, its
+            // edits accepted (nobody is there to approve them).
+            4 => self.approve(Some(PermissionMode::AcceptEdits), Approve::Background),
+            5 => DialogOutcome::Answer(ApprovalDecision::park("").into_answer(&self.request.input)),
             _ => DialogOutcome::Pending,
         }
     }

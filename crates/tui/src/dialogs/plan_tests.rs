@@ -152,8 +152,13 @@ fn park_skipped_steps_and_the_model_are_part_of_the_answer() {
             dry_run: false,
         })
     };
-    // 5: park, nothing approved.
+    // 5: approved, handed to a background agent.
     let v = allowed_input(request("# P\n1. a\n2. b\n").handle_key(key(KeyCode::Char('5'))));
+    assert_eq!(v["dispatch"], "worktree", "{v}");
+    assert_eq!(v["mode"], "acceptEdits", "{v}");
+    assert!(v.get("park").is_none(), "{v}");
+    // 6: park, nothing approved.
+    let v = allowed_input(request("# P\n1. a\n2. b\n").handle_key(key(KeyCode::Char('6'))));
     assert_eq!(v["park"], true);
     assert!(v.get("mode").is_none(), "{v}");
 

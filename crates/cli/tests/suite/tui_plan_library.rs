@@ -1,0 +1,107 @@
+//! The plan library in the terminal UI (issue 51): the approval dialog's
+//! fifth choice, "Yes, implement in the background", hands the plan to a
+//! background agent in a git worktree while the session goes on. The real
+//! `catui` binary in a tmux pane against the testkit mock model; the
+//! background agent is a second real catui.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use catui_testkit::{Script, Turn};
+use common::tmux::*;
+use serde_json::json;
+
+use super::plan_dispatch::writes_flag_in_worktree;
+use super::plan_library::{git, repo_with_one_commit};
+
+/// A model that writes `plan` to its plan file and presents it.
+fn presents(dir: &str, plan: &'static str) -> Script {
+    let dir = dir.to_string();
+    Script::new()
+        .turn(Turn::respond(move |r| {
+            Turn::tool_use(
+                "p1",
+                "Write",
+                json!({"file_path": common::plan_path_in(r, &dir), "content": plan}),
+            )
+        }))
+        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+}
+
+/// The one plan file of the session's plans folder, by its slug.
+fn the_plan_slug(plans_dir: &str) -> String {
+    std::fs::read_dir(plans_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md"))
+        .expect("a plan file")
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
+    require_tmux();
+    let s = setup(
+        |sb, dir, _| {
+            presents(dir, "# Tiny\n\n1. Write flag.txt\n")
+                .turn(Turn::text("It runs in the background.").when(|r| {
+                    r.tool_result("x1")
+                        .is_some_and(|t| t.content.contains("handed it to a background agent"))
+                }))
+                .turn(writes_flag_in_worktree(sb.config().join("worktrees")))
+                .turn(Turn::tool_use(
+                    "t",
+                    "TodoWrite",
+                    json!({"todos": [{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}]}),
+                ).when(|r| r.has_tool_result("w")))
+                .turn(Turn::text("Done in the background.").when(|r| r.has_tool_result("t")))
+        },
+        None,
+    );
+    s.sb.user_settings(r#"{"planDrift": "note"}"#);
+    let project = s.sb.project();
+    repo_with_one_commit(&project);
+    // The background agent is a headless run: no end-of-run self-check
+    // (the mock model has no turn for it).
+    launch_with(&s, "CATUI_COMPLETION_CHECK=off ");
+    cycle_mode_to(&s.tmux, "acceptEdits");
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.type_text("plan the flag file");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Yes, implement in the background");
+    s.tmux.keys(&["5"]);
+    let screen = s.tmux.wait_text("Plan handed to a background agent");
+    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
+    s.tmux.wait_text("It runs in the background.");
+    let slug = the_plan_slug(&s.plans_dir);
+    // The background agent's end, told in the transcript.
+    let screen = s.tmux.wait_text("carried out in the background:");
+    let log = std::fs::read_to_string(
+        s.sb
+            .config()
+            .join("worktrees")
+            .join(format!("project-{slug}.log")),
+    )
+    .unwrap_or_default();
+    assert!(screen.contains(&format!("Plan {slug}")), "{screen}");
+    assert!(
+        screen.contains("goal met"),
+        "{screen}\n{log}\n{:#?}",
+        s.server
+            .requests()
+            .iter()
+            .map(common::last_user)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        git(&project, &["show", &format!("catui/{slug}:flag.txt")]),
+        "x\n"
+    );
+    assert!(!project.join("flag.txt").exists(), "the main tree is unchanged");
+    quit_and_check_terminal(&s);
+}
