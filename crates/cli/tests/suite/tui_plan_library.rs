@@ -82,8 +82,7 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
     // The background agent's end, told in the transcript.
     let screen = s.tmux.wait_text("carried out in the background:");
     let log = std::fs::read_to_string(
-        s.sb
-            .config()
+        s.sb.config()
             .join("worktrees")
             .join(format!("project-{slug}.log")),
     )
@@ -102,6 +101,9 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
         git(&project, &["show", &format!("catui/{slug}:flag.txt")]),
         "x\n"
     );
-    assert!(!project.join("flag.txt").exists(), "the main tree is unchanged");
+    assert!(
+        !project.join("flag.txt").exists(),
+        "the main tree is unchanged"
+    );
     quit_and_check_terminal(&s);
 }
