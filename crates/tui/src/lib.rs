@@ -30,6 +30,8 @@ mod highlight;
 mod inline;
 mod input;
 pub mod keymap;
+mod plans_panel;
+mod plans_runner;
 mod markdown;
 mod palette;
 mod picker;

@@ -15,6 +15,10 @@ pub const LOCAL_COMMANDS: &[(&str, &str)] = &[
     ),
     ("bashes", "background commands: status, output, stop one"),
     (
+        "plans",
+        "the project's plans: read, continue here, review, export, abandon",
+    ),
+    (
         "agents",
         "every session on the broker, on every machine: /agents [ID to resume a local one]",
     ),

@@ -566,6 +566,12 @@ pub fn review_address(state: &AppState, area: Rect) -> Option<(u16, String)> {
 fn bottom_height(state: &AppState, width: u16, screen_h: u16) -> u16 {
     if state.dialog.is_none()
         && state.rewind.is_none()
+        && let Some(panel) = &state.plans
+    {
+        return panel.desired_height(screen_h);
+    }
+    if state.dialog.is_none()
+        && state.rewind.is_none()
         && let Some(panel) = &state.bashes
     {
         return panel.desired_height(screen_h);
@@ -644,12 +650,16 @@ pub fn render_live(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<(u1
             picker.render(bottom_a, buf);
             None
         }
-        (None, None) => match &state.bashes {
-            Some(panel) => {
+        (None, None) => match (&state.plans, &state.bashes) {
+            (Some(panel), _) => {
                 panel.render(bottom_a, buf);
                 None
             }
-            None => render_input(state, bottom_a, buf),
+            (None, Some(panel)) => {
+                panel.render(bottom_a, buf);
+                None
+            }
+            (None, None) => render_input(state, bottom_a, buf),
         },
     };
     if status_a.y < area.y + area.height {

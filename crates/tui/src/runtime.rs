@@ -391,6 +391,8 @@ impl Runtime {
                     self.state.bashes = Some(panel);
                 }
                 Action::KillBackground(id) => self.kill_background(&id),
+                Action::OpenPlans => self.open_plans(),
+                Action::PlansCommand(args) => self.plans_command(&args),
                 Action::Broker(command) => match &self.broker {
                     Some(link) => crate::broker_view::start(
                         link.0.clone(),
@@ -466,6 +468,35 @@ impl Runtime {
             }
         }
         changed
+    }
+
+    /// `/plans`: the picker over the project's plan library, as `catui
+    /// plans list --json` gives it (this very binary, so the library is
+    /// read one way everywhere).
+    fn open_plans(&mut self) {
+        match crate::plans_runner::list(&self.state.info.cwd) {
+            Ok(rows) => {
+                self.state.rewind = None;
+                self.state.bashes = None;
+                self.state.plans = Some(crate::plans_panel::PlansPanel::new(rows));
+            }
+            Err(e) => self.state.system(&e, true),
+        }
+    }
+
+    /// `e` or `a` in `/plans`: `catui plans export|abandon SLUG`, its words
+    /// in the transcript; the picker shows the library as it is now.
+    fn plans_command(&mut self, args: &[String]) {
+        match crate::plans_runner::run(&self.state.info.cwd, args) {
+            Ok(text) => self.state.system(&text, false),
+            Err(e) => self.state.system(&e, true),
+        }
+        if let (Some(panel), Ok(rows)) = (
+            self.state.plans.as_mut(),
+            crate::plans_runner::list(&self.state.info.cwd),
+        ) {
+            panel.set_rows(rows);
+        }
     }
 
     /// Esc Esc or `/rewind`: the picker of the points to go back to.

@@ -1,6 +1,8 @@
 //! The plan library in the terminal UI (issue 51): the approval dialog's
 //! fifth choice, "Yes, implement in the background", hands the plan to a
-//! background agent in a git worktree while the session goes on. The real
+//! background agent in a git worktree while the session goes on; the
+//! `/plans` picker reads a plan, marks one abandoned and continues one in
+//! the session, by keyboard only. The real
 //! `catui` binary in a tmux pane against the testkit mock model; the
 //! background agent is a second real catui.
 
@@ -105,5 +107,49 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
         !project.join("flag.txt").exists(),
         "the main tree is unchanged"
     );
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn the_plans_picker_reads_abandons_and_continues_a_plan() {
+    require_tmux();
+    let s = setup(|_, _, _| Script::new(), None);
+    let plans = s.sb.config().join("plans");
+    std::fs::create_dir_all(&plans).unwrap();
+    std::fs::write(
+        plans.join("quiet-green-owl.md"),
+        "# Split the parser\n\n1. Move the lexer out\n2. Add tests\n",
+    )
+    .unwrap();
+    launch(&s);
+    s.tmux.type_text("/plans");
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_text("quiet-green-owl");
+    assert!(screen.contains("Split the parser"), "{screen}");
+    assert!(screen.contains("draft"), "{screen}");
+    // Enter reads it; Esc goes back to the list.
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("1. Move the lexer out");
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_screen("the list again", |screen| {
+        screen.contains("Enter read") && !screen.contains("1. Move the lexer out")
+    });
+    // a: abandoned, in the library and in the list.
+    s.tmux.keys(&["a"]);
+    s.tmux.wait_text("Marked quiet-green-owl abandoned");
+    s.tmux.wait_text("abandoned");
+    let listed = s
+        .sb
+        .bare()
+        .args(["plans", "list", "--json"])
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed[0]["state"], "abandoned", "{listed}");
+    // u: continued in this session (back to planning, nothing approved).
+    s.tmux.keys(&["u"]);
+    let screen = s.tmux.wait_text("Plan mode: continuing the abandoned plan quiet-green-owl");
+    assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
+    assert!(!screen.contains("Enter read"), "the picker closed: {screen}");
     quit_and_check_terminal(&s);
 }

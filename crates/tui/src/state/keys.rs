@@ -45,6 +45,10 @@ impl AppState {
         if trimmed == "/bashes" {
             return vec![Action::OpenBashes];
         }
+        // The plan library can be looked at while a turn runs.
+        if trimmed == "/plans" {
+            return vec![Action::OpenPlans];
+        }
         // The broker's views, also while a turn runs (they change nothing
         // here).
         if let Some(command) = crate::broker_view::BrokerCommand::parse(trimmed) {
@@ -280,6 +284,30 @@ impl AppState {
                 }
                 RewindOutcome::Check(request) => vec![Action::CheckRewind(request)],
                 RewindOutcome::Rewind(request) => vec![Action::Rewind(request)],
+            };
+        }
+        if let Some(panel) = self.plans.as_mut() {
+            use crate::plans_panel::PlansOutcome;
+            return match panel.handle_key(key) {
+                PlansOutcome::Pending => Vec::new(),
+                PlansOutcome::Close => {
+                    self.plans = None;
+                    Vec::new()
+                }
+                PlansOutcome::Use(slug) => {
+                    self.plans = None;
+                    self.submit(format!("/plan use {slug}"))
+                }
+                PlansOutcome::Review(path) => {
+                    self.plans = None;
+                    vec![Action::ReviewPlanFile(path)]
+                }
+                PlansOutcome::Export(slug) => {
+                    vec![Action::PlansCommand(vec!["export".into(), slug])]
+                }
+                PlansOutcome::Abandon(slug) => {
+                    vec![Action::PlansCommand(vec!["abandon".into(), slug])]
+                }
             };
         }
         if let Some(panel) = self.bashes.as_mut() {

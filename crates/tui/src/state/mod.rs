@@ -82,6 +82,10 @@ pub enum Action {
     OpenBashes,
     /// Stop this background command (from `/bashes`).
     KillBackground(String),
+    /// Open the `/plans` picker.
+    OpenPlans,
+    /// Run `catui plans ARGS` (export, abandon) for the `/plans` picker.
+    PlansCommand(Vec<String>),
     /// `/agents` or `/approvals`: ask the broker.
     Broker(crate::broker_view::BrokerCommand),
 }
@@ -215,6 +219,8 @@ pub struct AppState {
     pub esc_at: Option<Instant>,
     /// The `/bashes` panel, when open.
     pub bashes: Option<crate::bashes::BashesPanel>,
+    /// The `/plans` picker, when open.
+    pub plans: Option<crate::plans_panel::PlansPanel>,
     /// What runs in the background now (the status line's count; hidden
     /// when zero). The runtime sets it.
     pub background_running: usize,
@@ -280,6 +286,7 @@ impl AppState {
             rewind: None,
             esc_at: None,
             bashes: None,
+            plans: None,
             background_running: 0,
             work_step: None,
         }
