@@ -44,8 +44,8 @@ pub fn commands() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// Commands matching what was typed, in list order: the built-in ones,
-/// then the session's `custom` commands. Empty when the input is not a
+/// Commands matching what was typed, in list order (the one typed in full
+/// first): the built-in ones, then the session's `custom` commands. Empty when the input is not a
 /// bare command prefix (has a newline, a space, or matches none).
 pub fn matches(input: &str, custom: &[(String, String)]) -> Vec<(String, String)> {
     let Some(typed) = input.strip_prefix('/') else {
@@ -54,12 +54,16 @@ pub fn matches(input: &str, custom: &[(String, String)]) -> Vec<(String, String)
     if typed.contains(char::is_whitespace) {
         return Vec::new();
     }
-    commands()
+    let mut found: Vec<(String, String)> = commands()
         .into_iter()
         .map(|(name, help)| (name.to_string(), help.to_string()))
         .chain(custom.iter().cloned())
         .filter(|(name, _)| name.starts_with(typed))
-        .collect()
+        .collect();
+    // A command typed in full is the one Enter runs (`/plan`, not the
+    // `/plans` listed before it).
+    found.sort_by_key(|(name, _)| name != typed);
+    found
 }
 
 /// The part of the list to show: `max` rows that keep `selected` in view.
@@ -90,7 +94,8 @@ mod tests {
             );
         }
         assert_eq!(all.iter().filter(|n| **n == "help").count(), 1);
-        assert_eq!(names("/pl"), ["plan"]);
+        assert_eq!(names("/pl"), ["plans", "plan"]);
+        assert_eq!(names("/plan"), ["plan", "plans"]);
         assert_eq!(names("/e"), ["exit"]);
         assert_eq!(names("/ba"), ["bashes"]);
         for name in ["mcp", "model", "resume"] {

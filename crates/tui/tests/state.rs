@@ -90,9 +90,10 @@ fn slash_palette_completes_and_runs() {
     );
     let mut s = state();
     type_text(&mut s, "/pl");
-    assert_eq!(s.palette().len(), 1);
+    // /plans (the interface's own, first) and /plan.
+    assert_eq!(s.palette().len(), 2);
     press(&mut s, key(KeyCode::Tab));
-    assert_eq!(s.input.text(), "/plan");
+    assert_eq!(s.input.text(), "/plans");
     let mut s = state();
     type_text(&mut s, "/comp");
     assert_eq!(
