@@ -138,18 +138,22 @@ fn the_plans_picker_reads_abandons_and_continues_a_plan() {
     s.tmux.keys(&["a"]);
     s.tmux.wait_text("Marked quiet-green-owl abandoned");
     s.tmux.wait_text("abandoned");
-    let listed = s
-        .sb
-        .bare()
-        .args(["plans", "list", "--json"])
-        .output()
-        .unwrap();
+    let listed =
+        s.sb.bare()
+            .args(["plans", "list", "--json"])
+            .output()
+            .unwrap();
     let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(listed[0]["state"], "abandoned", "{listed}");
     // u: continued in this session (back to planning, nothing approved).
     s.tmux.keys(&["u"]);
-    let screen = s.tmux.wait_text("Plan mode: continuing the abandoned plan quiet-green-owl");
+    let screen = s
+        .tmux
+        .wait_text("Plan mode: continuing the abandoned plan quiet-green-owl");
     assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
-    assert!(!screen.contains("Enter read"), "the picker closed: {screen}");
+    assert!(
+        !screen.contains("Enter read"),
+        "the picker closed: {screen}"
+    );
     quit_and_check_terminal(&s);
 }
