@@ -18,6 +18,7 @@ mod demo;
 mod headless;
 mod rewind;
 mod sdk_flags;
+mod session_config;
 mod setup;
 mod signals;
 mod subcommands;
@@ -129,7 +130,7 @@ async fn run(mut args: Args) -> u8 {
                 }
             }
         }
-        match setup::ask_about_trust(&args) {
+        match session_config::ask_about_trust(&args) {
             Ok(true) => {}
             Ok(false) => {
                 eprintln!("catui: quit at the trust dialog; nothing was started");

@@ -24,13 +24,15 @@ pub fn run(args: &Args, target: &str) -> u8 {
         );
         return 2;
     }
-    let built = crate::setup::process_dirs().and_then(|(cwd, config_dir)| {
-        let mut config = crate::setup::config_from_args(args, cwd, config_dir)?;
+    let built = crate::session_config::process_dirs().and_then(|(cwd, config_dir)| {
+        let mut config = crate::session_config::config_from_args(args, cwd, config_dir)?;
         config.mcp_servers.clear();
         config.strict_mcp_config = true;
         config.checkpoints = Some(true);
         SessionBuilder::new(config)
-            .front_end(FrontEnd::unattended().with_warnings(crate::setup::stderr_warnings()))
+            .front_end(
+                FrontEnd::unattended().with_warnings(crate::session_config::stderr_warnings()),
+            )
             .build()
             .map_err(|e| e.to_string())
     });

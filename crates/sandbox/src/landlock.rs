@@ -33,22 +33,9 @@ const FS_ABI: ABI = ABI::V9;
 /// The devices a confined command may open.
 const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
 
-/// The Landlock ABI version of this kernel (0 without Landlock).
-pub fn abi_version() -> u8 {
-    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
-    // SAFETY: with a null attribute pointer, size 0 and the VERSION flag
-    // the kernel only returns the ABI version; no memory is touched.
-    #[allow(unsafe_code)]
-    let v = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<libc::c_void>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
-    u8::try_from(v).unwrap_or(0)
-}
+/// The Landlock ABI version of this kernel (0 without Landlock); probed
+/// by [`crate::layers`], which says what works on this machine.
+pub use crate::layers::landlock_abi as abi_version;
 
 /// The ruleset for `c`, as a file descriptor to pass to [`restrict`];
 /// `None` when the kernel has no Landlock.

@@ -240,10 +240,22 @@ impl Layers {
 }
 
 /// The Landlock ABI version of this kernel, 0 without Landlock.
-fn landlock_abi() -> u8 {
+pub fn landlock_abi() -> u8 {
     #[cfg(target_os = "linux")]
     {
-        crate::landlock::abi_version()
+        const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+        // SAFETY: with a null attribute pointer, size 0 and the VERSION flag
+        // the kernel only returns the ABI version; no memory is touched.
+        #[allow(unsafe_code)]
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+                LANDLOCK_CREATE_RULESET_VERSION,
+            )
+        };
+        u8::try_from(v).unwrap_or(0)
     }
     #[cfg(not(target_os = "linux"))]
     {

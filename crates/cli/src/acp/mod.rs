@@ -101,9 +101,9 @@ fn initialize_response(_request: &InitializeRequest) -> InitializeResponse {
 
 /// Serves ACP on stdin/stdout until the client closes the connection.
 pub async fn run(args: &Args) -> u8 {
-    let template = match crate::setup::process_dirs()
-        .and_then(|(cwd, config_dir)| crate::setup::config_from_args(args, cwd, config_dir))
-    {
+    let template = match crate::session_config::process_dirs().and_then(|(cwd, config_dir)| {
+        crate::session_config::config_from_args(args, cwd, config_dir)
+    }) {
         // Someone is at the editor: checkpoints, for `/rewind`.
         Ok(t) => SessionConfig {
             checkpoints_default: true,

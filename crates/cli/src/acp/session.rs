@@ -102,7 +102,7 @@ impl AcpSession {
             wiring: wiring.clone(),
         };
         let mut front_end = FrontEnd::interactive(Arc::new(approver))
-            .with_warnings(crate::setup::stderr_warnings());
+            .with_warnings(crate::session_config::stderr_warnings());
         if fs.terminal {
             // Commands the user allowed run in the editor's terminal.
             front_end = front_end.with_editor_terminal(Arc::new(super::files::AcpTerminal {

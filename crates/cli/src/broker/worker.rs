@@ -52,7 +52,7 @@ async fn serve(broker: &Broker, name: &str, project: &Path) -> Result<(), String
         Redactor::from_env(),
     );
     let config = SessionConfig {
-        trust_project: crate::setup::trust_project_from_env(),
+        trust_project: crate::session_config::trust_project_from_env(),
         sandbox_stage: std::env::current_exe().ok(),
         ..SessionConfig::new(project.to_path_buf(), catui_core::config_dir::config_dir())
     };
@@ -64,7 +64,7 @@ async fn serve(broker: &Broker, name: &str, project: &Path) -> Result<(), String
         })
         .front_end(
             FrontEnd::interactive(Arc::new(approver))
-                .with_warnings(crate::setup::stderr_warnings()),
+                .with_warnings(crate::session_config::stderr_warnings()),
         )
         .build()
         .map_err(|e| e.to_string())?;

@@ -85,7 +85,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
         let session = SessionBuilder::new(session_config)
             .front_end(
                 FrontEnd::interactive(Arc::new(approver))
-                    .with_warnings(crate::setup::stderr_warnings()),
+                    .with_warnings(crate::session_config::stderr_warnings()),
             )
             .build()
             .map_err(|e| e.to_string())?;
@@ -117,7 +117,7 @@ async fn run_inner(print: bool, dir: Option<PathBuf>) -> Result<u8, String> {
     let session = SessionBuilder::new(session_config)
         .front_end(
             FrontEnd::interactive(Arc::new(DemoApprover::new(notes.clone())))
-                .with_warnings(crate::setup::stderr_warnings()),
+                .with_warnings(crate::session_config::stderr_warnings()),
         )
         .build()
         .map_err(|e| e.to_string())?;

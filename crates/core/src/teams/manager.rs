@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use catui_protocol::{ContentBlock, PermissionMode};
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{WeakUnboundedSender, unbounded_channel};
@@ -21,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::TeamError;
 use super::forward::forward;
 use super::mailbox::is_valid_name;
+pub use super::plan_review::{PlanDecision, PlanReviewRequest, PlanReviewer};
 use super::remote::{RemoteStatus, TeammateHosts};
 use super::teammate::{INBOX_POLL, TeammateSpec, TeammateState, TeammateStatus, run_teammate};
 use super::{MailMessage, MailboxBackend, Mailboxes, TEAM_LEAD, TeamProtocol};
@@ -32,33 +32,6 @@ use crate::tools::ToolContext;
 /// Where user turns for the lead model go (the front end's input queue).
 /// Weak, so that the team never keeps a finished session's input open.
 pub type LeadInput = WeakUnboundedSender<Vec<ContentBlock>>;
-
-/// A plan approval request as shown to whoever reviews it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlanReviewRequest {
-    pub team: String,
-    pub from: String,
-    pub request_id: String,
-    pub plan_file_path: String,
-    pub plan: String,
-    /// Files this plan shares with other teammates' live plans.
-    pub conflicts: Vec<super::plan_conflicts::PlanConflict>,
-}
-
-/// The lead's answer to a plan.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlanDecision {
-    pub approved: bool,
-    pub feedback: Option<String>,
-}
-
-/// A front end that can put plan approval requests to the user (a
-/// headless client's `plan_approval` control request, a TUI dialog).
-#[async_trait]
-pub trait PlanReviewer: Send + Sync {
-    /// `None`: the front end declined; the lead model is asked instead.
-    async fn review(&self, request: PlanReviewRequest) -> Option<PlanDecision>;
-}
 
 /// What teammates are built from: the lead session's services (client,
 /// tools minus the team-management ones, approver, event stream for

@@ -25,6 +25,7 @@ pub mod mailbox;
 pub mod manager;
 pub mod plan_approval;
 pub mod plan_conflicts;
+pub mod plan_review;
 pub mod remote;
 mod slash_command;
 pub mod teammate;

@@ -12,7 +12,7 @@ use catui_protocol::tool_names;
 use serde_json::json;
 
 use super::format_agent_id;
-use super::manager::{PlanDecision, PlanReviewRequest, PlanReviewer};
+use super::plan_review::{PlanDecision, PlanReviewRequest, PlanReviewer};
 use crate::engine::{Approver, PermissionAnswer, PermissionRequest};
 
 /// Puts a teammate's plan to the person through the front end's
