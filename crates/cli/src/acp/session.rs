@@ -42,6 +42,8 @@ pub struct AcpSession {
     /// The custom commands, `(name, description)`, announced with the
     /// built-in ones as the session's available commands.
     pub commands: Vec<(String, String)>,
+    /// OpenTelemetry export, finished when the session closes.
+    telemetry: Mutex<Option<crate::telemetry::Telemetry>>,
     /// Keeps the teammates' way to the lead open (the team holds a weak end).
     _lead_tx: UnboundedSender<Vec<ContentBlock>>,
 }
@@ -128,7 +130,19 @@ impl AcpSession {
             cwd,
             shown: Default::default(),
         };
-        let updates = Updates::start(notifier.clone(), session.events);
+        let plan_file = session.engine.plan_file();
+        let (events, telemetry) = crate::telemetry::attach(
+            crate::telemetry::from_env(|name| std::env::var(name).ok()),
+            crate::telemetry::SessionFacts {
+                session_id: &session.info.session_id,
+                model: &session.info.model,
+                mode: session.engine.permission_mode(),
+                plan_file: plan_file.as_deref(),
+                full_screen: false,
+            },
+            session.events,
+        );
+        let updates = Updates::start(notifier.clone(), events);
         let _ = wiring.set(Wiring {
             notifier: notifier.clone(),
             updates: updates.clone(),
@@ -151,6 +165,7 @@ impl AcpSession {
             mcp: session.mcp,
             trust_notice: session.info.trust_notice,
             commands: session.info.commands,
+            telemetry: Mutex::new(telemetry),
             _lead_tx: lead_tx,
         });
         // No SDK application here: in-process SDK servers cannot start.
@@ -245,5 +260,9 @@ impl AcpSession {
             team.shutdown().await;
         }
         self.mcp.shutdown().await;
+        let telemetry = self.telemetry.lock().await.take();
+        if let Some(telemetry) = telemetry {
+            telemetry.finish().await;
+        }
     }
 }

@@ -36,14 +36,14 @@ fn python() -> PathBuf {
 }
 
 /// The Python receiver, ended (by its pid) when dropped.
-struct Receiver {
+pub(super) struct Receiver {
     child: Child,
     port: u16,
     out: PathBuf,
 }
 
 impl Receiver {
-    fn start(sb: &Sandbox) -> Receiver {
+    pub(super) fn start(sb: &Sandbox) -> Receiver {
         let python = python();
         assert!(
             python.exists(),
@@ -72,12 +72,12 @@ impl Receiver {
         Receiver { child, port, out }
     }
 
-    fn endpoint(&self) -> String {
+    pub(super) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Everything received so far, one value per request.
-    fn records(&self) -> Vec<Value> {
+    pub(super) fn records(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.out)
             .unwrap_or_default()
             .lines()
@@ -146,10 +146,10 @@ fn run(sb: &Sandbox, receiver: &Receiver, log_prompts: bool) -> String {
 
 /// One span: its name, ids and attributes (values as protobuf's JSON
 /// mapping gives them).
-struct Span {
-    name: String,
-    id: String,
-    parent: Option<String>,
+pub(super) struct Span {
+    pub(super) name: String,
+    pub(super) id: String,
+    pub(super) parent: Option<String>,
     trace: String,
     start: u64,
     end: u64,
@@ -178,7 +178,7 @@ impl Span {
     }
 }
 
-fn spans(records: &[Value]) -> Vec<Span> {
+pub(super) fn spans(records: &[Value]) -> Vec<Span> {
     let mut out = vec![];
     for r in records.iter().filter(|r| r["path"] == "/v1/traces") {
         for rs in r["body"]["resourceSpans"].as_array().unwrap() {
