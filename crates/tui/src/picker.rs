@@ -17,6 +17,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 use crate::terminal::TerminalSession;
 
 /// One session offered by the picker.
@@ -28,7 +30,10 @@ pub struct PickerItem {
     pub first_prompt: Option<String>,
     pub message_count: usize,
     pub permission_mode: Option<PermissionMode>,
+    /// The session's plan name; shown only when `planned`.
     pub plan_slug: Option<String>,
+    /// Whether the session ever planned (every session has a slug).
+    pub planned: bool,
 }
 
 impl From<SessionSummary> for PickerItem {
@@ -40,6 +45,7 @@ impl From<SessionSummary> for PickerItem {
             message_count: s.message_count,
             permission_mode: s.permission_mode,
             plan_slug: s.plan_slug,
+            planned: s.planned,
         }
     }
 }
@@ -200,9 +206,10 @@ pub fn relative_age(now: SystemTime, then: SystemTime) -> String {
     }
 }
 
-/// One list row: age, message count, mode/plan, then the first prompt
-/// flattened to a single line (the frame clips what does not fit).
-fn row(item: &PickerItem, now: SystemTime, highlighted: bool) -> Line<'static> {
+/// One list row: age, message count, mode and (for a session that
+/// planned) its plan's name, then the first prompt flattened to a single
+/// line and cut at a word boundary with "…" to fit `width` columns.
+fn row(item: &PickerItem, now: SystemTime, highlighted: bool, width: usize) -> Line<'static> {
     let marker = if highlighted { "› " } else { "  " };
     let age = format!("{:>9}", relative_age(now, item.modified));
     let count = format!("{:>5} msgs", item.message_count);
@@ -210,7 +217,7 @@ fn row(item: &PickerItem, now: SystemTime, highlighted: bool) -> Line<'static> {
     if let Some(mode) = item.permission_mode {
         tags.push(mode.as_str().to_string());
     }
-    if let Some(slug) = &item.plan_slug {
+    if let Some(slug) = item.plan_slug.as_ref().filter(|_| item.planned) {
         tags.push(format!("plan:{slug}"));
     }
     let tags = if tags.is_empty() {
@@ -222,6 +229,11 @@ fn row(item: &PickerItem, now: SystemTime, highlighted: bool) -> Line<'static> {
         Some(p) => p.split_whitespace().collect::<Vec<_>>().join(" "),
         None => "(no prompt)".to_string(),
     };
+    let used = [marker, age.as_str(), count.as_str(), tags.as_str(), "  "]
+        .iter()
+        .map(|s| UnicodeWidthStr::width(*s))
+        .sum::<usize>();
+    let prompt = fit_at_word(&prompt, width.saturating_sub(used));
     let base = if highlighted {
         Style::default().add_modifier(Modifier::BOLD)
     } else {
@@ -236,6 +248,40 @@ fn row(item: &PickerItem, now: SystemTime, highlighted: bool) -> Line<'static> {
         Span::styled("  ", base),
         Span::styled(prompt, base),
     ])
+}
+
+/// `text` as is when it fits in `width` columns; otherwise cut after the
+/// last whole word that fits with "…" after it (a single word longer than
+/// the room is cut inside it: there is no boundary to cut at).
+pub(crate) fn fit_at_word(text: &str, width: usize) -> String {
+    if UnicodeWidthStr::width(text) <= width {
+        return text.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let mut end = 0;
+    let mut used = 0;
+    let mut last_word_end = None;
+    for (i, c) in text.char_indices() {
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        if c.is_whitespace() && i > 0 {
+            last_word_end = Some(i);
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    // A boundary right after the room counts too: the word before it is whole.
+    if text[end..].starts_with(char::is_whitespace) {
+        last_word_end = Some(end);
+    }
+    let cut = match last_word_end {
+        Some(at) => text[..at].trim_end(),
+        None => &text[..end],
+    };
+    // The summary may already end in "…" (a long prompt cut when stored).
+    format!("{}…", cut.trim_end_matches('…'))
 }
 
 /// Draws the picker: title, search field, the matching sessions (scrolled
@@ -285,7 +331,7 @@ pub fn render_picker(frame: &mut Frame, state: &PickerState) {
             .enumerate()
             .skip(offset)
             .take(height)
-            .map(|(i, item)| row(item, state.now, i == state.selected))
+            .map(|(i, item)| row(item, state.now, i == state.selected, usize::from(list.width)))
             .collect()
     };
     frame.render_widget(Paragraph::new(lines), list);
@@ -332,7 +378,8 @@ mod tests {
             first_prompt: prompt.map(String::from),
             message_count: 3,
             permission_mode: None,
-            plan_slug: None,
+            plan_slug: Some(format!("{id}-slug")),
+            planned: false,
         }
     }
 
@@ -444,5 +491,24 @@ mod tests {
         assert_eq!(relative_age(n, ago(300)), "5m ago");
         assert_eq!(relative_age(n, ago(3 * 3_600 + 5)), "3h ago");
         assert_eq!(relative_age(n, ago(2 * 86_400)), "2d ago");
+    }
+
+    #[test]
+    fn prompts_are_cut_after_a_whole_word_with_an_ellipsis() {
+        assert_eq!(fit_at_word("fix the build", 20), "fix the build");
+        assert_eq!(fit_at_word("fix the parser bug now", 12), "fix the…");
+        assert_eq!(fit_at_word("fix the parser", 8), "fix the…");
+        assert_eq!(fit_at_word("abcdefghij", 5), "abcd…");
+        assert_eq!(fit_at_word("stored prompt cut…", 15), "stored prompt…");
+    }
+
+    #[test]
+    fn only_sessions_that_planned_show_a_plan_name() {
+        let mut planned = item("p", 30, Some("plan the work"));
+        planned.planned = true;
+        let chat = item("c", 60, Some("just chat"));
+        let text = |l: Line| l.spans.iter().map(|s| s.content.to_string()).collect::<String>();
+        assert!(text(row(&planned, now(), false, 80)).contains("plan:p-slug"));
+        assert!(!text(row(&chat, now(), false, 80)).contains("plan:"));
     }
 }

@@ -291,7 +291,8 @@ fn resume_session_picker() {
             first_prompt: prompt.map(String::from),
             message_count: count,
             permission_mode: mode,
-            plan_slug: slug.map(String::from),
+            plan_slug: Some(slug.unwrap_or("never-planned-slug").to_string()),
+            planned: slug.is_some(),
         };
     let mut state = PickerState::new(
         vec![

@@ -41,7 +41,11 @@ fn write_table(sessions: &[SessionSummary], out: &mut impl Write) -> std::io::Re
                 s.permission_mode
                     .map(|m| m.to_string())
                     .unwrap_or_else(|| "-".into()),
-                s.plan_slug.clone().unwrap_or_else(|| "-".into()),
+                // Every session has a slug; only one that planned has a plan.
+                s.plan_slug
+                    .clone()
+                    .filter(|_| s.planned)
+                    .unwrap_or_else(|| "-".into()),
                 s.first_prompt
                     .as_deref()
                     .map(|p| one_line(p, PROMPT_CHARS))

@@ -71,7 +71,7 @@ fn sessions_lists_newest_first_with_mode_slug_and_prompt() {
         &sb,
         "old-session",
         "fix the flaky test",
-        None,
+        Some("idle-grey-moth"),
         None,
         3 * 86_400,
     );
@@ -99,6 +99,8 @@ fn sessions_lists_newest_first_with_mode_slug_and_prompt() {
     }
     assert!(lines[2].starts_with("old-session"), "{out}");
     assert!(lines[2].contains("3d ago") && lines[2].contains("fix the flaky test"));
+    // Every session has a slug; one that never planned shows no plan.
+    assert!(!lines[2].contains("idle-grey-moth"), "{out}");
     assert!(out.contains("2 session(s)"));
     // The listing left an index behind for next time.
     let index =

@@ -122,3 +122,73 @@ fn continue_resume_and_the_picker_show_the_conversation() {
     assert_shows_the_conversation(&s);
     quit_and_check_terminal(&s);
 }
+
+/// Writes a finished session straight into the sandbox's transcript folder:
+/// every session has a slug, only `planned` ones entered plan mode.
+fn write_session(s: &Setup, id: &str, prompt: &str, slug: &str, planned: bool) {
+    use catui_core::session::{EntryBody, Redactor, TranscriptWriter};
+    use catui_protocol::{Message, PermissionMode};
+    let mut w = TranscriptWriter::for_session(&s.sb.config(), &s.sb.project(), id)
+        .unwrap()
+        .with_redactor(Redactor::default());
+    w.set_slug(Some(slug.to_string()));
+    let mut bodies = vec![EntryBody::user(Message::user_text(prompt))];
+    if planned {
+        bodies.push(EntryBody::PermissionMode {
+            mode: PermissionMode::Plan,
+            pre_plan_mode: None,
+        });
+    }
+    bodies.push(EntryBody::Assistant {
+        message: Message::assistant_text("ok"),
+        usage: None,
+        model: None,
+    });
+    w.append_batch(bodies).unwrap();
+}
+
+/// Issue 53 item 6, at 80x24: the picker names a plan only on the row of a
+/// session that planned, and a long prompt is cut after a whole word with
+/// "…" instead of mid-word at the border.
+#[test]
+fn picker_names_plans_only_for_planning_sessions_and_cuts_prompts_at_a_word() {
+    require_tmux();
+    let s = setup_sized(|_, _, _| Script::new(), None, (80, 24));
+    let long = "refactor the configuration loader so that every setting is validated \
+                before the session starts and each error names its file";
+    write_session(&s, "chat-session", long, "quiet-blue-fox", false);
+    write_session(&s, "plan-session", "plan the parser", "bold-red-owl", true);
+    s.tmux.type_text(&format!(
+        "'{}' --resume; echo \"catui-exit=$?\"",
+        catui_bin().display()
+    ));
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_screen("the session picker", |sc| {
+        sc.contains("Resume a session") && sc.contains("plan the parser") && sc.contains("refactor")
+    });
+    let row = |needle: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no row with {needle}:\n{screen}"))
+            .trim_end()
+            .to_string()
+    };
+    let planned = row("plan the parser");
+    assert!(planned.contains("plan:bold-red-owl"), "{planned}");
+    let chat = row("refactor");
+    assert!(!chat.contains("plan:"), "a plan name on a session that never planned: {chat}");
+    assert!(!screen.contains("quiet-blue-fox"), "{screen}");
+    // Cut after a whole word of the prompt, with "…", inside 80 columns.
+    let shown = chat
+        .split("  ")
+        .last()
+        .unwrap_or_default()
+        .strip_suffix('…')
+        .unwrap_or_else(|| panic!("no … at the end of the cut prompt: {chat}"));
+    assert!(long.starts_with(shown), "{shown:?} is not the prompt's start");
+    assert!(long[shown.len()..].starts_with(' '), "cut mid-word: {chat}");
+    assert!(chat.chars().count() <= 80, "{chat}");
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_text("catui-exit=");
+}

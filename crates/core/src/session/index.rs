@@ -20,7 +20,7 @@ pub const INDEX_FILE_NAME: &str = "sessions-index.json";
 
 /// Bumped when the summary format changes; an index of another version is
 /// rebuilt.
-const INDEX_VERSION: u32 = 1;
+const INDEX_VERSION: u32 = 2;
 
 /// What the index remembers about one transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,6 +42,9 @@ pub struct IndexedSession {
     /// The plan slug most recently recorded.
     #[serde(default)]
     pub plan_slug: Option<String>,
+    /// Whether the session ever planned (see [`super::list::SessionSummary::planned`]).
+    #[serde(default)]
+    pub planned: bool,
     #[serde(default)]
     pub git_branch: Option<String>,
     /// The transcript's size and modification time when summarised: the

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use catui_protocol::{ContentBlock, PermissionMode};
+use catui_protocol::{ContentBlock, PermissionMode, tool_names};
 
 use super::entry::EntryBody;
 use super::index::{FileStamp, IndexedSession, read_index, write_index};
@@ -30,8 +30,13 @@ pub struct SessionSummary {
     pub message_count: usize,
     /// The permission mode the session was last in (last mode change).
     pub permission_mode: Option<PermissionMode>,
-    /// The session's plan slug, once it has one.
+    /// The session's plan slug, once it has one. Every session is given
+    /// one at its start (the name its plan file would have), so this alone
+    /// does not say the session planned: see `planned`.
     pub plan_slug: Option<String>,
+    /// Whether the session ever planned: it was in plan mode, presented a
+    /// plan, or has a plan approval, answer or report on record.
+    pub planned: bool,
     pub git_branch: Option<String>,
     /// Timestamp (RFC 3339) of the last entry.
     pub last_activity: Option<String>,
@@ -101,6 +106,7 @@ pub fn list_sessions(project_dir: &Path) -> Vec<SessionSummary> {
                 message_count: s.message_count,
                 permission_mode: s.permission_mode,
                 plan_slug: s.plan_slug,
+                planned: s.planned,
                 git_branch: s.git_branch,
                 last_activity: s.last_activity,
             })
@@ -135,6 +141,7 @@ fn summarize(path: &Path, session_id: &str, stamp: FileStamp) -> std::io::Result
         message_count: 0,
         permission_mode: None,
         plan_slug: loaded.slug().map(str::to_string),
+        planned: false,
         git_branch: loaded
             .entries
             .iter()
@@ -144,6 +151,7 @@ fn summarize(path: &Path, session_id: &str, stamp: FileStamp) -> std::io::Result
         file_mtime_ns: stamp.mtime_ns,
     };
     for entry in &loaded.entries {
+        summary.planned |= is_planning(&entry.body);
         match &entry.body {
             EntryBody::User {
                 message, is_meta, ..
@@ -159,6 +167,26 @@ fn summarize(path: &Path, session_id: &str, stamp: FileStamp) -> std::io::Result
         }
     }
     Ok(summary)
+}
+
+/// Whether an entry shows the session planning: plan mode entered, a plan
+/// presented (`ExitPlanMode`), or a plan's approval, answer, compliance,
+/// verification or report recorded.
+fn is_planning(body: &EntryBody) -> bool {
+    match body {
+        EntryBody::PermissionMode { mode, .. } => *mode == PermissionMode::Plan,
+        EntryBody::User { plan_content, .. } => plan_content.is_some(),
+        EntryBody::Assistant { message, .. } => message.content.iter().any(|b| {
+            matches!(b, ContentBlock::ToolUse { name, .. }
+                if name == tool_names::EXIT_PLAN_MODE || name == tool_names::ENTER_PLAN_MODE)
+        }),
+        EntryBody::Checkpoint { plan_slug, .. } => plan_slug.is_some(),
+        EntryBody::PlanAnswer { .. }
+        | EntryBody::PlanCompliance { .. }
+        | EntryBody::PlanVerification { .. }
+        | EntryBody::PlanReport { .. } => true,
+        _ => false,
+    }
 }
 
 /// The text a human typed in a user message: its text blocks, skipping
@@ -181,6 +209,11 @@ fn typed_text(message: &catui_protocol::Message) -> Option<String> {
     let joined = text.join(" ");
     let mut cut: String = joined.chars().take(FIRST_PROMPT_CHARS).collect();
     if cut.len() < joined.len() {
+        // Cut at the last word boundary, so no word shows half of itself.
+        if let Some(space) = cut.trim_end().rfind(char::is_whitespace) {
+            cut.truncate(space);
+        }
+        cut.truncate(cut.trim_end().len());
         cut.push('…');
     }
     Some(cut)
@@ -323,6 +356,39 @@ mod tests {
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].first_prompt.as_deref(), Some("first a"));
         assert_eq!(read_index(&dir).len(), 1);
+    }
+
+    #[test]
+    fn planned_only_for_sessions_that_planned_and_prompts_cut_at_a_word() {
+        let cfg = tempfile::tempdir().unwrap();
+        let cwd = Path::new("/some/planned");
+        let dir = project_dir(cfg.path(), cwd);
+        // Every session is given a slug at its start: that is not planning.
+        let mut w = TranscriptWriter::open(session_path(cfg.path(), cwd, "chat")).unwrap();
+        w.set_slug(Some("quiet-blue-fox".into()));
+        let long = format!("{} tail", "word ".repeat(60));
+        w.append_batch(vec![EntryBody::user(Message::user_text(long))])
+            .unwrap();
+        let mut w = TranscriptWriter::open(session_path(cfg.path(), cwd, "plan")).unwrap();
+        w.set_slug(Some("bold-red-owl".into()));
+        w.append_batch(vec![
+            EntryBody::user(Message::user_text("plan it")),
+            EntryBody::PermissionMode {
+                mode: PermissionMode::Plan,
+                pre_plan_mode: None,
+            },
+        ])
+        .unwrap();
+        let listed = list_sessions(&dir);
+        let by_id = |id: &str| listed.iter().find(|s| s.session_id == id).unwrap().clone();
+        assert!(!by_id("chat").planned);
+        assert_eq!(by_id("chat").plan_slug.as_deref(), Some("quiet-blue-fox"));
+        assert!(by_id("plan").planned);
+        let cut = by_id("chat").first_prompt.unwrap();
+        assert!(cut.ends_with("word…"), "{cut}");
+        assert!(cut.chars().count() <= FIRST_PROMPT_CHARS + 1);
+        // The index keeps the flag.
+        assert!(crate::session::index::read_index(&dir)["plan"].planned);
     }
 
     /// `catui sessions` over 1,000 sessions (target < 200 ms): listing with
