@@ -331,7 +331,14 @@ pub fn render_picker(frame: &mut Frame, state: &PickerState) {
             .enumerate()
             .skip(offset)
             .take(height)
-            .map(|(i, item)| row(item, state.now, i == state.selected, usize::from(list.width)))
+            .map(|(i, item)| {
+                row(
+                    item,
+                    state.now,
+                    i == state.selected,
+                    usize::from(list.width),
+                )
+            })
             .collect()
     };
     frame.render_widget(Paragraph::new(lines), list);
@@ -507,7 +514,12 @@ mod tests {
         let mut planned = item("p", 30, Some("plan the work"));
         planned.planned = true;
         let chat = item("c", 60, Some("just chat"));
-        let text = |l: Line| l.spans.iter().map(|s| s.content.to_string()).collect::<String>();
+        let text = |l: Line| {
+            l.spans
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect::<String>()
+        };
         assert!(text(row(&planned, now(), false, 80)).contains("plan:p-slug"));
         assert!(!text(row(&chat, now(), false, 80)).contains("plan:"));
     }

@@ -177,7 +177,10 @@ fn picker_names_plans_only_for_planning_sessions_and_cuts_prompts_at_a_word() {
     let planned = row("plan the parser");
     assert!(planned.contains("plan:bold-red-owl"), "{planned}");
     let chat = row("refactor");
-    assert!(!chat.contains("plan:"), "a plan name on a session that never planned: {chat}");
+    assert!(
+        !chat.contains("plan:"),
+        "a plan name on a session that never planned: {chat}"
+    );
     assert!(!screen.contains("quiet-blue-fox"), "{screen}");
     // Cut after a whole word of the prompt, with "…", inside 80 columns.
     let shown = chat
@@ -186,7 +189,10 @@ fn picker_names_plans_only_for_planning_sessions_and_cuts_prompts_at_a_word() {
         .unwrap_or_default()
         .strip_suffix('…')
         .unwrap_or_else(|| panic!("no … at the end of the cut prompt: {chat}"));
-    assert!(long.starts_with(shown), "{shown:?} is not the prompt's start");
+    assert!(
+        long.starts_with(shown),
+        "{shown:?} is not the prompt's start"
+    );
     assert!(long[shown.len()..].starts_with(' '), "cut mid-word: {chat}");
     assert!(chat.chars().count() <= 80, "{chat}");
     s.tmux.keys(&["Escape"]);
