@@ -16,8 +16,6 @@
 //! which the session layer reads: it plugs a lookup in through
 //! [`LibraryHooks`].
 
-use std::sync::{Arc, Mutex};
-
 use catui_protocol::PermissionMode;
 
 use crate::plan::approval::progress::{active_steps, done_times, todos_for};
@@ -26,110 +24,17 @@ use crate::plan::files::slug::is_valid_slug;
 use crate::plan::state::plan_session::{
     ApprovedPlan, PlanSession, plan_hash, verification_section,
 };
-use crate::sync::lock;
 use crate::tools::SessionHooks;
 
 /// The project a dispatched plan was approved in: a background agent in a
 /// git worktree takes the plan up from that project's library.
 pub const PLAN_ORIGIN_VAR: &str = "CATUI_PLAN_ORIGIN";
 
-/// What the library knows about one plan.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LibraryPlan {
-    /// The last approved text, if the plan was ever approved.
-    pub approved: Option<String>,
-    /// The file no longer holds `approved` (its progress section aside).
-    pub changed_since_approval: bool,
-    /// `draft`, `parked`, `approved`, `in_progress`, `done`, `abandoned`.
-    pub state: String,
-}
-
-type Lookup = Arc<dyn Fn(&str) -> Option<LibraryPlan> + Send + Sync>;
-type SlugChanged = Arc<dyn Fn(&str) + Send + Sync>;
-/// What an approval that dispatches a plan hands over.
-#[derive(Debug, Clone, Copy)]
-pub struct DispatchRequest<'a> {
-    pub slug: &'a str,
-    /// The permission mode chosen at approval (`None`: the dispatch's
-    /// default).
-    pub mode: Option<PermissionMode>,
-    /// The ExitPlanMode call approved (its background task names it).
-    pub tool_use_id: Option<&'a str>,
-}
-
-/// Hands a plan to a background agent: what was started, or why not.
-pub type Dispatcher = Arc<dyn Fn(DispatchRequest<'_>) -> Result<String, String> + Send + Sync>;
-
-/// How the plan layer reaches the library and tells the transcript about
-/// a new slug; both set by the builder.
-#[derive(Default)]
-pub struct LibraryHooks {
-    lookup: Mutex<Option<Lookup>>,
-    slug_changed: Mutex<Option<SlugChanged>>,
-    /// `planNames: "date-topic"`.
-    date_topic: std::sync::atomic::AtomicBool,
-    /// The last input while there was no plan file: a topic for a plan
-    /// without a heading.
-    request: Mutex<Option<String>>,
-    dispatcher: Mutex<Option<Dispatcher>>,
-}
-
-impl std::fmt::Debug for LibraryHooks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LibraryHooks")
-    }
-}
-
-impl LibraryHooks {
-    pub fn set_lookup(&self, lookup: Lookup) {
-        *lock(&self.lookup) = Some(lookup);
-    }
-
-    pub fn set_slug_changed(&self, observer: SlugChanged) {
-        *lock(&self.slug_changed) = Some(observer);
-    }
-
-    pub fn set_dispatcher(&self, dispatcher: Dispatcher) {
-        *lock(&self.dispatcher) = Some(dispatcher);
-    }
-
-    /// Hands a plan to a background agent (the approval's fifth choice),
-    /// in the mode chosen at approval.
-    pub fn dispatch(&self, request: DispatchRequest<'_>) -> Result<String, String> {
-        let dispatcher = lock(&self.dispatcher).clone();
-        match dispatcher {
-            Some(dispatch) => dispatch(request),
-            None => Err("this session cannot start background agents".to_string()),
-        }
-    }
-
-    /// How new plan files are named (`planNames`).
-    pub fn set_names(&self, names: crate::plan::files::topic::PlanNames) {
-        self.date_topic.store(
-            names == crate::plan::files::topic::PlanNames::DateTopic,
-            std::sync::atomic::Ordering::Relaxed,
-        );
-    }
-
-    /// An input arrived while the session had no plan file yet.
-    pub fn note_request(&self, text: &str) {
-        if !text.trim().is_empty() && !text.trim_start().starts_with('/') {
-            *lock(&self.request) = Some(text.to_string());
-        }
-    }
-
-    fn lookup(&self, slug: &str) -> Option<LibraryPlan> {
-        let lookup = lock(&self.lookup).clone()?;
-        lookup(slug)
-    }
-
-    fn slug_changed(&self, slug: &str) {
-        let observer = lock(&self.slug_changed).clone();
-        if let Some(observer) = observer {
-            observer(slug);
-        }
-    }
-}
+// The hooks live with the plan session that holds them; named here too,
+// where the builder plugs them in.
+pub use crate::plan::state::library_hooks::{
+    DispatchRequest, Dispatcher, LibraryHooks, LibraryPlan,
+};
 
 /// What taking up a plan did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,9 +138,7 @@ pub fn use_plan(session: &dyn SessionHooks, plan: &PlanSession, slug: &str) -> P
 /// name or whose rename fails (logged).
 pub fn name_by_topic(plan: &PlanSession) {
     let hooks = &plan.library;
-    if !hooks.date_topic.load(std::sync::atomic::Ordering::Relaxed)
-        || plan.presented_hash().is_some()
-    {
+    if !hooks.names_by_date_topic() || plan.presented_hash().is_some() {
         return;
     }
     let slug = plan.files.slug();
@@ -250,7 +153,7 @@ pub fn name_by_topic(plan: &PlanSession) {
         return;
     };
     let date = chrono::Utc::now().format("%Y-%m-%d").to_string();
-    let request = lock(&hooks.request).clone();
+    let request = hooks.request();
     let Some(base) = crate::plan::files::topic::date_topic_slug(&date, &text, request.as_deref())
     else {
         return;

@@ -26,6 +26,7 @@ pub mod exit_input;
 pub mod fresh;
 pub mod progress;
 pub mod review;
+pub mod route;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -33,12 +34,12 @@ use std::sync::Arc;
 use catui_protocol::stream_json::ResultSubtype;
 
 use crate::plan::approval::decision::{ApprovalDecision, ApprovalVerdict};
+use crate::plan::approval::route::PlanRoute;
 use crate::plan::contract::{
     AUTO_GATE_PLAN_EXIT_FALLBACK_KEY, PLAN_APPROVED_KEY, PLAN_PARKED_KEY,
     answered_another_revision, auto_gate_plan_exit_fallback_text, plan_changed_since_shown,
     plan_parked_result, plan_parked_summary,
 };
-use crate::plan::engine_hooks::PlanRoute;
 use crate::plan::state::plan_session::{
     ApprovedPlan, PlanSession, plan_hash, verification_section,
 };
@@ -289,7 +290,7 @@ fn hand_off(
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let slug = plan.files.slug();
-    let request = crate::plan::pick_up::DispatchRequest {
+    let request = crate::plan::state::library_hooks::DispatchRequest {
         slug: &slug,
         mode: decision.mode,
         tool_use_id: ctx.tool_use_id.as_deref(),

@@ -25,6 +25,9 @@ pub enum TeammatePlanApprover {
 }
 pub mod attachments;
 
+// The route lives with the approval that takes it.
+pub use crate::plan::approval::route::{PlanApprovalRoute, PlanRoute};
+
 use catui_protocol::tool_names;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,7 +43,7 @@ use crate::engine::{
 use crate::permissions::ModeChange;
 use crate::plan::slash_command::plan_command;
 use crate::plan::state::plan_session::PlanSession;
-use crate::tools::{SessionHooks, ToolContext, ToolError};
+use crate::tools::{SessionHooks, ToolContext};
 
 use catui_protocol::tool_names::EXIT_PLAN_MODE;
 
@@ -252,31 +255,5 @@ impl EngineExtension for PlanExtension {
             })
             .into_iter()
             .collect()
-    }
-}
-
-/// Where the plan of a conversation without a local user goes for
-/// approval (a teammate's team lead).
-pub trait PlanApprovalRoute: Send + Sync {
-    /// The caller has no local user to ask (it is a teammate).
-    fn is_teammate(&self) -> bool;
-    /// Sends the plan for approval when the caller needs someone else's;
-    /// returns the tool result telling it to wait. `None`: the caller exits
-    /// plan mode as usual.
-    fn submit(&self, plan_file: &Path, plan: Option<&str>) -> Option<Result<String, ToolError>>;
-}
-
-/// A conversation's [`PlanApprovalRoute`], in its tool context's values.
-#[derive(Clone)]
-pub struct PlanRoute(pub Arc<dyn PlanApprovalRoute>);
-
-impl PlanRoute {
-    pub fn of(ctx: &ToolContext) -> Option<&PlanRoute> {
-        ctx.values.get::<PlanRoute>()
-    }
-
-    /// Whether the conversation running this call is a teammate.
-    pub fn is_teammate(ctx: &ToolContext) -> bool {
-        Self::of(ctx).is_some_and(|r| r.0.is_teammate())
     }
 }

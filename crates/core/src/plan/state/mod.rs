@@ -8,6 +8,7 @@
 //! [`plan_entry_effects`] only tells that layer what to do.
 
 pub mod auto_exit;
+pub mod library_hooks;
 pub mod plan_session;
 
 #[cfg(test)]

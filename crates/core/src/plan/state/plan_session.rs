@@ -67,7 +67,7 @@ pub struct PlanSession {
     /// Amendments approved for the plan being carried out.
     amendments: std::sync::atomic::AtomicUsize,
     /// The project's plan library, for `/plan use` (set by the builder).
-    pub library: crate::plan::pick_up::LibraryHooks,
+    pub library: crate::plan::state::library_hooks::LibraryHooks,
 }
 
 /// A plan the user approved, as the observers of approvals see it.

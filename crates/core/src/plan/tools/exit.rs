@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 use crate::permissions::Access;
 use crate::plan::approval::decision::ApprovalDecision;
 use crate::plan::approval::exit_input::ExitPlanModeInput;
+use crate::plan::approval::route::PlanRoute;
 use crate::plan::contract::{
     ANSWERED_ANOTHER_REVISION, NOT_IN_PLAN_MODE_NOTHING_CHANGED, ONE_EXIT_PER_MESSAGE,
     PLAN_CHANGED_WHILE_SHOWN, PLAN_REVISION_KEY, PLAN_UNCHANGED_NOTE, no_plan_file_found,
 };
-use crate::plan::engine_hooks::PlanRoute;
 use crate::plan::prompts::exit_plan_mode_description;
 use crate::plan::state::plan_session::{PlanSession, RevisionChange, Staleness, plan_hash};
 use crate::plan::tools::exit_rules::{plan_rejected_result, validate_exit};
