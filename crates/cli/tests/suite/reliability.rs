@@ -462,16 +462,15 @@ fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
     launch(&s);
     s.tmux.type_text("wait a long time");
     s.tmux.keys(&["Enter"]);
-    wait_for("the command to start", &s.tmux, || {
-        processes_with(&format!("sleep {stamp}")).first().copied()
-    });
-    // The shell running the command is catui's descendant.
-    let bash = processes_with(&stamp)
-        .into_iter()
-        .find(|pid| {
+    // The shell running the command is catui's descendant. Waited for by
+    // its name: bubblewrap and the sandbox's inner stage carry the command
+    // in their arguments too, and under load they are seen before the
+    // shell exists.
+    let bash = wait_for("the command to start", &s.tmux, || {
+        processes_with(&stamp).into_iter().find(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "bash")
         })
-        .unwrap();
+    });
     // catui is its nearest `catui` ancestor (a confined command runs
     // under bubblewrap and the sandbox's inner stage in between).
     let parent = |pid: i32| -> i32 {

@@ -28,6 +28,8 @@ mod output;
 mod pipes;
 mod pty;
 mod read_only;
+#[cfg(test)]
+mod sandbox_setup_tests;
 
 use catui_protocol::tool_names;
 use std::ffi::OsString;
@@ -320,8 +322,17 @@ impl TypedTool for BashTool {
             SandboxPolicy::DryRun { .. } => Some(dry_run::Before::take(ctx, &policy)?),
             _ => None,
         };
-        let watch = before.as_ref().map(dry_run::Before::watch);
-        let run = match run(&input.command, &cwd, timeout_ms, ctx, watch).await? {
+        let watch = || before.as_ref().map(dry_run::Before::watch);
+        let mut outcome = run(&input.command, &cwd, timeout_ms, ctx, watch()).await?;
+        if matches!(&outcome, Outcome::Ran(run) if run.sandbox_not_set_up()) {
+            // Nothing of the command ran: bubblewrap failed while setting
+            // up, typically because a secret file it was to cover vanished
+            // between the check and the mount (another program's temporary
+            // project removed). The next launch lists what exists then.
+            tracing::debug!("Bash: the sandbox could not be set up; launching once more");
+            outcome = run(&input.command, &cwd, timeout_ms, ctx, watch()).await?;
+        }
+        let run = match outcome {
             Outcome::Ran(run) => run,
             Outcome::Detached(shell) => return Ok(background_started(&shell, true)),
         };
@@ -537,6 +548,18 @@ struct Run {
     final_cwd: Option<PathBuf>,
     /// What the command could do, when it ran confined.
     confined: Option<Confined>,
+}
+
+impl Run {
+    /// Whether bubblewrap failed before the command's shell started: it
+    /// exits with 1 and says so on the output, and the shell's exit trap,
+    /// which always reports the final directory, never ran.
+    fn sandbox_not_set_up(&self) -> bool {
+        matches!(self.end, End::Exited(status) if status.code() == Some(1))
+            && self.final_cwd.is_none()
+            && self.confined.is_some()
+            && self.output.starts_with("bwrap: ")
+    }
 }
 
 /// What a confined command was allowed.
