@@ -436,6 +436,7 @@ pub async fn tui_front_end(
         stop: CancellationToken::new(),
         background,
         broker,
+        status_line: info.status_line.clone(),
     };
     // SIGTERM/SIGHUP (or a SIGINT sent from elsewhere: in the UI Ctrl+C is
     // a key) end the interface as quitting does — the turn interrupted and

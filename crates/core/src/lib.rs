@@ -44,6 +44,7 @@ pub mod safe_fs;
 pub mod session;
 pub mod settings;
 pub mod skills;
+pub mod status_line;
 pub mod sync;
 pub mod teams;
 pub mod tools;

@@ -23,6 +23,7 @@ const LAYERS: &[&str] = &[
     "config_dir",
     "trust",
     "safe_fs",
+    "status_line",
     "hooks",
     "permissions",
     "file_gate",

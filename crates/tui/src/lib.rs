@@ -39,6 +39,7 @@ mod render;
 pub mod rewind;
 mod runtime;
 mod state;
+mod status_command;
 mod table;
 mod term_input;
 mod terminal;

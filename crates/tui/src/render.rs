@@ -67,6 +67,9 @@ pub fn format_tokens(n: u64) -> String {
 /// The status line: mode (or a passing hint) on the left; model, tokens
 /// and working directory on the right, cut to fit.
 pub fn render_status(state: &AppState, area: Rect, buf: &mut Buffer) {
+    if let Some(line) = &state.custom_status {
+        return crate::status_command::render_custom_status(state, line, area, buf);
+    }
     let width = area.width as usize;
     let t = theme::current();
     // Nothing counted yet says nothing (not `0 tokens` while the spinner

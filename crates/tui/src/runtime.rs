@@ -70,6 +70,8 @@ pub struct TuiOptions {
     pub background: Option<Arc<BackgroundShells>>,
     /// The broker's views (`/agents`, `/approvals`), when one is connected.
     pub broker: Option<crate::broker_view::BrokerLink>,
+    /// The status line command (setting `statusLine`).
+    pub status_line: Option<catui_core::status_line::StatusLineCommand>,
 }
 
 /// How the interface ended.
@@ -154,6 +156,8 @@ struct Runtime {
     /// The broker's views, and where their answers come back.
     broker: Option<crate::broker_view::BrokerLink>,
     broker_replies: UnboundedSender<BrokerReply>,
+    /// The status line command's runs, when one is set.
+    status: Option<crate::status_command::StatusCommand>,
 }
 
 impl Runtime {
@@ -738,6 +742,10 @@ pub async fn run(
         background_ends: crate::bashes::EndWatch::default(),
         broker: opts.broker.clone(),
         broker_replies,
+        status: opts
+            .status_line
+            .clone()
+            .map(crate::status_command::StatusCommand::new),
     };
     rt.state.plan_file = plan_file;
     rt.state.usage = past_usage;
@@ -904,6 +912,11 @@ async fn event_loop(
                 }
                 frames += 1;
                 if rt.state.expire_hints(Instant::now()) {
+                    dirty = true;
+                }
+                if let Some(status) = rt.status.as_mut()
+                    && status.poll(&mut rt.state, Instant::now())
+                {
                     dirty = true;
                 }
                 // The walk behind the `@` picker adds paths as it goes.

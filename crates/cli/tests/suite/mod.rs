@@ -90,6 +90,7 @@ mod tui_round_two;
 mod tui_screens;
 mod tui_scrollback;
 mod tui_shell_commands;
+mod tui_status_line;
 mod tui_team_e2e;
 mod tui_trust;
 mod unattended;

@@ -512,6 +512,7 @@ fn widening_sample(key: &str) -> Value {
         "brokerCredentials" => json!("/tmp/broker.creds"),
         "approvals" => json!("broker"),
         "teams.backend" => json!("broker"),
+        "statusLine" => json!({"command": "echo project-status"}),
         other => panic!("no widening sample for `{other}`: add one here"),
     }
 }

@@ -260,6 +260,9 @@ pub struct SessionInfo {
     /// Custom commands, `(name, description)` (the palette,
     /// `init.slash_commands`, ACP's available commands).
     pub commands: Vec<(String, String)>,
+    /// The status line command (setting `statusLine`), with the session's
+    /// working directory and child environment.
+    pub status_line: Option<crate::status_line::StatusLineCommand>,
 }
 
 impl SessionInfo {
@@ -280,6 +283,9 @@ impl SessionInfo {
             trust_notice: tools.trust_notice.clone(),
             skills: tools.extras.skills.names(),
             commands: tools.extras.commands.entries(),
+            status_line: b.settings.status_line.as_ref().map(|command| {
+                crate::status_line::StatusLineCommand::new(command, b.cwd(), b.settings.child_env())
+            }),
         }
     }
 }

@@ -380,6 +380,12 @@ pub const KEYS: &[KeyRule] = &[
         "moves teammates' messages to the broker",
     ),
     rule(
+        "statusLine",
+        HeldBack,
+        Whole,
+        "a command run again and again while the terminal UI shows",
+    ),
+    rule(
         "enableAllProjectMcpServers",
         UserOnly,
         Whole,

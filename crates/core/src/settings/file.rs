@@ -166,6 +166,30 @@ pub(super) struct RawSettings {
     /// Variables of catui's environment passed to the children someone
     /// allowed (`NAME` or `PREFIX*`).
     pub pass_env: Option<Vec<String>>,
+    /// `{"command": "…"}`: the terminal UI's status line from a command.
+    pub status_line: Option<RawStatusLine>,
+}
+
+/// `statusLine`: `type` may say `command` (the form other agents write);
+/// the command is what runs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStatusLine {
+    /// Checked when read, not kept.
+    #[serde(rename = "type")]
+    pub _kind: Option<StatusLineKind>,
+    pub command: String,
+    /// Accepted for files written for other agents; catui draws its own
+    /// margin.
+    #[serde(rename = "padding")]
+    pub _padding: Option<u32>,
+}
+
+/// The one kind of status line there is.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum StatusLineKind {
+    Command,
 }
 
 #[derive(Debug, Default, Deserialize)]

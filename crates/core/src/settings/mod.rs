@@ -193,6 +193,9 @@ pub struct Settings {
     /// environment that the children someone allowed (asked commands,
     /// hooks, MCP servers) may see.
     pub pass_env: Vec<String>,
+    /// `statusLine.command`: the terminal UI's status line comes from this
+    /// command (`crate::status_line`).
+    pub status_line: Option<String>,
     /// The files that were applied, in layer order.
     pub files: Vec<(SettingsLayer, PathBuf)>,
     /// What the project's settings files configure that did not apply: it
@@ -502,6 +505,9 @@ impl Settings {
         }
         if let Some(v) = raw.snapshot_plans {
             self.snapshot_plans = v;
+        }
+        if let Some(line) = raw.status_line {
+            self.status_line = Some(line.command);
         }
         if let Some(auto) = raw.auto_mode {
             if let Some(v) = auto.enabled {

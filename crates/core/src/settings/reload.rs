@@ -250,6 +250,7 @@ fn needs_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
         "autoMode.classifierTimeoutMs",
     );
     check(old.snapshot_plans != new.snapshot_plans, "snapshotPlans");
+    check(old.status_line != new.status_line, "statusLine");
     check(
         old.file_checkpointing_enabled != new.file_checkpointing_enabled,
         "fileCheckpointingEnabled",

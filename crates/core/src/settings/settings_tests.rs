@@ -281,7 +281,7 @@ fn wrong_type_for_a_known_key_ignores_the_whole_file() {
 #[test]
 fn unknown_keys_are_fine() {
     let d = dirs();
-    d.project(r#"{"theme": "dark", "statusLine": {"x": [1, 2]}, "model": "m"}"#);
+    d.project(r#"{"theme": "dark", "spinnerTips": {"x": [1, 2]}, "model": "m"}"#);
     let (s, warnings) = d.load(None);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(s.model.as_deref(), Some("m"));
@@ -614,4 +614,23 @@ fn a_malformed_deny_or_ask_rule_covers_its_whole_tool() {
         decide(&ctx, &read_call(&d, "README.md")),
         Decision::Ask { .. }
     ));
+}
+
+#[test]
+fn the_status_line_command_is_read_and_a_malformed_one_reported() {
+    let d = dirs();
+    d.user(r#"{"statusLine": {"type": "command", "command": "echo mine", "padding": 0}}"#);
+    let (s, warnings) = d.load(None);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(s.status_line.as_deref(), Some("echo mine"));
+    let d = dirs();
+    d.user(r#"{"statusLine": {"type": "text", "command": "echo"}}"#);
+    let (s, warnings) = d.load(None);
+    assert_eq!(s.status_line, None);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.to_string().contains("statusLine")),
+        "{warnings:?}"
+    );
 }

@@ -161,6 +161,9 @@ pub struct AppState {
     pub input: InputBox,
     pub palette_selected: usize,
     pub palette_dismissed: bool,
+    /// The status line command's last line (setting `statusLine`), shown
+    /// instead of the built-in facts.
+    pub custom_status: Option<String>,
     /// The `@` file picker over the project's files.
     pub files: crate::file_picker::FilePicker,
     /// The prompt being answered, and those waiting behind it.
@@ -259,6 +262,7 @@ impl AppState {
             palette_selected: 0,
             palette_dismissed: false,
             files,
+            custom_status: None,
             dialog: None,
             queued: VecDeque::new(),
             teammates: Vec::new(),
