@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::permissions::{Access, CallInfo, Decision, decide};
+use crate::permissions::{Access, CallInfo, Decision, SourcedRule, decide};
 
 struct Dirs {
     _config: tempfile::TempDir,
