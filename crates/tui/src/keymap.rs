@@ -113,7 +113,7 @@ pub enum Main {
     Restore,
     Background,
     Transcript,
-    /// Ctrl+T: the todo panel between turns, on or off.
+    /// Ctrl+T: the todo panel, shown or hidden.
     Todos,
     PageUp,
     CycleMode,
@@ -205,7 +205,7 @@ pub const MAIN: &[Binding<Main>] = &[
     Binding {
         keys: &[ctrl('t')],
         label: "Ctrl+T",
-        help: "show or hide the todo list between turns (it shows while the agent works)",
+        help: "show or hide the todo list (it shows while any todo is open)",
         hint: "",
         command: Main::Todos,
     },

@@ -246,12 +246,13 @@ pub(crate) fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
     spans
 }
 
-/// The todo list while a turn runs, in at most a quarter of the screen
-/// (3 to 8 rows): the steps from the one in progress on, one done step
+/// The todo list while any todo is open, between turns too (open steps
+/// are what the user comes back to) unless Ctrl+T hid it, in at most a
+/// quarter of the screen (3 to 8 rows): the steps from the one in progress on, one done step
 /// before it for context, and a line counting the rest.
 fn todo_rows(state: &AppState, width: usize) -> Vec<Line<'static>> {
     let todos = &state.todos;
-    if !(state.busy() || state.todos_pinned) || todos.iter().all(|t| t.status == "completed") {
+    if state.todos_hidden || todos.iter().all(|t| t.status == "completed") {
         return Vec::new();
     }
     let max = usize::from(state.viewport.1 / 4).clamp(3, 8);

@@ -222,3 +222,42 @@ fn page_keys_scroll_the_plan_in_its_dialog() {
     let back = format!("{}", screen(&s, 80, 24).backend());
     assert!(back.contains("Step number 1 "), "{back}");
 }
+
+/// The todo panel's rows (☐ ☒ ◼) on a rendered screen.
+fn todo_panel_rows(s: &catui_tui::AppState) -> usize {
+    let text = format!("{}", screen(s, 80, 24).backend());
+    text.lines()
+        .filter(|l| {
+            let t = l.trim_start_matches(['"', ' ']);
+            t.starts_with(['☐', '☒', '◼'])
+        })
+        .count()
+}
+
+#[test]
+fn the_todo_panel_stays_between_turns_while_a_todo_is_open() {
+    let mut s = state();
+    s.submit_text("do the steps".into());
+    let todos = |second: &str| {
+        assistant(vec![tool_use(
+            "t1",
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Read the module", "status": "completed", "activeForm": "Reading"},
+                {"content": "Run the tests", "status": second, "activeForm": "Running the tests"}
+            ]}),
+        )])
+    };
+    s.apply(todos("in_progress"));
+    s.apply(result("", 1, false, PermissionMode::Default));
+    assert!(!s.busy());
+    assert_eq!(todo_panel_rows(&s), 2, "open todo: the panel stays");
+    press(&mut s, ctrl('t'));
+    assert_eq!(todo_panel_rows(&s), 0, "Ctrl+T hides it");
+    press(&mut s, ctrl('t'));
+    assert_eq!(todo_panel_rows(&s), 2, "Ctrl+T shows it again");
+    s.submit_text("finish".into());
+    s.apply(todos("completed"));
+    s.apply(result("", 1, false, PermissionMode::Default));
+    assert_eq!(todo_panel_rows(&s), 0, "all done: the panel goes");
+}

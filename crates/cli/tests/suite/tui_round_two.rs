@@ -30,7 +30,7 @@ fn todo_panel_rows(screen: &str) -> usize {
 }
 
 #[test]
-fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
+fn the_todo_panel_is_short_counts_the_rest_and_stays_while_todos_are_open() {
     require_tmux();
     let todos: Vec<serde_json::Value> = (1..=30)
         .map(|i| {
@@ -67,11 +67,9 @@ fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
         panel.iter().all(|l| !l.contains('`')),
         "no raw backticks:\n{screen}"
     );
-    // The turn ends: the panel goes.
-    let done = s.tmux.wait_text("Working through the steps.");
-    s.tmux
-        .wait_screen("the panel gone", |sc| todo_panel_rows(sc) == 0);
-    drop(done);
+    // The turn ends with todos still open: the panel stays.
+    let screen = s.tmux.wait_text("Working through the steps.");
+    assert_eq!(todo_panel_rows(&screen), 6, "{screen}");
     // The transcript's checklist draws code as the panel does.
     let all = s.tmux.history();
     assert!(all.contains("edit src/mod1.rs"), "{all}");
@@ -79,16 +77,15 @@ fn the_todo_panel_is_short_counts_the_rest_and_goes_with_the_turn() {
         !all.contains('`'),
         "no raw backticks in the transcript:\n{all}"
     );
-    // Ctrl+T brings it back between turns (todos are still open), and
-    // takes it away again; the key sheet names it.
+    // Ctrl+T hides it between turns, and brings it back.
+    s.tmux.keys(&["C-t"]);
+    s.tmux
+        .wait_screen("the panel hidden", |sc| todo_panel_rows(sc) == 0);
     s.tmux.keys(&["C-t"]);
     let screen = s
         .tmux
         .wait_screen("the panel back", |sc| todo_panel_rows(sc) == 6);
     assert!(screen.contains("◼ Editing src/mod3.rs"), "{screen}");
-    s.tmux.keys(&["C-t"]);
-    s.tmux
-        .wait_screen("the panel gone again", |sc| todo_panel_rows(sc) == 0);
     s.tmux.keys(&["?"]);
     s.tmux.wait_text("Ctrl+T");
     s.tmux.keys(&["Escape"]);

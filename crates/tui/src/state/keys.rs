@@ -262,7 +262,7 @@ impl AppState {
             if self.todos.iter().all(|t| t.status == "completed") {
                 self.set_hint("No open todos");
             } else {
-                self.todos_pinned = !self.todos_pinned;
+                self.todos_hidden = !self.todos_hidden;
             }
             return Vec::new();
         }

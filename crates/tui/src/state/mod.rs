@@ -172,8 +172,8 @@ pub struct AppState {
     /// The lead session's running teammates.
     pub teammates: Vec<TeammateRow>,
     pub todos: Vec<Todo>,
-    /// Ctrl+T: the todo panel stays between turns while todos are open.
-    pub todos_pinned: bool,
+    /// Ctrl+T hid the todo panel (it shows otherwise while a todo is open).
+    pub todos_hidden: bool,
     /// Inputs sent and not yet answered by a result.
     pub pending_inputs: VecDeque<String>,
     /// Inputs typed while a turn runs: sent one by one after it, editable
@@ -267,7 +267,7 @@ impl AppState {
             queued: VecDeque::new(),
             teammates: Vec::new(),
             todos: Vec::new(),
-            todos_pinned: false,
+            todos_hidden: false,
             pending_inputs: VecDeque::new(),
             queued_inputs: Vec::new(),
             attachments: Default::default(),
