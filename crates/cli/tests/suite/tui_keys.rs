@@ -153,3 +153,41 @@ fn the_permission_prompt_offers_the_real_command_with_a_whole_hint_and_esc_stops
         quit_and_check_terminal(&s);
     }
 }
+
+#[test]
+fn a_command_with_no_name_of_its_own_offers_no_dont_ask_again() {
+    require_tmux();
+    let s = setup_sized(
+        |_, _, _| {
+            Script::new()
+                .turn(Turn::tool_use(
+                    "b1",
+                    "Bash",
+                    json!({"command": "$(echo ls)"}),
+                ))
+                .turn(Turn::text("Fine, I will not."))
+        },
+        None,
+        (80, 24),
+    );
+    launch(&s);
+    s.tmux.type_text("list it");
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_text("Do you want to proceed?");
+    // No rule names this command: allowing all of Bash is not offered.
+    assert!(!screen.contains("don't ask again"), "{screen}");
+    let hint = screen
+        .lines()
+        .find(|l| l.contains("choose"))
+        .unwrap_or_else(|| panic!("no hint row:\n{screen}"));
+    assert!(hint.contains("1-3 choose"), "{hint:?}\n{screen}");
+    // 2 is "No" now: it opens the note field, and the model hears it.
+    s.tmux.keys(&["2"]);
+    s.tmux.type_text("do not run that");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Fine, I will not.");
+    let reqs = s.server.requests();
+    let (result, is_error) = common::result_of(reqs.last().unwrap(), "b1");
+    assert!(is_error && result.contains("do not run that"), "{result}");
+    quit_and_check_terminal(&s);
+}

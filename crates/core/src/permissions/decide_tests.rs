@@ -594,6 +594,23 @@ fn ask_suggestions_name_a_rule() {
 }
 
 #[test]
+fn a_command_with_no_name_of_its_own_never_suggests_all_of_bash() {
+    // Allowing all of Bash is never what "don't ask again" means for a
+    // command whose name is only known when it runs: at most the exact
+    // line is suggested (what stream-json sends as permission_suggestions).
+    let f = fixture(PermissionMode::Default);
+    for command in ["$(echo ls)", "$CMD --flag", "`echo ls` x"] {
+        let Decision::Ask { suggestion, .. } = run(&f, "Bash", bash(command)) else {
+            panic!("{command} should ask");
+        };
+        if let Some(rule) = suggestion {
+            assert!(rule.specifier.is_some(), "{command}: {rule}");
+            assert!(!rule.to_string().contains(":*"), "{command}: {rule}");
+        }
+    }
+}
+
+#[test]
 fn suggested_rules_allow_the_call_they_were_suggested_for() {
     let mut f = fixture(PermissionMode::Default);
     let root = f.root.clone();

@@ -1,8 +1,8 @@
 //! The tool permission dialog: shows what will run (a Bash command, the
 //! diff a Write/Edit would make, or the raw input) and offers Yes / Yes and
 //! don't ask again this session / No with feedback — and, for a Bash
-//! command where the session can run one, "Run as a dry run" (option 4 or
-//! `d`): it runs in a throwaway copy of the project and the agent sees
+//! command where the session can run one, "Run as a dry run" (the last
+//! option, or `d`): it runs in a throwaway copy of the project and the agent sees
 //! what it would have changed.
 //!
 //! The options are always on screen: when what the dialog shows does not
@@ -73,8 +73,19 @@ pub const KEYS: &[Binding<Choice<Own>>] = &{
 
 /// The option that runs the command as a dry run, when offered.
 const DRY_RUN_LABEL: &str = "Run as a dry run (in a throwaway copy; the project stays unchanged)";
-/// Its place among the options: after "No", so that 1-3 keep their meaning.
-const DRY_RUN_OPTION: usize = 3;
+
+/// What one option of the dialog does. The options shown are a list of
+/// these, and a number key answers with the option at its place, so the
+/// keys always match what is displayed (an option left out moves the
+/// ones after it up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    Yes,
+    /// Yes, and add the session rules named in the label.
+    Always,
+    No,
+    DryRun,
+}
 
 /// State of one permission prompt.
 #[derive(Debug, Clone)]
@@ -82,9 +93,14 @@ pub struct PermissionDialog {
     pub request: PermissionRequest,
     title: String,
     body: Vec<Line<'static>>,
-    /// The rules option 2 adds, as (toolName, ruleContents): none for
-    /// the whole tool, else one per content.
-    rule: (String, Vec<String>),
+    /// The rules "don't ask again" adds, as (toolName, ruleContents): no
+    /// contents for the whole tool, else one per content. `None` when no
+    /// rule can be named (a Bash command with no command word of its own,
+    /// such as `$(echo ls)`): allowing all of Bash instead would be far
+    /// wider than what the user was shown, so the option is not offered.
+    rule: Option<(String, Vec<String>)>,
+    /// The options shown, in order.
+    offered: Vec<Opt>,
     /// The options and the "No" note field.
     pub choice: ChoiceDialog,
     /// Scrolling through a body that does not fit: the first row shown.
@@ -229,11 +245,9 @@ impl PermissionDialog {
                         Style::default().fg(theme::current().dim),
                     ));
                 }
-                (
-                    "Bash command".to_string(),
-                    body,
-                    (name.to_string(), bash_rules(command)),
-                )
+                let rules = bash_rules(command);
+                let rule = (!rules.is_empty()).then(|| (name.to_string(), rules));
+                ("Bash command".to_string(), body, rule)
             }
             tool_names::EDIT => {
                 let path = str_field(input, "file_path");
@@ -246,7 +260,7 @@ impl PermissionDialog {
                 (
                     format!("Edit {}", shown_path(path)),
                     body,
-                    (name.to_string(), Vec::new()),
+                    Some((name.to_string(), Vec::new())),
                 )
             }
             tool_names::WRITE => {
@@ -265,7 +279,7 @@ impl PermissionDialog {
                 (
                     format!("{verb} {}", shown_path(path)),
                     body,
-                    (name.to_string(), Vec::new()),
+                    Some((name.to_string(), Vec::new())),
                 )
             }
             _ => {
@@ -278,7 +292,7 @@ impl PermissionDialog {
                 (
                     format!("Tool use: {name}"),
                     body,
-                    (name.to_string(), Vec::new()),
+                    Some((name.to_string(), Vec::new())),
                 )
             }
         };
@@ -291,16 +305,47 @@ impl PermissionDialog {
             title: inline(&title),
             body,
             rule,
-            choice: ChoiceDialog::new(Vec::new(), Some(2), FEEDBACK_LABEL),
+            offered: Vec::new(),
+            choice: ChoiceDialog::new(Vec::new(), None, FEEDBACK_LABEL),
             scroll: None,
             room: std::cell::Cell::new((0, 1)),
         };
-        dialog.choice.options = dialog.options();
+        dialog.offered = dialog.offered_options();
+        dialog.choice.options = dialog.offered.iter().map(|o| dialog.label(*o)).collect();
+        dialog.choice.note_option = dialog.place(Opt::No);
         dialog
     }
 
+    fn offered_options(&self) -> Vec<Opt> {
+        let mut offered = vec![Opt::Yes];
+        if self.rule.is_some() {
+            offered.push(Opt::Always);
+        }
+        offered.push(Opt::No);
+        if self.request.dry_run {
+            offered.push(Opt::DryRun);
+        }
+        offered
+    }
+
+    /// Where `opt` is among the options shown, if it is.
+    fn place(&self, opt: Opt) -> Option<usize> {
+        self.offered.iter().position(|o| *o == opt)
+    }
+
+    fn label(&self, opt: Opt) -> String {
+        match opt {
+            Opt::Yes => "Yes".to_string(),
+            Opt::Always => self.rule_label(),
+            Opt::No => "No, and tell the agent what to do differently".to_string(),
+            Opt::DryRun => DRY_RUN_LABEL.to_string(),
+        }
+    }
+
     fn rule_label(&self) -> String {
-        let (tool, contents) = &self.rule;
+        let Some((tool, contents)) = &self.rule else {
+            return String::new();
+        };
         if contents.is_empty() {
             return format!("Yes, and don't ask again for {tool} this session");
         }
@@ -311,26 +356,18 @@ impl PermissionDialog {
         )
     }
 
-    fn options(&self) -> Vec<String> {
-        let mut options = vec![
-            "Yes".to_string(),
-            self.rule_label(),
-            "No, and tell the agent what to do differently".to_string(),
-        ];
-        if self.request.dry_run {
-            options.push(DRY_RUN_LABEL.to_string());
-        }
-        options
+    /// The answer of the option at place `choice` (past the end: "No").
+    fn answer(&self, choice: usize) -> DialogOutcome {
+        self.answer_with(self.offered.get(choice).copied().unwrap_or(Opt::No))
     }
 
-    fn answer(&self, choice: usize) -> DialogOutcome {
-        match choice {
-            0 => DialogOutcome::Answer(PermissionAnswer::Allow {
+    fn answer_with(&self, opt: Opt) -> DialogOutcome {
+        match (opt, &self.rule) {
+            (Opt::Yes, _) => DialogOutcome::Answer(PermissionAnswer::Allow {
                 updated_input: None,
                 updated_permissions: None,
             }),
-            1 => {
-                let (tool, contents) = &self.rule;
+            (Opt::Always, Some((tool, contents))) => {
                 let rules: Vec<Value> = if contents.is_empty() {
                     vec![json!({ "toolName": tool })]
                 } else {
@@ -349,7 +386,7 @@ impl PermissionDialog {
                     }])),
                 })
             }
-            DRY_RUN_OPTION if self.request.dry_run => {
+            (Opt::DryRun, _) if self.request.dry_run => {
                 DialogOutcome::Answer(PermissionAnswer::DryRun {
                     updated_input: None,
                 })
@@ -368,7 +405,7 @@ impl PermissionDialog {
             Picked::Pending => DialogOutcome::Pending,
             Picked::Option(i) => self.answer(i),
             // A reason typed after "No" lets the turn carry on.
-            Picked::Note => self.answer(2),
+            Picked::Note => self.answer_with(Opt::No),
             // Esc stops the turn.
             Picked::Stop => DialogOutcome::Stop(PermissionAnswer::Deny {
                 message: String::new(),
@@ -385,7 +422,7 @@ impl PermissionDialog {
     /// `d`: the dry run, where it is offered.
     fn dry_run_key(&self) -> DialogOutcome {
         if self.request.dry_run {
-            self.answer(DRY_RUN_OPTION)
+            self.answer_with(Opt::DryRun)
         } else {
             DialogOutcome::Pending
         }
@@ -396,13 +433,18 @@ impl PermissionDialog {
         let (max, page) = self.room.get();
         let at = self.scroll.unwrap_or(0).min(max);
         let to = match key.code {
-            KeyCode::Char('1') => return self.answer(0),
-            KeyCode::Char('2') => return self.answer(1),
-            KeyCode::Char('4' | 'd') => return self.dry_run_key(),
-            KeyCode::Char('3') => {
-                self.scroll = None;
-                self.choice.open_note();
-                return DialogOutcome::Pending;
+            KeyCode::Char('d') => return self.dry_run_key(),
+            KeyCode::Char(c @ '1'..='9') => {
+                let at = c as usize - '1' as usize;
+                return match self.offered.get(at) {
+                    Some(Opt::No) => {
+                        self.scroll = None;
+                        self.choice.open_note();
+                        DialogOutcome::Pending
+                    }
+                    Some(_) => self.answer(at),
+                    None => DialogOutcome::Pending,
+                };
             }
             KeyCode::Up | KeyCode::Char('k') => at.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => at + 1,
@@ -565,7 +607,7 @@ mod tests {
         });
         let mut offered = dialog("Bash", json!({"command": "touch x"}));
         offered.request.dry_run = true;
-        offered.choice.options = offered.options();
+        offered = PermissionDialog::new(offered.request.clone());
         assert_eq!(offered.choice.options.len(), 4);
         assert_eq!(offered.choice.options[3], DRY_RUN_LABEL);
         assert!(
@@ -626,6 +668,52 @@ mod tests {
         assert_eq!(
             p[0]["rules"][0],
             json!({"toolName": "Bash", "ruleContent": "git diff:*"})
+        );
+    }
+
+    #[test]
+    fn a_command_with_no_rule_to_name_offers_no_dont_ask_again() {
+        for command in ["$(echo ls)", "$CMD --flag", "\"$tool\" x"] {
+            let mut d = dialog("Bash", json!({ "command": command }));
+            assert_eq!(
+                d.choice.options,
+                ["Yes", "No, and tell the agent what to do differently"],
+                "{command}"
+            );
+            let shown: Vec<String> = d.footer(200).0.iter().map(|l| l.to_string()).collect();
+            assert!(
+                shown.iter().all(|l| !l.contains("don't ask again")),
+                "{command}: {shown:?}"
+            );
+            // 2 is now "No": it opens the note field; nothing adds a rule.
+            assert_eq!(
+                d.handle_key(key(KeyCode::Char('2'))),
+                DialogOutcome::Pending
+            );
+            assert!(d.choice.feedback.is_some(), "{command}");
+            assert_eq!(
+                d.handle_key(key(KeyCode::Enter)),
+                DialogOutcome::Answer(PermissionAnswer::Deny {
+                    message: String::new()
+                })
+            );
+            let mut d = dialog("Bash", json!({ "command": command }));
+            assert_eq!(
+                d.handle_key(key(KeyCode::Char('3'))),
+                DialogOutcome::Pending,
+                "no third option"
+            );
+        }
+        // With a dry run offered it is option 3.
+        let mut req = dialog("Bash", json!({"command": "$(echo ls)"})).request;
+        req.dry_run = true;
+        let mut d = PermissionDialog::new(req);
+        assert_eq!(d.choice.options[2], DRY_RUN_LABEL);
+        assert_eq!(
+            d.handle_key(key(KeyCode::Char('3'))),
+            DialogOutcome::Answer(PermissionAnswer::DryRun {
+                updated_input: None
+            })
         );
     }
 
