@@ -55,6 +55,11 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
     assert!(util.exists() && lib.exists());
 
     // Esc Esc on the empty prompt: the picker, newest message selected.
+    // The answer's text is on screen a moment before the turn ends, and an
+    // Esc while it runs interrupts instead: wait for the spinner to go.
+    s.tmux.wait_screen("the turn to end", |screen| {
+        !screen.contains("esc to interrupt")
+    });
     s.tmux.keys(&["Escape"]);
     s.tmux.wait_text("Esc again to rewind");
     s.tmux.keys(&["Escape"]);
