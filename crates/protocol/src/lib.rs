@@ -22,6 +22,7 @@ pub mod mcp_name;
 pub mod message;
 pub mod mode;
 pub mod model;
+pub mod percent;
 pub mod stream_json;
 pub mod sync;
 pub mod task;

@@ -68,7 +68,7 @@ pub fn pasted_image_path(text: &str, cwd: &Path) -> Option<PathBuf> {
         .map(str::to_string)
         .unwrap_or_else(|| unescape(text));
     let raw = match unquoted.strip_prefix("file://") {
-        Some(url) => percent_decode(url)?,
+        Some(url) => String::from_utf8(catui_protocol::percent::decode(url)).ok()?,
         None => unquoted,
     };
     let path = cwd.join(raw);
@@ -90,30 +90,6 @@ fn unescape(text: &str) -> String {
         }
     }
     out
-}
-
-/// `%20` → space, for `file://` URLs; `None` when it is not valid UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -100,6 +100,10 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Setup {
     })
 }
 
+fn percent_decode(text: &str) -> String {
+    String::from_utf8_lossy(&catui_protocol::percent::decode(text)).into_owned()
+}
+
 /// `OTEL_EXPORTER_OTLP_HEADERS`: `name=value` pairs separated by commas,
 /// values percent-encoded. An error names the header, never its value.
 fn headers(spec: &str) -> Result<HeaderMap, String> {
@@ -115,29 +119,6 @@ fn headers(spec: &str) -> Result<HeaderMap, String> {
         map.insert(header, value);
     }
     Ok(map)
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The resource: `service.name` (default `catui`), `service.version`, and
