@@ -7,12 +7,14 @@
 //! These need the SDK installed: `.ci/run` creates the venv (pinned
 //! version) and runs them with `--run-ignored all`; locally run
 //! `bash .ci/sdk-setup` once, then
-//! `cargo nextest run -p catui --test sdk_python --run-ignored all`.
+//! `cargo nextest run -p catui --test all --run-ignored all suite::sdk_python::`.
 //! The interpreter is `$CATUI_SDK_PYTHON`, else `target/sdk-venv/bin/python`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
+
+mod teams;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -30,7 +32,21 @@ fn python() -> PathBuf {
 
 /// Runs one scenario; returns the JSON facts it printed.
 fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/scenarios.py");
+    scenario_in(sb, server, "scenarios.py", name, &[])
+}
+
+/// Runs scenario `name` of `tests/sdk/FILE` with `env` added; returns the
+/// JSON facts it printed.
+fn scenario_in(
+    sb: &Sandbox,
+    server: &MockServer,
+    file: &str,
+    name: &str,
+    env: &[(&str, &str)],
+) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sdk")
+        .join(file);
     let python = python();
     assert!(
         python.exists(),
@@ -51,7 +67,8 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
         .env("MCP_EVERYTHING", sdk_cases::everything_js())
         .env("CATUI_MODEL", "test-model")
         .env("ANTHROPIC_API_KEY", "test-key-not-secret")
-        .env("ANTHROPIC_BASE_URL", server.url());
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .envs(env.iter().copied());
     let out = common::output_within(cmd, b"", 120);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
