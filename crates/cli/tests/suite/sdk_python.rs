@@ -60,6 +60,8 @@ fn scenario_in(
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", sb.dir.path())
+        // team_scenarios.py imports scenarios.py: no bytecode in the tree.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("CATUI_BIN", assert_cmd::cargo::cargo_bin("catui"))
         .env("PROJECT", sb.project())
         .env("CATUI_CONFIG_DIR", sb.config())
