@@ -28,8 +28,10 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
+use super::foreground::DRAIN_AFTER_EXIT;
+use super::launch::{Output, Started};
 use super::output::MAX_SPILL_BYTES;
-use super::{DRAIN_AFTER_EXIT, Output, Started, groups, pty};
+use super::{groups, pty};
 use crate::sync::lock;
 
 /// How a background command stands.

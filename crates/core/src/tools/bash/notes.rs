@@ -3,7 +3,8 @@
 //! ran unasked because it was judged read-only — how to ask the user for
 //! more.
 
-use super::{Run, ToolContext};
+use super::ToolContext;
+use super::foreground::Run;
 use crate::permissions::Grant;
 
 /// What programs print when the sandbox refuses a write.

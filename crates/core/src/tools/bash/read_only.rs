@@ -7,7 +7,8 @@ use catui_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Asking, BashInput, BashTool, describe};
+use super::description::describe;
+use super::{Asking, BashInput, BashTool};
 use crate::permissions::Access;
 use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 

@@ -5,7 +5,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-use super::{Confined, End, Run};
+use super::foreground::{Confined, End, Run};
 
 fn ran(code: i32, output: &str, final_cwd: Option<&str>, confined: bool) -> Run {
     Run {
