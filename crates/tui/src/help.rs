@@ -1,10 +1,12 @@
 //! The key and command sheet shown by `?` and `/help`, generated from the
-//! key table that also binds the keys ([`crate::keymap::MAIN`]) and the
-//! palette's command list, so it always says what the interface really does.
+//! key tables that also bind the keys ([`crate::keymap::MAIN`], the
+//! question dialog's tables) and the palette's command list, so it always
+//! says what the interface really does.
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 
+use crate::dialogs::question;
 use crate::keymap::{Binding, MAIN, PAGER};
 use crate::palette;
 use crate::theme;
@@ -25,6 +27,17 @@ pub fn keys() -> Vec<(&'static str, &'static str)> {
     described(MAIN)
 }
 
+const QUESTION_HEADING: &str = "When the agent asks you questions";
+
+/// Keys of the question dialog (AskUserQuestion): a question's tab, its
+/// Other row, the Submit tab.
+pub fn question_keys() -> Vec<(&'static str, &'static str)> {
+    let mut keys = described(question::KEYS);
+    keys.extend(described(question::OTHER_KEYS));
+    keys.extend(described(question::SUBMIT_KEYS));
+    keys
+}
+
 /// Keys of the transcript view.
 pub fn pager_keys() -> Vec<(&'static str, &'static str)> {
     described(PAGER)
@@ -39,12 +52,24 @@ pub fn sheet() -> String {
 /// The sheet's lines, each with the column its description starts at (a
 /// narrow screen wraps a long description under itself, not under the key).
 pub fn sheet_lines() -> Vec<(String, usize)> {
-    let mut out = vec![("Keys".to_string(), 0)];
     let keys = keys();
-    let key_w = keys.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    for (key, what) in keys {
-        out.push((format!("  {key:<key_w$}  {what}"), key_w + 4));
-    }
+    let asked = question_keys();
+    let key_w = keys
+        .iter()
+        .chain(&asked)
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    let section = |out: &mut Vec<(String, usize)>, heading: &str, keys| {
+        out.push((heading.to_string(), 0));
+        for (key, what) in keys {
+            let key: &str = key;
+            let pad = " ".repeat(key_w - key.chars().count());
+            out.push((format!("  {key}{pad}  {what}"), key_w + 4));
+        }
+    };
+    let mut out = Vec::new();
+    section(&mut out, "Keys", keys);
     out.push((String::new(), 0));
     out.push(("Commands".to_string(), 0));
     let commands = palette::commands();
@@ -53,6 +78,9 @@ pub fn sheet_lines() -> Vec<(String, usize)> {
         let name = format!("/{name}");
         out.push((format!("  {name:<name_w$}  {what}"), name_w + 4));
     }
+    // The question dialog's keys last: the main screen's come first.
+    out.push((String::new(), 0));
+    section(&mut out, QUESTION_HEADING, asked);
     out
 }
 
@@ -84,6 +112,12 @@ mod tests {
         for (key, _) in keys() {
             assert!(sheet.contains(key), "{key} missing");
         }
+        let asked = sheet.split(QUESTION_HEADING).nth(1).unwrap_or_default();
+        for (key, what) in question_keys() {
+            assert!(asked.contains(&format!("{key}  ")), "{key} missing");
+            assert!(asked.contains(what), "{what} missing");
+        }
+        assert!(asked.contains("Space"), "{asked}");
         for (name, _) in palette::commands() {
             assert!(sheet.contains(&format!("/{name} ")), "/{name} missing");
         }
@@ -112,8 +146,10 @@ mod tests {
     fn descriptions_start_at_their_recorded_column() {
         for (line, column) in sheet_lines() {
             if column > 0 {
-                assert_eq!(&line[column - 2..column], "  ", "{line:?}");
-                assert_ne!(&line[column..column + 1], " ", "{line:?}");
+                // Columns count characters (the arrows are one each).
+                let chars: Vec<char> = line.chars().collect();
+                assert_eq!(chars[column - 2..column], [' ', ' '], "{line:?}");
+                assert_ne!(chars[column], ' ', "{line:?}");
             }
         }
     }

@@ -464,8 +464,11 @@ fn question_mark_and_help_show_the_generated_sheet() {
     press(&mut s, key(KeyCode::Esc));
     assert!(!s.help_open);
     assert!(s.submit_text("/help".into()).is_empty(), "answered here");
-    let text = format!("{}", screen(&s, 100, 40).backend());
+    // The whole sheet fits 60 rows: the main keys and, last, the
+    // question dialog's.
+    let text = format!("{}", screen(&s, 100, 60).backend());
     assert!(text.contains("Ctrl+O"), "{text}");
+    assert!(text.contains("When the agent asks you questions"), "{text}");
 }
 
 #[test]

@@ -84,6 +84,7 @@ mod tui_plan_contract;
 mod tui_plan_e2e;
 mod tui_plan_library;
 mod tui_plan_third;
+mod tui_question;
 mod tui_resume;
 mod tui_rewind;
 mod tui_round_two;

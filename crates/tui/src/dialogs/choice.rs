@@ -3,11 +3,14 @@
 //! agent…"), the keys that move between them (bound in the dialog's table
 //! from [`crate::keymap`]) and the hint row made from that same table.
 //! A dialog adds an option by adding a label; its own keys are rows of its
-//! table that come back as [`Picked::Own`].
+//! table that come back as [`Picked::Own`]. The note is either opened by
+//! its option and closed again (the permission dialog's "No, and tell the
+//! agent…") or a row of the list that keeps its text while the cursor is
+//! elsewhere (the question dialog's "Other").
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::Style;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 
 use super::{edit_field, field_row, option_rows};
 use crate::input::InputBox;
@@ -32,28 +35,65 @@ pub enum Picked<O> {
 #[derive(Debug, Clone)]
 pub struct ChoiceDialog {
     pub options: Vec<String>,
+    /// Dim words after an option (empty: none).
+    pub details: Vec<String>,
     pub selected: usize,
     /// The option that opens the note field instead of answering.
     pub note_option: Option<usize>,
     pub note_label: &'static str,
+    /// The note field while it has focus.
     pub feedback: Option<InputBox>,
+    /// The keys while the note has focus, and their hint.
+    pub note_keys: &'static [Binding<Note>],
+    /// The note is a row of the list: it shows its text while the cursor
+    /// is elsewhere (kept in `kept`) and takes focus when selected.
+    pub inline_note: bool,
+    kept: Option<InputBox>,
 }
 
 impl ChoiceDialog {
     pub fn new(options: Vec<String>, note_option: Option<usize>, note_label: &'static str) -> Self {
         Self {
             options,
+            details: Vec::new(),
             selected: 0,
             note_option,
             note_label,
             feedback: None,
+            note_keys: NOTE,
+            inline_note: false,
+            kept: None,
         }
+    }
+
+    /// A list whose last row is a note of its own (an "Other" answer):
+    /// `options` and their `details`, then the note row labelled
+    /// `note_label`, bound by `note_keys`.
+    pub fn with_inline_note(
+        options: Vec<String>,
+        details: Vec<String>,
+        note_label: &'static str,
+        note_keys: &'static [Binding<Note>],
+    ) -> Self {
+        let at = options.len();
+        let mut options = options;
+        options.push(String::new());
+        Self {
+            details,
+            note_keys,
+            inline_note: true,
+            ..Self::new(options, Some(at), note_label)
+        }
+    }
+
+    /// The note field, focused or kept.
+    pub fn note_field(&self) -> Option<&InputBox> {
+        self.feedback.as_ref().or(self.kept.as_ref())
     }
 
     /// The note typed so far, trimmed.
     pub fn note(&self) -> String {
-        self.feedback
-            .as_ref()
+        self.note_field()
             .map(|f| f.text().trim().to_string())
             .unwrap_or_default()
     }
@@ -64,7 +104,24 @@ impl ChoiceDialog {
             self.selected = at;
         }
         if self.feedback.is_none() {
-            self.feedback = Some(InputBox::new());
+            self.feedback = Some(self.kept.take().unwrap_or_else(InputBox::new));
+        }
+    }
+
+    /// Gives the focus back to the options (an inline note keeps its text).
+    fn leave_note(&mut self) {
+        let field = self.feedback.take();
+        if self.inline_note {
+            self.kept = field;
+        }
+        self.selected = self.selected.saturating_sub(1);
+    }
+
+    /// Moves the selection to `i` (an inline note takes the focus there).
+    fn select(&mut self, i: usize) {
+        self.selected = i;
+        if self.inline_note && Some(i) == self.note_option {
+            self.open_note();
         }
     }
 
@@ -85,14 +142,21 @@ impl ChoiceDialog {
         key: KeyEvent,
     ) -> Picked<O> {
         if let Some(field) = self.feedback.as_mut() {
-            match keymap::command(NOTE, key) {
+            // Keys that would not change an empty field (←/→) are the
+            // dialog's own there (the question dialog's tabs).
+            let idle = field.is_empty()
+                && matches!(
+                    key.code,
+                    KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End
+                );
+            match keymap::command(self.note_keys, key) {
                 Some(Note::Send) => return Picked::Note,
                 Some(Note::Stop) => return Picked::Stop,
-                Some(Note::Back) => {
-                    self.feedback = None;
-                    self.selected = self.selected.saturating_sub(1);
-                }
+                Some(Note::Back) => self.leave_note(),
                 None => {
+                    if idle && let Some(Choice::Own(o)) = keymap::command(table, key) {
+                        return Picked::Own(o);
+                    }
                     if !edit_field(field, key) {
                         // Keys of the dialog's own that are not typing
                         // (PgUp/PgDn, Ctrl+G) still work.
@@ -115,11 +179,11 @@ impl ChoiceDialog {
                 _ => Picked::Pending,
             },
             Some(Choice::Up) => {
-                self.selected = self.selected.saturating_sub(1);
+                self.select(self.selected.saturating_sub(1));
                 Picked::Pending
             }
             Some(Choice::Down) => {
-                self.selected = (self.selected + 1).min(last);
+                self.select((self.selected + 1).min(last));
                 Picked::Pending
             }
             Some(Choice::Stop) => Picked::Stop,
@@ -131,7 +195,41 @@ impl ChoiceDialog {
     /// The option rows and, when open, the note field; the index of the
     /// field's row.
     pub fn rows(&self) -> (Vec<Line<'static>>, Option<usize>) {
-        let mut rows = option_rows(&self.options, self.selected);
+        self.rows_marked(|_| "")
+    }
+
+    /// [`ChoiceDialog::rows`] with `mark(i)` before option `i`'s label (a
+    /// check box); an inline note is the last option row, its field after
+    /// the mark.
+    pub fn rows_marked<'m>(
+        &self,
+        mark: impl Fn(usize) -> &'m str,
+    ) -> (Vec<Line<'static>>, Option<usize>) {
+        let labels: Vec<String> = self
+            .options
+            .iter()
+            .enumerate()
+            .map(|(i, o)| format!("{}{o}", mark(i)))
+            .collect();
+        let mut rows = option_rows(&labels, self.selected);
+        for (row, detail) in rows.iter_mut().zip(&self.details) {
+            if !detail.is_empty() {
+                row.spans.push(Span::styled(
+                    format!("  {detail}"),
+                    Style::default().fg(theme::current().dim),
+                ));
+            }
+        }
+        if self.inline_note
+            && let Some(at) = self.note_option
+            && let Some(row) = rows.get_mut(at)
+        {
+            let empty = InputBox::new();
+            let field = field_row(self.note_label, self.note_field().unwrap_or(&empty));
+            row.spans.extend(field.spans);
+            let focused = self.feedback.is_some().then_some(at);
+            return (rows, focused);
+        }
         let mut at = None;
         if let Some(f) = &self.feedback {
             at = Some(rows.len());
@@ -140,11 +238,24 @@ impl ChoiceDialog {
         (rows, at)
     }
 
+    /// The text before the note field's first character on its row (for
+    /// the terminal cursor), with `mark` as given to
+    /// [`ChoiceDialog::rows_marked`].
+    pub fn field_prefix<'m>(&self, mark: impl Fn(usize) -> &'m str) -> String {
+        match self.note_option {
+            Some(at) if self.inline_note => {
+                let marker = if self.selected == at { "❯ " } else { "  " };
+                format!("{marker}{}. {}{}", at + 1, mark(at), self.note_label)
+            }
+            _ => self.note_label.to_string(),
+        }
+    }
+
     /// The hint row from `table` (the note field's keys while it is open):
     /// the shared keys, then the dialog's own that `own` shows.
     pub fn hint<O: Copy>(&self, table: &[Binding<Choice<O>>], own: impl Fn(O) -> bool) -> String {
         if self.feedback.is_some() {
-            return keymap::hint(NOTE, |_| true);
+            return keymap::hint(self.note_keys, |_| true);
         }
         let n = self.options.len();
         keymap::hint_with(

@@ -235,13 +235,16 @@ impl AppState {
             // The scrolling keys move the sheet; any other key closes it
             // (only Esc and `?` are used up).
             let page = self.page_rows();
+            // The sheet as drawn: wrapped at the screen's width (a long
+            // description takes two rows at 80 columns).
+            let sheet_rows = crate::help::rows(self.viewport.0 as usize).len();
             match key.code {
                 KeyCode::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
                 KeyCode::Down => self.help_scroll += 1,
                 KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(page),
                 KeyCode::PageDown => self.help_scroll += page,
                 KeyCode::Home => self.help_scroll = 0,
-                KeyCode::End => self.help_scroll = crate::help::sheet_lines().len(),
+                KeyCode::End => self.help_scroll = sheet_rows,
                 _ => {
                     self.help_open = false;
                     if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
@@ -250,7 +253,7 @@ impl AppState {
                 }
             }
             if self.help_open {
-                self.help_scroll = self.help_scroll.min(crate::help::sheet_lines().len());
+                self.help_scroll = self.help_scroll.min(sheet_rows);
                 return Vec::new();
             }
         }
