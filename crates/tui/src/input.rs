@@ -9,7 +9,7 @@ use crate::wrap::char_width;
 const PASTE_PLACEHOLDER_LINES: usize = 8;
 
 /// Editable text with history.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct InputBox {
     lines: Vec<String>,
     /// Cursor row (index into `lines`).
@@ -24,12 +24,24 @@ pub struct InputBox {
     pastes: Vec<(String, String)>,
 }
 
-impl InputBox {
-    pub fn new() -> Self {
+/// An empty box: one empty line (the cursor is always on a line).
+impl Default for InputBox {
+    fn default() -> Self {
         Self {
             lines: vec![String::new()],
-            ..Self::default()
+            row: 0,
+            col: 0,
+            history: Vec::new(),
+            history_pos: None,
+            draft: String::new(),
+            pastes: Vec::new(),
         }
+    }
+}
+
+impl InputBox {
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// The text as shown (placeholders not expanded).

@@ -104,7 +104,7 @@ impl ChoiceDialog {
             self.selected = at;
         }
         if self.feedback.is_none() {
-            self.feedback = Some(self.kept.take().unwrap_or_else(InputBox::new));
+            self.feedback = Some(self.kept.take().unwrap_or_default());
         }
     }
 
