@@ -64,6 +64,13 @@ pub struct TaskEnd {
     /// One line: what it was and how it ended.
     pub summary: String,
     pub usage: TaskUsage,
+    /// The report itself when it is written for the user to read (a
+    /// dispatched plan's end: steps, verification, branch, diff stat, the
+    /// commands to review and merge), so that a front end can show it as
+    /// the task ends. `None` for a sub-agent, whose report is for the
+    /// model (it stays in `output_file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<String>,
 }
 
 /// A background task is at work: the SDKs' `task_progress`, one per tool

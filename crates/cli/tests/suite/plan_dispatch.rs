@@ -123,6 +123,8 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
     );
     let report = std::fs::read_to_string(ended["output_file"].as_str().unwrap()).unwrap();
     assert!(report.contains("flag.txt"), "the diff stat: {report}");
+    // The line carries it too, written for the user.
+    assert_eq!(ended["report"], report.as_str(), "{ended}");
     assert!(
         report.contains(&format!("Merge:  git merge catui/{slug}")),
         "{report}"

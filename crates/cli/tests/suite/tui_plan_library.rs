@@ -45,6 +45,18 @@ fn the_plan_slug(plans_dir: &str) -> String {
         .into_owned()
 }
 
+/// How many requests the main session sent (the background agent's name
+/// its worktree, under the catui home's `worktrees`, as their directory).
+fn main_requests(s: &Setup) -> usize {
+    let worktrees = s.sb.config().join("worktrees");
+    let worktrees = worktrees.to_str().unwrap();
+    s.server
+        .requests()
+        .iter()
+        .filter(|r| !r.system_text().contains(worktrees))
+        .count()
+}
+
 #[test]
 fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
     require_tmux();
@@ -81,8 +93,11 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
     assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
     s.tmux.wait_text("It runs in the background.");
     let slug = the_plan_slug(&s.plans_dir);
-    // The background agent's end, told in the transcript.
-    let screen = s.tmux.wait_text("carried out in the background:");
+    let asked_before_the_end = main_requests(&s);
+    // The background agent's end, told in the transcript while the session
+    // is idle: its summary in full, with the branch, the diff stat and the
+    // commands to review and merge.
+    let screen = s.tmux.wait_text(&format!("Merge:  git merge catui/{slug}"));
     let log = std::fs::read_to_string(
         s.sb.config()
             .join("worktrees")
@@ -90,6 +105,23 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
     )
     .unwrap_or_default();
     assert!(screen.contains(&format!("Plan {slug}")), "{screen}");
+    assert!(
+        screen.contains(&format!("Branch catui/{slug} (worktree")),
+        "{screen}"
+    );
+    assert!(screen.contains("flag.txt | 1 +"), "the diff stat: {screen}");
+    assert!(
+        screen.contains(&format!("Review: git diff main...catui/{slug}")),
+        "{screen}"
+    );
+    assert!(screen.contains("1/1 steps done"), "{screen}");
+    // Shown, not sent: in the terminal UI a background task's end waits
+    // for the next request (as a background command's does).
+    assert!(
+        screen.contains("ended; the model gets its report with the next request."),
+        "{screen}"
+    );
+    assert_eq!(main_requests(&s), asked_before_the_end);
     assert!(
         screen.contains("goal met"),
         "{screen}\n{log}\n{:#?}",

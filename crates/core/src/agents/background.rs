@@ -84,7 +84,9 @@ struct TaskState {
     stop_requested: bool,
     /// The main conversation has been told it ended.
     reported: bool,
-    /// The one-line summary of its end when the job has its own.
+    /// The one-line summary of its end when the job has its own. Such a
+    /// job (a dispatched plan) writes its report for the user too: the
+    /// end carries it ([`TaskEnd::report`]).
     headline: Option<String>,
     ended: Option<Instant>,
 }
@@ -226,6 +228,7 @@ impl BackgroundAgents {
             tracing::warn!("could not write {}: {e}", task.output_path.display());
         }
         let headline = lock(&task.state).headline.take();
+        let for_user = (headline.is_some() && !text.trim().is_empty()).then(|| text.clone());
         let usage = TaskUsage {
             total_tokens: report
                 .as_ref()
@@ -258,6 +261,7 @@ impl BackgroundAgents {
                 )
             }),
             usage,
+            report: for_user,
         }));
         self.ended.send_modify(|n| *n += 1);
     }

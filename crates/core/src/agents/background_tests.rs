@@ -141,6 +141,8 @@ async fn a_finished_agent_wakes_the_idle_conversation_once_with_its_report() {
                 std::fs::read_to_string(&end.output_file).unwrap(),
                 "report for find the parser"
             );
+            // A sub-agent's report is for the model, not shown to the user.
+            assert_eq!(end.report, None);
         }
         other => panic!("{other:?}"),
     }

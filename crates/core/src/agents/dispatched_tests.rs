@@ -103,6 +103,12 @@ async fn the_events_file_becomes_task_lines_and_its_end_the_report() {
             );
             let report = std::fs::read_to_string(&end.output_file).unwrap();
             assert!(report.contains("Review: git diff main...catui/tiny"));
+            // Written for the user: the end carries it, for the front end
+            // to show as it happens.
+            assert_eq!(
+                end.report.as_deref(),
+                Some("Plan tiny: goal met.\nReview: git diff main...catui/tiny\n")
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -176,13 +176,25 @@ impl AppState {
             EngineEvent::WorkStep(step) => self.work_step = step,
             // The Agent call already says it runs in the background.
             EngineEvent::TaskStarted(_) | EngineEvent::TaskProgress(_) => {}
-            EngineEvent::TaskEnded(task) => self.system(
-                format!(
-                    "Background {} ({}); the model gets its report with the next request.",
-                    task.summary, task.task_id
-                ),
-                false,
-            ),
+            EngineEvent::TaskEnded(task) => {
+                // A report written for the user (a dispatched plan's end:
+                // steps, verification, branch, diff stat, how to review and
+                // merge) is shown in full as it comes: the user may be idle
+                // and not ask the model. Its first line is the summary.
+                let text = match &task.report {
+                    Some(report) => format!(
+                        "Background task {} ended; the model gets its report with the next request.\n{}",
+                        task.task_id,
+                        report.trim_end()
+                    ),
+                    None => format!(
+                        "Background {} ({}); the model gets its report with the next request.",
+                        task.summary, task.task_id
+                    ),
+                };
+                // Both come from another process (the agent's events file).
+                self.system(catui_protocol::terminal::sanitize(&text), false)
+            }
             EngineEvent::AwaitingTools { pending } => self.awaiting_tools = pending,
             EngineEvent::Result(outcome) => self.apply_result(outcome),
         }
