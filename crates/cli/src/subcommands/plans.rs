@@ -17,6 +17,7 @@ use catui_core::session::{list_sessions, plan_library};
 use super::format::{one_line, pad, when};
 use super::{CommandError, Project, plan_name};
 use crate::args::PlansAction;
+use catui_core::plan::export::ExportError;
 use catui_core::session::plan_history;
 
 /// How much of a plan's first line a row shows.
@@ -276,8 +277,8 @@ fn export(
     };
     let target = plan_history::export(&project.sessions_dir(), &project.cwd, &name, to).map_err(
         |e| match e {
-            plan_history::ExportError::NeverApproved(_) => CommandError::Usage(e.to_string()),
-            plan_history::ExportError::Write { ref source, .. } => {
+            ExportError::NeverApproved(_) => CommandError::Usage(e.to_string()),
+            ExportError::Write { ref source, .. } => {
                 CommandError::Io(std::io::Error::new(source.kind(), e.to_string()))
             }
         },

@@ -122,13 +122,10 @@ pub(super) fn sidechain_recorders(
 pub(super) fn plan_exporter(
     sessions_dir: PathBuf,
     cwd: PathBuf,
-) -> crate::plan::state::plan_session::PlanExporter {
-    crate::plan::state::plan_session::PlanExporter(Arc::new(
-        move |slug: &str, to: Option<&Path>| {
-            crate::session::plan_history::export(&sessions_dir, &cwd, slug, to)
-                .map_err(|e| e.to_string())
-        },
-    ))
+) -> crate::plan::export::PlanExporter {
+    crate::plan::export::PlanExporter(Arc::new(move |slug: &str, to: Option<&Path>| {
+        crate::session::plan_history::export(&sessions_dir, &cwd, slug, to)
+    }))
 }
 
 /// `/plan use`: what this project's library (its transcripts in

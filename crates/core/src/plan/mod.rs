@@ -21,6 +21,8 @@
 //!   injects before a model request and their provider.
 //! - [`prompts`]: the workflow prompts, reminders and tool descriptions
 //!   ([`contract`]: the short protocol strings).
+//! - [`export`]: what `/plan export` and `catui plans export` share (the
+//!   exporter a session is given, the errors).
 //! - `/plan` is [`slash_command`]; `/plan use SLUG` (and `--plan SLUG`)
 //!   takes up a plan of the library ([`pick_up`]).
 //! - [`verification`]: the commands of a plan's verification section, run
@@ -29,6 +31,7 @@
 pub mod approval;
 pub mod contract;
 pub mod engine_hooks;
+pub mod export;
 pub mod files;
 pub mod pick_up;
 pub mod prompts;

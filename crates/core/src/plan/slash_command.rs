@@ -37,8 +37,8 @@ pub fn plan_command(session: &dyn SessionHooks, plan: &PlanSession, args: &str) 
                 ),
                 is_error: false,
             },
-            Err(text) => CommandOutput::Local {
-                text,
+            Err(e) => CommandOutput::Local {
+                text: e.to_string(),
                 is_error: true,
             },
         };

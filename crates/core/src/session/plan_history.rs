@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use super::{EntryBody, list_sessions};
 use crate::plan::approval::progress::without_progress;
 use crate::plan::contract::{PLAN_APPROVED_KEY, PLAN_PARKED_KEY, PLAN_REVISION_KEY};
+use crate::plan::export::ExportError;
 use crate::plan::plan_hash;
 
 /// One recorded revision of a plan.
@@ -285,21 +286,6 @@ pub fn export_text(slug: &str, plan: &str, revisions: &[Revision]) -> String {
 /// Where an export goes by default: `docs/plans/` of the project.
 pub fn default_export_dir(cwd: &Path) -> PathBuf {
     cwd.join("docs").join("plans")
-}
-
-/// Why a plan was not exported.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    #[error(
-        "plan '{0}' was never approved in this project's sessions (see `catui plans show {0}`); only an approved plan is exported"
-    )]
-    NeverApproved(String),
-    #[error("could not write {}: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 /// Writes the approved revision of plan `slug`, with its history, to

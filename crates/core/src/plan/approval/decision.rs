@@ -17,6 +17,7 @@
 
 use catui_protocol::PermissionMode;
 use catui_protocol::control::PermissionResponse;
+use catui_protocol::mode::UnknownMode;
 use serde_json::{Value, json};
 
 use crate::engine::PermissionAnswer;
@@ -241,7 +242,10 @@ impl ApprovalDecision {
     /// `shown`: `allow` approves with the fields of `updatedInput`; `deny`
     /// keeps planning, or parks with `"park": true`. A field that cannot be
     /// read is an error that says which.
-    pub fn from_response(response: &PermissionResponse, shown: &Value) -> Result<Self, String> {
+    pub fn from_response(
+        response: &PermissionResponse,
+        shown: &Value,
+    ) -> Result<Self, AnswerError> {
         match response {
             PermissionResponse::Deny {
                 message,
@@ -273,13 +277,9 @@ impl ApprovalDecision {
                     None | Some(Value::Null) => None,
                     Some(Value::String(m)) => Some(
                         m.parse::<PermissionMode>()
-                            .map_err(|e| format!("updatedInput.mode: {e}"))?,
+                            .map_err(AnswerError::UnknownMode)?,
                     ),
-                    Some(other) => {
-                        return Err(format!(
-                            "updatedInput.mode must be a mode name or null, not {other}"
-                        ));
-                    }
+                    Some(other) => return Err(AnswerError::ModeNotAName(other.clone())),
                 };
                 let skip_steps = match answer.get("skip_steps") {
                     None | Some(Value::Null) => Vec::new(),
@@ -291,11 +291,7 @@ impl ApprovalDecision {
                     None | Some(Value::Null) => None,
                     Some(Value::String(m)) if m.trim().is_empty() => None,
                     Some(Value::String(m)) => Some(m.trim().to_string()),
-                    Some(other) => {
-                        return Err(format!(
-                            "updatedInput.model must be a model name, not {other}"
-                        ));
-                    }
+                    Some(other) => return Err(AnswerError::Model(other.clone())),
                 }
                 .filter(|m| Some(m) != text(shown, "model").as_ref());
                 // The hash binds the approval to a text: one that cannot be
@@ -303,20 +299,12 @@ impl ApprovalDecision {
                 let dispatch = match answer.get("dispatch") {
                     None | Some(Value::Null) => false,
                     Some(v) if v == "worktree" => true,
-                    Some(other) => {
-                        return Err(format!(
-                            "updatedInput.dispatch must be \"worktree\" (or absent), not {other}"
-                        ));
-                    }
+                    Some(other) => return Err(AnswerError::Dispatch(other.clone())),
                 };
                 let plan_hash = match answer.get("planHash") {
                     None | Some(Value::Null) => None,
                     Some(Value::String(h)) => Some(h.clone()),
-                    Some(other) => {
-                        return Err(format!(
-                            "updatedInput.planHash must be the SHA-256 of the plan shown (a string), not {other}"
-                        ));
-                    }
+                    Some(other) => return Err(AnswerError::PlanHash(other.clone())),
                 };
                 Ok(ApprovalDecision {
                     dispatch,
@@ -357,10 +345,41 @@ impl ApprovalDecision {
     }
 }
 
+/// Which field of an approval answer could not be read: such an answer
+/// approves nothing (a field is never taken for absent). The texts name the
+/// field as the client sent it (`updatedInput.NAME`).
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("updatedInput.mode: {0}")]
+    UnknownMode(UnknownMode),
+    #[error("updatedInput.mode must be a mode name or null, not {0}")]
+    ModeNotAName(Value),
+    #[error("updatedInput.skip_steps must be a list of step numbers from 1, not {0}")]
+    SkipSteps(Value),
+    #[error("updatedInput.model must be a model name, not {0}")]
+    Model(Value),
+    #[error("updatedInput.dispatch must be \"worktree\" (or absent), not {0}")]
+    Dispatch(Value),
+    #[error("updatedInput.planHash must be the SHA-256 of the plan shown (a string), not {0}")]
+    PlanHash(Value),
+}
+
+impl AnswerError {
+    /// The field of `updatedInput` that could not be read.
+    pub fn field(&self) -> &'static str {
+        match self {
+            AnswerError::UnknownMode(_) | AnswerError::ModeNotAName(_) => "mode",
+            AnswerError::SkipSteps(_) => "skip_steps",
+            AnswerError::Model(_) => "model",
+            AnswerError::Dispatch(_) => "dispatch",
+            AnswerError::PlanHash(_) => "planHash",
+        }
+    }
+}
+
 /// `skip_steps` as step numbers: a list of whole numbers from 1.
-fn step_numbers(value: &Value) -> Result<Vec<usize>, String> {
-    let bad =
-        || format!("updatedInput.skip_steps must be a list of step numbers from 1, not {value}");
+fn step_numbers(value: &Value) -> Result<Vec<usize>, AnswerError> {
+    let bad = || AnswerError::SkipSteps(value.clone());
     let list = value.as_array().ok_or_else(bad)?;
     list.iter()
         .map(|n| match n.as_u64() {

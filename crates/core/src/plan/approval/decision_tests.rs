@@ -126,7 +126,12 @@ fn unreadable_choices_are_named() {
         let mut answer = shown();
         answer[field] = value;
         let err = ApprovalDecision::from_response(&allow(answer), &shown()).unwrap_err();
-        assert!(err.contains(says), "{field}: {err}");
+        assert_eq!(err.field(), says, "{field}: {err}");
+        // The text names the field as the client sent it.
+        assert!(
+            err.to_string().starts_with(&format!("updatedInput.{says}")),
+            "{field}: {err}"
+        );
     }
 }
 

@@ -8,6 +8,7 @@ use crate::sync::lock;
 use std::sync::{Arc, Mutex};
 
 use crate::plan::engine_hooks::attachment_provider::PlanAttachmentProvider;
+use crate::plan::export::{PlanExportError, PlanExporter};
 use crate::plan::files::PlanFiles;
 use crate::plan::prompts::PlanModeConfig;
 use crate::plan::state::PlanState;
@@ -96,22 +97,6 @@ struct ApprovalObservers(Vec<ApprovalObserver>);
 impl std::fmt::Debug for ApprovalObservers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "ApprovalObservers({})", self.0.len())
-    }
-}
-
-/// Writes a plan's approved revision: `(slug, target directory)` -> the
-/// file written, or why not.
-#[derive(Clone)]
-#[allow(clippy::type_complexity)]
-pub struct PlanExporter(
-    pub  Arc<
-        dyn Fn(&str, Option<&std::path::Path>) -> Result<std::path::PathBuf, String> + Send + Sync,
-    >,
-);
-
-impl std::fmt::Debug for PlanExporter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PlanExporter")
     }
 }
 
@@ -229,10 +214,13 @@ impl PlanSession {
 
     /// `/plan export [--to DIR]`: the approved revision of this
     /// conversation's plan, with its history, into the project.
-    pub fn export(&self, to: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
+    pub fn export(
+        &self,
+        to: Option<&std::path::Path>,
+    ) -> Result<std::path::PathBuf, PlanExportError> {
         match &self.exporter {
-            Some(export) => (export.0)(&self.files.slug(), to),
-            None => Err("plan export is not available in this session".to_string()),
+            Some(export) => Ok((export.0)(&self.files.slug(), to)?),
+            None => Err(PlanExportError::Unavailable),
         }
     }
 
@@ -545,44 +533,5 @@ pub fn verification_section(plan: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_the_verification_section() {
-        let plan = "# Plan\n\n## Steps\n1. do\n\n## Verification\n- cargo test\n- run the demo\n\n## Risks\nnone\n";
-        assert_eq!(
-            verification_section(plan).unwrap(),
-            "- cargo test\n- run the demo"
-        );
-        assert_eq!(
-            verification_section("# Plan\n## Testing\n\n`make check`").unwrap(),
-            "`make check`"
-        );
-        assert_eq!(verification_section("# Plan\nno sections"), None);
-    }
-
-    #[test]
-    fn revisions_diff_against_the_previous_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = PlanSession::new(
-            PlanFiles::new(dir.path().into(), "s"),
-            PlanModeConfig::default(),
-            None,
-        );
-        assert_eq!(s.present_revision("a\nb\n"), RevisionChange::First);
-        let RevisionChange::Changed(diff) = s.present_revision("a\nc\n") else {
-            panic!("a changed plan has a diff");
-        };
-        assert!(diff.contains("-b") && diff.contains("+c"), "{diff}");
-        assert!(!s.presented_unchanged());
-        assert_eq!(
-            s.present_revision("a\nc\n"),
-            RevisionChange::Unchanged,
-            "an unchanged plan is marked as such"
-        );
-        assert!(s.presented_unchanged());
-        s.clear_revisions();
-        assert_eq!(s.present_revision("x\n"), RevisionChange::First);
-    }
-}
+#[path = "plan_session_tests.rs"]
+mod tests;
