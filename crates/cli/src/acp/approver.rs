@@ -2,7 +2,8 @@
 //! requests: ordinary prompts (allow once / always / reject), the plan
 //! approval of ExitPlanMode (the plan, the diff against the revision shown
 //! last, and the three plan choices) and AskUserQuestion (one request per
-//! question). Everything fails closed: a cancelled, failed or unreadable
+//! question), and a teammate's plan put to the user
+//! ([`super::teammate_plan`]). Everything fails closed: a cancelled, failed or unreadable
 //! answer denies, and for a plan means "keep planning".
 
 use catui_protocol::tool_names;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 
 use super::mapping;
+use super::teammate_plan;
 use super::updates::{Notifier, Updates};
 
 /// What the approver needs once the session exists (the approver is made
@@ -78,6 +80,9 @@ impl AcpApprover {
     }
 
     async fn ask_plan(&self, request: PermissionRequest) -> PermissionAnswer {
+        if let Some(agent) = teammate_plan::teammate_of(&request) {
+            return self.ask_teammate_plan(request, &agent).await;
+        }
         if let Some(w) = self.wiring.get() {
             let plan = request
                 .input
@@ -98,6 +103,25 @@ impl AcpApprover {
             .filter(|f| !f.is_empty())
             .map(str::to_string);
         mapping::plan_answer(outcome, &request.input, feedback)
+    }
+
+    /// A teammate's plan (`teammatePlanApprover: "user"`): its own title,
+    /// choices and conflicts; the session's own last shown plan stays as
+    /// it was (a later revision of it is diffed against that).
+    async fn ask_teammate_plan(&self, request: PermissionRequest, agent: &str) -> PermissionAnswer {
+        let fields = self
+            .fields(&request)
+            .title(teammate_plan::title(agent))
+            .content(teammate_plan::content(&request.input));
+        let call = ToolCallUpdate::new(request.tool_use_id.clone(), fields);
+        let (outcome, feedback) = self.request(call, teammate_plan::options(agent)).await;
+        let feedback = feedback
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(str::to_string);
+        teammate_plan::answer(outcome, &request.input, feedback)
     }
 
     /// One request per question; the options are the question's choices.

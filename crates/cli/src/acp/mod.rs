@@ -8,6 +8,7 @@ mod approver;
 mod files;
 mod mapping;
 mod session;
+mod teammate_plan;
 mod updates;
 
 use std::collections::HashMap;

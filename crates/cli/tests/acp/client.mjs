@@ -5,7 +5,7 @@
 // Any protocol error or a broken expectation exits non-zero.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -421,7 +421,55 @@ async function commands() {
   return facts;
 }
 
+/// A teammate's plan put to the editor's user (teammatePlanApprover
+/// "user"): rejected with feedback, then approved once revised; the
+/// teammate writes feature.txt, and the lead model is told each outcome in
+/// a turn of its own, which streams like a prompt's.
+async function teammatePlan() {
+  const facts = { requests: [] };
+  const updates = [];
+  const answers = [
+    { optionId: "plan_keep_planning", feedback: "Also write the changelog entry." },
+    { optionId: "teammate_approve" },
+  ];
+  const answer = (params) => {
+    const next = answers.shift();
+    facts.requests.push({
+      toolCallId: params.toolCall.toolCallId,
+      title: params.toolCall.title,
+      kind: params.toolCall.kind,
+      options: params.options.map((o) => `${o.optionId}:${o.kind}:${o.name}`),
+      content: contentTexts(params.toolCall),
+      rawInput: params.toolCall.rawInput,
+      featureBefore: existsSync(`${cwd}/feature.txt`),
+    });
+    if (!next) return { outcome: { outcome: "cancelled" } };
+    const response = { outcome: { outcome: "selected", optionId: next.optionId } };
+    if (next.feedback) response._meta = { feedback: next.feedback };
+    return response;
+  };
+  await withAgent(answer, updates, async (ctx) => {
+    await initialize(ctx);
+    const session = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    await ctx.request(acp.methods.agent.session.setMode, {
+      sessionId: session.sessionId,
+      modeId: "acceptEdits",
+    });
+    const response = await ctx.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "start a team for the feature" }],
+    });
+    facts.stop = response.stopReason;
+    const said = () => ofKind(updates, "agent_message_chunk").map(text).join("");
+    await waitFor(() => existsSync(`${cwd}/feature.txt`), "the teammate's feature.txt");
+    await waitFor(() => said().includes("Noted: second outcome."), "the lead's second note");
+    facts.said = said();
+  });
+  return facts;
+}
+
 const scenarios = {
+  teammate_plan: teammatePlan,
   full,
   commands,
   missing,

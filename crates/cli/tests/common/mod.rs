@@ -13,6 +13,7 @@ use serde_json::Value;
 
 pub mod review;
 pub mod sdk_cases;
+pub mod team_plan;
 pub mod tmux;
 
 /// A temp project and config home, isolated from the user's.

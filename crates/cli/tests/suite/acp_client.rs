@@ -13,6 +13,8 @@
 
 use crate::common;
 
+mod teams;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex};

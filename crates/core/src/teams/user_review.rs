@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use catui_protocol::tool_names;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::format_agent_id;
 use super::plan_review::{PlanDecision, PlanReviewRequest, PlanReviewer};
@@ -46,10 +46,7 @@ impl PlanReviewer for ApproverPlanReviewer {
             })
             .await;
         Some(match answer {
-            PermissionAnswer::Allow { .. } => PlanDecision {
-                approved: true,
-                feedback: None,
-            },
+            PermissionAnswer::Allow { updated_input, .. } => allowed(updated_input.as_ref()),
             PermissionAnswer::Deny { message } => PlanDecision {
                 approved: false,
                 feedback: Some(message).filter(|m| !m.trim().is_empty()),
@@ -66,6 +63,30 @@ impl PlanReviewer for ApproverPlanReviewer {
                 feedback: Some(format!("Nobody decided on the plan: {reason}")),
             },
         })
+    }
+}
+
+/// An allow of the ExitPlanMode prompt. A park ("Not now", the SDKs'
+/// `updatedInput.park`) allows the prompt but approves nothing: for a
+/// teammate it is a rejection, its note the feedback.
+fn allowed(input: Option<&Value>) -> PlanDecision {
+    let field = |key: &str| input.and_then(|i| i.get(key));
+    if field("park").and_then(Value::as_bool) == Some(true) {
+        let note = field("note")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|n| !n.is_empty());
+        return PlanDecision {
+            approved: false,
+            feedback: Some(match note {
+                Some(n) => format!("The user set the plan aside for now (parked): {n}"),
+                None => "The user set the plan aside for now (parked).".into(),
+            }),
+        };
+    }
+    PlanDecision {
+        approved: true,
+        feedback: None,
     }
 }
 
@@ -152,6 +173,30 @@ mod tests {
             "{told}"
         );
         assert!(told.contains("add tests"), "{told}");
+    }
+
+    #[tokio::test]
+    async fn a_park_approves_nothing() {
+        let reviewer = ApproverPlanReviewer {
+            approver: Arc::new(Recorder {
+                seen: Mutex::default(),
+                answer: PermissionAnswer::Allow {
+                    updated_input: Some(
+                        json!({"plan": "# Plan", "park": true, "note": "after the release"}),
+                    ),
+                    updated_permissions: None,
+                },
+            }),
+        };
+        let decision = reviewer.review(request()).await.unwrap();
+        assert!(!decision.approved);
+        assert!(
+            decision
+                .feedback
+                .as_deref()
+                .is_some_and(|f| f.contains("parked") && f.contains("after the release")),
+            "{decision:?}"
+        );
     }
 
     #[tokio::test]

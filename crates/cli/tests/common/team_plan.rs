@@ -1,0 +1,78 @@
+//! The mock model of a small team (issue 51 item 5), shared by the
+//! front ends' tests of `teammatePlanApprover: "user"`: the lead starts the
+//! plan-required teammate amy; amy writes a plan and presents it, revises
+//! it when rejected, and writes feature.txt once approved; the lead notes
+//! each outcome it is told.
+
+use catui_testkit::{RecordedRequest, Script, Turn};
+use serde_json::json;
+
+use super::{is_teammate, last_user, writes_teammate_plan};
+
+pub const PLAN: &str = "# Plan\n\n1. Write feature.txt\n";
+pub const REVISED: &str = "# Plan\n\n1. Write feature.txt\n2. Write the changelog entry\n";
+pub const FEEDBACK: &str = "Also write the changelog entry.";
+
+pub fn lead_told(r: &RecordedRequest) -> bool {
+    !is_teammate(r, "amy") && last_user(r).contains("the user reviewed it")
+}
+
+pub fn approved(r: &RecordedRequest) -> bool {
+    last_user(r).contains("approved your plan")
+}
+
+pub fn rejected(r: &RecordedRequest) -> bool {
+    last_user(r).contains("rejected your plan")
+}
+
+/// The lead starts amy (plan mode required) and notes each outcome it is
+/// told; amy plans, waits, and revises when rejected, and writes
+/// `feature` once approved.
+pub fn team_script(plans_dir: &str, feature: &str) -> Script {
+    let feature = feature.to_string();
+    Script::new()
+        .turn(
+            Turn::tool_use(
+                "tc",
+                "TeamCreate",
+                json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]}),
+            )
+            .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
+        )
+        .turn(
+            Turn::text("Team started.")
+                .when(|r| !is_teammate(r, "amy") && r.has_tool_result("tc") && !lead_told(r)),
+        )
+        .turn(Turn::text("Noted: first outcome.").when(lead_told))
+        .turn(Turn::text("Noted: second outcome.").when(lead_told))
+        .turn(
+            writes_teammate_plan("w1", plans_dir, PLAN)
+                .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+        )
+        .turn(
+            Turn::tool_use("x1", "ExitPlanMode", json!({}))
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
+        )
+        .turn(Turn::text("Waiting for approval.").when(|r| {
+            is_teammate(r, "amy") && r.has_tool_result("x1") && !approved(r) && !rejected(r)
+        }))
+        // Rejected: the revised plan, presented again.
+        .turn(
+            writes_teammate_plan("w2", plans_dir, REVISED)
+                .when(|r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
+        )
+        .turn(
+            Turn::tool_use("x2", "ExitPlanMode", json!({}))
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
+        )
+        .turn(
+            Turn::text("Waiting again.")
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
+        )
+        // Approved: the work.
+        .turn(
+            Turn::tool_use("f", "Write", json!({"file_path": feature, "content": "feature\n"}))
+                .when(|r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
+        )
+        .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f")))
+}
