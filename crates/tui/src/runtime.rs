@@ -408,6 +408,7 @@ impl Runtime {
                     None => self.state.system(crate::broker_view::NO_BROKER, true),
                 },
                 Action::OpenRewind => self.open_rewind(),
+                Action::PreviewRewind(request) => self.preview_rewind(&request),
                 Action::CheckRewind(request) => self.check_rewind(request),
                 Action::Rewind(request) => self.rewind(request),
             }
@@ -522,7 +523,25 @@ impl Runtime {
             self.state.system("Nothing to rewind to yet.", false);
             return;
         }
+        // A passing hint ("Esc again to rewind") is answered once the
+        // picker is open: the status line under it must not still ask.
+        self.state.hint = None;
         self.state.rewind = Some(crate::rewind::RewindPicker::new(points));
+    }
+
+    /// What restoring a point's code would change (a dry run against the
+    /// files as they are now), shown in the picker above its choices.
+    fn preview_rewind(&mut self, request: &RewindRequest) {
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            return;
+        };
+        let answer = checkpoints
+            .rewind(request)
+            .map(|report| crate::rewind::Preview::of(&report))
+            .map_err(|e| e.to_string());
+        if let Some(picker) = self.state.rewind.as_mut() {
+            picker.set_preview(answer);
+        }
     }
 
     /// A rewind chosen in the picker: files changed outside catui since

@@ -92,7 +92,7 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
         "the file the message created is gone:\n{screen}"
     );
     assert!(lib.exists());
-    s.tmux.wait_history("deleted 1 file(s) created since");
+    s.tmux.wait_history("deleted 1 file created since");
 
     // Edited and sent again: the model sees the conversation before it.
     s.tmux.type_text(", differently");
@@ -134,5 +134,176 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
         !sc.contains("changed outside catui")
     });
     assert_eq!(std::fs::read_to_string(&lib).unwrap(), "my own edit\n");
+    quit_and_check_terminal(&s);
+}
+
+/// The rewind box's rows (from its top border to its bottom one): the
+/// transcript above it names the same messages.
+fn picker_rows(screen: &str) -> Vec<String> {
+    let rows: Vec<&str> = screen.lines().collect();
+    let Some(top) = rows
+        .iter()
+        .rposition(|l| l.contains("╭") && l.contains("Rewind"))
+    else {
+        return Vec::new();
+    };
+    rows[top..]
+        .iter()
+        .take_while(|l| !l.contains("╰"))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// Issue 53 item 7 at 80x24: the status line stops asking for the second
+/// Esc once the picker is open; choosing a point previews, per file, what
+/// restoring the code adds and removes; a message rewound out of the
+/// conversation is not offered again; and the rewind's undo is named in
+/// words, in the picker and in the transcript, never by an id.
+#[test]
+fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
+    require_tmux();
+    let s = setup_sized(
+        |sb, _, _| {
+            let lib = sb.project().join("src/lib.rs").display().to_string();
+            let util = sb.project().join("src/util.rs").display().to_string();
+            Script::new()
+                .turn(Turn::tool_use(
+                    "w1",
+                    "Write",
+                    json!({"file_path": lib, "content": "pub fn one() {}\n"}),
+                ))
+                .turn(Turn::text("Made the library."))
+                .turn(Turn::tool_use(
+                    "w2",
+                    "Write",
+                    json!({"file_path": lib, "content": "pub fn one() {}\npub fn two() {}\npub fn three() {}\n"}),
+                ))
+                .turn(Turn::tool_use(
+                    "w3",
+                    "Write",
+                    json!({"file_path": util, "content": "a\nb\n"}),
+                ))
+                .turn(Turn::text("Extended it."))
+        },
+        None,
+        (80, 24),
+    );
+    std::fs::write(
+        s.sb.config().join("settings.json"),
+        r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
+    )
+    .unwrap();
+    launch(&s);
+    s.tmux.type_text("make the library");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Made the library.");
+    s.tmux.type_text("extend the library");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_history("Extended it.");
+    s.tmux.wait_screen("the turn to end", |screen| {
+        !screen.contains("esc to interrupt")
+    });
+    let lib = s.sb.project().join("src/lib.rs");
+    let util = s.sb.project().join("src/util.rs");
+
+    // The second Esc opens the picker: the status line no longer asks for it.
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_text("Esc again to rewind");
+    s.tmux.keys(&["Escape"]);
+    let screen = s.tmux.wait_text("Go back to before which message?");
+    assert!(!screen.contains("Esc again to rewind"), "{screen}");
+    assert!(
+        screen.contains("↑/↓ choose · Enter select · Esc cancel"),
+        "{screen}"
+    );
+    // Closed with Esc, it does not come back; one more Esc asks again.
+    s.tmux.keys(&["Escape"]);
+    let screen = s.tmux.wait_screen("the picker to close", |sc| {
+        !sc.contains("Go back to before which message?")
+    });
+    assert!(!screen.contains("Esc again to rewind"), "{screen}");
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_text("Esc again to rewind");
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_text("❯ extend the library");
+
+    // Before restoring: per file, what restoring the code adds and removes
+    // relative to the file as it is now.
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_text("Restoring the code changes:");
+    assert!(screen.contains("  +0 −2  src/lib.rs"), "{screen}");
+    assert!(
+        screen.contains("  +0 −2  src/util.rs (deleted: created since)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("↑/↓ choose · Enter restore · Esc back"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Esc again to rewind"), "{screen}");
+    s.tmux.keys(&["1"]);
+    s.tmux.wait_history(
+        "Rewind to \"extend the library\": restored 1 file; deleted 1 file created since",
+    );
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), "pub fn one() {}\n");
+    assert!(!util.exists());
+
+    // The message is back in the input box; cleared, Esc Esc again.
+    s.tmux
+        .wait_screen("the message back in the input box", |sc| {
+            sc.lines()
+                .rev()
+                .find(|l| l.trim_start().starts_with("> "))
+                .is_some_and(|l| l.contains("> extend the library"))
+        });
+    s.tmux.keys(&["C-c"]);
+    s.tmux.wait_screen("the input cleared", |sc| {
+        sc.lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with(">"))
+            .is_some_and(|l| !l.contains("extend the library"))
+    });
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_text("Esc again to rewind");
+    s.tmux.keys(&["Escape"]);
+    let screen = s.tmux.wait_text("Go back to before which message?");
+    let rows = picker_rows(&screen);
+    // The rewound message is no longer a point; the rewind is, in words.
+    assert!(
+        rows.iter().any(|l| l.contains("make the library")),
+        "{screen}"
+    );
+    assert!(
+        rows.iter()
+            .any(|l| l.contains("❯ ↶ Undo the rewind to \"extend the library\"")),
+        "{screen}"
+    );
+    assert!(
+        rows.iter()
+            .filter(|l| l.contains("extend the library"))
+            .all(|l| l.contains("Undo the rewind to")),
+        "a rewound message is offered again:\n{screen}"
+    );
+    assert!(!screen.contains("undo:"), "{screen}");
+
+    // The undo previews and restores both files, and says so in words.
+    s.tmux.keys(&["Enter"]);
+    let screen = s.tmux.wait_text("Restoring the code changes:");
+    assert!(screen.contains("  +2 −0  src/lib.rs"), "{screen}");
+    assert!(screen.contains("  +2 −0  src/util.rs"), "{screen}");
+    assert!(
+        screen.contains("1. Restore the code as it was before that rewind"),
+        "{screen}"
+    );
+    s.tmux.keys(&["Enter"]);
+    let history = s
+        .tmux
+        .wait_history("Undid the rewind to \"extend the library\": restored 2 files.");
+    assert!(!history.contains("undo:"), "{history}");
+    assert_eq!(std::fs::read_to_string(&util).unwrap(), "a\nb\n");
+    assert_eq!(
+        std::fs::read_to_string(&lib).unwrap(),
+        "pub fn one() {}\npub fn two() {}\npub fn three() {}\n"
+    );
     quit_and_check_terminal(&s);
 }

@@ -137,8 +137,33 @@ fn each_message_rewinds_to_the_files_before_its_turn_and_a_rewind_can_be_undone(
         .rev()
         .find(|p| p.kind == PointKind::BeforeRewind)
         .unwrap();
-    f.rewind(undo.target, false).unwrap();
+    // Named by the rewind it takes back, in the user's words.
+    assert_eq!(undo.label, "Undo the rewind to \"change a\"");
+    let dry = f
+        .checkpoints
+        .rewind(&RewindRequest {
+            target: undo.target.clone(),
+            code: true,
+            conversation: false,
+            force: false,
+            dry_run: true,
+        })
+        .unwrap();
+    // The preview: per file, what the undo adds and removes from now.
+    assert_eq!(
+        dry.files,
+        [crate::checkpoints::FileLines {
+            path: "a.txt".into(),
+            insertions: 1,
+            deletions: 1,
+        }]
+    );
+    let report = f.rewind(undo.target, false).unwrap();
     assert_eq!(f.read("a.txt").as_deref(), Some("two\n"));
+    assert_eq!(
+        report.summary(),
+        "Undid the rewind to \"change a\": restored 1 file."
+    );
 
     // The transcript holds the line: a resumed session knows it.
     let loaded = crate::session::load(&f.transcript).unwrap();
@@ -252,6 +277,19 @@ fn a_conversation_rewind_rebuilds_the_conversation_before_the_message() {
         .map(|m| m.text())
         .collect();
     assert_eq!(texts, ["first", "answer one"]);
+
+    // The message is no longer in the conversation: not a point any more,
+    // here or in a resumed session.
+    let labels: Vec<String> = f
+        .checkpoints
+        .points()
+        .into_iter()
+        .map(|p| p.label)
+        .collect();
+    assert_eq!(labels, ["first"]);
+    let line = Line::from_entries(&loaded.entries);
+    assert!(line.prompt("m2").is_some_and(|p| p.rewound));
+    assert!(line.prompt("m1").is_some_and(|p| !p.rewound));
 }
 
 #[test]

@@ -47,6 +47,9 @@ pub struct Prompt {
     pub uuid: String,
     pub text: String,
     pub timestamp: String,
+    /// A conversation rewind took this message back: it is no longer in
+    /// the conversation, so it is no point to go back to.
+    pub rewound: bool,
 }
 
 /// The approved plan the work is compared with.
@@ -103,7 +106,13 @@ impl Line {
                     uuid: entry.uuid.clone(),
                     text: message.text(),
                     timestamp: entry.timestamp.clone(),
+                    rewound: false,
                 }),
+                EntryBody::Rewind {
+                    target,
+                    conversation: true,
+                    ..
+                } => line.rewind_conversation(target),
                 EntryBody::FileSnapshot { key, content, .. } if key == PLAN_APPROVED_KEY => {
                     approved_text = Some(content.clone());
                 }
@@ -165,6 +174,16 @@ impl Line {
     pub fn add_prompt(&mut self, prompt: Prompt) {
         self.pending.push(prompt.uuid.clone());
         self.prompts.push(prompt);
+    }
+
+    /// The conversation went back to before message `uuid`: it and every
+    /// message after it are rewound.
+    pub fn rewind_conversation(&mut self, uuid: &str) {
+        if let Some(at) = self.prompts.iter().position(|p| p.uuid == uuid) {
+            for p in &mut self.prompts[at..] {
+                p.rewound = true;
+            }
+        }
     }
 
     /// Adds a checkpoint; a `turn_start` settles the messages it names.

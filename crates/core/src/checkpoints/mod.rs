@@ -22,6 +22,7 @@ pub mod compliance;
 pub mod extension;
 pub mod git;
 pub mod line;
+pub mod report;
 pub mod restore;
 pub mod rewind;
 pub mod shadow;
@@ -44,6 +45,7 @@ use shadow::{ShadowRepo, Snapshot};
 
 pub use extension::CheckpointExtension;
 pub use rewind::{PointKind, RewindPoint, RewindReport, RewindRequest, RewindTarget};
+pub use shadow::FileLines;
 
 /// The environment variable the Agent SDKs set for
 /// `enable_file_checkpointing`.
@@ -349,6 +351,7 @@ impl Checkpoints {
                 uuid: uuid.to_string(),
                 text: text.to_string(),
                 timestamp: now(),
+                rewound: false,
             });
         }
     }

@@ -18,6 +18,8 @@ use catui_protocol::transcript::EntryBody;
 use catui_protocol::{Attachment, PermissionMode};
 
 use super::line::Record;
+pub use super::report::RewindReport;
+use super::report::{one_line, ordinal, rewind_words, target_words};
 use super::shadow::Snapshot;
 use super::{CheckpointError, Checkpoints, State, blank, restore};
 use crate::engine::Record as EngineRecord;
@@ -125,91 +127,6 @@ pub struct RewindPoint {
     pub conversation: bool,
 }
 
-/// What a rewind did (or, dry, would do).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RewindReport {
-    pub target: String,
-    pub dry_run: bool,
-    /// Files written back.
-    pub restored: Vec<String>,
-    /// Files deleted (they did not exist at the point).
-    pub deleted: Vec<String>,
-    /// Files changed outside catui since the point (overwritten only when
-    /// forced).
-    pub outside: Vec<String>,
-    /// Files left as they are: not in the checkpoints (too large, nested
-    /// repositories).
-    pub kept: Vec<String>,
-    /// Paths refused for safety (a symlinked folder on the way).
-    pub refused: Vec<String>,
-    /// Lines the restore adds and removes.
-    pub insertions: u64,
-    pub deletions: u64,
-    /// The conversation was rewound; `prompt` is the message's text, for
-    /// the user to edit and send again.
-    pub conversation: bool,
-    pub prompt: Option<String>,
-    /// Back to a plan: the plan file that holds the approved plan again.
-    pub plan_file: Option<PathBuf>,
-}
-
-impl RewindReport {
-    /// One line for the user.
-    pub fn summary(&self) -> String {
-        let mut parts = Vec::new();
-        let verb = if self.dry_run {
-            "would restore"
-        } else {
-            "restored"
-        };
-        if !self.restored.is_empty() || !self.deleted.is_empty() {
-            parts.push(format!(
-                "{verb} {} file(s), {} {} file(s) created since",
-                self.restored.len(),
-                if self.dry_run {
-                    "would delete"
-                } else {
-                    "deleted"
-                },
-                self.deleted.len()
-            ));
-        } else if !self.conversation && self.plan_file.is_none() {
-            parts.push("no file differs from that point".to_string());
-        }
-        if self.conversation {
-            parts.push("the conversation goes back to before that message".to_string());
-        }
-        if let Some(plan) = &self.plan_file {
-            parts.push(format!(
-                "plan mode again, with the approved plan in {}",
-                plan.display()
-            ));
-        }
-        if !self.kept.is_empty() {
-            parts.push(format!("left as they are: {}", self.kept.join(", ")));
-        }
-        if !self.refused.is_empty() {
-            parts.push(format!("not touched: {}", self.refused.join(", ")));
-        }
-        format!("Rewind to {}: {}.", self.target, parts.join("; "))
-    }
-}
-
-/// One line of `text`, at most `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    if line.chars().count() <= max {
-        line.to_string()
-    } else {
-        let cut: String = line.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
-}
-
 impl Checkpoints {
     /// The points this session can go back to, oldest first.
     pub fn points(&self) -> Vec<RewindPoint> {
@@ -243,6 +160,7 @@ impl Checkpoints {
         let mut points: Vec<RewindPoint> = line
             .prompts
             .iter()
+            .filter(|p| !p.rewound)
             .map(|p| RewindPoint {
                 target: RewindTarget::Message(p.uuid.clone()),
                 kind: PointKind::Message,
@@ -279,14 +197,7 @@ impl Checkpoints {
                 CheckpointKind::BeforeRewind => (
                     PointKind::BeforeRewind,
                     RewindTarget::BeforeRewind(r.entry.clone()),
-                    format!(
-                        "Undo the rewind to {}",
-                        r.target
-                            .as_deref()
-                            .and_then(|t| line.prompt(t).map(|p| one_line(&p.text, 60)))
-                            .or_else(|| r.target.clone())
-                            .unwrap_or_default()
-                    ),
+                    format!("Undo {}", rewind_words(line, &r.entry)),
                 ),
                 _ => continue,
             };
@@ -325,12 +236,10 @@ impl Checkpoints {
         let target_id = request.target.id();
         let (index, prompt) = self.resolve(&state, &request.target, request.code)?;
         let mut report = RewindReport {
-            target: match &request.target {
-                RewindTarget::Message(_) => prompt
-                    .as_deref()
-                    .map(|p| format!("\"{}\"", one_line(p, 60)))
-                    .unwrap_or_else(|| target_id.clone()),
-                other => other.id(),
+            target: target_words(&state.line, &request.target),
+            undone: match &request.target {
+                RewindTarget::BeforeRewind(entry) => Some(rewind_words(&state.line, entry)),
+                _ => None,
             },
             dry_run: request.dry_run,
             ..RewindReport::default()
@@ -355,6 +264,7 @@ impl Checkpoints {
             if let Some(engine) = self.engine() {
                 engine.replace_conversation(messages);
             }
+            state.line.rewind_conversation(&target_id);
             report.conversation = true;
             report.prompt = prompt;
         }
@@ -474,10 +384,15 @@ impl Checkpoints {
             .into_iter()
             .filter(|p| touched.contains(p))
             .collect();
-        let (insertions, deletions) =
-            crate::sync::blocking_io(|| self.repo.line_counts(&now.commit, &target.commit))?;
-        report.insertions = insertions;
-        report.deletions = deletions;
+        // Per file, from the files as they are now to the point: what the
+        // restore adds and removes (files left as they are count nothing).
+        report.files =
+            crate::sync::blocking_io(|| self.repo.file_line_counts(&now.commit, &target.commit))?
+                .into_iter()
+                .filter(|f| touched.contains(&f.path))
+                .collect();
+        report.insertions = report.files.iter().map(|f| f.insertions).sum();
+        report.deletions = report.files.iter().map(|f| f.deletions).sum();
         if request.dry_run {
             report.restored = write;
             report.deleted = delete;
@@ -606,14 +521,5 @@ fn list(paths: &[String]) -> String {
         "none".to_string()
     } else {
         paths.join(", ")
-    }
-}
-
-/// "second", "third", ... for the label of a plan approved again.
-fn ordinal(n: usize) -> String {
-    match n {
-        2 => "second".into(),
-        3 => "third".into(),
-        n => format!("{n}th"),
     }
 }

@@ -33,6 +33,15 @@ pub use cleanup::KEEP_FOR;
 #[path = "cleanup.rs"]
 mod cleanup;
 
+/// Lines a change adds and removes in one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileLines {
+    /// Relative to the project.
+    pub path: String,
+    pub insertions: u64,
+    pub deletions: u64,
+}
+
 /// What a snapshot may take in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -429,11 +438,15 @@ impl ShadowRepo {
         Ok(parse_raw_diff(&out))
     }
 
-    /// Lines added and removed between `from` and `to` (binary files
-    /// count nothing).
-    pub fn line_counts(&self, from: &str, to: &str) -> Result<(u64, u64), CheckpointError> {
+    /// Lines added and removed between `from` and `to`, per file, in the
+    /// order git lists them (binary files count nothing).
+    pub fn file_line_counts(
+        &self,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<FileLines>, CheckpointError> {
         if from == to {
-            return Ok((0, 0));
+            return Ok(Vec::new());
         }
         let out = self.git.run(&[
             "diff-tree",
@@ -444,17 +457,20 @@ impl ShadowRepo {
             from,
             to,
         ])?;
-        let mut added = 0;
-        let mut removed = 0;
-        for record in out.split(|b| *b == 0) {
-            let text = String::from_utf8_lossy(record);
-            let mut parts = text.split('\t');
-            if let (Some(a), Some(r)) = (parts.next(), parts.next()) {
-                added += a.trim().parse::<u64>().unwrap_or(0);
-                removed += r.trim().parse::<u64>().unwrap_or(0);
-            }
-        }
-        Ok((added, removed))
+        // With -z and no renames each record is `added TAB removed TAB path`.
+        Ok(out
+            .split(|b| *b == 0)
+            .filter_map(|record| {
+                let text = String::from_utf8_lossy(record);
+                let mut parts = text.splitn(3, '\t');
+                let (a, r, path) = (parts.next()?, parts.next()?, parts.next()?);
+                Some(FileLines {
+                    path: path.to_string(),
+                    insertions: a.trim().parse().unwrap_or(0),
+                    deletions: r.trim().parse().unwrap_or(0),
+                })
+            })
+            .collect())
     }
 
     /// The tree of `commit`, or `None` when the repository no longer has

@@ -311,3 +311,41 @@ fn a_folder_swapped_for_a_symlink_is_snapshotted_as_the_link() {
         assert!(changed.contains(&"d.old/a.txt".to_string()), "{changed:?}");
     }
 }
+
+#[test]
+fn line_counts_per_file_are_what_going_back_adds_and_removes() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    write(&root, "src/a.rs", "one\ntwo\nthree\n");
+    write(&root, "src/b.rs", "keep\n");
+    let repo = ShadowRepo::new(home.path(), &root);
+    let then = repo.snapshot("s1", None, None).unwrap();
+    write(&root, "src/a.rs", "one\n2\n");
+    write(&root, "src/new.rs", "x\ny\nz\nw\n");
+    let now = repo.snapshot("s1", Some(&then), None).unwrap();
+    let mut files = repo.file_line_counts(&now.commit, &then.commit).unwrap();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    assert_eq!(
+        files,
+        [
+            // Going back puts `two` and `three` back and takes `2` out.
+            FileLines {
+                path: "src/a.rs".into(),
+                insertions: 2,
+                deletions: 1,
+            },
+            // The file created since goes: all of its lines.
+            FileLines {
+                path: "src/new.rs".into(),
+                insertions: 0,
+                deletions: 4,
+            },
+        ]
+    );
+    assert!(
+        repo.file_line_counts(&now.commit, &now.commit)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -285,6 +285,7 @@ impl AppState {
                     self.rewind = None;
                     Vec::new()
                 }
+                RewindOutcome::Preview(request) => vec![Action::PreviewRewind(request)],
                 RewindOutcome::Check(request) => vec![Action::CheckRewind(request)],
                 RewindOutcome::Rewind(request) => vec![Action::Rewind(request)],
             };
@@ -518,6 +519,8 @@ impl AppState {
             .is_some_and(|at| now.duration_since(at) <= super::ESC_ESC_WINDOW)
         {
             self.esc_at = None;
+            // The hint is answered: the dialog it announced is open.
+            self.hint = None;
             return vec![Action::OpenRewind];
         }
         self.esc_at = Some(now);

@@ -71,6 +71,9 @@ pub enum Action {
     },
     /// Open the rewind picker (Esc Esc on an empty prompt, `/rewind`).
     OpenRewind,
+    /// Say in the picker what restoring this point's code would change
+    /// (a dry run of the request).
+    PreviewRewind(catui_core::checkpoints::RewindRequest),
     /// Check this rewind (files changed outside catui ask first), then
     /// carry it out.
     CheckRewind(catui_core::checkpoints::RewindRequest),
