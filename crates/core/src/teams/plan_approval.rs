@@ -6,9 +6,11 @@
 //! pending or approved plans.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::mailbox::now_timestamp;
 use super::plan_conflicts::{PlanClaim, conflicts_with, files_named, slug_of};
+use super::teammate::{TeammateState, TeammateStatus};
 use super::{TEAM_LEAD, TeamHandle, TeamProtocol, plan_approval_request_id};
 use crate::plan::PlanApprovalRoute;
 use crate::plan::contract::no_plan_file_found;
@@ -46,7 +48,8 @@ pub fn submit_plan_to_lead(
     // Compared with the other teammates' live plans before anything is
     // written; this plan counts for theirs from now on.
     let files = files_named(plan);
-    let conflicts = conflicts_with(member, &files, &team.manager.members());
+    let claims = others_claims(member, &team.manager.members());
+    let conflicts = conflicts_with(&files, &claims);
     *lock(&member.plan_claim) = Some(PlanClaim {
         slug: slug_of(plan_file),
         files,
@@ -65,6 +68,24 @@ pub fn submit_plan_to_lead(
         .map_err(|e| ToolError::failed(format!("could not send the plan to the team lead: {e}")))?;
     member.await_approval(&request_id, &path);
     Ok(awaiting_leader_approval_result(plan_file, &request_id))
+}
+
+/// The live plans of `me`'s teammates, each with its teammate's name: the
+/// same team's other members, stopped ones left out.
+fn others_claims(me: &TeammateState, members: &[Arc<TeammateState>]) -> Vec<(String, PlanClaim)> {
+    members
+        .iter()
+        .filter(|other| {
+            !(std::ptr::eq(other.as_ref(), me)
+                || other.team() != me.team()
+                || other.name() == me.name()
+                || other.status() == TeammateStatus::Stopped)
+        })
+        .filter_map(|other| {
+            let claim = lock(&other.plan_claim).clone()?;
+            Some((other.name().to_string(), claim))
+        })
+        .collect()
 }
 
 /// A teammate's plans go to its lead; a plan-mode teammate that does not

@@ -2,14 +2,13 @@
 //! names are compared with the files named by the other teammates' plans
 //! that are still pending or already approved. Each overlap is reported
 //! (`{"file", "plan", "teammate"}`) in the approval request, the lead's
-//! mailbox message and the dialog, before any code is written.
+//! mailbox message and the dialog, before any code is written. This file
+//! holds the rules on plain values; which teammates' plans count is
+//! `plan_approval`'s (it knows the team).
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-
-use super::teammate::{TeammateState, TeammateStatus};
-use crate::sync::lock;
 
 /// A file named by the presented plan and by another teammate's plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,30 +70,17 @@ pub fn slug_of(plan_file: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The overlaps between `files` and the plans of `others` (the same team's
-/// other teammates, stopped ones left out).
-pub fn conflicts_with(
-    me: &TeammateState,
-    files: &[String],
-    others: &[std::sync::Arc<TeammateState>],
-) -> Vec<PlanConflict> {
+/// The overlaps between `files` and the plans other teammates claim, each
+/// with its teammate's name (which teammates count is the caller's:
+/// `plan_approval` leaves out other teams and stopped teammates).
+pub fn conflicts_with(files: &[String], claims: &[(String, PlanClaim)]) -> Vec<PlanConflict> {
     let mut out = Vec::new();
-    for other in others {
-        if std::ptr::eq(other.as_ref(), me)
-            || other.team() != me.team()
-            || other.name() == me.name()
-            || other.status() == TeammateStatus::Stopped
-        {
-            continue;
-        }
-        let Some(claim) = lock(&other.plan_claim).clone() else {
-            continue;
-        };
+    for (teammate, claim) in claims {
         for file in files.iter().filter(|f| claim.files.contains(f)) {
             out.push(PlanConflict {
                 file: file.clone(),
                 plan: claim.slug.clone(),
-                teammate: other.name().to_string(),
+                teammate: teammate.clone(),
             });
         }
     }
@@ -125,5 +111,31 @@ mod tests {
             slug_of(Path::new("/c/plans/2026-12-06-add-json.md")),
             "2026-12-06-add-json"
         );
+    }
+
+    #[test]
+    fn each_file_two_plans_name_is_one_conflict() {
+        let claim = |slug: &str, files: &[&str]| PlanClaim {
+            slug: slug.to_string(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            approved: false,
+        };
+        let claims = vec![
+            (
+                "amy".to_string(),
+                claim("a-plan", &["src/cli.rs", "README.md"]),
+            ),
+            ("bob".to_string(), claim("b-plan", &["docs/USAGE.md"])),
+        ];
+        let mine = vec!["README.md".to_string(), "src/main.rs".to_string()];
+        assert_eq!(
+            conflicts_with(&mine, &claims),
+            vec![PlanConflict {
+                file: "README.md".into(),
+                plan: "a-plan".into(),
+                teammate: "amy".into(),
+            }]
+        );
+        assert!(conflicts_with(&["src/main.rs".to_string()], &claims).is_empty());
     }
 }

@@ -28,9 +28,9 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
-use super::foreground::DRAIN_AFTER_EXIT;
 use super::launch::{Output, Started};
 use super::output::MAX_SPILL_BYTES;
+use super::pipes::DRAIN_AFTER_EXIT;
 use super::{groups, pty};
 use crate::sync::lock;
 

@@ -12,17 +12,12 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::background::{self, BackgroundShells, Shell};
-use super::launch::{Output, Started, Wiring, start};
+use super::dry_run;
+use super::launch::{Confined, Output, Started, Wiring, start};
 use super::output::{self, ToolOutputDir};
+use super::pipes::{self, DRAIN_AFTER_EXIT, DRAIN_AFTER_KILL};
 use super::to_background::adopt_in_background;
-use super::{dry_run, pipes};
 use crate::tools::{ToolContext, ToolError};
-
-/// After the shell exits, how long to wait for the output pipe to close
-/// (background jobs may hold it open) before returning what was read.
-pub(super) const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
-/// After killing the process group, how long to wait for the pipe to close.
-const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy)]
@@ -63,14 +58,6 @@ impl Run {
             && self.confined.is_some()
             && self.output.starts_with("bwrap: ")
     }
-}
-
-/// What a confined command was allowed.
-pub(super) struct Confined {
-    /// Where it could write.
-    pub(super) writable: Vec<PathBuf>,
-    /// Whether it had a way to the network (the proxy).
-    pub(super) network: bool,
 }
 
 pub(super) async fn run(
@@ -160,7 +147,8 @@ pub(super) async fn run(
             confined,
             at,
         };
-        return adopt_in_background(&shells, started, command, ctx, &buffer.so_far());
+        let shell = adopt_in_background(&shells, started, command, ctx, &buffer.so_far())?;
+        return Ok(Outcome::Detached(shell));
     }
     let drain = match end {
         End::Exited(_) => {

@@ -7,13 +7,12 @@
 
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use catui_sandbox::child_env::Tier;
 use tokio::net::unix::pipe;
 
-use super::foreground::Confined;
 use super::{dry_run, groups, pty};
 use crate::permissions::Grant;
 use crate::permissions::sandbox::{Network, SandboxPolicy};
@@ -53,6 +52,14 @@ pub(super) fn policy_for(ctx: &ToolContext) -> SandboxPolicy {
             max_processes: ctx.dry_run.max_processes(),
         },
     }
+}
+
+/// What a confined command was allowed.
+pub(super) struct Confined {
+    /// Where it could write.
+    pub(super) writable: Vec<PathBuf>,
+    /// Whether it had a way to the network (the proxy).
+    pub(super) network: bool,
 }
 
 /// A command that has been started: its shell, its process group (killed

@@ -13,6 +13,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::OutputBuffer;
 
+/// After the shell exits, how long to wait for the output pipe to close
+/// (background jobs may hold it open) before returning what was read.
+pub(super) const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
+/// After killing the process group, how long to wait for the pipe to close.
+pub(super) const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
+
 /// The read end of a pipe whose write end is already closed.
 pub(super) fn closed_pipe() -> std::io::Result<pipe::Receiver> {
     let (reader, writer) = std::io::pipe()?;

@@ -5,7 +5,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-use super::foreground::{Confined, End, Run};
+use super::foreground::{End, Run};
+use super::launch::Confined;
 
 fn ran(code: i32, output: &str, final_cwd: Option<&str>, confined: bool) -> Run {
     Run {

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use super::BashInput;
 use super::background::{BackgroundShells, Shell};
-use super::foreground::Outcome;
 use super::launch::{Started, Wiring, policy_for, start};
 use crate::permissions::sandbox::SandboxPolicy;
 use crate::tools::{ToolContext, ToolError, ToolOutput};
@@ -104,7 +103,7 @@ pub(super) fn adopt_in_background(
     command: &str,
     ctx: &ToolContext,
     so_far: &[u8],
-) -> Result<Outcome, ToolError> {
+) -> Result<Arc<Shell>, ToolError> {
     let not_created = |e: std::io::Error| {
         ToolError::failed(format!(
             "Could not create the background command's output file: {e}; the command \
@@ -112,8 +111,7 @@ pub(super) fn adopt_in_background(
         ))
     };
     let slot = shells.slot(false).map_err(not_created)?;
-    let shell = shells
+    shells
         .adopt(started, slot, command, None, ctx.agent_id.clone(), so_far)
-        .map_err(not_created)?;
-    Ok(Outcome::Detached(shell))
+        .map_err(not_created)
 }
