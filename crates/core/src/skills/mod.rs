@@ -22,8 +22,8 @@ pub mod tool;
 
 use std::path::{Path, PathBuf};
 
-use crate::file_gate::{FileGate, GatedFile, Limit};
-use crate::front_matter::FrontMatter;
+use crate::file_gate::{FileGate, GateRefusal, GatedFile, Limit};
+use crate::front_matter::{FrontMatter, FrontMatterError};
 
 /// The largest `SKILL.md` read.
 pub const MAX_SKILL_BYTES: u64 = 256 * 1024;
@@ -73,6 +73,24 @@ pub struct SkillSet {
     /// the user (start-up warnings).
     pub warnings: Vec<String>,
     gate: Option<FileGate>,
+}
+
+/// Why a skill's instructions could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadSkillError {
+    /// The session was built without skills (no gate to read them through).
+    #[error("skills are not available in this session")]
+    Unavailable,
+    /// The file gate refused `SKILL.md`, or it could not be read (changed
+    /// or removed since the skill was found).
+    #[error(transparent)]
+    Read(#[from] GateRefusal),
+    /// `SKILL.md` was read but its front matter is broken.
+    #[error("SKILL.md of `{skill}`: {error}")]
+    FrontMatter {
+        skill: String,
+        error: FrontMatterError,
+    },
 }
 
 /// A skill's loaded text and files (what the `Skill` tool returns).
@@ -266,15 +284,14 @@ impl SkillSet {
 
     /// Reads a skill's body and lists its files, through the gate with
     /// the skill's folder as the only root.
-    pub fn load(&self, skill: &Skill) -> Result<LoadedSkill, String> {
-        let gate = self
-            .gate
-            .as_ref()
-            .ok_or_else(|| "skills are not available in this session".to_string())?;
-        let file = read_skill_file(gate, &skill.dir, &skill.dir.join("SKILL.md"))
-            .map_err(|e| e.to_string())?;
+    pub fn load(&self, skill: &Skill) -> Result<LoadedSkill, LoadSkillError> {
+        let gate = self.gate.as_ref().ok_or(LoadSkillError::Unavailable)?;
+        let file = read_skill_file(gate, &skill.dir, &skill.dir.join("SKILL.md"))?;
         let body = FrontMatter::parse(&file.text())
-            .map_err(|e| format!("SKILL.md of `{}`: {e}", skill.name))?
+            .map_err(|error| LoadSkillError::FrontMatter {
+                skill: skill.name.clone(),
+                error,
+            })?
             .body;
         let inside = gate.within(&skill.dir);
         let mut files = Vec::new();

@@ -100,3 +100,37 @@ fn the_listing_is_bounded_and_says_what_it_left_out() {
     assert!(text.contains("is not listed to the model"), "{text}");
     assert!(text.contains("longer than 1024"), "{text}");
 }
+
+#[test]
+fn load_errors_say_whether_the_session_the_file_or_its_front_matter_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let dir = root.join(".catui/skills");
+    skill(
+        &dir,
+        "pdf",
+        "---\nname: pdf\ndescription: Fill\n---\nbody\n",
+    );
+    let set = SkillSet::discover(&[(dir.clone(), SkillSource::Project)], &gate(&root));
+    let pdf = set.skills[0].clone();
+
+    let bare = SkillSet::default();
+    let err = bare.load(&pdf).unwrap_err();
+    assert!(matches!(err, LoadSkillError::Unavailable), "{err}");
+    assert_eq!(err.to_string(), "skills are not available in this session");
+
+    std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\nbody").unwrap();
+    let err = set.load(&pdf).unwrap_err();
+    assert!(
+        matches!(&err, LoadSkillError::FrontMatter { skill, error: FrontMatterError::Unclosed } if skill == "pdf"),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("SKILL.md of `pdf`: {}", FrontMatterError::Unclosed)
+    );
+
+    std::fs::remove_file(dir.join("pdf/SKILL.md")).unwrap();
+    let err = set.load(&pdf).unwrap_err();
+    assert!(matches!(err, LoadSkillError::Read(_)), "{err}");
+}

@@ -63,7 +63,10 @@ impl TypedTool for SkillTool {
                 self.0.names().join(", ")
             )));
         };
-        let loaded = self.0.load(skill).map_err(ToolError::failed)?;
+        let loaded = self
+            .0
+            .load(skill)
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         let mut out = format!(
             "Skill `{}` ({} skill, folder {})\n\n{}\n",
             skill.name,
