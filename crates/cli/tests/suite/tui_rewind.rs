@@ -285,6 +285,17 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
         "a rewound message is offered again:\n{screen}"
     );
     assert!(!screen.contains("undo:"), "{screen}");
+    // Under it, the files that rewind changed (what the undo restores).
+    let below = rows
+        .iter()
+        .skip_while(|l| !l.contains("Undo the rewind to"))
+        .nth(1)
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        below.contains("changed src/lib.rs, src/util.rs"),
+        "{screen}"
+    );
 
     // The undo previews and restores both files, and says so in words.
     s.tmux.keys(&["Enter"]);

@@ -139,6 +139,7 @@ fn each_message_rewinds_to_the_files_before_its_turn_and_a_rewind_can_be_undone(
         .unwrap();
     // Named by the rewind it takes back, in the user's words.
     assert_eq!(undo.label, "Undo the rewind to \"change a\"");
+    assert_eq!(undo.files, ["a.txt"], "the files that rewind changed");
     let dry = f
         .checkpoints
         .rewind(&RewindRequest {

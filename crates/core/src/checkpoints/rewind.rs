@@ -172,41 +172,52 @@ impl Checkpoints {
             })
             .collect();
         let mut approvals: HashMap<&str, usize> = HashMap::new();
-        for r in &line.records {
-            let (kind, target, label) = match r.kind {
-                CheckpointKind::PlanApproved => {
-                    let slug = r.plan_slug.clone().unwrap_or_default();
-                    let n = approvals
-                        .entry(r.plan_slug.as_deref().unwrap_or_default())
-                        .or_default();
-                    *n += 1;
-                    let label = if *n == 1 {
-                        format!("Back to plan {slug} (as approved)")
-                    } else {
-                        format!("Back to plan {slug} (as approved the {} time)", ordinal(*n))
-                    };
-                    (
-                        PointKind::PlanApproval,
-                        RewindTarget::Plan {
-                            slug: Some(slug.clone()),
-                            approval: Some(*n),
-                        },
-                        label,
-                    )
-                }
-                CheckpointKind::BeforeRewind => (
-                    PointKind::BeforeRewind,
-                    RewindTarget::BeforeRewind(r.entry.clone()),
-                    format!("Undo {}", rewind_words(line, &r.entry)),
-                ),
-                _ => continue,
-            };
+        for (i, r) in line.records.iter().enumerate() {
+            let mut files = Vec::new();
+            let (kind, target, label) =
+                match r.kind {
+                    CheckpointKind::PlanApproved => {
+                        let slug = r.plan_slug.clone().unwrap_or_default();
+                        let n = approvals
+                            .entry(r.plan_slug.as_deref().unwrap_or_default())
+                            .or_default();
+                        *n += 1;
+                        let label = if *n == 1 {
+                            format!("Back to plan {slug} (as approved)")
+                        } else {
+                            format!("Back to plan {slug} (as approved the {} time)", ordinal(*n))
+                        };
+                        (
+                            PointKind::PlanApproval,
+                            RewindTarget::Plan {
+                                slug: Some(slug.clone()),
+                                approval: Some(*n),
+                            },
+                            label,
+                        )
+                    }
+                    CheckpointKind::BeforeRewind => {
+                        // The rewind's own after-checkpoint follows it and
+                        // names the files it changed (what the undo restores).
+                        if let Some(after) = line.records.get(i + 1).filter(|a| {
+                            a.kind == CheckpointKind::AfterRewind && a.target == r.target
+                        }) {
+                            files = after.changed.clone();
+                        }
+                        (
+                            PointKind::BeforeRewind,
+                            RewindTarget::BeforeRewind(r.entry.clone()),
+                            format!("Undo {}", rewind_words(line, &r.entry)),
+                        )
+                    }
+                    _ => continue,
+                };
             points.push(RewindPoint {
                 target,
                 kind,
                 label,
                 timestamp: r.timestamp.clone(),
-                files: Vec::new(),
+                files,
                 code: true,
                 conversation: false,
             });
@@ -416,12 +427,22 @@ impl Checkpoints {
         report.deleted = done.deleted;
         report.refused = done.refused;
         if let Some(after) = self.snapshot(state, true) {
+            // The files this rewind put back or deleted: what its undo
+            // point lists in the picker.
+            let mut changed: Vec<String> = report
+                .restored
+                .iter()
+                .chain(&report.deleted)
+                .cloned()
+                .collect();
+            changed.truncate(super::MAX_LISTED_FILES);
             self.record(
                 state,
                 Record {
                     kind: CheckpointKind::AfterRewind,
                     commit: after.commit,
                     skipped: after.skipped,
+                    changed,
                     target: Some(target_id.to_string()),
                     ..blank()
                 },
