@@ -8,13 +8,110 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
-use catui_testkit::MockServer;
+use catui_testkit::{MockServer, Turn};
 use serde_json::Value;
 
 pub mod review;
 pub mod sdk_cases;
 pub mod team_plan;
 pub mod tmux;
+
+/// The mock model server playing `script` (every test's model).
+pub fn mock(script: catui_testkit::Script) -> MockServer {
+    MockServer::start_blocking(script).unwrap()
+}
+
+/// Asserts that `out` exited with 0, showing its stderr when it did not.
+#[track_caller]
+pub fn assert_ok(out: &std::process::Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// catui's stdout as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// catui's stderr as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A model turn calling Write with `file_path` and `content`.
+pub fn write(
+    id: impl Into<String>,
+    path: impl serde::Serialize,
+    content: impl serde::Serialize,
+) -> Turn {
+    Turn::tool_use(
+        id,
+        "Write",
+        serde_json::json!({"file_path": path, "content": content}),
+    )
+}
+
+/// A model turn calling Bash with `command`.
+pub fn bash(id: impl Into<String>, command: impl serde::Serialize) -> Turn {
+    Turn::tool_use(id, "Bash", serde_json::json!({"command": command}))
+}
+
+/// A model turn calling Read on `file_path`.
+pub fn read(id: impl Into<String>, path: impl serde::Serialize) -> Turn {
+    Turn::tool_use(id, "Read", serde_json::json!({"file_path": path}))
+}
+
+/// A model turn calling Edit on `file_path`, replacing `old` with `new`.
+pub fn edit(
+    id: impl Into<String>,
+    path: impl serde::Serialize,
+    old: impl serde::Serialize,
+    new: impl serde::Serialize,
+) -> Turn {
+    Turn::tool_use(
+        id,
+        "Edit",
+        serde_json::json!({"file_path": path, "old_string": old, "new_string": new}),
+    )
+}
+
+/// A model turn calling ExitPlanMode (presenting its plan).
+pub fn exit_plan(id: impl Into<String>) -> Turn {
+    Turn::tool_use(id, "ExitPlanMode", serde_json::json!({}))
+}
+
+/// Polls `probe` every 200 ms until it gives a value, failing the test
+/// after 60 s.
+pub fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Answers the permission prompt with id `request_id`: allow, with `updated`
+/// as the tool's input.
+pub fn allow_request(request_id: impl serde::Serialize, updated: Value) -> Value {
+    serde_json::json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
+        "response":{"behavior":"allow","updatedInput":updated}}})
+}
+
+/// Answers the permission prompt with id `request_id`: deny, with `message`.
+pub fn deny_request(request_id: impl serde::Serialize, message: &str) -> Value {
+    serde_json::json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
+        "response":{"behavior":"deny","message":message}}})
+}
 
 /// A temp project and config home, isolated from the user's.
 pub struct Sandbox {
@@ -58,6 +155,15 @@ impl Sandbox {
         cmd.env("ANTHROPIC_API_KEY", "test-key-not-secret")
             .env("ANTHROPIC_BASE_URL", server.url());
         cmd
+    }
+
+    /// Runs `catui` against `server` with `args` to its end.
+    pub fn run<I, S>(&self, server: &MockServer, args: I) -> std::process::Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.catui(server).args(args).output().unwrap()
     }
 
     /// `catui` pointing at `server` with the OpenAI wire format.

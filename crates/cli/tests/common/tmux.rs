@@ -101,6 +101,12 @@ impl Tmux {
         );
     }
 
+    /// Types `text` and presses Enter.
+    pub fn submit(&self, text: &str) {
+        self.type_text(text);
+        self.keys(&["Enter"]);
+    }
+
     /// The visible screen of the pane.
     pub fn screen(&self) -> String {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
@@ -254,6 +260,18 @@ pub fn setup(script: impl FnOnce(&Sandbox, &str, &Path) -> Script, editor: Optio
     setup_sized(script, editor, (110, 40))
 }
 
+/// A terminal session whose model plays `script` (tmux required).
+pub fn tmux_session(script: Script) -> Setup {
+    require_tmux();
+    setup(|_, _, _| script, None)
+}
+
+/// [`tmux_session`] in a window of `size` (columns, rows).
+pub fn tmux_session_sized(script: Script, size: (u16, u16)) -> Setup {
+    require_tmux();
+    setup_sized(|_, _, _| script, None, size)
+}
+
 /// [`setup`] in a window of `size` (columns, rows).
 pub fn setup_sized(
     script: impl FnOnce(&Sandbox, &str, &Path) -> Script,
@@ -262,8 +280,8 @@ pub fn setup_sized(
 ) -> Setup {
     let sb = Sandbox::new();
     let main_rs = sb.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n");
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(script(&sb, &plans_dir, &main_rs)).unwrap();
+    let plans_dir = super::plans_dir(&sb);
+    let server = super::mock(script(&sb, &plans_dir, &main_rs));
     let mut env = vec![
         (
             "PATH",

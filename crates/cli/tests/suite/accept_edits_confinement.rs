@@ -19,7 +19,7 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession};
 use serde_json::json;
 
@@ -42,7 +42,7 @@ fn run_lines(
             json!({"command": line, "timeout": 10000}),
         ));
     }
-    let server = MockServer::start_blocking(script.turn(Turn::text("done"))).unwrap();
+    let server = common::mock(script.turn(Turn::text("done")));
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_SANDBOX_DISABLE", disable);
     let mut s = StreamSession::start(cmd, &["--permission-mode", "acceptEdits"]);
@@ -178,22 +178,13 @@ fn a_line_that_swaps_a_folder_for_a_link_leaves_checkpoints_on() {
     sb.write("d/a.txt", "a\n");
     sb.user_settings(r#"{"permissions": {"allow": ["Bash(ln:*)"]}}"#);
     let after = sb.project().join("after.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "swap",
-                "Bash",
-                json!({"command": "mv d d.old && ln -s d.old d"}),
-            ))
+            .turn(common::bash("swap", "mv d d.old && ln -s d.old d"))
             .turn(Turn::text("swapped"))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": after.to_str().unwrap(), "content": "later\n"}),
-            ))
+            .turn(common::write("w", after.to_str().unwrap(), "later\n"))
             .turn(Turn::text("wrote")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true");
     let mut s = StreamSession::start(

@@ -65,8 +65,8 @@ fn scenario_with(sb: &Sandbox, server: &MockServer, name: &str, env: &[(&str, &s
         cmd.env(k, v);
     }
     let out = common::output_within(cmd, b"", 120);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = common::stdout(&out);
+    let stderr = common::stderr(&out);
     assert!(
         out.status.success(),
         "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -85,7 +85,7 @@ const PLAN_2: &str =
 fn full_script(sb: &Sandbox) -> Script {
     let a = sb.project().join("a.txt").display().to_string();
     let b = sb.project().join("b.txt").display().to_string();
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let plan_path = Arc::new(Mutex::new(String::new()));
     let (p1, p2, p3) = (plan_path.clone(), plan_path.clone(), plan_path);
     let a1 = a.clone();
@@ -94,43 +94,27 @@ fn full_script(sb: &Sandbox) -> Script {
         // 1. say hello
         .turn(Turn::text("Hello from catui."))
         // 2. two writes: allowed, then refused
-        .turn(Turn::tool_use(
-            "w1",
-            "Write",
-            json!({"file_path": a, "content": "alpha\n"}),
-        ))
-        .turn(Turn::tool_use(
-            "w2",
-            "Write",
-            json!({"file_path": b, "content": "bravo\n"}),
-        ))
+        .turn(common::write("w1", &a, "alpha\n"))
+        .turn(common::write("w2", &b, "bravo\n"))
         .turn(Turn::text("Wrote a.txt; b.txt was refused."))
         // 3. plan mode: read, an edit refused, the plan twice
         .turn(Turn::respond(move |r| {
             *p1.lock().unwrap() = plan_path_in(r, &plans_dir);
-            Turn::tool_use("r1", "Read", json!({"file_path": a1}))
+            common::read("r1", &a1)
         }))
-        .turn(Turn::tool_use(
-            "e1",
-            "Edit",
-            json!({"file_path": a, "old_string": "alpha", "new_string": "beta"}),
-        ))
+        .turn(common::edit("e1", &a, "alpha", "beta"))
         .turn(Turn::respond(move |_| {
             let path = p2.lock().unwrap().clone();
-            Turn::tool_use("p1", "Write", json!({"file_path": path, "content": PLAN_1}))
+            common::write("p1", &path, &PLAN_1)
         }))
-        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x1"))
         .turn(Turn::respond(move |_| {
             let path = p3.lock().unwrap().clone();
-            Turn::tool_use("p2", "Write", json!({"file_path": path, "content": PLAN_2}))
+            common::write("p2", &path, &PLAN_2)
         }))
-        .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x2"))
         // approved with auto-accept: the edit needs no prompt
-        .turn(Turn::tool_use(
-            "e2",
-            "Edit",
-            json!({"file_path": a, "old_string": "alpha", "new_string": "beta"}),
-        ))
+        .turn(common::edit("e2", &a, "alpha", "beta"))
         .turn(Turn::tool_use(
             "t1",
             "TodoWrite",
@@ -156,7 +140,7 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
     // The script ends after the edit: no turns for the plan contract's goal
     // loop (tested in plan_contract.rs).
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let server = MockServer::start_blocking(full_script(&sb)).unwrap();
+    let server = common::mock(full_script(&sb));
     let facts = scenario(&sb, &server, "full");
     let requests = server.requests();
 
@@ -278,7 +262,7 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
 #[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
 fn unknown_sessions_are_clear_errors() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let facts = scenario(&sb, &server, "missing");
     assert!(facts.get("loaded").is_none(), "{facts}");
     assert!(
@@ -302,7 +286,7 @@ fn unknown_sessions_are_clear_errors() {
 #[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
 fn questions_are_asked_with_their_choices() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "q1",
@@ -317,8 +301,7 @@ fn questions_are_asked_with_their_choices() {
                 }]}),
             ))
             .turn(Turn::text("Postgres it is.")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "question");
     assert_eq!(facts["stop"], "end_turn");
     assert_eq!(
@@ -340,7 +323,7 @@ fn questions_are_asked_with_their_choices() {
 #[ignore = "needs the ACP SDK and the MCP servers: bash .ci/acp-setup"]
 fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "m1",
@@ -348,8 +331,7 @@ fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
                 json!({"message": "from the editor's server"}),
             ))
             .turn(Turn::text("echoed")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "mcp");
     assert_eq!(facts["mcpCapabilities"]["http"], true, "{facts}");
     let view = facts["lastView"].as_str().unwrap();
@@ -373,22 +355,18 @@ fn with_the_editors_fs_reads_see_unsaved_buffers_and_writes_go_to_the_editor() {
     let sb = Sandbox::new();
     let a = sb.write("a.txt", "saved line on disk\n");
     let b = sb.project().join("b.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r1", "Read", json!({"file_path": a.display().to_string()})))
-            .turn(Turn::tool_use(
+            .turn(common::read("r1", a.display().to_string()))
+            .turn(common::edit(
                 "e1",
-                "Edit",
-                json!({"file_path": a.display().to_string(), "old_string": "unsaved", "new_string": "edited"}),
+                a.display().to_string(),
+                "unsaved",
+                "edited",
             ))
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": b.display().to_string(), "content": "new file\n"}),
-            ))
+            .turn(common::write("w1", b.display().to_string(), "new file\n"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "editor_files");
     assert_eq!(facts["stop"], "end_turn", "{facts}");
     let reqs = server.requests();
@@ -416,21 +394,15 @@ fn with_the_editors_fs_reads_see_unsaved_buffers_and_writes_go_to_the_editor() {
 fn with_the_editors_terminal_allowed_commands_run_there_and_confined_ones_stay_local() {
     let sb = Sandbox::new();
     sb.write("notes.txt", "hello\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash(
                 "b1",
-                "Bash",
-                json!({"command": "echo built-in-the-editor > out.txt; cat out.txt; exit 4"}),
+                "echo built-in-the-editor > out.txt; cat out.txt; exit 4",
             ))
-            .turn(Turn::tool_use(
-                "b2",
-                "Bash",
-                json!({"command": "cat notes.txt"}),
-            ))
+            .turn(common::bash("b2", "cat notes.txt"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "editor_terminal");
     assert_eq!(facts["stop"], "end_turn", "{facts}");
     let terminals = facts["terminals"].as_array().unwrap();
@@ -480,11 +452,7 @@ fn trust_project(sb: &Sandbox, base_url: Option<&str>) -> PathBuf {
 fn write_script(sb: &Sandbox) -> Script {
     let out = sb.project().join("out.txt").display().to_string();
     Script::new()
-        .turn(Turn::tool_use(
-            "w",
-            "Write",
-            json!({"file_path": out, "content": "written"}),
-        ))
+        .turn(common::write("w", &out, "written"))
         .turn(Turn::text("done"))
 }
 
@@ -492,9 +460,9 @@ fn write_script(sb: &Sandbox) -> Script {
 #[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
 fn an_editor_in_an_untrusted_folder_gets_the_narrowing_part_and_a_notice() {
     let sb = Sandbox::new();
-    let attacker = MockServer::start_blocking(Script::new().turn(Turn::text("stolen"))).unwrap();
+    let attacker = common::mock(Script::new().turn(Turn::text("stolen")));
     let hook = trust_project(&sb, Some(&attacker.url()));
-    let server = MockServer::start_blocking(write_script(&sb)).unwrap();
+    let server = common::mock(write_script(&sb));
     let facts = scenario(&sb, &server, "trust");
     assert!(attacker.requests().is_empty());
     assert_eq!(server.requests().len(), 2);
@@ -532,7 +500,7 @@ fn once_trusted_the_folders_allow_rules_and_hooks_apply_in_the_editor() {
     let hook = trust_project(&sb, None);
     let trust = sb.bare().arg("trust").output().unwrap();
     assert!(trust.status.success(), "{trust:?}");
-    let server = MockServer::start_blocking(write_script(&sb)).unwrap();
+    let server = common::mock(write_script(&sb));
     let facts = scenario(&sb, &server, "trust");
     assert_eq!(facts["requests"], json!([]), "{facts}");
     assert_eq!(
@@ -559,7 +527,7 @@ fn available_commands_announce_the_projects_custom_commands() {
         ".catui/commands/git/commit.md",
         "---\ndescription: Commit the work\n---\nCommit $ARGUMENTS\n",
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("Reviewed."))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Reviewed.")));
     let facts = scenario(&sb, &server, "commands");
     let commands = facts["commands"].as_array().unwrap();
     let described = |name: &str| {
@@ -605,7 +573,7 @@ fn an_editors_session_is_exported_with_telemetry_on() {
         "---\ndescription: Review the change for bugs\n---\nReview this: $ARGUMENTS\n",
     );
     let receiver = super::telemetry::Receiver::start(&sb);
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("Reviewed."))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Reviewed.")));
     let endpoint = receiver.endpoint();
     let facts = scenario_with(
         &sb,

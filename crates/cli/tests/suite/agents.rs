@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, json_lines, result_of};
 use serde_json::{Value, json};
 
@@ -39,27 +39,19 @@ fn three_explore_agents_run_in_parallel_on_the_small_model() {
                 .when_contains(format!("find the {what}")),
         );
     }
-    let server =
-        MockServer::start_blocking(script.turn(Turn::text("All found.").when_model("test-model")))
-            .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(script.turn(Turn::text("All found.").when_model("test-model")));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "where is everything?",
             "--small-model",
             "small-model",
             "--output-format",
             "stream-json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
+    common::assert_ok(&out);
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 5);
@@ -142,7 +134,7 @@ fn three_explore_agents_run_in_parallel_on_the_small_model() {
 #[test]
 fn plan_agent_inherits_the_main_model_and_a_failing_agent_spares_its_siblings() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -154,20 +146,10 @@ fn plan_agent_inherits_the_main_model_and_a_failing_agent_spares_its_siblings() 
             .turn(Turn::text("Design: do X").when_contains("design the change"))
             .turn(Turn::error_status(400, "bad request for this agent").when_contains("find it"))
             .turn(Turn::text("done").when_contains("Design: do X")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "go", "--small-model", "small-model"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "done");
+    let out = sb.run(&server, ["-p", "go", "--small-model", "small-model"]);
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "done");
     let reqs = server.requests();
     let plan_req = reqs
         .iter()
@@ -191,18 +173,17 @@ fn plan_agent_inherits_the_main_model_and_a_failing_agent_spares_its_siblings() 
 fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
     let sb = Sandbox::new();
     let target = sb.write("src/lib.rs", "pub fn a() {}\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::blocks(vec![agent("x", "Explore", "inspect lib")]).when_model("test-model"))
             .turn(
-                Turn::tool_use("w", "Write", json!({"file_path": target.to_str().unwrap(), "content": "x"}))
+                common::write("w", target.to_str().unwrap(), "x")
                     .when_model("small-model"),
             )
             .turn(Turn::text("cannot write, as expected").when_model("small-model"))
             .turn(Turn::tool_use("g", "Agent", json!({"description": "d", "prompt": "change things", "subagent_type": "general-purpose"})).when_model("test-model"))
             .turn(Turn::text("ok").when_model("test-model")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "plan", "--small-model", "small-model"],
@@ -246,7 +227,7 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
 #[test]
 fn interrupting_running_agents_keeps_the_transcript_valid() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -265,8 +246,7 @@ fn interrupting_running_agents_keeps_the_transcript_valid() {
                     .delay(Duration::from_secs(10))
                     .when_contains("slow two"),
             ),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--small-model", "small-model"]);
     s.send_user("explore slowly");
     s.wait_for("the Agent calls", |v| {
@@ -318,30 +298,28 @@ fn a_custom_agent_with_explore_s_tools_runs_in_plan_mode_held_to_it() {
     .unwrap();
     sb.write("notes.txt", "hello\n");
     let scout = |r: &RecordedRequest| r.system_text().contains("You are the scout.");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![agent("a1", "scout", "look at notes.txt")])
                     .when(move |r| !scout(r)),
             )
-            .turn(Turn::tool_use("b1", "Bash", json!({"command": "touch hacked.txt"})).when(scout))
-            .turn(Turn::tool_use("b2", "Bash", json!({"command": "cat notes.txt"})).when(scout))
+            .turn(common::bash("b1", "touch hacked.txt").when(scout))
+            .turn(common::bash("b2", "cat notes.txt").when(scout))
             .turn(Turn::text("notes.txt says hello").when(scout))
             .turn(Turn::text("The scout reported.").when(move |r| !scout(r))),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    );
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--permission-mode",
             "plan",
             "--output-format",
             "stream-json",
             "look around",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(0));
     let reqs = server.requests();
     let last_main = reqs.iter().rev().find(|r| !scout(r)).unwrap();

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession};
 use serde_json::{Value, json};
 
@@ -27,12 +27,11 @@ fn questions() -> Value {
 #[test]
 fn a_stream_json_client_answers_the_questions() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("q1", "AskUserQuestion", questions()))
             .turn(Turn::text("Thanks, going with that.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let tools: Vec<&str> = init["tools"]
@@ -91,12 +90,11 @@ fn a_stream_json_client_answers_the_questions() {
 #[test]
 fn declining_reaches_the_model_and_plain_print_refuses() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("q1", "AskUserQuestion", questions()))
             .turn(Turn::text("Understood.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("Add a cache.");
     let ask = s.wait_type("control_request");
@@ -118,22 +116,14 @@ fn declining_reaches_the_model_and_plain_print_refuses() {
 
     // Plain -p: nobody can answer, so the tool is not offered, and a call
     // made anyway is refused with an error the model reads.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("q2", "AskUserQuestion", questions()))
             .turn(Turn::text("Proceeding on assumptions.")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "Add a cache."])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "Proceeding on assumptions."
     );
+    let out = sb.run(&server, ["-p", "Add a cache."]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(common::stdout(&out).trim(), "Proceeding on assumptions.");
     let reqs = server.requests();
     assert!(
         !reqs[0]
@@ -153,7 +143,7 @@ fn declining_reaches_the_model_and_plain_print_refuses() {
 fn invalid_questions_are_refused_before_anyone_is_asked() {
     // The questions are validated before anyone is asked.
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "q1",
@@ -162,8 +152,7 @@ fn invalid_questions_are_refused_before_anyone_is_asked() {
                     "options": [{"label": "only", "description": ""}]}]}),
             ))
             .turn(Turn::text("Fixed.")),
-    )
-    .unwrap();
+    );
     // A client that answers questions: none is asked, the input is refused.
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("go");

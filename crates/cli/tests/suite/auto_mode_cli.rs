@@ -9,7 +9,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
@@ -39,14 +39,10 @@ fn is_permission_prompt(v: &Value) -> bool {
 #[test]
 fn auto_without_the_opt_in_is_a_usage_error() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("unused"))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "hi", "--permission-mode", "auto"])
-        .output()
-        .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("unused")));
+    let out = sb.run(&server, ["-p", "hi", "--permission-mode", "auto"]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(err.contains("auto mode is not enabled"), "{err}");
     assert!(err.contains("\"autoMode\": {\"enabled\": true}"), "{err}");
     assert!(server.requests().is_empty(), "no model request was made");
@@ -56,23 +52,10 @@ fn auto_without_the_opt_in_is_a_usage_error() {
 fn auto_with_the_opt_in_starts() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"autoMode": {"enabled": true}}"#);
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("running in auto"))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "hi", "--permission-mode", "auto"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "running in auto"
-    );
+    let server = common::mock(Script::new().turn(Turn::text("running in auto")));
+    let out = sb.run(&server, ["-p", "hi", "--permission-mode", "auto"]);
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "running in auto");
 }
 
 /// Whether `r` belongs to the conversation that began with `marker`.
@@ -90,7 +73,7 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
     let junk = sb.write("junk.txt", "keep me\n");
     let notes = sb.project().join("notes.txt");
     let sub = |r: &RecordedRequest| starts_with_text(r, "SUBTASK: tidy");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -119,8 +102,7 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
             .turn(verdict("Bash", "deny", "Deleting files was not requested."))
             .turn(Turn::text("tidied up").when(move |r| sub(r) && r.has_tool_result("b1")))
             .turn(Turn::text("all done").when(move |r| !sub(r) && r.has_tool_result("a1"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "auto", "--small-model", "small-model"],
@@ -168,7 +150,7 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
     sb.user_settings(ENABLED);
     let hello = sb.project().join("hello.txt");
     let amy = |r: &RecordedRequest| !is_classifier(r) && r.system_text().contains("You are 'amy'");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -180,13 +162,12 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
             )
             .turn(Turn::text("Team started.").when(move |r| !amy(r) && r.has_tool_result("tc")))
             .turn(
-                Turn::tool_use("amy-w", "Write", json!({"file_path": hello.to_str().unwrap(), "content": "hi\n"}))
+                common::write("amy-w", hello.to_str().unwrap(), "hi\n")
                     .when(move |r| amy(r) && !r.has_tool_result("amy-w")),
             )
             .turn(verdict("Write", "allow", "the lead asked for hello.txt"))
             .turn(Turn::text("finished").when(move |r| amy(r) && r.has_tool_result("amy-w"))),
-    )
-    .unwrap();
+    );
     // The lead itself stays in default mode; only the teammate is in auto.
     let mut s = StreamSession::start(sb.catui(&server), &["--small-model", "small-model"]);
     s.send_user("start a team for the greeting");
@@ -230,39 +211,25 @@ fn the_classifier_timeout_comes_from_settings() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": 200}}"#);
     let notes = sb.project().join("notes.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(
-                Turn::tool_use(
-                    "w1",
-                    "Write",
-                    json!({"file_path": notes.to_str().unwrap(), "content": "x\n"}),
-                )
-                .when_model("test-model"),
-            )
+            .turn(common::write("w1", notes.to_str().unwrap(), "x\n").when_model("test-model"))
             // Well within the 15 s default, well beyond the 200 ms set.
             .turn(verdict("Write", "allow", "too late").delay(Duration::from_secs(3)))
             .turn(Turn::text("ok").when_model("test-model")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    );
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "write notes",
             "--permission-mode",
             "auto",
             "--small-model",
             "small-model",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
+    common::assert_ok(&out);
     // Nobody can answer in `-p`, so the fallback to asking is a denial
     // that says why.
     assert!(!notes.exists(), "the late allow must be ignored");
@@ -283,10 +250,10 @@ fn a_bad_classifier_timeout_is_reported() {
         ".catui/settings.json",
         r#"{"autoMode": {"enabled": true, "classifierTimeoutMs": -1}}"#,
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
+    let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(
         err.contains(&settings.display().to_string())
             && err.contains("`autoMode.classifierTimeoutMs`")

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
@@ -94,26 +94,25 @@ fn a_server_started_in_the_background_is_curled_read_and_killed() {
     let curl = format!(
         "for i in $(seq 100); do curl -sf http://127.0.0.1:{port}/hello.txt && break; sleep 0.1; done"
     );
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
                 "Bash",
                 json!({"command": server_cmd, "run_in_background": true, "description": "serve www"}),
             ))
-            .turn(Turn::tool_use("b2", "Bash", json!({"command": curl})))
+            .turn(common::bash("b2", &curl))
             .turn(Turn::tool_use("b3", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::tool_use("b4", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::tool_use("b5", "KillShell", json!({"id": "bash_1"})))
             .turn(Turn::tool_use("b6", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::tool_use("b7", "KillShell", json!({"id": "bash_9"})))
             .turn(Turn::text("served, fetched and stopped")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "serve and fetch", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 90);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let reqs = server.requests();
     let (started, is_error) = common::result_of(&reqs[1], "b1");
@@ -157,7 +156,7 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
     // A normal end of `-p` with the command still running.
     let sb = Sandbox::new();
     let stamp = marker(500, 1);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
@@ -165,8 +164,7 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
                 json!({"command": format!("echo up; sleep {stamp}"), "run_in_background": true}),
             ))
             .turn(Turn::text("left it running")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "start it", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);
@@ -176,7 +174,7 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
 
     // SIGTERM while idle, with one running.
     let stamp = marker(500, 2);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
@@ -184,8 +182,7 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
                 json!({"command": format!("sleep {stamp} & sleep {stamp}"), "run_in_background": true}),
             ))
             .turn(Turn::text("started")),
-    )
-    .unwrap();
+    );
     let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");
@@ -209,7 +206,7 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
 fn plan_mode_refuses_a_background_write_command() {
     let sb = Sandbox::new();
     let stamp = marker(600, 1);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
@@ -217,8 +214,7 @@ fn plan_mode_refuses_a_background_write_command() {
                 json!({"command": format!("sleep {stamp}; echo x > written.txt"), "run_in_background": true}),
             ))
             .turn(Turn::text("refused")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "write it", "--permission-mode", "plan"]);
     let out = output_within(cmd, b"", 60);
@@ -236,7 +232,7 @@ fn plan_mode_refuses_a_background_write_command() {
 #[test]
 fn the_model_is_told_when_a_background_command_ends() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
@@ -251,24 +247,17 @@ fn the_model_is_told_when_a_background_command_ends() {
                 }),
             ))
             // While this runs, the background command ends.
-            .turn(Turn::tool_use(
+            .turn(common::bash(
                 "b2",
-                "Bash",
-                json!({"command": "touch gate; while [ ! -f ended ]; do sleep 0.05; done; sleep 1"}),
+                "touch gate; while [ ! -f ended ]; do sleep 0.05; done; sleep 1",
             ))
-            .turn(Turn::tool_use("b3", "Bash", json!({"command": "true"})))
+            .turn(common::bash("b3", "true"))
             .turn(Turn::text("saw it end")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "run it", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let reqs = server.requests();
     let reminder = |i: usize| {
         reqs[i]
@@ -293,17 +282,15 @@ fn the_model_is_told_when_a_background_command_ends() {
 #[test]
 fn a_long_command_reports_progress_in_the_sdk_form_at_most_four_times_a_second() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash(
                 "b1",
-                "Bash",
-                json!({"command": "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.2; done"}),
+                "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.2; done",
             ))
-            .turn(Turn::tool_use("b2", "Bash", json!({"command": "echo quick"})))
+            .turn(common::bash("b2", "echo quick"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",

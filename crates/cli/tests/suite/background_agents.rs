@@ -57,16 +57,21 @@ fn gated_script(gate: &str) -> Script {
             .when(|r| !is_agent(r)),
         )
         .turn(
-            Turn::tool_use(
+            common::bash(
                 "gate1",
-                "Bash",
-                json!({"command": format!("while [ ! -f {gate} ]; do sleep 0.05; done; echo open")}),
+                format!("while [ ! -f {gate} ]; do sleep 0.05; done; echo open"),
             )
             .when(is_agent),
         )
         .turn(Turn::text("REPORT-XYZ: the gate opened").when(is_agent))
-        .turn(Turn::text("Waiting for the agent.").when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")))
-        .turn(Turn::text("FINAL: the agent reported XYZ").when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ")))
+        .turn(
+            Turn::text("Waiting for the agent.")
+                .when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")),
+        )
+        .turn(
+            Turn::text("FINAL: the agent reported XYZ")
+                .when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ")),
+        )
 }
 
 fn main_requests(server: &MockServer) -> Vec<RecordedRequest> {
@@ -81,7 +86,7 @@ fn main_requests(server: &MockServer) -> Vec<RecordedRequest> {
 fn a_background_agent_returns_at_once_and_its_report_starts_a_turn_of_its_own() {
     let sb = Sandbox::new();
     let gate = sb.project().join("gate");
-    let server = MockServer::start_blocking(gated_script(&gate.display().to_string())).unwrap();
+    let server = common::mock(gated_script(&gate.display().to_string()));
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "bypassPermissions"],
@@ -167,7 +172,7 @@ fn a_background_agent_returns_at_once_and_its_report_starts_a_turn_of_its_own() 
 fn a_one_shot_run_waits_for_its_background_agent_and_answers_with_its_report() {
     let sb = Sandbox::new();
     let gate = sb.project().join("gate");
-    let server = MockServer::start_blocking(gated_script(&gate.display().to_string())).unwrap();
+    let server = common::mock(gated_script(&gate.display().to_string()));
     let mut child = sb
         .catui(&server)
         .args([
@@ -203,13 +208,8 @@ fn a_one_shot_run_waits_for_its_background_agent_and_answers_with_its_report() {
     );
     std::fs::write(&gate, "").unwrap();
     let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::stdout(&out);
+    common::assert_ok(&out);
     // json prints one object: the answer made with the report.
     let lines: Vec<&str> = stdout.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "{stdout}");
@@ -222,11 +222,10 @@ fn a_one_shot_run_waits_for_its_background_agent_and_answers_with_its_report() {
 fn stop_task_stops_a_running_background_agent_and_the_model_is_told() {
     let sb = Sandbox::new();
     let gate = sb.project().join("never");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         gated_script(&gate.display().to_string())
             .turn(Turn::text("OK, it was stopped.").when(|r| r.contains_text("was stopped"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "bypassPermissions"],
@@ -286,7 +285,7 @@ fn ps_has(needle: &str) -> bool {
 #[test]
 fn plan_mode_refuses_a_background_agent_that_could_write() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "bg1",
@@ -295,20 +294,18 @@ fn plan_mode_refuses_a_background_agent_that_could_write() {
                        "subagent_type": "general-purpose", "run_in_background": true}),
             ))
             .turn(Turn::text("understood")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    );
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "plan it",
             "--permission-mode",
             "plan",
             "--output-format",
             "stream-json",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let lines = common::json_lines(&out.stdout);
     assert!(
         !lines.iter().any(|v| v["subtype"] == "task_started"),
@@ -323,7 +320,7 @@ fn a_background_agent_keeps_to_plan_mode_once_the_session_enters_it() {
     let sb = Sandbox::new();
     let gate = sb.project().join("gate");
     let leak = sb.project().join("leak.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -335,26 +332,17 @@ fn a_background_agent_keeps_to_plan_mode_once_the_session_enters_it() {
                 .when(|r| !is_agent(r)),
             )
             .turn(
-                Turn::tool_use(
+                common::bash(
                     "gate1",
-                    "Bash",
-                    json!({"command": format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display())}),
+                    format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display()),
                 )
                 .when(is_agent),
             )
-            .turn(
-                Turn::tool_use(
-                    "w1",
-                    "Write",
-                    json!({"file_path": leak.display().to_string(), "content": "changed\n"}),
-                )
-                .when(is_agent),
-            )
+            .turn(common::write("w1", leak.display().to_string(), "changed\n").when(is_agent))
             .turn(Turn::text("REPORT-XYZ: could not write").when(is_agent))
             .turn(Turn::text("Waiting.").when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")))
             .turn(Turn::text("FINAL").when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "bypassPermissions"],

@@ -11,7 +11,6 @@ use crate::common;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use catui_testkit::MockServer;
 use catui_testkit::nats::NatsServer;
 use common::{Sandbox, sdk_plan_script};
 use serde_json::Value;
@@ -29,22 +28,9 @@ fn run(cmd: Command) -> (i32, String, String) {
     let out = common::output_within(cmd, b"", 60);
     (
         out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        common::stdout(&out),
+        common::stderr(&out),
     )
-}
-
-/// Polls `probe` until it gives a value (a generous bound: a failure, not
-/// a timing).
-fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = probe() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "gave up waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 /// A child ended by pid if the test fails before it exits.
@@ -67,7 +53,7 @@ fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_r
     // Not about the plan contract: no goal loop after approval.
     a.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (script, target) = sdk_plan_script(&a);
-    let server = MockServer::start_blocking(script).unwrap();
+    let server = common::mock(script);
 
     let mut run_a = on(a.catui(&server), "machine-a", &broker);
     run_a
@@ -87,7 +73,7 @@ fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_r
     let mut child = Killed(Some(run_a.spawn().unwrap()));
 
     // Machine B sees the run waiting for a person.
-    let waiting: Value = eventually("the run to wait for approval", || {
+    let waiting: Value = common::eventually("the run to wait for approval", || {
         let mut cmd = on(b.bare(), "machine-b", &broker);
         cmd.args(["agents", "--json"]);
         let (code, out, err) = run(cmd);
@@ -168,7 +154,7 @@ fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_r
             panic!("the approved run did not finish");
         }
     };
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = common::stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(result["subtype"], "success", "{result}");
@@ -176,7 +162,7 @@ fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_r
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "built");
 
     // The session is listed as done, and nothing waits any more.
-    let done: Value = eventually("the session to be done", || {
+    let done: Value = common::eventually("the session to be done", || {
         let mut cmd = on(b.bare(), "machine-b", &broker);
         cmd.args(["agents", "--json"]);
         let (_, out, _) = run(cmd);
@@ -194,7 +180,7 @@ fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_r
 #[test]
 fn broker_approvals_without_a_reachable_broker_fail_at_start_without_hanging() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(catui_testkit::Script::new()).unwrap();
+    let server = common::mock(catui_testkit::Script::new());
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -210,7 +196,7 @@ fn broker_approvals_without_a_reachable_broker_fail_at_start_without_hanging() {
         &format!("nats://amy:pa55word-secret@127.0.0.1:{port}"),
     ]);
     let out = common::output_within(cmd, b"", 30);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot reach the broker"), "{err}");
     assert!(!err.contains("pa55word-secret"), "{err}");
@@ -223,7 +209,7 @@ fn broker_approvals_without_a_reachable_broker_fail_at_start_without_hanging() {
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "hi", "--approvals", "broker"]);
     let out = common::output_within(cmd, b"", 30);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("needs a broker"), "{err}");
 }

@@ -12,26 +12,15 @@ use crate::common;
 use std::time::{Duration, Instant};
 
 use catui_testkit::nats::NatsServer;
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, last_user};
 use serde_json::Value;
-
-fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = probe() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "gave up waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
 
 #[test]
 fn a_session_goes_on_while_the_broker_is_away_and_reconnects() {
     let mut broker = NatsServer::start();
     let sb = Sandbox::new();
-    let model = MockServer::start_blocking(
+    let model = common::mock(
         Script::new()
             .turn(Turn::text("First answer.").when(|r| last_user(r).contains("first")))
             .turn(
@@ -39,8 +28,7 @@ fn a_session_goes_on_while_the_broker_is_away_and_reconnects() {
                     .when(|r| last_user(r).contains("second")),
             )
             .turn(Turn::text("Third answer.").when(|r| last_user(r).contains("third"))),
-    )
-    .unwrap();
+    );
     // A user and password in the URL (the server has no accounts, so it
     // takes them): they go to the NATS client only.
     let url = broker.url().replace("nats://", "nats://alice:s3cret-pw@");
@@ -68,7 +56,7 @@ fn a_session_goes_on_while_the_broker_is_away_and_reconnects() {
         list.into_iter()
             .find(|e| e["session_id"] == session_id.as_str() && e["state"] == state)
     };
-    eventually("the session listed idle", || listed("idle"));
+    common::eventually("the session listed idle", || listed("idle"));
 
     // The broker dies: the session says so and goes on.
     broker.kill();
@@ -97,12 +85,12 @@ fn a_session_goes_on_while_the_broker_is_away_and_reconnects() {
     );
     s.send_user("third");
     assert_eq!(s.wait_type("result")["result"], "Third answer.");
-    let entry = eventually("the session listed again", || listed("idle"));
+    let entry = common::eventually("the session listed again", || listed("idle"));
     assert_eq!(entry["host"], "machine-a");
     let mut table = sb.bare();
     table.env("CATUI_BROKER", &url).arg("agents");
     let out = common::output_within(table, b"", 30);
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown = common::stdout(&out);
     assert!(shown.contains(&session_id[..8]), "{shown}");
     assert!(!shown.contains("s3cret-pw"), "{shown}");
 

@@ -87,53 +87,49 @@ fn a_teammate_hosted_by_a_worker_sends_its_plan_to_the_lead_and_writes_in_its_ow
     let broker = NatsServer::start();
     let lead = lead_sandbox();
     let machine = Sandbox::new();
-    let plans_dir = format!("{}/plans/", machine.config().display());
+    let plans_dir = common::plans_dir(&machine);
     let feature = machine.project().join("feature.txt");
     let feature_path = feature.to_str().unwrap().to_string();
     let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
 
     // The worker machine's model plays amy.
-    let worker_model =
-        MockServer::start_blocking(
-            Script::new()
-                .turn(
-                    writes_teammate_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
-                        .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
-                )
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})).when(|r| {
-                    is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")
-                }))
-                .turn(Turn::text("Waiting for the lead.").when(move |r| {
+    let worker_model = common::mock(
+        Script::new()
+            .turn(
+                writes_teammate_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
+                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+            )
+            .turn(common::exit_plan("x1").when(|r| {
+                is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")
+            }))
+            .turn(
+                Turn::text("Waiting for the lead.").when(move |r| {
                     is_teammate(r, "amy") && r.has_tool_result("x1") && !approved(r)
-                }))
-                .turn(
-                    Turn::tool_use(
-                        "f",
-                        "Write",
-                        json!({"file_path": feature_path, "content": "feature\n"}),
-                    )
+                }),
+            )
+            .turn(
+                common::write("f", &feature_path, "feature\n")
                     .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
+            )
+            .turn(
+                Turn::tool_use(
+                    "s",
+                    "SendMessage",
+                    json!({"to": "team-lead", "message": "feature.txt is written"}),
                 )
-                .turn(
-                    Turn::tool_use(
-                        "s",
-                        "SendMessage",
-                        json!({"to": "team-lead", "message": "feature.txt is written"}),
-                    )
-                    .when(|r| {
-                        is_teammate(r, "amy") && r.has_tool_result("f") && !r.has_tool_result("s")
-                    }),
-                )
-                .turn(
-                    Turn::text("Implemented.")
-                        .when(|r| is_teammate(r, "amy") && r.has_tool_result("s")),
-                ),
-        )
-        .unwrap();
+                .when(|r| {
+                    is_teammate(r, "amy") && r.has_tool_result("f") && !r.has_tool_result("s")
+                }),
+            )
+            .turn(
+                Turn::text("Implemented.")
+                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("s")),
+            ),
+    );
     let _worker = Worker::start(&machine, &worker_model, &broker);
 
     // The lead's model starts amy on the worker.
-    let lead_model = MockServer::start_blocking(
+    let lead_model = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -146,8 +142,7 @@ fn a_teammate_hosted_by_a_worker_sends_its_plan_to_the_lead_and_writes_in_its_ow
             )
             .turn(Turn::text("Team started.").when(|r| r.has_tool_result("tc") && !last_user(r).contains("feature.txt is written")))
             .turn(Turn::text("Thanks, amy.").when(|r| last_user(r).contains("feature.txt is written"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         on(lead.catui(&lead_model), "machine-l", &broker),
         &["--permission-mode", "acceptEdits"],
@@ -200,16 +195,15 @@ fn a_worker_killed_mid_task_is_reported_failed_to_the_lead() {
     let lead = lead_sandbox();
     let machine = Sandbox::new();
     // Bob's model answers slowly: the worker dies while he waits for it.
-    let worker_model = MockServer::start_blocking(
+    let worker_model = common::mock(
         Script::new().turn(
             Turn::text("Done.")
                 .delay(Duration::from_secs(120))
                 .when(|r| is_teammate(r, "bob")),
         ),
-    )
-    .unwrap();
+    );
     let mut worker = Worker::start(&machine, &worker_model, &broker);
-    let lead_model = MockServer::start_blocking(
+    let lead_model = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -221,8 +215,7 @@ fn a_worker_killed_mid_task_is_reported_failed_to_the_lead() {
             )
             .turn(Turn::text("Bob is on it.").when(|r| r.has_tool_result("tc") && !last_user(r).contains("failed")))
             .turn(Turn::text("Noted: bob failed.").when(|r| last_user(r).contains("failed"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(on(lead.catui(&lead_model), "machine-l", &broker), &[]);
     s.send_user("start bob");
     assert_eq!(s.wait_type("result")["result"], "Bob is on it.");

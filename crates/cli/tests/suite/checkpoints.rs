@@ -86,26 +86,14 @@ fn write_edit_shell_and_sub_agent_changes_each_rewind_to_exactly_their_state() {
     sb.write("a.txt", "one\n");
     sb.write("keep/b.txt", "bee\n");
     let p = |rel: &str| root.join(rel).display().to_string();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     for t in [
-        Turn::tool_use(
-            "w",
-            "Write",
-            json!({"file_path": p("new.txt"), "content": "new\n"}),
-        ),
+        common::write("w", p("new.txt"), "new\n"),
         Turn::text("wrote"),
-        Turn::tool_use("r", "Read", json!({"file_path": p("a.txt")})),
-        Turn::tool_use(
-            "e",
-            "Edit",
-            json!({"file_path": p("a.txt"), "old_string": "one", "new_string": "two"}),
-        ),
+        common::read("r", p("a.txt")),
+        common::edit("e", p("a.txt"), "one", "two"),
         Turn::text("edited"),
-        Turn::tool_use(
-            "b",
-            "Bash",
-            json!({"command": "sed -i 's/bee/BEE/' keep/b.txt && rm new.txt"}),
-        ),
+        common::bash("b", "sed -i 's/bee/BEE/' keep/b.txt && rm new.txt"),
         Turn::text("ran"),
         Turn::tool_use(
             "g",
@@ -113,11 +101,7 @@ fn write_edit_shell_and_sub_agent_changes_each_rewind_to_exactly_their_state() {
             json!({"description": "d", "prompt": "write agent.txt", "subagent_type": "general-purpose"}),
         ),
         // The sub-agent's own requests.
-        Turn::tool_use(
-            "aw",
-            "Write",
-            json!({"file_path": p("sub/agent.txt"), "content": "by the agent\n"}),
-        ),
+        common::write("aw", p("sub/agent.txt"), "by the agent\n"),
         Turn::text("agent done"),
         Turn::text("delegated"),
     ] {
@@ -204,17 +188,12 @@ fn files_changed_outside_catui_are_refused_unless_forced() {
     let root = sb.project();
     sb.write("a.txt", "one\n");
     let a = root.join("a.txt").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": a})))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": a, "content": "two\n"}),
-            ))
+            .turn(common::read("r", &a))
+            .turn(common::write("w", &a, "two\n"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = session(&sb, &server, &[]);
     let id = turn(&mut s, "change a", None);
     // The user edits in their editor after the turn.
@@ -278,24 +257,15 @@ fn resume_then_rewind_the_code_and_the_conversation_from_the_command_line() {
     let root = sb.project();
     sb.write("a.txt", "one\n");
     let a = root.join("a.txt").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r1", "Read", json!({"file_path": a})))
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": a, "content": "two\n"}),
-            ))
+            .turn(common::read("r1", &a))
+            .turn(common::write("w1", &a, "two\n"))
             .turn(Turn::text("first done"))
-            .turn(Turn::tool_use("r2", "Read", json!({"file_path": a})))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": a, "content": "three\n"}),
-            ))
+            .turn(common::read("r2", &a))
+            .turn(common::write("w2", &a, "three\n"))
             .turn(Turn::text("second done")),
-    )
-    .unwrap();
+    );
     let mut s = session(&sb, &server, &[]);
     let init = s.wait_type("system");
     let session_id = init["session_id"].as_str().unwrap().to_string();
@@ -305,17 +275,9 @@ fn resume_then_rewind_the_code_and_the_conversation_from_the_command_line() {
     assert_eq!(tree(&root)["a.txt"], "three\n");
 
     // No need for the SDK's variable: the session's checkpoints are read.
-    let out = sb
-        .catui(&server)
-        .args(["--resume", &session_id, "--rewind-to", &second])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = sb.run(&server, ["--resume", &session_id, "--rewind-to", &second]);
+    let stdout = common::stdout(&out);
+    assert!(out.status.success(), "{stdout}\n{}", common::stderr(&out));
     assert!(
         stdout.contains("The message was:\nsecond change"),
         "{stdout}"
@@ -324,11 +286,10 @@ fn resume_then_rewind_the_code_and_the_conversation_from_the_command_line() {
 
     // The conversation continues from before the second message.
     server.push(Turn::text("again"));
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--resume", &session_id, "second change, differently"])
-        .output()
-        .unwrap();
+    let out = sb.run(
+        &server,
+        ["-p", "--resume", &session_id, "second change, differently"],
+    );
     assert!(out.status.success());
     let last = server.requests().pop().unwrap();
     let texts: Vec<String> = last.messages().iter().map(|m| m.to_string()).collect();
@@ -348,27 +309,22 @@ fn back_to_the_plan_restores_the_code_and_plans_again_with_the_approved_text() {
     let lib = root.join("src/lib.rs").display().to_string();
     let plans = sb.config().join("plans").display().to_string();
     let plan = "# Plan\n\n1. Change src/lib.rs\n";
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                Turn::tool_use("p", "Write", json!({"file_path": path, "content": plan}))
+                common::write("p", &path, &plan)
             }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": lib})))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": lib, "content": "pub fn g() {}\n"}),
-            ))
+            .turn(common::exit_plan("x"))
+            .turn(common::read("r", &lib))
+            .turn(common::write("w", &lib, "pub fn g() {}\n"))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
                 json!({"todos": [{"content": "Change src/lib.rs", "status": "completed", "activeForm": "Changing"}]}),
             ))
             .turn(Turn::text("implemented")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env(CHECKPOINTING, "1");
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
@@ -411,13 +367,12 @@ fn back_to_the_plan_restores_the_code_and_plans_again_with_the_approved_text() {
 #[test]
 fn the_conversation_rewind_of_rewind_command_puts_the_message_back() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("answer one"))
             .turn(Turn::text("answer two"))
             .turn(Turn::text("answer again")),
-    )
-    .unwrap();
+    );
     let mut s = session(&sb, &server, &[]);
     turn(&mut s, "question one", None);
     let two = turn(&mut s, "question two", None);
@@ -444,7 +399,7 @@ fn the_conversation_rewind_of_rewind_command_puts_the_message_back() {
 #[test]
 fn checkpoints_are_off_in_headless_runs_unless_asked() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("hello");
     s.wait_type("result");
@@ -470,22 +425,13 @@ fn a_fork_keeps_its_parents_points_and_goes_on_on_its_own_line() {
     let sb = Sandbox::new();
     let root = sb.project();
     let p = |rel: &str| root.join(rel).display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": p("one.txt"), "content": "1\n"}),
-            ))
+            .turn(common::write("w1", p("one.txt"), "1\n"))
             .turn(Turn::text("made one"))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": p("two.txt"), "content": "2\n"}),
-            ))
+            .turn(common::write("w2", p("two.txt"), "2\n"))
             .turn(Turn::text("made two in the fork")),
-    )
-    .unwrap();
+    );
     let mut parent = session(&sb, &server, &[]);
     let parent_id = parent.wait_type("system")["session_id"]
         .as_str()
@@ -545,34 +491,25 @@ fn each_approval_of_a_plan_revised_and_approved_again_can_be_gone_back_to() {
     let second = "# Plan\n\n1. Rename g to h in src/lib.rs\n";
     let plans2 = plans.clone();
     let lib2 = lib.clone();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                Turn::tool_use("p", "Write", json!({"file_path": path, "content": first}))
+                common::write("p", &path, &first)
             }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": lib})))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": lib, "content": "pub fn g() {}\n"}),
-            ))
+            .turn(common::exit_plan("x"))
+            .turn(common::read("r", &lib))
+            .turn(common::write("w", &lib, "pub fn g() {}\n"))
             .turn(Turn::text("first done"))
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans2);
-                Turn::tool_use("p2", "Write", json!({"file_path": path, "content": second}))
+                common::write("p2", &path, &second)
             }))
-            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use("r2", "Read", json!({"file_path": lib2})))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": lib2, "content": "pub fn h() {}\n"}),
-            ))
+            .turn(common::exit_plan("x2"))
+            .turn(common::read("r2", &lib2))
+            .turn(common::write("w2", &lib2, "pub fn h() {}\n"))
             .turn(Turn::text("second done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env(CHECKPOINTING, "1");
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);

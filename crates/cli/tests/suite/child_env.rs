@@ -79,26 +79,16 @@ fn a_confined_command_sees_the_allow_list_and_settings_env_only() {
     for mode in ["default", "plan"] {
         let sb = Sandbox::new();
         settings(&sb, json!({}));
-        let server = MockServer::start_blocking(
+        let server = common::mock(
             Script::new()
-                .turn(Turn::tool_use("e", "Bash", json!({"command": "env"})))
-                .turn(Turn::tool_use(
-                    "p",
-                    "Bash",
-                    json!({"command": "cat /proc/self/environ | tr '\\0' '\\n'"}),
-                ))
+                .turn(common::bash("e", "env"))
+                .turn(common::bash("p", "cat /proc/self/environ | tr '\\0' '\\n'"))
                 .turn(Turn::text("done")),
-        )
-        .unwrap();
+        );
         let mut cmd = catui_with_secrets(&sb, &server);
         cmd.args(["-p", "show the environment", "--permission-mode", mode]);
         let out = output_within(cmd, b"", 60);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         let reqs = server.requests();
         for (id, at) in [("e", 1), ("p", 2)] {
             let (text, is_error) = result_of(&reqs[at], id);
@@ -121,12 +111,11 @@ fn approved_and_rule_allowed_commands_see_no_credential_but_what_the_user_passed
     let sb = Sandbox::new();
     settings(&sb, json!({}));
     let command = "touch made.txt && env";
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("a", "Bash", json!({"command": command})))
+            .turn(common::bash("a", &command))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     // Asked, and approved by the client.
     let mut s = StreamSession::start(catui_with_secrets(&sb, &server), &["--verbose"]);
     s.send_user("run it");
@@ -148,12 +137,11 @@ fn approved_and_rule_allowed_commands_see_no_credential_but_what_the_user_passed
     assert_eq!(leaked(&text), Vec::<&str>::new(), "{text}");
 
     // Allowed by a rule (`-p`, nobody asked).
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r", "Bash", json!({"command": command})))
+            .turn(common::bash("r", &command))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = catui_with_secrets(&sb, &server);
     cmd.args(["-p", "run it", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);
@@ -194,16 +182,11 @@ fn hooks_and_mcp_servers_see_no_credential_but_what_the_user_passed() {
             }}
         }),
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let mut cmd = catui_with_secrets(&sb, &server);
     cmd.args(["-p", "hi"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     for (who, path) in [("hook", &hook_out), ("MCP server", &mcp_out)] {
         let text = read_when_written(path);
         assert!(text.contains("PATH="), "{who}: {text}");
@@ -226,11 +209,11 @@ fn an_mcp_server_cannot_be_handed_catuis_key_by_expansion() {
         }}})
         .to_string(),
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let mut cmd = catui_with_secrets(&sb, &server);
     cmd.args(["-p", "hi"]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert!(stderr.contains("provider key"), "{stderr}");
     assert!(!mcp_out.exists(), "the server was not started");
 }

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, output_within};
 use serde_json::json;
 
@@ -30,7 +30,7 @@ fn is_gate(r: &RecordedRequest) -> bool {
 #[test]
 fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -42,8 +42,7 @@ fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
             ))
             .turn(Turn::text("I wrote the report."))
             .turn(Turn::text("Checked: out/report.json holds the totals; verified with jq.")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env_remove("CATUI_COMPLETION_CHECK");
     cmd.args([
@@ -55,12 +54,7 @@ fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
         "high",
     ]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3, "one gate request after the first answer");
     assert!(!is_gate(&reqs[1]));
@@ -95,26 +89,18 @@ fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
 #[test]
 fn the_model_may_go_on_working_after_the_gate_and_is_not_asked_twice() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("Done."))
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": "notes.md", "content": "missing part"}),
-            ))
+            .turn(common::write("w1", "notes.md", "missing part"))
             .turn(Turn::text("Now it is complete.")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env_remove("CATUI_COMPLETION_CHECK");
     cmd.args(["-p", "write notes.md", "--allowed-tools", "Write"]);
     let out = output_within(cmd, b"", 60);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "Now it is complete."
-    );
+    assert_eq!(common::stdout(&out).trim(), "Now it is complete.");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     assert_eq!(reqs.iter().filter(|r| is_gate(r)).count(), 1);
@@ -128,8 +114,7 @@ fn the_model_may_go_on_working_after_the_gate_and_is_not_asked_twice() {
 fn someone_there_is_not_asked_unless_always_and_off_never_asks() {
     // A stream-json client answers: no gate by default.
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("hi").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi").forever()));
     let mut s = StreamSession::start(auto(sb.catui(&server)), &[]);
     s.send_user("say hi");
     s.wait_type("result");
@@ -139,8 +124,7 @@ fn someone_there_is_not_asked_unless_always_and_off_never_asks() {
 
     // `always`: asked there too.
     sb.user_settings(r#"{"completionCheck": "always"}"#);
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("hi").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi").forever()));
     let mut s = StreamSession::start(auto(sb.catui(&server)), &[]);
     s.send_user("say hi");
     s.wait_type("result");
@@ -152,8 +136,7 @@ fn someone_there_is_not_asked_unless_always_and_off_never_asks() {
 
     // `off`: a print run ends with its first answer.
     sb.user_settings(r#"{"completionCheck": "off"}"#);
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("hi").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi").forever()));
     let mut cmd = sb.catui(&server);
     cmd.env_remove("CATUI_COMPLETION_CHECK");
     cmd.args(["-p", "say hi"]);
@@ -167,8 +150,7 @@ fn plan_mode_requests_use_the_plan_effort_and_others_the_sessions() {
     let run = |mode: &str| {
         let sb = Sandbox::new();
         sb.user_settings(r#"{"planEffort": "high", "completionCheck": "off"}"#);
-        let server =
-            MockServer::start_blocking(Script::new().turn(Turn::text("ok").forever())).unwrap();
+        let server = common::mock(Script::new().turn(Turn::text("ok").forever()));
         let mut cmd = sb.catui(&server);
         cmd.env_remove("CATUI_COMPLETION_CHECK");
         cmd.args([
@@ -180,12 +162,7 @@ fn plan_mode_requests_use_the_plan_effort_and_others_the_sessions() {
             mode,
         ]);
         let out = output_within(cmd, b"", 60);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_ok(&out);
         server.requests()[0].body["output_config"]["effort"].clone()
     };
     assert_eq!(

@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession};
 use serde_json::{Value, json};
 
@@ -55,13 +55,12 @@ fn a_prompt_too_long_refusal_cuts_the_largest_tool_results_and_retries() {
     // catui does not know this model's window (it assumes 128k tokens);
     // the mock refuses anything over 30k tokens (~120 KB), as a real API
     // would when the catalog is wrong.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .context_window(30_000)
             .turn(read_all(&paths))
             .turn(Turn::text("read all three")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("read the three files");
     let result = s.wait_type("result");
@@ -108,13 +107,12 @@ fn the_openai_wire_recovers_from_context_length_exceeded_too() {
         .iter()
         .map(|n| big_file(&sb, n, 1_000))
         .collect();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .context_window(30_000)
             .turn(read_all(&paths))
             .turn(Turn::text("read all three")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui_openai(&server), &[]);
     s.send_user("read the three files");
     let result = s.wait_type("result");
@@ -144,13 +142,12 @@ fn a_request_that_would_not_fit_is_compacted_before_it_is_sent() {
         .iter()
         .map(|n| big_file(&sb, n, 1_000))
         .collect();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .context_window(30_000)
             .turn(read_all(&paths))
             .turn(Turn::text("read all three")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("read the three files");
     let result = s.wait_type("result");
@@ -182,13 +179,12 @@ fn slash_compact_frees_context_when_tool_results_are_the_bulk() {
         .iter()
         .map(|n| big_file(&sb, n, 1_000))
         .collect();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(read_all(&paths))
             .turn(Turn::text("read all three"))
             .turn(Turn::text("still with you")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("read the three files");
     assert_eq!(s.wait_type("result")["result"], "read all three");
@@ -215,14 +211,13 @@ fn auto_compact_threshold_and_the_catalog_window_decide_when_to_summarise() {
     // A 10k-token window and a threshold of 0.5: a 6,000-token prompt
     // (under the default 85%) is enough.
     window_settings(&sb, 10_000, Some(0.5));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("one"))
             .turn(Turn::text("two").usage(6_000, 10))
             .turn(Turn::text("SUMMARY-7Q: the user counted to two"))
             .turn(Turn::text("three")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     for (say, answer) in [
         ("first-marker count", "one"),
@@ -256,13 +251,12 @@ fn auto_compact_threshold_and_the_catalog_window_decide_when_to_summarise() {
 fn without_the_setting_the_same_prompt_is_not_compacted() {
     let sb = Sandbox::new();
     window_settings(&sb, 10_000, None);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("one"))
             .turn(Turn::text("two").usage(6_000, 10))
             .turn(Turn::text("three")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     for say in ["first-marker count", "go on", "and again"] {
         s.send_user(say);

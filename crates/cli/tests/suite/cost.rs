@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, json_lines, output_within};
 use serde_json::{Value, json};
 
@@ -52,16 +52,6 @@ fn prompt_segments(r: &RecordedRequest) -> Vec<String> {
     out
 }
 
-fn allow(request_id: &str, updated: Value) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"allow","updatedInput":updated}}})
-}
-
-fn deny(request_id: &str, message: &str) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"deny","message":message}}})
-}
-
 /// The lab-style plan flow (explore, plan, rejected, revised, approved,
 /// implemented) on the Anthropic wire with the mock's prompt cache: every
 /// request extends the previous one's prompt, so the plan-mode reminders
@@ -78,7 +68,7 @@ fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
         "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
     );
     let lib = sb.project().join("src/lib.rs");
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_MODEL", "claude-sonnet-4-5");
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
@@ -86,30 +76,21 @@ fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
     for turn in [
         Turn::tool_use("g1", "Glob", json!({"pattern": "**/*.rs"})),
-        Turn::tool_use(
-            "r1",
-            "Read",
-            json!({"file_path": sb.project().join("src/main.rs")}),
-        ),
-        Turn::tool_use("b1", "Bash", json!({"command": "ls src"})),
-        Turn::tool_use(
+        common::read("r1", sb.project().join("src/main.rs")),
+        common::bash("b1", "ls src"),
+        common::write(
             "p1",
-            "Write",
-            json!({"file_path": plan_file, "content": "# Plan\n\n1. Add src/lib.rs with greet()\n"}),
+            &plan_file,
+            "# Plan\n\n1. Add src/lib.rs with greet()\n",
         ),
-        Turn::tool_use("x1", "ExitPlanMode", json!({})),
-        Turn::tool_use(
+        common::exit_plan("x1"),
+        common::write(
             "p2",
-            "Write",
-            json!({"file_path": plan_file,
-                "content": "# Plan\n\n1. Add src/lib.rs with greet()\n2. Test it\n\n## Verification\n- cargo test\n"}),
+            &plan_file,
+            "# Plan\n\n1. Add src/lib.rs with greet()\n2. Test it\n\n## Verification\n- cargo test\n",
         ),
-        Turn::tool_use("x2", "ExitPlanMode", json!({})),
-        Turn::tool_use(
-            "w1",
-            "Write",
-            json!({"file_path": lib, "content": "pub fn greet() -> &'static str { \"hi\" }\n"}),
-        ),
+        common::exit_plan("x2"),
+        common::write("w1", &lib, "pub fn greet() -> &'static str { \"hi\" }\n"),
         Turn::text("Added greet() in src/lib.rs."),
         Turn::text("It returns \"hi\"."),
     ] {
@@ -117,11 +98,17 @@ fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
     }
     s.send_user("Plan a greet() library function for this crate.");
     let ask = s.wait_type("control_request");
-    s.send(deny(ask["request_id"].as_str().unwrap(), "Also test it."));
+    s.send(common::deny_request(
+        ask["request_id"].as_str().unwrap(),
+        "Also test it.",
+    ));
     let ask = s.wait_type("control_request");
     let mut approved = ask["request"]["input"].clone();
     approved["mode"] = json!("acceptEdits");
-    s.send(allow(ask["request_id"].as_str().unwrap(), approved));
+    s.send(common::allow_request(
+        ask["request_id"].as_str().unwrap(),
+        approved,
+    ));
     let first = s.wait_type("result");
     assert_eq!(first["subtype"], "success", "{first}");
     s.send_user("What does greet return?");
@@ -201,13 +188,12 @@ fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
 #[test]
 fn the_budget_stops_the_run_before_the_next_request() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             // One million fresh input tokens of Sonnet: $3.
             .turn(Turn::tool_use("g1", "Glob", json!({"pattern": "*"})).usage(1_000_000, 10))
             .turn(Turn::text("never asked")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_MODEL", "claude-sonnet-4-5").args([
         "-p",
@@ -263,7 +249,7 @@ fn the_responses_provider_runs_a_tool_loop_with_reasoning() {
         ),
         (&["--effort", "low"][..], "gpt-5-codex"),
     ] {
-        let server = MockServer::start_blocking(loop_turns()).unwrap();
+        let server = common::mock(loop_turns());
         let mut cmd = sb.catui_openai(&server);
         cmd.env("CATUI_MODEL", model)
             .args(["-p", "--output-format", "stream-json", "--verbose"])

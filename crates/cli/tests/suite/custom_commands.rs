@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, json_lines, output_within, result_of};
 use serde_json::json;
 
@@ -20,17 +20,12 @@ fn a_folder_command_sends_its_prompt_with_arguments_and_model() {
         ".catui/commands/git/commit.md",
         "---\ndescription: Commit the work\nargument-hint: TICKET MESSAGE\nmodel: command-model\n---\nCommit for ticket $1: $ARGUMENTS\n",
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("committed"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("committed")));
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "/git:commit T-12 fix the parser"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "committed");
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "committed");
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(
@@ -48,23 +43,18 @@ fn command_write(sb: &Sandbox, trust: bool) -> (bool, String) {
         "---\nallowed-tools: Write\n---\nWrite the note $ARGUMENTS\n",
     );
     let target = sb.project().join("note.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": target, "content": "hello"}),
-            ))
+            .turn(common::write("w1", &target, "hello"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "/note now"]);
     if trust {
         cmd.arg("--trust-project");
     }
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stderr = common::stderr(&out);
     let (text, _) = result_of(&server.requests()[1], "w1");
     let wrote = target.exists();
     let _ = std::fs::remove_file(&target);
@@ -96,22 +86,13 @@ fn allowed_tools_hold_for_the_commands_turn_only() {
     );
     let a = sb.project().join("a.txt");
     let b = sb.project().join("b.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": a, "content": "1"}),
-            ))
+            .turn(common::write("w1", &a, "1"))
             .turn(Turn::text("done"))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": b, "content": "2"}),
-            ))
+            .turn(common::write("w2", &b, "2"))
             .turn(Turn::text("done again")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",
@@ -146,11 +127,11 @@ fn built_in_names_win_and_init_and_help_list_the_commands() {
         "---\ndescription: Write my standup notes\n---\nSummarise yesterday",
     )
     .unwrap();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "/help", "--output-format", "stream-json", "--verbose"]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert!(stderr.contains("/help is a built-in command"), "{stderr}");
     let lines = json_lines(&out.stdout);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();

@@ -5,6 +5,8 @@
 
 use assert_cmd::Command;
 
+use crate::common;
+
 fn run_demo(dir: &std::path::Path) -> String {
     let home = dir.join("home");
     std::fs::create_dir_all(&home).unwrap();
@@ -20,12 +22,12 @@ fn run_demo(dir: &std::path::Path) -> String {
         .env("CATUI_MODEL", "must-not-be-used")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stdout = common::stdout(&out);
     assert_eq!(
         out.status.code(),
         Some(0),
         "stdout:\n{stdout}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        common::stderr(&out)
     );
     // Nothing was written to the user's catui home.
     assert!(!home.join(".catui").exists());
@@ -111,7 +113,7 @@ fn demo_refuses_a_directory_that_already_holds_a_project() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(
         err.contains("already exists") && err.contains("--dir"),
         "{err}"

@@ -52,8 +52,7 @@ fn the_interactive_demo_runs_in_the_terminal_ui_and_follows_the_users_choices() 
     // Keep planning, with feedback typed into the dialog.
     tmux.keys(&["3"]);
     tmux.wait_text("What should change?");
-    tmux.type_text("Also cover the new flag with a unit test.");
-    tmux.keys(&["Enter"]);
+    tmux.submit("Also cover the new flag with a unit test.");
 
     // The revised plan (it now has the test) comes back; approve it with
     // auto-accepted edits.

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
@@ -47,11 +47,6 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
         }
     }
     out
-}
-
-fn allow(request_id: &str, updated: Value) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"allow","updatedInput":updated}}})
 }
 
 /// The scratch areas beneath `tmp` (catui's `catui-dryrun-UID` folder).
@@ -102,15 +97,14 @@ fn plan_mode_checks_the_plan_in_a_throwaway_copy_and_approval_removes_it() {
     let port = listener.local_addr().unwrap().port();
     let before = tree(&sb.project());
 
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path());
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
     let escape = outside.path().join("escaped");
-    let bash =
-        |id: &str, command: String| Turn::tool_use(id, "Bash", json!({ "command": command }));
+    let bash = |id: &str, command: String| common::bash(id, &command);
     for turn in [
         bash("t1", "python3 -m unittest".into()),
         bash("t2", "touch x && echo hi > y".into()),
@@ -125,12 +119,8 @@ fn plan_mode_checks_the_plan_in_a_throwaway_copy_and_approval_removes_it() {
             "cat \"$HOME/.ssh/id_rsa\"; grep -r CANARY \"$HOME\"".into(),
         ),
         bash("o1", format!("echo x > {}", escape.display())),
-        Turn::tool_use(
-            "p1",
-            "Write",
-            json!({"file_path": plan_file, "content": "# Plan\n\n1. Fix it\n"}),
-        ),
-        Turn::tool_use("x1", "ExitPlanMode", json!({})),
+        common::write("p1", &plan_file, "# Plan\n\n1. Fix it\n"),
+        common::exit_plan("x1"),
         Turn::text("Done."),
     ] {
         server.push(turn);
@@ -155,7 +145,10 @@ fn plan_mode_checks_the_plan_in_a_throwaway_copy_and_approval_removes_it() {
     assert_eq!(listed[2], ("rm -rf src && ls", Some(0)));
     assert!(listed[3].1.is_some_and(|c| c != 0), "{listed:?}");
     assert!(listed[4].1.is_some_and(|c| c != 0), "{listed:?}");
-    s.send(allow(ask["request_id"].as_str().unwrap(), input));
+    s.send(common::allow_request(
+        ask["request_id"].as_str().unwrap(),
+        input,
+    ));
     let result = s.wait_type("result");
     assert_eq!(result["subtype"], "success", "{result}");
     // Approval removed the scratch area.
@@ -209,16 +202,12 @@ fn a_killed_catui_leaves_no_mount_and_its_scratch_goes_at_the_next_start() {
     sb.user_settings(r#"{"planGoal": false}"#);
     project(&sb);
     let tmp = tempfile::tempdir().unwrap();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path());
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
     s.wait_for("init", |v| v["subtype"] == "init");
-    server.push(Turn::tool_use(
-        "t1",
-        "Bash",
-        json!({"command": "echo built > artefact"}),
-    ));
+    server.push(common::bash("t1", "echo built > artefact"));
     server.push(Turn::text("Checked."));
     s.send_user("Check the build.");
     s.wait_type("result");
@@ -238,15 +227,11 @@ fn a_killed_catui_leaves_no_mount_and_its_scratch_goes_at_the_next_start() {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     assert!(!mounts.contains(&area.display().to_string()), "{mounts}");
 
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path()).args(["-p", "hi"]);
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     assert!(!area.exists(), "the dead session's scratch is still there");
 }
 
@@ -255,7 +240,7 @@ fn a_scratch_area_over_its_limit_stops_the_command() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planGoal": false, "dryRun": {"maxScratchMiB": 1}}"#);
     let tmp = tempfile::tempdir().unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -263,17 +248,12 @@ fn a_scratch_area_over_its_limit_stops_the_command() {
                 json!({"command": "head -c 4000000 /dev/zero > big && sleep 60", "timeout": 120000}),
             ))
             .turn(Turn::text("Stopped.")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path())
         .args(["-p", "check", "--permission-mode", "plan"]);
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let (t1, err) = result_of(&server.requests()[1], "t1");
     assert!(err, "{t1}");
     assert!(t1.contains("scratch area grew past 1 MiB"), "{t1}");
@@ -284,22 +264,13 @@ fn a_scratch_area_over_its_limit_stops_the_command() {
 fn with_dry_runs_off_plan_mode_refuses_as_before() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planGoal": false, "dryRun": false}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("t1", "Bash", json!({"command": "touch x"})))
+            .turn(common::bash("t1", "touch x"))
             .turn(Turn::text("Refused.")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "check", "--permission-mode", "plan"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(&server, ["-p", "check", "--permission-mode", "plan"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let (t1, err) = result_of(&server.requests()[1], "t1");
     assert!(err && t1.contains("Plan mode is active"), "{t1}");
     assert!(!t1.contains(HEADER), "{t1}");
@@ -313,7 +284,7 @@ fn init_sandbox_and_touch(disable: Option<&str>, settings: &str) -> (Vec<String>
     let sb = Sandbox::new();
     sb.user_settings(settings);
     let tmp = tempfile::tempdir().unwrap();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path());
     if let Some(d) = disable {
@@ -327,7 +298,7 @@ fn init_sandbox_and_touch(disable: Option<&str>, settings: &str) -> (Vec<String>
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
-    server.push(Turn::tool_use("t1", "Bash", json!({"command": "touch x"})));
+    server.push(common::bash("t1", "touch x"));
     server.push(Turn::text("Done."));
     s.send_user("Check.");
     s.wait_type("result");
@@ -406,7 +377,7 @@ fn a_dry_run_with_more_processes_than_its_limit_is_stopped() {
     // A sleep's command line holds it, as does the shell's; the touch
     // makes the line not read-only, so it runs dry.
     let marker = "1050.25";
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -415,17 +386,12 @@ fn a_dry_run_with_more_processes_than_its_limit_is_stopped() {
                        "timeout": 120000}),
             ))
             .turn(Turn::text("Stopped.")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path())
         .args(["-p", "check", "--permission-mode", "plan"]);
     let out = common::output_within(cmd, b"", 100);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let (t1, err) = result_of(&server.requests()[1], "t1");
     assert!(err, "{t1}");
     assert!(t1.starts_with(HEADER), "{t1}");
@@ -452,28 +418,15 @@ fn read_grep_and_glob_show_the_real_project_and_say_a_dry_run_changed_it() {
     project(&sb);
     let tmp = tempfile::tempdir().unwrap();
     let before = tree(&sb.project());
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash(
                 "b1",
-                "Bash",
-                json!({"command": "echo built > made.txt && echo '// DRYMARK' >> src/main.rs"}),
+                "echo built > made.txt && echo '// DRYMARK' >> src/main.rs",
             ))
-            .turn(Turn::tool_use(
-                "r1",
-                "Read",
-                json!({"file_path": "made.txt"}),
-            ))
-            .turn(Turn::tool_use(
-                "r2",
-                "Read",
-                json!({"file_path": "src/main.rs"}),
-            ))
-            .turn(Turn::tool_use(
-                "r3",
-                "Read",
-                json!({"file_path": "src/util/mod.rs"}),
-            ))
+            .turn(common::read("r1", "made.txt"))
+            .turn(common::read("r2", "src/main.rs"))
+            .turn(common::read("r3", "src/util/mod.rs"))
             .turn(Turn::tool_use(
                 "g1",
                 "Grep",
@@ -486,19 +439,14 @@ fn read_grep_and_glob_show_the_real_project_and_say_a_dry_run_changed_it() {
             ))
             .turn(Turn::tool_use("f1", "Glob", json!({"pattern": "*.txt"})))
             .turn(Turn::text("Checked.")),
-    )
-    .unwrap();
+    );
     let out = sb
         .catui(&server)
         .env("TMPDIR", tmp.path())
         .args(["-p", "check", "--permission-mode", "plan"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let reqs = server.requests();
     let last = reqs.last().unwrap();
     let (b1, _) = result_of(last, "b1");

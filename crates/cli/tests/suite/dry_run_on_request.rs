@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
@@ -80,12 +80,11 @@ fn answer(ask: &Value, body: Value) -> Value {
 /// scratch areas left once the turn ended.
 fn ask_and_answer(sb: &Sandbox, body: Value) -> (String, bool, Vec<PathBuf>) {
     let tmp = tempfile::tempdir().unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("b1", "Bash", json!({"command": COMMAND})))
+            .turn(common::bash("b1", &COMMAND))
             .turn(Turn::text("Noted.")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.env("TMPDIR", tmp.path());
     let mut s = StreamSession::start(cmd, &["--permission-mode", "default"]);
@@ -144,20 +143,15 @@ fn a_dry_run_answer_where_dry_runs_are_off_runs_nothing() {
 
 #[test]
 fn d_in_the_permission_dialog_runs_the_command_dry() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use("b1", "Bash", json!({"command": COMMAND})))
-                .turn(Turn::text("It would have made x and y."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(common::bash("b1", &COMMAND))
+            .turn(Turn::text("It would have made x and y.")),
     );
     s.sb.write("keep.txt", "keep me\n");
     let before = tree(&s.sb.project());
     launch(&s);
-    s.tmux.type_text("make the files");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make the files");
     let screen = s.tmux.wait_text("Do you want to proceed?");
     assert!(screen.contains("4. Run as a dry run"), "{screen}");
     assert!(screen.contains("d dry run"), "{screen}");

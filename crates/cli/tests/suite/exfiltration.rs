@@ -173,7 +173,7 @@ fn run_as(mode: &str, approve: bool, explore: bool, as_edits: bool) -> Vec<Strin
             }
         })
         .collect();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = catui_in(&arena, &config, &server);
     if as_edits {
         cmd.arg("--add-dir").arg(&arena.scratch);

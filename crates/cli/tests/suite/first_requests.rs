@@ -116,8 +116,7 @@ fn say_hi(sb: &Sandbox, server: &MockServer, extra: &[&str]) {
 fn first_request(mode: &str) -> (Sandbox, RecordedRequest) {
     let sb = Sandbox::new();
     sb.write("src/lib.rs", "fn main() {}\n");
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("hello").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello").forever()));
     say_hi(&sb, &server, &["--permission-mode", mode]);
     let first = server.requests().into_iter().next().unwrap();
     (sb, first)
@@ -141,8 +140,7 @@ fn plan_mode_first_request() {
 fn print_run_first_request() {
     let sb = Sandbox::new();
     sb.write("src/lib.rs", "fn main() {}\n");
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("hello").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello").forever()));
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "hi", "--small-model", "small-model"]);
     let out = common::output_within(cmd, b"", 60);
@@ -169,14 +167,13 @@ fn built_in_sub_agents_first_requests() {
             input: json!({"description": "look", "prompt": format!("{task}: look at src"), "subagent_type": kind}),
         })
         .collect();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::blocks(calls).when(|r| {
                 r.messages().len() == 1 && message_text(&r.messages()[0]).starts_with("hi")
             }))
             .turn(Turn::text("done").forever()),
-    )
-    .unwrap();
+    );
     say_hi(&sb, &server, &[]);
     let reqs = server.requests();
     for (kind, task) in kinds {

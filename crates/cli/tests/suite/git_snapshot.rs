@@ -12,9 +12,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::Sandbox;
-use serde_json::json;
 
 fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")
@@ -64,22 +63,13 @@ fn the_snapshot_reaches_the_model_once_as_a_reminder() {
 
     // The first answer is slow enough that git (allowed two seconds) has
     // finished, one way or the other, before the second request.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(
-                Turn::tool_use("r1", "Read", json!({"file_path": "tracked.txt"}))
-                    .delay(Duration::from_millis(2_500)),
-            )
+            .turn(common::read("r1", "tracked.txt").delay(Duration::from_millis(2_500)))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "look"]).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(&server, ["-p", "look"]);
+    common::assert_ok(&out);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
     for r in &reqs {
@@ -111,8 +101,8 @@ fn the_snapshot_reaches_the_model_once_as_a_reminder() {
 #[test]
 fn outside_a_repository_there_is_no_git_at_all() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
+    let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0));
     let reqs = server.requests();
     let system = reqs[0].system_text();
@@ -144,10 +134,9 @@ fn a_git_that_never_answers_does_not_hold_up_or_outlive_the_session() {
 
     // Slow enough that both git commands have started (and written their
     // pids) while the session is still running.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new().turn(Turn::text("answered").delay(Duration::from_millis(1_500))),
-    )
-    .unwrap();
+    );
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let out = sb
         .catui(&server)
@@ -155,13 +144,8 @@ fn a_git_that_never_answers_does_not_hold_up_or_outlive_the_session() {
         .args(["-p", "hi"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "answered");
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "answered");
     let reqs = server.requests();
     let system = reqs[0].system_text();
     assert!(system.contains("Current git branch: trunk"), "{system}");

@@ -42,30 +42,15 @@ fn a_free_text_goal_is_judged_by_the_small_model_and_keeps_the_work_going() {
     let hello = sb.project().join("hello.txt").display().to_string();
     let hello2 = hello.clone();
     let main = |r: &RecordedRequest| !is_judge(r);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(
-                Turn::tool_use(
-                    "w",
-                    "Write",
-                    json!({"file_path": hello, "content": "hello\n"}),
-                )
-                .when(main),
-            )
+            .turn(common::write("w", &hello, "hello\n").when(main))
             .turn(Turn::text("Wrote hello.txt.").when(main))
             .turn(judge(false, "hello.txt must say hi, not hello"))
-            .turn(
-                Turn::tool_use(
-                    "w2",
-                    "Write",
-                    json!({"file_path": hello2, "content": "hi\n"}),
-                )
-                .when(main),
-            )
+            .turn(common::write("w2", &hello2, "hi\n").when(main))
             .turn(Turn::text("Now it says hi.").when(main))
             .turn(judge(true, "")),
-    )
-    .unwrap();
+    );
     let seen = run(
         &sb,
         &server,
@@ -154,7 +139,7 @@ fn a_loop_that_changes_nothing_stops_by_itself() {
             .turn(Turn::text(format!("I think it is fine ({i}).")).when(main))
             .turn(judge(false, "the tests were never run"));
     }
-    let server = MockServer::start_blocking(script).unwrap();
+    let server = common::mock(script);
     let seen = run(&sb, &server, &["--goal", "the tests pass"], "is it done?");
     let checks: Vec<Value> = seen
         .iter()
@@ -183,7 +168,7 @@ fn a_loop_that_changes_nothing_stops_by_itself() {
 #[test]
 fn the_goal_is_shown_cleared_and_kept_across_a_resume() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut s = StreamSession::start(sb.catui(&server), &["--small-model", SMALL]);
     s.send_user("/goal the docs build without warnings");
     let set = s.wait_type("result");

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, json_lines};
 use serde_json::{Value, json};
 
@@ -14,7 +14,7 @@ fn no_provider_configured_is_one_clear_line_and_exit_2() {
     let sb = Sandbox::new();
     let out = sb.bare().args(["-p", "hi"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(
         err.contains("ANTHROPIC_API_KEY") && err.contains("OPENAI_API_KEY"),
         "{err}"
@@ -26,24 +26,10 @@ fn no_provider_configured_is_one_clear_line_and_exit_2() {
 #[test]
 fn text_answer_streams_over_the_anthropic_wire_format() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Hello from the mock model.")))
-            .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "say hello"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "Hello from the mock model."
-    );
+    let server = common::mock(Script::new().turn(Turn::text("Hello from the mock model.")));
+    let out = sb.run(&server, ["-p", "say hello"]);
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "Hello from the mock model.");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].path, "/v1/messages");
@@ -66,23 +52,16 @@ fn text_answer_streams_over_the_anthropic_wire_format() {
 #[test]
 fn text_answer_streams_over_the_openai_wire_format() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
-        Script::new().turn(Turn::text("Hi from an OpenAI-compatible server.")),
-    )
-    .unwrap();
+    let server =
+        common::mock(Script::new().turn(Turn::text("Hi from an OpenAI-compatible server.")));
     let out = sb
         .catui_openai(&server)
         .args(["-p", "hello"])
         .output()
         .unwrap();
+    common::assert_ok(&out);
     assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
+        common::stdout(&out).trim(),
         "Hi from an OpenAI-compatible server."
     );
     let reqs = server.requests();
@@ -97,7 +76,7 @@ fn text_answer_streams_over_the_openai_wire_format() {
 #[test]
 fn prompt_can_come_from_stdin() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let out = sb
         .catui(&server)
         .arg("-p")
@@ -114,34 +93,20 @@ fn multi_turn_tool_loop_read_then_grep_then_answer() {
     let sb = Sandbox::new();
     let file = sb.write("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n");
     sb.write("src/other.rs", "// nothing here\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "toolu_1",
-                "Read",
-                json!({"file_path": file.to_str().unwrap()}),
-            ))
+            .turn(common::read("toolu_1", file.to_str().unwrap()))
             .turn(Turn::tool_use(
                 "toolu_2",
                 "Grep",
                 json!({"pattern": "fn answer", "output_mode": "files_with_matches"}),
             ))
             .turn(Turn::text("answer() returns 42, defined in src/lib.rs.")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "what does answer return?"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(&server, ["-p", "what does answer return?"]);
+    common::assert_ok(&out);
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
+        common::stdout(&out).trim(),
         "answer() returns 42, defined in src/lib.rs."
     );
     let reqs = server.requests();
@@ -158,47 +123,28 @@ fn multi_turn_tool_loop_read_then_grep_then_answer() {
 #[test]
 fn overloaded_twice_then_success() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::error_status(529, "Overloaded"))
             .turn(Turn::error_status(529, "Overloaded"))
             .turn(Turn::text("third time lucky")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "third time lucky"
-    );
+    let out = sb.run(&server, ["-p", "hi"]);
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "third time lucky");
     assert_eq!(server.requests().len(), 3);
 }
 
 #[test]
 fn dropped_stream_is_retried_without_duplicate_transcript_entries() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("this answer will be cut off in the middle").drop_after_events(4))
             .turn(Turn::text("complete answer")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "hi", "--output-format", "stream-json"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(&server, ["-p", "hi", "--output-format", "stream-json"]);
+    common::assert_ok(&out);
     let lines = json_lines(&out.stdout);
     let assistants: Vec<&Value> = lines.iter().filter(|l| l["type"] == "assistant").collect();
     assert_eq!(assistants.len(), 1);
@@ -230,13 +176,10 @@ fn dropped_stream_is_retried_without_duplicate_transcript_entries() {
 #[test]
 fn unauthorized_names_the_key_and_exits_1() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
-        Script::new().turn(Turn::error_status(401, "invalid x-api-key")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::error_status(401, "invalid x-api-key")));
+    let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
     assert!(err.contains("invalid x-api-key"), "{err}");
     assert!(!err.contains("test-key-not-secret"), "{err}");
@@ -246,7 +189,7 @@ fn unauthorized_names_the_key_and_exits_1() {
 #[test]
 fn malformed_tool_json_gets_an_error_result_and_the_loop_continues() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use_raw(
                 "toolu_bad",
@@ -254,15 +197,9 @@ fn malformed_tool_json_gets_an_error_result_and_the_loop_continues() {
                 "{\"file_path\": \"/tmp/x",
             ))
             .turn(Turn::text("sorry, fixed")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "read it"]).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(&server, ["-p", "read it"]);
+    common::assert_ok(&out);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
     let (text, is_error) = tool_result(&reqs[1].body, "toolu_bad");
@@ -282,13 +219,12 @@ fn malformed_tool_json_gets_an_error_result_and_the_loop_continues() {
 #[test]
 fn unknown_tool_gets_an_error_result() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("toolu_x", "Teleport", json!({"to": "mars"})))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "go"]).output().unwrap();
+    );
+    let out = sb.run(&server, ["-p", "go"]);
     assert_eq!(out.status.code(), Some(0));
     let (text, is_error) = tool_result(&server.requests()[1].body, "toolu_x");
     assert!(
@@ -302,25 +238,23 @@ fn max_turns_ends_with_error_max_turns() {
     let sb = Sandbox::new();
     let file = sb.write("a.txt", "a\n");
     let read = json!({"file_path": file.to_str().unwrap()});
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("t1", "Read", read.clone()))
             .turn(Turn::tool_use("t2", "Read", read.clone()))
             .turn(Turn::tool_use("t3", "Read", read)),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    );
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "loop",
             "--max-turns",
             "2",
             "--output-format",
             "stream-json",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
     let lines = json_lines(&out.stdout);
     let result = lines.last().unwrap();
@@ -334,27 +268,16 @@ fn max_turns_ends_with_error_max_turns() {
 fn stream_json_output_has_init_messages_and_one_result() {
     let sb = Sandbox::new();
     let file = sb.write("notes.md", "remember the milk\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "toolu_r",
-                "Read",
-                json!({"file_path": file.to_str().unwrap()}),
-            ))
+            .turn(common::read("toolu_r", file.to_str().unwrap()))
             .turn(Turn::text("The note says to remember the milk.").usage(100, 20)),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "read notes", "--output-format", "stream-json"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(
+        &server,
+        ["-p", "read notes", "--output-format", "stream-json"],
+    );
+    common::assert_ok(&out);
     let lines = json_lines(&out.stdout);
     let init = &lines[0];
     assert_eq!(
@@ -408,12 +331,8 @@ fn stream_json_output_has_init_messages_and_one_result() {
 #[test]
 fn json_output_is_a_single_result_object() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("forty-two"))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "q", "--output-format", "json"])
-        .output()
-        .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("forty-two")));
+    let out = sb.run(&server, ["-p", "q", "--output-format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let lines = json_lines(&out.stdout);
     assert_eq!(lines.len(), 1);
@@ -424,12 +343,11 @@ fn json_output_is_a_single_result_object() {
 #[test]
 fn stream_json_input_answers_every_input_with_one_result() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("first"))
             .turn(Turn::text("second")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.wait_for("init", |v| v["subtype"] == "init");
     s.send_user("one");
@@ -463,7 +381,7 @@ fn stream_json_input_answers_every_input_with_one_result() {
 #[test]
 fn set_permission_mode_control_is_answered() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send(json!({"type":"control_request","request_id":"c1","request":{"subtype":"set_permission_mode","mode":"acceptEdits"}}));
     let r = s.wait_type("control_response");
@@ -538,35 +456,32 @@ fn read_edit_and_bash_change_a_real_file() {
     let sb = Sandbox::new();
     let file = sb.write("greet.py", "def greet():\r\n    return 'hello'\r\n");
     let path = file.to_str().unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": path})))
-            .turn(Turn::tool_use(
+            .turn(common::read("r", &path))
+            .turn(common::edit(
                 "e",
-                "Edit",
-                json!({"file_path": path, "old_string": "return 'hello'", "new_string": "return 'hello, world'"}),
+                &path,
+                "return 'hello'",
+                "return 'hello, world'",
             ))
-            .turn(Turn::tool_use("b1", "Bash", json!({"command": "mkdir -p out && cd out"})))
-            .turn(Turn::tool_use("b2", "Bash", json!({"command": "pwd && printf '# done\\n' >> ../greet.py"})))
+            .turn(common::bash("b1", "mkdir -p out && cd out"))
+            .turn(common::bash(
+                "b2",
+                "pwd && printf '# done\\n' >> ../greet.py",
+            ))
             .turn(Turn::text("Updated greet.py.")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    );
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "make it greet the world",
             "--permission-mode",
             "bypassPermissions",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
+    common::assert_ok(&out);
     // CRLF kept by Edit, the shell's `cd` persisted between calls.
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
@@ -585,17 +500,12 @@ fn read_edit_and_bash_change_a_real_file() {
 fn writes_ask_in_default_mode_and_are_denied_without_a_client() {
     let sb = Sandbox::new();
     let target = sb.project().join("new.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
-            ))
+            .turn(common::write("w", target.to_str().unwrap(), "x"))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "write it"]).output().unwrap();
+    );
+    let out = sb.run(&server, ["-p", "write it"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(!target.exists());
     let (text, is_error) = tool_result(&server.requests()[1].body, "w");
@@ -609,16 +519,15 @@ fn writes_ask_in_default_mode_and_are_denied_without_a_client() {
 fn a_can_use_tool_request_is_answered_over_stdin() {
     let sb = Sandbox::new();
     let target = sb.project().join("allowed.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::write(
                 "w",
-                "Write",
-                json!({"file_path": target.to_str().unwrap(), "content": "from the model"}),
+                target.to_str().unwrap(),
+                "from the model",
             ))
             .turn(Turn::text("written")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("write the file");
     let ask = s.wait_type("control_request");
@@ -642,21 +551,12 @@ fn a_can_use_tool_request_is_answered_over_stdin() {
 #[test]
 fn always_allow_stops_asking_for_the_same_rule() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "b1",
-                "Bash",
-                json!({"command": "touch one.txt"}),
-            ))
-            .turn(Turn::tool_use(
-                "b2",
-                "Bash",
-                json!({"command": "touch two.txt"}),
-            ))
+            .turn(common::bash("b1", "touch one.txt"))
+            .turn(common::bash("b2", "touch two.txt"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("touch files");
     let ask = s.wait_type("control_request");
@@ -681,16 +581,11 @@ fn always_allow_stops_asking_for_the_same_rule() {
 fn closing_stdin_while_a_prompt_waits_denies_it_and_ends_the_session() {
     let sb = Sandbox::new();
     let target = sb.project().join("never.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
-            ))
+            .turn(common::write("w", target.to_str().unwrap(), "x"))
             .turn(Turn::text("could not write")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("write the file");
     assert_eq!(
@@ -713,7 +608,7 @@ fn closing_stdin_while_a_prompt_waits_denies_it_and_ends_the_session() {
 fn an_interrupt_withdraws_the_pending_prompt_with_control_cancel_request() {
     let sb = Sandbox::new();
     let target = sb.project().join("never.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "w1",
@@ -721,8 +616,7 @@ fn an_interrupt_withdraws_the_pending_prompt_with_control_cancel_request() {
                 serde_json::json!({"file_path": target.display().to_string(), "content": "x"}),
             ))
             .turn(Turn::text("after the interrupt")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("write it");
     let ask = s.wait_for("the permission prompt", |v| {
@@ -765,16 +659,11 @@ fn a_prompt_after_the_input_closed_fails_closed_instead_of_waiting() {
     // and the session ends rather than waiting forever.
     let sb = Sandbox::new();
     let target = sb.project().join("x.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "b",
-                "Bash",
-                json!({"command": format!("touch {}", target.display())}),
-            ))
+            .turn(common::bash("b", format!("touch {}", target.display())))
             .turn(Turn::text("could not")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",

@@ -55,7 +55,7 @@ fn kill_group(pid: i32) {
 #[test]
 fn bash_input_drives_a_python_repl_in_the_background() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
@@ -67,27 +67,21 @@ fn bash_input_drives_a_python_repl_in_the_background() {
                 "BashInput",
                 json!({"id": "bash_1", "input": "print(6 * 7 * 1000 + 1)\n"}),
             ))
-            .turn(Turn::tool_use("b3", "Bash", json!({"command": "sleep 1"})))
+            .turn(common::bash("b3", "sleep 1"))
             .turn(Turn::tool_use("b4", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::tool_use(
                 "b5",
                 "BashInput",
                 json!({"id": "bash_1", "input": "exit()\n"}),
             ))
-            .turn(Turn::tool_use("b6", "Bash", json!({"command": "sleep 1"})))
+            .turn(common::bash("b6", "sleep 1"))
             .turn(Turn::tool_use("b7", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::text("the REPL answered")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "use python", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 90);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let answered = results(&server, &["b2", "b4"]);
     // 42001 is only printed by evaluating the expression typed in.
     assert!(answered.contains("42001"), "{answered}");
@@ -99,33 +93,27 @@ fn bash_input_drives_a_python_repl_in_the_background() {
 fn bash_input_quits_vi_running_on_its_own_terminal() {
     let sb = Sandbox::new();
     sb.write("notes.txt", "first line\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "v1",
                 "Bash",
                 json!({"command": "vi notes.txt", "run_in_background": true}),
             ))
-            .turn(Turn::tool_use("v2", "Bash", json!({"command": "sleep 1"})))
+            .turn(common::bash("v2", "sleep 1"))
             .turn(Turn::tool_use(
                 "v3",
                 "BashInput",
                 json!({"id": "bash_1", "input": "\u{1b}:q!\n"}),
             ))
-            .turn(Turn::tool_use("v4", "Bash", json!({"command": "sleep 1"})))
+            .turn(common::bash("v4", "sleep 1"))
             .turn(Turn::tool_use("v5", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::text("vi is closed")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "open and quit vi", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 90);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let reqs = server.requests();
     let (started, _) = common::result_of(&reqs[1], "v1");
     assert!(started.contains("bash_1"), "{started}");
@@ -142,7 +130,7 @@ fn bash_input_quits_vi_running_on_its_own_terminal() {
 #[test]
 fn a_foreground_command_that_times_out_says_how_to_run_it_instead() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -150,8 +138,7 @@ fn a_foreground_command_that_times_out_says_how_to_run_it_instead() {
                 json!({"command": "sleep 30", "timeout": 300}),
             ))
             .turn(Turn::text("it timed out")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "wait", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);
@@ -170,7 +157,7 @@ fn keep_running_outlives_the_run_and_is_listed_while_others_end_with_it() {
     let stamp = std::process::id();
     let kept = format!("3001.{stamp}1");
     let ended = format!("3001.{stamp}2");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "k1",
@@ -183,15 +170,10 @@ fn keep_running_outlives_the_run_and_is_listed_while_others_end_with_it() {
                 "Bash",
                 json!({"command": format!("sleep {ended}"), "run_in_background": true}),
             ))
-            .turn(Turn::tool_use(
-                "k3",
-                "Bash",
-                json!({"command": "sleep 0.5"}),
-            ))
+            .turn(common::bash("k3", "sleep 0.5"))
             .turn(Turn::tool_use("k4", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::text("the service runs")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",
@@ -248,7 +230,7 @@ fn keep_running_outlives_the_run_and_is_listed_while_others_end_with_it() {
 #[test]
 fn keep_running_without_the_background_is_refused() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "r1",
@@ -256,8 +238,7 @@ fn keep_running_without_the_background_is_refused() {
                 json!({"command": "true", "keep_running": true}),
             ))
             .turn(Turn::text("refused")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "x", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);

@@ -39,7 +39,7 @@ fn the_first_request_carries_the_os_toolchains_and_project_listing() {
     sb.write("src/main.rs", "fn main() {}\n");
     sb.write("tools/gen.py", "print(1)\n");
     let run = |sb: &Sandbox| {
-        let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+        let server = common::mock(Script::new().turn(Turn::text("ok")));
         let mut cmd = sb.catui(&server);
         // The sandbox's HOME hides rustup's toolchains: name them.
         let home = std::env::var("HOME").unwrap();

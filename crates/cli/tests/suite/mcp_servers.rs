@@ -97,7 +97,7 @@ fn run_prompt(
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn stdio_server_tools_are_listed_called_and_reach_the_model() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -105,8 +105,7 @@ fn stdio_server_tools_are_listed_called_and_reach_the_model() {
                 json!({"message": "hello from the model"}),
             ))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "ev": everything_stdio() }));
     let seen = run_prompt(
         &sb,
@@ -142,7 +141,7 @@ fn stdio_server_tools_are_listed_called_and_reach_the_model() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn init_reports_servers_and_a_dead_one_does_not_stop_the_session() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("still here"))).unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("still here")));
     let cfg = config(json!({
         "ev": everything_stdio(),
         "dead": {"command": "node", "args": ["-e", "process.exit(3)"]},
@@ -195,7 +194,7 @@ fn plan_mode_runs_read_only_tools_and_refuses_writing_ones() {
     std::fs::write(root.join("notes.txt"), "remember the milk").unwrap();
     let notes = root.join("notes.txt").display().to_string();
     let target = root.join("new.txt");
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "r1",
@@ -213,8 +212,7 @@ fn plan_mode_runs_read_only_tools_and_refuses_writing_ones() {
                 json!({}),
             ))
             .turn(Turn::text("planned")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "fs": filesystem(&root), "ev": everything_stdio() }));
     let mut s = StreamSession::start(
         sb.catui(&mock),
@@ -253,7 +251,7 @@ fn plan_mode_runs_read_only_tools_and_refuses_writing_ones() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn a_read_only_override_in_the_config_wins_over_the_server() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "e1",
@@ -261,8 +259,7 @@ fn a_read_only_override_in_the_config_wins_over_the_server() {
                 json!({"message": "m"}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     // The user says echo is not read-only: plan mode must refuse it.
     let mut server = everything_stdio();
     server["readOnly"] = json!({"echo": false});
@@ -289,7 +286,7 @@ fn a_read_only_override_in_the_config_wins_over_the_server() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn a_deny_rule_on_one_mcp_tool_wins_over_allowing_the_server() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "s1",
@@ -302,8 +299,7 @@ fn a_deny_rule_on_one_mcp_tool_wins_over_allowing_the_server() {
                 json!({"message": "still allowed"}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "ev": everything_stdio() }));
     run_prompt(
         &sb,
@@ -331,7 +327,7 @@ fn a_deny_rule_on_one_mcp_tool_wins_over_allowing_the_server() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn without_a_rule_an_mcp_tool_asks_first() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "e1",
@@ -344,8 +340,7 @@ fn without_a_rule_an_mcp_tool_asks_first() {
                 json!({"message": "second"}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "ev": everything_stdio() }));
     let mut s = StreamSession::start(sb.catui(&mock), &["--mcp-config", &cfg]);
     wait_connected(&mut s, "ev");
@@ -424,7 +419,7 @@ impl Drop for HttpServer {
 fn streamable_http_server_with_a_header_from_the_environment() {
     let http = HttpServer::start();
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -432,8 +427,7 @@ fn streamable_http_server_with_a_header_from_the_environment() {
                 json!({"a": 20, "b": 22}),
             ))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "web": {
         "type": "http",
         "url": format!("http://127.0.0.1:{}/mcp", http.port),
@@ -463,7 +457,7 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
     sb.write(".mcp.json", &config(json!({ "ev": everything_stdio() })));
 
     // Not approved yet: the server does not start, and the user is told how.
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("no tools"))).unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("no tools")));
     let mut s = StreamSession::start(sb.catui(&mock), &[]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let ev = init["mcp_servers"]
@@ -501,13 +495,13 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
     );
 
     let list = sb.bare().args(["mcp", "list"]).output().unwrap();
-    let listed = String::from_utf8_lossy(&list.stdout);
+    let listed = common::stdout(&list);
     assert!(listed.contains("ev\tproject\tneeds approval"), "{listed}");
     let approve = sb.bare().args(["mcp", "approve", "ev"]).output().unwrap();
     assert!(approve.status.success(), "{approve:?}");
 
     // Approved: remembered for this project.
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -515,26 +509,24 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
                 json!({"message": "approved"}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     run_prompt(&sb, &mock, &["--allowed-tools", "mcp__ev"], "ev", "go");
     let (text, _) = result_of(&mock.requests()[1], "t1");
     assert!(text.contains("Echo: approved"), "{text}");
 
     // `--strict-mcp-config` ignores the project's file.
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("strict"))).unwrap();
-    let out = sb
-        .catui(&mock)
-        .args([
+    let mock = common::mock(Script::new().turn(Turn::text("strict")));
+    let out = sb.run(
+        &mock,
+        [
             "-p",
             "hi",
             "--output-format",
             "stream-json",
             "--strict-mcp-config",
             "--verbose",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let lines = json_lines(&out.stdout);
     let init = lines.iter().find(|v| v["subtype"] == "init").unwrap();
     assert_eq!(init["mcp_servers"], json!([]), "{init}");
@@ -544,7 +536,7 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn resources_are_read_through_a_read_only_tool_even_in_plan_mode() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "l1",
@@ -569,8 +561,7 @@ fn resources_are_read_through_a_read_only_tool_even_in_plan_mode() {
                 )
             }))
             .turn(Turn::text("read")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "ev": everything_stdio() }));
     run_prompt(
         &sb,
@@ -591,7 +582,7 @@ fn resources_are_read_through_a_read_only_tool_even_in_plan_mode() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn mcp_view_and_prompts_as_slash_commands() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("prompted"))).unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("prompted")));
     let cfg = config(json!({ "ev": everything_stdio() }));
     let mut s = StreamSession::start(sb.catui(&mock), &["--mcp-config", &cfg]);
     wait_connected(&mut s, "ev");
@@ -637,7 +628,7 @@ fn mcp_view_and_prompts_as_slash_commands() {
 fn a_server_that_dies_mid_session_is_reported_and_reconnects() {
     let sb = Sandbox::new();
     let pid_file = sb.dir.path().join("server.pid");
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "e1",
@@ -651,8 +642,7 @@ fn a_server_that_dies_mid_session_is_reported_and_reconnects() {
                 json!({"message": "back again"}),
             ))
             .turn(Turn::text("second")),
-    )
-    .unwrap();
+    );
     // The real server, started through a shell that notes its pid.
     let cfg = config(json!({ "ev": {
         "command": "bash",
@@ -710,7 +700,7 @@ fn changing_server() -> Value {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn a_one_shot_run_offers_the_servers_tools_in_its_first_request() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "t1",
@@ -718,8 +708,7 @@ fn a_one_shot_run_offers_the_servers_tools_in_its_first_request() {
                 json!({"message": "first thing"}),
             ))
             .turn(Turn::text("echoed")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "ev": everything_stdio() }));
     // No waiting for a "connected" notice: `-p` sends its first request
     // once the server is ready.
@@ -734,7 +723,7 @@ fn a_one_shot_run_offers_the_servers_tools_in_its_first_request() {
     ]);
     let out = common::output_within(cmd, b"", 60);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "echoed");
+    assert_eq!(common::stdout(&out).trim(), "echoed");
     let reqs = mock.requests();
     let names = reqs[0].tool_names();
     assert!(names.iter().any(|n| n == "mcp__ev__echo"), "{names:?}");
@@ -746,14 +735,13 @@ fn a_one_shot_run_offers_the_servers_tools_in_its_first_request() {
 #[ignore = "needs the npm MCP servers: bash .ci/mcp-setup"]
 fn tools_a_server_adds_while_running_reach_the_next_request() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use("a1", "mcp__chg__add_tool", json!({})))
             .turn(Turn::text("added"))
             .turn(Turn::tool_use("l1", "mcp__chg__late_tool", json!({})))
             .turn(Turn::text("used it")),
-    )
-    .unwrap();
+    );
     let cfg = config(json!({ "chg": changing_server() }));
     let mut s = StreamSession::start(
         sb.catui(&mock),
@@ -803,8 +791,7 @@ fn a_server_stuck_in_its_handshake_delays_the_first_request_by_its_timeout_at_mo
         "args": ["-c", format!("echo $$ > {}; exec sleep 600", pid_file.display())],
         "startupTimeoutMs": 1500,
     }}));
-    let mock =
-        MockServer::start_blocking(Script::new().turn(Turn::text("answered anyway"))).unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("answered anyway")));
     let mut cmd = sb.catui(&mock);
     cmd.args([
         "-p",
@@ -849,18 +836,14 @@ fn mcp_timeout_bounds_the_wait_and_text_output_names_the_server() {
         "command": "bash",
         "args": ["-c", format!("echo $$ > {}; exec sleep 600", pid_file.display())],
     }}));
-    let mock =
-        MockServer::start_blocking(Script::new().turn(Turn::text("answered anyway"))).unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("answered anyway")));
     let mut cmd = sb.catui(&mock);
     cmd.env("MCP_TIMEOUT", "800")
         .args(["-p", "hi", "--mcp-config", &cfg]);
     let out = common::output_within(cmd, b"", 60);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "answered anyway"
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::stdout(&out).trim(), "answered anyway");
+    let stderr = common::stderr(&out);
     assert!(
         stderr.contains("MCP server `stuck` failed to connect") && stderr.contains("800 ms"),
         "{stderr}"

@@ -43,26 +43,13 @@ fn read_twice(sb: &Sandbox, server: &MockServer, openai: bool) {
         r#"{"completionCheck":"off"}"#,
     ]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
 }
 
 fn script() -> Script {
     Script::new()
-        .turn(Turn::tool_use(
-            "i1",
-            "Read",
-            json!({"file_path": "shot.png"}),
-        ))
-        .turn(Turn::tool_use(
-            "d1",
-            "Read",
-            json!({"file_path": "spec.pdf"}),
-        ))
+        .turn(common::read("i1", "shot.png"))
+        .turn(common::read("d1", "spec.pdf"))
         .turn(Turn::text("seen"))
 }
 
@@ -76,7 +63,7 @@ fn project() -> Sandbox {
 #[test]
 fn anthropic_gets_an_image_block_and_a_document_block() {
     let sb = project();
-    let server = MockServer::start_blocking(script()).unwrap();
+    let server = common::mock(script());
     read_twice(&sb, &server, false);
     let reqs = server.requests();
     let find = |r: &catui_testkit::RecordedRequest, id: &str| -> Value {
@@ -105,7 +92,7 @@ fn anthropic_gets_an_image_block_and_a_document_block() {
 #[test]
 fn openai_gets_the_image_after_the_tool_message_and_a_pdf_description() {
     let sb = project();
-    let server = MockServer::start_blocking(script()).unwrap();
+    let server = common::mock(script());
     read_twice(&sb, &server, true);
     let reqs = server.requests();
     let messages = reqs[1].messages();
@@ -133,7 +120,7 @@ fn openai_gets_the_image_after_the_tool_message_and_a_pdf_description() {
 #[test]
 fn a_stream_json_user_message_may_carry_an_image() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("a dot"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("a dot")));
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send(json!({"type": "user", "message": {"role": "user", "content": [
         {"type": "text", "text": "what is this?"},
@@ -152,16 +139,11 @@ fn a_stream_json_user_message_may_carry_an_image() {
 fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
     let sb = project();
     sb.user_settings(r#"{"models": {"text-model": {"vision": false}}}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "i1",
-                "Read",
-                json!({"file_path": "shot.png"}),
-            ))
+            .turn(common::read("i1", "shot.png"))
             .turn(Turn::text("described")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--model", "text-model"]);
     s.send(json!({"type": "user", "message": {"role": "user", "content": [
         {"type": "text", "text": "what is this?"},
@@ -195,7 +177,7 @@ fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
 #[test]
 fn a_pdf_in_a_user_message_is_refused_where_the_provider_takes_no_documents() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("unused"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("unused")));
     let mut s = StreamSession::start(sb.catui_openai(&server), &[]);
     s.send(json!({"type": "user", "message": {"role": "user", "content": [
         {"type": "text", "text": "summarise"},
@@ -247,11 +229,7 @@ fn a_pdf_is_text_without_documents_and_a_page_range_is_those_pages() {
     .unwrap();
     let script = || {
         Script::new()
-            .turn(Turn::tool_use(
-                "p1",
-                "Read",
-                json!({"file_path": "manual.pdf"}),
-            ))
+            .turn(common::read("p1", "manual.pdf"))
             .turn(Turn::tool_use(
                 "p2",
                 "Read",
@@ -265,7 +243,7 @@ fn a_pdf_is_text_without_documents_and_a_page_range_is_those_pages() {
             .turn(Turn::text("read"))
     };
     // OpenAI: no documents, so the whole text; the range gives two pages.
-    let server = MockServer::start_blocking(script()).unwrap();
+    let server = common::mock(script());
     read_twice(&sb, &server, true);
     let reqs = server.requests();
     let (all, is_error) = common::result_of(&reqs[1], "p1");
@@ -296,7 +274,7 @@ fn a_pdf_is_text_without_documents_and_a_page_range_is_those_pages() {
     );
 
     // Anthropic: the whole file is a document; a range is those pages' text.
-    let server = MockServer::start_blocking(script()).unwrap();
+    let server = common::mock(script());
     read_twice(&sb, &server, false);
     let reqs = server.requests();
     let whole = serde_json::to_string(&reqs[1].body).unwrap();

@@ -12,7 +12,7 @@ use crate::common;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
 
 /// In catui's environment: `/proc/self/environ` would show it.
@@ -58,13 +58,13 @@ fn hostile_clone(sb: &Sandbox) {
 /// Runs `-p hi` in `cwd` (in `mode`) and returns the first request's
 /// system prompt and catui's stderr.
 fn first_prompt(sb: &Sandbox, cwd: &Path, mode: &str) -> (String, String) {
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let mut cmd = sb.catui(&server);
     cmd.current_dir(cwd)
         .env("CANARY_VARIABLE", ENV_CANARY)
         .args(["-p", "hi", "--permission-mode", mode]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let requests = server.requests();
     assert!(!requests.is_empty(), "no request: {stderr}");
@@ -114,7 +114,7 @@ fn linked_memory_files_and_imports_put_no_secret_in_the_prompt() {
 fn the_refusal_is_a_notification_in_stream_json() {
     let sb = Sandbox::new();
     hostile_clone(&sb);
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "hi", "--output-format", "stream-json", "--verbose"]);
     let out = output_within(cmd, b"", 60);

@@ -10,7 +10,7 @@ use crate::common;
 
 use std::os::unix::fs::symlink;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
 
 const KEY_CANARY: &str = "ssh-key-canary-mention-71c4";
@@ -24,14 +24,14 @@ fn mentioned_files_and_directories_are_attached_and_a_link_to_a_secret_is_refuse
     std::fs::create_dir_all(home.join(".ssh")).unwrap();
     std::fs::write(home.join(".ssh/id_rsa"), KEY_CANARY).unwrap();
     symlink("../.ssh/id_rsa", sb.project().join("key.txt")).unwrap();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("read them"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("read them")));
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",
         "compare @notes/plan.txt with @notes/ and @key.txt, ask @nobody",
     ]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let requests = server.requests();
     let text = requests[0].last_user_text().unwrap();

@@ -9,7 +9,7 @@ use crate::common;
 
 use std::process::Command;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
@@ -24,12 +24,7 @@ fn tool<'a>(r: &'a RecordedRequest, name: &str) -> &'a Value {
 
 fn run_p(mut cmd: Command, prompt: &str, extra: &[&str]) -> std::process::Output {
     let out = cmd.args(["-p", prompt]).args(extra).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     out
 }
 
@@ -63,9 +58,9 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
     sb.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
     let outside = tempfile::tempdir().unwrap();
     let outside_dir = outside.path().canonicalize().unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("c1", "Bash", json!({"command": "cd src"})))
+            .turn(common::bash("c1", "cd src"))
             .turn(Turn::blocks(vec![
                 Block::tool_use("r1", "Read", json!({"file_path": "src/lib.rs"})),
                 Block::tool_use("g1", "Glob", json!({"pattern": "src/*.rs"})),
@@ -75,11 +70,7 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
                     json!({"file_path": "README.md", "content": "hello\n"}),
                 ),
             ]))
-            .turn(Turn::tool_use(
-                "c2",
-                "Bash",
-                json!({"command": format!("cd {}", outside_dir.display())}),
-            ))
+            .turn(common::bash("c2", format!("cd {}", outside_dir.display())))
             .turn(Turn::blocks(vec![
                 Block::tool_use(
                     "w2",
@@ -89,8 +80,7 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
                 Block::tool_use("p1", "Bash", json!({"command": "pwd"})),
             ]))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     run_p(
         sb.catui(&server),
         "go",
@@ -128,7 +118,7 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
 #[test]
 fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -139,8 +129,7 @@ fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
             )
             .turn(Turn::text("sub-agent report").when_contains("task one"))
             .turn(Turn::text("done").when_model("test-model")),
-    )
-    .unwrap();
+    );
     run_p(sb.catui(&server), "go", &[]);
     let reqs = server.requests();
     let schema = &tool(&reqs[0], "Agent")["input_schema"]["properties"]["model"];
@@ -175,7 +164,7 @@ fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
 #[test]
 fn sub_agents_are_offered_and_told_what_is_true() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -187,8 +176,7 @@ fn sub_agents_are_offered_and_told_what_is_true() {
             .turn(Turn::text("found").when_model("small-model"))
             .turn(Turn::text("did it").when_contains("do the chore"))
             .turn(Turn::text("done").when_model("test-model")),
-    )
-    .unwrap();
+    );
     interactive(sb.catui(&server), "go", &["--small-model", "small-model"]);
     let reqs = server.requests();
     let main = &reqs[0];
@@ -290,16 +278,11 @@ fn the_git_snapshot_is_in_every_first_request() {
         &["commit", "-q", "-m", "first commit subject"],
     );
     for mode in ["default", "plan", "default", "plan", "default", "plan"] {
-        let server = MockServer::start_blocking(
+        let server = common::mock(
             Script::new()
-                .turn(Turn::tool_use(
-                    "r1",
-                    "Read",
-                    json!({"file_path": "src/lib.rs"}),
-                ))
+                .turn(common::read("r1", "src/lib.rs"))
                 .turn(Turn::text("ok").forever()),
-        )
-        .unwrap();
+        );
         run_p(sb.catui(&server), "hi", &["--permission-mode", mode]);
         let reqs = server.requests();
         let first = reqs[0].messages()[0].to_string();
@@ -320,21 +303,12 @@ fn the_git_snapshot_is_in_every_first_request() {
 fn bash_describes_the_shell_state_that_carries_over() {
     let sb = Sandbox::new();
     sb.write("sub/marker.txt", "x");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "c1",
-                "Bash",
-                json!({"command": "cd sub && export CATUI_X=kept"}),
-            ))
-            .turn(Turn::tool_use(
-                "c2",
-                "Bash",
-                json!({"command": "echo \"[$CATUI_X]\" && ls"}),
-            ))
+            .turn(common::bash("c1", "cd sub && export CATUI_X=kept"))
+            .turn(common::bash("c2", "echo \"[$CATUI_X]\" && ls"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     run_p(
         sb.catui(&server),
         "go",
@@ -380,8 +354,7 @@ fn descriptions(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
 #[test]
 fn tool_schemas_hold_limits_and_no_developer_notes() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("hello").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello").forever()));
     interactive(sb.catui(&server), "hi", &[]);
     let reqs = server.requests();
     let first = &reqs[0];

@@ -9,7 +9,7 @@ use crate::common;
 use std::io::Write;
 use std::process::Stdio;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::Sandbox;
 
 const NOTICE: &str = "not attached to a terminal; running headless as with -p";
@@ -17,17 +17,12 @@ const NOTICE: &str = "not attached to a terminal; running headless as with -p";
 #[test]
 fn a_prompt_without_a_terminal_runs_like_print_mode() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Answer without a TTY.")))
-            .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Answer without a TTY.")));
     // `output()` pipes stdout and stderr and gives no stdin: no terminal.
     let out = sb.catui(&server).arg("what is here?").output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "Answer without a TTY."
-    );
+    assert_eq!(common::stdout(&out).trim(), "Answer without a TTY.");
     assert!(stderr.contains(NOTICE), "{stderr}");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
@@ -43,8 +38,7 @@ fn a_prompt_without_a_terminal_runs_like_print_mode() {
 #[test]
 fn without_a_prompt_argument_stdin_is_the_prompt() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Read from stdin."))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Read from stdin.")));
     let mut child = sb
         .catui(&server)
         .stdin(Stdio::piped())
@@ -59,13 +53,10 @@ fn without_a_prompt_argument_stdin_is_the_prompt() {
         .write_all(b"piped question\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains(NOTICE), "{stderr}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "Read from stdin."
-    );
+    assert_eq!(common::stdout(&out).trim(), "Read from stdin.");
     assert_eq!(
         server.requests()[0].last_user_typed().as_deref(),
         Some("piped question\n")
@@ -75,8 +66,8 @@ fn without_a_prompt_argument_stdin_is_the_prompt() {
 #[test]
 fn with_print_there_is_no_notice() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
-    let out = sb.catui(&server).args(["-p", "x"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
+    let out = sb.run(&server, ["-p", "x"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(!String::from_utf8_lossy(&out.stderr).contains(NOTICE));
+    assert!(!common::stderr(&out).contains(NOTICE));
 }

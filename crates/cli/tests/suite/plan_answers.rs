@@ -42,10 +42,9 @@ fn an_unreadable_plan_hash_approves_nothing() {
     let ids = ["x2", "x3", "x4", "x5"];
     let mut script = writes_plan_then_exits(&plans_dir(&sb), PLAN);
     for id in ids {
-        script = script.turn(Turn::tool_use(id, "ExitPlanMode", json!({})));
+        script = script.turn(common::exit_plan(id));
     }
-    let server =
-        MockServer::start_blocking(script.turn(Turn::text("Still planning, then."))).unwrap();
+    let server = common::mock(script.turn(Turn::text("Still planning, then.")));
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     for hash in &bad {
@@ -84,10 +83,9 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     let ids = ["x2", "x3", "x4"];
     let mut script = writes_plan_then_exits(&plans_dir(&sb), PLAN);
     for id in ids {
-        script = script.turn(Turn::tool_use(id, "ExitPlanMode", json!({})));
+        script = script.turn(common::exit_plan(id));
     }
-    let server =
-        MockServer::start_blocking(script.turn(Turn::text("Waiting for the user."))).unwrap();
+    let server = common::mock(script.turn(Turn::text("Waiting for the user.")));
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let respond = |ask: &Value, body: Value| {
@@ -130,10 +128,8 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     }
     // A real rejection still reads as one (the contrast).
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
-        writes_plan_then_exits(&plans_dir(&sb), PLAN).turn(Turn::text("Revising.")),
-    )
-    .unwrap();
+    let server =
+        common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN).turn(Turn::text("Revising.")));
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let ask = next(&mut s);

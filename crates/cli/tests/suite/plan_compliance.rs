@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, plan_path_in};
 use serde_json::{Value, json};
 
@@ -26,35 +26,22 @@ fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
     sb.write("src/a.py", "a = 1\n");
     let p = |rel: &str| root.join(rel).display().to_string();
     let plans = sb.config().join("plans").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                Turn::tool_use("p", "Write", json!({"file_path": path, "content": PLAN}))
+                common::write("p", &path, &PLAN)
             }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use(
-                "r",
-                "Read",
-                json!({"file_path": p("src/a.py")}),
-            ))
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": p("src/a.py"), "content": "a = 2\n"}),
-            ))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": p("setup.cfg"), "content": "[x]\n"}),
-            ))
+            .turn(common::exit_plan("x"))
+            .turn(common::read("r", p("src/a.py")))
+            .turn(common::write("w1", p("src/a.py"), "a = 2\n"))
+            .turn(common::write("w2", p("setup.cfg"), "[x]\n"))
             .turn(Turn::text("done"))
             // After the drift note: the model explains and ends.
             .turn(Turn::text("setup.cfg was needed; tests come next"))
             // The next turn: the same drift is not said again.
             .turn(Turn::text("nothing else to do")),
-    )
-    .unwrap();
+    );
     // No checkpointing asked for: the comparison runs anyway.
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     let plan_file = s.wait_type("system")["plan_file"]
@@ -117,7 +104,7 @@ fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
     let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
     assert!(transcript.contains("\"type\":\"plan_compliance\""));
     let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown = common::stdout(&out);
     assert!(
         shown.contains("Changed, not in the plan: setup.cfg"),
         "{shown}"
@@ -131,14 +118,14 @@ fn a_new_plan_ends_the_comparison() {
     let root = sb.project();
     let plans = sb.config().join("plans").display().to_string();
     let target = root.join("x.txt").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                Turn::tool_use("p", "Write", json!({"file_path": path, "content": "# P\n\n1. Write x.txt\n"}))
+                common::write("p", &path, "# P\n\n1. Write x.txt\n")
             }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use("w", "Write", json!({"file_path": target, "content": "x\n"})))
+            .turn(common::exit_plan("x"))
+            .turn(common::write("w", &target, "x\n"))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
@@ -146,8 +133,7 @@ fn a_new_plan_ends_the_comparison() {
             ))
             .turn(Turn::text("done"))
             .turn(Turn::text("planning again")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("do x");
     let ask = s.wait_type("control_request");
@@ -188,14 +174,14 @@ fn a_plan_file_inside_the_project_is_not_unplanned_work() {
     let root = sb.project();
     let target = root.join("x.txt").display().to_string();
     let plans = root.join("plans").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                Turn::tool_use("p", "Write", json!({"file_path": path, "content": "# P\n\n1. Write x.txt\n2. Check x.txt\n"}))
+                common::write("p", &path, "# P\n\n1. Write x.txt\n2. Check x.txt\n")
             }))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use("w", "Write", json!({"file_path": target, "content": "x\n"})))
+            .turn(common::exit_plan("x"))
+            .turn(common::write("w", &target, "x\n"))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
@@ -206,8 +192,7 @@ fn a_plan_file_inside_the_project_is_not_unplanned_work() {
             ))
             .turn(Turn::text("done for now"))
             .turn(Turn::text("still done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     let plan_file = s.wait_type("system")["plan_file"]
         .as_str()

@@ -28,9 +28,9 @@ fn planning(sb: &Sandbox, plan: &'static str) -> Script {
     Script::new()
         .turn(Turn::respond(move |r| {
             let path = plan_path_in(r, &plans);
-            Turn::tool_use("p", "Write", json!({"file_path": path, "content": plan}))
+            common::write("p", &path, &plan)
         }))
-        .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x"))
 }
 
 /// Starts a stream-json session in plan mode, sends `ask`, approves the
@@ -56,21 +56,16 @@ const PASSING: &str =
 fn a_plan_whose_verification_passes_is_reported_met_and_the_run_ends() {
     let sb = Sandbox::new();
     let hello = sb.project().join("hello.txt").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         planning(&sb, PASSING)
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": hello, "content": "hello\n"}),
-            ))
+            .turn(common::write("w", &hello, "hello\n"))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
                 todos_done("Write hello.txt"),
             ))
             .turn(Turn::text("Done: hello.txt is written.")),
-    )
-    .unwrap();
+    );
     let (s, request) = approve(&sb, &server, "write hello");
     // The approval request lists the exact commands approving runs.
     assert_eq!(
@@ -130,30 +125,18 @@ fn a_failing_verification_goes_back_to_the_model_which_fixes_it_without_a_human_
     let hello = sb.project().join("hello.txt").display().to_string();
     let hello2 = hello.clone();
     let told = |r: &RecordedRequest| r.contains_text("verification and it failed");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         planning(&sb, FIXABLE)
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": hello, "content": "broken\n"}),
-            ))
+            .turn(common::write("w", &hello, "broken\n"))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
                 todos_done("Write hello.txt"),
             ))
             .turn(Turn::text("Done."))
-            .turn(
-                Turn::tool_use(
-                    "w2",
-                    "Write",
-                    json!({"file_path": hello2, "content": "fixed\n"}),
-                )
-                .when(told),
-            )
+            .turn(common::write("w2", &hello2, "fixed\n").when(told))
             .turn(Turn::text("Fixed it.")),
-    )
-    .unwrap();
+    );
     let (s, _) = approve(&sb, &server, "fix hello");
     let (code, seen) = s.finish();
     assert_eq!(code, 0);
@@ -199,21 +182,12 @@ fn a_change_outside_the_plan_asks_even_in_accept_edits_and_can_be_refused() {
     let root = sb.project();
     let hello = root.join("hello.txt").display().to_string();
     let other = root.join("other.txt").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         planning(&sb, TWO_FILES)
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": hello, "content": "hello\n"}),
-            ))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": other, "content": "surprise\n"}),
-            ))
+            .turn(common::write("w1", &hello, "hello\n"))
+            .turn(common::write("w2", &other, "surprise\n"))
             .turn(Turn::text("I will stay within the plan.")),
-    )
-    .unwrap();
+    );
     let (mut s, _) = approve(&sb, &server, "write hello");
     // hello.txt is in the plan: it runs without a prompt. other.txt asks.
     let ask = s.wait_for("the drift question", |v| v["type"] == "control_request");
@@ -253,23 +227,15 @@ fn an_approved_amendment_becomes_a_plan_revision_and_its_file_then_changes_unask
     let root = sb.project();
     let notes = root.join("notes.md").display().to_string();
     let hello = root.join("hello.txt").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         planning(&sb, TWO_FILES)
             .turn(Turn::tool_use(
                 "a",
                 "AmendPlan",
                 json!({"reason": "the change needs release notes", "change": "2. Write notes.md"}),
             ))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": notes, "content": "notes\n"}),
-            ))
-            .turn(Turn::tool_use(
-                "h",
-                "Write",
-                json!({"file_path": hello, "content": "hello\n"}),
-            ))
+            .turn(common::write("w", &notes, "notes\n"))
+            .turn(common::write("h", &hello, "hello\n"))
             .turn(Turn::tool_use(
                 "t",
                 "TodoWrite",
@@ -281,8 +247,7 @@ fn an_approved_amendment_becomes_a_plan_revision_and_its_file_then_changes_unask
             // No compliance note: the amended plan names notes.md and
             // both steps are done, so the first answer ends the turn.
             .turn(Turn::text("Amended and written.")),
-    )
-    .unwrap();
+    );
     let (mut s, request) = approve(&sb, &server, "write hello");
     let plan_file = request["request"]["input"]["planFilePath"]
         .as_str()
@@ -330,7 +295,7 @@ fn an_approved_amendment_becomes_a_plan_revision_and_its_file_then_changes_unask
         .to_string_lossy()
         .into_owned();
     let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown = common::stdout(&out);
     assert!(shown.contains("this is the approved revision"), "{shown}");
     let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
     assert!(transcript.contains("\"key\":\"plan_amended\""));

@@ -8,7 +8,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use catui_testkit::{MockServer, Turn};
+use catui_testkit::Turn;
+
+use crate::common;
 use serde_json::{Value, json};
 
 use super::plan_library::{git, repo_with_one_commit, row, slug_of};
@@ -42,10 +44,10 @@ pub(super) fn writes_flag_in_worktree(worktrees: std::path::PathBuf) -> Turn {
         let text = last_user(r);
         let start = text.find("Current branch: catui/").unwrap() + 22;
         let slug: String = text[start..].lines().next().unwrap().to_string();
-        Turn::tool_use(
+        common::write(
             "w",
-            "Write",
-            json!({"file_path": worktrees.join(format!("project-{slug}")).join("flag.txt"), "content": "x\n"}),
+            worktrees.join(format!("project-{slug}")).join("flag.txt"),
+            "x\n",
         )
     })
     .when(|r| last_user(r).contains("continuing a plan the user already approved"))
@@ -58,7 +60,7 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
     let project = sb.project();
     repo_with_one_commit(&project);
     let worktrees = sb.config().join("worktrees");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n")
             .turn(Turn::text("It runs in the background; what next?").when(|r| {
                 r.tool_result("x")
@@ -79,8 +81,7 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
                 json!({"todos": [{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}]}),
             ))
             .turn(Turn::text("Done in the background.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag file");
     let ask = s.wait_type("control_request");
@@ -179,7 +180,7 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let project = sb.project();
     repo_with_one_commit(&project);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n")
             .turn(Turn::text("It runs in the background.").when(|r| {
                 r.tool_result("x")
@@ -188,8 +189,7 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
             .turn(Turn::text("Noted.").when(|r| last_user(r).contains("Background agent agent_")))
             .turn(writes_flag_in_worktree(sb.config().join("worktrees")))
             .turn(Turn::text("Could not write it.").when(|r| r.has_tool_result("w"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag file");
     let ask = s.wait_type("control_request");
@@ -235,5 +235,5 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--permission-mode plan"));
+    assert!(common::stderr(&out).contains("--permission-mode plan"));
 }

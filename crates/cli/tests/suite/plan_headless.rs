@@ -10,7 +10,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, json_lines, plans_dir, writes_plan_then_exits};
 
 const PLAN: &str = "# Plan\n\n1. Add the flag\n";
@@ -49,11 +49,10 @@ fn alive(pid: i32) -> bool {
 #[test]
 fn a_question_after_resuming_a_planning_run_gets_its_answer() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), PLAN)
             .turn(Turn::text("Step 1 adds --json to the list command.")),
-    )
-    .unwrap();
+    );
     let run = |args: &[&str]| {
         let out = sb
             .catui(&server)
@@ -78,7 +77,7 @@ fn a_question_after_resuming_a_planning_run_gets_its_answer() {
 #[test]
 fn plan_open_without_an_editor_or_a_terminal_fails_at_once() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     without_terminal(&mut cmd);
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
@@ -125,7 +124,7 @@ fn an_open_editor_ends_with_catui() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", &editor);
     without_terminal(&mut cmd);

@@ -22,11 +22,7 @@ fn listed(sb: &Sandbox) -> Vec<Value> {
         .args(["plans", "list", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     serde_json::from_slice::<Value>(&out.stdout)
         .unwrap()
         .as_array()
@@ -51,7 +47,7 @@ pub(super) fn slug_of(path: &str) -> String {
 
 /// Plans, approves and does step 1 of [`PLAN`]; returns the plan's slug.
 fn approved_with_one_step_done(sb: &Sandbox) -> String {
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(sb), PLAN)
             .turn(Turn::tool_use(
                 "t",
@@ -63,8 +59,7 @@ fn approved_with_one_step_done(sb: &Sandbox) -> String {
                 ]}),
             ))
             .turn(Turn::text("One step done.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the json flag");
     let ask = s.wait_type("control_request");
@@ -99,7 +94,7 @@ fn list_json_follows_a_plan_through_approval_progress_parking_and_abandoning() {
 
     // The table says the same.
     let out = sb.bare().args(["plans", "list"]).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = common::stdout(&out);
     let line = text.lines().find(|l| l.contains(&slug)).unwrap();
     assert!(
         line.contains("[in_progress]") && line.contains("[1/3 steps]"),
@@ -120,14 +115,13 @@ fn list_json_follows_a_plan_through_approval_progress_parking_and_abandoning() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no plan 'no-such-plan'"));
+    assert!(common::stderr(&out).contains("no plan 'no-such-plan'"));
 
     // A second plan, parked.
-    let server = MockServer::start_blocking(writes_plan_then_exits(
+    let server = common::mock(writes_plan_then_exits(
         &plans_dir(&sb),
         "# Later\n1. Something\n",
-    ))
-    .unwrap();
+    ));
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan something for later");
     let ask = s.wait_type("control_request");
@@ -143,7 +137,7 @@ fn list_json_follows_a_plan_through_approval_progress_parking_and_abandoning() {
 fn a_plan_whose_goal_was_met_is_done() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planDrift": "note"}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Only step\n")
             .turn(Turn::tool_use(
                 "t",
@@ -151,8 +145,7 @@ fn a_plan_whose_goal_was_met_is_done() {
                 json!({"todos": [{"content": "Only step", "status": "completed", "activeForm": "Doing"}]}),
             ))
             .turn(Turn::text("Finished.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
@@ -200,10 +193,8 @@ fn an_unchanged_approved_plan_is_taken_up_without_approval() {
     let slug = approved_with_one_step_done(&sb);
 
     // `/plan use SLUG` in a new session.
-    let server = MockServer::start_blocking(
-        catui_testkit::Script::new().turn(Turn::text("Carrying on with step 2.")),
-    )
-    .unwrap();
+    let server =
+        common::mock(catui_testkit::Script::new().turn(Turn::text("Carrying on with step 2.")));
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user(&format!("/plan use {slug}"));
     let result = s.wait_type("result");
@@ -239,9 +230,7 @@ fn an_unchanged_approved_plan_is_taken_up_without_approval() {
     assert_eq!(row(&sb, &slug)["state"], "in_progress");
 
     // `catui --plan SLUG` does the same at the start.
-    let server =
-        MockServer::start_blocking(catui_testkit::Script::new().turn(Turn::text("On it.")))
-            .unwrap();
+    let server = common::mock(catui_testkit::Script::new().turn(Turn::text("On it.")));
     let mut s = StreamSession::start(sb.catui(&server), &["--plan", &slug]);
     s.send_user("go on");
     assert_eq!(s.wait_type("result")["result"], "On it.");
@@ -253,13 +242,9 @@ fn an_unchanged_approved_plan_is_taken_up_without_approval() {
     assert!(told.contains("go on"), "{told}");
 
     // A plan that does not exist is refused at the start.
-    let out = sb
-        .catui(&server)
-        .args(["-p", "hi", "--plan", "no-such-plan"])
-        .output()
-        .unwrap();
+    let out = sb.run(&server, ["-p", "hi", "--plan", "no-such-plan"]);
     assert!(!out.status.success(), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(
         err.contains("--plan: There is no plan 'no-such-plan'"),
         "{err}"
@@ -281,15 +266,14 @@ fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
     .unwrap();
     assert_eq!(row(&sb, &slug)["changed_since_approval"], true);
 
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         catui_testkit::Script::new()
             .turn(
-                Turn::tool_use("x", "ExitPlanMode", json!({}))
+                common::exit_plan("x")
                     .when(|r| last_user(r).contains("needs the user's approval again")),
             )
             .turn(Turn::text("Back to it.").when(|r| last_user(r).contains("what next"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user(&format!("/plan use {slug}"));
     let ask = s.wait_type("control_request");
@@ -330,14 +314,13 @@ fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
 fn date_topic_names_a_new_plan_by_its_heading() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planNames": "date-topic", "planGoal": false, "planDrift": "note"}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(
             &plans_dir(&sb),
             "# Add a --json flag to `todo list`\n1. Parse it\n",
         )
         .turn(Turn::text("Approved, working.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     let words = s.wait_type("system")["plan_file"]
         .as_str()
@@ -386,7 +369,7 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
         .args(["plans", "move", "--to-project"])
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = common::stdout(&out);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("Moved 1 plan(s)"), "{text}");
     assert!(
@@ -409,7 +392,7 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
     );
     assert_eq!(row(&sb, &slug)["state"], "in_progress");
     let show = sb.bare().args(["plans", "show", &slug]).output().unwrap();
-    let show = String::from_utf8_lossy(&show.stdout).to_string();
+    let show = common::stdout(&show);
     assert!(show.contains("this is the approved revision"), "{show}");
     // Outside the project is refused.
     let out = sb
@@ -418,7 +401,7 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
+    assert!(common::stderr(&out).contains("outside the project"));
 }
 
 /// Makes `project` a git repository on `main` with one commit (a README).
@@ -451,9 +434,9 @@ pub(super) fn git(dir: &std::path::Path, args: &[&str]) -> String {
     assert!(
         out.status.success(),
         "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        common::stderr(&out)
     );
-    String::from_utf8_lossy(&out.stdout).to_string()
+    common::stdout(&out)
 }
 
 #[test]
@@ -477,15 +460,11 @@ fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() 
         .config()
         .join("worktrees")
         .join(format!("{folder}-{slug}"));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         catui_testkit::Script::new()
             .turn(
-                Turn::tool_use(
-                    "w",
-                    "Write",
-                    json!({"file_path": worktree.join("flag.txt"), "content": "--json\n"}),
-                )
-                .when(|r| last_user(r).contains("continuing a plan the user already approved")),
+                common::write("w", worktree.join("flag.txt"), "--json\n")
+                    .when(|r| last_user(r).contains("continuing a plan the user already approved")),
             )
             .turn(Turn::tool_use(
                 "t",
@@ -502,18 +481,13 @@ fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() 
                 Turn::text("flag.txt holds the flag's fixture.")
                     .when(|r| last_user(r).contains("Before you finish")),
             ),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["plans", "dispatch", &slug, "--wait"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    );
+    let out = sb.run(&server, ["plans", "dispatch", &slug, "--wait"]);
+    let text = common::stdout(&out);
     assert!(
         out.status.success(),
         "{text}\n{}\n{:#?}",
-        String::from_utf8_lossy(&out.stderr),
+        common::stderr(&out),
         server.requests().iter().map(last_user).collect::<Vec<_>>()
     );
     assert!(
@@ -559,7 +533,7 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(err.contains("is not inside a git repository"), "{err}");
     assert!(!sb.config().join("worktrees").exists());
     std::fs::write(
@@ -573,7 +547,7 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(
         err.contains("plan draft-plan is draft: only an approved plan"),
         "{err}"
@@ -584,15 +558,14 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
 fn approving_with_dispatch_outside_git_is_refused_and_planning_goes_on() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Write flag.txt\n").turn(
             Turn::text("Understood.").when(|r| {
                 r.tool_result("x")
                     .is_some_and(|t| t.content.contains("is not inside a git repository"))
             }),
         ),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag file");
     let ask = s.wait_type("control_request");

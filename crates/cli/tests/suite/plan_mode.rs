@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, plan_path_in, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 
@@ -30,16 +30,6 @@ fn last_user_blocks(r: &RecordedRequest) -> String {
     }
 }
 
-fn allow(request_id: &str, updated: Value) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"allow","updatedInput":updated}}})
-}
-
-fn deny(request_id: &str, message: &str) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"deny","message":message}}})
-}
-
 #[test]
 fn plan_mode_refuses_changes_then_approval_restores_edits() {
     let sb = Sandbox::new();
@@ -47,7 +37,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     // test is about: today's note-only behaviour.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let main_rs = sb.write("src/main.rs", "fn main() {}\n");
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     assert_eq!(init["permission_mode"], "plan");
@@ -63,31 +53,18 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     let lib = sb.project().join("src/lib.rs");
 
     for turn in [
-        Turn::tool_use(
-            "w1",
-            "Write",
-            json!({"file_path": main, "content": "hacked"}),
-        ),
-        Turn::tool_use("b1", "Bash", json!({"command": format!("rm {main}")})),
-        Turn::tool_use("b2", "Bash", json!({"command": "ls src"})),
-        Turn::tool_use(
-            "p1",
-            "Write",
-            json!({"file_path": plan_file, "content": "# Plan\n\n1. Add lib.rs\n"}),
-        ),
-        Turn::tool_use("x1", "ExitPlanMode", json!({})),
-        Turn::tool_use(
+        common::write("w1", &main, "hacked"),
+        common::bash("b1", format!("rm {main}")),
+        common::bash("b2", "ls src"),
+        common::write("p1", &plan_file, "# Plan\n\n1. Add lib.rs\n"),
+        common::exit_plan("x1"),
+        common::write(
             "p2",
-            "Write",
-            json!({"file_path": plan_file,
-            "content": "# Plan\n\n1. Add lib.rs\n2. Add tests\n\n## Verification\n- cargo test\n"}),
+            &plan_file,
+            "# Plan\n\n1. Add lib.rs\n2. Add tests\n\n## Verification\n- cargo test\n",
         ),
-        Turn::tool_use("x2", "ExitPlanMode", json!({})),
-        Turn::tool_use(
-            "w2",
-            "Write",
-            json!({"file_path": lib.to_str().unwrap(), "content": "pub fn f() {}\n"}),
-        ),
+        common::exit_plan("x2"),
+        common::write("w2", lib.to_str().unwrap(), "pub fn f() {}\n"),
         Turn::text("Implemented."),
     ] {
         server.push(turn);
@@ -101,7 +78,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     assert_eq!(input1["plan"], "# Plan\n\n1. Add lib.rs\n");
     assert_eq!(input1["planFilePath"], plan_file.as_str());
     assert!(input1["planDiff"].is_null());
-    s.send(deny(
+    s.send(common::deny_request(
         ask1["request_id"].as_str().unwrap(),
         "Also add tests.",
     ));
@@ -115,7 +92,10 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     assert!(diff.contains("+2. Add tests"), "{diff}");
     let mut approved = input2.clone();
     approved["mode"] = json!("acceptEdits");
-    s.send(allow(ask2["request_id"].as_str().unwrap(), approved));
+    s.send(common::allow_request(
+        ask2["request_id"].as_str().unwrap(),
+        approved,
+    ));
 
     let result = s.wait_type("result");
     assert_eq!(result["subtype"], "success", "{result}");
@@ -209,7 +189,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
 #[test]
 fn reminders_follow_the_human_turn_cadence() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     for i in 1..=26 {
         server.push(Turn::text(format!("answer {i}")));
     }
@@ -254,12 +234,11 @@ fn reminders_follow_the_human_turn_cadence() {
 fn reminders_are_not_repeated_inside_a_tool_loop() {
     let sb = Sandbox::new();
     sb.write("a.txt", "a\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("r", "Glob", json!({"pattern": "*.txt"})))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("look");
     s.wait_type("result");
@@ -284,9 +263,7 @@ fn plan_command_enters_shows_opens_and_queries() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Planning the parser now.")))
-            .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Planning the parser now.")));
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", &editor);
     let mut s = StreamSession::start(cmd, &[]);
@@ -357,7 +334,7 @@ fn plan_command_enters_shows_opens_and_queries() {
 #[test]
 fn open_without_a_plan_in_default_mode_only_enters() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", "/bin/false");
     let mut s = StreamSession::start(cmd, &[]);
@@ -370,24 +347,14 @@ fn open_without_a_plan_in_default_mode_only_enters() {
 #[test]
 fn headless_planning_run_ends_with_the_plan() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Do it\n")
             .turn(Turn::text("should never be requested")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--permission-mode", "plan", "plan it"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out = sb.run(&server, ["-p", "--permission-mode", "plan", "plan it"]);
+    common::assert_ok(&out);
+    let stdout = common::stdout(&out);
     let path = plan_path_in(&server.requests()[0], &plans_dir);
     assert_eq!(
         stdout.trim_end(),
@@ -401,20 +368,18 @@ fn headless_planning_run_ends_with_the_plan() {
 
     // The same run in stream-json: the result is plan_ready and the session
     // stays in plan mode.
-    let server =
-        MockServer::start_blocking(writes_plan_then_exits(&plans_dir, "# Other plan\n")).unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(writes_plan_then_exits(&plans_dir, "# Other plan\n"));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--permission-mode",
             "plan",
             "--output-format",
             "stream-json",
             "plan it",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(0));
     let lines = common::json_lines(&out.stdout);
     let result = lines.last().unwrap();
@@ -427,10 +392,8 @@ fn headless_planning_run_ends_with_the_plan() {
 #[test]
 fn enter_plan_mode_is_offered_only_when_someone_can_approve() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("a")).turn(Turn::text("b")))
-            .unwrap();
-    let out = sb.catui(&server).args(["-p", "x"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("a")).turn(Turn::text("b")));
+    let out = sb.run(&server, ["-p", "x"]);
     assert_eq!(out.status.code(), Some(0));
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("y");
@@ -445,15 +408,14 @@ fn enter_plan_mode_is_offered_only_when_someone_can_approve() {
 #[test]
 fn enter_plan_mode_tool_enters_through_the_transition() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::blocks(vec![
                 Block::text("This touches many modules; let me plan first."),
                 Block::tool_use("e", "EnterPlanMode", json!({})),
             ]))
             .turn(Turn::text("planning")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("plan this big change");
     // The user is asked first, with the model's reason.
@@ -464,7 +426,7 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
         ask["request"]["input"]["reason"],
         "This touches many modules; let me plan first."
     );
-    s.send(allow(
+    s.send(common::allow_request(
         ask["request_id"].as_str().unwrap(),
         ask["request"]["input"].clone(),
     ));
@@ -493,11 +455,10 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
 #[test]
 fn an_unanswered_approval_keeps_plan_mode() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n").turn(Turn::text("still planning")),
-    )
-    .unwrap();
+    );
     // An allow rule for the tool cannot approve a plan: approval only comes
     // from the user.
     let mut s = StreamSession::start(
@@ -525,17 +486,15 @@ fn an_unanswered_approval_keeps_plan_mode() {
 #[test]
 fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x"))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
-        .output()
-        .unwrap();
+    );
+    let out = sb.run(
+        &server,
+        ["-p", "go", "--permission-mode", "bypassPermissions"],
+    );
     assert_eq!(out.status.code(), Some(0));
     let (text, is_error) = result_of(&server.requests()[1], "x");
     assert!(is_error);
@@ -548,7 +507,7 @@ fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
 #[test]
 fn the_model_cannot_fill_in_approval_fields() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "x",
@@ -556,8 +515,7 @@ fn the_model_cannot_fill_in_approval_fields() {
                 json!({"plan": "my own plan", "mode": "bypassPermissions"}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan");
     let r = s.wait_type("result");

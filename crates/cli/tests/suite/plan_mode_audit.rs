@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{
     Sandbox, StreamSession, allow, deny, is_teammate, last_user, plan_path_in, plans_dir,
     result_of, writes_plan_then_exits, writes_teammate_plan,
@@ -31,7 +31,7 @@ fn a_planning_lead_cannot_change_files_through_a_teammate() {
             json!({"to": to, "message": format!("Create {to}-pwn.txt now.")}),
         )
     };
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -47,7 +47,7 @@ fn a_planning_lead_cannot_change_files_through_a_teammate() {
             .turn(Turn::text("Team started.").when(move |r| !mate(r) && r.has_tool_result("tc") && !r.has_tool_result("s1")))
             // A teammate that ever gets the lead's message writes the file.
             .turn(
-                Turn::tool_use("w", "Write", json!({"file_path": pwn_path, "content": "pwned\n"}))
+                common::write("w", &pwn_path, "pwned\n")
                     .when(move |r| mate(r) && r.contains_text("pwn.txt now") && !r.has_tool_result("w"))
                     .forever(),
             )
@@ -66,8 +66,7 @@ fn a_planning_lead_cannot_change_files_through_a_teammate() {
                 .when(move |r| !mate(r) && last_user(r).contains("relay")),
             )
             .turn(Turn::text("Relayed.").when(move |r| !mate(r) && r.has_tool_result("s1"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
@@ -117,22 +116,17 @@ fn two_exit_plan_mode_calls_in_one_message_ask_once() {
         // Not about the plan contract: no goal loop after approval.
         sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
         let dir = plans_dir(&sb);
-        let server = MockServer::start_blocking(
+        let server = common::mock(
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p",
-                        "Write",
-                        json!({"file_path": plan_path_in(r, &dir), "content": "# Plan\n1. Do it\n"}),
-                    )
+                    common::write("p", plan_path_in(r, &dir), "# Plan\n1. Do it\n")
                 }))
                 .turn(Turn::blocks(vec![
                     Block::tool_use("x1", "ExitPlanMode", json!({})),
                     Block::tool_use("x2", "ExitPlanMode", json!({})),
                 ]))
                 .turn(Turn::text("After the answer.")),
-        )
-        .unwrap();
+        );
         let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
         s.send_user("plan it");
         let ask = s.wait_type("control_request");
@@ -186,28 +180,23 @@ fn a_wrong_plan_hash_approves_nothing() {
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let dir = plans_dir(&sb);
     let dir2 = dir.clone();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
-                Turn::tool_use(
-                    "p1",
-                    "Write",
-                    json!({"file_path": plan_path_in(r, &dir), "content": "# Plan\n1. One\n"}),
-                )
+                common::write("p1", plan_path_in(r, &dir), "# Plan\n1. One\n")
             }))
-            .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x1"))
             .turn(Turn::respond(move |r| {
-                Turn::tool_use(
+                common::write(
                     "p2",
-                    "Write",
-                    json!({"file_path": common::teammate_plan_path(r, &dir2), "content": "# Plan\n1. One\n2. Two\n"}),
+                    common::teammate_plan_path(r, &dir2),
+                    "# Plan\n1. One\n2. Two\n",
                 )
             }))
-            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
-            .turn(Turn::tool_use("x3", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x2"))
+            .turn(common::exit_plan("x3"))
             .turn(Turn::text("Approved at last.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask1 = s.wait_type("control_request");
@@ -269,7 +258,7 @@ fn compaction_pins_the_approved_plan() {
     // test is about: today's note-only behaviour.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let summary = |r: &RecordedRequest| r.tool_names().is_empty();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n\n1. Build the parser\n")
             .turn(Turn::text("Approved; building.").when(move |r| !summary(r)))
             .turn(Turn::text("Second answer.").when(move |r| !summary(r)))
@@ -278,8 +267,7 @@ fn compaction_pins_the_approved_plan() {
             .turn(Turn::text("Carrying on.").when(move |r| !summary(r)))
             .turn(Turn::text("The summary after the resume.").when(summary))
             .turn(Turn::text("Resumed and carrying on.").when(move |r| !summary(r))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the parser");
     let ask = s.wait_type("control_request");
@@ -347,12 +335,11 @@ fn compaction_pins_the_approved_plan() {
 #[test]
 fn an_unchanged_plan_presented_again_is_marked_and_the_model_told() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Do it\n")
-            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x2"))
             .turn(Turn::text("I will revise it.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let first = s.wait_type("control_request");
@@ -387,41 +374,32 @@ fn a_headless_planning_run_ending_with_words_ends_with_its_plan() {
     let script = |dir: String| {
         Script::new()
             .turn(Turn::respond(move |r| {
-                Turn::tool_use(
-                    "p",
-                    "Write",
-                    json!({"file_path": plan_path_in(r, &dir), "content": "# Plan\n1. Add X\n"}),
-                )
+                common::write("p", plan_path_in(r, &dir), "# Plan\n1. Add X\n")
             }))
             .turn(Turn::text("Shall I proceed?"))
     };
-    let server = MockServer::start_blocking(script(dir.clone())).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--permission-mode", "plan", "plan X"])
-        .output()
-        .unwrap();
+    let server = common::mock(script(dir.clone()));
+    let out = sb.run(&server, ["-p", "--permission-mode", "plan", "plan X"]);
     assert_eq!(out.status.code(), Some(0));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = common::stdout(&out);
     let path = plan_path_in(&server.requests()[0], &dir);
     assert_eq!(
         stdout.trim_end(),
         format!("# Plan\n1. Add X\n\nPlan saved to {path}")
     );
 
-    let server = MockServer::start_blocking(script(dir)).unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(script(dir));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--permission-mode",
             "plan",
             "--output-format",
             "stream-json",
             "plan X",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let lines = common::json_lines(&out.stdout);
     let result = lines.last().unwrap();
     assert_eq!(result["subtype"], "plan_ready", "{result}");
@@ -430,18 +408,13 @@ fn a_headless_planning_run_ending_with_words_ends_with_its_plan() {
     assert_eq!(result["is_error"], false);
 
     // Only a question answered, no plan written: a plain answer.
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("It parses flags."))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--permission-mode", "plan", "what does cli.py do?"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim_end(),
-        "It parses flags."
+    let server = common::mock(Script::new().turn(Turn::text("It parses flags.")));
+    let out = sb.run(
+        &server,
+        ["-p", "--permission-mode", "plan", "what does cli.py do?"],
     );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(common::stdout(&out).trim_end(), "It parses flags.");
 }
 
 /// Item 7: a teammate that entered plan mode of its own accord leaves it
@@ -450,7 +423,7 @@ fn a_headless_planning_run_ending_with_words_ends_with_its_plan() {
 fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
     let sb = Sandbox::new();
     let dir = plans_dir(&sb);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -465,12 +438,11 @@ fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
                 is_teammate(r, "amy") && !r.has_tool_result("ap")
             }))
             .turn(
-                Turn::tool_use("ax", "ExitPlanMode", json!({}))
+                common::exit_plan("ax")
                     .when(|r| is_teammate(r, "amy") && !r.has_tool_result("ax")),
             )
             .turn(Turn::text("done").when(|r| is_teammate(r, "amy"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
@@ -513,7 +485,7 @@ fn read_only_sub_agents_are_refused_in_their_own_terms() {
             .first()
             .is_some_and(|m| m.to_string().contains("SUBTASK"))
     };
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -523,13 +495,12 @@ fn read_only_sub_agents_are_refused_in_their_own_terms() {
                 .when(move |r| !sub(r) && !r.has_tool_result("a1")),
             )
             .turn(
-                Turn::tool_use("b", "Bash", json!({"command": "touch made-by-agent.txt"}))
+                common::bash("b", "touch made-by-agent.txt")
                     .when(move |r| r.contains_text("SUBTASK explore") && !r.has_tool_result("b")),
             )
             .turn(Turn::text("Findings: nothing to change.").when(move |r| sub(r)).forever())
             .turn(Turn::text("planned").when(move |r| !sub(r))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan a review");
     assert_eq!(s.wait_type("result")["result"], "planned");
@@ -576,12 +547,11 @@ fn read_only_sub_agents_are_refused_in_their_own_terms() {
 #[test]
 fn a_plan_path_that_is_a_directory_is_no_plan_everywhere() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x"))
             .turn(Turn::text("I will write a plan.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
@@ -615,7 +585,7 @@ fn a_plan_path_that_is_a_directory_is_no_plan_everywhere() {
 #[test]
 fn small_answers_say_what_happened() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("e", "EnterPlanMode", json!({})))
             .turn(Turn::text("Planning on."))
@@ -623,8 +593,7 @@ fn small_answers_say_what_happened() {
                 Turn::text("Planning the export too.")
                     .when(|r| last_user(r).contains("add an export")),
             ),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan");
     assert_eq!(s.wait_type("result")["result"], "Planning on.");
@@ -647,7 +616,7 @@ fn small_answers_say_what_happened() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert!(
         stderr.contains("there is no plan 'no-such-slug'"),
         "{stderr}"

@@ -5,44 +5,29 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{
     Sandbox, StreamSession, is_teammate, last_user, plan_path_in, result_of, teammate_plan_path,
     writes_plan_then_exits,
 };
 use serde_json::{Value, json};
 
-fn allow(request_id: &str, updated: Value) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"allow","updatedInput":updated}}})
-}
-
 /// Item 1: plain `-p "/plan ..."` is a planning run like
 /// `--permission-mode plan`: it ends with the plan, printed.
 #[test]
 fn plain_print_plan_command_ends_with_the_plan() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add X\n")
             .turn(Turn::text("should never be requested")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "/plan add X"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = sb.run(&server, ["-p", "/plan add X"]);
+    common::assert_ok(&out);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2, "the run ends at ExitPlanMode");
     let path = plan_path_in(&reqs[0], &plans_dir);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = common::stdout(&out);
     assert_eq!(
         stdout.trim_end(),
         format!("# Plan\n\n1. Add X\n\nPlan saved to {path}")
@@ -50,13 +35,11 @@ fn plain_print_plan_command_ends_with_the_plan() {
     assert!(!stdout.contains("nobody can answer"), "{stdout}");
 
     // In stream-json the same run ends plan_ready, still in plan mode.
-    let server =
-        MockServer::start_blocking(writes_plan_then_exits(&plans_dir, "# Plan Y\n")).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--output-format", "stream-json", "/plan add Y"])
-        .output()
-        .unwrap();
+    let server = common::mock(writes_plan_then_exits(&plans_dir, "# Plan Y\n"));
+    let out = sb.run(
+        &server,
+        ["-p", "--output-format", "stream-json", "/plan add Y"],
+    );
     let lines = common::json_lines(&out.stdout);
     let result = lines.last().unwrap();
     assert_eq!(result["subtype"], "plan_ready", "{result}");
@@ -69,14 +52,13 @@ fn plain_print_plan_command_ends_with_the_plan() {
 #[test]
 fn exit_without_a_plan_is_refused_with_the_path() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     // Interactive (stream-json): no approval request is made.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("x0", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x0"))
             .turn(Turn::text("I will write the plan first.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
@@ -97,29 +79,18 @@ fn exit_without_a_plan_is_refused_with_the_path() {
 
     // Headless planning run: refused the same way, then the model writes
     // the plan and presents it; the run ends with that plan.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("x0", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x0"))
             .turn(Turn::respond({
                 let dir = plans_dir;
-                move |r| {
-                    Turn::tool_use(
-                        "p",
-                        "Write",
-                        json!({"file_path": teammate_plan_path(r, &dir), "content": "# Real plan\n"}),
-                    )
-                }
+                move |r| common::write("p", teammate_plan_path(r, &dir), "# Real plan\n")
             }))
-            .turn(Turn::tool_use("x1", "ExitPlanMode", json!({}))),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--permission-mode", "plan", "plan it"])
-        .output()
-        .unwrap();
+            .turn(common::exit_plan("x1")),
+    );
+    let out = sb.run(&server, ["-p", "--permission-mode", "plan", "plan it"]);
     assert_eq!(out.status.code(), Some(0));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = common::stdout(&out);
     assert!(stdout.starts_with("# Real plan\n"), "{stdout}");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
@@ -134,15 +105,14 @@ fn exit_without_a_plan_is_refused_with_the_path() {
 #[test]
 fn approval_suggests_teammates_to_a_lead() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. a\n2. b\n").turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
-    s.send(allow(
+    s.send(common::allow_request(
         ask["request_id"].as_str().unwrap(),
         ask["request"]["input"].clone(),
     ));
@@ -162,7 +132,7 @@ fn exit_plan_mode_outside_plan_mode_changes_nothing_for_a_teammate() {
     let sb = Sandbox::new();
     let done = sb.project().join("done.txt");
     let done_path = done.to_str().unwrap().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -174,16 +144,15 @@ fn exit_plan_mode_outside_plan_mode_changes_nothing_for_a_teammate() {
             )
             .turn(Turn::text("Team started.").when(|r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
             .turn(
-                Turn::tool_use("ax", "ExitPlanMode", json!({}))
+                common::exit_plan("ax")
                     .when(|r| is_teammate(r, "amy") && !r.has_tool_result("ax")),
             )
             .turn(
-                Turn::tool_use("aw", "Write", json!({"file_path": done_path, "content": "done\n"}))
+                common::write("aw", &done_path, "done\n")
                     .when(|r| is_teammate(r, "amy") && r.has_tool_result("ax") && !r.has_tool_result("aw")),
             )
             .turn(Turn::text("finished").when(|r| is_teammate(r, "amy") && r.has_tool_result("aw"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
@@ -216,12 +185,11 @@ fn exit_plan_mode_outside_plan_mode_changes_nothing_for_a_teammate() {
 #[test]
 fn entering_plan_mode_can_be_declined() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("e", "EnterPlanMode", json!({})))
             .turn(Turn::text("Implementing directly.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "bypassPermissions"],
@@ -254,14 +222,13 @@ fn entering_plan_mode_can_be_declined() {
 #[test]
 fn entering_plan_mode_fails_closed() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("e1", "EnterPlanMode", json!({})))
             .turn(Turn::text("Not planning."))
             .turn(Turn::tool_use("e2", "EnterPlanMode", json!({})))
             .turn(Turn::text("Still not planning.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("rework the storage");
     let ask = s.wait_type("control_request");
@@ -305,7 +272,7 @@ fn entering_plan_mode_fails_closed() {
 #[test]
 fn enter_plan_mode_schema_is_strict() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "e",
@@ -313,8 +280,7 @@ fn enter_plan_mode_schema_is_strict() {
                 json!({"reason": "mine"}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("go");
     let r = s.wait_type("result");
@@ -373,7 +339,7 @@ fn headless_plan_open_keeps_the_protocol_clean() {
         "editor.sh",
         "#!/bin/sh\necho 'EDITOR WAS HERE'\nread line\necho \"read: $line\" >> \"$1\"\ntty >> \"$1\"\necho 'edited' >> \"$1\"\n",
     );
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", &editor);
     without_terminal(&mut cmd);
@@ -417,7 +383,7 @@ fn headless_plan_open_keeps_the_protocol_clean() {
 "#,
         60,
     );
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in common::stdout(&out).lines() {
         assert!(
             serde_json::from_str::<Value>(line).is_ok(),
             "non-JSON on stdout: {line}"
@@ -425,7 +391,7 @@ fn headless_plan_open_keeps_the_protocol_clean() {
     }
 
     // An editor that cannot start: the failure says so, with the path.
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", "/nonexistent/editor");
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
@@ -457,19 +423,14 @@ fn headless_plan_open_uses_the_controlling_terminal() {
         "editor.sh",
         "#!/bin/sh\necho 'EDITOR ON THE TERMINAL'\ntty >> \"$1\"\nread line\necho \"typed: $line\" >> \"$1\"\n",
     );
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond(move |r| {
-                Turn::tool_use(
-                    "w",
-                    "Write",
-                    json!({"file_path": plan_path_in(r, &plans_dir), "content": "# Plan\n"}),
-                )
+                common::write("w", plan_path_in(r, &plans_dir), "# Plan\n")
             }))
             .turn(Turn::text("Written.")),
-    )
-    .unwrap();
+    );
     let input = sb.dir.path().join("in.jsonl");
     let line =
         |text: &str| json!({"type":"user","message":{"role":"user","content":text}}).to_string();
@@ -502,8 +463,7 @@ fn headless_plan_open_uses_the_controlling_terminal() {
     tmux.keys(&["Enter"]);
     // The editor talks to the user on the terminal and reads the answer there.
     tmux.wait_text("EDITOR ON THE TERMINAL");
-    tmux.type_text("hello from the keyboard");
-    tmux.keys(&["Enter"]);
+    tmux.submit("hello from the keyboard");
     tmux.wait_text("exit=0");
     let lines: Vec<Value> = common::json_lines(&std::fs::read(&output).unwrap());
     let result = lines
@@ -523,13 +483,12 @@ fn headless_plan_open_uses_the_controlling_terminal() {
 #[test]
 fn clear_starts_a_new_conversation_and_plan_file() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("first answer"))
             .turn(Turn::text("second answer"))
             .turn(Turn::text("resumed answer")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("remember the word BANANA");
     let first = s.wait_type("result");
@@ -580,11 +539,9 @@ fn plan_edited_at_approval_is_snapshotted_and_recovered() {
     let sb = Sandbox::new();
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
-        writes_plan_then_exits(&plans_dir, "# v1\n").turn(Turn::text("approved")),
-    )
-    .unwrap();
+    let plans_dir = common::plans_dir(&sb);
+    let server =
+        common::mock(writes_plan_then_exits(&plans_dir, "# v1\n").turn(Turn::text("approved")));
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_REMOTE", "1");
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
@@ -592,7 +549,10 @@ fn plan_edited_at_approval_is_snapshotted_and_recovered() {
     let ask = s.wait_type("control_request");
     let mut input = ask["request"]["input"].clone();
     input["plan"] = json!("# v2, edited by the user\n");
-    s.send(allow(ask["request_id"].as_str().unwrap(), input));
+    s.send(common::allow_request(
+        ask["request_id"].as_str().unwrap(),
+        input,
+    ));
     let r = s.wait_type("result");
     let session_id = r["session_id"].as_str().unwrap().to_string();
     let plan_file = r["plan_file"].as_str().unwrap().to_string();
@@ -604,7 +564,7 @@ fn plan_edited_at_approval_is_snapshotted_and_recovered() {
     std::fs::remove_file(&plan_file).unwrap();
     // Remove the other sources so only the snapshot can bring v2 back:
     // resume must pick the most recent snapshot.
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_REMOTE", "1");
     let mut s = StreamSession::start(cmd, &["--resume", &session_id]);
@@ -638,32 +598,19 @@ fn plan_edited_at_approval_is_snapshotted_and_recovered() {
 #[test]
 fn unpresented_plan_is_recovered_from_its_writes() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         Script::new()
             .turn(Turn::respond({
                 let dir = plans_dir.clone();
-                move |r| {
-                    Turn::tool_use(
-                        "w",
-                        "Write",
-                        json!({"file_path": teammate_plan_path(r, &dir), "content": "# Draft\n1. one\n"}),
-                    )
-                }
+                move |r| common::write("w", teammate_plan_path(r, &dir), "# Draft\n1. one\n")
             }))
             .turn(Turn::respond({
                 let dir = plans_dir;
-                move |r| {
-                    Turn::tool_use(
-                        "e",
-                        "Edit",
-                        json!({"file_path": teammate_plan_path(r, &dir), "old_string": "1. one", "new_string": "1. one\n2. two"}),
-                    )
-                }
+                move |r| common::edit("e", teammate_plan_path(r, &dir), "1. one", "1. one\n2. two")
             }))
             .turn(Turn::text("still drafting")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("draft a plan");
     let r = s.wait_type("result");
@@ -675,7 +622,7 @@ fn unpresented_plan_is_recovered_from_its_writes() {
         "# Draft\n1. one\n2. two\n"
     );
     std::fs::remove_file(&plan_file).unwrap();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
     s.wait_for("init", |v| v["subtype"] == "init");
     s.finish();
@@ -718,15 +665,14 @@ fn custom_agents_in_plan_mode_are_judged_by_their_tools() {
         )
     };
     let is_sub = |r: &catui_testkit::RecordedRequest| r.system_text().contains("You review code");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(start("a1", "reviewer").when(move |r| !is_sub(r) && !r.has_tool_result("a1")))
             .turn(Turn::text("REVIEW: all good").when(is_sub))
             .turn(start("a2", "fixer").when(move |r| !is_sub(r) && !r.has_tool_result("a2")))
             .turn(start("a3", "anything").when(move |r| !is_sub(r) && !r.has_tool_result("a3")))
             .turn(Turn::text("planned").when(move |r| !is_sub(r))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan a review");
     assert_eq!(s.wait_type("result")["result"], "planned");
@@ -762,7 +708,7 @@ fn enter_plan_mode_is_refused_inside_a_sub_agent() {
             .first()
             .is_some_and(|m| m.to_string().contains("SUBTASK"))
     };
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -775,8 +721,7 @@ fn enter_plan_mode_is_refused_inside_a_sub_agent() {
             .turn(Turn::tool_use("e", "EnterPlanMode", json!({})).when(move |r| is_sub(r) && !r.has_tool_result("e")))
             .turn(Turn::text("could not plan").when(move |r| is_sub(r)))
             .turn(Turn::text("done").when(move |r| !is_sub(r))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("go");
     assert_eq!(s.wait_type("result")["result"], "done");
@@ -809,7 +754,7 @@ fn plan_edited_through_plan_open_is_snapshotted_and_recovered() {
         "rewrite.sh",
         "#!/bin/sh\nprintf '# v2, from the editor\\n' > \"$1\"\n",
     );
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_REMOTE", "1").env("EDITOR", &editor);
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{RecordedRequest, Script, Turn};
 use common::{
     Sandbox, StreamSession, allow, deny, last_user, plans_dir, result_of, writes_plan_then_exits,
 };
@@ -19,7 +19,7 @@ use serde_json::json;
 #[test]
 fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Rewrite the parser\n")
             .turn(
                 Turn::text("Something else, then.")
@@ -28,8 +28,7 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
             .turn(
                 Turn::text("Picking the plan up.").when(|r| last_user(r).contains("where were we")),
             ),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("/plan");
     assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
@@ -64,11 +63,11 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
         .to_string_lossy()
         .to_string();
     let list = sb.bare().args(["plans", "list"]).output().unwrap();
-    let list = String::from_utf8_lossy(&list.stdout).to_string();
+    let list = common::stdout(&list);
     let row = list.lines().find(|l| l.contains(&slug)).unwrap();
     assert!(row.contains("[parked]"), "{list}");
     let show = sb.bare().args(["plans", "show", &slug]).output().unwrap();
-    let show = String::from_utf8_lossy(&show.stdout).to_string();
+    let show = common::stdout(&show);
     assert!(
         show.starts_with("# Plan\n1. Rewrite the parser\n"),
         "{show}"
@@ -113,15 +112,14 @@ fn approving_part_of_a_plan_skips_the_steps_named() {
     let sb = Sandbox::new();
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(
             &plans_dir(&sb),
             "# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n",
         )
-        .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x2"))
         .turn(Turn::text("Doing steps 1 and 3.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
@@ -181,7 +179,7 @@ fn the_planning_model_plans_and_the_chosen_model_implements() {
             .is_some_and(|m| m.to_string().contains("SUBTASK"))
     };
     let dir = plans_dir(&sb);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use("a", "Agent", json!({"description": "d", "prompt": "SUBTASK design", "subagent_type": "Plan"}))
@@ -189,16 +187,11 @@ fn the_planning_model_plans_and_the_chosen_model_implements() {
             )
             .turn(Turn::text("Design: one step.").when(move |r| sub(r)).usage(10, 5))
             .turn(Turn::respond(move |r| {
-                Turn::tool_use(
-                    "p",
-                    "Write",
-                    json!({"file_path": common::teammate_plan_path(r, &dir), "content": "# Plan\n1. Do it\n"}),
-                )
+                common::write("p", common::teammate_plan_path(r, &dir), "# Plan\n1. Do it\n")
             }).when(move |r| !sub(r) && !r.has_tool_result("p")))
-            .turn(Turn::tool_use("x", "ExitPlanMode", json!({})).when(move |r| !sub(r) && !r.has_tool_result("x")))
+            .turn(common::exit_plan("x").when(move |r| !sub(r) && !r.has_tool_result("x")))
             .turn(Turn::text("Implemented.").when(move |r| !sub(r)).usage(7, 3)),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "plan", "--plan-model", "planner-model"],
@@ -240,10 +233,9 @@ fn the_planning_model_plans_and_the_chosen_model_implements() {
         r#"{"planModel": "settings-planner", "planGoal": false, "planDrift": "note"}"#,
     )
     .unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Do it\n").turn(Turn::text("Done.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");

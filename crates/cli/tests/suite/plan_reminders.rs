@@ -33,11 +33,10 @@ fn request_for(server: &MockServer, text: &str) -> RecordedRequest {
 
 /// Writes the plan, presents it, and parks it when the client says so.
 fn park_session(sb: &Sandbox) -> (MockServer, StreamSession) {
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(sb), PLAN)
             .turn(Turn::text("Back on it.").when(|r| r.contains_text("go on with the plan"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let ask = s.wait_type("control_request");
@@ -102,13 +101,12 @@ fn plan_mode_entered_again_after_a_resume_of_a_parked_plan_is_announced() {
 fn the_plan_attached_after_compaction_is_a_stream_json_line() {
     let sb = Sandbox::new();
     let summary = |r: &RecordedRequest| r.tool_names().is_empty();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), PLAN)
             .turn(Turn::text("Second answer.").when(move |r| !summary(r)))
             .turn(Turn::text("Third answer.").when(move |r| !summary(r)))
             .turn(Turn::text("The summary.").when(summary)),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let ask = s.wait_type("control_request");
@@ -138,19 +136,18 @@ fn the_plan_attached_after_compaction_is_a_stream_json_line() {
 #[test]
 fn a_headless_planning_run_is_not_told_to_ask_questions() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--output-format",
             "stream-json",
             "--permission-mode",
             "plan",
             "plan the flag",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(0));
     let last = json_lines(&out.stdout).pop().unwrap();
     assert_eq!(last["subtype"], "plan_ready", "{last}");
@@ -163,10 +160,7 @@ fn a_headless_planning_run_is_not_told_to_ask_questions() {
 
     // With someone to answer (stream-json), the questions stay.
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
-        catui_testkit::Script::new().turn(Turn::text("A question first?")),
-    )
-    .unwrap();
+    let server = common::mock(catui_testkit::Script::new().turn(Turn::text("A question first?")));
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     s.wait_type("result");

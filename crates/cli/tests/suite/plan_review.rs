@@ -7,21 +7,16 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Turn};
+use catui_testkit::Turn;
 use common::{Sandbox, StreamSession, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
-
-fn allow(request_id: &Value, updated: Value) -> Value {
-    json!({"type":"control_response","response":{"subtype":"success","request_id":request_id,
-        "response":{"behavior":"allow","updatedInput":updated}}})
-}
 
 fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
     let out = sb.bare().args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        common::stdout(&out),
+        common::stderr(&out),
     )
 }
 
@@ -43,12 +38,11 @@ fn approval_is_bound_to_the_presented_text() {
     let sb = Sandbox::new();
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
             .turn(Turn::text("Approved, implementing.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan a flag");
     let ask1 = s.wait_type("control_request");
@@ -63,7 +57,7 @@ fn approval_is_bound_to_the_presented_text() {
         "# Plan\n\n1. Add a flag\n2. Delete the database\n",
     )
     .unwrap();
-    s.send(allow(&ask1["request_id"], input1));
+    s.send(common::allow_request(&ask1["request_id"], input1));
 
     // Presented again by catui itself: the new text, its diff and hash.
     let ask2 = s.wait_type("control_request");
@@ -88,7 +82,7 @@ fn approval_is_bound_to_the_presented_text() {
             .contains("changed while you were reviewing it"),
         "{ask2}"
     );
-    s.send(allow(&ask2["request_id"], input2.clone()));
+    s.send(common::allow_request(&ask2["request_id"], input2.clone()));
     let r = s.wait_type("result");
     assert_eq!(r["result"], "Approved, implementing.");
     assert_eq!(r["permission_mode"], "default");
@@ -151,12 +145,11 @@ fn approval_is_bound_to_the_presented_text() {
 #[test]
 fn a_plan_that_keeps_changing_is_never_approved() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
             .turn(Turn::text("Still planning.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan a flag");
     for round in 0..4 {
@@ -165,7 +158,7 @@ fn a_plan_that_keeps_changing_is_never_approved() {
         assert_eq!(input.get("planChanged").is_some(), round > 0, "{input}");
         let path = input["planFilePath"].as_str().unwrap().to_string();
         std::fs::write(&path, format!("# Plan\n\n1. Add a flag, take {round}\n")).unwrap();
-        s.send(allow(&ask["request_id"], input));
+        s.send(common::allow_request(&ask["request_id"], input));
     }
     let r = s.wait_type("result");
     assert_eq!(r["result"], "Still planning.");
@@ -184,15 +177,14 @@ fn a_plan_that_keeps_changing_is_never_approved() {
 #[test]
 fn review_comments_reach_the_model_under_their_lines() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(
             &plans_dir,
             "# Plan\n1. Parse --json\n2. Serialise with json.dumps\n",
         )
         .turn(Turn::text("Revising.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
@@ -233,7 +225,7 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
     let sb = Sandbox::new();
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let todos = |done: usize| {
         let steps = ["Parse the flag", "Print JSON", "Add tests"];
         let list: Vec<Value> = steps
@@ -246,7 +238,7 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
             .collect();
         json!({ "todos": list })
     };
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         writes_plan_then_exits(
             &plans_dir,
             "# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n",
@@ -254,8 +246,7 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
         .turn(Turn::tool_use("t1", "TodoWrite", todos(1)))
         .turn(Turn::tool_use("t2", "TodoWrite", todos(2)))
         .turn(Turn::text("Two steps done.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan and do it");
     let ask = s.wait_type("control_request");
@@ -263,7 +254,10 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
         .as_str()
         .unwrap()
         .to_string();
-    s.send(allow(&ask["request_id"], json!({"mode": "acceptEdits"})));
+    s.send(common::allow_request(
+        &ask["request_id"],
+        json!({"mode": "acceptEdits"}),
+    ));
     assert_eq!(s.wait_type("result")["result"], "Two steps done.");
     // `/plan export` inside the session, after approval.
     s.send_user("/plan export --to design/plans");
@@ -353,17 +347,16 @@ fn approve_and_start_clean() {
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     sb.write("src/cli.py", "print('hello')\n");
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server = MockServer::start_blocking(
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add --json to `src/cli.py`\n")
             .turn(Turn::text("Starting from the plan."))
             .turn(Turn::text("Resumed.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("a long planning conversation about SECRET-TOPIC");
     let ask = s.wait_type("control_request");
-    s.send(allow(
+    s.send(common::allow_request(
         &ask["request_id"],
         json!({"mode": "acceptEdits", "clearContext": true}),
     ));

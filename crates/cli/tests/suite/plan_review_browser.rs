@@ -59,11 +59,11 @@ fn browser(args: &[&str]) -> Value {
         // Selenium must not look for drivers on the network.
         .env("SE_OFFLINE", "true");
     let out = common::output_within(cmd, b"", 120);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = common::stdout(&out);
     assert!(
         out.status.success(),
         "review_page.py {args:?} failed\nstdout:\n{stdout}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        common::stderr(&out)
     );
     serde_json::from_str(stdout.lines().last().unwrap_or("{}")).unwrap()
 }
@@ -93,13 +93,9 @@ fn a_plan_is_sent_back_and_approved_from_the_browser_in_the_terminal_ui() {
                 .turn(Turn::respond(move |r| {
                     let path = plan_path_in(r, &dir);
                     let revised = PLAN.replace("json.dumps", "orjson.dumps");
-                    Turn::tool_use(
-                        "p2",
-                        "Write",
-                        json!({"file_path": path, "content": revised}),
-                    )
+                    common::write("p2", &path, &revised)
                 }))
-                .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x2"))
                 .turn(Turn::text("Implementing the plan now."))
         },
         None,
@@ -112,8 +108,7 @@ fn a_plan_is_sent_back_and_approved_from_the_browser_in_the_terminal_ui() {
     s.tmux.keys(&["Enter"]);
     s.tmux
         .wait_screen("the status line", |sc| !status_line(sc).is_empty());
-    s.tmux.type_text("Add a --json flag to todo list");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("Add a --json flag to todo list");
     s.tmux.wait_text("Exit plan mode?");
 
     // b: the page of the presented plan (no browser here: its address).
@@ -221,23 +216,18 @@ fn a_long_plan_of_an_ended_session_is_approved_in_the_browser_and_resumed() {
         catui_core::plan::approval::progress::plan_steps(&plan).len(),
         60
     );
-    let server = catui_testkit::MockServer::start_blocking(writes_plan_then_exits(
-        &common::plans_dir(&sb),
-        &plan,
-    ))
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(writes_plan_then_exits(&common::plans_dir(&sb), &plan));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--output-format",
             "stream-json",
             "--permission-mode",
             "plan",
             "plan the migration",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let ready = json_lines(&out.stdout).pop().unwrap();
     assert_eq!(ready["subtype"], "plan_ready", "{ready}");
     let session = ready["session_id"].as_str().unwrap().to_string();
@@ -262,21 +252,18 @@ fn a_long_plan_of_an_ended_session_is_approved_in_the_browser_and_resumed() {
     let (code, out) = review.finish();
     assert_eq!(code, 0, "{out}");
 
-    let server =
-        catui_testkit::MockServer::start_blocking(Script::new().turn(Turn::text("Migrating.")))
-            .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(Script::new().turn(Turn::text("Migrating.")));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--output-format",
             "stream-json",
             "--resume",
             &session,
             "go",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let done = json_lines(&out.stdout).pop().unwrap();
     assert_eq!(done["permission_mode"], "default", "{done}");
     let told = server.requests()[0].last_user_text().unwrap_or_default();

@@ -30,19 +30,14 @@ fn headless(sb: &Sandbox, server: &MockServer, args: &[&str]) -> Value {
         .args(args)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     json_lines(&out.stdout).pop().unwrap()
 }
 
 fn plans_review_list(sb: &Sandbox) -> String {
     let out = sb.bare().args(["plans", "review"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::stdout(&out)
 }
 
 #[test]
@@ -51,7 +46,7 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let dir = plans_dir(&sb);
-    let server = MockServer::start_blocking(writes_plan_then_exits(&dir, PLAN)).unwrap();
+    let server = common::mock(writes_plan_then_exits(&dir, PLAN));
     let ready = headless(
         &sb,
         &server,
@@ -103,21 +98,12 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     // The resumed session tells the model first, and stays in plan mode;
     // its model revises the plan and presents it again.
     // (A new conversation reads the plan before rewriting it.)
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "r2",
-                "Read",
-                json!({"file_path": plan_file}),
-            ))
-            .turn(Turn::tool_use(
-                "p2",
-                "Write",
-                json!({"file_path": plan_file, "content": REVISED}),
-            ))
-            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({}))),
-    )
-    .unwrap();
+            .turn(common::read("r2", &plan_file))
+            .turn(common::write("p2", &plan_file, &REVISED))
+            .turn(common::exit_plan("x2")),
+    );
     let ready = headless(&sb, &server, &["--resume", &session, "go on"]);
     assert_eq!(ready["subtype"], "plan_ready", "{ready}");
     let first = server.requests()[0].last_user_text().unwrap_or_default();
@@ -157,8 +143,7 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
         "{out}"
     );
 
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Implementing."))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Implementing.")));
     let done = headless(&sb, &server, &["--resume", &session, "start"]);
     assert_eq!(done["subtype"], "success", "{done}");
     assert_eq!(done["permission_mode"], "acceptEdits");
@@ -166,13 +151,13 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     assert!(first.contains("User has approved your plan"), "{first}");
     assert!(first.contains("2. Serialise with orjson"), "{first}");
     // Carried out once: the next resume tells the model nothing more.
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     headless(&sb, &server, &["--resume", &session, "again"]);
     let again = server.requests()[0].last_user_text().unwrap_or_default();
     assert!(!again.contains("User has approved"), "{again}");
     // `plans show` marks the approved revision.
     let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown = common::stdout(&out);
     assert!(shown.contains("this is the approved revision"), "{shown}");
 }
 
@@ -185,7 +170,7 @@ fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(
         err.contains("plan 'no-such-plan' does not await a decision"),
         "{err}"
@@ -202,7 +187,7 @@ fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
 #[test]
 fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let session = ready["session_id"].as_str().unwrap().to_string();
     let plan_file = ready["plan_file"].as_str().unwrap().to_string();
@@ -223,14 +208,13 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
     assert_eq!(status, 200, "{answer}");
     let (code, _) = review.finish();
     assert_eq!(code, 0);
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Something else then."))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("Something else then.")));
     let done = headless(&sb, &server, &["--resume", &session, "do something else"]);
     assert_eq!(done["permission_mode"], "default", "{done}");
     let first = server.requests()[0].last_user_text().unwrap_or_default();
     assert!(first.contains("The user parked the plan"), "{first}");
     let out = sb.bare().args(["plans", "list"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("[parked]"));
+    assert!(common::stdout(&out).contains("[parked]"));
 }
 
 /// A browser launcher that fails (`$BROWSER` names one that finds no
@@ -239,7 +223,7 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
 #[test]
 fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let slug = std::path::Path::new(ready["plan_file"].as_str().unwrap())
         .file_stem()

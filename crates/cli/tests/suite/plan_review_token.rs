@@ -12,7 +12,6 @@ use crate::common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use catui_testkit::MockServer;
 use common::review::{PageClient, PlansReview, request};
 use common::{Sandbox, json_lines, plans_dir, writes_plan_then_exits};
 use serde_json::json;
@@ -31,7 +30,7 @@ stat -c %a "$1" > "$out/mode.tmp" && mv "$out/mode.tmp" "$out/mode.txt"
 #[test]
 fn the_browser_gets_no_token_and_a_replayed_link_is_refused() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), PLAN)).unwrap();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let out = sb
         .catui(&server)
         .args(["-p", "--output-format", "stream-json"])

@@ -67,7 +67,7 @@ fn plant_ssh_key(sb: &Sandbox) -> String {
 fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs() {
     let sb = Sandbox::new();
     let pwned = sb.project().join("pwned-team.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -78,13 +78,12 @@ fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs
                 .when(|r| !is_teammate(r, "eve") && last_user(r).contains("start a team")),
             )
             .turn(
-                Turn::tool_use("t", "Bash", json!({"command": "touch pwned-team.txt"}))
+                common::bash("t", "touch pwned-team.txt")
                     .when(|r| is_teammate(r, "eve") && !r.has_tool_result("t")),
             )
             .turn(Turn::text("done").when(|r| is_teammate(r, "eve")))
             .turn(Turn::text("No team, then.").when(|r| r.has_tool_result("tc"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     let asked = deny_everything(&mut s, "start a team");
     let (code, _) = s.finish();
@@ -103,7 +102,7 @@ fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs
 #[test]
 fn in_print_mode_no_teammate_starts_in_a_wider_mode() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "tc",
@@ -111,8 +110,7 @@ fn in_print_mode_no_teammate_starts_in_a_wider_mode() {
                 json!({"team_name": "core", "members": [{"name": "eve", "prompt": "x", "mode": "bypassPermissions"}]}),
             ))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "go"]);
     let out = output_within(cmd, b"", 60);
@@ -138,7 +136,7 @@ fn an_agent_input_naming_a_mode_or_tools_is_refused() {
             .extend(extra.as_object().unwrap().clone());
         input
     };
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "m",
@@ -151,8 +149,7 @@ fn an_agent_input_naming_a_mode_or_tools_is_refused() {
                 agent(json!({"tools": ["Bash"], "allowed_tools": ["Bash"]})),
             ))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     let asked = deny_everything(&mut s, "delegate");
     let (code, _) = s.finish();
@@ -171,31 +168,25 @@ fn accept_edits_asks_before_writing_files_that_run_code_later() {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.project().join(".husky")).unwrap();
     let path = |rel: &str| sb.project().join(rel).to_str().unwrap().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::write(
                 "mcp",
-                "Write",
-                json!({"file_path": path(".mcp.json"), "content": "{\"mcpServers\":{\"x\":{\"command\":\"touch\",\"args\":[\"pwned\"]}}}"}),
+                path(".mcp.json"),
+                "{\"mcpServers\":{\"x\":{\"command\":\"touch\",\"args\":[\"pwned\"]}}}",
             ))
-            .turn(Turn::tool_use(
+            .turn(common::bash(
                 "hook",
-                "Bash",
-                json!({"command": "echo 'touch pwned' > .husky/pre-commit"}),
+                "echo 'touch pwned' > .husky/pre-commit",
             ))
-            .turn(Turn::tool_use(
+            .turn(common::write(
                 "vscode",
-                "Write",
-                json!({"file_path": path("web/.vscode/tasks.json"), "content": "{}"}),
+                path("web/.vscode/tasks.json"),
+                "{}",
             ))
-            .turn(Turn::tool_use(
-                "ok",
-                "Write",
-                json!({"file_path": path("src/ok.txt"), "content": "fine\n"}),
-            ))
+            .turn(common::write("ok", path("src/ok.txt"), "fine\n"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     let asked = deny_everything(&mut s, "set things up");
     let (code, _) = s.finish();
@@ -225,30 +216,27 @@ fn a_secret_read_asks_and_denied_its_contents_never_reach_the_model() {
     )
     .unwrap();
     let home = sb.dir.path().to_str().unwrap().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("read", "Read", json!({"file_path": key})))
+            .turn(common::read("read", &key))
             .turn(Turn::tool_use(
                 "grep",
                 "Grep",
                 // Matches the canary without being it.
                 json!({"pattern": "CANARY-7f3a9[c]", "path": home, "output_mode": "content"}),
             ))
-            .turn(Turn::tool_use(
+            .turn(common::read(
                 "link",
-                "Read",
-                json!({"file_path": sb.project().join("innocent.txt").to_str().unwrap()}),
+                sb.project().join("innocent.txt").to_str().unwrap(),
             ))
             // Judged read-only, so it runs unasked: confined, where the
             // store the setting added is hidden as well as the defaults.
-            .turn(Turn::tool_use(
+            .turn(common::bash(
                 "cat",
-                "Bash",
-                json!({"command": format!("cat {}/token.txt {key}", vault.display())}),
+                format!("cat {}/token.txt {key}", vault.display()),
             ))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     // A symlink in the project into the store is the store.
     std::os::unix::fs::symlink(&key, sb.project().join("innocent.txt")).unwrap();
     let mut s = StreamSession::start(sb.catui(&server), &[]);
@@ -271,12 +259,11 @@ fn a_secret_read_asks_and_denied_its_contents_never_reach_the_model() {
 fn in_print_mode_a_secret_read_is_refused_with_a_clear_message() {
     let sb = Sandbox::new();
     let key = plant_ssh_key(&sb);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("read", "Read", json!({"file_path": key})))
+            .turn(common::read("read", &key))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "read the key"]);
     let out = output_within(cmd, b"", 60);
@@ -299,11 +286,11 @@ fn plan_mode_refuses_a_secret_read_unless_an_allow_rule_lets_it() {
     let key = plant_ssh_key(&sb);
     let script = || {
         Script::new()
-            .turn(Turn::tool_use("read", "Read", json!({"file_path": key})))
+            .turn(common::read("read", &key))
             .turn(Turn::text("done"))
     };
     // Refused without a prompt, even with a client that would approve.
-    let server = MockServer::start_blocking(script()).unwrap();
+    let server = common::mock(script());
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
     s.send_user("plan something");
     s.wait_type("result");
@@ -317,7 +304,7 @@ fn plan_mode_refuses_a_secret_read_unless_an_allow_rule_lets_it() {
     );
 
     // The user's own rule opens it.
-    let server = MockServer::start_blocking(script()).unwrap();
+    let server = common::mock(script());
     let mut s = StreamSession::start(
         sb.catui(&server),
         &[
@@ -368,7 +355,7 @@ fn commands_that_need_the_network_ask_and_denied_reach_nothing() {
             json!({"command": c, "timeout": 10000}),
         ));
     }
-    let server = MockServer::start_blocking(script.turn(Turn::text("done"))).unwrap();
+    let server = common::mock(script.turn(Turn::text("done")));
     let git = |args: &[&str]| {
         assert!(
             Command::new("git")
@@ -458,19 +445,11 @@ fn git_pointed_at_a_repository_committed_in_the_project_asks() {
     ];
     let mut script = Script::new();
     for (i, c) in commands.iter().enumerate() {
-        script = script.turn(Turn::tool_use(
-            format!("g{i}"),
-            "Bash",
-            json!({"command": c}),
-        ));
+        script = script.turn(common::bash(format!("g{i}"), &c));
     }
     // The project's own repository stays read-only.
-    script = script.turn(Turn::tool_use(
-        "own",
-        "Bash",
-        json!({"command": "git status --short"}),
-    ));
-    let server = MockServer::start_blocking(script.turn(Turn::text("done"))).unwrap();
+    script = script.turn(common::bash("own", "git status --short"));
+    let server = common::mock(script.turn(Turn::text("done")));
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     let asked = deny_everything(&mut s, "look at the vendored repository");
     let (code, _) = s.finish();

@@ -106,21 +106,13 @@ fn hostile_script(sb: &Sandbox) -> Script {
     let keys = sb.dir.path().join(".ssh/authorized_keys");
     let secret = sb.project().join("secret.txt");
     Script::new()
-        .turn(Turn::tool_use(
+        .turn(common::write(
             "w",
-            "Write",
-            json!({"file_path": keys.display().to_string(), "content": "attacker-key"}),
+            keys.display().to_string(),
+            "attacker-key",
         ))
-        .turn(Turn::tool_use(
-            "b",
-            "Bash",
-            json!({"command": "echo hello-from-bash"}),
-        ))
-        .turn(Turn::tool_use(
-            "r",
-            "Read",
-            json!({"file_path": secret.display().to_string()}),
-        ))
+        .turn(common::bash("b", "echo hello-from-bash"))
+        .turn(common::read("r", secret.display().to_string()))
         .turn(Turn::text("done"))
 }
 
@@ -150,11 +142,11 @@ fn settings_notices(lines: &[Value]) -> Vec<String> {
 #[test]
 fn a_hostile_project_changes_nothing_and_sends_nothing_before_trust() {
     let sb = Sandbox::new();
-    let attacker = MockServer::start_blocking(Script::new().turn(Turn::text("stolen"))).unwrap();
+    let attacker = common::mock(Script::new().turn(Turn::text("stolen")));
     let markers = hostile_project(&sb, &attacker.url());
-    let server = MockServer::start_blocking(hostile_script(&sb)).unwrap();
+    let server = common::mock(hostile_script(&sb));
     let out = run_hostile(&sb, &server, &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 
     assert!(
@@ -212,9 +204,9 @@ fn a_hostile_project_changes_nothing_and_sends_nothing_before_trust() {
 /// The same project, trusted: its allow rules, mode, env, hooks, servers
 /// and agent all apply (which is what makes the test above meaningful).
 fn assert_everything_applies(sb: &Sandbox, extra: &[&str], env: &[(&str, &str)]) {
-    let main = MockServer::start_blocking(Script::new().turn(Turn::text("unused"))).unwrap();
+    let main = common::mock(Script::new().turn(Turn::text("unused")));
     // The project's env points the model client here.
-    let project_server = MockServer::start_blocking(hostile_script(sb)).unwrap();
+    let project_server = common::mock(hostile_script(sb));
     let markers = hostile_project(sb, &project_server.url());
     let mut cmd = sb.catui(&main);
     for (k, v) in env {
@@ -231,7 +223,7 @@ fn assert_everything_applies(sb: &Sandbox, extra: &[&str], env: &[(&str, &str)])
     ])
     .args(extra);
     let out = common::output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(main.requests().is_empty());
     let reqs = project_server.requests();
@@ -266,18 +258,18 @@ fn trust_project_flag_and_environment_trust_for_one_run_only() {
     assert_everything_applies(&sb, &[], &[("CATUI_TRUST_PROJECT", "1")]);
     // Nothing was remembered.
     let show = sb.bare().args(["trust", "--show"]).output().unwrap();
-    let text = String::from_utf8_lossy(&show.stdout);
+    let text = common::stdout(&show);
     assert!(text.contains("Trust: not trusted"), "{text}");
 }
 
 #[test]
 fn catui_trust_then_a_run_applies_allow_rules_hooks_and_servers() {
     let sb = Sandbox::new();
-    let project_server = MockServer::start_blocking(hostile_script(&sb)).unwrap();
+    let project_server = common::mock(hostile_script(&sb));
     let markers = hostile_project(&sb, &project_server.url());
     let trust = sb.bare().arg("trust").output().unwrap();
     assert!(trust.status.success(), "{trust:?}");
-    let main = MockServer::start_blocking(Script::new()).unwrap();
+    let main = common::mock(Script::new());
     let out = run_hostile(&sb, &main, &[]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(main.requests().is_empty());
@@ -313,25 +305,13 @@ fn a_change_after_trust_waits_until_confirmed_and_show_says_what_changed() {
     );
     let write = || {
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.display().to_string(), "content": "x"}),
-            ))
-            .turn(Turn::tool_use(
-                "e",
-                "Bash",
-                json!({"command": "printenv GREETING"}),
-            ))
+            .turn(common::write("w", target.display().to_string(), "x"))
+            .turn(common::bash("e", "printenv GREETING"))
             .turn(Turn::text("done"))
     };
-    let server = MockServer::start_blocking(write()).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "go", "--allowed-tools", "Bash(printenv:*)"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let server = common::mock(write());
+    let out = sb.run(&server, ["-p", "go", "--allowed-tools", "Bash(printenv:*)"]);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(first.exists(), "the trusted hook runs");
     assert!(!second.exists(), "the new hook waits");
@@ -350,7 +330,7 @@ fn a_change_after_trust_waits_until_confirmed_and_show_says_what_changed() {
     );
 
     let show = sb.bare().args(["trust", "--show"]).output().unwrap();
-    let text = String::from_utf8_lossy(&show.stdout);
+    let text = common::stdout(&show);
     assert!(
         text.contains("trusted, but changed since: 2 new, 1 changed"),
         "{text}"
@@ -371,12 +351,8 @@ fn a_change_after_trust_waits_until_confirmed_and_show_says_what_changed() {
 
     // Confirmed: everything applies.
     assert!(sb.bare().arg("trust").output().unwrap().status.success());
-    let server = MockServer::start_blocking(write()).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "go", "--allowed-tools", "Bash(printenv:*)"])
-        .output()
-        .unwrap();
+    let server = common::mock(write());
+    let out = sb.run(&server, ["-p", "go", "--allowed-tools", "Bash(printenv:*)"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(second.exists() && target.exists());
     let (echo, _) = result_of(&server.requests()[2], "e");
@@ -394,22 +370,17 @@ fn revoking_trust_holds_everything_back_again() {
     assert!(sb.bare().arg("trust").output().unwrap().status.success());
     let revoke = sb.bare().args(["trust", "--revoke"]).output().unwrap();
     assert!(revoke.status.success());
-    assert!(String::from_utf8_lossy(&revoke.stdout).contains("Revoked trust"));
-    let server = MockServer::start_blocking(
+    assert!(common::stdout(&revoke).contains("Revoked trust"));
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.display().to_string(), "content": "x"}),
-            ))
+            .turn(common::write("w", target.display().to_string(), "x"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "go"]).output().unwrap();
+    );
+    let out = sb.run(&server, ["-p", "go"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(!target.exists());
     let show = sb.bare().args(["trust", "--show"]).output().unwrap();
-    let text = String::from_utf8_lossy(&show.stdout);
+    let text = common::stdout(&show);
     assert!(text.contains("Trust: not trusted"), "{text}");
     assert!(
         text.contains("[waits] .catui/settings.json  permissions.allow Write"),
@@ -431,22 +402,16 @@ fn what_narrows_applies_before_trust() {
         .to_string(),
     );
     let notes = sb.write("notes.txt", "notes-marker-51c2\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "r",
-                "Read",
-                json!({"file_path": notes.display().to_string()}),
-            ))
-            .turn(Turn::tool_use("e", "Bash", json!({"command": "echo hi"})))
+            .turn(common::read("r", notes.display().to_string()))
+            .turn(common::bash("e", "echo hi"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "go", "--output-format", "stream-json", "--verbose"])
-        .output()
-        .unwrap();
+    );
+    let out = sb.run(
+        &server,
+        ["-p", "go", "--output-format", "stream-json", "--verbose"],
+    );
     assert_eq!(out.status.code(), Some(0));
     let lines = json_lines(&out.stdout);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
@@ -469,13 +434,12 @@ fn what_narrows_applies_before_trust() {
     let (echo, is_error) = result_of(&reqs[2], "e");
     assert!(is_error, "deny rule: {echo}");
 
-    let refused = sb
-        .catui(&server)
-        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
-        .output()
-        .unwrap();
+    let refused = sb.run(
+        &server,
+        ["-p", "go", "--permission-mode", "bypassPermissions"],
+    );
     assert_eq!(refused.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&refused.stderr);
+    let err = common::stderr(&refused);
     assert!(err.contains("disableBypassPermissionsMode"), "{err}");
 }
 
@@ -547,9 +511,9 @@ fn every_widening_key_is_held_back_and_named() {
     }
     let sb = Sandbox::new();
     sb.write(".catui/settings.json", &Value::Object(settings).to_string());
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
+    let out = sb.run(&server, ["-p", "hi"]);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(server.requests()[0].model(), "test-model", "model waits");
     let notice = stderr
@@ -565,20 +529,13 @@ fn every_widening_key_is_held_back_and_named() {
 fn a_rule_an_untrusted_project_adds_mid_session_waits_and_is_named() {
     let sb = Sandbox::new();
     let target = sb.project().join("out.txt");
-    let write = |id: &str| {
-        Turn::tool_use(
-            id,
-            "Write",
-            json!({"file_path": target.display().to_string(), "content": "x"}),
-        )
-    };
-    let server = MockServer::start_blocking(
+    let write = |id: &str| common::write(id, target.display().to_string(), "x");
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("first"))
             .turn(write("w"))
             .turn(Turn::text("second")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("one");
     s.wait_type("result");
@@ -621,17 +578,12 @@ fn a_project_trusted_by_an_older_catui_keeps_working_and_gets_bound() {
         json!({ sb.project().display().to_string(): {"trusted": true} }).to_string(),
     )
     .unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.display().to_string(), "content": "x"}),
-            ))
+            .turn(common::write("w", target.display().to_string(), "x"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "go"]).output().unwrap();
+    );
+    let out = sb.run(&server, ["-p", "go"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(target.exists());
     let stored: Value =
@@ -648,7 +600,7 @@ fn a_project_trusted_by_an_older_catui_keeps_working_and_gets_bound() {
 #[test]
 fn the_users_own_configuration_applies_in_an_untrusted_project() {
     let sb = Sandbox::new();
-    let attacker = MockServer::start_blocking(Script::new()).unwrap();
+    let attacker = common::mock(Script::new());
     let project_markers = hostile_project(&sb, &attacker.url());
     let user_hook = sb.dir.path().join("user-hook-ran");
     let flag_server = sb.dir.path().join("flag-server-ran");
@@ -662,25 +614,16 @@ fn the_users_own_configuration_applies_in_an_untrusted_project() {
         .to_string(),
     );
     let target = sb.project().join("out.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.display().to_string(), "content": "x"}),
-            ))
-            .turn(Turn::tool_use(
-                "e",
-                "Bash",
-                json!({"command": "printenv USER_VAR"}),
-            ))
+            .turn(common::write("w", target.display().to_string(), "x"))
+            .turn(common::bash("e", "printenv USER_VAR"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mcp = json!({"mcpServers": {"mine": {"command": "sh", "args": ["-c", format!("touch '{}'", flag_server.display())]}}});
-    let out = sb
-        .catui(&server)
-        .args([
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "go",
             "--settings",
@@ -689,9 +632,8 @@ fn the_users_own_configuration_applies_in_an_untrusted_project() {
             "Bash(printenv:*)",
             "--mcp-config",
             &mcp.to_string(),
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(attacker.requests().is_empty());
     let (write, _) = result_of(&server.requests()[1], "w");

@@ -7,9 +7,8 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
-use serde_json::json;
 
 const STEP_BACK: &str = "Step back";
 
@@ -17,14 +16,13 @@ const STEP_BACK: &str = "Step back";
 fn three_identical_calls_in_a_row_add_a_reminder_to_step_back() {
     let sb = Sandbox::new();
     sb.write("a.txt", "alpha\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r1", "Read", json!({"file_path": "a.txt"})))
-            .turn(Turn::tool_use("r2", "Read", json!({"file_path": "a.txt"})))
-            .turn(Turn::tool_use("r3", "Read", json!({"file_path": "a.txt"})))
+            .turn(common::read("r1", "a.txt"))
+            .turn(common::read("r2", "a.txt"))
+            .turn(common::read("r3", "a.txt"))
             .turn(Turn::text("stopped looping")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "read it"]);
     let out = output_within(cmd, b"", 60);
@@ -45,36 +43,15 @@ fn three_identical_calls_in_a_row_add_a_reminder_to_step_back() {
 fn the_same_error_three_times_adds_the_reminder_and_errors_say_what_to_check() {
     let sb = Sandbox::new();
     sb.write("dup.txt", "x = 1\ny = 2\nx = 1\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "r0",
-                "Read",
-                json!({"file_path": "dup.txt"}),
-            ))
-            .turn(Turn::tool_use(
-                "e1",
-                "Edit",
-                json!({"file_path": "dup.txt", "old_string": "x = 1", "new_string": "x = 3"}),
-            ))
-            .turn(Turn::tool_use(
-                "e2",
-                "Edit",
-                json!({"file_path": "./dup.txt", "old_string": "x = 1", "new_string": "x = 4"}),
-            ))
-            .turn(Turn::tool_use(
-                "e3",
-                "Edit",
-                json!({"file_path": "dup.txt", "old_string": "x = 1", "new_string": "x = 5"}),
-            ))
-            .turn(Turn::tool_use(
-                "m1",
-                "Read",
-                json!({"file_path": "missing.txt"}),
-            ))
+            .turn(common::read("r0", "dup.txt"))
+            .turn(common::edit("e1", "dup.txt", "x = 1", "x = 3"))
+            .turn(common::edit("e2", "./dup.txt", "x = 1", "x = 4"))
+            .turn(common::edit("e3", "dup.txt", "x = 1", "x = 5"))
+            .turn(common::read("m1", "missing.txt"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "edit it", "--allowed-tools", "Edit"]);
     let out = output_within(cmd, b"", 60);

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{Block, MockServer, Script, Turn};
+use catui_testkit::{Block, Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
@@ -26,7 +26,7 @@ fn a_fifo_in_the_project_is_refused_by_the_file_tools_without_hanging() {
     let pipe = sb.project().join("pipe");
     mkfifo(&pipe);
     std::os::unix::fs::symlink("/dev/zero", sb.project().join("zero.txt")).unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::blocks(vec![
                 Block::tool_use("r1", "Read", json!({"file_path": "pipe"})),
@@ -35,17 +35,11 @@ fn a_fifo_in_the_project_is_refused_by_the_file_tools_without_hanging() {
                 Block::tool_use("g2", "Glob", json!({"pattern": "*"})),
             ]))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "look around"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let reqs = server.requests();
     let (read_pipe, is_error) = common::result_of(&reqs[1], "r1");
     assert!(is_error && read_pipe.contains("FIFO"), "{read_pipe}");
@@ -114,13 +108,12 @@ fn is_notice(v: &serde_json::Value, key: &str) -> bool {
 fn a_failing_transcript_write_is_announced_taken_back_and_caught_up() {
     let sb = Sandbox::new();
     let long_answer = format!("BEGIN {} END", "words ".repeat(4000));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text(long_answer.clone()))
             .turn(Turn::text("second answer"))
             .turn(Turn::text("third answer")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     // Room for the first entries, not for the long answer.
     limit_file_size(&mut cmd, 6 * 1024);
@@ -179,12 +172,7 @@ fn a_failing_transcript_write_is_announced_taken_back_and_caught_up() {
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "--resume", &session_id, "third question"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let last = server.requests().pop().unwrap();
     for needle in [
         "first question",
@@ -199,7 +187,7 @@ fn a_failing_transcript_write_is_announced_taken_back_and_caught_up() {
 #[test]
 fn a_transcript_that_can_never_be_written_is_said_on_every_front() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("the answer"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("the answer")));
     let mut cmd = sb.catui(&server);
     limit_file_size(&mut cmd, 0);
     let mut s = common::StreamSession::start(cmd, &[]);
@@ -229,8 +217,7 @@ fn a_transcript_that_can_never_be_written_is_said_on_every_front() {
 #[test]
 fn a_live_session_has_one_writer() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("one").forever())).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("one").forever()));
     let mut live = common::StreamSession::start(sb.catui(&server), &[]);
     let id = live.wait_type("system")["session_id"]
         .as_str()
@@ -244,7 +231,7 @@ fn a_live_session_has_one_writer() {
         let mut cmd = sb.catui(&server);
         cmd.arg("-p").args(&args).arg("again");
         let out = output_within(cmd, b"", 60);
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = common::stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             err.contains("open in another catui process") && err.contains("--fork-session"),
@@ -255,17 +242,12 @@ fn a_live_session_has_one_writer() {
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "--resume", &id, "--fork-session", "fork"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     // --session-id of an existing session never merges two conversations.
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "--session-id", &id, "merge?"]);
     let out = output_within(cmd, b"", 60);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("already exists") && err.contains("--resume"),
@@ -278,12 +260,7 @@ fn a_live_session_has_one_writer() {
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "--resume", &id, "later"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
 }
 
 /// Pids of the processes whose command line contains `marker`.
@@ -347,16 +324,11 @@ fn a_signal_ends_the_session_with_a_result_and_kills_the_running_command() {
     ] {
         let sb = Sandbox::new();
         let stamp = marker(400, signal);
-        let server = MockServer::start_blocking(
+        let server = common::mock(
             Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": format!("sleep {stamp}")}),
-                ))
+                .turn(common::bash("b1", format!("sleep {stamp}")))
                 .turn(Turn::text("not reached")),
-        )
-        .unwrap();
+        );
         let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
         s.wait_type("system");
         s.send_user("wait a long time");
@@ -390,21 +362,15 @@ fn background_jobs_end_with_the_session() {
     // a confined command's background jobs end with it.
     let command =
         format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+            .turn(common::bash("b1", &command))
             .turn(Turn::text("started it")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "start it", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     assert_eq!(common::result_of(&server.requests()[1], "b1").0, "started");
     assert_no_process_left(&stamp);
 
@@ -414,12 +380,11 @@ fn background_jobs_end_with_the_session() {
     // a confined command's background jobs end with it.
     let command =
         format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+            .turn(common::bash("b1", &command))
             .turn(Turn::text("started it")),
-    )
-    .unwrap();
+    );
     let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");
@@ -454,14 +419,13 @@ fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
         |sb, _, _| {
             sb.user_settings(r#"{"permissions": {"allow": ["Bash"]}}"#);
             Script::new()
-                .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+                .turn(common::bash("b1", &command))
                 .turn(Turn::text("not reached"))
         },
         None,
     );
     launch(&s);
-    s.tmux.type_text("wait a long time");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("wait a long time");
     // The shell running the command is catui's descendant. Waited for by
     // its name: bubblewrap and the sandbox's inner stage carry the command
     // in their arguments too, and under load they are seen before the
@@ -494,8 +458,7 @@ fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
     assert!(s.tmux.screen().contains("stopped by SIGTERM"));
     assert_no_process_left(&stamp);
     let stty = s.sb.dir.path().join("stty.txt");
-    s.tmux.type_text(&format!("stty -a > '{}'", stty.display()));
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(&format!("stty -a > '{}'", stty.display()));
     let settings = wait_for("stty -a output", &s.tmux, || {
         std::fs::read_to_string(&stty)
             .ok()

@@ -8,12 +8,11 @@ use crate::common;
 
 use catui_testkit::{MockServer, Script, Turn};
 use common::{Sandbox, output_within};
-use serde_json::json;
 
 #[test]
 fn a_line_of_invalid_utf8_is_that_lines_error_not_the_sessions_end() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("still here"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("still here")));
     let mut s = common::StreamSession::start(sb.catui(&server), &[]);
     s.wait_type("system");
     // A user message with one byte that is not UTF-8 in its text.
@@ -53,16 +52,11 @@ fn a_settings_file_with_one_bad_value_still_denies_what_it_denies() {
         r#"{"model": 5, "permissions": {"deny": ["Read(./.env)"]}}"#,
     );
     let env = sb.write(".env", "API_TOKEN=hunter2-secret\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "r1",
-                "Read",
-                json!({"file_path": env.to_str().unwrap()}),
-            ))
+            .turn(common::read("r1", env.to_str().unwrap()))
             .turn(Turn::text("could not read it")),
-    )
-    .unwrap();
+    );
     let mut s = common::StreamSession::start(sb.catui(&server), &[]);
     let init = s.wait_type("system");
     assert_eq!(init["subtype"], "init", "{init}");
@@ -107,16 +101,11 @@ fn a_settings_file_that_cannot_be_read_makes_every_call_ask_and_never_hangs() {
     assert!(status.success());
     std::fs::create_dir_all(sb.project().join(".catui")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", sb.project().join(".catui/settings.json")).unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "r1",
-                "Read",
-                json!({"file_path": readme.to_str().unwrap()}),
-            ))
+            .turn(common::read("r1", readme.to_str().unwrap()))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",
@@ -127,7 +116,7 @@ fn a_settings_file_that_cannot_be_read_makes_every_call_ask_and_never_hangs() {
         "bypassPermissions",
     ]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     for what in ["a FIFO", "character device"] {
         assert!(

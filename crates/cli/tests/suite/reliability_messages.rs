@@ -8,18 +8,17 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, json_lines};
 
 #[test]
 fn a_retry_notification_names_the_attempt_that_failed_and_the_next_one() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::error_status(529, "Overloaded"))
             .turn(Turn::text("made it")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("hello");
     let note = s.wait_for("the retry notification", |v| {
@@ -39,7 +38,7 @@ fn a_rejected_plans_directory_is_reported_without_verbose() {
     let sb = Sandbox::new();
     let outside = sb.dir.path().join("elsewhere");
     sb.user_settings(&serde_json::json!({"plansDirectory": outside}).to_string());
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
     // stream-json: in the init line and as a notification.
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     let init = s.wait_type("system");
@@ -56,24 +55,21 @@ fn a_rejected_plans_directory_is_reported_without_verbose() {
     assert_eq!(note["text"], warning);
     s.finish();
     // Plain -p: on stderr, without --verbose.
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hi"))).unwrap();
-    let out = sb.catui(&server).args(["-p", "hello"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hi")));
+    let out = sb.run(&server, ["-p", "hello"]);
     assert_eq!(out.status.code(), Some(0));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert!(stderr.contains("plansDirectory"), "{stderr}");
 }
 
 #[test]
 fn an_answer_cut_off_before_any_output_is_a_clear_error() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("").stop_reason("max_tokens")))
-            .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--output-format", "stream-json", "write a novel"])
-        .output()
-        .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("").stop_reason("max_tokens")));
+    let out = sb.run(
+        &server,
+        ["-p", "--output-format", "stream-json", "write a novel"],
+    );
     let lines = json_lines(&out.stdout);
     let result = lines.last().unwrap();
     assert_eq!(result["type"], "result");
@@ -88,31 +84,22 @@ fn an_answer_cut_off_before_any_output_is_a_clear_error() {
 #[test]
 fn resuming_a_session_that_never_planned_says_nothing_about_a_plan_file() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("first answer"))
             .turn(Turn::text("second answer")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--output-format", "stream-json", "hello"])
-        .output()
-        .unwrap();
+    );
+    let out = sb.run(&server, ["-p", "--output-format", "stream-json", "hello"]);
     assert_eq!(out.status.code(), Some(0));
     let lines = json_lines(&out.stdout);
     let session_id = lines.last().unwrap()["session_id"]
         .as_str()
         .unwrap()
         .to_string();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--resume", &session_id, "again"])
-        .output()
-        .unwrap();
+    let out = sb.run(&server, ["-p", "--resume", &session_id, "again"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "second answer");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::stdout(&out).trim(), "second answer");
+    let stderr = common::stderr(&out);
     assert!(!stderr.contains("plan file"), "{stderr}");
     // The earlier conversation was sent again.
     assert!(server.requests()[1].contains_text("first answer"));

@@ -5,34 +5,26 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, json_lines, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 /// A headless planning run; returns (session id, plan path).
 fn plan_once(sb: &Sandbox) -> (String, String) {
-    let plans_dir = format!("{}/plans/", sb.config().display());
-    let server =
-        MockServer::start_blocking(writes_plan_then_exits(&plans_dir, "# The plan\n1. step\n"))
-            .unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let plans_dir = common::plans_dir(&sb);
+    let server = common::mock(writes_plan_then_exits(&plans_dir, "# The plan\n1. step\n"));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--permission-mode",
             "plan",
             "--output-format",
             "stream-json",
             "plan it",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
+    common::assert_ok(&out);
     let lines = json_lines(&out.stdout);
     let result = lines.last().unwrap();
     assert_eq!(result["subtype"], "plan_ready");
@@ -50,12 +42,11 @@ fn resume_restores_plan_mode_the_plan_and_the_conversation_then_approves() {
     let (session_id, plan_file) = plan_once(&sb);
     std::fs::remove_file(&plan_file).unwrap();
 
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+            .turn(common::exit_plan("x2"))
             .turn(Turn::text("Implementing now.")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     assert_eq!(init["session_id"], session_id.as_str());
@@ -87,26 +78,19 @@ fn continue_picks_the_latest_session_and_fork_gets_its_own_plan() {
     let sb = Sandbox::new();
     let (session_id, plan_file) = plan_once(&sb);
 
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("forked answer"))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args([
+    let server = common::mock(Script::new().turn(Turn::text("forked answer")));
+    let out = sb.run(
+        &server,
+        [
             "-p",
             "--continue",
             "--fork-session",
             "--output-format",
             "stream-json",
             "carry on",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
+    common::assert_ok(&out);
     let lines = json_lines(&out.stdout);
     let init = &lines[0];
     assert_ne!(init["session_id"], session_id.as_str());
@@ -129,28 +113,20 @@ fn continue_picks_the_latest_session_and_fork_gets_its_own_plan() {
 #[test]
 fn resume_errors_are_clear() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--continue", "x"])
-        .output()
-        .unwrap();
+    let server = common::mock(Script::new());
+    let out = sb.run(&server, ["-p", "--continue", "x"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no sessions to resume"));
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--fork-session", "x"])
-        .output()
-        .unwrap();
+    assert!(common::stderr(&out).contains("no sessions to resume"));
+    let out = sb.run(&server, ["-p", "--fork-session", "x"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--fork-session needs --resume"));
+    assert!(common::stderr(&out).contains("--fork-session needs --resume"));
     let _ = Value::Null;
 }
 
 #[test]
 fn compact_keeps_plan_mode_and_reattaches_the_plan() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     for i in 1..=3 {
         server.push(Turn::text(format!("answer {i}")));
     }
@@ -196,15 +172,14 @@ fn compact_keeps_plan_mode_and_reattaches_the_plan() {
 #[test]
 fn a_killed_session_loses_no_completed_entry() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("first answer, complete"))
             .turn(
                 Turn::text("a slow answer that never finishes streaming")
                     .chunk_delay(std::time::Duration::from_secs(2)),
             ),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("first question");
     assert_eq!(s.wait_type("result")["result"], "first answer, complete");
@@ -241,18 +216,9 @@ fn a_killed_session_loses_no_completed_entry() {
     );
 
     // The session resumes with everything that was completed.
-    let server2 = MockServer::start_blocking(Script::new().turn(Turn::text("resumed"))).unwrap();
-    let out = sb
-        .catui(&server2)
-        .args(["-p", "--continue", "third question"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let server2 = common::mock(Script::new().turn(Turn::text("resumed")));
+    let out = sb.run(&server2, ["-p", "--continue", "third question"]);
+    common::assert_ok(&out);
     let req = &server2.requests()[0];
     assert!(req.contains_text("first answer, complete") && req.contains_text("second question"));
 }

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, json_lines};
 use serde_json::json;
 
@@ -17,24 +17,22 @@ const SCHEMA: &str =
 #[test]
 fn json_schema_returns_structured_output_in_the_json_result() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::tool_use(
+    let mock = common::mock(Script::new().turn(Turn::tool_use(
         "s",
         "StructuredOutput",
         json!({"answer": 7}),
-    )))
-    .unwrap();
-    let out = sb
-        .catui(&mock)
-        .args([
+    )));
+    let out = sb.run(
+        &mock,
+        [
             "-p",
             "answer",
             "--output-format",
             "json",
             "--json-schema",
             SCHEMA,
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(out.status.success(), "{out:?}");
     let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["subtype"], "success");
@@ -45,7 +43,7 @@ fn json_schema_returns_structured_output_in_the_json_result() {
 #[test]
 fn bad_option_values_are_usage_errors_that_say_what_is_wrong() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(Script::new()).unwrap();
+    let mock = common::mock(Script::new());
     for (args, says) in [
         (
             vec!["--json-schema", "{nope"],
@@ -79,7 +77,7 @@ fn bad_option_values_are_usage_errors_that_say_what_is_wrong() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = common::stderr(&out);
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
     assert!(mock.requests().is_empty());
@@ -89,7 +87,7 @@ fn bad_option_values_are_usage_errors_that_say_what_is_wrong() {
 fn agents_flag_and_system_prompt_file_shape_the_requests() {
     let sb = Sandbox::new();
     let prompt_file = sb.write("prompt.txt", "You are a release-notes writer.");
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("ok")));
     let out = sb
         .catui(&mock)
         .args(["-p", "hi", "--system-prompt-file"])
@@ -131,15 +129,11 @@ fn fallback_model_is_announced_on_stderr() {
     for _ in 0..8 {
         script = script.turn(Turn::error_status(503, "unavailable").when_model("test-model"));
     }
-    let mock = MockServer::start_blocking(script.turn(Turn::text("spare answer"))).unwrap();
-    let out = sb
-        .catui(&mock)
-        .args(["-p", "hi", "--fallback-model", "spare"])
-        .output()
-        .unwrap();
+    let mock = common::mock(script.turn(Turn::text("spare answer")));
+    let out = sb.run(&mock, ["-p", "hi", "--fallback-model", "spare"]);
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "spare answer");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::stdout(&out).trim(), "spare answer");
+    let stderr = common::stderr(&out);
     assert!(
         stderr.contains("continuing with the fallback model spare"),
         "{stderr}"
@@ -150,38 +144,26 @@ fn fallback_model_is_announced_on_stderr() {
 #[test]
 fn no_session_persistence_writes_no_transcript() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
-    let out = sb
-        .catui(&mock)
-        .args(["-p", "hi", "--no-session-persistence"])
-        .output()
-        .unwrap();
+    let mock = common::mock(Script::new().turn(Turn::text("ok")));
+    let out = sb.run(&mock, ["-p", "hi", "--no-session-persistence"]);
     assert!(out.status.success(), "{out:?}");
     assert!(sb.transcripts().is_empty(), "{:?}", sb.transcripts());
     // Without the flag there is one.
-    let mock = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
-    assert!(
-        sb.catui(&mock)
-            .args(["-p", "hi"])
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    let mock = common::mock(Script::new().turn(Turn::text("ok")));
+    assert!(sb.run(&mock, ["-p", "hi"]).status.success());
     assert_eq!(sb.transcripts().len(), 1);
 }
 
 #[test]
 fn resume_session_at_continues_from_the_message_with_that_uuid() {
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::text("noted 42"))
             .turn(Turn::text("forgotten"))
             .turn(Turn::text("you said 42"))
             .turn(Turn::text("still 42")),
-    )
-    .unwrap();
+    );
     let run = |args: &[&str]| {
         let out = sb
             .catui(&mock)
@@ -219,18 +201,17 @@ fn resume_session_at_continues_from_the_message_with_that_uuid() {
         );
     }
     // An unknown uuid is refused.
-    let out = sb
-        .catui(&mock)
-        .args([
+    let out = sb.run(
+        &mock,
+        [
             "-p",
             "x",
             "--resume",
             &session,
             "--resume-session-at",
             "nope",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("has no message nope"));
+    assert!(common::stderr(&out).contains("has no message nope"));
 }

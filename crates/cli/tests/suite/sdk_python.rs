@@ -72,8 +72,8 @@ fn scenario_in(
         .env("ANTHROPIC_BASE_URL", server.url())
         .envs(env.iter().copied());
     let out = common::output_within(cmd, b"", 120);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = common::stdout(&out);
+    let stderr = common::stderr(&out);
     assert!(
         out.status.success(),
         "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -92,12 +92,11 @@ fn query_one_shot_parses_every_message() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn client_keeps_the_conversation_across_queries() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("one"))
             .turn(Turn::text("two")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "multi_turn");
     assert_eq!(facts["second"], "two");
     let requests = server.requests();
@@ -133,15 +132,14 @@ fn plan_answers_through_the_sdk_are_checked_parked_and_partial() {
     let sb = Sandbox::new();
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         common::writes_plan_then_exits(
-            &format!("{}/plans/", sb.config().display()),
+            &common::plans_dir(&sb),
             "# Plan\n\n1. Parse the flag\n2. Print JSON\n",
         )
-        .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x2"))
         .turn(Turn::text("Done without step 2.")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "plan_answers");
     assert_eq!(facts["approved"], "Done without step 2.");
     assert_eq!(facts["models"], json!(["builder-model", "test-model"]));
@@ -172,9 +170,9 @@ fn an_approved_plan_is_verified_and_reported_through_the_sdk() {
     let sb = Sandbox::new();
     let hello = sb.project().join("hello.txt").display().to_string();
     let notes = sb.project().join("notes.md").display().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         common::writes_plan_then_exits(
-            &format!("{}/plans/", sb.config().display()),
+            &common::plans_dir(&sb),
             "# Plan\n\n1. Write hello.txt\n\n## Verification\n- `test -f hello.txt`\n",
         )
         .turn(Turn::tool_use(
@@ -182,16 +180,8 @@ fn an_approved_plan_is_verified_and_reported_through_the_sdk() {
             "AmendPlan",
             json!({"reason": "release notes", "change": "2. Write notes.md"}),
         ))
-        .turn(Turn::tool_use(
-            "w1",
-            "Write",
-            json!({"file_path": hello, "content": "hello\n"}),
-        ))
-        .turn(Turn::tool_use(
-            "w2",
-            "Write",
-            json!({"file_path": notes, "content": "notes\n"}),
-        ))
+        .turn(common::write("w1", &hello, "hello\n"))
+        .turn(common::write("w2", &notes, "notes\n"))
         .turn(Turn::tool_use(
             "t",
             "TodoWrite",
@@ -201,8 +191,7 @@ fn an_approved_plan_is_verified_and_reported_through_the_sdk() {
             ]}),
         ))
         .turn(Turn::text("All done.")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "plan_contract");
     assert_eq!(facts["result"], "All done.");
     assert_eq!(facts["steps"], json!(["Write hello.txt", "Write notes.md"]));
@@ -218,16 +207,15 @@ fn an_approved_plan_is_verified_and_reported_through_the_sdk() {
 fn control_requests_are_answered() {
     let sb = Sandbox::new();
     let target = sb.project().join("after-switch.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::write(
                 "w1",
-                "Write",
-                json!({"file_path": target.display().to_string(), "content": "accepted"}),
+                target.display().to_string(),
+                "accepted",
             ))
             .turn(Turn::text("switched")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "controls");
     assert_eq!(server.requests()[0].body["model"], "other-model");
     assert_eq!(facts["model"], "other-model");
@@ -243,22 +231,13 @@ fn rewind_files_restores_the_files_at_a_replayed_user_message() {
     let sb = Sandbox::new();
     let notes = sb.write("notes.txt", "original\n");
     let created = sb.project().join("created.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": notes})))
-            .turn(Turn::tool_use(
-                "e",
-                "Edit",
-                json!({"file_path": notes, "old_string": "original", "new_string": "changed"}),
-            ))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": created, "content": "new\n"}),
-            ))
+            .turn(common::read("r", &notes))
+            .turn(common::edit("e", &notes, "original", "changed"))
+            .turn(common::write("w", &created, "new\n"))
             .turn(Turn::text("changed your files")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "rewind");
     assert_eq!(facts["restored"], "original\n");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "original\n");
@@ -282,8 +261,7 @@ fn interrupt_stops_the_turn_and_the_session_goes_on() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn partial_messages_stream_events() {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("streamed text"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("streamed text")));
     let facts = scenario(&sb, &server, "partial_messages");
     assert!(facts["events"].as_array().unwrap().len() >= 5);
 }
@@ -292,14 +270,13 @@ fn partial_messages_stream_events() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn resume_continue_and_fork() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("noted"))
             .turn(Turn::text("42"))
             .turn(Turn::text("still 42"))
             .turn(Turn::text("forked")),
-    )
-    .unwrap();
+    );
     scenario(&sb, &server, "resume");
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
@@ -313,12 +290,11 @@ fn resume_continue_and_fork() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn max_turns_ends_with_a_typed_error_result() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("g", "Glob", json!({"pattern": "*"})))
             .turn(Turn::text("unreached")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "max_turns");
     assert_eq!(facts["subtype"], "error_max_turns");
 }
@@ -329,12 +305,11 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
     let sb = Sandbox::new();
     // `output_format` asks for structured output: the model that answers
     // in prose is reminded once.
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("hi"))
             .turn(Turn::text("hi again")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "all_options");
     let notes = facts["notes"].to_string();
     // The appended system prompt reaches the model.
@@ -369,21 +344,12 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
 fn hooks_deny_before_and_see_results_after() {
     let sb = Sandbox::new();
     sb.write("build/keep.txt", "precious");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "rm",
-                "Bash",
-                json!({"command": "rm -rf build"}),
-            ))
-            .turn(Turn::tool_use(
-                "echo",
-                "Bash",
-                json!({"command": "echo hi"}),
-            ))
+            .turn(common::bash("rm", "rm -rf build"))
+            .turn(common::bash("echo", "echo hi"))
             .turn(Turn::text("cleaned")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "hooks");
     // The deny won over bypassPermissions' allow: nothing was removed.
     assert!(sb.project().join("build/keep.txt").exists());
@@ -401,12 +367,11 @@ fn hooks_deny_before_and_see_results_after() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn prompt_and_stop_hooks_run_as_sdk_callbacks() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("done"))
             .turn(Turn::text("docs checked too")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "more_hooks");
     assert_eq!(facts["result"], "docs checked too");
     let requests = server.requests();
@@ -440,21 +405,12 @@ fn with_setting_sources(name: &str) -> (Vec<String>, bool, bool) {
     );
     let notes = sb.write("notes.txt", "notes-marker-77e1\n");
     let out = sb.project().join("out.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": out.display().to_string(), "content": "x"}),
-            ))
-            .turn(Turn::tool_use(
-                "r",
-                "Read",
-                json!({"file_path": notes.display().to_string()}),
-            ))
+            .turn(common::write("w", out.display().to_string(), "x"))
+            .turn(common::read("r", notes.display().to_string()))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, name);
     let asked: Vec<String> = facts["asked"]
         .as_array()
@@ -495,7 +451,7 @@ if __name__ == "__main__":
 fn init_shows_a_configured_mcp_server_connected_with_its_tools() {
     let sb = Sandbox::new();
     sb.write("tiny_mcp.py", TINY_MCP);
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello")));
     let facts = scenario(&sb, &server, "mcp_init");
     let servers = facts["mcp_servers"].as_array().unwrap();
     let tiny = servers
@@ -545,10 +501,7 @@ fn fallback_model_takes_over_from_an_overloaded_model() {
     for _ in 0..8 {
         script = script.turn(Turn::error_status(529, "Overloaded").when_model("main-model"));
     }
-    let server = MockServer::start_blocking(
-        script.turn(Turn::text("from the spare").when_model("spare-model")),
-    )
-    .unwrap();
+    let server = common::mock(script.turn(Turn::text("from the spare").when_model("spare-model")));
     let facts = scenario(&sb, &server, "fallback_model");
     assert_eq!(facts["result"], "from the spare");
     let last = server.requests().last().unwrap().model().to_string();
@@ -607,7 +560,7 @@ fn is_gated_agent(r: &catui_testkit::RecordedRequest) -> bool {
 fn stop_task_stops_a_background_agent_and_bad_ids_raise() {
     let sb = Sandbox::new();
     let gate = sb.project().join("never-created");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -619,17 +572,21 @@ fn stop_task_stops_a_background_agent_and_bad_ids_raise() {
                 .when(|r| !is_gated_agent(r)),
             )
             .turn(
-                Turn::tool_use(
+                common::bash(
                     "gate1",
-                    "Bash",
-                    json!({"command": format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display())}),
+                    format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display()),
                 )
                 .when(is_gated_agent),
             )
-            .turn(Turn::text("Started it.").when(|r| !is_gated_agent(r) && !r.contains_text("was stopped")))
-            .turn(Turn::text("It was stopped.").when(|r| !is_gated_agent(r) && r.contains_text("was stopped"))),
-    )
-    .unwrap();
+            .turn(
+                Turn::text("Started it.")
+                    .when(|r| !is_gated_agent(r) && !r.contains_text("was stopped")),
+            )
+            .turn(
+                Turn::text("It was stopped.")
+                    .when(|r| !is_gated_agent(r) && r.contains_text("was stopped")),
+            ),
+    );
     let facts = scenario(&sb, &server, "stop_task");
     let task_id = facts["task_id"].as_str().unwrap();
     assert_eq!(facts["first"], "Started it.");
@@ -668,13 +625,12 @@ fn stop_task_stops_a_background_agent_and_bad_ids_raise() {
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn resume_session_at_continues_from_the_given_message() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("noted 42"))
             .turn(Turn::text("forgotten"))
             .turn(Turn::text("you said 42")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "resume_at");
     assert_eq!(facts["result"], "you said 42");
     let requests = server.requests();

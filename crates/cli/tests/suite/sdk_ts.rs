@@ -49,8 +49,8 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
         .env("ANTHROPIC_API_KEY", "test-key-not-secret")
         .env("ANTHROPIC_BASE_URL", server.url());
     let out = common::output_within(cmd, b"", 120);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = common::stdout(&out);
+    let stderr = common::stderr(&out);
     assert!(
         out.status.success(),
         "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -82,21 +82,12 @@ fn ts_plan_approved_with_set_mode() {
 fn ts_hooks_deny_add_context_and_see_results() {
     let sb = Sandbox::new();
     sb.write("build/keep.txt", "precious");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "rm",
-                "Bash",
-                json!({"command": "rm -rf build"}),
-            ))
-            .turn(Turn::tool_use(
-                "echo",
-                "Bash",
-                json!({"command": "echo hi"}),
-            ))
+            .turn(common::bash("rm", "rm -rf build"))
+            .turn(common::bash("echo", "echo hi"))
             .turn(Turn::text("cleaned")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "hooks");
     assert!(sb.project().join("build/keep.txt").exists());
     let requests = server.requests();
@@ -139,22 +130,13 @@ fn ts_rewind_files_previews_then_restores_the_files_at_a_replayed_user_message()
     let sb = Sandbox::new();
     let notes = sb.write("notes.txt", "original\n");
     let created = sb.project().join("created.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": notes})))
-            .turn(Turn::tool_use(
-                "e",
-                "Edit",
-                json!({"file_path": notes, "old_string": "original", "new_string": "changed"}),
-            ))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": created, "content": "new\n"}),
-            ))
+            .turn(common::read("r", &notes))
+            .turn(common::edit("e", &notes, "original", "changed"))
+            .turn(common::write("w", &created, "new\n"))
             .turn(Turn::text("changed your files")),
-    )
-    .unwrap();
+    );
     let facts = scenario(&sb, &server, "rewind");
     let both = json!(["created.txt", "notes.txt"]);
     assert_eq!(facts["preview"], both, "{facts}");
@@ -199,7 +181,7 @@ fn ts_a_system_prompt_string_replaces_the_base_prompt() {
 #[ignore = "needs the TypeScript SDK (npm); .ci/run runs it"]
 fn ts_persist_session_false_writes_no_transcript() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let facts = scenario(&sb, &server, "no_persistence");
     assert_eq!(facts["result"], "ok");
     assert!(sb.transcripts().is_empty(), "{:?}", sb.transcripts());

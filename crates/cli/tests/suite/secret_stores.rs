@@ -12,7 +12,7 @@ use crate::common;
 
 use std::path::Path;
 
-use catui_testkit::{Block, MockServer, Script, Turn};
+use catui_testkit::{Block, Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
@@ -127,19 +127,18 @@ fn no_store_is_read_back_by_commands_read_or_grep() {
                 "cat ../other/.env; head -c 300 ../work/*/.env*; true".to_string(),
             ),
         ];
-        let server = MockServer::start_blocking(
+        let server = common::mock(
             Script::new()
                 .turn(Turn::blocks(reads))
                 .turn(Turn::blocks(
                     commands.iter().map(|(id, c)| bash(id, c)).collect(),
                 ))
                 .turn(Turn::text("done")),
-        )
-        .unwrap();
+        );
         let mut cmd = sb.catui(&server);
         cmd.args(["-p", "look around", "--permission-mode", mode]);
         let out = output_within(cmd, b"", 120);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = common::stderr(&out);
         assert_eq!(out.status.code(), Some(0), "{mode}: {stderr}");
         let requests = server.requests();
         assert_eq!(requests.len(), 3, "{mode}: {stderr}");

@@ -13,7 +13,7 @@ use crate::common;
 
 use std::path::Path;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
@@ -55,7 +55,7 @@ fn run_without_bubblewrap(sb: &Sandbox, commands: &[&str]) -> std::process::Outp
             json!({"command": c, "timeout": 10000}),
         ));
     }
-    let server = MockServer::start_blocking(script.turn(Turn::text("done"))).unwrap();
+    let server = common::mock(script.turn(Turn::text("done")));
     let mut cmd = sb.catui(&server);
     cmd.env("CATUI_SANDBOX_DISABLE", "bubblewrap")
         .args(["-p", "go", "--output-format", "json"]);

@@ -50,8 +50,8 @@ fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
     let out = sb.bare().args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        common::stdout(&out),
+        common::stderr(&out),
     )
 }
 

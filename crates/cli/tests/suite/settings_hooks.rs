@@ -83,28 +83,18 @@ fn pre_tool_use_exit_2_blocks_the_call_and_gets_the_event_on_stdin() {
     );
     user_hooks(&sb, one("PreToolUse", Some("Bash"), &guard, None));
     let marker = sb.project().join("marker");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "t1",
-                "Bash",
-                json!({"command": format!("touch {}", marker.display())}),
-            ))
+            .turn(common::bash("t1", format!("touch {}", marker.display())))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
+    );
     let out = run_p(
         &sb,
         &server,
         "touch it",
         &["--permission-mode", "bypassPermissions"],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     assert!(!marker.exists(), "the blocked command must not run");
     let (text, is_error) = tool_result(&server.requests()[1], "t1");
     assert!(
@@ -142,33 +132,19 @@ fn a_json_deny_refuses_and_other_tools_are_not_matched() {
     );
     user_hooks(&sb, one("PreToolUse", Some("Edit|Write"), &deny, None));
     let file = sb.write("a.txt", "old\n");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": file.to_str().unwrap(), "content": "new\n"}),
-            ))
-            .turn(Turn::tool_use(
-                "r",
-                "Read",
-                json!({"file_path": file.to_str().unwrap()}),
-            ))
+            .turn(common::write("w", file.to_str().unwrap(), "new\n"))
+            .turn(common::read("r", file.to_str().unwrap()))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let out = run_p(
         &sb,
         &server,
         "write it",
         &["--permission-mode", "acceptEdits"],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "old\n");
     let reqs = server.requests();
     let (w, w_err) = tool_result(&reqs[1], "w");
@@ -186,23 +162,13 @@ fn updated_input_rewrites_the_call() {
         r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"echo rewritten-by-hook"}}}'"#,
     );
     user_hooks(&sb, one("PreToolUse", Some("Bash"), &rewrite, None));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "b",
-                "Bash",
-                json!({"command": "echo original"}),
-            ))
+            .turn(common::bash("b", "echo original"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = run_p(&sb, &server, "echo", &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = run_p(&sb, &server, "echo", &[]);
+    common::assert_ok(&out);
     let (text, is_error) = tool_result(&server.requests()[1], "b");
     assert!(!is_error && text.contains("rewritten-by-hook"), "{text}");
     assert!(!text.contains("original"), "{text}");
@@ -213,19 +179,13 @@ fn a_hook_that_times_out_refuses_the_call() {
     let sb = Sandbox::new();
     let slow = script(&sb, "slow", "sleep 30");
     user_hooks(&sb, one("PreToolUse", None, &slow, Some(1)));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("b", "Bash", json!({"command": "echo hi"})))
+            .turn(common::bash("b", "echo hi"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = run_p(&sb, &server, "echo", &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = run_p(&sb, &server, "echo", &[]);
+    common::assert_ok(&out);
     let (text, is_error) = tool_result(&server.requests()[1], "b");
     assert!(
         is_error && text.contains("did not finish within 1s"),
@@ -250,33 +210,15 @@ fn a_hook_cannot_open_a_write_in_plan_mode_but_can_deny_a_read() {
     );
     let target = sb.project().join("new.txt");
     let marker = sb.project().join("marker");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
-            ))
-            .turn(Turn::tool_use(
-                "b",
-                "Bash",
-                json!({"command": format!("touch {}", marker.display())}),
-            ))
-            .turn(Turn::tool_use(
-                "r",
-                "Read",
-                json!({"file_path": target.to_str().unwrap()}),
-            ))
+            .turn(common::write("w", target.to_str().unwrap(), "x"))
+            .turn(common::bash("b", format!("touch {}", marker.display())))
+            .turn(common::read("r", target.to_str().unwrap()))
             .turn(Turn::text("planned")),
-    )
-    .unwrap();
-    let out = run_p(&sb, &server, "plan", &["--permission-mode", "plan"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = run_p(&sb, &server, "plan", &["--permission-mode", "plan"]);
+    common::assert_ok(&out);
     assert!(
         !target.exists(),
         "a hook's allow must not open a write in plan mode"
@@ -305,23 +247,13 @@ fn post_tool_use_sees_the_result_and_adds_context() {
         ),
     );
     user_hooks(&sb, one("PostToolUse", Some("Bash"), &post, None));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "b",
-                "Bash",
-                json!({"command": "echo visible-output"}),
-            ))
+            .turn(common::bash("b", "echo visible-output"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
-    let out = run_p(&sb, &server, "echo", &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
+    let out = run_p(&sb, &server, "echo", &[]);
+    common::assert_ok(&out);
     let (text, _) = tool_result(&server.requests()[1], "b");
     assert!(
         text.contains("visible-output") && text.contains("POST-CONTEXT"),
@@ -356,14 +288,9 @@ fn session_start_and_prompt_submit_add_context_and_session_end_runs() {
             "SessionEnd": [{"hooks": [{"type": "command", "command": end}]}]
         }),
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello")));
     let out = run_p(&sb, &server, "hi", &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let reqs = server.requests();
     assert!(reqs[0].contains_text("START-CONTEXT from the hook"));
     assert!(reqs[0].contains_text("PROMPT-CONTEXT"));
@@ -377,12 +304,11 @@ fn a_prompt_blocked_by_user_prompt_submit_never_reaches_the_model() {
     let sb = Sandbox::new();
     let block = script(&sb, "block", "echo 'no secrets in prompts' >&2; exit 2");
     user_hooks(&sb, one("UserPromptSubmit", None, &block, None));
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("never"))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "my password is hunter2", "--output-format", "json"])
-        .output()
-        .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("never")));
+    let out = sb.run(
+        &server,
+        ["-p", "my password is hunter2", "--output-format", "json"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["is_error"], true);
@@ -408,20 +334,14 @@ if [[ "$input" == *'"stop_hook_active":false'* ]]; then
 fi"#,
     );
     user_hooks(&sb, one("Stop", None, &stop, None));
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text("done"))
             .turn(Turn::text("tests ran too")),
-    )
-    .unwrap();
-    let out = run_p(&sb, &server, "work", &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "tests ran too");
+    let out = run_p(&sb, &server, "work", &[]);
+    common::assert_ok(&out);
+    assert_eq!(common::stdout(&out).trim(), "tests ran too");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
     assert!(reqs[1].contains_text("Stop hook feedback: run the tests too"));
@@ -445,7 +365,7 @@ fn subagent_stop_pre_compact_and_notification_run() {
         }),
     );
     let file = sb.project().join("new.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "a",
@@ -453,15 +373,10 @@ fn subagent_stop_pre_compact_and_notification_run() {
                 json!({"description": "look", "prompt": "look around", "subagent_type": "general-purpose"}),
             ))
             .turn(Turn::text("nothing to see"))
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": file.to_str().unwrap(), "content": "x"}),
-            ))
+            .turn(common::write("w", file.to_str().unwrap(), "x"))
             .turn(Turn::text("asked"))
             .turn(Turn::text("SUMMARY of it all")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("look and write");
     let perm = s.wait_for("can_use_tool", |v| v["type"] == "control_request");
@@ -505,12 +420,11 @@ fn project_hooks_do_not_run_in_an_untrusted_project() {
         ".catui/settings.json",
         &json!({"hooks": one("UserPromptSubmit", None, &planted, None)}).to_string(),
     );
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
-        .output()
-        .unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello")));
+    let out = sb.run(
+        &server,
+        ["-p", "hi", "--output-format", "stream-json", "--verbose"],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(!marker.exists(), "a cloned repository's hook must not run");
     let lines = json_lines(&out.stdout);
@@ -528,10 +442,10 @@ fn project_hooks_do_not_run_in_an_untrusted_project() {
 fn malformed_hooks_are_reported() {
     let sb = Sandbox::new();
     user_hooks(&sb, json!({"PreToolUs": []}));
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("hello")));
     let out = run_p(&sb, &server, "hi", &[]);
     assert_eq!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(err.contains("unknown hook event `PreToolUs`"), "{err}");
 }
 
@@ -546,8 +460,8 @@ fn project_hooks_run_once_the_user_trusts_the_project() {
     );
     let trust = sb.bare().arg("trust").output().unwrap();
     assert!(trust.status.success(), "{trust:?}");
-    assert!(String::from_utf8_lossy(&trust.stdout).contains("Trusted"));
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("hello"))).unwrap();
+    assert!(common::stdout(&trust).contains("Trusted"));
+    let server = common::mock(Script::new().turn(Turn::text("hello")));
     let out = run_p(&sb, &server, "hi", &[]);
     assert_eq!(out.status.code(), Some(0));
     assert!(marker.exists(), "the trusted project's hook did not run");

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
@@ -60,15 +60,14 @@ fn result_without_prompt(s: &mut StreamSession) -> Value {
 fn a_deny_rule_added_mid_session_applies_to_the_next_call() {
     let sb = Sandbox::new();
     let notes = sb.write("notes.txt", "hello\n");
-    let read = |id: &str| Turn::tool_use(id, "Read", json!({"file_path": notes.to_str().unwrap()}));
-    let server = MockServer::start_blocking(
+    let read = |id: &str| common::read(id, notes.to_str().unwrap());
+    let server = common::mock(
         Script::new()
             .turn(read("r1"))
             .turn(Turn::text("first"))
             .turn(read("r2"))
             .turn(Turn::text("second")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("read it");
     assert_eq!(result_without_prompt(&mut s)["result"], "first");
@@ -102,15 +101,14 @@ fn a_settings_file_broken_mid_session_makes_calls_ask() {
         ".catui/settings.json",
         r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#,
     );
-    let read = |id: &str| Turn::tool_use(id, "Read", json!({"file_path": notes.to_str().unwrap()}));
-    let server = MockServer::start_blocking(
+    let read = |id: &str| common::read(id, notes.to_str().unwrap());
+    let server = common::mock(
         Script::new()
             .turn(read("r1"))
             .turn(Turn::text("first"))
             .turn(read("r2"))
             .turn(Turn::text("second")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     s.send_user("read it");
     assert_eq!(result_without_prompt(&mut s)["result"], "first");
@@ -148,7 +146,7 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
             json!({"url": format!("http://127.0.0.1:9/{id}")}),
         ))
     };
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(fetch("o1"))
             .turn(main_turn(Turn::text("first")))
@@ -164,8 +162,7 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
             )
             .turn(main_turn(Turn::text("second")))
             .turn(main_turn(Turn::text("third"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "plan", "--small-model", "small-model"],
@@ -225,12 +222,11 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
 fn auto_mode_ends_when_its_opt_in_is_withdrawn() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"autoMode": {"enabled": true}}"#);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(main_turn(Turn::text("first")))
             .turn(main_turn(Turn::text("second"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "auto", "--small-model", "small-model"],

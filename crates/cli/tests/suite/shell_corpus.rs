@@ -125,7 +125,7 @@ fn run(mode: &str, approve: bool, entries: &[Entry]) -> Seen {
     }));
     let mut seen = Seen::default();
     for (c, chunk) in entries.chunks(CHUNK).enumerate() {
-        let server = MockServer::start_blocking(Script::new()).unwrap();
+        let server = common::mock(Script::new());
         for (k, e) in chunk.iter().enumerate() {
             let i = c * CHUNK + k;
             let command = e.command.clone();

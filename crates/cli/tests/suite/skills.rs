@@ -9,7 +9,7 @@ use crate::common;
 
 use std::os::unix::fs::symlink;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, json_lines, output_within, result_of};
 use serde_json::json;
 
@@ -25,16 +25,15 @@ fn a_project_skill_is_listed_in_the_first_request_and_loaded_by_the_skill_tool()
     for mode in ["default", "plan"] {
         let sb = Sandbox::new();
         project_skill(&sb);
-        let server = MockServer::start_blocking(
+        let server = common::mock(
             Script::new()
                 .turn(Turn::tool_use("s1", "Skill", json!({"skill": "pdf-forms"})))
                 .turn(Turn::text("done")),
-        )
-        .unwrap();
+        );
         let mut cmd = sb.catui(&server);
         cmd.args(["-p", "fill the form", "--permission-mode", mode]);
         let out = output_within(cmd, b"", 60);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = common::stderr(&out);
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         let requests = server.requests();
         let first = requests[0].body.to_string();
@@ -78,17 +77,16 @@ fn a_skill_that_links_out_of_its_folder_is_refused_and_reported() {
         sb.project().join(".catui/skills/pdf/notes.md"),
     )
     .unwrap();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use("s1", "Skill", json!({"skill": "pdf-forms"})))
             .turn(Turn::tool_use("s2", "Skill", json!({"skill": "notes"})))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "go"]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains("skill") && stderr.contains("outside"),
@@ -118,7 +116,7 @@ fn init_and_the_skills_command_name_the_skills() {
         "---\ndescription: Tidy imports\n---\nSort them.",
     )
     .unwrap();
-    let server = MockServer::start_blocking(Script::new()).unwrap();
+    let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.args([
         "-p",
@@ -128,12 +126,7 @@ fn init_and_the_skills_command_name_the_skills() {
         "--verbose",
     ]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let lines = json_lines(&out.stdout);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
     assert_eq!(init["skills"], json!(["pdf-forms", "tidy"]));
@@ -157,7 +150,7 @@ fn init_and_the_skills_command_name_the_skills() {
 fn an_sdk_agent_definitions_skills_are_in_the_sub_agents_prompt() {
     let sb = Sandbox::new();
     project_skill(&sb);
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "a1",
@@ -166,19 +159,13 @@ fn an_sdk_agent_definitions_skills_are_in_the_sub_agents_prompt() {
             ))
             .turn(Turn::text("filled").when_contains("You fill forms."))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let agents = json!({"filler": {"description": "Fills forms", "prompt": "You fill forms.",
                                    "skills": ["pdf-forms", "missing-one"]}});
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "fill it", "--agents", &agents.to_string()]);
     let out = output_within(cmd, b"", 60);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let requests = server.requests();
     let sub = requests
         .iter()

@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
 use serde_json::{Value, json};
 
@@ -33,12 +33,12 @@ fn is_lead(r: &RecordedRequest) -> bool {
 fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hears_the_outcome() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"teammatePlanApprover": "user", "planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let feature = sb.project().join("feature.txt");
     let feature_path = feature.to_str().unwrap().to_string();
     let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
     let lead_told = |r: &RecordedRequest| last_user(r).contains("the user reviewed it");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -58,7 +58,7 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
                     .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
             )
             .turn(
-                Turn::tool_use("x1", "ExitPlanMode", json!({}))
+                common::exit_plan("x1")
                     .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
             )
             .turn(
@@ -66,12 +66,11 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
                     .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !approved(r)),
             )
             .turn(
-                Turn::tool_use("f", "Write", json!({"file_path": feature_path, "content": "feature\n"}))
+                common::write("f", &feature_path, "feature\n")
                     .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
             )
             .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");
 
@@ -133,10 +132,10 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
 fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
     let rejected = |r: &RecordedRequest| last_user(r).contains("rejected your plan");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             // The lead starts amy; later, asked again, bob in the same team.
             .turn(
@@ -165,7 +164,7 @@ fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict()
                     .when(|r| is_teammate(r, "amy") && !r.has_tool_result("aw")),
             )
             .turn(
-                Turn::tool_use("ax", "ExitPlanMode", json!({}))
+                common::exit_plan("ax")
                     .when(|r| is_teammate(r, "amy") && r.has_tool_result("aw") && !r.has_tool_result("ax")),
             )
             .turn(Turn::text("Waiting.").when(move |r| is_teammate(r, "amy") && r.has_tool_result("ax") && !approved(r)))
@@ -176,13 +175,12 @@ fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict()
                     .when(|r| is_teammate(r, "bob") && !r.has_tool_result("bw")),
             )
             .turn(
-                Turn::tool_use("bx", "ExitPlanMode", json!({}))
+                common::exit_plan("bx")
                     .when(|r| is_teammate(r, "bob") && r.has_tool_result("bw") && !r.has_tool_result("bx")),
             )
             .turn(Turn::text("Waiting.").when(move |r| is_teammate(r, "bob") && r.has_tool_result("bx") && !rejected(r)))
             .turn(Turn::text("Revising.").when(move |r| is_teammate(r, "bob") && rejected(r))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &[]);
     let is_plan_request =
         |v: &Value| v["type"] == "control_request" && v["request"]["subtype"] == "plan_approval";

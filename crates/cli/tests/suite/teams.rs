@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
 use serde_json::json;
 
@@ -15,7 +15,7 @@ fn a_teammate_works_and_reports_to_the_lead() {
     let sb = Sandbox::new();
     let hello = sb.project().join("hello.txt");
     let hello_path = hello.to_str().unwrap().to_string();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(
                 Turn::tool_use(
@@ -26,7 +26,7 @@ fn a_teammate_works_and_reports_to_the_lead() {
                 .when(|r| last_user(r).contains("start a team")),
             )
             .turn(
-                Turn::tool_use("amy-w", "Write", json!({"file_path": hello_path, "content": "hi from amy\n"}))
+                common::write("amy-w", &hello_path, "hi from amy\n")
                     .when(|r| last_user(r).contains("Please write hello.txt") && !r.has_tool_result("amy-w")),
             )
             .turn(
@@ -36,8 +36,7 @@ fn a_teammate_works_and_reports_to_the_lead() {
             .turn(Turn::text("finished").when(|r| r.has_tool_result("amy-s")))
             .turn(Turn::text("Team started.").when(|r| r.has_tool_result("tc") && !last_user(r).contains("done: hello")))
             .turn(Turn::text("Thanks, amy.").when(|r| last_user(r).contains("done: hello.txt written"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the greeting");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
@@ -114,12 +113,12 @@ fn a_teammate_works_and_reports_to_the_lead() {
 #[test]
 fn a_stream_json_client_reviews_a_teammates_plan() {
     let sb = Sandbox::new();
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let feature = sb.project().join("feature.txt");
     let feature_path = feature.to_str().unwrap().to_string();
     let rejected = |r: &RecordedRequest| last_user(r).contains("rejected your plan");
     let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             // The lead starts amy, who must have her plan approved.
             .turn(
@@ -137,7 +136,7 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
                     .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
             )
             .turn(
-                Turn::tool_use("x1", "ExitPlanMode", json!({}))
+                common::exit_plan("x1")
                     .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
             )
             .turn(
@@ -150,7 +149,7 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
                     .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
             )
             .turn(
-                Turn::tool_use("x2", "ExitPlanMode", json!({}))
+                common::exit_plan("x2")
                     .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
             )
             .turn(
@@ -159,12 +158,11 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
             )
             // Approved: amy implements.
             .turn(
-                Turn::tool_use("f", "Write", json!({"file_path": feature_path, "content": "feature\n"}))
+                common::write("f", &feature_path, "feature\n")
                     .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
             )
             .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");
 

@@ -9,9 +9,8 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, json_lines, plans_dir, writes_plan_then_exits};
-use serde_json::json;
 
 /// Text from outside with every kind of sequence a terminal acts on.
 const HOSTILE: &str = "Done.\x1b]52;c;cm0gLXJmIH4=\x07 \x1b]2;pwned\x1b\\\x1b[2J\x1b[31mred\x1b[0m \
@@ -37,11 +36,11 @@ fn assert_inert(what: &str, bytes: &[u8]) {
 #[test]
 fn the_answer_of_a_text_run_reaches_stdout_without_its_sequences() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text(HOSTILE))).unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
+    let server = common::mock(Script::new().turn(Turn::text(HOSTILE)));
+    let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0));
     assert_inert("stdout", &out.stdout);
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), VISIBLE);
+    assert_eq!(common::stdout(&out).trim(), VISIBLE);
 }
 
 /// JSON output keeps the answer's value (a JSON reader gets every byte
@@ -50,12 +49,11 @@ fn the_answer_of_a_text_run_reaches_stdout_without_its_sequences() {
 #[test]
 fn json_and_stream_json_keep_the_value_and_hold_no_raw_control() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
             .turn(Turn::text(HOSTILE))
             .turn(Turn::text(HOSTILE)),
-    )
-    .unwrap();
+    );
     for format in ["json", "stream-json"] {
         let mut cmd = sb.catui(&server);
         cmd.args(["-p", "hi", "--output-format", format]);
@@ -79,19 +77,14 @@ fn verbose_tool_summaries_and_errors_reach_stderr_without_their_sequences() {
         "{}/missing\x1b]52;c;QUFB\x07\u{9b}2J.txt",
         sb.project().display()
     );
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use("r", "Read", json!({"file_path": path})))
+            .turn(common::read("r", &path))
             .turn(Turn::text("ok")),
-    )
-    .unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "read it", "--verbose"])
-        .output()
-        .unwrap();
+    );
+    let out = sb.run(&server, ["-p", "read it", "--verbose"]);
     assert_eq!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(err.contains("missing"), "the summary is printed: {err}");
     assert!(err.contains("✗"), "the error is printed: {err}");
     assert_inert("stderr", &out.stderr);
@@ -102,13 +95,11 @@ fn verbose_tool_summaries_and_errors_reach_stderr_without_their_sequences() {
 #[test]
 fn a_server_error_reaches_stderr_without_its_sequences() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
-        Script::new().turn(Turn::error_status(400, format!("bad request {HOSTILE}"))),
-    )
-    .unwrap();
-    let out = sb.catui(&server).args(["-p", "hi"]).output().unwrap();
+    let server =
+        common::mock(Script::new().turn(Turn::error_status(400, format!("bad request {HOSTILE}"))));
+    let out = sb.run(&server, ["-p", "hi"]);
     assert_ne!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::stderr(&out);
     assert!(err.contains("bad request Done."), "{err}");
     assert_inert("stderr", &out.stderr);
 }
@@ -119,20 +110,10 @@ fn a_server_error_reaches_stderr_without_its_sequences() {
 fn plans_printed_by_a_planning_run_and_by_plans_show_and_list_are_inert() {
     let sb = Sandbox::new();
     let plan = format!("# Plan\x1b]2;title\x07 one\n\n1. {HOSTILE}\n");
-    let server =
-        MockServer::start_blocking(writes_plan_then_exits(&plans_dir(&sb), &plan)).unwrap();
-    let out = sb
-        .catui(&server)
-        .args(["-p", "--permission-mode", "plan", "plan it"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed = String::from_utf8_lossy(&out.stdout);
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), &plan));
+    let out = sb.run(&server, ["-p", "--permission-mode", "plan", "plan it"]);
+    common::assert_ok(&out);
+    let printed = common::stdout(&out);
     assert!(
         printed.contains("# Plan one\n\n1. Done. red end"),
         "{printed}"
@@ -147,7 +128,7 @@ fn plans_printed_by_a_planning_run_and_by_plans_show_and_list_are_inert() {
         .unwrap();
     let shown = sb.bare().args(["plans", "show", &slug]).output().unwrap();
     assert_eq!(shown.status.code(), Some(0));
-    let text = String::from_utf8_lossy(&shown.stdout);
+    let text = common::stdout(&shown);
     assert!(
         text.starts_with("# Plan one\n\n1. Done. red end\n"),
         "{text}"
@@ -156,7 +137,7 @@ fn plans_printed_by_a_planning_run_and_by_plans_show_and_list_are_inert() {
 
     let listed = sb.bare().args(["plans", "list"]).output().unwrap();
     assert_eq!(listed.status.code(), Some(0));
-    let text = String::from_utf8_lossy(&listed.stdout);
+    let text = common::stdout(&listed);
     assert!(text.contains("# Plan one"), "{text}");
     assert_inert("plans list", &listed.stdout);
 }

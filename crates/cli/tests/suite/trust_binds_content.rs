@@ -12,17 +12,17 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
 /// A `-p hi` run in the project; its stderr.
 fn run(sb: &Sandbox) -> String {
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("ok")));
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "hi"]);
     let out = output_within(cmd, b"", 60);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     stderr
 }
@@ -30,7 +30,7 @@ fn run(sb: &Sandbox) -> String {
 fn catui_sub(sb: &Sandbox, args: &[&str]) -> String {
     let out = sb.bare().args(args).output().unwrap();
     assert!(out.status.success(), "{args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::stdout(&out)
 }
 
 /// A server that only leaves a mark that it was started (it never speaks

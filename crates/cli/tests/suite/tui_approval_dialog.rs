@@ -13,7 +13,6 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use serde_json::json;
 
 /// The dialog's rows on `screen`: from its top border down.
 fn dialog(screen: &str) -> String {
@@ -31,14 +30,13 @@ fn a_newline_padded_command_shows_its_payload_and_the_options() {
     let s = setup(
         move |_, _, _| {
             Script::new()
-                .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+                .turn(common::bash("b1", &command))
                 .turn(Turn::text("Understood, not running it."))
         },
         None,
     );
     launch(&s);
-    s.tmux.type_text("say hello");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("say hello");
     let screen = s.tmux.wait_text("Do you want to proceed?");
     let shown = dialog(&screen);
     assert!(shown.contains("echo hello␛]52;c;QUFB␇"), "{shown}");
@@ -74,15 +72,14 @@ fn a_command_taller_than_the_screen_says_so_and_scrolls_with_the_options_shown()
     let s = setup_sized(
         move |_, _, _| {
             Script::new()
-                .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+                .turn(common::bash("b1", &command))
                 .turn(Turn::text("Made them all."))
         },
         None,
         (100, 30),
     );
     launch(&s);
-    s.tmux.type_text("make the files");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make the files");
     let screen = s.tmux.wait_text("Do you want to proceed?");
     let shown = dialog(&screen);
     assert!(shown.contains("Not all of it fits"), "{shown}");

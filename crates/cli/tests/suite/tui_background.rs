@@ -11,7 +11,6 @@ use crate::common;
 use catui_testkit::{Script, Turn};
 use common::result_of;
 use common::tmux::*;
-use serde_json::json;
 
 #[test]
 fn a_running_command_shows_its_latest_lines_and_then_its_tail() {
@@ -25,14 +24,13 @@ fn a_running_command_shows_its_latest_lines_and_then_its_tail() {
                 release.display()
             );
             Script::new()
-                .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+                .turn(common::bash("b1", &command))
                 .turn(Turn::text("The command finished."))
         },
         None,
     );
     launch(&s);
-    s.tmux.type_text("run the slow command");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("run the slow command");
     // The markers are computed by the shell, so the command's own text
     // (shown above its output) never contains them.
     let screen = s.tmux.wait_screen("the live line while it runs", |sc| {
@@ -77,11 +75,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     let s = setup(
         |sb, _, _| {
             Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": long_command(sb.dir.path())}),
-                ))
+                .turn(common::bash("b1", long_command(sb.dir.path())))
                 .turn(Turn::text("It goes on in the background."))
                 .turn(Turn::text("Noted."))
         },
@@ -95,8 +89,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
         .wait_text("No running command to send to the background");
     assert!(!status_line(&s.tmux.screen()).contains("in background"));
 
-    s.tmux.type_text("start the long command");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("start the long command");
     s.tmux.wait_text("Do you want to proceed?");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_screen("the command running", |sc| {
@@ -125,8 +118,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     assert!(!screen.contains("AFTER-42"), "{screen}");
 
     // `/bashes`: the list, then the output (its tail, live), then stop it.
-    s.tmux.type_text("/bashes");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/bashes");
     let panel = s.tmux.wait_text("Background commands");
     assert!(panel.contains("bash_1  running"), "{panel}");
     assert!(panel.contains("echo $$ >"), "{panel}");
@@ -162,8 +154,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     assert!(!status_line(&screen).is_empty(), "{screen}");
 
     // The model hears that it ended with its next request.
-    s.tmux.type_text("anything new?");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("anything new?");
     s.tmux.wait_text("Noted.");
     let requests = s.server.requests();
     let sent = serde_json::to_string(requests[2].messages()).unwrap();
@@ -180,19 +171,14 @@ fn a_command_sent_to_the_background_ends_when_catui_quits() {
     let s = setup(
         |sb, _, _| {
             Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": long_command(sb.dir.path())}),
-                ))
+                .turn(common::bash("b1", long_command(sb.dir.path())))
                 .turn(Turn::text("It goes on in the background."))
         },
         None,
     );
     let dir = s.sb.dir.path().to_path_buf();
     launch(&s);
-    s.tmux.type_text("start the long command");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("start the long command");
     s.tmux.wait_text("Do you want to proceed?");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("BEFORE-42");

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use catui_testkit::nats::NatsServer;
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use common::{Sandbox, sdk_plan_script};
 use serde_json::Value;
@@ -40,39 +40,20 @@ impl Drop for Killed {
     }
 }
 
-fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = probe() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "gave up waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 fn command(s: &Setup, line: &str) {
-    s.tmux.type_text(line);
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(line);
 }
 
 #[test]
 fn agents_and_approvals_in_the_terminal_ui() {
     require_tmux();
     let broker = NatsServer::start();
-    let s = setup(
-        |_, _, _| Script::new().turn(Turn::text("The LOCAL-ANSWER.")),
-        None,
-    );
+    let s = tmux_session(Script::new().turn(Turn::text("The LOCAL-ANSWER.")));
     // An earlier session of this project on this machine, listed as done.
     let mut earlier = on(s.sb.catui(&s.server), "machine-a", &broker);
     earlier.args(["-p", "hello there", "--output-format", "json"]);
     let out = common::output_within(earlier, b"", 60);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let earlier: Value = serde_json::from_slice(&out.stdout).unwrap();
     let earlier_id = earlier["session_id"].as_str().unwrap().to_string();
 
@@ -81,7 +62,7 @@ fn agents_and_approvals_in_the_terminal_ui() {
     // Not about the plan contract: no goal loop after approval.
     b.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (script, target) = sdk_plan_script(&b);
-    let b_model = MockServer::start_blocking(script).unwrap();
+    let b_model = common::mock(script);
     let mut run_b = on(b.catui(&b_model), "machine-b", &broker);
     run_b
         .args([
@@ -98,7 +79,7 @@ fn agents_and_approvals_in_the_terminal_ui() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = Killed(Some(run_b.spawn().unwrap()));
-    let id = eventually("machine B's plan on the broker", || {
+    let id = common::eventually("machine B's plan on the broker", || {
         let mut cmd = on(s.sb.bare(), "machine-a", &broker);
         cmd.args(["approvals", "--json"]);
         let out = common::output_within(cmd, b"", 30);
@@ -148,7 +129,7 @@ fn agents_and_approvals_in_the_terminal_ui() {
 
     // The run on machine B implements and ends well.
     let mut running = child.0.take().unwrap();
-    let status = eventually("machine B's run to end", || running.try_wait().unwrap());
+    let status = common::eventually("machine B's run to end", || running.try_wait().unwrap());
     child.0 = Some(running);
     assert_eq!(status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "built");

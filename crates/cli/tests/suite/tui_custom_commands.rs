@@ -31,8 +31,7 @@ fn a_project_command_is_in_the_palette_and_runs_with_its_arguments() {
     );
     s.tmux.keys(&["Tab"]);
     s.tmux.wait_text("> /git:review");
-    s.tmux.type_text(" feature-x now");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(" feature-x now");
     s.tmux.wait_text("Reviewed.");
     let request = wait_for("the request", &s.tmux, || {
         s.server.requests().into_iter().next()

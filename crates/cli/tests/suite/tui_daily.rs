@@ -18,7 +18,6 @@ use std::time::Duration;
 use catui_testkit::{Script, Turn};
 use common::result_of;
 use common::tmux::*;
-use serde_json::json;
 
 /// The line of `text` that contains `needle`.
 fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
@@ -29,22 +28,16 @@ fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
 
 #[test]
 fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": "seq 1 30; echo 'boom: the build broke' >&2; exit 3"}),
-                ))
-                .turn(Turn::text("The build failed with exit code 3."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(common::bash(
+                "b1",
+                "seq 1 30; echo 'boom: the build broke' >&2; exit 3",
+            ))
+            .turn(Turn::text("The build failed with exit code 3.")),
     );
     launch(&s);
-    s.tmux.type_text("build it");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("build it");
     // Judged read-only, the command runs (confined) without a prompt.
     s.tmux.wait_history("The build failed with exit code 3.");
 
@@ -104,24 +97,17 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
 
 #[test]
 fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("Answer one.").delay(Duration::from_secs(6)))
-                .turn(Turn::text("Answer two."))
-                .turn(Turn::text("Answer three."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("Answer one.").delay(Duration::from_secs(6)))
+            .turn(Turn::text("Answer two."))
+            .turn(Turn::text("Answer three.")),
     );
     launch(&s);
-    s.tmux.type_text("first question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("first question");
     s.tmux.wait_text("esc to interrupt");
-    s.tmux.type_text("second question");
-    s.tmux.keys(&["Enter"]);
-    s.tmux.type_text("third question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("second question");
+    s.tmux.submit("third question");
     let screen = s.tmux.wait_text("queued  third question");
     assert!(screen.contains("queued  second question"), "{screen}");
     assert_eq!(
@@ -156,18 +142,13 @@ fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
 
 #[test]
 fn escape_before_any_reply_puts_the_prompt_back() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("too late").delay(Duration::from_secs(30)))
-                .turn(Turn::text("Fixed."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("too late").delay(Duration::from_secs(30)))
+            .turn(Turn::text("Fixed.")),
     );
     launch(&s);
-    s.tmux.type_text("fix the bug in main");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("fix the bug in main");
     s.tmux.wait_text("esc to interrupt");
     // The slow first answer is under way (else the retry would get it).
     wait_for("the first request at the model", &s.tmux, || {
@@ -182,8 +163,7 @@ fn escape_before_any_reply_puts_the_prompt_back() {
     assert!(!screen.contains("too late"), "{screen}");
     assert!(!screen.contains("Interrupted"), "{screen}");
     // It is editable and can be sent again.
-    s.tmux.type_text(" please");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(" please");
     s.tmux.wait_history("Fixed.");
     let reqs = s.server.requests();
     assert_eq!(
@@ -201,8 +181,7 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
         .collect();
     let s = setup(move |_, _, _| Script::new().turn(Turn::text(long)), None);
     launch(&s);
-    s.tmux.type_text("tell me a long story");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("tell me a long story");
     s.tmux.wait_history("Line 80 of the answer.");
     quit_and_check_terminal(&s);
     let all = s.tmux.history();
@@ -222,8 +201,7 @@ fn the_transcript_stays_in_the_scrollback_after_exit() {
 
 #[test]
 fn the_palette_scrolls_to_every_command() {
-    require_tmux();
-    let s = setup(|_, _, _| Script::new(), None);
+    let s = tmux_session(Script::new());
     launch(&s);
     s.tmux.type_text("/");
     let first = s.tmux.wait_text("more");
@@ -259,18 +237,13 @@ fn rules(screen: &str) -> usize {
 
 #[test]
 fn resizing_the_window_leaves_one_live_area() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("First answer."))
-                .turn(Turn::text("Second answer."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("First answer."))
+            .turn(Turn::text("Second answer.")),
     );
     launch(&s);
-    s.tmux.type_text("first question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("first question");
     s.tmux.wait_history("First answer.");
     s.tmux.wait_text("Type a message");
     // Narrower re-wraps the full-width rules on screen; wider and shorter
@@ -289,8 +262,7 @@ fn resizing_the_window_leaves_one_live_area() {
         assert!(screen.contains("First answer."), "{screen}");
     }
     // It still works, at the new size.
-    s.tmux.type_text("second question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("second question");
     let all = s.tmux.wait_history("Second answer.");
     assert_eq!(all.matches("> second question").count(), 1, "{all}");
     quit_and_check_terminal(&s);
@@ -322,21 +294,13 @@ fn colour_codes(styled: &str) -> Vec<String> {
 /// catui started with `env`, after a Bash call that failed: the session and
 /// the pane's whole history with its escape sequences.
 fn failed_command_styled(env: &str) -> (Setup, String) {
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": "echo 'boom' >&2; exit 3"}),
-                ))
-                .turn(Turn::text("It failed with exit code 3."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(common::bash("b1", "echo 'boom' >&2; exit 3"))
+            .turn(Turn::text("It failed with exit code 3.")),
     );
     launch_with(&s, env);
-    s.tmux.type_text("build it");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("build it");
     s.tmux.wait_history("It failed with exit code 3.");
     let styled = String::from_utf8_lossy(
         &s.tmux

@@ -29,20 +29,15 @@ fn plan_then_edit_script(plans_dir: &str, main_rs: &Path) -> Script {
     let main = main_rs.display().to_string();
     Script::new()
         .turn(Turn::respond(move |r| {
-            Turn::tool_use(
+            common::write(
                 "p1",
-                "Write",
-                json!({"file_path": plan_path_in(r, &dir),
-                       "content": "# Greeting plan\n\n1. Change the greeting in src/main.rs\n2. Run the binary\n"}),
+                plan_path_in(r, &dir),
+                "# Greeting plan\n\n1. Change the greeting in src/main.rs\n2. Run the binary\n",
             )
         }))
-        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
-        .turn(Turn::tool_use("r1", "Read", json!({"file_path": main})))
-        .turn(Turn::tool_use(
-            "e1",
-            "Edit",
-            json!({"file_path": main, "old_string": "hello", "new_string": "hello, plan mode"}),
-        ))
+        .turn(common::exit_plan("x1"))
+        .turn(common::read("r1", &main))
+        .turn(common::edit("e1", &main, "hello", "hello, plan mode"))
         .turn(Turn::text("Greeting changed as planned."))
 }
 
@@ -168,13 +163,9 @@ fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p1",
-                        "Write",
-                        json!({"file_path": plan_path_in(r, &dir), "content": "# Plan\n\n1. First\n"}),
-                    )
+                    common::write("p1", plan_path_in(r, &dir), "# Plan\n\n1. First\n")
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x1"))
                 .turn(Turn::text("Still planning."))
         },
         Some(&editor.display().to_string()),

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// How long a hung-up or signalled catui may take to be gone (the product
 /// promises one second; the rest is room for a loaded test machine).
@@ -67,12 +67,12 @@ fn assert_resumable(s: &Setup, id: &str, earlier_prompt: &str) {
     assert!(
         out.status.success(),
         "resume failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        common::stderr(&out)
     );
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("Resumed fine."),
+        common::stdout(&out).contains("Resumed fine."),
         "{}",
-        String::from_utf8_lossy(&out.stdout)
+        common::stdout(&out)
     );
     let last = s.server.requests().last().cloned().unwrap();
     let sent = serde_json::to_string(last.messages()).unwrap();
@@ -88,18 +88,13 @@ fn slow_answer() -> Turn {
 
 #[test]
 fn killing_the_tmux_session_ends_an_idle_catui() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("First answer, IDLE-MARK."))
-                .turn(Turn::text("Resumed fine."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("First answer, IDLE-MARK."))
+            .turn(Turn::text("Resumed fine.")),
     );
     let pid = launch_with_pid(&s, "", false);
-    s.tmux.type_text("remember the idle prompt");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("remember the idle prompt");
     s.tmux.wait_text("IDLE-MARK");
     assert!(s.tmux.run(&["kill-session", "-t", "e2e"]).status.success());
     assert_gone_within(pid, "tmux kill-session");
@@ -118,17 +113,13 @@ fn killing_the_tmux_session_ends_an_idle_catui() {
 /// `own_session` catui runs under setsid, so that no SIGHUP comes, only the
 /// pty's hang-up.
 fn hang_up_while_streaming(own_session: bool, what: &str) {
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(slow_answer())
-                .turn(Turn::text("Resumed fine."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(slow_answer())
+            .turn(Turn::text("Resumed fine.")),
     );
     let pid = launch_with_pid(&s, "", own_session);
-    s.tmux.type_text("stream something long");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("stream something long");
     s.tmux.wait_text("Streaming word 3.");
     assert!(s.tmux.run(&["kill-session", "-t", "e2e"]).status.success());
     assert_gone_within(pid, what);
@@ -140,21 +131,13 @@ fn hang_up_while_streaming(own_session: bool, what: &str) {
 /// Hangs the terminal up while a permission dialog is open (see
 /// [`hang_up_while_streaming`] for `own_session`).
 fn hang_up_with_a_dialog_open(own_session: bool, what: &str) {
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "w1",
-                    "Bash",
-                    json!({"command": "touch created-by-the-model"}),
-                ))
-                .turn(Turn::text("Resumed fine."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(common::bash("w1", "touch created-by-the-model"))
+            .turn(Turn::text("Resumed fine.")),
     );
     let pid = launch_with_pid(&s, "", own_session);
-    s.tmux.type_text("create the file");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("create the file");
     s.tmux.wait_text("Do you want to proceed?");
     assert!(s.tmux.run(&["kill-session", "-t", "e2e"]).status.success());
     assert_gone_within(pid, what);
@@ -203,22 +186,13 @@ fn a_pty_closed_without_sighup_ends_catui_with_a_dialog_open() {
 /// write used to kill the signal handler and leave SIGTERM ignored).
 #[test]
 fn sigterm_ends_catui_with_a_dialog_open_even_when_stderr_fails() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "w1",
-                    "Bash",
-                    json!({"command": "touch created-by-the-model"}),
-                ))
-                .turn(Turn::text("Resumed fine."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(common::bash("w1", "touch created-by-the-model"))
+            .turn(Turn::text("Resumed fine.")),
     );
     let pid = launch_with_pid(&s, "2>/dev/full", false);
-    s.tmux.type_text("create the file");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("create the file");
     s.tmux.wait_text("Do you want to proceed?");
     assert!(
         std::process::Command::new("kill")

@@ -41,11 +41,7 @@ fn paste(s: &Setup, text: &str) {
 
 #[test]
 fn a_pasted_image_path_is_attached_and_sent_as_an_image_block() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| Script::new().turn(Turn::text("A single dot.")),
-        None,
-    );
+    let s = tmux_session(Script::new().turn(Turn::text("A single dot.")));
     let shot = s.sb.project().join("my shot.png");
     std::fs::write(&shot, PNG).unwrap();
     let broken = s.sb.project().join("broken.png");
@@ -65,8 +61,7 @@ fn a_pasted_image_path_is_attached_and_sent_as_an_image_block() {
         !screen.contains(&shot.display().to_string()),
         "the placeholder replaces the path:\n{screen}"
     );
-    s.tmux.type_text(" what is this?");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(" what is this?");
     s.tmux.wait_history("A single dot.");
 
     let reqs = s.server.requests();

@@ -16,7 +16,6 @@ use std::time::Duration;
 use catui_testkit::{Script, Turn};
 use common::last_user;
 use common::tmux::*;
-use serde_json::json;
 
 /// The input box's row (the one starting with the prompt marker).
 fn input_row(screen: &str) -> String {
@@ -32,14 +31,12 @@ fn input_row(screen: &str) -> String {
 fn ctrl_c_interrupts_then_clears_then_quits_and_says_which_comes_next() {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
-        let s = setup_sized(
-            |_, _, _| Script::new().turn(Turn::text("Too late.").delay(Duration::from_secs(30))),
-            None,
+        let s = tmux_session_sized(
+            Script::new().turn(Turn::text("Too late.").delay(Duration::from_secs(30))),
             size,
         );
         launch(&s);
-        s.tmux.type_text("a slow question");
-        s.tmux.keys(&["Enter"]);
+        s.tmux.submit("a slow question");
         s.tmux.wait_text("esc to interrupt");
 
         // The first press stops the turn; the prompt comes back to be
@@ -83,8 +80,7 @@ fn esc_in_the_plan_dialog_stops_and_sends_nothing() {
     s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan the parser rewrite");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan the parser rewrite");
     let dialog = s.tmux.wait_text("Would you like to proceed?");
     assert!(dialog.contains("Esc stop"), "the hint names Esc:\n{dialog}");
     s.tmux.keys(&["Escape"]);
@@ -94,8 +90,7 @@ fn esc_in_the_plan_dialog_stops_and_sends_nothing() {
     assert_eq!(mode_on_screen(&screen), "plan", "{screen}");
     // The turn ended: the next request to the model is the user's own
     // next message, not an answer to a rejection.
-    s.tmux.type_text("hold on, one more thing");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("hold on, one more thing");
     s.tmux.wait_history("Understood, waiting for the word.");
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 3, "one request per user message after the plan");
@@ -111,22 +106,17 @@ fn esc_in_the_plan_dialog_stops_and_sends_nothing() {
 fn the_permission_prompt_offers_the_real_command_with_a_whole_hint_and_esc_stops() {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
-        let s = setup_sized(
-            |_, _, _| {
-                Script::new()
-                    .turn(Turn::tool_use(
-                        "b1",
-                        "Bash",
-                        json!({"command": "for i in 1 2 3; do echo $i | tee -a out.txt; done"}),
-                    ))
-                    .turn(Turn::text("Should not be asked for."))
-            },
-            None,
+        let s = tmux_session_sized(
+            Script::new()
+                .turn(common::bash(
+                    "b1",
+                    "for i in 1 2 3; do echo $i | tee -a out.txt; done",
+                ))
+                .turn(Turn::text("Should not be asked for.")),
             size,
         );
         launch(&s);
-        s.tmux.type_text("write the numbers");
-        s.tmux.keys(&["Enter"]);
+        s.tmux.submit("write the numbers");
         let screen = s.tmux.wait_text("Do you want to proceed?");
         // "Don't ask again" names the command that really runs.
         assert!(
@@ -156,23 +146,14 @@ fn the_permission_prompt_offers_the_real_command_with_a_whole_hint_and_esc_stops
 
 #[test]
 fn a_command_with_no_name_of_its_own_offers_no_dont_ask_again() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": "$(echo ls)"}),
-                ))
-                .turn(Turn::text("Fine, I will not."))
-        },
-        None,
+    let s = tmux_session_sized(
+        Script::new()
+            .turn(common::bash("b1", "$(echo ls)"))
+            .turn(Turn::text("Fine, I will not.")),
         (80, 24),
     );
     launch(&s);
-    s.tmux.type_text("list it");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("list it");
     let screen = s.tmux.wait_text("Do you want to proceed?");
     // No rule names this command: allowing all of Bash is not offered.
     assert!(!screen.contains("don't ask again"), "{screen}");
@@ -183,8 +164,7 @@ fn a_command_with_no_name_of_its_own_offers_no_dont_ask_again() {
     assert!(hint.contains("1-3 choose"), "{hint:?}\n{screen}");
     // 2 is "No" now: it opens the note field, and the model hears it.
     s.tmux.keys(&["2"]);
-    s.tmux.type_text("do not run that");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("do not run that");
     s.tmux.wait_history("Fine, I will not.");
     let reqs = s.server.requests();
     let (result, is_error) = common::result_of(reqs.last().unwrap(), "b1");

@@ -41,8 +41,7 @@ fn the_at_picker_inserts_the_chosen_path_and_the_file_is_attached_on_send() {
         s.server.requests().is_empty(),
         "Enter on the picker sent the input:\n{screen}"
     );
-    s.tmux.type_text("please");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("please");
     s.tmux.wait_text("Checklist read.");
     let request = wait_for("the request", &s.tmux, || {
         s.server.requests().into_iter().next()

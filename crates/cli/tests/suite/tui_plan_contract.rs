@@ -21,19 +21,10 @@ fn the_approval_dialog_lists_the_verification_commands_that_then_run() {
             let hello = sb.project().join("hello.txt").display().to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p1",
-                        "Write",
-                        json!({"file_path": common::plan_path_in(r, &dir),
-                               "content": "# Plan\n\n1. Write hello.txt\n\n## Verification\n- `test -f hello.txt`\n- `grep -q hi hello.txt`\n"}),
-                    )
+                    common::write("p1", common::plan_path_in(r, &dir), "# Plan\n\n1. Write hello.txt\n\n## Verification\n- `test -f hello.txt`\n- `grep -q hi hello.txt`\n")
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
-                .turn(Turn::tool_use(
-                    "w",
-                    "Write",
-                    json!({"file_path": hello, "content": "hi\n"}),
-                ))
+                .turn(common::exit_plan("x1"))
+                .turn(common::write("w", &hello, "hi\n"))
                 .turn(Turn::tool_use(
                     "t",
                     "TodoWrite",
@@ -45,8 +36,7 @@ fn the_approval_dialog_lists_the_verification_commands_that_then_run() {
     );
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("write hello");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("write hello");
     let dialog = s.tmux.wait_text("Would you like to proceed?");
     assert!(
         dialog.contains("Approving also lets catui run these verification commands"),

@@ -14,19 +14,15 @@ use serde_json::json;
 
 #[test]
 fn enter_plan_mode_asks_and_can_be_declined_in_the_terminal_ui() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::blocks(vec![
-                    Block::text("This is a wide change; I want to plan it first."),
-                    Block::tool_use("e1", "EnterPlanMode", json!({})),
-                ]))
-                .turn(Turn::text("Understood, no planning."))
-                .turn(Turn::tool_use("e2", "EnterPlanMode", json!({})))
-                .turn(Turn::text("Now planning."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::blocks(vec![
+                Block::text("This is a wide change; I want to plan it first."),
+                Block::tool_use("e1", "EnterPlanMode", json!({})),
+            ]))
+            .turn(Turn::text("Understood, no planning."))
+            .turn(Turn::tool_use("e2", "EnterPlanMode", json!({})))
+            .turn(Turn::text("Now planning.")),
     );
     launch(&s);
     s.tmux.type_text("Rework the storage layer");
@@ -37,14 +33,12 @@ fn enter_plan_mode_asks_and_can_be_declined_in_the_terminal_ui() {
     s.tmux.wait_text("Enter plan mode?");
     s.tmux.wait_text("I want to plan it first.");
     s.tmux.keys(&["2"]);
-    s.tmux.type_text("just do it");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("just do it");
     let screen = s.tmux.wait_text("Understood, no planning.");
     assert_eq!(mode_on_screen(&screen), "default", "{screen}");
 
     // Asked again; "Yes" enters plan mode.
-    s.tmux.type_text("ok, plan it then");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("ok, plan it then");
     s.tmux.wait_text("Enter plan mode?");
     s.tmux.keys(&["1"]);
     let screen = s.tmux.wait_text("Now planning.");
@@ -63,25 +57,18 @@ fn enter_plan_mode_asks_and_can_be_declined_in_the_terminal_ui() {
 
 #[test]
 fn clear_is_answered_by_the_engine_in_the_terminal_ui() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("The first answer mentions PINEAPPLE."))
-                .turn(Turn::text("A fresh start."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("The first answer mentions PINEAPPLE."))
+            .turn(Turn::text("A fresh start.")),
     );
     launch(&s);
-    s.tmux.type_text("say something");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("say something");
     s.tmux.wait_text("PINEAPPLE");
-    s.tmux.type_text("/clear");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/clear");
     let screen = s.tmux.wait_text("Conversation cleared. Starting fresh.");
     assert!(!screen.contains("Unknown command"), "{screen}");
-    s.tmux.type_text("hello again");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("hello again");
     s.tmux.wait_text("A fresh start.");
     let reqs = s.server.requests();
     let sent = serde_json::to_string(reqs[1].messages()).unwrap();
@@ -113,14 +100,13 @@ fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
+                    common::write(
                         "p1",
-                        "Write",
-                        json!({"file_path": common::plan_path_in(r, &dir),
-                               "content": "# Greeting plan\n\n1. Change the greeting\n2. Run it\n"}),
+                        common::plan_path_in(r, &dir),
+                        "# Greeting plan\n\n1. Change the greeting\n2. Run it\n",
                     )
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x1"))
                 .turn(Turn::tool_use("t1", "TodoWrite", todos(1)))
                 .turn(Turn::text("Working from a clean slate."))
         },
@@ -167,11 +153,7 @@ fn plan_open_in_the_terminal_ui_is_snapshotted() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p1",
-                        "Write",
-                        json!({"file_path": common::plan_path_in(r, &dir), "content": "# v1\n"}),
-                    )
+                    common::write("p1", common::plan_path_in(r, &dir), "# v1\n")
                 }))
                 .turn(Turn::text("Plan v1 written."))
         },
@@ -179,11 +161,9 @@ fn plan_open_in_the_terminal_ui_is_snapshotted() {
     );
     launch_with(&s, "CATUI_REMOTE=1 ");
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("write the plan");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("write the plan");
     s.tmux.wait_text("Plan v1 written.");
-    s.tmux.type_text("/plan open");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/plan open");
     s.tmux.wait_text("Opened plan in editor");
     quit_and_check_terminal(&s);
 
@@ -231,15 +211,14 @@ fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
+                    common::write(
                         "p1",
-                        "Write",
-                        json!({"file_path": common::plan_path_in(r, &dir),
-                               "content": "# Plan\n\n1. Parse the flag\n2. Print JSON\n"}),
+                        common::plan_path_in(r, &dir),
+                        "# Plan\n\n1. Parse the flag\n2. Print JSON\n",
                     )
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
-                .turn(Turn::tool_use("x2", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x1"))
+                .turn(common::exit_plan("x2"))
                 // Slow enough to see the todo list while the turn runs.
                 .turn(Turn::text("Working from the plan.").delay(std::time::Duration::from_secs(2)))
         },
@@ -247,8 +226,7 @@ fn review_comments_changed_plan_and_seeded_todos_in_the_terminal_ui() {
     );
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan the --json flag");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan the --json flag");
     s.tmux.wait_text("Would you like to proceed?");
 
     // `c`: review mode; the third line gets a comment; Esc leaves review
@@ -332,27 +310,22 @@ fn closing_the_terminal_with_a_dialog_open_ends_catui() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p1",
-                        "Write",
-                        json!({"file_path": common::plan_path_in(r, &dir), "content": "# Plan\n\n1. A\n"}),
-                    )
+                    common::write("p1", common::plan_path_in(r, &dir), "# Plan\n\n1. A\n")
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x1"))
         },
         None,
     );
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan it");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan it");
     s.tmux.wait_text("Would you like to proceed?");
     let shell = s.tmux.display("#{pane_pid}");
     let out = std::process::Command::new("pgrep")
         .args(["-P", shell.trim()])
         .output()
         .unwrap();
-    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let pid = common::stdout(&out).trim().to_string();
     assert!(!pid.is_empty(), "catui's pid under the shell {shell}");
     let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
     assert!(proc_dir.exists());

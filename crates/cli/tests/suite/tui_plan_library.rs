@@ -22,13 +22,9 @@ fn presents(dir: &str, plan: &'static str) -> Script {
     let dir = dir.to_string();
     Script::new()
         .turn(Turn::respond(move |r| {
-            Turn::tool_use(
-                "p1",
-                "Write",
-                json!({"file_path": common::plan_path_in(r, &dir), "content": plan}),
-            )
+            common::write("p1", common::plan_path_in(r, &dir), &plan)
         }))
-        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x1"))
 }
 
 /// The one plan file of the session's plans folder, by its slug.
@@ -85,8 +81,7 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
     launch_with(&s, "CATUI_COMPLETION_CHECK=off ");
     cycle_mode_to(&s.tmux, "acceptEdits");
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan the flag file");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan the flag file");
     s.tmux.wait_text("Yes, implement in the background");
     s.tmux.keys(&["5"]);
     let screen = s.tmux.wait_text("Plan handed to a background agent");
@@ -144,8 +139,7 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
 
 #[test]
 fn the_plans_picker_reads_abandons_and_continues_a_plan() {
-    require_tmux();
-    let s = setup(|_, _, _| Script::new(), None);
+    let s = tmux_session(Script::new());
     let plans = s.sb.config().join("plans");
     std::fs::create_dir_all(&plans).unwrap();
     std::fs::write(
@@ -154,8 +148,7 @@ fn the_plans_picker_reads_abandons_and_continues_a_plan() {
     )
     .unwrap();
     launch(&s);
-    s.tmux.type_text("/plans");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/plans");
     let screen = s.tmux.wait_text("quiet-green-owl");
     assert!(screen.contains("Split the parser"), "{screen}");
     assert!(screen.contains("draft"), "{screen}");

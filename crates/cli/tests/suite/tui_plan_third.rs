@@ -17,13 +17,9 @@ fn presents(dir: &str, plan: &'static str) -> Script {
     let dir = dir.to_string();
     Script::new()
         .turn(Turn::respond(move |r| {
-            Turn::tool_use(
-                "p1",
-                "Write",
-                json!({"file_path": common::plan_path_in(r, &dir), "content": plan}),
-            )
+            common::write("p1", common::plan_path_in(r, &dir), &plan)
         }))
-        .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+        .turn(common::exit_plan("x1"))
 }
 
 /// "Not now" in the dialog: plan mode ends in the mode from before it,
@@ -39,8 +35,7 @@ fn parking_a_plan_in_the_terminal_ui() {
     launch(&s);
     cycle_mode_to(&s.tmux, "acceptEdits");
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan the parser rewrite");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan the parser rewrite");
     s.tmux
         .wait_text("Not now: park the plan (nothing is approved)");
     s.tmux.keys(&["6"]);
@@ -100,8 +95,7 @@ fn skipping_a_step_and_picking_the_model_in_the_terminal_ui() {
     );
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan the --json flag");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan the --json flag");
     s.tmux.wait_text("Implements: test-model");
     s.tmux.keys(&["s"]);
     s.tmux.wait_text("Steps to carry out");

@@ -12,13 +12,11 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use serde_json::json;
 
 /// Clears the pane and its scrollback, so only the next run's output is
 /// there to be found.
 fn clear_pane(s: &Setup) {
-    s.tmux.type_text("clear");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("clear");
     s.tmux.wait_screen("a cleared screen", |sc| {
         !sc.contains("catui-exit") && sc.contains(SHELL_PROMPT.trim_end())
     });
@@ -60,26 +58,17 @@ fn assert_shows_the_conversation(s: &Setup) {
 
 #[test]
 fn continue_resume_and_the_picker_show_the_conversation() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("The ALPHA-ANSWER.").usage(1_200, 34))
-                .turn(
-                    Turn::tool_use("b1", "Bash", json!({"command": "echo tool-output-here"}))
-                        .usage(600, 66),
-                )
-                .turn(Turn::text("The BETA-ANSWER.").usage(900, 100))
-                .turn(Turn::text("Carried on after --continue.").usage(10, 1))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("The ALPHA-ANSWER.").usage(1_200, 34))
+            .turn(common::bash("b1", "echo tool-output-here").usage(600, 66))
+            .turn(Turn::text("The BETA-ANSWER.").usage(900, 100))
+            .turn(Turn::text("Carried on after --continue.").usage(10, 1)),
     );
     launch(&s);
-    s.tmux.type_text("first question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("first question");
     s.tmux.wait_history("ALPHA-ANSWER");
-    s.tmux.type_text("second question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("second question");
     s.tmux.wait_history("BETA-ANSWER");
     s.tmux.wait_text("2.9k tokens");
     quit_and_check_terminal(&s);
@@ -93,8 +82,7 @@ fn continue_resume_and_the_picker_show_the_conversation() {
     clear_pane(&s);
     launch_args(&s, "--continue");
     assert_shows_the_conversation(&s);
-    s.tmux.type_text("and then?");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("and then?");
     s.tmux.wait_history("Carried on after --continue.");
     let sent = serde_json::to_string(s.server.requests().last().unwrap().messages()).unwrap();
     assert!(sent.contains("first question") && sent.contains("BETA-ANSWER"));
@@ -152,8 +140,7 @@ fn write_session(s: &Setup, id: &str, prompt: &str, slug: &str, planned: bool) {
 /// "…" instead of mid-word at the border.
 #[test]
 fn picker_names_plans_only_for_planning_sessions_and_cuts_prompts_at_a_word() {
-    require_tmux();
-    let s = setup_sized(|_, _, _| Script::new(), None, (80, 24));
+    let s = tmux_session_sized(Script::new(), (80, 24));
     let long = "refactor the configuration loader so that every setting is validated \
                 before the session starts and each error names its file";
     write_session(&s, "chat-session", long, "quiet-blue-fox", false);

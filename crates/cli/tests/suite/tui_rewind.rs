@@ -11,7 +11,6 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use serde_json::json;
 
 #[test]
 fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
@@ -21,17 +20,9 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
             let lib = sb.project().join("src/lib.rs").display().to_string();
             let util = sb.project().join("src/util.rs").display().to_string();
             Script::new()
-                .turn(Turn::tool_use(
-                    "w1",
-                    "Write",
-                    json!({"file_path": lib, "content": "pub fn one() {}\n"}),
-                ))
+                .turn(common::write("w1", &lib, "pub fn one() {}\n"))
                 .turn(Turn::text("Made the library."))
-                .turn(Turn::tool_use(
-                    "w2",
-                    "Write",
-                    json!({"file_path": util, "content": "pub fn two() {}\n"}),
-                ))
+                .turn(common::write("w2", &util, "pub fn two() {}\n"))
                 .turn(Turn::text("Made the helpers."))
                 .turn(Turn::text("Done differently."))
         },
@@ -44,11 +35,9 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
     )
     .unwrap();
     launch(&s);
-    s.tmux.type_text("make the library");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make the library");
     s.tmux.wait_history("Made the library.");
-    s.tmux.type_text("make the helpers");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make the helpers");
     s.tmux.wait_history("Made the helpers.");
     let util = s.sb.project().join("src/util.rs");
     let lib = s.sb.project().join("src/lib.rs");
@@ -95,8 +84,7 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
     s.tmux.wait_history("deleted 1 file created since");
 
     // Edited and sent again: the model sees the conversation before it.
-    s.tmux.type_text(", differently");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(", differently");
     s.tmux.wait_history("Done differently.");
     let last = s.server.requests().pop().unwrap();
     let sent: Vec<String> = last.messages().iter().map(|m| m.to_string()).collect();

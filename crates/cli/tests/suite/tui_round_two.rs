@@ -49,8 +49,7 @@ fn the_todo_panel_is_short_counts_the_rest_and_stays_while_todos_are_open() {
         (80, 24),
     );
     launch(&s);
-    s.tmux.type_text("do the 30 steps");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("do the 30 steps");
     // A quarter of 24 rows: five steps and the count of the rest.
     let screen = s.tmux.wait_text("+25 more");
     assert!(screen.contains("(2/30 done)"), "{screen}");
@@ -94,8 +93,7 @@ fn the_todo_panel_is_short_counts_the_rest_and_stays_while_todos_are_open() {
 
 #[test]
 fn the_key_sheet_at_80x24_starts_at_its_top_and_scrolls() {
-    require_tmux();
-    let s = setup_sized(|_, _, _| Script::new(), None, (80, 24));
+    let s = tmux_session_sized(Script::new(), (80, 24));
     launch(&s);
     s.tmux.type_text("?");
     let top = s.tmux.wait_text("any other key closes this sheet");
@@ -117,18 +115,13 @@ fn the_key_sheet_at_80x24_starts_at_its_top_and_scrolls() {
 
 #[test]
 fn ctrl_c_interrupts_puts_the_prompt_back_and_never_quits_over_a_draft() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("too late").delay(Duration::from_secs(30)))
-                .turn(Turn::text("Fixed."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("too late").delay(Duration::from_secs(30)))
+            .turn(Turn::text("Fixed.")),
     );
     launch(&s);
-    s.tmux.type_text("fix the bug in main");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("fix the bug in main");
     s.tmux.wait_text("esc to interrupt");
     // The slow first answer is under way (else the retry would get it).
     wait_for("the first request at the model", &s.tmux, || {
@@ -152,8 +145,7 @@ fn ctrl_c_interrupts_puts_the_prompt_back_and_never_quits_over_a_draft() {
     assert!(!cleared.contains("catui-exit=0"), "{cleared}");
     s.tmux.keys(&["C-y"]);
     s.tmux.wait_text("> fix the bug in main");
-    s.tmux.type_text(" please");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit(" please");
     s.tmux.wait_history("Fixed.");
     let reqs = s.server.requests();
     assert_eq!(
@@ -165,27 +157,14 @@ fn ctrl_c_interrupts_puts_the_prompt_back_and_never_quits_over_a_draft() {
 
 #[test]
 fn escape_on_a_permission_prompt_stops_the_turn_and_a_reason_carries_on() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "w1",
-                    "Bash",
-                    json!({"command": "touch one"}),
-                ))
-                .turn(Turn::tool_use(
-                    "w2",
-                    "Bash",
-                    json!({"command": "touch two"}),
-                ))
-                .turn(Turn::text("Using the other way then."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(common::bash("w1", "touch one"))
+            .turn(common::bash("w2", "touch two"))
+            .turn(Turn::text("Using the other way then.")),
     );
     launch(&s);
-    s.tmux.type_text("make file one");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make file one");
     s.tmux.wait_text("Do you want to proceed?");
     s.tmux.keys(&["Escape"]);
     s.tmux.wait_text("Interrupted");
@@ -197,12 +176,10 @@ fn escape_on_a_permission_prompt_stops_the_turn_and_a_reason_carries_on() {
     );
 
     // "No" with a reason: the model hears it and carries on.
-    s.tmux.type_text("make file two");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make file two");
     s.tmux.wait_text("Do you want to proceed?");
     s.tmux.keys(&["3"]);
-    s.tmux.type_text("use the Write tool instead");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("use the Write tool instead");
     s.tmux.wait_history("Using the other way then.");
     let reqs = s.server.requests();
     let (result, is_error) = result_of(reqs.last().unwrap(), "w2");
@@ -230,21 +207,16 @@ fn dialogs_name_the_command_and_the_file_once() {
         move |_, _, main| {
             let main = main.display().to_string();
             Script::new()
-                .turn(Turn::tool_use("r1", "Read", json!({"file_path": &main})))
-                .turn(Turn::tool_use(
-                    "e1",
-                    "Edit",
-                    json!({"file_path": main, "old_string": "hello", "new_string": "bye"}),
-                ))
-                .turn(Turn::tool_use("b1", "Bash", json!({"command": command})))
+                .turn(common::read("r1", &main))
+                .turn(common::edit("e1", &main, "hello", "bye"))
+                .turn(common::bash("b1", &command))
                 .turn(Turn::text("All done."))
         },
         None,
         (120, 40),
     );
     launch(&s);
-    s.tmux.type_text("edit and touch");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("edit and touch");
     let edit = s.tmux.wait_text("Do you want to proceed?");
     let project = s.sb.project().display().to_string();
     let dialog: String = edit
@@ -291,18 +263,13 @@ fn dialogs_name_the_command_and_the_file_once() {
 
 #[test]
 fn help_lists_mcp_model_and_resume_and_model_switches() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("First answer."))
-                .turn(Turn::text("Answered by the other model."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("First answer."))
+            .turn(Turn::text("Answered by the other model.")),
     );
     launch(&s);
-    s.tmux.type_text("/help");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/help");
     let all = s.tmux.wait_history("/compact");
     assert!(all.contains("> /help"), "/help is echoed:\n{all}");
     for command in ["/mcp ", "/model ", "/resume "] {
@@ -312,14 +279,12 @@ fn help_lists_mcp_model_and_resume_and_model_switches() {
     let palette = s.tmux.wait_text("/model");
     assert!(palette.contains("/mode"), "{palette}");
     s.tmux.keys(&["C-u"]);
-    s.tmux.type_text("/model other-model");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/model other-model");
     s.tmux.wait_text("Model set to other-model");
     s.tmux.wait_screen("the status line naming it", |sc| {
         status_line(sc).contains("other-model")
     });
-    s.tmux.type_text("hello");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("hello");
     s.tmux.wait_history("First answer.");
     let reqs = s.server.requests();
     assert_eq!(reqs.last().unwrap().body["model"], "other-model");
@@ -328,26 +293,19 @@ fn help_lists_mcp_model_and_resume_and_model_switches() {
 
 #[test]
 fn resume_in_a_session_switches_to_the_chosen_one() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text("Answer of the FIRST-SESSION."))
-                .turn(Turn::text("Answer of the second session."))
-        },
-        None,
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("Answer of the FIRST-SESSION."))
+            .turn(Turn::text("Answer of the second session.")),
     );
     launch(&s);
-    s.tmux.type_text("first session question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("first session question");
     s.tmux.wait_history("FIRST-SESSION");
     quit_and_check_terminal(&s);
     launch(&s);
-    s.tmux.type_text("second session question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("second session question");
     s.tmux.wait_history("Answer of the second session.");
-    s.tmux.type_text("/resume");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("/resume");
     wait_for("the session picker", &s.tmux, || {
         (s.tmux.display("#{alternate_on}") == "1"
             && s.tmux.screen().contains("first session question"))
@@ -379,13 +337,9 @@ fn home_and_end_move_through_the_plan_in_its_dialog() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p1",
-                        "Write",
-                        json!({"file_path": plan_path_in(r, &dir), "content": plan.clone()}),
-                    )
+                    common::write("p1", plan_path_in(r, &dir), plan.clone())
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x1"))
                 .turn(Turn::text("Approved."))
         },
         None,
@@ -424,11 +378,7 @@ fn send_bytes(s: &Setup, bytes: &[u8]) {
 /// in the prompt; Alt+Enter too. Nothing is dropped or typed as text.
 #[test]
 fn shift_enter_in_the_modify_other_keys_form_starts_a_new_line() {
-    require_tmux();
-    let s = setup(
-        |_, _, _| Script::new().turn(Turn::text("Got four lines.")),
-        None,
-    );
+    let s = tmux_session(Script::new().turn(Turn::text("Got four lines.")));
     launch(&s);
     s.tmux.type_text("line one");
     send_bytes(&s, b"\x1b[27;2;13~");

@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use serde_json::json;
 
 /// An answer of `n` numbered lines, each naming `marker`.
 fn tall_answer(marker: &str, n: usize) -> String {
@@ -32,23 +31,18 @@ fn narrowing_the_window_during_a_turn_commits_nothing_live() {
 }
 
 fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
-    let s = setup_sized(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text(tall_answer("FULL", 30)))
-                .turn(Turn::text("SLOW answer arrived.").delay(Duration::from_secs(4)))
-        },
-        None,
+    let s = tmux_session_sized(
+        Script::new()
+            .turn(Turn::text(tall_answer("FULL", 30)))
+            .turn(Turn::text("SLOW answer arrived.").delay(Duration::from_secs(4))),
         size,
     );
     launch(&s);
-    s.tmux.type_text("fill the screen");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("fill the screen");
     s.tmux.wait_history("FULL row 30");
     s.tmux
         .wait_screen("the first turn over", |sc| !sc.contains("esc to interrupt"));
-    s.tmux.type_text("the second question");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("the second question");
     s.tmux.wait_text("esc to interrupt");
     s.tmux.resize(narrower, size.1);
     s.tmux.wait_screen("the live area at the new width", |sc| {
@@ -128,8 +122,7 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
         s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
         launch(&s);
         cycle_mode_to(&s.tmux, "plan");
-        s.tmux.type_text("plan the parser rewrite");
-        s.tmux.keys(&["Enter"]);
+        s.tmux.submit("plan the parser rewrite");
         s.tmux.wait_text("Would you like to proceed?");
         s.tmux.keys(&["b"]);
         s.tmux.wait_text("No browser could be started");
@@ -176,8 +169,7 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
 /// Clears the pane and its scrollback, so only the next run's output is
 /// there to be found.
 fn clear_pane(s: &Setup) {
-    s.tmux.type_text("clear");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("clear");
     s.tmux.wait_screen("a cleared screen", |sc| {
         !sc.contains("catui-exit") && sc.contains(SHELL_PROMPT.trim_end())
     });
@@ -186,23 +178,14 @@ fn clear_pane(s: &Setup) {
 
 #[test]
 fn a_resumed_session_marks_a_failed_command_as_the_live_one_did() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": "echo broken-build >&2; exit 3"}),
-                ))
-                .turn(Turn::text("FAILED-ANSWER: the build broke."))
-        },
-        None,
+    let s = tmux_session_sized(
+        Script::new()
+            .turn(common::bash("b1", "echo broken-build >&2; exit 3"))
+            .turn(Turn::text("FAILED-ANSWER: the build broke.")),
         (80, 24),
     );
     launch(&s);
-    s.tmux.type_text("build it");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("build it");
     let live = s.tmux.wait_history("FAILED-ANSWER");
     assert!(live.contains("✗ Bash(echo broken-build"), "{live}");
     quit_and_check_terminal(&s);
@@ -220,21 +203,16 @@ fn a_resumed_session_marks_a_failed_command_as_the_live_one_did() {
 
 #[test]
 fn the_status_line_counts_no_zero_tokens_while_the_spinner_counts() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| {
-            Script::new().turn(
-                Turn::text("COUNTED answer.")
-                    .usage(1200, 34)
-                    .delay(Duration::from_secs(3)),
-            )
-        },
-        None,
+    let s = tmux_session_sized(
+        Script::new().turn(
+            Turn::text("COUNTED answer.")
+                .usage(1200, 34)
+                .delay(Duration::from_secs(3)),
+        ),
         (80, 24),
     );
     launch(&s);
-    s.tmux.type_text("count something");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("count something");
     let screen = s.tmux.wait_text("esc to interrupt");
     let status = status_line(&screen);
     assert!(status.contains("test-model"), "{screen}");
@@ -254,10 +232,9 @@ fn the_status_line_counts_no_zero_tokens_while_the_spinner_counts() {
 fn help_lays_out_its_sheet_for_the_width() {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
-        let s = setup_sized(|_, _, _| Script::new(), None, size);
+        let s = tmux_session_sized(Script::new(), size);
         launch(&s);
-        s.tmux.type_text("/help");
-        s.tmux.keys(&["Enter"]);
+        s.tmux.submit("/help");
         s.tmux.wait_history("/rewind");
         let all = joined_history(&s);
         let lines: Vec<&str> = all.lines().collect();
@@ -302,11 +279,7 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     let s = setup_sized(
         |_, dir, _| {
             common::presents_plan(dir, "Back to planning.")
-                .turn(Turn::tool_use(
-                    "b1",
-                    "Bash",
-                    json!({"command": "rm -rf build"}),
-                ))
+                .turn(common::bash("b1", "rm -rf build"))
                 .turn(Turn::text("Keeping the build dir."))
         },
         None,
@@ -315,8 +288,7 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     s.sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("plan the parser rewrite");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("plan the parser rewrite");
     s.tmux.wait_text("Would you like to proceed?");
     // One full path (the dialog's), and the plan's text once: in the
     // dialog, not also as a preview above it.
@@ -328,17 +300,14 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
 
     s.tmux.keys(&["3"]);
     s.tmux.wait_text("What should change?");
-    s.tmux.type_text("do the lexer first");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("do the lexer first");
     s.tmux.wait_history("Back to planning.");
     cycle_mode_to(&s.tmux, "default");
-    s.tmux.type_text("clean up");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("clean up");
     s.tmux.wait_text("Do you want to proceed?");
     s.tmux.keys(&["3"]);
     s.tmux.wait_text("tell the agent");
-    s.tmux.type_text("keep the build dir");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("keep the build dir");
     let all = s.tmux.wait_history("Keeping the build dir.");
     // The user's own answers: no failure mark, not in the error colour.
     assert!(all.contains("● ExitPlanMode"), "{all}");
@@ -376,26 +345,19 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
 fn an_edit_stopped_with_esc_keeps_its_diff_in_the_scrollback() {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
-        let s = setup_sized(
-            |_, _, _| {
-                Script::new()
-                    .turn(Turn::tool_use(
-                        "e1",
-                        "Edit",
-                        json!({
-                            "file_path": "src/main.rs",
-                            "old_string": "println!(\"hello\");",
-                            "new_string": "println!(\"REJECTED-CHANGE\");"
-                        }),
-                    ))
-                    .turn(Turn::text("Should not be asked for."))
-            },
-            None,
+        let s = tmux_session_sized(
+            Script::new()
+                .turn(common::edit(
+                    "e1",
+                    "src/main.rs",
+                    "println!(\"hello\");",
+                    "println!(\"REJECTED-CHANGE\");",
+                ))
+                .turn(Turn::text("Should not be asked for.")),
             size,
         );
         launch(&s);
-        s.tmux.type_text("change the greeting");
-        s.tmux.keys(&["Enter"]);
+        s.tmux.submit("change the greeting");
         s.tmux.wait_text("Do you want to");
         s.tmux.keys(&["Escape"]);
         s.tmux

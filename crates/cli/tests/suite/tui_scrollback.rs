@@ -54,22 +54,18 @@ fn assert_clean_history(s: &Setup, marker: &str, rows: usize) {
 }
 
 fn tall_after_spinner(size: (u16, u16)) {
-    let s = setup_sized(
-        |_, _, _| {
-            // A spinner first, then the answer streams in (frames of the
-            // growing answer are drawn), then it is committed.
-            Script::new().turn(
-                Turn::text(tall_answer("TALL", 40))
-                    .delay(Duration::from_secs(1))
-                    .chunk_delay(Duration::from_millis(15)),
-            )
-        },
-        None,
+    let s = tmux_session_sized(
+        // A spinner first, then the answer streams in (frames of the
+        // growing answer are drawn), then it is committed.
+        Script::new().turn(
+            Turn::text(tall_answer("TALL", 40))
+                .delay(Duration::from_secs(1))
+                .chunk_delay(Duration::from_millis(15)),
+        ),
         size,
     );
     launch(&s);
-    s.tmux.type_text("a tall answer please");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("a tall answer please");
     s.tmux.wait_text("esc to interrupt");
     assert_clean_history(&s, "TALL", 40);
     quit_and_check_terminal(&s);
@@ -89,18 +85,13 @@ fn a_tall_answer_after_a_spinner_is_committed_once_at_120x40() {
 
 #[test]
 fn shrinking_the_window_mid_answer_commits_no_partial_frame() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::text(tall_answer("SHRINK", 40)).chunk_delay(Duration::from_millis(40)))
-        },
-        None,
+    let s = tmux_session_sized(
+        Script::new()
+            .turn(Turn::text(tall_answer("SHRINK", 40)).chunk_delay(Duration::from_millis(40))),
         (100, 30),
     );
     launch(&s);
-    s.tmux.type_text("stream a tall answer");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("stream a tall answer");
     s.tmux.wait_text("SHRINK row 08.");
     s.tmux.resize(100, 18);
     s.tmux.wait_text("SHRINK row 14.");
@@ -141,13 +132,9 @@ fn a_full_screen_plan_dialog_never_reaches_the_scrollback() {
             let dir = dir.to_string();
             Script::new()
                 .turn(Turn::respond(move |r| {
-                    Turn::tool_use(
-                        "p1",
-                        "Write",
-                        json!({"file_path": plan_path_in(r, &dir), "content": long_plan()}),
-                    )
+                    common::write("p1", plan_path_in(r, &dir), long_plan())
                 }))
-                .turn(Turn::tool_use("x1", "ExitPlanMode", json!({})))
+                .turn(common::exit_plan("x1"))
                 .turn(Turn::text("Approved, starting."))
         },
         Some(&editor.display().to_string()),
@@ -193,8 +180,7 @@ fn a_wider_window_prints_the_screen_again_at_the_new_width() {
         (80, 24),
     );
     launch(&s);
-    s.tmux.type_text("one long paragraph");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("one long paragraph");
     s.tmux.wait_text("REFLOW-END");
     let narrow = s.tmux.screen();
     assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");

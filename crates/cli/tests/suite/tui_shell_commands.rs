@@ -42,8 +42,7 @@ fn a_bang_command_runs_shows_its_output_and_reaches_the_next_request() {
         project.join("made-by-user.txt").exists().then_some(())
     });
 
-    s.tmux.type_text("what did the notes say?");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("what did the notes say?");
     s.tmux.wait_text("I see the notes.");
     let request = wait_for("the request", &s.tmux, || {
         s.server.requests().into_iter().next()
@@ -73,12 +72,10 @@ fn plan_mode_runs_a_reading_command_and_refuses_a_writing_one() {
     );
     launch(&s);
     cycle_mode_to(&s.tmux, "plan");
-    s.tmux.type_text("!touch written-in-plan-mode.txt");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("!touch written-in-plan-mode.txt");
     s.tmux.wait_text("Plan mode runs only commands that read");
     assert!(!s.sb.project().join("written-in-plan-mode.txt").exists());
-    s.tmux.type_text("!cat notes.txt");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("!cat notes.txt");
     s.tmux.wait_text("planning-notes");
     assert!(s.server.requests().is_empty(), "a model turn ran");
     quit_and_check_terminal(&s);

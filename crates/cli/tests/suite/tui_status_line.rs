@@ -13,12 +13,7 @@ use common::tmux::{
 
 #[test]
 fn the_commands_line_is_the_status_line_and_it_reads_the_session() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| Script::new().turn(Turn::text("done")),
-        None,
-        (80, 24),
-    );
+    let s = common::tmux::tmux_session_sized(Script::new().turn(Turn::text("done")), (80, 24));
     let input = s.sb.dir.path().join("status-input.json");
     s.sb.user_settings(
         &serde_json::json!({
@@ -64,12 +59,7 @@ fn the_commands_line_is_the_status_line_and_it_reads_the_session() {
 
 #[test]
 fn a_failing_command_is_reported_once_and_the_built_in_line_shows() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| Script::new().turn(Turn::text("answered")),
-        None,
-        (80, 24),
-    );
+    let s = common::tmux::tmux_session_sized(Script::new().turn(Turn::text("answered")), (80, 24));
     let runs = s.sb.dir.path().join("status-runs");
     s.sb.user_settings(
         &serde_json::json!({
@@ -92,8 +82,7 @@ fn a_failing_command_is_reported_once_and_the_built_in_line_shows() {
     // A turn (tokens counted) and a mode change make it run twice more;
     // runs never overlap, so the second one's failure was taken before
     // the third started. It is not reported again.
-    s.tmux.type_text("hello");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("hello");
     s.tmux.wait_text("answered");
     wait_for("a second run", &s.tmux, || {
         (runs_so_far() >= 2).then_some(())

@@ -40,7 +40,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
                 .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
         )
         .turn(
-            Turn::tool_use("x1", "ExitPlanMode", json!({}))
+            common::exit_plan("x1")
                 .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
         )
         .turn(
@@ -56,7 +56,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
             .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
         )
         .turn(
-            Turn::tool_use("x2", "ExitPlanMode", json!({}))
+            common::exit_plan("x2")
                 .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
         )
         .turn(
@@ -64,15 +64,11 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
                 .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
         )
         .turn(
-            Turn::tool_use("r1", "Read", json!({"file_path": main}))
+            common::read("r1", &main)
                 .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("r1")),
         )
         .turn(
-            Turn::tool_use(
-                "e1",
-                "Edit",
-                json!({"file_path": main_for_edit, "old_string": "hello", "new_string": "hello, team"}),
-            )
+            common::edit("e1", &main_for_edit, "hello", "hello, team")
             .when(move |r| is_teammate(r, "amy") && r.has_tool_result("r1") && !r.has_tool_result("e1")),
         )
         .turn(
@@ -94,8 +90,7 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
         None,
     );
     launch(&s);
-    s.tmux.type_text("start a team for the greeting");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("start a team for the greeting");
 
     // Amy would work in acceptEdits, wider than the lead's default mode:
     // the user agrees first.

@@ -30,11 +30,7 @@ fn project(sb: &common::Sandbox, _: &str, _: &std::path::Path) -> Script {
     );
     let out = sb.project().join("out.txt");
     Script::new()
-        .turn(Turn::tool_use(
-            "w",
-            "Write",
-            json!({"file_path": out.display().to_string(), "content": "written"}),
-        ))
+        .turn(common::write("w", out.display().to_string(), "written"))
         .turn(Turn::text("All done here."))
 }
 
@@ -77,8 +73,7 @@ fn continue_without_it_keeps_the_folders_configuration_out_and_is_remembered() {
     s.tmux.keys(&["2"]);
     s.tmux.wait_text("Shift+Tab cycles permission modes");
     s.tmux.wait_history("catui trust");
-    s.tmux.type_text("write the file");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("write the file");
     s.tmux.wait_text("Do you want to proceed?");
     // "No" (Esc would stop the turn; declining with 3 lets the model go on).
     s.tmux.keys(&["3", "Enter"]);
@@ -112,8 +107,7 @@ fn trusting_in_the_dialog_lets_the_folders_configuration_in() {
     launch_to_dialog(&s);
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("Shift+Tab cycles permission modes");
-    s.tmux.type_text("write the file");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("write the file");
     s.tmux.wait_text("All done here.");
     assert!(!s.tmux.history().contains("Do you want to proceed?"));
     assert_eq!(

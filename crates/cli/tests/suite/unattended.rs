@@ -7,9 +7,8 @@
 
 use crate::common;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use catui_testkit::{RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, output_within};
-use serde_json::json;
 
 const NOBODY: &str = "# Nobody is here";
 
@@ -41,7 +40,7 @@ fn assert_unattended(r: &RecordedRequest) {
 #[test]
 fn a_plain_print_run_tells_the_model_nobody_is_here() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("done"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("done")));
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "tidy the project"]);
     let out = output_within(cmd, b"", 60);
@@ -52,7 +51,7 @@ fn a_plain_print_run_tells_the_model_nobody_is_here() {
 #[test]
 fn a_stream_json_run_given_unattended_is_told_too() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("done"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("done")));
     let mut s = StreamSession::start(sb.catui(&server), &["--unattended"]);
     s.send_user("tidy the project");
     s.wait_type("result");
@@ -65,16 +64,11 @@ fn a_stream_json_run_given_unattended_is_told_too() {
 fn an_sdk_session_that_answers_permission_prompts_keeps_the_interactive_prompt() {
     let sb = Sandbox::new();
     let target = sb.project().join("out.txt");
-    let server = MockServer::start_blocking(
+    let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": target, "content": "written"}),
-            ))
+            .turn(common::write("w1", &target, "written"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&server), &["--permission-prompt-tool", "stdio"]);
     s.send_user("write the file");
     let ask = s.wait_for("a permission prompt", |v| {
@@ -100,7 +94,7 @@ fn an_sdk_session_that_answers_permission_prompts_keeps_the_interactive_prompt()
 #[test]
 fn bypass_permissions_bash_text_does_not_promise_a_question() {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("done"))).unwrap();
+    let server = common::mock(Script::new().turn(Turn::text("done")));
     let mut s = StreamSession::start(
         sb.catui(&server),
         &["--permission-mode", "bypassPermissions"],

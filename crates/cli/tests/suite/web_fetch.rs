@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-use catui_testkit::{MockServer, Script, Turn};
+use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
@@ -117,7 +117,7 @@ fn fetch_all(sb: &Sandbox, args: &[&str], inputs: Vec<Value>) -> Vec<(String, bo
     for (i, input) in inputs.iter().enumerate() {
         script = script.turn(Turn::tool_use(format!("w{i}"), "WebFetch", input.clone()));
     }
-    let mock = MockServer::start_blocking(script.turn(Turn::text("done"))).unwrap();
+    let mock = common::mock(script.turn(Turn::text("done")));
     let mut s = StreamSession::start(sb.catui(&mock), args);
     s.send_user("read the docs");
     // A permission prompt is answered no.
@@ -263,7 +263,7 @@ fn a_domain_rule_decides_and_plan_mode_allows_reading() {
 fn a_prompt_is_answered_by_the_small_model_from_the_page() {
     let site = Site::start();
     let sb = Sandbox::new();
-    let mock = MockServer::start_blocking(
+    let mock = common::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "w1",
@@ -284,8 +284,7 @@ fn a_prompt_is_answered_by_the_small_model_from_the_page() {
                 .when(|r| r.body["tools"].as_array().is_none_or(|t| t.is_empty())),
             )
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let mut s = StreamSession::start(sb.catui(&mock), &["--allowed-tools", "WebFetch"]);
     s.send_user("how to install?");
     s.wait_type("result");
