@@ -11,6 +11,7 @@ use assert_cmd::cargo::CommandCargoExt;
 use catui_testkit::{MockServer, Turn};
 use serde_json::Value;
 
+pub mod broker;
 pub mod review;
 pub mod sdk_cases;
 pub mod team_plan;
@@ -19,6 +20,11 @@ pub mod tmux;
 /// The mock model server playing `script` (every test's model).
 pub fn mock(script: catui_testkit::Script) -> MockServer {
     MockServer::start_blocking(script).unwrap()
+}
+
+/// A fresh [`Sandbox`] and the mock model playing `script`.
+pub fn with_mock(script: catui_testkit::Script) -> (Sandbox, MockServer) {
+    (Sandbox::new(), mock(script))
 }
 
 /// Asserts that `out` exited with 0, showing its stderr when it did not.
@@ -30,6 +36,32 @@ pub fn assert_ok(out: &std::process::Output) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Asserts that `text` contains `needle`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{text}");
+}
+
+/// Asserts that `text` does not contain `needle`, showing `text` when it does.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "{text}");
+}
+
+/// The text of a message's `content`: a string as it is, text blocks
+/// joined by `sep`, anything else empty.
+pub fn text_of(message: &Value, sep: &str) -> String {
+    match &message["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(sep),
+        _ => String::new(),
+    }
 }
 
 /// catui's stdout as text.
@@ -79,6 +111,69 @@ pub fn edit(
     )
 }
 
+/// A model turn calling TeamCreate for the team `core` with `members`.
+pub fn team_create(id: impl Into<String>, members: Value) -> Turn {
+    Turn::tool_use(
+        id,
+        "TeamCreate",
+        serde_json::json!({"team_name": "core", "members": members}),
+    )
+}
+
+/// A model turn calling TodoWrite with `todos`.
+pub fn todo_write(id: impl Into<String>, todos: Value) -> Turn {
+    Turn::tool_use(id, "TodoWrite", serde_json::json!({"todos": todos}))
+}
+
+/// A model turn starting a sub-agent of `subagent_type`.
+pub fn agent(
+    id: impl Into<String>,
+    description: impl serde::Serialize,
+    prompt: impl serde::Serialize,
+    subagent_type: impl serde::Serialize,
+) -> Turn {
+    Turn::tool_use(
+        id,
+        "Agent",
+        serde_json::json!({"description": description, "prompt": prompt, "subagent_type": subagent_type}),
+    )
+}
+
+/// A model turn calling Bash with `command` in the background.
+pub fn bash_background(id: impl Into<String>, command: impl serde::Serialize) -> Turn {
+    Turn::tool_use(
+        id,
+        "Bash",
+        serde_json::json!({"command": command, "run_in_background": true}),
+    )
+}
+
+/// A model turn calling Bash with `command` and a `timeout` (ms).
+pub fn bash_timeout(
+    id: impl Into<String>,
+    command: impl serde::Serialize,
+    timeout: impl serde::Serialize,
+) -> Turn {
+    Turn::tool_use(
+        id,
+        "Bash",
+        serde_json::json!({"command": command, "timeout": timeout}),
+    )
+}
+
+/// A model turn calling SendMessage to `to`.
+pub fn send_message(
+    id: impl Into<String>,
+    to: impl serde::Serialize,
+    message: impl serde::Serialize,
+) -> Turn {
+    Turn::tool_use(
+        id,
+        "SendMessage",
+        serde_json::json!({"to": to, "message": message}),
+    )
+}
+
 /// A model turn calling ExitPlanMode (presenting its plan).
 pub fn exit_plan(id: impl Into<String>) -> Turn {
     Turn::tool_use(id, "ExitPlanMode", serde_json::json!({}))
@@ -97,6 +192,18 @@ pub fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
             "gave up waiting for {what}"
         );
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Polls `done` every 50 ms until it holds, failing the test after 30 s.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -164,6 +271,28 @@ impl Sandbox {
         S: AsRef<std::ffi::OsStr>,
     {
         self.catui(server).args(args).output().unwrap()
+    }
+
+    /// A headless planning run (`-p --permission-mode plan`, stream-json
+    /// output) of `prompt` against `server`, to its end.
+    pub fn run_planning(&self, server: &MockServer, prompt: &str) -> std::process::Output {
+        self.run(
+            server,
+            [
+                "-p",
+                "--permission-mode",
+                "plan",
+                "--output-format",
+                "stream-json",
+                prompt,
+            ],
+        )
+    }
+
+    /// A `--input-format stream-json` session of `catui` against `server`
+    /// with `extra` arguments.
+    pub fn stream(&self, server: &MockServer, extra: &[&str]) -> StreamSession {
+        StreamSession::start(self.catui(server), extra)
     }
 
     /// `catui` pointing at `server` with the OpenAI wire format.
@@ -333,6 +462,17 @@ pub fn presents_plan(plans_dir: &str, then: &str) -> catui_testkit::Script {
         .turn(Turn::text(then))
 }
 
+/// A model that writes `plan` to its plan file (ids `p1`, then `x1`) and
+/// presents it.
+pub fn writes_and_presents(plans_dir: &str, plan: &'static str) -> catui_testkit::Script {
+    let dir = plans_dir.to_string();
+    catui_testkit::Script::new()
+        .turn(Turn::respond(move |r| {
+            write("p1", plan_path_in(r, &dir), plan)
+        }))
+        .turn(exit_plan("x1"))
+}
+
 /// The plan file path as the model sees it in its plan-mode reminder (the
 /// last user message of `r`).
 pub fn plan_path_in(r: &catui_testkit::RecordedRequest, plans_dir: &str) -> String {
@@ -401,6 +541,29 @@ pub fn writes_teammate_plan(
             serde_json::json!({"file_path": path, "content": content}),
         )
     })
+}
+
+/// The text and error flag of tool call `id`'s result in an Anthropic
+/// request `body` (text parts joined by lines, any other content as JSON);
+/// fails the test when there is none.
+pub fn tool_result_in(body: &Value, id: &str) -> (String, bool) {
+    for m in body["messages"].as_array().unwrap() {
+        for b in m["content"].as_array().into_iter().flatten() {
+            if b["type"] == "tool_result" && b["tool_use_id"] == id {
+                let text = match &b["content"] {
+                    Value::String(s) => s.clone(),
+                    Value::Array(parts) => parts
+                        .iter()
+                        .filter_map(|p| p["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    other => other.to_string(),
+                };
+                return (text, b["is_error"] == true);
+            }
+        }
+    }
+    panic!("no tool_result for {id} in {body:#}");
 }
 
 /// The text and error flag of tool call `id`'s result in `r`; fails the
@@ -492,4 +655,41 @@ pub fn deny(ask: &Value, body: Value) -> Value {
 /// The plans directory of `sb`, as the model sees it in its reminders.
 pub fn plans_dir(sb: &Sandbox) -> String {
     format!("{}/plans/", sb.config().display())
+}
+
+/// Runs `cmd` in a new session, without a controlling terminal, as under
+/// an SDK or CI (whatever terminal the test itself runs in).
+#[allow(unsafe_code)]
+pub fn without_terminal(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe; nothing else runs between fork
+    // and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Pids of the processes whose command line contains `marker`.
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline)
+            .replace('\0', " ")
+            .contains(marker)
+        {
+            found.push(pid);
+        }
+    }
+    found
 }

@@ -16,8 +16,7 @@ pub type Runner = fn(&Sandbox, &MockServer, &str) -> Value;
 /// `query()` one-shot: one request, the answer is the result.
 pub fn one_shot(run: Runner) {
     let sb = Sandbox::new();
-    let server =
-        MockServer::start_blocking(Script::new().turn(Turn::text("Hello there."))).unwrap();
+    let server = super::mock(Script::new().turn(Turn::text("Hello there.")));
     let facts = run(&sb, &server, "one_shot");
     assert_eq!(facts["result"], "Hello there.");
     assert_eq!(server.requests().len(), 1);
@@ -29,26 +28,13 @@ pub fn can_use_tool(run: Runner) {
     let sb = Sandbox::new();
     let dir = sb.project();
     let path = |n: &str| dir.join(n).to_string_lossy().to_string();
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w1",
-                "Write",
-                json!({"file_path": path("denied.txt"), "content": "x"}),
-            ))
-            .turn(Turn::tool_use(
-                "w2",
-                "Write",
-                json!({"file_path": path("edited.txt"), "content": "from the model"}),
-            ))
-            .turn(Turn::tool_use(
-                "w3",
-                "Write",
-                json!({"file_path": path("free.txt"), "content": "no prompt"}),
-            ))
+            .turn(super::write("w1", path("denied.txt"), "x"))
+            .turn(super::write("w2", path("edited.txt"), "from the model"))
+            .turn(super::write("w3", path("free.txt"), "no prompt"))
             .turn(Turn::text("done")),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "can_use_tool");
     assert_eq!(facts["asked"], 2);
     assert!(!dir.join("denied.txt").exists());
@@ -71,7 +57,7 @@ pub fn plan_approval(run: Runner, name: &str) {
     // Not about the plan contract: no goal loop after approval.
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let (script, target) = super::sdk_plan_script(&sb);
-    let server = MockServer::start_blocking(script).unwrap();
+    let server = super::mock(script);
     let facts = run(&sb, &server, name);
     assert_eq!(
         facts["modes"].as_array().unwrap().last().unwrap(),
@@ -88,12 +74,11 @@ pub fn plan_approval(run: Runner, name: &str) {
 /// An interrupt stops a slow turn and the next query is answered.
 pub fn interrupt(run: Runner) {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
             .turn(Turn::text("slow").delay(Duration::from_secs(30)))
             .turn(Turn::text("back")),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "interrupt");
     assert_eq!(facts["second"], "back");
 }
@@ -104,16 +89,11 @@ pub fn interrupt(run: Runner) {
 pub fn deny_interrupts(run: Runner) -> Value {
     let sb = Sandbox::new();
     let target = sb.project().join("out.txt");
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "w",
-                "Write",
-                json!({"file_path": target.to_str().unwrap(), "content": "x"}),
-            ))
+            .turn(super::write("w", target.to_str().unwrap(), "x"))
             .turn(Turn::text("must not be asked for")),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "deny_interrupts");
     assert!(!target.exists());
     // The turn stopped: the model was not asked again.
@@ -126,7 +106,7 @@ pub fn deny_interrupts(run: Runner) -> Value {
 /// runs in the application, `save` is refused before it gets there.
 pub fn sdk_mcp_server(run: Runner) {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "a1",
@@ -139,8 +119,7 @@ pub fn sdk_mcp_server(run: Runner) {
                 json!({"note": "x"}),
             ))
             .turn(Turn::text("added, not saved")),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "sdk_mcp");
     // get_mcp_status lists the tools with their read-only annotation.
     assert_eq!(
@@ -159,6 +138,42 @@ pub fn sdk_mcp_server(run: Runner) {
     assert!(!is_error && sum.contains("sum=5"), "{sum}");
     let (save, is_error) = result_of(&reqs[2], "s1");
     assert!(is_error && save.contains("Plan mode is active"), "{save}");
+}
+
+/// Runs an SDK client's scenario `name`: `cmd` is the client with its
+/// script, arguments and folder; it gets catui's test environment pointed
+/// at `server`, then `extra`. Fails the test when the client fails or
+/// hangs; returns the JSON facts of its last `{` line.
+pub fn run_client(
+    mut cmd: std::process::Command,
+    sb: &Sandbox,
+    server: &MockServer,
+    name: &str,
+    extra: &[(&str, String)],
+) -> Value {
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", sb.dir.path())
+        .env("CATUI_BIN", assert_cmd::cargo::cargo_bin("catui"))
+        .env("PROJECT", sb.project())
+        .env("CATUI_CONFIG_DIR", sb.config())
+        .env("CATUI_RETRY_BASE_MS", "1")
+        .env("MCP_EVERYTHING", everything_js())
+        .env("CATUI_MODEL", "test-model")
+        .env("ANTHROPIC_API_KEY", "test-key-not-secret")
+        .env("ANTHROPIC_BASE_URL", server.url());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let out = super::output_within(cmd, b"", 120);
+    let stdout = super::stdout(&out);
+    let stderr = super::stderr(&out);
+    assert!(
+        out.status.success(),
+        "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let last = stdout.lines().rev().find(|l| l.starts_with('{'));
+    serde_json::from_str(last.unwrap_or("{}")).unwrap()
 }
 
 /// The `everything` reference MCP server's entry point (installed by
@@ -182,7 +197,7 @@ pub fn mcp_one_shot(run: Runner) {
         "the npm MCP servers are missing: run `bash .ci/mcp-setup`"
     );
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "e1",
@@ -190,8 +205,7 @@ pub fn mcp_one_shot(run: Runner) {
                 json!({"message": "from the SDK"}),
             ))
             .turn(Turn::text("echoed")),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "mcp_one_shot");
     assert_eq!(facts["result"], "echoed");
     let reqs = server.requests();
@@ -206,18 +220,12 @@ pub fn mcp_one_shot(run: Runner) {
 /// mode without asking.
 pub fn agents(run: Runner) {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "a1",
-                "Agent",
-                json!({"description": "review", "prompt": "Review the code",
-                       "subagent_type": "reviewer"}),
-            ))
+            .turn(super::agent("a1", "review", "Review the code", "reviewer"))
             .turn(Turn::text("no bugs found").when_contains("You review code carefully."))
             .turn(Turn::text("reviewed")),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "agents");
     assert_eq!(facts["result"], "reviewed");
     let reqs = server.requests();
@@ -252,7 +260,7 @@ pub fn agents(run: Runner) {
 /// `structured_output`.
 pub fn structured_output(run: Runner) {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(
+    let server = super::mock(
         Script::new()
             .turn(Turn::tool_use(
                 "s1",
@@ -264,8 +272,7 @@ pub fn structured_output(run: Runner) {
                 "StructuredOutput",
                 json!({"answer": 42}),
             )),
-    )
-    .unwrap();
+    );
     let facts = run(&sb, &server, "structured_output");
     assert_eq!(facts["structured"], json!({"answer": 42}));
     let reqs = server.requests();
@@ -289,7 +296,7 @@ pub fn structured_output(run: Runner) {
 /// rules and the environment stay.
 pub fn system_prompt_string(run: Runner) {
     let sb = Sandbox::new();
-    let server = MockServer::start_blocking(Script::new().turn(Turn::text("ok"))).unwrap();
+    let server = super::mock(Script::new().turn(Turn::text("ok")));
     let facts = run(&sb, &server, "system_prompt_string");
     assert_eq!(facts["result"], "ok");
     let system = server.requests()[0].system_text();
@@ -297,10 +304,7 @@ pub fn system_prompt_string(run: Runner) {
         system.starts_with("You are a terse SQL reviewer."),
         "{system}"
     );
-    assert!(!system.contains("You are catui"), "{system}");
-    assert!(system.contains("<system-reminder>"), "{system}");
-    assert!(
-        system.contains(&sb.project().display().to_string()),
-        "{system}"
-    );
+    super::assert_lacks(&system, "You are catui");
+    super::assert_contains(&system, "<system-reminder>");
+    super::assert_contains(&system, &sb.project().display().to_string());
 }

@@ -36,11 +36,7 @@ fn run_lines(
 ) -> (BTreeSet<String>, catui_testkit::RecordedRequest) {
     let mut script = Script::new();
     for (i, line) in lines.iter().enumerate() {
-        script = script.turn(Turn::tool_use(
-            format!("c{i}"),
-            "Bash",
-            json!({"command": line, "timeout": 10000}),
-        ));
+        script = script.turn(common::bash_timeout(format!("c{i}"), &line, 10000));
     }
     let server = common::mock(script.turn(Turn::text("done")));
     let mut cmd = sb.catui(&server);
@@ -131,7 +127,7 @@ fn a_link_made_mid_line_by_a_command_a_rule_allows_leads_no_write_out() {
             assert!(asked.is_empty(), "[{disable}] asked: {asked:?}");
             assert!(sb.project().join("lnk").is_symlink(), "[{disable}] ln ran");
             let (text, _) = common::result_of(&last, "c0");
-            assert!(text.contains("writing is only allowed under"), "{text}");
+            common::assert_contains(&text, "writing is only allowed under");
         }
     }
 }

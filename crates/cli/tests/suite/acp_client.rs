@@ -43,36 +43,15 @@ fn scenario_with(sb: &Sandbox, server: &MockServer, name: &str, env: &[(&str, &s
     let mut cmd = Command::new("node");
     cmd.arg(dir.join("client.mjs"))
         .arg(name)
-        .current_dir(sb.project())
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", sb.dir.path())
-        .env("NODE_PATH", dir.join("node_modules"))
-        .env("CATUI_BIN", assert_cmd::cargo::cargo_bin("catui"))
-        .env("PROJECT", sb.project())
-        .env("CATUI_CONFIG_DIR", sb.config())
-        .env("CATUI_RETRY_BASE_MS", "1")
-        .env("CATUI_MODEL", "test-model")
-        .env(
-            "MCP_EVERYTHING",
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-                "tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-            ),
-        )
-        .env("ANTHROPIC_API_KEY", "test-key-not-secret")
-        .env("ANTHROPIC_BASE_URL", server.url());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = common::output_within(cmd, b"", 120);
-    let stdout = common::stdout(&out);
-    let stderr = common::stderr(&out);
-    assert!(
-        out.status.success(),
-        "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let last = stdout.lines().rev().find(|l| l.starts_with('{'));
-    let facts: Value = serde_json::from_str(last.unwrap_or("{}")).unwrap();
+        .current_dir(sb.project());
+    let everything = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let mut extra = vec![
+        ("NODE_PATH", dir.join("node_modules").display().to_string()),
+        ("MCP_EVERYTHING", everything.display().to_string()),
+    ];
+    extra.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    let facts = common::sdk_cases::run_client(cmd, sb, server, name, &extra);
     eprintln!("scenario {name}: {facts:#}");
     facts
 }
@@ -115,14 +94,10 @@ fn full_script(sb: &Sandbox) -> Script {
         .turn(common::exit_plan("x2"))
         // approved with auto-accept: the edit needs no prompt
         .turn(common::edit("e2", &a, "alpha", "beta"))
-        .turn(Turn::tool_use(
-            "t1",
-            "TodoWrite",
-            json!({"todos": [
+        .turn(common::todo_write("t1", json!([
                 {"content": "Change alpha to beta in a.txt", "status": "completed", "activeForm": "Changing a.txt"},
                 {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"},
-            ]}),
-        ))
+            ])))
         .turn(Turn::text("Done: a.txt says beta."))
         // catui tells the model once that a planned step is not done yet
         // (plan compliance); it answers in the same turn.
@@ -191,8 +166,8 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
     );
     assert_eq!(asked[2]["content"][0], PLAN_1);
     let (x1, _) = result_of(&requests[8], "x1");
-    assert!(x1.contains("Add a step that runs the tests."), "{x1}");
-    assert!(x1.contains("still in plan mode"), "{x1}");
+    common::assert_contains(&x1, "Add a step that runs the tests.");
+    common::assert_contains(&x1, "still in plan mode");
     // The revision: shown with the diff against the rejected one.
     assert_eq!(asked[3]["toolCallId"], "x2");
     assert_eq!(asked[3]["content"][0], PLAN_2);
@@ -249,8 +224,8 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
     assert!(users.contains(&json!("say hello")), "{facts:#}");
     assert!(users.contains(&json!("are you there?")), "{facts:#}");
     let agent = facts["replayedAgent"].as_str().unwrap();
-    assert!(agent.contains("Hello from catui."), "{agent}");
-    assert!(agent.contains("Still here."), "{agent}");
+    common::assert_contains(&agent, "Hello from catui.");
+    common::assert_contains(&agent, "Still here.");
     assert!(
         facts["replayedToolCalls"].as_u64().unwrap() >= 8,
         "{facts:#}"
@@ -261,8 +236,7 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
 #[test]
 #[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
 fn unknown_sessions_are_clear_errors() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
+    let (sb, server) = common::with_mock(Script::new());
     let facts = scenario(&sb, &server, "missing");
     assert!(facts.get("loaded").is_none(), "{facts}");
     assert!(
@@ -285,8 +259,7 @@ fn unknown_sessions_are_clear_errors() {
 #[test]
 #[ignore = "needs the ACP SDK (npm); .ci/acp-setup runs it"]
 fn questions_are_asked_with_their_choices() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use(
                 "q1",
@@ -313,17 +286,13 @@ fn questions_are_asked_with_their_choices() {
     );
     let (answer, is_error) = result_of(&server.requests()[1], "q1");
     assert!(!is_error, "{answer}");
-    assert!(
-        answer.contains("\"Which database?\" = \"Postgres\""),
-        "{answer}"
-    );
+    common::assert_contains(&answer, "\"Which database?\" = \"Postgres\"");
 }
 
 #[test]
 #[ignore = "needs the ACP SDK and the MCP servers: bash .ci/acp-setup"]
 fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use(
                 "m1",
@@ -335,9 +304,9 @@ fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
     let facts = scenario(&sb, &server, "mcp");
     assert_eq!(facts["mcpCapabilities"]["http"], true, "{facts}");
     let view = facts["lastView"].as_str().unwrap();
-    assert!(view.contains("ev (client) — connected"), "{view}");
+    common::assert_contains(&view, "ev (client) — connected");
     // A server that cannot start is shown, and the session goes on.
-    assert!(view.contains("gone (client) — failed"), "{view}");
+    common::assert_contains(&view, "gone (client) — failed");
     assert_eq!(facts["stop"], "end_turn");
     assert_eq!(facts["asked"].as_array().unwrap().len(), 1, "{facts}");
     let reqs = server.requests();
@@ -375,7 +344,7 @@ fn with_the_editors_fs_reads_see_unsaved_buffers_and_writes_go_to_the_editor() {
         !is_error && read.contains("unsaved line in the editor"),
         "{read}"
     );
-    assert!(!read.contains("saved line on disk"), "{read}");
+    common::assert_lacks(&read, "saved line on disk");
     let (edited, is_error) = result_of(&reqs[2], "e1");
     assert!(!is_error, "{edited}");
     let writes = facts["writes"].as_array().unwrap();

@@ -133,8 +133,7 @@ fn three_explore_agents_run_in_parallel_on_the_small_model() {
 
 #[test]
 fn plan_agent_inherits_the_main_model_and_a_failing_agent_spares_its_siblings() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -176,16 +175,16 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
     let server = common::mock(
         Script::new()
             .turn(Turn::blocks(vec![agent("x", "Explore", "inspect lib")]).when_model("test-model"))
-            .turn(
-                common::write("w", target.to_str().unwrap(), "x")
-                    .when_model("small-model"),
-            )
+            .turn(common::write("w", target.to_str().unwrap(), "x").when_model("small-model"))
             .turn(Turn::text("cannot write, as expected").when_model("small-model"))
-            .turn(Turn::tool_use("g", "Agent", json!({"description": "d", "prompt": "change things", "subagent_type": "general-purpose"})).when_model("test-model"))
+            .turn(
+                common::agent("g", "d", "change things", "general-purpose")
+                    .when_model("test-model"),
+            )
             .turn(Turn::text("ok").when_model("test-model")),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &["--permission-mode", "plan", "--small-model", "small-model"],
     );
     let init = s.wait_for("init", |v| v["subtype"] == "init");
@@ -206,16 +205,10 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
         .to_str()
         .unwrap()
         .to_string();
-    assert!(
-        reminder.contains("sub-agent working under plan mode"),
-        "{reminder}"
-    );
-    assert!(!reminder.contains(&format!("{slug}-agent-")), "{reminder}");
-    assert!(!reminder.contains("AskUserQuestion"), "{reminder}");
-    assert!(
-        reminder.contains("final message is your whole report"),
-        "{reminder}"
-    );
+    common::assert_contains(&reminder, "sub-agent working under plan mode");
+    common::assert_lacks(&reminder, &format!("{slug}-agent-"));
+    common::assert_lacks(&reminder, "AskUserQuestion");
+    common::assert_contains(&reminder, "final message is your whole report");
     let (w, w_err) = result_of(sub[1], "w");
     assert!(w_err, "{w}");
     // A writing agent type is refused in plan mode.
@@ -226,8 +219,7 @@ fn sub_agents_in_plan_mode_get_their_own_plan_file_and_cannot_write() {
 
 #[test]
 fn interrupting_running_agents_keeps_the_transcript_valid() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -247,7 +239,7 @@ fn interrupting_running_agents_keeps_the_transcript_valid() {
                     .when_contains("slow two"),
             ),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--small-model", "small-model"]);
+    let mut s = sb.stream(&server, &["--small-model", "small-model"]);
     s.send_user("explore slowly");
     s.wait_for("the Agent calls", |v| {
         v["type"] == "assistant" && v["parent_tool_use_id"].is_null()
@@ -309,23 +301,13 @@ fn a_custom_agent_with_explore_s_tools_runs_in_plan_mode_held_to_it() {
             .turn(Turn::text("notes.txt says hello").when(scout))
             .turn(Turn::text("The scout reported.").when(move |r| !scout(r))),
     );
-    let out = sb.run(
-        &server,
-        [
-            "-p",
-            "--permission-mode",
-            "plan",
-            "--output-format",
-            "stream-json",
-            "look around",
-        ],
-    );
+    let out = sb.run_planning(&server, "look around");
     assert_eq!(out.status.code(), Some(0));
     let reqs = server.requests();
     let last_main = reqs.iter().rev().find(|r| !scout(r)).unwrap();
     let (text, is_error) = result_of(last_main, "a1");
     assert!(!is_error, "{text}");
-    assert!(text.contains("notes.txt says hello"), "{text}");
+    common::assert_contains(&text, "notes.txt says hello");
     let scout_reqs: Vec<&RecordedRequest> = reqs.iter().filter(|r| scout(r)).collect();
     let (refused, is_error) = result_of(scout_reqs.last().unwrap(), "b1");
     assert!(is_error && refused.contains("Plan mode"), "{refused}");

@@ -38,13 +38,12 @@ fn is_permission_prompt(v: &Value) -> bool {
 
 #[test]
 fn auto_without_the_opt_in_is_a_usage_error() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("unused")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("unused")));
     let out = sb.run(&server, ["-p", "hi", "--permission-mode", "auto"]);
     assert_eq!(out.status.code(), Some(2));
     let err = common::stderr(&out);
-    assert!(err.contains("auto mode is not enabled"), "{err}");
-    assert!(err.contains("\"autoMode\": {\"enabled\": true}"), "{err}");
+    common::assert_contains(&err, "auto mode is not enabled");
+    common::assert_contains(&err, "\"autoMode\": {\"enabled\": true}");
     assert!(server.requests().is_empty(), "no model request was made");
 }
 
@@ -76,12 +75,8 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
-                    "a1",
-                    "Agent",
-                    json!({"description": "tidy", "prompt": "SUBTASK: tidy the project", "subagent_type": "general-purpose"}),
-                )
-                .when(move |r| !sub(r) && !is_classifier(r) && !r.has_tool_result("a1")),
+                common::agent("a1", "tidy", "SUBTASK: tidy the project", "general-purpose")
+                    .when(move |r| !sub(r) && !is_classifier(r) && !r.has_tool_result("a1")),
             )
             .turn(
                 Turn::blocks(vec![
@@ -103,8 +98,8 @@ fn a_sub_agent_in_auto_mode_is_judged_by_the_classifier() {
             .turn(Turn::text("tidied up").when(move |r| sub(r) && r.has_tool_result("b1")))
             .turn(Turn::text("all done").when(move |r| !sub(r) && r.has_tool_result("a1"))),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &["--permission-mode", "auto", "--small-model", "small-model"],
     );
     s.send_user("please tidy up");
@@ -153,10 +148,9 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
+                common::team_create(
                     "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please write hello.txt", "mode": "auto"}]}),
+                    json!([{"name": "amy", "prompt": "Please write hello.txt", "mode": "auto"}]),
                 )
                 .when(move |r| !amy(r) && !is_classifier(r) && !r.has_tool_result("tc")),
             )
@@ -169,7 +163,7 @@ fn a_teammate_started_in_auto_is_judged_by_the_classifier() {
             .turn(Turn::text("finished").when(move |r| amy(r) && r.has_tool_result("amy-w"))),
     );
     // The lead itself stays in default mode; only the teammate is in auto.
-    let mut s = StreamSession::start(sb.catui(&server), &["--small-model", "small-model"]);
+    let mut s = sb.stream(&server, &["--small-model", "small-model"]);
     s.send_user("start a team for the greeting");
     // A teammate in a wider mode than the lead's is the user's to grant:
     // the one prompt of the run.
@@ -240,7 +234,7 @@ fn the_classifier_timeout_comes_from_settings() {
         .unwrap();
     let (text, is_error) = result_of(&last, "w1");
     assert!(is_error, "{text}");
-    assert!(text.contains("did not answer within 0.2 s"), "{text}");
+    common::assert_contains(&text, "did not answer within 0.2 s");
 }
 
 #[test]

@@ -10,30 +10,10 @@ use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
-/// Pids of the processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline)
-            .replace('\0', " ")
-            .contains(marker)
-        {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 /// How many `sleep STAMP` processes run.
 fn sleeps(stamp: &str) -> usize {
     let wanted = format!("sleep {stamp} ");
-    processes_with(stamp)
+    common::processes_with(stamp)
         .into_iter()
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
@@ -42,21 +22,10 @@ fn sleeps(stamp: &str) -> usize {
         .count()
 }
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = std::time::Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 /// Waits for every process carrying `marker` to be gone.
 fn assert_no_process_left(marker: &str) {
-    wait_until(&format!("no process with {marker:?}"), || {
-        processes_with(marker).is_empty()
+    common::wait_until(&format!("no process with {marker:?}"), || {
+        common::processes_with(marker).is_empty()
     });
 }
 
@@ -117,31 +86,28 @@ fn a_server_started_in_the_background_is_curled_read_and_killed() {
     let reqs = server.requests();
     let (started, is_error) = common::result_of(&reqs[1], "b1");
     assert!(!is_error, "{started}");
-    assert!(started.contains("bash_1"), "{started}");
+    common::assert_contains(&started, "bash_1");
     let log_path = sb.config().join("tool-output");
     assert!(
         started.contains(&log_path.display().to_string()),
         "the answer says where the output goes: {started}"
     );
     let (fetched, _) = common::result_of(&reqs[2], "b2");
-    assert!(
-        fetched.contains("hello from the background server"),
-        "{fetched}"
-    );
+    common::assert_contains(&fetched, "hello from the background server");
     let (first_read, _) = common::result_of(&reqs[3], "b3");
-    assert!(first_read.contains("bash_1: running"), "{first_read}");
+    common::assert_contains(&first_read, "bash_1: running");
     assert!(
         first_read.contains("GET /hello.txt"),
         "the server's log of the request: {first_read}"
     );
     // The second read has only what is new: nothing.
     let (second_read, _) = common::result_of(&reqs[4], "b4");
-    assert!(second_read.contains("(no new output)"), "{second_read}");
-    assert!(!second_read.contains("GET /hello.txt"), "{second_read}");
+    common::assert_contains(&second_read, "(no new output)");
+    common::assert_lacks(&second_read, "GET /hello.txt");
     let (killed, is_error) = common::result_of(&reqs[5], "b5");
     assert!(!is_error && killed.contains("Stopped bash_1"), "{killed}");
     let (after, _) = common::result_of(&reqs[6], "b6");
-    assert!(after.contains("bash_1: killed"), "{after}");
+    common::assert_contains(&after, "bash_1: killed");
     let (unknown, is_error) = common::result_of(&reqs[7], "b7");
     assert!(is_error, "{unknown}");
     assert!(unknown.contains("bash_1"), "names the known ids: {unknown}");
@@ -158,10 +124,9 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
     let stamp = marker(500, 1);
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash_background(
                 "b1",
-                "Bash",
-                json!({"command": format!("echo up; sleep {stamp}"), "run_in_background": true}),
+                format!("echo up; sleep {stamp}"),
             ))
             .turn(Turn::text("left it running")),
     );
@@ -176,18 +141,17 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
     let stamp = marker(500, 2);
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash_background(
                 "b1",
-                "Bash",
-                json!({"command": format!("sleep {stamp} & sleep {stamp}"), "run_in_background": true}),
+                format!("sleep {stamp} & sleep {stamp}"),
             ))
             .turn(Turn::text("started")),
     );
-    let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
+    let mut s = common::sb.stream(&server, &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");
     s.wait_type("result");
-    wait_until("both sleeps to run", || sleeps(&stamp) == 2);
+    common::wait_until("both sleeps to run", || sleeps(&stamp) == 2);
     assert_eq!(output_files(&sb).len(), 1);
     // SAFETY: a plain signal to the child this test started.
     assert_eq!(unsafe { libc::kill(s.child.id() as i32, libc::SIGTERM) }, 0);
@@ -208,10 +172,9 @@ fn plan_mode_refuses_a_background_write_command() {
     let stamp = marker(600, 1);
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash_background(
                 "b1",
-                "Bash",
-                json!({"command": format!("sleep {stamp}; echo x > written.txt"), "run_in_background": true}),
+                format!("sleep {stamp}; echo x > written.txt"),
             ))
             .turn(Turn::text("refused")),
     );
@@ -224,15 +187,14 @@ fn plan_mode_refuses_a_background_write_command() {
         is_error && text.contains("without `run_in_background`"),
         "{text}"
     );
-    assert!(!text.contains("bash_1"), "{text}");
-    assert!(processes_with(&stamp).is_empty());
+    common::assert_lacks(&text, "bash_1");
+    assert!(common::processes_with(&stamp).is_empty());
     assert!(!sb.project().join("written.txt").exists());
 }
 
 #[test]
 fn the_model_is_told_when_a_background_command_ends() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use(
                 "b1",
@@ -281,8 +243,7 @@ fn the_model_is_told_when_a_background_command_ends() {
 
 #[test]
 fn a_long_command_reports_progress_in_the_sdk_form_at_most_four_times_a_second() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(common::bash(
                 "b1",

@@ -25,15 +25,7 @@ fn first_user_text(r: &RecordedRequest) -> String {
     let Some(first) = r.messages().first() else {
         return String::new();
     };
-    match &first["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
+    common::text_of(first, "\n")
 }
 
 const TASK: &str = "GATED-TASK: wait for the gate, then report";
@@ -87,10 +79,7 @@ fn a_background_agent_returns_at_once_and_its_report_starts_a_turn_of_its_own() 
     let sb = Sandbox::new();
     let gate = sb.project().join("gate");
     let server = common::mock(gated_script(&gate.display().to_string()));
-    let mut s = StreamSession::start(
-        sb.catui(&server),
-        &["--permission-mode", "bypassPermissions"],
-    );
+    let mut s = sb.stream(&server, &["--permission-mode", "bypassPermissions"]);
     s.send_user("start the gated work in the background");
     let started = s.wait_for("task_started", |v| v["subtype"] == "task_started");
     assert_eq!(started["task_type"], "local_agent");
@@ -162,7 +151,7 @@ fn a_background_agent_returns_at_once_and_its_report_starts_a_turn_of_its_own() 
         });
         assert_eq!(answer["response"]["subtype"], "error", "{answer}");
         let error = answer["response"]["error"].as_str().unwrap();
-        assert!(error.contains(why), "{error}");
+        common::assert_contains(&error, why);
     }
     let (code, _) = s.finish();
     assert_eq!(code, 0);
@@ -226,10 +215,7 @@ fn stop_task_stops_a_running_background_agent_and_the_model_is_told() {
         gated_script(&gate.display().to_string())
             .turn(Turn::text("OK, it was stopped.").when(|r| r.contains_text("was stopped"))),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
-        &["--permission-mode", "bypassPermissions"],
-    );
+    let mut s = sb.stream(&server, &["--permission-mode", "bypassPermissions"]);
     s.send_user("start the gated work in the background");
     let started = s.wait_for("task_started", |v| v["subtype"] == "task_started");
     let task_id = started["task_id"].as_str().unwrap().to_string();
@@ -284,8 +270,7 @@ fn ps_has(needle: &str) -> bool {
 
 #[test]
 fn plan_mode_refuses_a_background_agent_that_could_write() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use(
                 "bg1",
@@ -343,10 +328,7 @@ fn a_background_agent_keeps_to_plan_mode_once_the_session_enters_it() {
             .turn(Turn::text("Waiting.").when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")))
             .turn(Turn::text("FINAL").when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ"))),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
-        &["--permission-mode", "bypassPermissions"],
-    );
+    let mut s = sb.stream(&server, &["--permission-mode", "bypassPermissions"]);
     s.send_user("start the gated work in the background");
     s.wait_type("result");
     s.send(json!({"type": "control_request", "request_id": "m1",

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
+use common::broker::on;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,14 +17,6 @@ use catui_testkit::nats::NatsServer;
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
 use serde_json::{Value, json};
-
-/// `cmd` as machine `host` on `broker`, with a short heartbeat.
-fn on(mut cmd: Command, host: &str, broker: &NatsServer) -> Command {
-    cmd.env("CATUI_HOST", host)
-        .env("CATUI_BROKER", broker.url())
-        .env("CATUI_BROKER_HEARTBEAT_MS", "300");
-    cmd
-}
 
 /// A running `catui worker`, killed by pid when dropped.
 struct Worker(Child);
@@ -112,12 +105,7 @@ fn a_teammate_hosted_by_a_worker_sends_its_plan_to_the_lead_and_writes_in_its_ow
                     .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
             )
             .turn(
-                Turn::tool_use(
-                    "s",
-                    "SendMessage",
-                    json!({"to": "team-lead", "message": "feature.txt is written"}),
-                )
-                .when(|r| {
+                common::send_message("s", "team-lead", "feature.txt is written").when(|r| {
                     is_teammate(r, "amy") && r.has_tool_result("f") && !r.has_tool_result("s")
                 }),
             )
@@ -132,16 +120,20 @@ fn a_teammate_hosted_by_a_worker_sends_its_plan_to_the_lead_and_writes_in_its_ow
     let lead_model = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
+                common::team_create(
                     "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt",
-                        "mode": "acceptEdits", "planModeRequired": true, "host": "wk"}]}),
+                    json!([{"name": "amy", "prompt": "Please add feature.txt",
+                        "mode": "acceptEdits", "planModeRequired": true, "host": "wk"}]),
                 )
                 .when(|r| last_user(r).contains("start a team")),
             )
-            .turn(Turn::text("Team started.").when(|r| r.has_tool_result("tc") && !last_user(r).contains("feature.txt is written")))
-            .turn(Turn::text("Thanks, amy.").when(|r| last_user(r).contains("feature.txt is written"))),
+            .turn(Turn::text("Team started.").when(|r| {
+                r.has_tool_result("tc") && !last_user(r).contains("feature.txt is written")
+            }))
+            .turn(
+                Turn::text("Thanks, amy.")
+                    .when(|r| last_user(r).contains("feature.txt is written")),
+            ),
     );
     let mut s = StreamSession::start(
         on(lead.catui(&lead_model), "machine-l", &broker),

@@ -95,11 +95,7 @@ fn write_edit_shell_and_sub_agent_changes_each_rewind_to_exactly_their_state() {
         Turn::text("edited"),
         common::bash("b", "sed -i 's/bee/BEE/' keep/b.txt && rm new.txt"),
         Turn::text("ran"),
-        Turn::tool_use(
-            "g",
-            "Agent",
-            json!({"description": "d", "prompt": "write agent.txt", "subagent_type": "general-purpose"}),
-        ),
+        common::agent("g", "d", "write agent.txt", "general-purpose"),
         // The sub-agent's own requests.
         common::write("aw", p("sub/agent.txt"), "by the agent\n"),
         Turn::text("agent done"),
@@ -236,7 +232,7 @@ fn files_changed_outside_catui_are_refused_unless_forced() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(listed.contains("[undo]"), "{listed}");
+    common::assert_contains(&listed, "[undo]");
     let undo = listed
         .lines()
         .find(|l| l.contains("[undo]"))
@@ -278,10 +274,7 @@ fn resume_then_rewind_the_code_and_the_conversation_from_the_command_line() {
     let out = sb.run(&server, ["--resume", &session_id, "--rewind-to", &second]);
     let stdout = common::stdout(&out);
     assert!(out.status.success(), "{stdout}\n{}", common::stderr(&out));
-    assert!(
-        stdout.contains("The message was:\nsecond change"),
-        "{stdout}"
-    );
+    common::assert_contains(&stdout, "The message was:\nsecond change");
     assert_eq!(tree(&root)["a.txt"], "two\n");
 
     // The conversation continues from before the second message.
@@ -298,7 +291,7 @@ fn resume_then_rewind_the_code_and_the_conversation_from_the_command_line() {
         all.contains("first change") && all.contains("first done"),
         "{all}"
     );
-    assert!(!all.contains("second done"), "{all}");
+    common::assert_lacks(&all, "second done");
 }
 
 #[test]
@@ -318,11 +311,7 @@ fn back_to_the_plan_restores_the_code_and_plans_again_with_the_approved_text() {
             .turn(common::exit_plan("x"))
             .turn(common::read("r", &lib))
             .turn(common::write("w", &lib, "pub fn g() {}\n"))
-            .turn(Turn::tool_use(
-                "t",
-                "TodoWrite",
-                json!({"todos": [{"content": "Change src/lib.rs", "status": "completed", "activeForm": "Changing"}]}),
-            ))
+            .turn(common::todo_write("t", json!([{"content": "Change src/lib.rs", "status": "completed", "activeForm": "Changing"}])))
             .turn(Turn::text("implemented")),
     );
     let mut cmd = sb.catui(&server);
@@ -360,14 +349,13 @@ fn back_to_the_plan_restores_the_code_and_plans_again_with_the_approved_text() {
     assert_eq!(s.wait_type("result")["permission_mode"], "plan");
     let last = server.requests().pop().unwrap();
     let text = last.last_user_text().unwrap_or_default();
-    assert!(text.contains("went back to the approved plan"), "{text}");
+    common::assert_contains(&text, "went back to the approved plan");
     assert_eq!(s.finish().0, 0);
 }
 
 #[test]
 fn the_conversation_rewind_of_rewind_command_puts_the_message_back() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("answer one"))
             .turn(Turn::text("answer two"))
@@ -398,9 +386,8 @@ fn the_conversation_rewind_of_rewind_command_puts_the_message_back() {
 
 #[test]
 fn checkpoints_are_off_in_headless_runs_unless_asked() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("hi")));
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("hi")));
+    let mut s = sb.stream(&server, &[]);
     s.send_user("hello");
     s.wait_type("result");
     let answer = ask(

@@ -128,8 +128,8 @@ fn approved_and_rule_allowed_commands_see_no_credential_but_what_the_user_passed
     assert_eq!(code, 0);
     assert!(sb.project().join("made.txt").exists(), "it ran unconfined");
     let (text, _) = result_of(&server.requests()[1], "a");
-    assert!(text.contains("PATH="), "{text}");
-    assert!(text.contains(SET.1), "{text}");
+    common::assert_contains(&text, "PATH=");
+    common::assert_contains(&text, SET.1);
     assert!(
         text.contains(PASSED.1),
         "passEnv reaches an approved command: {text}"
@@ -147,7 +147,7 @@ fn approved_and_rule_allowed_commands_see_no_credential_but_what_the_user_passed
     let out = output_within(cmd, b"", 60);
     assert_eq!(out.status.code(), Some(0));
     let (text, _) = result_of(&server.requests()[1], "r");
-    assert!(text.contains(PASSED.1), "{text}");
+    common::assert_contains(&text, PASSED.1);
     assert_eq!(leaked(&text), Vec::<&str>::new(), "{text}");
 }
 
@@ -214,6 +214,6 @@ fn an_mcp_server_cannot_be_handed_catuis_key_by_expansion() {
     cmd.args(["-p", "hi"]);
     let out = output_within(cmd, b"", 60);
     let stderr = common::stderr(&out);
-    assert!(stderr.contains("provider key"), "{stderr}");
+    common::assert_contains(&stderr, "provider key");
     assert!(!mcp_out.exists(), "the server was not started");
 }

@@ -29,17 +29,12 @@ fn is_gate(r: &RecordedRequest) -> bool {
 
 #[test]
 fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "t1",
-                "TodoWrite",
-                json!({"todos": [
+            .turn(common::todo_write("t1", json!([
                     {"content": "write report.json", "status": "completed", "activeForm": "writing"},
                     {"content": "verify the totals", "status": "pending", "activeForm": "verifying"}
-                ]}),
-            ))
+                ])))
             .turn(Turn::text("I wrote the report."))
             .turn(Turn::text("Checked: out/report.json holds the totals; verified with jq.")),
     );
@@ -60,9 +55,9 @@ fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
     assert!(!is_gate(&reqs[1]));
     assert!(is_gate(&reqs[2]));
     let gate = reqs[2].messages().last().unwrap().to_string();
-    assert!(gate.contains("out/report.json"), "{gate}");
-    assert!(gate.contains("--quiet"), "{gate}");
-    assert!(gate.contains("verify the totals"), "{gate}");
+    common::assert_contains(&gate, "out/report.json");
+    common::assert_contains(&gate, "--quiet");
+    common::assert_contains(&gate, "verify the totals");
     assert!(!gate.contains("write report.json\\\" ("), "{gate}");
     // The gate's turn reasons with the planning effort, the others do not.
     assert_eq!(
@@ -88,8 +83,7 @@ fn a_print_run_checks_its_work_once_and_ends_with_the_confirmation() {
 
 #[test]
 fn the_model_may_go_on_working_after_the_gate_and_is_not_asked_twice() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("Done."))
             .turn(common::write("w1", "notes.md", "missing part"))
@@ -113,8 +107,7 @@ fn the_model_may_go_on_working_after_the_gate_and_is_not_asked_twice() {
 #[test]
 fn someone_there_is_not_asked_unless_always_and_off_never_asks() {
     // A stream-json client answers: no gate by default.
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("hi").forever()));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("hi").forever()));
     let mut s = StreamSession::start(auto(sb.catui(&server)), &[]);
     s.send_user("say hi");
     s.wait_type("result");

@@ -61,7 +61,7 @@ fn a_prompt_too_long_refusal_cuts_the_largest_tool_results_and_retries() {
             .turn(read_all(&paths))
             .turn(Turn::text("read all three")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("read the three files");
     let result = s.wait_type("result");
     let (exit, seen) = s.finish();
@@ -148,7 +148,7 @@ fn a_request_that_would_not_fit_is_compacted_before_it_is_sent() {
             .turn(read_all(&paths))
             .turn(Turn::text("read all three")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("read the three files");
     let result = s.wait_type("result");
     let (exit, seen) = s.finish();
@@ -185,7 +185,7 @@ fn slash_compact_frees_context_when_tool_results_are_the_bulk() {
             .turn(Turn::text("read all three"))
             .turn(Turn::text("still with you")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("read the three files");
     assert_eq!(s.wait_type("result")["result"], "read all three");
     // One human turn: there is no older turn to summarise, yet /compact
@@ -194,7 +194,7 @@ fn slash_compact_frees_context_when_tool_results_are_the_bulk() {
     let compacted = s.wait_type("result");
     assert_eq!(compacted["is_error"], false, "{compacted}");
     let text = compacted["result"].as_str().unwrap();
-    assert!(text.contains("largest tool result"), "{text}");
+    common::assert_contains(&text, "largest tool result");
     s.send_user("are you there?");
     assert_eq!(s.wait_type("result")["result"], "still with you");
     let (exit, _) = s.finish();
@@ -218,7 +218,7 @@ fn auto_compact_threshold_and_the_catalog_window_decide_when_to_summarise() {
             .turn(Turn::text("SUMMARY-7Q: the user counted to two"))
             .turn(Turn::text("three")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     for (say, answer) in [
         ("first-marker count", "one"),
         ("go on", "two"),
@@ -257,7 +257,7 @@ fn without_the_setting_the_same_prompt_is_not_compacted() {
             .turn(Turn::text("two").usage(6_000, 10))
             .turn(Turn::text("three")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     for say in ["first-marker count", "go on", "and again"] {
         s.send_user(say);
         s.wait_type("result");

@@ -172,23 +172,16 @@ fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
     // `/cost` is answered locally, from the same ledger.
     let text = cost["result"].as_str().unwrap();
     assert_eq!(cost["num_turns"], 0);
-    assert!(
-        text.contains(&format!("Total cost:     ${total:.4}")),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("From cache:     {:.0}%", share * 100.0)),
-        "{text}"
-    );
-    assert!(text.contains("claude-sonnet-4-5: 10 requests"), "{text}");
+    common::assert_contains(&text, &format!("Total cost:     ${total:.4}"));
+    common::assert_contains(&text, &format!("From cache:     {:.0}%", share * 100.0));
+    common::assert_contains(&text, "claude-sonnet-4-5: 10 requests");
 }
 
 /// `--max-budget-usd`: once the session has spent it, the run stops
 /// before the next request with an error result (exit 1).
 #[test]
 fn the_budget_stops_the_run_before_the_next_request() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             // One million fresh input tokens of Sonnet: $3.
             .turn(Turn::tool_use("g1", "Glob", json!({"pattern": "*"})).usage(1_000_000, 10))

@@ -4,14 +4,21 @@
 //! `allowed-tools` apply only once the project is trusted, and only for
 //! its turn; a built-in name wins with a notice; `init.slash_commands` and
 //! `/help` list them.
+//!
+//! Slash commands in the terminal UI (tmux): a project's command is in
+//! the `/` palette with its description, Tab completes its name, and
+//! sending it with arguments sends its prompt with them filled in; `/help`
+//! lists `/mcp`, `/model` and `/resume`, and `/model` switches the model.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::{Sandbox, json_lines, output_within, result_of};
+use common::tmux::*;
+use common::{Sandbox, json_lines, output_within, plan_path_in, result_of};
 use serde_json::json;
+use std::time::Duration;
 
 #[test]
 fn a_folder_command_sends_its_prompt_with_arguments_and_model() {
@@ -132,7 +139,7 @@ fn built_in_names_win_and_init_and_help_list_the_commands() {
     cmd.args(["-p", "/help", "--output-format", "stream-json", "--verbose"]);
     let out = output_within(cmd, b"", 60);
     let stderr = common::stderr(&out);
-    assert!(stderr.contains("/help is a built-in command"), "{stderr}");
+    common::assert_contains(&stderr, "/help is a built-in command");
     let lines = json_lines(&out.stdout);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
     let names = init["slash_commands"].as_array().unwrap();
@@ -140,7 +147,68 @@ fn built_in_names_win_and_init_and_help_list_the_commands() {
     assert_eq!(names.iter().filter(|n| **n == json!("help")).count(), 1);
     let result = lines.iter().find(|l| l["type"] == "result").unwrap();
     let text = result["result"].as_str().unwrap();
-    assert!(text.contains("/standup"), "{text}");
-    assert!(text.contains("Write my standup notes"), "{text}");
+    common::assert_contains(&text, "/standup");
+    common::assert_contains(&text, "Write my standup notes");
     assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_project_command_is_in_the_palette_and_runs_with_its_arguments() {
+    require_tmux();
+    let s = setup(
+        |sb, _, _| {
+            sb.write(
+                ".catui/commands/git/review.md",
+                "---\ndescription: Review the branch against main\nargument-hint: BRANCH\n---\nReview branch $1 carefully ($ARGUMENTS)\n",
+            );
+            Script::new().turn(Turn::text("Reviewed."))
+        },
+        None,
+    );
+    launch(&s);
+    s.tmux.type_text("/git:");
+    let screen = s.tmux.wait_text("/git:review");
+    common::assert_contains(&screen, "Review the branch against main BRANCH");
+    s.tmux.keys(&["Tab"]);
+    s.tmux.wait_text("> /git:review");
+    s.tmux.submit(" feature-x now");
+    s.tmux.wait_text("Reviewed.");
+    let request = wait_for("the request", &s.tmux, || {
+        s.server.requests().into_iter().next()
+    });
+    assert_eq!(
+        request.last_user_typed().unwrap().trim(),
+        "Review branch feature-x carefully (feature-x now)"
+    );
+    quit_and_check_terminal(&s);
+}
+
+#[test]
+fn help_lists_mcp_model_and_resume_and_model_switches() {
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("First answer."))
+            .turn(Turn::text("Answered by the other model.")),
+    );
+    launch(&s);
+    s.tmux.submit("/help");
+    let all = s.tmux.wait_history("/compact");
+    assert!(all.contains("> /help"), "/help is echoed:\n{all}");
+    for command in ["/mcp ", "/model ", "/resume "] {
+        assert!(all.contains(command), "{command} missing:\n{all}");
+    }
+    s.tmux.type_text("/mo");
+    let palette = s.tmux.wait_text("/model");
+    common::assert_contains(&palette, "/mode");
+    s.tmux.keys(&["C-u"]);
+    s.tmux.submit("/model other-model");
+    s.tmux.wait_text("Model set to other-model");
+    s.tmux.wait_screen("the status line naming it", |sc| {
+        status_line(sc).contains("other-model")
+    });
+    s.tmux.submit("hello");
+    s.tmux.wait_history("First answer.");
+    let reqs = s.server.requests();
+    assert_eq!(reqs.last().unwrap().body["model"], "other-model");
+    quit_and_check_terminal(&s);
 }

@@ -23,16 +23,26 @@ const CANARY: &str = "CANARY-DRY-RUN-SECRET-1618";
 
 /// Content, mode, owner and times of everything beneath `root`.
 fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
+    tree_of(root, true)
+}
+
+/// Content, mode and times of everything beneath `root`, and its owner
+/// with `owner`.
+pub(super) fn tree_of(root: &Path, owner: bool) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             let p = e.path();
             let m = std::fs::symlink_metadata(&p).unwrap();
+            let uid = if owner {
+                format!(" uid {}", m.uid())
+            } else {
+                String::new()
+            };
             let mut v = format!(
-                "mode {:o} uid {} mtime {}.{} ctime {}.{}",
+                "mode {:o}{uid} mtime {}.{} ctime {}.{}",
                 m.mode(),
-                m.uid(),
                 m.mtime(),
                 m.mtime_nsec(),
                 m.ctime(),
@@ -50,7 +60,7 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
 }
 
 /// The scratch areas beneath `tmp` (catui's `catui-dryrun-UID` folder).
-fn scratch_areas(tmp: &Path) -> Vec<PathBuf> {
+pub(super) fn scratch_areas(tmp: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in std::fs::read_dir(tmp).unwrap().flatten() {
         if root
@@ -166,30 +176,27 @@ fn plan_mode_checks_the_plan_in_a_throwaway_copy_and_approval_removes_it() {
     let last = reqs.last().unwrap();
     let (t1, _) = result_of(last, "t1");
     assert!(t1.starts_with(HEADER), "{t1}");
-    assert!(t1.contains("OK"), "{t1}");
-    assert!(t1.contains("+ __pycache__/sample."), "{t1}");
+    common::assert_contains(&t1, "OK");
+    common::assert_contains(&t1, "+ __pycache__/sample.");
     let (t2, t2_err) = result_of(last, "t2");
     assert!(!t2_err && t2.starts_with(HEADER), "{t2}");
-    assert!(
-        t2.contains("Changes in the copy: 2 added, 0 modified, 0 deleted:\n+ x\n+ y"),
-        "{t2}"
+    common::assert_contains(
+        &t2,
+        "Changes in the copy: 2 added, 0 modified, 0 deleted:\n+ x\n+ y",
     );
     let (t3, _) = result_of(last, "t3");
     assert!(t3.starts_with(HEADER) && t3.contains("\nhi\n"), "{t3}");
-    assert!(t3.contains("Changes in the copy: none."), "{t3}");
+    common::assert_contains(&t3, "Changes in the copy: none.");
     let (t4, _) = result_of(last, "t4");
-    assert!(
-        t4.contains("0 added, 0 modified, 1 deleted:\n- src"),
-        "{t4}"
-    );
-    assert!(!t4.contains("main.rs"), "{t4}");
+    common::assert_contains(&t4, "0 added, 0 modified, 1 deleted:\n- src");
+    common::assert_lacks(&t4, "main.rs");
     let (n1, _) = result_of(last, "n1");
     assert!(n1.contains("Exit code:"), "curl must fail: {n1}");
     assert!(listener.accept().is_err(), "the listener was reached");
     let (s1, _) = result_of(last, "s1");
-    assert!(!s1.contains(CANARY), "{s1}");
+    common::assert_lacks(&s1, CANARY);
     let (o1, _) = result_of(last, "o1");
-    assert!(o1.contains("Exit code:"), "{o1}");
+    common::assert_contains(&o1, "Exit code:");
     assert!(!escape.exists());
 
     // The project is byte-identical: contents, modes, times.
@@ -225,7 +232,7 @@ fn a_killed_catui_leaves_no_mount_and_its_scratch_goes_at_the_next_start() {
     let _ = s.child.wait();
     assert!(area.exists());
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-    assert!(!mounts.contains(&area.display().to_string()), "{mounts}");
+    common::assert_lacks(&mounts, &area.display().to_string());
 
     let server = common::mock(Script::new().turn(Turn::text("hi")));
     let mut cmd = sb.catui(&server);
@@ -242,10 +249,10 @@ fn a_scratch_area_over_its_limit_stops_the_command() {
     let tmp = tempfile::tempdir().unwrap();
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash_timeout(
                 "t1",
-                "Bash",
-                json!({"command": "head -c 4000000 /dev/zero > big && sleep 60", "timeout": 120000}),
+                "head -c 4000000 /dev/zero > big && sleep 60",
+                120000,
             ))
             .turn(Turn::text("Stopped.")),
     );
@@ -256,7 +263,7 @@ fn a_scratch_area_over_its_limit_stops_the_command() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let (t1, err) = result_of(&server.requests()[1], "t1");
     assert!(err, "{t1}");
-    assert!(t1.contains("scratch area grew past 1 MiB"), "{t1}");
+    common::assert_contains(&t1, "scratch area grew past 1 MiB");
     assert!(!sb.project().join("big").exists());
 }
 
@@ -273,7 +280,7 @@ fn with_dry_runs_off_plan_mode_refuses_as_before() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let (t1, err) = result_of(&server.requests()[1], "t1");
     assert!(err && t1.contains("Plan mode is active"), "{t1}");
-    assert!(!t1.contains(HEADER), "{t1}");
+    common::assert_lacks(&t1, HEADER);
     assert!(!sb.project().join("x").exists());
 }
 
@@ -331,8 +338,8 @@ fn where_overlays_cannot_be_mounted_init_sandbox_says_why_and_plan_mode_refuses(
     );
     assert_eq!(sandbox.last(), reasons.last().copied(), "{sandbox:?}");
     assert!(!sandbox.iter().any(|e| e == "bubblewrap"), "{sandbox:?}");
-    assert!(t1.contains("Plan mode is active"), "{t1}");
-    assert!(!t1.contains(HEADER), "{t1}");
+    common::assert_contains(&t1, "Plan mode is active");
+    common::assert_lacks(&t1, HEADER);
 }
 
 #[test]
@@ -350,7 +357,7 @@ fn init_sandbox_names_no_reason_where_dry_runs_work_or_are_off() {
         !sandbox.iter().any(|e| e.starts_with("no dry runs")),
         "{sandbox:?}"
     );
-    assert!(t1.contains("Plan mode is active"), "{t1}");
+    common::assert_contains(&t1, "Plan mode is active");
 }
 
 /// Processes whose command line holds `marker`.
@@ -379,11 +386,10 @@ fn a_dry_run_with_more_processes_than_its_limit_is_stopped() {
     let marker = "1050.25";
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::bash_timeout(
                 "t1",
-                "Bash",
-                json!({"command": format!("touch started; for i in $(seq 300); do sleep {marker} & done; wait"),
-                       "timeout": 120000}),
+                format!("touch started; for i in $(seq 300); do sleep {marker} & done; wait"),
+                120000,
             ))
             .turn(Turn::text("Stopped.")),
     );
@@ -464,7 +470,7 @@ fn read_grep_and_glob_show_the_real_project_and_say_a_dry_run_changed_it() {
         r2.contains("fn main() {}") && !r2.contains("DRYMARK"),
         "{r2}"
     );
-    assert!(r2.contains(&format!("{NOTE} this path")), "{r2}");
+    common::assert_contains(&r2, &format!("{NOTE} this path"));
     // Untouched by the dry run: no note.
     let (r3, _) = result_of(last, "r3");
     assert!(r3.contains("pub fn f()") && !r3.contains(NOTE), "{r3}");
@@ -473,14 +479,11 @@ fn read_grep_and_glob_show_the_real_project_and_say_a_dry_run_changed_it() {
         !g1.contains("main.rs:"),
         "the real project has no mark: {g1}"
     );
-    assert!(
-        g1.contains(&format!("{NOTE} 1 path beneath this one")),
-        "{g1}"
-    );
+    common::assert_contains(&g1, &format!("{NOTE} 1 path beneath this one"));
     let (g2, _) = result_of(last, "g2");
-    assert!(!g2.contains(NOTE), "{g2}");
+    common::assert_lacks(&g2, NOTE);
     let (f1, _) = result_of(last, "f1");
     assert!(!f1.contains("made.txt\n") && f1.contains(NOTE), "{f1}");
-    assert!(f1.contains("2 paths beneath this one"), "{f1}");
+    common::assert_contains(&f1, "2 paths beneath this one");
     assert_eq!(tree(&sb.project()), before);
 }

@@ -11,12 +11,13 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use common::{Sandbox, StreamSession, result_of};
+
+use super::dry_run::{scratch_areas, tree_of};
 use serde_json::{Value, json};
 
 const HEADER: &str = "Dry run (the user chose it at the permission prompt): this command ran \
@@ -25,49 +26,7 @@ const COMMAND: &str = "touch x && echo hi > y && rm keep.txt && echo did-it";
 
 /// Content, mode and times of everything beneath `root`.
 fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            let mut v = format!(
-                "mode {:o} mtime {}.{} ctime {}.{}",
-                m.mode(),
-                m.mtime(),
-                m.mtime_nsec(),
-                m.ctime(),
-                m.ctime_nsec()
-            );
-            if m.is_dir() {
-                stack.push(p.clone());
-            } else if m.is_file() {
-                v.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
-            }
-            out.insert(p, v);
-        }
-    }
-    out
-}
-
-/// The scratch areas beneath `tmp` (catui's `catui-dryrun-UID` folder).
-fn scratch_areas(tmp: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for root in std::fs::read_dir(tmp).unwrap().flatten() {
-        if root
-            .file_name()
-            .to_string_lossy()
-            .starts_with("catui-dryrun-")
-        {
-            out.extend(
-                std::fs::read_dir(root.path())
-                    .unwrap()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-        }
-    }
-    out
+    tree_of(root, false)
 }
 
 fn answer(ask: &Value, body: Value) -> Value {
@@ -112,7 +71,7 @@ fn a_dry_run_answer_over_stream_json_runs_in_a_copy_and_changes_nothing() {
     assert!(!is_error, "{text}");
     assert!(text.starts_with(HEADER), "{text}");
     // It really ran (in the copy) ...
-    assert!(text.contains("did-it"), "{text}");
+    common::assert_contains(&text, "did-it");
     // ... and the model is told what it would have changed.
     assert!(
         text.ends_with(
@@ -137,7 +96,7 @@ fn a_dry_run_answer_where_dry_runs_are_off_runs_nothing() {
         text.contains("as a dry run") && text.contains("it was not run"),
         "{text}"
     );
-    assert!(!text.contains("did-it"), "{text}");
+    common::assert_lacks(&text, "did-it");
     assert_eq!(tree(&sb.project()), before);
 }
 
@@ -153,14 +112,14 @@ fn d_in_the_permission_dialog_runs_the_command_dry() {
     launch(&s);
     s.tmux.submit("make the files");
     let screen = s.tmux.wait_text("Do you want to proceed?");
-    assert!(screen.contains("4. Run as a dry run"), "{screen}");
-    assert!(screen.contains("d dry run"), "{screen}");
+    common::assert_contains(&screen, "4. Run as a dry run");
+    common::assert_contains(&screen, "d dry run");
     s.tmux.type_text("d");
     s.tmux.wait_text("It would have made x and y.");
     let (text, is_error) = result_of(s.server.requests().last().unwrap(), "b1");
     assert!(!is_error && text.starts_with(HEADER), "{text}");
-    assert!(text.contains("did-it"), "{text}");
-    assert!(text.contains("+ x\n+ y\n- keep.txt"), "{text}");
+    common::assert_contains(&text, "did-it");
+    common::assert_contains(&text, "+ x\n+ y\n- keep.txt");
     assert_eq!(tree(&s.sb.project()), before);
     quit_and_check_terminal(&s);
     assert_eq!(tree(&s.sb.project()), before);

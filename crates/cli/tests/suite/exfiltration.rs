@@ -130,11 +130,7 @@ fn attack_turn(watch: &Arc<Mutex<Watch>>, id: String, command: String) -> Turn {
         let mut w = watch.lock().unwrap();
         w.settle(request);
         w.previous = Some(command.clone());
-        Turn::tool_use(
-            id.clone(),
-            "Bash",
-            json!({"command": command, "timeout": 15000}),
-        )
+        common::bash_timeout(id.clone(), &command, 15000)
     })
 }
 

@@ -4,26 +4,23 @@
 //! real binary: default mode, plan mode and each built-in sub-agent. Any
 //! change to a model-facing text shows up here in review; the sizes at the
 //! top of each snapshot are the request-size budget of docs/PROMPTS.md.
+//!
+//! The facts of the machine in the first request, through the real
+//! binary: the OS name and version from `/etc/os-release`, the versions of
+//! the toolchains the project's files call for, and the project's top
+//! level; remembered for the next run of the project.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
 use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession};
+use common::{Sandbox, StreamSession, output_within};
 use serde_json::{Value, json};
 
 /// The text blocks of a message's content, joined.
 fn message_text(message: &Value) -> String {
-    match &message["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n----\n"),
-        _ => String::new(),
-    }
+    common::text_of(message, "\n----\n")
 }
 
 /// The request as a reviewer reads it, with sizes in characters (counted
@@ -106,7 +103,7 @@ fn normalize(text: &str, sb: &Sandbox) -> String {
 fn say_hi(sb: &Sandbox, server: &MockServer, extra: &[&str]) {
     let mut args = vec!["--small-model", "small-model"];
     args.extend_from_slice(extra);
-    let mut s = StreamSession::start(sb.catui(server), &args);
+    let mut s = sb.stream(server, &args);
     s.send_user("hi");
     s.wait_type("result");
     let (code, _) = s.finish();
@@ -183,4 +180,74 @@ fn built_in_sub_agents_first_requests() {
             .unwrap_or_else(|| panic!("no first request of {kind}"));
         insta::assert_snapshot!(format!("sub_agent_{kind}"), render(r, &sb));
     }
+}
+
+/// The first request's first message, its text blocks joined.
+fn first_message(server: &MockServer) -> String {
+    let first = server.requests().into_iter().next().unwrap();
+    first.messages()[0]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn os_release(key: &str) -> String {
+    std::fs::read_to_string("/etc/os-release")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .unwrap()
+        .trim_matches('"')
+        .to_string()
+}
+
+#[test]
+fn the_first_request_carries_the_os_toolchains_and_project_listing() {
+    let sb = Sandbox::new();
+    sb.write("Cargo.toml", "[package]\nname = \"demo\"\n");
+    sb.write("src/main.rs", "fn main() {}\n");
+    sb.write("tools/gen.py", "print(1)\n");
+    let run = |sb: &Sandbox| {
+        let server = common::mock(Script::new().turn(Turn::text("ok")));
+        let mut cmd = sb.catui(&server);
+        // The sandbox's HOME hides rustup's toolchains: name them.
+        let home = std::env::var("HOME").unwrap();
+        let rustup = std::env::var("RUSTUP_HOME").unwrap_or(format!("{home}/.rustup"));
+        cmd.env("RUSTUP_HOME", rustup).args(["-p", "hi"]);
+        let out = output_within(cmd, b"", 60);
+        assert_eq!(out.status.code(), Some(0));
+        first_message(&server)
+    };
+    let text = run(&sb);
+    common::assert_contains(&text, "# Machine");
+    // This machine's own name and version (Debian here).
+    common::assert_contains(&text, &os_release("NAME"));
+    common::assert_contains(&text, &os_release("VERSION_ID"));
+    common::assert_contains(&text, "cargo: cargo 1.");
+    common::assert_contains(&text, "rustc: rustc 1.");
+    common::assert_contains(&text, "Project top level: Cargo.toml, src/, tools/");
+    // The listing is shallow, and a .py file below the top asks for nothing.
+    assert!(
+        !text.contains("main.rs") && !text.contains("python3:"),
+        "{text}"
+    );
+    let facts = text.split("# Machine").nth(1).unwrap();
+    let facts = facts.split("</system-reminder>").next().unwrap();
+    assert!(facts.chars().count() <= 1_000, "{facts}");
+    // The versions are remembered for the project's next run.
+    let cache = std::fs::read_dir(sb.config().join("projects"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("machine.json"))
+        .find(|p| p.exists())
+        .expect("machine.json in the project's data directory");
+    assert!(
+        std::fs::read_to_string(&cache)
+            .unwrap()
+            .contains("cargo 1.")
+    );
+    assert!(run(&sb).contains("cargo: cargo 1."));
 }

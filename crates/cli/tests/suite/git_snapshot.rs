@@ -74,14 +74,11 @@ fn the_snapshot_reaches_the_model_once_as_a_reminder() {
     assert_eq!(reqs.len(), 2);
     for r in &reqs {
         let system = r.system_text();
-        assert!(system.contains("Is a git repository: yes"), "{system}");
-        assert!(
-            system.contains("Current git branch: feature/snap"),
-            "{system}"
-        );
+        common::assert_contains(&system, "Is a git repository: yes");
+        common::assert_contains(&system, "Current git branch: feature/snap");
         // The snapshot changes with every edit; it stays out of the
         // system prompt so that the prompt's cache survives.
-        assert!(!system.contains("# Git status"), "{system}");
+        common::assert_lacks(&system, "# Git status");
     }
     // Sent once, kept in the conversation from then on.
     let last = &reqs[1];
@@ -100,14 +97,13 @@ fn the_snapshot_reaches_the_model_once_as_a_reminder() {
 
 #[test]
 fn outside_a_repository_there_is_no_git_at_all() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("hi")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("hi")));
     let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0));
     let reqs = server.requests();
     let system = reqs[0].system_text();
-    assert!(system.contains("Is a git repository: no"), "{system}");
-    assert!(!system.contains("git branch"), "{system}");
+    common::assert_contains(&system, "Is a git repository: no");
+    common::assert_lacks(&system, "git branch");
     assert_eq!(occurrences(&reqs[0], "# Git status"), 0);
 }
 
@@ -148,7 +144,7 @@ fn a_git_that_never_answers_does_not_hold_up_or_outlive_the_session() {
     assert_eq!(common::stdout(&out).trim(), "answered");
     let reqs = server.requests();
     let system = reqs[0].system_text();
-    assert!(system.contains("Current git branch: trunk"), "{system}");
+    common::assert_contains(&system, "Current git branch: trunk");
     assert_eq!(occurrences(&reqs[0], "# Git status"), 0);
 
     let recorded = std::fs::read_to_string(&pids).unwrap();

@@ -28,7 +28,7 @@ fn is_judge(r: &RecordedRequest) -> bool {
 fn run(sb: &Sandbox, server: &MockServer, args: &[&str], input: &str) -> Vec<Value> {
     let mut all = vec!["--small-model", SMALL];
     all.extend_from_slice(args);
-    let mut s = StreamSession::start(sb.catui(server), &all);
+    let mut s = sb.stream(server, &all);
     s.send_user(input);
     s.wait_type("result");
     let (code, seen) = s.finish();
@@ -105,11 +105,8 @@ fn a_free_text_goal_is_judged_by_the_small_model_and_keeps_the_work_going() {
             j.body
         );
         let asked = j.last_user_text().unwrap();
-        assert!(
-            asked.contains("<goal>\nhello.txt says hi\n</goal>"),
-            "{asked}"
-        );
-        assert!(asked.contains("hello.txt"), "{asked}");
+        common::assert_contains(&asked, "<goal>\nhello.txt says hi\n</goal>");
+        common::assert_contains(&asked, "hello.txt");
     }
     assert!(
         judges[0]
@@ -167,9 +164,8 @@ fn a_loop_that_changes_nothing_stops_by_itself() {
 
 #[test]
 fn the_goal_is_shown_cleared_and_kept_across_a_resume() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
-    let mut s = StreamSession::start(sb.catui(&server), &["--small-model", SMALL]);
+    let (sb, server) = common::with_mock(Script::new());
+    let mut s = sb.stream(&server, &["--small-model", SMALL]);
     s.send_user("/goal the docs build without warnings");
     let set = s.wait_type("result");
     assert!(
@@ -182,7 +178,7 @@ fn the_goal_is_shown_cleared_and_kept_across_a_resume() {
     let (_, seen) = s.finish();
     let session = seen[0]["session_id"].as_str().unwrap().to_string();
 
-    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session]);
+    let mut s = sb.stream(&server, &["--resume", &session]);
     s.send_user("/goal");
     let shown = s.wait_type("result");
     assert!(

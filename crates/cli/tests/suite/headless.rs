@@ -25,8 +25,8 @@ fn no_provider_configured_is_one_clear_line_and_exit_2() {
 
 #[test]
 fn text_answer_streams_over_the_anthropic_wire_format() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("Hello from the mock model.")));
+    let (sb, server) =
+        common::with_mock(Script::new().turn(Turn::text("Hello from the mock model.")));
     let out = sb.run(&server, ["-p", "say hello"]);
     common::assert_ok(&out);
     assert_eq!(common::stdout(&out).trim(), "Hello from the mock model.");
@@ -75,8 +75,7 @@ fn text_answer_streams_over_the_openai_wire_format() {
 
 #[test]
 fn prompt_can_come_from_stdin() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("ok")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("ok")));
     let out = sb
         .catui(&server)
         .arg("-p")
@@ -112,7 +111,7 @@ fn multi_turn_tool_loop_read_then_grep_then_answer() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     let read_result = tool_result_text(&reqs[1].body, "toolu_1");
-    assert!(read_result.contains("42"), "{read_result}");
+    common::assert_contains(&read_result, "42");
     let grep_result = tool_result_text(&reqs[2].body, "toolu_2");
     assert!(
         grep_result.contains("lib.rs") && !grep_result.contains("other.rs"),
@@ -122,8 +121,7 @@ fn multi_turn_tool_loop_read_then_grep_then_answer() {
 
 #[test]
 fn overloaded_twice_then_success() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::error_status(529, "Overloaded"))
             .turn(Turn::error_status(529, "Overloaded"))
@@ -137,8 +135,7 @@ fn overloaded_twice_then_success() {
 
 #[test]
 fn dropped_stream_is_retried_without_duplicate_transcript_entries() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("this answer will be cut off in the middle").drop_after_events(4))
             .turn(Turn::text("complete answer")),
@@ -175,21 +172,20 @@ fn dropped_stream_is_retried_without_duplicate_transcript_entries() {
 
 #[test]
 fn unauthorized_names_the_key_and_exits_1() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::error_status(401, "invalid x-api-key")));
+    let (sb, server) =
+        common::with_mock(Script::new().turn(Turn::error_status(401, "invalid x-api-key")));
     let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(1));
     let err = common::stderr(&out);
-    assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
-    assert!(err.contains("invalid x-api-key"), "{err}");
-    assert!(!err.contains("test-key-not-secret"), "{err}");
+    common::assert_contains(&err, "ANTHROPIC_API_KEY");
+    common::assert_contains(&err, "invalid x-api-key");
+    common::assert_lacks(&err, "test-key-not-secret");
     assert_eq!(server.requests().len(), 1, "401 must not be retried");
 }
 
 #[test]
 fn malformed_tool_json_gets_an_error_result_and_the_loop_continues() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use_raw(
                 "toolu_bad",
@@ -202,9 +198,9 @@ fn malformed_tool_json_gets_an_error_result_and_the_loop_continues() {
     common::assert_ok(&out);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
-    let (text, is_error) = tool_result(&reqs[1].body, "toolu_bad");
+    let (text, is_error) = common::tool_result_in(&reqs[1].body, "toolu_bad");
     assert!(is_error);
-    assert!(text.contains("JSON"), "{text}");
+    common::assert_contains(&text, "JSON");
     // The tool_use sent back to the API is still a valid object.
     let tool_use = reqs[1].body["messages"][1]["content"]
         .as_array()
@@ -218,15 +214,14 @@ fn malformed_tool_json_gets_an_error_result_and_the_loop_continues() {
 
 #[test]
 fn unknown_tool_gets_an_error_result() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use("toolu_x", "Teleport", json!({"to": "mars"})))
             .turn(Turn::text("ok")),
     );
     let out = sb.run(&server, ["-p", "go"]);
     assert_eq!(out.status.code(), Some(0));
-    let (text, is_error) = tool_result(&server.requests()[1].body, "toolu_x");
+    let (text, is_error) = common::tool_result_in(&server.requests()[1].body, "toolu_x");
     assert!(
         is_error && text.contains("Teleport") && text.contains("Read"),
         "{text}"
@@ -330,8 +325,7 @@ fn stream_json_output_has_init_messages_and_one_result() {
 
 #[test]
 fn json_output_is_a_single_result_object() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("forty-two")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("forty-two")));
     let out = sb.run(&server, ["-p", "q", "--output-format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let lines = json_lines(&out.stdout);
@@ -342,13 +336,12 @@ fn json_output_is_a_single_result_object() {
 
 #[test]
 fn stream_json_input_answers_every_input_with_one_result() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("first"))
             .turn(Turn::text("second")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.wait_for("init", |v| v["subtype"] == "init");
     s.send_user("one");
     assert_eq!(s.wait_type("result")["result"], "first");
@@ -380,9 +373,8 @@ fn stream_json_input_answers_every_input_with_one_result() {
 
 #[test]
 fn set_permission_mode_control_is_answered() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let (sb, server) = common::with_mock(Script::new());
+    let mut s = sb.stream(&server, &[]);
     s.send(json!({"type":"control_request","request_id":"c1","request":{"subtype":"set_permission_mode","mode":"acceptEdits"}}));
     let r = s.wait_type("control_response");
     assert_eq!(r["response"]["subtype"], "success");
@@ -402,30 +394,8 @@ fn set_permission_mode_control_is_answered() {
     assert_eq!(code, 0);
 }
 
-fn tool_result(body: &Value, id: &str) -> (String, bool) {
-    for m in body["messages"].as_array().unwrap() {
-        if let Some(blocks) = m["content"].as_array() {
-            for b in blocks {
-                if b["type"] == "tool_result" && b["tool_use_id"] == id {
-                    let text = match &b["content"] {
-                        Value::String(s) => s.clone(),
-                        Value::Array(parts) => parts
-                            .iter()
-                            .filter_map(|p| p["text"].as_str())
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                        other => other.to_string(),
-                    };
-                    return (text, b["is_error"] == true);
-                }
-            }
-        }
-    }
-    panic!("no tool_result for {id} in {body:#}");
-}
-
 fn tool_result_text(body: &Value, id: &str) -> String {
-    tool_result(body, id).0
+    common::tool_result_in(body, id).0
 }
 
 trait WriteStdin {
@@ -488,7 +458,7 @@ fn read_edit_and_bash_change_a_real_file() {
         "def greet():\r\n    return 'hello, world'\r\n# done\n"
     );
     let reqs = server.requests();
-    let (pwd, _) = tool_result(&reqs[4].body, "b2");
+    let (pwd, _) = common::tool_result_in(&reqs[4].body, "b2");
     assert!(
         pwd.trim_start()
             .starts_with(sb.project().join("out").to_str().unwrap()),
@@ -508,7 +478,7 @@ fn writes_ask_in_default_mode_and_are_denied_without_a_client() {
     let out = sb.run(&server, ["-p", "write it"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(!target.exists());
-    let (text, is_error) = tool_result(&server.requests()[1].body, "w");
+    let (text, is_error) = common::tool_result_in(&server.requests()[1].body, "w");
     assert!(
         is_error && text.contains("acceptEdits"),
         "the denial names what would allow it: {text}"
@@ -528,7 +498,7 @@ fn a_can_use_tool_request_is_answered_over_stdin() {
             ))
             .turn(Turn::text("written")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("write the file");
     let ask = s.wait_type("control_request");
     assert_eq!(ask["request"]["subtype"], "can_use_tool");
@@ -550,14 +520,13 @@ fn a_can_use_tool_request_is_answered_over_stdin() {
 
 #[test]
 fn always_allow_stops_asking_for_the_same_rule() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(common::bash("b1", "touch one.txt"))
             .turn(common::bash("b2", "touch two.txt"))
             .turn(Turn::text("done")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("touch files");
     let ask = s.wait_type("control_request");
     let id = ask["request_id"].as_str().unwrap().to_string();
@@ -586,7 +555,7 @@ fn closing_stdin_while_a_prompt_waits_denies_it_and_ends_the_session() {
             .turn(common::write("w", target.to_str().unwrap(), "x"))
             .turn(Turn::text("could not write")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("write the file");
     assert_eq!(
         s.wait_type("control_request")["request"]["tool_name"],
@@ -617,7 +586,7 @@ fn an_interrupt_withdraws_the_pending_prompt_with_control_cancel_request() {
             ))
             .turn(Turn::text("after the interrupt")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("write it");
     let ask = s.wait_for("the permission prompt", |v| {
         v["request"]["subtype"] == "can_use_tool"
@@ -681,6 +650,6 @@ fn a_prompt_after_the_input_closed_fails_closed_instead_of_waiting() {
     let lines = common::json_lines(&out.stdout);
     let result = lines.iter().find(|l| l["type"] == "result");
     assert!(result.is_some(), "no result line: {lines:?}");
-    let (text, is_error) = tool_result(&server.requests()[1].body, "b");
+    let (text, is_error) = common::tool_result_in(&server.requests()[1].body, "b");
     assert!(is_error, "{text}");
 }

@@ -54,14 +54,9 @@ fn kill_group(pid: i32) {
 
 #[test]
 fn bash_input_drives_a_python_repl_in_the_background() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "b1",
-                "Bash",
-                json!({"command": "python3 -q -i", "run_in_background": true}),
-            ))
+            .turn(common::bash_background("b1", "python3 -q -i"))
             .turn(Turn::tool_use(
                 "b2",
                 "BashInput",
@@ -84,9 +79,9 @@ fn bash_input_drives_a_python_repl_in_the_background() {
     common::assert_ok(&out);
     let answered = results(&server, &["b2", "b4"]);
     // 42001 is only printed by evaluating the expression typed in.
-    assert!(answered.contains("42001"), "{answered}");
+    common::assert_contains(&answered, "42001");
     let ended = results(&server, &["b5", "b7"]);
-    assert!(ended.contains("exit code 0"), "{ended}");
+    common::assert_contains(&ended, "exit code 0");
 }
 
 #[test]
@@ -95,11 +90,7 @@ fn bash_input_quits_vi_running_on_its_own_terminal() {
     sb.write("notes.txt", "first line\n");
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "v1",
-                "Bash",
-                json!({"command": "vi notes.txt", "run_in_background": true}),
-            ))
+            .turn(common::bash_background("v1", "vi notes.txt"))
             .turn(common::bash("v2", "sleep 1"))
             .turn(Turn::tool_use(
                 "v3",
@@ -116,10 +107,10 @@ fn bash_input_quits_vi_running_on_its_own_terminal() {
     common::assert_ok(&out);
     let reqs = server.requests();
     let (started, _) = common::result_of(&reqs[1], "v1");
-    assert!(started.contains("bash_1"), "{started}");
+    common::assert_contains(&started, "bash_1");
     // vi drew its screen on the terminal: the file's text is on it.
     let seen = results(&server, &["v3", "v5"]);
-    assert!(seen.contains("first line"), "{seen}");
+    common::assert_contains(&seen, "first line");
     assert!(seen.contains("exit code 0"), "vi quit: {seen}");
     assert_eq!(
         std::fs::read_to_string(sb.project().join("notes.txt")).unwrap(),
@@ -129,14 +120,9 @@ fn bash_input_quits_vi_running_on_its_own_terminal() {
 
 #[test]
 fn a_foreground_command_that_times_out_says_how_to_run_it_instead() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "t1",
-                "Bash",
-                json!({"command": "sleep 30", "timeout": 300}),
-            ))
+            .turn(common::bash_timeout("t1", "sleep 30", 300))
             .turn(Turn::text("it timed out")),
     );
     let mut cmd = sb.catui(&server);
@@ -145,10 +131,10 @@ fn a_foreground_command_that_times_out_says_how_to_run_it_instead() {
     assert_eq!(out.status.code(), Some(0));
     let (text, is_error) = common::result_of(&server.requests()[1], "t1");
     assert!(is_error, "{text}");
-    assert!(text.contains("timed out after 300 ms"), "{text}");
-    assert!(text.contains("waiting for input"), "{text}");
-    assert!(text.contains("run_in_background: true"), "{text}");
-    assert!(text.contains("BashInput"), "{text}");
+    common::assert_contains(&text, "timed out after 300 ms");
+    common::assert_contains(&text, "waiting for input");
+    common::assert_contains(&text, "run_in_background: true");
+    common::assert_contains(&text, "BashInput");
 }
 
 #[test]
@@ -165,11 +151,7 @@ fn keep_running_outlives_the_run_and_is_listed_while_others_end_with_it() {
                 json!({"command": format!("echo kept-started; sleep {kept}"),
                        "run_in_background": true, "keep_running": true}),
             ))
-            .turn(Turn::tool_use(
-                "k2",
-                "Bash",
-                json!({"command": format!("sleep {ended}"), "run_in_background": true}),
-            ))
+            .turn(common::bash_background("k2", format!("sleep {ended}")))
             .turn(common::bash("k3", "sleep 0.5"))
             .turn(Turn::tool_use("k4", "BashOutput", json!({"id": "bash_1"})))
             .turn(Turn::text("the service runs")),
@@ -215,7 +197,7 @@ fn keep_running_outlives_the_run_and_is_listed_while_others_end_with_it() {
     assert!(!survivors.is_empty());
     // Its output went to its file, readable while catui ran.
     let (read, _) = common::result_of(&server.requests()[4], "k4");
-    assert!(read.contains("kept-started"), "{read}");
+    common::assert_contains(&read, "kept-started");
     // The other background command ended with the run.
     let start = std::time::Instant::now();
     while !processes_with(&ended).is_empty() {
@@ -229,8 +211,7 @@ fn keep_running_outlives_the_run_and_is_listed_while_others_end_with_it() {
 
 #[test]
 fn keep_running_without_the_background_is_refused() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use(
                 "r1",
@@ -245,5 +226,5 @@ fn keep_running_without_the_background_is_refused() {
     assert_eq!(out.status.code(), Some(0));
     let (text, is_error) = common::result_of(&server.requests()[1], "r1");
     assert!(is_error, "{text}");
-    assert!(text.contains("run_in_background"), "{text}");
+    common::assert_contains(&text, "run_in_background");
 }

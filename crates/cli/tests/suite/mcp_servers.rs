@@ -84,7 +84,7 @@ fn run_prompt(
     server: &str,
     prompt: &str,
 ) -> Vec<Value> {
-    let mut s = StreamSession::start(sb.catui(mock), args);
+    let mut s = sb.stream(mock, args);
     wait_connected(&mut s, server);
     s.send_user(prompt);
     s.wait_type("result");
@@ -132,7 +132,7 @@ fn stdio_server_tools_are_listed_called_and_reach_the_model() {
     );
     let (text, is_error) = result_of(&reqs[1], "t1");
     assert!(!is_error, "{text}");
-    assert!(text.contains("Echo: hello from the model"), "{text}");
+    common::assert_contains(&text, "Echo: hello from the model");
     let result = seen.iter().find(|v| v["type"] == "result").unwrap();
     assert_eq!(result["is_error"], false, "{result}");
 }
@@ -146,7 +146,7 @@ fn init_reports_servers_and_a_dead_one_does_not_stop_the_session() {
         "ev": everything_stdio(),
         "dead": {"command": "node", "args": ["-e", "process.exit(3)"]},
     }));
-    let mut s = StreamSession::start(sb.catui(&mock), &["--mcp-config", &cfg]);
+    let mut s = sb.stream(&mock, &["--mcp-config", &cfg]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let servers = init["mcp_servers"].as_array().unwrap();
     let names: Vec<&str> = servers.iter().filter_map(|s| s["name"].as_str()).collect();
@@ -214,8 +214,8 @@ fn plan_mode_runs_read_only_tools_and_refuses_writing_ones() {
             .turn(Turn::text("planned")),
     );
     let cfg = config(json!({ "fs": filesystem(&root), "ev": everything_stdio() }));
-    let mut s = StreamSession::start(
-        sb.catui(&mock),
+    let mut s = sb.stream(
+        &mock,
         &[
             "--mcp-config",
             &cfg,
@@ -238,7 +238,7 @@ fn plan_mode_runs_read_only_tools_and_refuses_writing_ones() {
     // Even an allow rule does not open a write in plan mode.
     let (write, write_err) = result_of(&reqs[2], "w1");
     assert!(write_err, "{write}");
-    assert!(write.contains("Plan mode is active"), "{write}");
+    common::assert_contains(&write, "Plan mode is active");
     assert!(!target.exists(), "the write happened in plan mode");
     let (toggle, toggle_err) = result_of(&reqs[3], "e1");
     assert!(
@@ -342,7 +342,7 @@ fn without_a_rule_an_mcp_tool_asks_first() {
             .turn(Turn::text("ok")),
     );
     let cfg = config(json!({ "ev": everything_stdio() }));
-    let mut s = StreamSession::start(sb.catui(&mock), &["--mcp-config", &cfg]);
+    let mut s = sb.stream(&mock, &["--mcp-config", &cfg]);
     wait_connected(&mut s, "ev");
     s.send_user("go");
     let ask = s.wait_for("the permission request", |v| {
@@ -458,7 +458,7 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
 
     // Not approved yet: the server does not start, and the user is told how.
     let mock = common::mock(Script::new().turn(Turn::text("no tools")));
-    let mut s = StreamSession::start(sb.catui(&mock), &[]);
+    let mut s = sb.stream(&mock, &[]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let ev = init["mcp_servers"]
         .as_array()
@@ -496,7 +496,7 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
 
     let list = sb.bare().args(["mcp", "list"]).output().unwrap();
     let listed = common::stdout(&list);
-    assert!(listed.contains("ev\tproject\tneeds approval"), "{listed}");
+    common::assert_contains(&listed, "ev\tproject\tneeds approval");
     let approve = sb.bare().args(["mcp", "approve", "ev"]).output().unwrap();
     assert!(approve.status.success(), "{approve:?}");
 
@@ -512,7 +512,7 @@ fn a_projects_mcp_json_needs_approval_then_starts() {
     );
     run_prompt(&sb, &mock, &["--allowed-tools", "mcp__ev"], "ev", "go");
     let (text, _) = result_of(&mock.requests()[1], "t1");
-    assert!(text.contains("Echo: approved"), "{text}");
+    common::assert_contains(&text, "Echo: approved");
 
     // `--strict-mcp-config` ignores the project's file.
     let mock = common::mock(Script::new().turn(Turn::text("strict")));
@@ -584,13 +584,13 @@ fn mcp_view_and_prompts_as_slash_commands() {
     let sb = Sandbox::new();
     let mock = common::mock(Script::new().turn(Turn::text("prompted")));
     let cfg = config(json!({ "ev": everything_stdio() }));
-    let mut s = StreamSession::start(sb.catui(&mock), &["--mcp-config", &cfg]);
+    let mut s = sb.stream(&mock, &["--mcp-config", &cfg]);
     wait_connected(&mut s, "ev");
     s.send_user("/mcp");
     let view = s.wait_type("result");
     let text = view["result"].as_str().unwrap();
-    assert!(text.contains("ev (flag) — connected, 13 tools"), "{text}");
-    assert!(text.contains("prompts"), "{text}");
+    common::assert_contains(&text, "ev (flag) — connected, 13 tools");
+    common::assert_contains(&text, "prompts");
     s.send_user("/mcp disable ev");
     let off = s.wait_type("result");
     assert!(
@@ -648,10 +648,7 @@ fn a_server_that_dies_mid_session_is_reported_and_reconnects() {
         "command": "bash",
         "args": ["-c", format!("echo $$ > {}; exec node {} stdio", pid_file.display(), server_js("server-everything"))],
     }}));
-    let mut s = StreamSession::start(
-        sb.catui(&mock),
-        &["--mcp-config", &cfg, "--allowed-tools", "mcp__ev"],
-    );
+    let mut s = sb.stream(&mock, &["--mcp-config", &cfg, "--allowed-tools", "mcp__ev"]);
     wait_connected(&mut s, "ev");
     let pid = std::fs::read_to_string(&pid_file).unwrap();
     assert!(
@@ -743,8 +740,8 @@ fn tools_a_server_adds_while_running_reach_the_next_request() {
             .turn(Turn::text("used it")),
     );
     let cfg = config(json!({ "chg": changing_server() }));
-    let mut s = StreamSession::start(
-        sb.catui(&mock),
+    let mut s = sb.stream(
+        &mock,
         &["--mcp-config", &cfg, "--allowed-tools", "mcp__chg"],
     );
     s.send_user("add a tool");

@@ -18,7 +18,7 @@ use common::{Sandbox, StreamSession, output_within};
 use serde_json::{Value, json};
 
 /// A 1x1 PNG.
-const PNG: &[u8] = &[
+pub(super) const PNG: &[u8] = &[
     0x89, 0x50, 0x4e, 0x47, 0xd, 0xa, 0x1a, 0xa, 0x0, 0x0, 0x0, 0xd, 0x49, 0x48, 0x44, 0x52, 0x0,
     0x0, 0x0, 0x1, 0x0, 0x0, 0x0, 0x1, 0x8, 0x6, 0x0, 0x0, 0x0, 0x1f, 0x15, 0xc4, 0x89, 0x0, 0x0,
     0x0, 0xd, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0xf8, 0xcf, 0x50, 0xf, 0x0, 0x3,
@@ -26,7 +26,7 @@ const PNG: &[u8] = &[
     0x42, 0x60, 0x82,
 ];
 /// The same PNG as the base64 the wire carries.
-const PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+pub(super) const PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 const PDF: &[u8] = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n";
 
@@ -101,7 +101,7 @@ fn openai_gets_the_image_after_the_tool_message_and_a_pdf_description() {
         .position(|m| m["role"] == "tool" && m["tool_call_id"] == "i1")
         .unwrap();
     let tool_text = messages[tool_at]["content"].as_str().unwrap();
-    assert!(tool_text.contains("1x1 pixels"), "{tool_text}");
+    common::assert_contains(&tool_text, "1x1 pixels");
     let next = &messages[tool_at + 1];
     assert_eq!(next["role"], "user", "{next}");
     let url = next["content"]
@@ -113,15 +113,14 @@ fn openai_gets_the_image_after_the_tool_message_and_a_pdf_description() {
     assert_eq!(url, format!("data:image/png;base64,{PNG_B64}"));
     // No documents on this provider: the PDF is described, with advice.
     let (pdf, _) = common::result_of(&reqs[2], "d1");
-    assert!(pdf.contains("a PDF document"), "{pdf}");
-    assert!(pdf.contains("pdftotext"), "{pdf}");
+    common::assert_contains(&pdf, "a PDF document");
+    common::assert_contains(&pdf, "pdftotext");
 }
 
 #[test]
 fn a_stream_json_user_message_may_carry_an_image() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("a dot")));
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("a dot")));
+    let mut s = sb.stream(&server, &[]);
     s.send(json!({"type": "user", "message": {"role": "user", "content": [
         {"type": "text", "text": "what is this?"},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
@@ -144,7 +143,7 @@ fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
             .turn(common::read("i1", "shot.png"))
             .turn(Turn::text("described")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--model", "text-model"]);
+    let mut s = sb.stream(&server, &["--model", "text-model"]);
     s.send(json!({"type": "user", "message": {"role": "user", "content": [
         {"type": "text", "text": "what is this?"},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
@@ -152,8 +151,8 @@ fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
     let refused = s.wait_type("result");
     assert_eq!(refused["is_error"], true, "{refused}");
     let why = refused["result"].as_str().unwrap();
-    assert!(why.contains("text-model takes no images"), "{why}");
-    assert!(why.contains("not sent"), "{why}");
+    common::assert_contains(&why, "text-model takes no images");
+    common::assert_contains(&why, "not sent");
     assert!(server.requests().is_empty(), "nothing may reach the model");
     // The next input goes through; Read describes the image and says why.
     s.send(json!({"type": "user", "message": {"role": "user", "content": "look at shot.png"}}));
@@ -165,8 +164,8 @@ fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
     assert_eq!(code, 0);
     let reqs = server.requests();
     let (text, _) = common::result_of(&reqs[1], "i1");
-    assert!(text.contains("1x1 pixels"), "{text}");
-    assert!(text.contains("takes no images"), "{text}");
+    common::assert_contains(&text, "1x1 pixels");
+    common::assert_contains(&text, "takes no images");
     let sent = serde_json::to_string(&reqs[1].body).unwrap();
     assert!(
         !sent.contains(PNG_B64),
@@ -176,8 +175,7 @@ fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
 
 #[test]
 fn a_pdf_in_a_user_message_is_refused_where_the_provider_takes_no_documents() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("unused")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("unused")));
     let mut s = StreamSession::start(sb.catui_openai(&server), &[]);
     s.send(json!({"type": "user", "message": {"role": "user", "content": [
         {"type": "text", "text": "summarise"},
@@ -186,7 +184,7 @@ fn a_pdf_in_a_user_message_is_refused_where_the_provider_takes_no_documents() {
     let refused = s.wait_type("result");
     assert_eq!(refused["is_error"], true, "{refused}");
     let why = refused["result"].as_str().unwrap();
-    assert!(why.contains("takes no PDF documents"), "{why}");
+    common::assert_contains(&why, "takes no PDF documents");
     // The session's last input failed, so its exit status says so.
     let (code, _) = s.finish();
     assert_eq!(code, 1);
@@ -248,41 +246,35 @@ fn a_pdf_is_text_without_documents_and_a_page_range_is_those_pages() {
     let reqs = server.requests();
     let (all, is_error) = common::result_of(&reqs[1], "p1");
     assert!(!is_error, "{all}");
-    assert!(all.contains("3 pages"), "{all}");
-    assert!(all.contains("takes no documents"), "{all}");
+    common::assert_contains(&all, "3 pages");
+    common::assert_contains(&all, "takes no documents");
     for line in [
         "Chapter one: install",
         "Chapter two: configure",
         "Chapter three: run",
     ] {
-        assert!(all.contains(line), "{all}");
+        common::assert_contains(&all, line);
     }
     let (range, _) = common::result_of(&reqs[2], "p2");
-    assert!(
-        range.contains("--- page 2 ---\nChapter two: configure"),
-        "{range}"
-    );
-    assert!(range.contains("Chapter three: run"), "{range}");
-    assert!(!range.contains("Chapter one"), "{range}");
+    common::assert_contains(&range, "--- page 2 ---\nChapter two: configure");
+    common::assert_contains(&range, "Chapter three: run");
+    common::assert_lacks(&range, "Chapter one");
     // The OpenAI wire has no error flag: the text says it.
     let (past, _) = common::result_of(&reqs[3], "p3");
     assert!(past.starts_with("Error:"), "{past}");
-    assert!(past.contains("manual.pdf"), "{past}");
-    assert!(
-        past.contains("has 3 pages, so page 9 is past its end"),
-        "{past}"
-    );
+    common::assert_contains(&past, "manual.pdf");
+    common::assert_contains(&past, "has 3 pages, so page 9 is past its end");
 
     // Anthropic: the whole file is a document; a range is those pages' text.
     let server = common::mock(script());
     read_twice(&sb, &server, false);
     let reqs = server.requests();
     let whole = serde_json::to_string(&reqs[1].body).unwrap();
-    assert!(whole.contains("\"type\":\"document\""), "{whole}");
+    common::assert_contains(&whole, "\"type\":\"document\"");
     let (range, _) = common::result_of(&reqs[2], "p2");
-    assert!(range.contains("a page range comes as text"), "{range}");
-    assert!(range.contains("Chapter two: configure"), "{range}");
-    assert!(!range.contains("Chapter one"), "{range}");
+    common::assert_contains(&range, "a page range comes as text");
+    common::assert_contains(&range, "Chapter two: configure");
+    common::assert_lacks(&range, "Chapter one");
     assert!(
         !serde_json::to_string(&reqs[2].messages().last().unwrap())
             .unwrap()

@@ -92,19 +92,19 @@ fn linked_memory_files_and_imports_put_no_secret_in_the_prompt() {
                 );
             }
             // catui's API key (its environment) is not there either.
-            assert!(!body.contains("test-key-not-secret"), "{body}");
+            common::assert_lacks(&body, "test-key-not-secret");
             // The user is told, by file, what was left out.
-            assert!(stderr.contains("CLAUDE.md was not read"), "{stderr}");
-            assert!(stderr.contains("procfs"), "{stderr}");
-            assert!(stderr.contains("AGENTS.md was not read"), "{stderr}");
-            assert!(stderr.contains("a secret store"), "{stderr}");
+            common::assert_contains(&stderr, "CLAUDE.md was not read");
+            common::assert_contains(&stderr, "procfs");
+            common::assert_contains(&stderr, "AGENTS.md was not read");
+            common::assert_contains(&stderr, "a secret store");
             if cwd.ends_with("sub") {
                 // The sub-directory's own text is kept; its links are not.
-                assert!(body.contains("Sub-project rules"), "{body}");
-                assert!(stderr.contains("notes.txt"), "{stderr}");
-                assert!(stderr.contains("imports"), "{stderr}");
-                assert!(stderr.contains("more.md was not read"), "{stderr}");
-                assert!(stderr.contains("cfg.json was not read"), "{stderr}");
+                common::assert_contains(&body, "Sub-project rules");
+                common::assert_contains(&stderr, "notes.txt");
+                common::assert_contains(&stderr, "imports");
+                common::assert_contains(&stderr, "more.md was not read");
+                common::assert_contains(&stderr, "cfg.json was not read");
             }
         }
     }
@@ -140,8 +140,8 @@ fn memory_files_and_imports_inside_the_project_still_reach_the_prompt() {
     std::fs::create_dir_all(sb.project().join("sub")).unwrap();
     symlink("../AGENTS.md", sb.project().join("sub/CLAUDE.md")).unwrap();
     let (body, stderr) = first_prompt(&sb, &sb.project(), "default");
-    assert!(body.contains("Use tabs."), "{body}");
-    assert!(body.contains("Wrap at 100 columns."), "{body}");
-    assert!(body.contains("imported by"), "{body}");
-    assert!(!stderr.contains("was not read"), "{stderr}");
+    common::assert_contains(&body, "Use tabs.");
+    common::assert_contains(&body, "Wrap at 100 columns.");
+    common::assert_contains(&body, "imported by");
+    common::assert_lacks(&stderr, "was not read");
 }

@@ -2,6 +2,11 @@
 //! testkit mock (issue #36): relative paths, the Agent tool's model
 //! aliases, what sub-agents are offered and told, the git snapshot's
 //! place, shell state, and schemas free of developer notes.
+//!
+//! Loop and error reflection through the real binary: three identical
+//! calls in a row add a reminder to step back, and a tool error says what
+//! to check first (a missing file: search for it; an Edit that matches
+//! several places: where they are, and to widen the context).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,7 +15,7 @@ use crate::common;
 use std::process::Command;
 
 use catui_testkit::{Block, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, result_of};
+use common::{Sandbox, StreamSession, output_within, result_of};
 use serde_json::{Value, json};
 
 fn tool<'a>(r: &'a RecordedRequest, name: &str) -> &'a Value {
@@ -91,7 +96,7 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
     let (read, is_error) = result_of(&reqs[2], "r1");
     assert!(!is_error && read.contains("pub fn answer"), "{read}");
     let (glob, _) = result_of(&reqs[2], "g1");
-    assert!(glob.contains("lib.rs"), "{glob}");
+    common::assert_contains(&glob, "lib.rs");
     assert_eq!(
         std::fs::read_to_string(sb.project().join("README.md")).unwrap(),
         "hello\n"
@@ -104,12 +109,12 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
     assert!(!outside_dir.join("NOTES.md").exists());
     // Bash itself still keeps its own directory.
     let (pwd, _) = result_of(&reqs[4], "p1");
-    assert!(pwd.contains(&outside_dir.display().to_string()), "{pwd}");
+    common::assert_contains(&pwd, &outside_dir.display().to_string());
     // The rule is stated where the model reads it.
     let system = reqs[0].system_text();
-    assert!(
-        system.contains("file tools resolve relative paths from it, and a `cd` in Bash does not"),
-        "{system}"
+    common::assert_contains(
+        &system,
+        "file tools resolve relative paths from it, and a `cd` in Bash does not",
     );
 }
 
@@ -117,8 +122,7 @@ fn relative_paths_resolve_from_the_project_root_after_a_bash_cd() {
 /// as the provider's real model id; anything else is refused with the list.
 #[test]
 fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -149,7 +153,7 @@ fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
     let (refused, is_error) = result_of(last, "a2");
     assert!(is_error, "{refused}");
     for alias in ["sonnet", "opus", "haiku"] {
-        assert!(refused.contains(alias), "{refused}");
+        common::assert_contains(&refused, alias);
     }
     assert!(
         !reqs
@@ -163,8 +167,7 @@ fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
 /// it how to get write access; the Agent listing names only real tools.
 #[test]
 fn sub_agents_are_offered_and_told_what_is_true() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(
                 Turn::blocks(vec![
@@ -220,7 +223,7 @@ fn sub_agents_are_offered_and_told_what_is_true() {
         .unwrap()
         .to_string();
     assert!(!listing.contains("all tools)"), "{listing}");
-    assert!(!listing.contains("Task"), "{listing}");
+    common::assert_lacks(&listing, "Task");
     let general = reqs
         .iter()
         .find(|r| {
@@ -353,8 +356,7 @@ fn descriptions(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
 /// keep, not notes for developers, and no line breaks inside sentences.
 #[test]
 fn tool_schemas_hold_limits_and_no_developer_notes() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("hello").forever()));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("hello").forever()));
     interactive(sb.catui(&server), "hi", &[]);
     let reqs = server.requests();
     let first = &reqs[0];
@@ -390,4 +392,62 @@ fn tool_schemas_hold_limits_and_no_developer_notes() {
             assert!(!broken, "{path} breaks a line mid-sentence: {text:?}");
         }
     }
+}
+
+const STEP_BACK: &str = "Step back";
+
+#[test]
+fn three_identical_calls_in_a_row_add_a_reminder_to_step_back() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\n");
+    let server = common::mock(
+        Script::new()
+            .turn(common::read("r1", "a.txt"))
+            .turn(common::read("r2", "a.txt"))
+            .turn(common::read("r3", "a.txt"))
+            .turn(Turn::text("stopped looping")),
+    );
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "read it"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(out.status.code(), Some(0));
+    let reqs = server.requests();
+    // Not after one or two.
+    for r in &reqs[1..3] {
+        let last = r.messages().last().unwrap().to_string();
+        common::assert_lacks(&last, STEP_BACK);
+    }
+    let last = reqs[3].messages().last().unwrap().to_string();
+    common::assert_contains(&last, "same Read call");
+    common::assert_contains(&last, "3 times in a row");
+    common::assert_contains(&last, STEP_BACK);
+}
+
+#[test]
+fn the_same_error_three_times_adds_the_reminder_and_errors_say_what_to_check() {
+    let sb = Sandbox::new();
+    sb.write("dup.txt", "x = 1\ny = 2\nx = 1\n");
+    let server = common::mock(
+        Script::new()
+            .turn(common::read("r0", "dup.txt"))
+            .turn(common::edit("e1", "dup.txt", "x = 1", "x = 3"))
+            .turn(common::edit("e2", "./dup.txt", "x = 1", "x = 4"))
+            .turn(common::edit("e3", "dup.txt", "x = 1", "x = 5"))
+            .turn(common::read("m1", "missing.txt"))
+            .turn(Turn::text("done")),
+    );
+    let mut cmd = sb.catui(&server);
+    cmd.args(["-p", "edit it", "--allowed-tools", "Edit"]);
+    let out = output_within(cmd, b"", 60);
+    assert_eq!(out.status.code(), Some(0));
+    let reqs = server.requests();
+    let (text, is_error) = common::result_of(&reqs[2], "e1");
+    assert!(is_error);
+    common::assert_contains(&text, "occurs 2 times in the file (at lines 1, 3)");
+    common::assert_contains(&text, "Widen the context");
+    // Three different calls, one error: the error repeating is named.
+    let last = reqs[4].messages().last().unwrap().to_string();
+    common::assert_contains(&last, "same error has now come back 3 times");
+    let (missing, _) = common::result_of(&reqs[5], "m1");
+    common::assert_contains(&missing, "Use Glob to find the file");
 }

@@ -45,7 +45,7 @@ fn an_unreadable_plan_hash_approves_nothing() {
         script = script.turn(common::exit_plan(id));
     }
     let server = common::mock(script.turn(Turn::text("Still planning, then.")));
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     for hash in &bad {
         let ask = s.wait_for("the approval request", |v| {
@@ -70,8 +70,8 @@ fn an_unreadable_plan_hash_approves_nothing() {
     all.extend(ids);
     for (text, is_error) in exit_results(&server, &all) {
         assert!(is_error, "{text}");
-        assert!(!text.contains("User has approved your plan"), "{text}");
-        assert!(text.contains("planHash"), "{text}");
+        common::assert_lacks(&text, "User has approved your plan");
+        common::assert_contains(&text, "planHash");
     }
 }
 
@@ -86,7 +86,7 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
         script = script.turn(common::exit_plan(id));
     }
     let server = common::mock(script.turn(Turn::text("Waiting for the user.")));
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let respond = |ask: &Value, body: Value| {
         json!({"type":"control_response","response":{"subtype":"success",
@@ -121,16 +121,16 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     let reasons = ["maybe", "mode", "skip_steps", "withdrawn"];
     for ((text, is_error), reason) in results.iter().zip(reasons) {
         assert!(is_error, "{text}");
-        assert!(!text.contains(REJECTED), "{text}");
-        assert!(text.contains("No decision was made on your plan"), "{text}");
-        assert!(text.contains("still in plan mode"), "{text}");
+        common::assert_lacks(&text, REJECTED);
+        common::assert_contains(&text, "No decision was made on your plan");
+        common::assert_contains(&text, "still in plan mode");
         assert!(text.contains(reason), "{reason}: {text}");
     }
     // A real rejection still reads as one (the contrast).
     let sb = Sandbox::new();
     let server =
         common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN).turn(Turn::text("Revising.")));
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let ask = next(&mut s);
     s.send(common::deny(&ask, json!({"message": "add tests"})));

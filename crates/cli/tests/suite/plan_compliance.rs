@@ -43,7 +43,7 @@ fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
             .turn(Turn::text("nothing else to do")),
     );
     // No checkpointing asked for: the comparison runs anyway.
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     let plan_file = s.wait_type("system")["plan_file"]
         .as_str()
         .unwrap()
@@ -78,7 +78,7 @@ fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
     let requests = server.requests();
     let note = requests[6].last_user_text().unwrap_or_default();
     assert!(note.contains(NOTE) && note.contains("setup.cfg"), "{note}");
-    assert!(note.contains("Add tests/test_a.py"), "{note}");
+    common::assert_contains(&note, "Add tests/test_a.py");
     assert!(
         !requests[5]
             .last_user_text()
@@ -105,11 +105,8 @@ fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
     assert!(transcript.contains("\"type\":\"plan_compliance\""));
     let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
     let shown = common::stdout(&out);
-    assert!(
-        shown.contains("Changed, not in the plan: setup.cfg"),
-        "{shown}"
-    );
-    assert!(shown.contains("0/2 steps done"), "{shown}");
+    common::assert_contains(&shown, "Changed, not in the plan: setup.cfg");
+    common::assert_contains(&shown, "0/2 steps done");
 }
 
 #[test]
@@ -126,15 +123,11 @@ fn a_new_plan_ends_the_comparison() {
             }))
             .turn(common::exit_plan("x"))
             .turn(common::write("w", &target, "x\n"))
-            .turn(Turn::tool_use(
-                "t",
-                "TodoWrite",
-                json!({"todos": [{"content": "Write x.txt", "status": "completed", "activeForm": "Writing x.txt"}]}),
-            ))
+            .turn(common::todo_write("t", json!([{"content": "Write x.txt", "status": "completed", "activeForm": "Writing x.txt"}])))
             .turn(Turn::text("done"))
             .turn(Turn::text("planning again")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("do x");
     let ask = s.wait_type("control_request");
     let mut approved = ask["request"]["input"].clone();
@@ -182,18 +175,14 @@ fn a_plan_file_inside_the_project_is_not_unplanned_work() {
             }))
             .turn(common::exit_plan("x"))
             .turn(common::write("w", &target, "x\n"))
-            .turn(Turn::tool_use(
-                "t",
-                "TodoWrite",
-                json!({"todos": [
+            .turn(common::todo_write("t", json!([
                     {"content": "Write x.txt", "status": "completed", "activeForm": "Writing x.txt"},
                     {"content": "Check x.txt", "status": "pending", "activeForm": "Checking x.txt"}
-                ]}),
-            ))
+                ])))
             .turn(Turn::text("done for now"))
             .turn(Turn::text("still done")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     let plan_file = s.wait_type("system")["plan_file"]
         .as_str()
         .unwrap()

@@ -8,12 +8,19 @@
 //! acceptEdits (`planDrift: "ask"`), and an approved `AmendPlan` makes it
 //! part of the plan (a new revision) so that it runs unasked; tool calls
 //! carry the step they belong to (`plan_step`).
+//!
+//! The plan as a contract in the terminal UI: the real `catui` binary in a
+//! tmux pane against the testkit mock model. The approval dialog lists the
+//! exact verification commands approving lets catui run; once the step is
+//! done catui runs them and shows the run and the end report in the
+//! transcript. Without tmux the test fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
+use common::tmux::*;
 use common::{Sandbox, StreamSession, allow, deny, plan_path_in, result_of};
 use serde_json::{Value, json};
 
@@ -36,7 +43,7 @@ fn planning(sb: &Sandbox, plan: &'static str) -> Script {
 /// Starts a stream-json session in plan mode, sends `ask`, approves the
 /// plan with acceptEdits; returns the session and the approval request.
 fn approve(sb: &Sandbox, server: &MockServer, ask: &str) -> (StreamSession, Value) {
-    let mut s = StreamSession::start(sb.catui(server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(server, &["--permission-mode", "plan"]);
     s.send_user(ask);
     let request = s.wait_for("the plan's approval", |v| {
         v["type"] == "control_request" && v["request"]["tool_name"] == "ExitPlanMode"
@@ -109,7 +116,7 @@ fn a_plan_whose_verification_passes_is_reported_met_and_the_run_ends() {
         .unwrap();
     let text = std::fs::read_to_string(plan_file).unwrap();
     assert!(text.contains("Verification ("), "{text}");
-    assert!(text.contains("passed"), "{text}");
+    common::assert_contains(&text, "passed");
     assert!(text.contains("Report ("), "{text}");
     let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
     assert!(transcript.contains("\"type\":\"plan_verification\""));
@@ -164,8 +171,8 @@ fn a_failing_verification_goes_back_to_the_model_which_fixes_it_without_a_human_
         .unwrap()
         .last_user_text()
         .unwrap();
-    assert!(reminder.contains("$ grep -q fixed hello.txt"), "{reminder}");
-    assert!(reminder.contains("(exit 1)"), "{reminder}");
+    common::assert_contains(&reminder, "$ grep -q fixed hello.txt");
+    common::assert_contains(&reminder, "(exit 1)");
     assert_eq!(
         std::fs::read_to_string(sb.project().join("hello.txt")).unwrap(),
         "fixed\n"
@@ -194,11 +201,8 @@ fn a_change_outside_the_plan_asks_even_in_accept_edits_and_can_be_refused() {
     assert_eq!(ask["request"]["tool_name"], "Write");
     assert_eq!(ask["request"]["input"]["file_path"], other.as_str());
     let reason = ask["request"]["decision_reason"].as_str().unwrap();
-    assert!(reason.contains("outside the approved plan"), "{reason}");
-    assert!(
-        reason.contains("step 1/1 is in progress: Write hello.txt"),
-        "{reason}"
-    );
+    common::assert_contains(&reason, "outside the approved plan");
+    common::assert_contains(&reason, "step 1/1 is in progress: Write hello.txt");
     s.send(deny(&ask, json!({"message": "not that file"})));
     let result = s.wait_type("result");
     assert_eq!(result["result"], "I will stay within the plan.");
@@ -213,11 +217,11 @@ fn a_change_outside_the_plan_asks_even_in_accept_edits_and_can_be_refused() {
     assert!(root.join("hello.txt").exists());
     let (text, is_error) = result_of(server.requests().last().unwrap(), "w2");
     assert!(is_error, "{text}");
-    assert!(
-        text.contains("Stay within the plan, or propose an amendment with AmendPlan"),
-        "{text}"
+    common::assert_contains(
+        &text,
+        "Stay within the plan, or propose an amendment with AmendPlan",
     );
-    assert!(text.contains("not that file"), "{text}");
+    common::assert_contains(&text, "not that file");
 }
 
 #[test]
@@ -236,13 +240,12 @@ fn an_approved_amendment_becomes_a_plan_revision_and_its_file_then_changes_unask
             ))
             .turn(common::write("w", &notes, "notes\n"))
             .turn(common::write("h", &hello, "hello\n"))
-            .turn(Turn::tool_use(
+            .turn(common::todo_write(
                 "t",
-                "TodoWrite",
-                json!({"todos": [
+                json!([
                     {"content": "Write hello.txt", "status": "completed", "activeForm": "Writing"},
                     {"content": "Write notes.md", "status": "completed", "activeForm": "Writing"}
-                ]}),
+                ]),
             ))
             // No compliance note: the amended plan names notes.md and
             // both steps are done, so the first answer ends the turn.
@@ -280,11 +283,8 @@ fn an_approved_amendment_becomes_a_plan_revision_and_its_file_then_changes_unask
         "notes\n"
     );
     let plan = std::fs::read_to_string(&plan_file).unwrap();
-    assert!(plan.contains("## Amendments\n\n### Amendment 1"), "{plan}");
-    assert!(
-        plan.contains("Reason: the change needs release notes"),
-        "{plan}"
-    );
+    common::assert_contains(&plan, "## Amendments\n\n### Amendment 1");
+    common::assert_contains(&plan, "Reason: the change needs release notes");
     let reqs = server.requests();
     let (text, is_error) = result_of(&reqs[3], "a");
     assert!(!is_error && text.contains("approved amendment 1"), "{text}");
@@ -296,7 +296,45 @@ fn an_approved_amendment_becomes_a_plan_revision_and_its_file_then_changes_unask
         .into_owned();
     let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
     let shown = common::stdout(&out);
-    assert!(shown.contains("this is the approved revision"), "{shown}");
+    common::assert_contains(&shown, "this is the approved revision");
     let transcript = std::fs::read_to_string(&sb.transcripts()[0]).unwrap();
     assert!(transcript.contains("\"key\":\"plan_amended\""));
+}
+
+#[test]
+fn the_approval_dialog_lists_the_verification_commands_that_then_run() {
+    require_tmux();
+    let s = setup(
+        |sb, dir, _| {
+            let dir = dir.to_string();
+            let hello = sb.project().join("hello.txt").display().to_string();
+            Script::new()
+                .turn(Turn::respond(move |r| {
+                    common::write("p1", common::plan_path_in(r, &dir), "# Plan\n\n1. Write hello.txt\n\n## Verification\n- `test -f hello.txt`\n- `grep -q hi hello.txt`\n")
+                }))
+                .turn(common::exit_plan("x1"))
+                .turn(common::write("w", &hello, "hi\n"))
+                .turn(common::todo_write("t", json!([{"content": "Write hello.txt", "status": "completed", "activeForm": "Writing"}])))
+                .turn(Turn::text("Written."))
+        },
+        None,
+    );
+    launch(&s);
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.submit("write hello");
+    let dialog = s.tmux.wait_text("Would you like to proceed?");
+    common::assert_contains(
+        &dialog,
+        "Approving also lets catui run these verification commands",
+    );
+    common::assert_contains(&dialog, "$ test -f hello.txt");
+    common::assert_contains(&dialog, "$ grep -q hi hello.txt");
+    // Approve with auto-accepted edits: the work, then catui's own run.
+    s.tmux.keys(&["1"]);
+    let screen = s.tmux.wait_text("goal met");
+    assert!(
+        screen.contains("Verification of plan") && screen.contains("passed: 2 command(s)"),
+        "{screen}"
+    );
+    common::assert_contains(&screen, "Written.");
 }

@@ -75,14 +75,10 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
             )
             // The background agent, in its worktree.
             .turn(writes_flag_in_worktree(worktrees))
-            .turn(Turn::tool_use(
-                "t",
-                "TodoWrite",
-                json!({"todos": [{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}]}),
-            ))
+            .turn(common::todo_write("t", json!([{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}])))
             .turn(Turn::text("Done in the background.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag file");
     let ask = s.wait_type("control_request");
     let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
@@ -117,19 +113,13 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
     assert_eq!(ended["task_id"], task_id.as_str(), "{ended}");
     assert_eq!(ended["status"], "completed", "{ended}");
     let summary = ended["summary"].as_str().unwrap();
-    assert!(summary.contains("goal met — 1/1 steps done"), "{summary}");
-    assert!(
-        summary.contains(&format!("Review: git diff main...catui/{slug}")),
-        "{summary}"
-    );
+    common::assert_contains(&summary, "goal met — 1/1 steps done");
+    common::assert_contains(&summary, &format!("Review: git diff main...catui/{slug}"));
     let report = std::fs::read_to_string(ended["output_file"].as_str().unwrap()).unwrap();
     assert!(report.contains("flag.txt"), "the diff stat: {report}");
     // The line carries it too, written for the user.
     assert_eq!(ended["report"], report.as_str(), "{ended}");
-    assert!(
-        report.contains(&format!("Merge:  git merge catui/{slug}")),
-        "{report}"
-    );
+    common::assert_contains(&report, &format!("Merge:  git merge catui/{slug}"));
     let told = s.wait_type("result");
     assert_eq!(told["result"], "The background agent carried the plan out.");
     assert!(
@@ -190,7 +180,7 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
             .turn(writes_flag_in_worktree(sb.config().join("worktrees")))
             .turn(Turn::text("Could not write it.").when(|r| r.has_tool_result("w"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag file");
     let ask = s.wait_type("control_request");
     let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
@@ -212,10 +202,7 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
         .map(|t| t.content)
         .next()
         .expect("the background agent's Write ran or was refused");
-    assert!(
-        refused.contains("nobody can answer permission prompts"),
-        "{refused}"
-    );
+    common::assert_contains(&refused, "nobody can answer permission prompts");
     git(&project, &["rev-parse", &format!("catui/{slug}")]);
     let shown = std::process::Command::new("git")
         .arg("-C")

@@ -4,7 +4,7 @@
 //! `/plan open` without a terminal fails at once when the editor needs one,
 //! while an editor that runs never outlives catui.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
@@ -14,22 +14,6 @@ use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, json_lines, plans_dir, writes_plan_then_exits};
 
 const PLAN: &str = "# Plan\n\n1. Add the flag\n";
-
-/// Runs `cmd` in a new session, without a controlling terminal, as under
-/// an SDK or CI (whatever terminal the test itself runs in).
-fn without_terminal(cmd: &mut std::process::Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: setsid is async-signal-safe; nothing else runs between fork
-    // and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
 
 /// Whether process `pid` runs (a zombie not reaped yet by its new parent
 /// counts as ended).
@@ -48,8 +32,7 @@ fn alive(pid: i32) -> bool {
 /// on the same session that the model answers in words gets that answer.
 #[test]
 fn a_question_after_resuming_a_planning_run_gets_its_answer() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         writes_plan_then_exits(&plans_dir(&sb), PLAN)
             .turn(Turn::text("Step 1 adds --json to the list command.")),
     );
@@ -76,10 +59,9 @@ fn a_question_after_resuming_a_planning_run_gets_its_answer() {
 /// open` says so at once (naming the plan file) instead of waiting.
 #[test]
 fn plan_open_without_an_editor_or_a_terminal_fails_at_once() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
+    let (sb, server) = common::with_mock(Script::new());
     let mut cmd = sb.catui(&server);
-    without_terminal(&mut cmd);
+    common::without_terminal(&mut cmd);
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
@@ -127,7 +109,7 @@ fn an_open_editor_ends_with_catui() {
     let server = common::mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", &editor);
-    without_terminal(&mut cmd);
+    common::without_terminal(&mut cmd);
     let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     std::fs::write(init["plan_file"].as_str().unwrap(), PLAN).unwrap();

@@ -49,18 +49,17 @@ pub(super) fn slug_of(path: &str) -> String {
 fn approved_with_one_step_done(sb: &Sandbox) -> String {
     let server = common::mock(
         writes_plan_then_exits(&plans_dir(sb), PLAN)
-            .turn(Turn::tool_use(
+            .turn(common::todo_write(
                 "t",
-                "TodoWrite",
-                json!({"todos": [
+                json!([
                     {"content": "Parse the flag", "status": "completed", "activeForm": "Parsing"},
                     {"content": "Print json", "status": "pending", "activeForm": "Printing"},
                     {"content": "Add tests", "status": "pending", "activeForm": "Testing"}
-                ]}),
+                ]),
             ))
             .turn(Turn::text("One step done.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the json flag");
     let ask = s.wait_type("control_request");
     let path = ask["request"]["input"]["planFilePath"]
@@ -122,7 +121,7 @@ fn list_json_follows_a_plan_through_approval_progress_parking_and_abandoning() {
         &plans_dir(&sb),
         "# Later\n1. Something\n",
     ));
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan something for later");
     let ask = s.wait_type("control_request");
     let parked = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
@@ -139,14 +138,13 @@ fn a_plan_whose_goal_was_met_is_done() {
     sb.user_settings(r#"{"planDrift": "note"}"#);
     let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Tiny\n1. Only step\n")
-            .turn(Turn::tool_use(
+            .turn(common::todo_write(
                 "t",
-                "TodoWrite",
-                json!({"todos": [{"content": "Only step", "status": "completed", "activeForm": "Doing"}]}),
+                json!([{"content": "Only step", "status": "completed", "activeForm": "Doing"}]),
             ))
             .turn(Turn::text("Finished.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
     let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
@@ -195,7 +193,7 @@ fn an_unchanged_approved_plan_is_taken_up_without_approval() {
     // `/plan use SLUG` in a new session.
     let server =
         common::mock(catui_testkit::Script::new().turn(Turn::text("Carrying on with step 2.")));
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user(&format!("/plan use {slug}"));
     let result = s.wait_type("result");
     let text = result["result"].as_str().unwrap();
@@ -224,14 +222,14 @@ fn an_unchanged_approved_plan_is_taken_up_without_approval() {
         "no approval was asked"
     );
     let told = request_with(&server, "continuing a plan the user already approved");
-    assert!(told.contains("- Print json\n- Add tests"), "{told}");
-    assert!(told.contains("1 of 3 steps are done"), "{told}");
+    common::assert_contains(&told, "- Print json\n- Add tests");
+    common::assert_contains(&told, "1 of 3 steps are done");
     s.finish();
     assert_eq!(row(&sb, &slug)["state"], "in_progress");
 
     // `catui --plan SLUG` does the same at the start.
     let server = common::mock(catui_testkit::Script::new().turn(Turn::text("On it.")));
-    let mut s = StreamSession::start(sb.catui(&server), &["--plan", &slug]);
+    let mut s = sb.stream(&server, &["--plan", &slug]);
     s.send_user("go on");
     assert_eq!(s.wait_type("result")["result"], "On it.");
     let (code, seen) = s.finish();
@@ -239,16 +237,13 @@ fn an_unchanged_approved_plan_is_taken_up_without_approval() {
     assert_eq!(todos_line(&seen).len(), 2);
     assert!(!seen.iter().any(|v| v["type"] == "control_request"));
     let told = request_with(&server, "continuing a plan the user already approved");
-    assert!(told.contains("go on"), "{told}");
+    common::assert_contains(&told, "go on");
 
     // A plan that does not exist is refused at the start.
     let out = sb.run(&server, ["-p", "hi", "--plan", "no-such-plan"]);
     assert!(!out.status.success(), "{out:?}");
     let err = common::stderr(&out);
-    assert!(
-        err.contains("--plan: There is no plan 'no-such-plan'"),
-        "{err}"
-    );
+    common::assert_contains(&err, "--plan: There is no plan 'no-such-plan'");
     assert_eq!(server.requests().len(), 1, "no request was made for it");
 }
 
@@ -274,14 +269,14 @@ fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
             )
             .turn(Turn::text("Back to it.").when(|r| last_user(r).contains("what next"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user(&format!("/plan use {slug}"));
     let ask = s.wait_type("control_request");
     let input = &ask["request"]["input"];
     assert_eq!(ask["request"]["tool_name"], "ExitPlanMode");
     let diff = input["planDiff"].as_str().unwrap();
-    assert!(diff.contains("+4. Update the docs"), "{diff}");
-    assert!(!diff.contains("-3. Add tests"), "{diff}");
+    common::assert_contains(&diff, "+4. Update the docs");
+    common::assert_lacks(&diff, "-3. Add tests");
     assert!(
         input["plan"]
             .as_str()
@@ -306,7 +301,7 @@ fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
     s.send_user("what next");
     assert_eq!(s.wait_type("result")["result"], "Back to it.");
     let told = request_with(&server, "what next");
-    assert!(told.contains("it is not approved (parked)"), "{told}");
+    common::assert_contains(&told, "it is not approved (parked)");
     s.finish();
 }
 
@@ -321,7 +316,7 @@ fn date_topic_names_a_new_plan_by_its_heading() {
         )
         .turn(Turn::text("Approved, working.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     let words = s.wait_type("system")["plan_file"]
         .as_str()
         .unwrap()
@@ -371,12 +366,9 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
         .unwrap();
     let text = common::stdout(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("Moved 1 plan(s)"), "{text}");
-    assert!(
-        text.contains("\"plansDirectory\": \".catui/plans\""),
-        "{text}"
-    );
-    assert!(text.contains(".gitignore"), "{text}");
+    common::assert_contains(&text, "Moved 1 plan(s)");
+    common::assert_contains(&text, "\"plansDirectory\": \".catui/plans\"");
+    common::assert_contains(&text, ".gitignore");
     let moved = sb.project().join(".catui/plans").join(format!("{slug}.md"));
     assert!(moved.is_file());
     assert!(
@@ -393,7 +385,7 @@ fn move_to_project_takes_the_plans_and_their_history_along() {
     assert_eq!(row(&sb, &slug)["state"], "in_progress");
     let show = sb.bare().args(["plans", "show", &slug]).output().unwrap();
     let show = common::stdout(&show);
-    assert!(show.contains("this is the approved revision"), "{show}");
+    common::assert_contains(&show, "this is the approved revision");
     // Outside the project is refused.
     let out = sb
         .bare()
@@ -466,14 +458,13 @@ fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() 
                 common::write("w", worktree.join("flag.txt"), "--json\n")
                     .when(|r| last_user(r).contains("continuing a plan the user already approved")),
             )
-            .turn(Turn::tool_use(
+            .turn(common::todo_write(
                 "t",
-                "TodoWrite",
-                json!({"todos": [
+                json!([
                     {"content": "Parse the flag", "status": "completed", "activeForm": "Parsing"},
                     {"content": "Print json", "status": "completed", "activeForm": "Printing"},
                     {"content": "Add tests", "status": "completed", "activeForm": "Testing"}
-                ]}),
+                ]),
             ))
             .turn(Turn::text("All three done."))
             // The compliance note: flag.txt is not named by the plan.
@@ -490,14 +481,8 @@ fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() 
         common::stderr(&out),
         server.requests().iter().map(last_user).collect::<Vec<_>>()
     );
-    assert!(
-        text.contains("goal met — 3/3 steps done, verification passed"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("Review: git diff main...catui/{slug}")),
-        "{text}"
-    );
+    common::assert_contains(&text, "goal met — 3/3 steps done, verification passed");
+    common::assert_contains(&text, &format!("Review: git diff main...catui/{slug}"));
     assert!(
         text.contains("flag.txt"),
         "the diff stat names the file: {text}\n{:?}",
@@ -516,7 +501,7 @@ fn dispatch_carries_the_plan_out_in_a_worktree_and_leaves_the_main_tree_alone() 
     // Progress went back into the plan file; the library shows the run.
     let plan =
         std::fs::read_to_string(sb.config().join("plans").join(format!("{slug}.md"))).unwrap();
-    assert!(plan.contains("3/3 steps done"), "{plan}");
+    common::assert_contains(&plan, "3/3 steps done");
     let p = row(&sb, &slug);
     assert_eq!(p["dispatch"]["branch"], format!("catui/{slug}"), "{p}");
     assert_eq!(p["dispatch"]["status"], "done", "{p}");
@@ -534,7 +519,7 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = common::stderr(&out);
-    assert!(err.contains("is not inside a git repository"), "{err}");
+    common::assert_contains(&err, "is not inside a git repository");
     assert!(!sb.config().join("worktrees").exists());
     std::fs::write(
         sb.config().join("plans").join("draft-plan.md"),
@@ -548,10 +533,7 @@ fn dispatch_is_refused_outside_git_and_for_a_plan_not_approved() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = common::stderr(&out);
-    assert!(
-        err.contains("plan draft-plan is draft: only an approved plan"),
-        "{err}"
-    );
+    common::assert_contains(&err, "plan draft-plan is draft: only an approved plan");
 }
 
 #[test]
@@ -566,7 +548,7 @@ fn approving_with_dispatch_outside_git_is_refused_and_planning_goes_on() {
             }),
         ),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag file");
     let ask = s.wait_type("control_request");
     s.send(allow(&ask, json!({"dispatch": "worktree"})));

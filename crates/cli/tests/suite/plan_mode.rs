@@ -19,15 +19,7 @@ const REENTRY: &str = "## Re-entering Plan Mode";
 fn last_user_blocks(r: &RecordedRequest) -> String {
     let msgs = r.body["messages"].as_array().unwrap();
     let last = msgs.iter().rev().find(|m| m["role"] == "user").unwrap();
-    match &last["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
+    common::text_of(last, "\n")
 }
 
 #[test]
@@ -38,7 +30,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
     let main_rs = sb.write("src/main.rs", "fn main() {}\n");
     let server = common::mock(Script::new());
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     assert_eq!(init["permission_mode"], "plan");
     let plan_file = init["plan_file"]
@@ -89,7 +81,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     let diff = input2["planDiff"]
         .as_str()
         .expect("a diff against the rejected revision");
-    assert!(diff.contains("+2. Add tests"), "{diff}");
+    common::assert_contains(&diff, "+2. Add tests");
     let mut approved = input2.clone();
     approved["mode"] = json!("acceptEdits");
     s.send(common::allow_request(
@@ -127,11 +119,11 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     // it deleted there; the real file stays (checked above).
     let (b1, b1_err) = result_of(&reqs[2], "b1");
     assert!(!b1_err && b1.starts_with("Dry run:"), "{b1}");
-    assert!(b1.contains("1 deleted:\n- src/main.rs"), "{b1}");
+    common::assert_contains(&b1, "1 deleted:\n- src/main.rs");
     // Later commands of the planning session see the copy.
     let (b2, b2_err) = result_of(&reqs[3], "b2");
     assert!(!b2_err && b2.starts_with("Dry run:"), "{b2}");
-    assert!(!b2.contains("main.rs"), "{b2}");
+    common::assert_lacks(&b2, "main.rs");
     let (p1, p1_err) = result_of(&reqs[4], "p1");
     assert!(!p1_err, "{p1}");
     let (x1, x1_err) = result_of(&reqs[5], "x1");
@@ -141,7 +133,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
         !x2_err && x2.contains("User has approved your plan. You can now start coding."),
         "{x2}"
     );
-    assert!(x2.contains("## Approved Plan:"), "{x2}");
+    common::assert_contains(&x2, "## Approved Plan:");
     // The request after approval carries the exit attachment, once.
     assert!(
         last_user_blocks(&reqs[7]).contains(EXITED),
@@ -188,12 +180,11 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
 
 #[test]
 fn reminders_follow_the_human_turn_cadence() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
+    let (sb, server) = common::with_mock(Script::new());
     for i in 1..=26 {
         server.push(Turn::text(format!("answer {i}")));
     }
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.wait_for("init", |v| v["subtype"] == "init");
     for i in 1..=26 {
         s.send_user(&format!("question {i}"));
@@ -239,7 +230,7 @@ fn reminders_are_not_repeated_inside_a_tool_loop() {
             .turn(Turn::tool_use("r", "Glob", json!({"pattern": "*.txt"})))
             .turn(Turn::text("done")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("look");
     s.wait_type("result");
     s.finish();
@@ -294,10 +285,7 @@ fn plan_command_enters_shows_opens_and_queries() {
         shown.contains(&plan_file) && shown.contains("# Parser plan"),
         "{shown}"
     );
-    assert!(
-        shown.contains("\"/plan open\" to edit this plan in editor.sh"),
-        "{shown}"
-    );
+    common::assert_contains(&shown, "\"/plan open\" to edit this plan in editor.sh");
 
     s.send_user("/plan open");
     let opened = s.wait_type("result");
@@ -327,14 +315,13 @@ fn plan_command_enters_shows_opens_and_queries() {
     let text = last_user_blocks(&reqs[0]);
     assert!(text.contains("design the config parser"));
     // Leaving plan mode through /mode is not an approved exit: no re-entry note.
-    assert!(!text.contains(REENTRY), "{text}");
+    common::assert_lacks(&text, REENTRY);
     assert!(text.contains(FULL));
 }
 
 #[test]
 fn open_without_a_plan_in_default_mode_only_enters() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
+    let (sb, server) = common::with_mock(Script::new());
     let mut cmd = sb.catui(&server);
     cmd.env("EDITOR", "/bin/false");
     let mut s = StreamSession::start(cmd, &[]);
@@ -369,17 +356,7 @@ fn headless_planning_run_ends_with_the_plan() {
     // The same run in stream-json: the result is plan_ready and the session
     // stays in plan mode.
     let server = common::mock(writes_plan_then_exits(&plans_dir, "# Other plan\n"));
-    let out = sb.run(
-        &server,
-        [
-            "-p",
-            "--permission-mode",
-            "plan",
-            "--output-format",
-            "stream-json",
-            "plan it",
-        ],
-    );
+    let out = sb.run_planning(&server, "plan it");
     assert_eq!(out.status.code(), Some(0));
     let lines = common::json_lines(&out.stdout);
     let result = lines.last().unwrap();
@@ -391,11 +368,10 @@ fn headless_planning_run_ends_with_the_plan() {
 
 #[test]
 fn enter_plan_mode_is_offered_only_when_someone_can_approve() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("a")).turn(Turn::text("b")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("a")).turn(Turn::text("b")));
     let out = sb.run(&server, ["-p", "x"]);
     assert_eq!(out.status.code(), Some(0));
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("y");
     s.wait_type("result");
     s.finish();
@@ -407,8 +383,7 @@ fn enter_plan_mode_is_offered_only_when_someone_can_approve() {
 
 #[test]
 fn enter_plan_mode_tool_enters_through_the_transition() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::blocks(vec![
                 Block::text("This touches many modules; let me plan first."),
@@ -416,7 +391,7 @@ fn enter_plan_mode_tool_enters_through_the_transition() {
             ]))
             .turn(Turn::text("planning")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("plan this big change");
     // The user is asked first, with the model's reason.
     let ask = s.wait_type("control_request");
@@ -461,8 +436,8 @@ fn an_unanswered_approval_keeps_plan_mode() {
     );
     // An allow rule for the tool cannot approve a plan: approval only comes
     // from the user.
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &[
             "--permission-mode",
             "plan",
@@ -485,8 +460,7 @@ fn an_unanswered_approval_keeps_plan_mode() {
 
 #[test]
 fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(common::exit_plan("x"))
             .turn(Turn::text("ok")),
@@ -506,8 +480,7 @@ fn exit_plan_mode_outside_plan_mode_is_refused_even_when_bypassing() {
 
 #[test]
 fn the_model_cannot_fill_in_approval_fields() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use(
                 "x",
@@ -516,7 +489,7 @@ fn the_model_cannot_fill_in_approval_fields() {
             ))
             .turn(Turn::text("ok")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan");
     let r = s.wait_type("result");
     assert_eq!(r["permission_mode"], "plan");

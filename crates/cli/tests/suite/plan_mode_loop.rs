@@ -18,8 +18,7 @@ use serde_json::json;
 /// picks it up again.
 #[test]
 fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Rewrite the parser\n")
             .turn(
                 Turn::text("Something else, then.")
@@ -29,7 +28,7 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
                 Turn::text("Picking the plan up.").when(|r| last_user(r).contains("where were we")),
             ),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("/plan");
     assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
     s.send_user("plan the parser rewrite");
@@ -72,8 +71,8 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
         show.starts_with("# Plan\n1. Rewrite the parser\n"),
         "{show}"
     );
-    assert!(show.contains("Parked at "), "{show}");
-    assert!(show.contains("not approved"), "{show}");
+    common::assert_contains(&show, "Parked at ");
+    common::assert_contains(&show, "not approved");
 
     s.send_user("/plan");
     assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
@@ -84,11 +83,11 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
     let reqs = server.requests();
     let (text, is_error) = result_of(&reqs[2], "x");
     assert!(!is_error, "{text}");
-    assert!(text.contains("parked the plan"), "{text}");
-    assert!(text.contains("Nothing was approved"), "{text}");
-    assert!(text.contains("do not implement"), "{text}");
-    assert!(text.contains("after the release"), "{text}");
-    assert!(!text.contains("User has approved"), "{text}");
+    common::assert_contains(&text, "parked the plan");
+    common::assert_contains(&text, "Nothing was approved");
+    common::assert_contains(&text, "do not implement");
+    common::assert_contains(&text, "after the release");
+    common::assert_lacks(&text, "User has approved");
     assert_eq!(
         std::fs::read_to_string(&plan_file).unwrap(),
         "# Plan\n1. Rewrite the parser\n",
@@ -96,12 +95,12 @@ fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
     );
     // The next input is told that nothing was approved, not "you may edit".
     let next = last_user(&reqs[2]);
-    assert!(next.contains("parked the plan"), "{next}");
-    assert!(!next.contains("You may now edit files"), "{next}");
+    common::assert_contains(&next, "parked the plan");
+    common::assert_lacks(&next, "You may now edit files");
     // Back in plan mode, the parked plan is brought back.
     let resumed = last_user(&reqs[3]);
-    assert!(resumed.contains("Re-entering Plan Mode"), "{resumed}");
-    assert!(resumed.contains(&plan_file), "{resumed}");
+    common::assert_contains(&resumed, "Re-entering Plan Mode");
+    common::assert_contains(&resumed, &plan_file);
 }
 
 /// Item 12: approving part of a plan: the skipped steps are marked in the
@@ -120,7 +119,7 @@ fn approving_part_of_a_plan_skips_the_steps_named() {
         .turn(common::exit_plan("x2"))
         .turn(Turn::text("Doing steps 1 and 3.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
     let plan_file = ask["request"]["input"]["planFilePath"]
@@ -141,16 +140,13 @@ fn approving_part_of_a_plan_skips_the_steps_named() {
     let reqs = server.requests();
     let (refused, is_error) = result_of(&reqs[2], "x");
     assert!(is_error, "{refused}");
-    assert!(refused.contains("there is no step 7"), "{refused}");
-    assert!(refused.contains("Nothing was approved"), "{refused}");
+    common::assert_contains(&refused, "there is no step 7");
+    common::assert_contains(&refused, "Nothing was approved");
     let (approved, is_error) = result_of(reqs.last().unwrap(), "x2");
     assert!(!is_error, "{approved}");
-    assert!(
-        approved.contains("2. ~~Print JSON~~ (skipped by the user)"),
-        "{approved}"
-    );
-    assert!(approved.contains("do not carry it out"), "{approved}");
-    assert!(approved.contains("\n- Print JSON"), "{approved}");
+    common::assert_contains(&approved, "2. ~~Print JSON~~ (skipped by the user)");
+    common::assert_contains(&approved, "do not carry it out");
+    common::assert_contains(&approved, "\n- Print JSON");
     let todos = seen.iter().find(|v| v["subtype"] == "todos").unwrap();
     let contents: Vec<&str> = todos["todos"]
         .as_array()
@@ -182,18 +178,33 @@ fn the_planning_model_plans_and_the_chosen_model_implements() {
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use("a", "Agent", json!({"description": "d", "prompt": "SUBTASK design", "subagent_type": "Plan"}))
+                common::agent("a", "d", "SUBTASK design", "Plan")
                     .when(move |r| !sub(r) && !r.has_tool_result("a")),
             )
-            .turn(Turn::text("Design: one step.").when(move |r| sub(r)).usage(10, 5))
-            .turn(Turn::respond(move |r| {
-                common::write("p", common::teammate_plan_path(r, &dir), "# Plan\n1. Do it\n")
-            }).when(move |r| !sub(r) && !r.has_tool_result("p")))
+            .turn(
+                Turn::text("Design: one step.")
+                    .when(move |r| sub(r))
+                    .usage(10, 5),
+            )
+            .turn(
+                Turn::respond(move |r| {
+                    common::write(
+                        "p",
+                        common::teammate_plan_path(r, &dir),
+                        "# Plan\n1. Do it\n",
+                    )
+                })
+                .when(move |r| !sub(r) && !r.has_tool_result("p")),
+            )
             .turn(common::exit_plan("x").when(move |r| !sub(r) && !r.has_tool_result("x")))
-            .turn(Turn::text("Implemented.").when(move |r| !sub(r)).usage(7, 3)),
+            .turn(
+                Turn::text("Implemented.")
+                    .when(move |r| !sub(r))
+                    .usage(7, 3),
+            ),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &["--permission-mode", "plan", "--plan-model", "planner-model"],
     );
     s.send_user("plan it");
@@ -236,7 +247,7 @@ fn the_planning_model_plans_and_the_chosen_model_implements() {
     let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Do it\n").turn(Turn::text("Done.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
     s.send(allow(&ask, ask["request"]["input"].clone()));

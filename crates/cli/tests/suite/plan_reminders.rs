@@ -37,7 +37,7 @@ fn park_session(sb: &Sandbox) -> (MockServer, StreamSession) {
         writes_plan_then_exits(&plans_dir(sb), PLAN)
             .turn(Turn::text("Back on it.").when(|r| r.contains_text("go on with the plan"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let ask = s.wait_type("control_request");
     s.send(deny(&ask, json!({"park": true, "message": "after lunch"})));
@@ -64,7 +64,7 @@ fn plan_mode_entered_again_after_a_park_is_announced_at_once() {
     let told = request_for(&server, "go on with the plan")
         .last_user_text()
         .unwrap();
-    assert!(told.contains(REENTRY), "{told}");
+    common::assert_contains(&told, REENTRY);
     assert!(
         told.contains(WORKFLOW) && told.contains("### Phase 1"),
         "{told}"
@@ -82,7 +82,7 @@ fn plan_mode_entered_again_after_a_resume_of_a_parked_plan_is_announced() {
         .find_map(|v| v["session_id"].as_str())
         .unwrap()
         .to_string();
-    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session]);
+    let mut s = sb.stream(&server, &["--resume", &session]);
     s.send_user("/plan");
     assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
     s.send_user("go on with the plan");
@@ -91,8 +91,8 @@ fn plan_mode_entered_again_after_a_resume_of_a_parked_plan_is_announced() {
     let told = request_for(&server, "go on with the plan")
         .last_user_text()
         .unwrap();
-    assert!(told.contains(REENTRY), "{told}");
-    assert!(told.contains(WORKFLOW), "{told}");
+    common::assert_contains(&told, REENTRY);
+    common::assert_contains(&told, WORKFLOW);
 }
 
 /// `/compact` attaches the plan to the new conversation: a client sees the
@@ -107,7 +107,7 @@ fn the_plan_attached_after_compaction_is_a_stream_json_line() {
             .turn(Turn::text("Third answer.").when(move |r| !summary(r)))
             .turn(Turn::text("The summary.").when(summary)),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     let ask = s.wait_type("control_request");
     let plan_file = ask["request"]["input"]["planFilePath"]
@@ -135,8 +135,7 @@ fn the_plan_attached_after_compaction_is_a_stream_json_line() {
 /// settle open points as assumptions, and never to use AskUserQuestion.
 #[test]
 fn a_headless_planning_run_is_not_told_to_ask_questions() {
-    let sb = Sandbox::new();
-    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let out = sb.run(
         &server,
         [
@@ -153,18 +152,18 @@ fn a_headless_planning_run_is_not_told_to_ask_questions() {
     assert_eq!(last["subtype"], "plan_ready", "{last}");
     let first = server.requests().remove(0);
     let told = first.last_user_text().unwrap();
-    assert!(told.contains("### Phase 1"), "{told}");
-    assert!(!told.contains("AskUserQuestion"), "{told}");
-    assert!(told.contains("**Assumptions**"), "{told}");
-    assert!(told.contains("Nobody can answer questions"), "{told}");
+    common::assert_contains(&told, "### Phase 1");
+    common::assert_lacks(&told, "AskUserQuestion");
+    common::assert_contains(&told, "**Assumptions**");
+    common::assert_contains(&told, "Nobody can answer questions");
 
     // With someone to answer (stream-json), the questions stay.
-    let sb = Sandbox::new();
-    let server = common::mock(catui_testkit::Script::new().turn(Turn::text("A question first?")));
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let (sb, server) =
+        common::with_mock(catui_testkit::Script::new().turn(Turn::text("A question first?")));
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the flag");
     s.wait_type("result");
     s.finish();
     let told = server.requests().remove(0).last_user_text().unwrap();
-    assert!(told.contains("AskUserQuestion"), "{told}");
+    common::assert_contains(&told, "AskUserQuestion");
 }

@@ -43,7 +43,7 @@ fn approval_is_bound_to_the_presented_text() {
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
             .turn(Turn::text("Approved, implementing.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan a flag");
     let ask1 = s.wait_type("control_request");
     let input1 = ask1["request"]["input"].clone();
@@ -111,19 +111,19 @@ fn approval_is_bound_to_the_presented_text() {
     let (code, out, err) = run(&sb, &["plans", "export", &slug]);
     assert_eq!(code, 0, "{err}");
     let exported = sb.project().join(format!("docs/plans/{slug}.md"));
-    assert!(out.contains(&exported.display().to_string()), "{out}");
+    common::assert_contains(&out, &exported.display().to_string());
     let text = std::fs::read_to_string(&exported).unwrap();
     assert!(
         text.starts_with("# Plan\n\n1. Add a flag\n2. Delete the database"),
         "{text}"
     );
-    assert!(text.contains("## Appendix: revision history"), "{text}");
-    assert!(text.contains("### Revision 1"), "{text}");
+    common::assert_contains(&text, "## Appendix: revision history");
+    common::assert_contains(&text, "### Revision 1");
     assert!(
         text.contains("### Revision 2, approved") || text.contains("**Approved**"),
         "{text}"
     );
-    assert!(text.contains("+2. Delete the database"), "{text}");
+    common::assert_contains(&text, "+2. Delete the database");
 
     // A plan that was never approved is not exported; a name that is no
     // plan at all is said to be none.
@@ -134,10 +134,10 @@ fn approval_is_bound_to_the_presented_text() {
     .unwrap();
     let (code, _, err) = run(&sb, &["plans", "export", "drafted-never-shown"]);
     assert_eq!(code, 2);
-    assert!(err.contains("never approved"), "{err}");
+    common::assert_contains(&err, "never approved");
     let (code, _, err) = run(&sb, &["plans", "export", "no-such-plan"]);
     assert_eq!(code, 2);
-    assert!(err.contains("there is no plan 'no-such-plan'"), "{err}");
+    common::assert_contains(&err, "there is no plan 'no-such-plan'");
 }
 
 /// A plan that keeps changing under review is presented again three
@@ -150,7 +150,7 @@ fn a_plan_that_keeps_changing_is_never_approved() {
         writes_plan_then_exits(&plans_dir, "# Plan\n\n1. Add a flag\n")
             .turn(Turn::text("Still planning.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan a flag");
     for round in 0..4 {
         let ask = s.wait_type("control_request");
@@ -166,10 +166,7 @@ fn a_plan_that_keeps_changing_is_never_approved() {
     s.finish();
     let (refused, is_error) = result_of(&server.requests()[2], "x");
     assert!(is_error, "{refused}");
-    assert!(
-        refused.contains("changed after it was shown for approval"),
-        "{refused}"
-    );
+    common::assert_contains(&refused, "changed after it was shown for approval");
 }
 
 /// A deny may carry comments on lines of the plan; the model gets each
@@ -185,7 +182,7 @@ fn review_comments_reach_the_model_under_their_lines() {
         )
         .turn(Turn::text("Revising.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask = s.wait_type("control_request");
     s.send(
@@ -215,7 +212,7 @@ fn review_comments_reach_the_model_under_their_lines() {
         ),
         "{text}"
     );
-    assert!(text.contains("still in plan mode"), "{text}");
+    common::assert_contains(&text, "still in plan mode");
 }
 
 /// On approval the plan's steps become the todo list; completing todos
@@ -247,7 +244,7 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
         .turn(Turn::tool_use("t2", "TodoWrite", todos(2)))
         .turn(Turn::text("Two steps done.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan and do it");
     let ask = s.wait_type("control_request");
     let plan_file = ask["request"]["input"]["planFilePath"]
@@ -271,22 +268,22 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
     assert_eq!(exported["is_error"], false);
     let text = std::fs::read_to_string(&target).unwrap();
     assert!(text.starts_with("# Plan\n\n1. Parse the flag\n"), "{text}");
-    assert!(text.contains("## Appendix: revision history"), "{text}");
+    common::assert_contains(&text, "## Appendix: revision history");
     let (_, seen) = s.finish();
 
     let reqs = server.requests();
     let (approved, _) = result_of(&reqs[2], "x");
-    assert!(
-        approved.contains("The plan's 3 numbered steps are now your todo list"),
-        "{approved}"
+    common::assert_contains(
+        &approved,
+        "The plan's 3 numbered steps are now your todo list",
     );
     let plan = std::fs::read_to_string(&plan_file).unwrap();
     assert!(plan.starts_with("# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n"));
-    assert!(plan.contains("## Progress"), "{plan}");
-    assert!(plan.contains("2/3 steps done"), "{plan}");
-    assert!(plan.contains("- [x] 1. Parse the flag — done "), "{plan}");
-    assert!(plan.contains("- [x] 2. Print JSON — done "), "{plan}");
-    assert!(plan.contains("- [ ] 3. Add tests"), "{plan}");
+    common::assert_contains(&plan, "## Progress");
+    common::assert_contains(&plan, "2/3 steps done");
+    common::assert_contains(&plan, "- [x] 1. Parse the flag — done ");
+    common::assert_contains(&plan, "- [x] 2. Print JSON — done ");
+    common::assert_contains(&plan, "- [ ] 3. Add tests");
     let progress: Vec<&Value> = seen
         .iter()
         .filter(|v| v["key"] == "plan-progress")
@@ -324,18 +321,15 @@ fn plan_steps_seed_todos_and_progress_is_written_back() {
     // written back does not count as a change to the approved plan.
     let (code, listed, err) = run(&sb, &["plans", "list"]);
     assert_eq!(code, 0, "{err}");
-    assert!(listed.contains("[2/3 steps]"), "{listed}");
+    common::assert_contains(&listed, "[2/3 steps]");
     let (code, shown, err) = run(&sb, &["plans", "show", &slug]);
     assert_eq!(code, 0, "{err}");
-    assert!(shown.contains("Progress: 2/3 steps"), "{shown}");
-    assert!(shown.contains("this is the approved revision"), "{shown}");
+    common::assert_contains(&shown, "Progress: 2/3 steps");
+    common::assert_contains(&shown, "this is the approved revision");
     // A real change after approval is still reported.
     std::fs::write(&plan_file, plan.replace("Print JSON", "Print YAML")).unwrap();
     let (_, shown, _) = run(&sb, &["plans", "show", &slug]);
-    assert!(
-        shown.contains("the file has changed since it was approved"),
-        "{shown}"
-    );
+    common::assert_contains(&shown, "the file has changed since it was approved");
 }
 
 /// "Yes, clear the conversation and auto-accept edits": the work continues
@@ -353,7 +347,7 @@ fn approve_and_start_clean() {
             .turn(Turn::text("Starting from the plan."))
             .turn(Turn::text("Resumed.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("a long planning conversation about SECRET-TOPIC");
     let ask = s.wait_type("control_request");
     s.send(common::allow_request(
@@ -369,26 +363,20 @@ fn approve_and_start_clean() {
     let messages = reqs[2].messages();
     assert_eq!(messages.len(), 1, "{messages:#?}");
     let sent = serde_json::to_string(messages).unwrap();
-    assert!(!sent.contains("SECRET-TOPIC"), "{sent}");
-    assert!(
-        sent.contains("This conversation was started fresh"),
-        "{sent}"
-    );
-    assert!(sent.contains("1. Add --json to `src/cli.py`"), "{sent}");
-    assert!(sent.contains("print('hello')"), "{sent}");
+    common::assert_lacks(&sent, "SECRET-TOPIC");
+    common::assert_contains(&sent, "This conversation was started fresh");
+    common::assert_contains(&sent, "1. Add --json to `src/cli.py`");
+    common::assert_contains(&sent, "print('hello')");
 
     // A resume continues the fresh conversation, not the planning one.
     let session_id = r["session_id"].as_str().unwrap().to_string();
-    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
+    let mut s = sb.stream(&server, &["--resume", &session_id]);
     s.send_user("go on");
     assert_eq!(s.wait_type("result")["result"], "Resumed.");
     s.finish();
     let resumed = serde_json::to_string(server.requests()[3].messages()).unwrap();
-    assert!(!resumed.contains("SECRET-TOPIC"), "{resumed}");
-    assert!(
-        resumed.contains("This conversation was started fresh"),
-        "{resumed}"
-    );
+    common::assert_lacks(&resumed, "SECRET-TOPIC");
+    common::assert_contains(&resumed, "This conversation was started fresh");
 
     // `plans export` with no slug takes this project's newest plan; `--to`
     // puts it in another directory of the project.
@@ -400,11 +388,11 @@ fn approve_and_start_clean() {
         .map(|e| e.path())
         .next()
         .unwrap();
-    assert!(out.contains(&exported.display().to_string()), "{out}");
+    common::assert_contains(&out, &exported.display().to_string());
     let text = std::fs::read_to_string(&exported).unwrap();
     assert!(
         text.starts_with("# Plan\n\n1. Add --json to `src/cli.py`"),
         "{text}"
     );
-    assert!(text.contains("## Appendix: revision history"), "{text}");
+    common::assert_contains(&text, "## Appendix: revision history");
 }

@@ -147,9 +147,9 @@ fn a_plan_is_sent_back_and_approved_from_the_browser_in_the_terminal_ui() {
     });
     let (feedback, is_error) = result_of(&reqs[2], "x");
     assert!(is_error, "{feedback}");
-    assert!(
-        feedback.contains("Close, one change.\n\nComments on lines of the plan:\n\n> line 3: 1. Parse --json in cli.py\nUse orjson instead."),
-        "{feedback}"
+    common::assert_contains(
+        &feedback,
+        "Close, one change.\n\nComments on lines of the plan:\n\n> line 3: 1. Parse --json in cli.py\nUse orjson instead.",
     );
 
     // The revision: approved in the browser with "accept edits".
@@ -178,14 +178,14 @@ fn a_plan_is_sent_back_and_approved_from_the_browser_in_the_terminal_ui() {
     assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
     s.tmux
         .wait_history("Decided in the browser: Approved, continuing in acceptEdits");
-    assert!(!screen.contains("Exit plan mode?"), "{screen}");
+    common::assert_lacks(&screen, "Exit plan mode?");
     let reqs = s.server.requests();
     let (result, is_error) = result_of(&reqs[4], "x2");
     assert!(
         !is_error && result.contains("User has approved your plan"),
         "{result}"
     );
-    assert!(result.contains("orjson.dumps"), "{result}");
+    common::assert_contains(&result, "orjson.dumps");
     eprintln!("render of the plan page: {} ms", approved["renderMs"]);
     quit_and_check_terminal(&s);
 }
@@ -267,7 +267,7 @@ fn a_long_plan_of_an_ended_session_is_approved_in_the_browser_and_resumed() {
     let done = json_lines(&out.stdout).pop().unwrap();
     assert_eq!(done["permission_mode"], "default", "{done}");
     let told = server.requests()[0].last_user_text().unwrap_or_default();
-    assert!(told.contains("User has approved your plan"), "{told}");
+    common::assert_contains(&told, "User has approved your plan");
     assert!(
         told.contains(
             "~~Move `table_2` to the new store and check row counts~~ (skipped by the user)"

@@ -92,7 +92,7 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     assert_eq!(answer["summary"], "Sent back with 1 comment: keep planning");
     let (code, out) = review.finish();
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains(&format!("catui --resume {session}")), "{out}");
+    common::assert_contains(&out, &format!("catui --resume {session}"));
     assert!(plans_review_list(&sb).contains("No plan of this project awaits"));
 
     // The resumed session tells the model first, and stays in plan mode;
@@ -107,10 +107,10 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     let ready = headless(&sb, &server, &["--resume", &session, "go on"]);
     assert_eq!(ready["subtype"], "plan_ready", "{ready}");
     let first = server.requests()[0].last_user_text().unwrap_or_default();
-    assert!(first.contains("The user rejected the plan"), "{first}");
-    assert!(
-        first.contains("Nearly.\n\nComments on lines of the plan:\n\n> line 3: 1. Parse --json in cli.py\nAlso accept -j."),
-        "{first}"
+    common::assert_contains(&first, "The user rejected the plan");
+    common::assert_contains(
+        &first,
+        "Nearly.\n\nComments on lines of the plan:\n\n> line 3: 1. Parse --json in cli.py\nAlso accept -j.",
     );
     let (told, typed) = (
         first.find("The user rejected").unwrap(),
@@ -138,27 +138,24 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     assert_eq!(status, 200, "{answer}");
     let (code, out) = review.finish();
     assert_eq!(code, 0, "{out}");
-    assert!(
-        out.contains("Decided: Approved, continuing in acceptEdits."),
-        "{out}"
-    );
+    common::assert_contains(&out, "Decided: Approved, continuing in acceptEdits.");
 
     let server = common::mock(Script::new().turn(Turn::text("Implementing.")));
     let done = headless(&sb, &server, &["--resume", &session, "start"]);
     assert_eq!(done["subtype"], "success", "{done}");
     assert_eq!(done["permission_mode"], "acceptEdits");
     let first = server.requests()[0].last_user_text().unwrap_or_default();
-    assert!(first.contains("User has approved your plan"), "{first}");
-    assert!(first.contains("2. Serialise with orjson"), "{first}");
+    common::assert_contains(&first, "User has approved your plan");
+    common::assert_contains(&first, "2. Serialise with orjson");
     // Carried out once: the next resume tells the model nothing more.
     let server = common::mock(Script::new().turn(Turn::text("ok")));
     headless(&sb, &server, &["--resume", &session, "again"]);
     let again = server.requests()[0].last_user_text().unwrap_or_default();
-    assert!(!again.contains("User has approved"), "{again}");
+    common::assert_lacks(&again, "User has approved");
     // `plans show` marks the approved revision.
     let out = sb.bare().args(["plans", "show", &slug]).output().unwrap();
     let shown = common::stdout(&out);
-    assert!(shown.contains("this is the approved revision"), "{shown}");
+    common::assert_contains(&shown, "this is the approved revision");
 }
 
 #[test]
@@ -171,10 +168,7 @@ fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = common::stderr(&out);
-    assert!(
-        err.contains("plan 'no-such-plan' does not await a decision"),
-        "{err}"
-    );
+    common::assert_contains(&err, "plan 'no-such-plan' does not await a decision");
     let out = sb
         .bare()
         .args(["plans", "review", "../etc/passwd"])
@@ -186,8 +180,7 @@ fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
 
 #[test]
 fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
-    let sb = Sandbox::new();
-    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let session = ready["session_id"].as_str().unwrap().to_string();
     let plan_file = ready["plan_file"].as_str().unwrap().to_string();
@@ -212,7 +205,7 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
     let done = headless(&sb, &server, &["--resume", &session, "do something else"]);
     assert_eq!(done["permission_mode"], "default", "{done}");
     let first = server.requests()[0].last_user_text().unwrap_or_default();
-    assert!(first.contains("The user parked the plan"), "{first}");
+    common::assert_contains(&first, "The user parked the plan");
     let out = sb.bare().args(["plans", "list"]).output().unwrap();
     assert!(common::stdout(&out).contains("[parked]"));
 }
@@ -222,8 +215,7 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
 /// never "Opened ... in your browser".
 #[test]
 fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
-    let sb = Sandbox::new();
-    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let slug = std::path::Path::new(ready["plan_file"].as_str().unwrap())
         .file_stem()
@@ -232,7 +224,7 @@ fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
         .into_owned();
     let review = PlansReview::start_with_env(&sb, &slug, &[("BROWSER", "false")]);
     let said = review.lines.join("\n");
-    assert!(!said.contains("Opened the review page"), "{said}");
+    common::assert_lacks(&said, "Opened the review page");
     assert!(
         said.contains(&format!(
             "Open the review page of {slug} in a browser (false did not open a browser"

@@ -29,8 +29,7 @@ stat -c %a "$1" > "$out/mode.tmp" && mv "$out/mode.tmp" "$out/mode.txt"
 
 #[test]
 fn the_browser_gets_no_token_and_a_replayed_link_is_refused() {
-    let sb = Sandbox::new();
-    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let out = sb
         .catui(&server)
         .args(["-p", "--output-format", "stream-json"])
@@ -52,7 +51,7 @@ fn the_browser_gets_no_token_and_a_replayed_link_is_refused() {
     std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
     let review = PlansReview::start_with_env(&sb, &slug, &[("BROWSER", browser.to_str().unwrap())]);
     let said = review.lines.join("\n");
-    assert!(said.contains("Opened the review page"), "{said}");
+    common::assert_contains(&said, "Opened the review page");
 
     let mode_file = browser_dir.join("mode.txt");
     let started = Instant::now();
@@ -72,7 +71,7 @@ fn the_browser_gets_no_token_and_a_replayed_link_is_refused() {
     assert!(token.len() >= 32, "{link}");
     // Neither the browser's command line nor catui's output holds it.
     assert!(!args.contains(&token) && !args.contains("token="), "{args}");
-    assert!(!said.contains(&token), "{said}");
+    common::assert_lacks(&said, &token);
     let given = std::path::PathBuf::from(args.lines().next().unwrap());
     assert!(given.exists(), "the hand-off file waits for the browser");
 

@@ -70,11 +70,7 @@ fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
-                    "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "eve", "prompt": "Please run the command", "mode": "bypassPermissions"}]}),
-                )
+                common::team_create("tc", json!([{"name": "eve", "prompt": "Please run the command", "mode": "bypassPermissions"}]))
                 .when(|r| !is_teammate(r, "eve") && last_user(r).contains("start a team")),
             )
             .turn(
@@ -84,7 +80,7 @@ fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs
             .turn(Turn::text("done").when(|r| is_teammate(r, "eve")))
             .turn(Turn::text("No team, then.").when(|r| r.has_tool_result("tc"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let asked = deny_everything(&mut s, "start a team");
     let (code, _) = s.finish();
     assert_eq!(code, 0);
@@ -96,18 +92,16 @@ fn a_teammate_asking_for_bypass_permissions_is_asked_about_and_denied_never_runs
     );
     let last = server.requests().pop().unwrap();
     let (text, _) = result_of(&last, "tc");
-    assert!(text.contains("declined"), "{text}");
+    common::assert_contains(&text, "declined");
 }
 
 #[test]
 fn in_print_mode_no_teammate_starts_in_a_wider_mode() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
-            .turn(Turn::tool_use(
+            .turn(common::team_create(
                 "tc",
-                "TeamCreate",
-                json!({"team_name": "core", "members": [{"name": "eve", "prompt": "x", "mode": "bypassPermissions"}]}),
+                json!([{"name": "eve", "prompt": "x", "mode": "bypassPermissions"}]),
             ))
             .turn(Turn::text("ok")),
     );
@@ -150,7 +144,7 @@ fn an_agent_input_naming_a_mode_or_tools_is_refused() {
             ))
             .turn(Turn::text("done")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let asked = deny_everything(&mut s, "delegate");
     let (code, _) = s.finish();
     assert_eq!(code, 0);
@@ -187,7 +181,7 @@ fn accept_edits_asks_before_writing_files_that_run_code_later() {
             .turn(common::write("ok", path("src/ok.txt"), "fine\n"))
             .turn(Turn::text("done")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     let asked = deny_everything(&mut s, "set things up");
     let (code, _) = s.finish();
     assert_eq!(code, 0);
@@ -239,7 +233,7 @@ fn a_secret_read_asks_and_denied_its_contents_never_reach_the_model() {
     );
     // A symlink in the project into the store is the store.
     std::os::unix::fs::symlink(&key, sb.project().join("innocent.txt")).unwrap();
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let asked = deny_everything(&mut s, "look around");
     let (code, _) = s.finish();
     assert_eq!(code, 0);
@@ -291,7 +285,7 @@ fn plan_mode_refuses_a_secret_read_unless_an_allow_rule_lets_it() {
     };
     // Refused without a prompt, even with a client that would approve.
     let server = common::mock(script());
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan something");
     s.wait_type("result");
     let (_, seen) = s.finish();
@@ -305,8 +299,8 @@ fn plan_mode_refuses_a_secret_read_unless_an_allow_rule_lets_it() {
 
     // The user's own rule opens it.
     let server = common::mock(script());
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &[
             "--permission-mode",
             "plan",
@@ -318,7 +312,7 @@ fn plan_mode_refuses_a_secret_read_unless_an_allow_rule_lets_it() {
     s.wait_type("result");
     s.finish();
     let (text, _) = result_of(&server.requests().pop().unwrap(), "read");
-    assert!(text.contains(CANARY), "{text}");
+    common::assert_contains(&text, CANARY);
 }
 
 /// A loopback listener that must never see a connection.
@@ -349,11 +343,7 @@ fn commands_that_need_the_network_ask_and_denied_reach_nothing() {
     ];
     let mut script = Script::new();
     for (i, c) in commands.iter().enumerate() {
-        script = script.turn(Turn::tool_use(
-            format!("n{i}"),
-            "Bash",
-            json!({"command": c, "timeout": 10000}),
-        ));
+        script = script.turn(common::bash_timeout(format!("n{i}"), &c, 10000));
     }
     let server = common::mock(script.turn(Turn::text("done")));
     let git = |args: &[&str]| {
@@ -367,7 +357,7 @@ fn commands_that_need_the_network_ask_and_denied_reach_nothing() {
         )
     };
     git(&["init", "-q"]);
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let asked = deny_everything(&mut s, "check the remote");
     let (code, _) = s.finish();
     assert_eq!(code, 0);
@@ -450,7 +440,7 @@ fn git_pointed_at_a_repository_committed_in_the_project_asks() {
     // The project's own repository stays read-only.
     script = script.turn(common::bash("own", "git status --short"));
     let server = common::mock(script.turn(Turn::text("done")));
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let asked = deny_everything(&mut s, "look at the vendored repository");
     let (code, _) = s.finish();
     assert_eq!(code, 0);

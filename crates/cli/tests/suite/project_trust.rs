@@ -198,7 +198,7 @@ fn a_hostile_project_changes_nothing_and_sends_nothing_before_trust() {
     ] {
         assert!(notice.contains(name), "{name} missing: {notice}");
     }
-    assert!(stderr.contains(notice.as_str()), "{stderr}");
+    common::assert_contains(&stderr, notice.as_str());
 }
 
 /// The same project, trusted: its allow rules, mode, env, hooks, servers
@@ -259,7 +259,7 @@ fn trust_project_flag_and_environment_trust_for_one_run_only() {
     // Nothing was remembered.
     let show = sb.bare().args(["trust", "--show"]).output().unwrap();
     let text = common::stdout(&show);
-    assert!(text.contains("Trust: not trusted"), "{text}");
+    common::assert_contains(&text, "Trust: not trusted");
 }
 
 #[test]
@@ -331,23 +331,17 @@ fn a_change_after_trust_waits_until_confirmed_and_show_says_what_changed() {
 
     let show = sb.bare().args(["trust", "--show"]).output().unwrap();
     let text = common::stdout(&show);
-    assert!(
-        text.contains("trusted, but changed since: 2 new, 1 changed"),
-        "{text}"
+    common::assert_contains(&text, "trusted, but changed since: 2 new, 1 changed");
+    common::assert_contains(&text, "[new] .catui/settings.json  permissions.allow Write");
+    common::assert_contains(
+        &text,
+        "[changed] .catui/settings.json  env GREETING = greeting-new-2",
     );
-    assert!(
-        text.contains("[new] .catui/settings.json  permissions.allow Write"),
-        "{text}"
+    common::assert_contains(
+        &text,
+        "[trusted] .catui/settings.json  hooks UserPromptSubmit",
     );
-    assert!(
-        text.contains("[changed] .catui/settings.json  env GREETING = greeting-new-2"),
-        "{text}"
-    );
-    assert!(
-        text.contains("[trusted] .catui/settings.json  hooks UserPromptSubmit"),
-        "{text}"
-    );
-    assert!(text.contains("second-hook"), "{text}");
+    common::assert_contains(&text, "second-hook");
 
     // Confirmed: everything applies.
     assert!(sb.bare().arg("trust").output().unwrap().status.success());
@@ -356,7 +350,7 @@ fn a_change_after_trust_waits_until_confirmed_and_show_says_what_changed() {
     assert_eq!(out.status.code(), Some(0));
     assert!(second.exists() && target.exists());
     let (echo, _) = result_of(&server.requests()[2], "e");
-    assert!(echo.contains("greeting-new-2"), "{echo}");
+    common::assert_contains(&echo, "greeting-new-2");
 }
 
 #[test]
@@ -381,10 +375,10 @@ fn revoking_trust_holds_everything_back_again() {
     assert!(!target.exists());
     let show = sb.bare().args(["trust", "--show"]).output().unwrap();
     let text = common::stdout(&show);
-    assert!(text.contains("Trust: not trusted"), "{text}");
-    assert!(
-        text.contains("[waits] .catui/settings.json  permissions.allow Write"),
-        "{text}"
+    common::assert_contains(&text, "Trust: not trusted");
+    common::assert_contains(
+        &text,
+        "[waits] .catui/settings.json  permissions.allow Write",
     );
 }
 
@@ -440,7 +434,7 @@ fn what_narrows_applies_before_trust() {
     );
     assert_eq!(refused.status.code(), Some(2));
     let err = common::stderr(&refused);
-    assert!(err.contains("disableBypassPermissionsMode"), "{err}");
+    common::assert_contains(&err, "disableBypassPermissionsMode");
 }
 
 /// A value of `key` that widens.
@@ -536,7 +530,7 @@ fn a_rule_an_untrusted_project_adds_mid_session_waits_and_is_named() {
             .turn(write("w"))
             .turn(Turn::text("second")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("one");
     s.wait_type("result");
     sb.write(

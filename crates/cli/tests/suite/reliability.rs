@@ -186,8 +186,7 @@ fn a_failing_transcript_write_is_announced_taken_back_and_caught_up() {
 
 #[test]
 fn a_transcript_that_can_never_be_written_is_said_on_every_front() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("the answer")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("the answer")));
     let mut cmd = sb.catui(&server);
     limit_file_size(&mut cmd, 0);
     let mut s = common::StreamSession::start(cmd, &[]);
@@ -216,9 +215,8 @@ fn a_transcript_that_can_never_be_written_is_said_on_every_front() {
 
 #[test]
 fn a_live_session_has_one_writer() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("one").forever()));
-    let mut live = common::StreamSession::start(sb.catui(&server), &[]);
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("one").forever()));
+    let mut live = common::sb.stream(&server, &[]);
     let id = live.wait_type("system")["session_id"]
         .as_str()
         .unwrap()
@@ -263,41 +261,12 @@ fn a_live_session_has_one_writer() {
     common::assert_ok(&out);
 }
 
-/// Pids of the processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains(marker) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = std::time::Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 /// Waits for every process carrying `marker` to be gone (killed processes
 /// are reaped by init shortly after their parent exits).
 fn assert_no_process_left(marker: &str) {
     let start = std::time::Instant::now();
     loop {
-        let left = processes_with(marker);
+        let left = common::processes_with(marker);
         if left.is_empty() {
             return;
         }
@@ -329,11 +298,11 @@ fn a_signal_ends_the_session_with_a_result_and_kills_the_running_command() {
                 .turn(common::bash("b1", format!("sleep {stamp}")))
                 .turn(Turn::text("not reached")),
         );
-        let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
+        let mut s = common::sb.stream(&server, &["--allowed-tools", "Bash"]);
         s.wait_type("system");
         s.send_user("wait a long time");
-        wait_until("the command to start", || {
-            !processes_with(&format!("sleep {stamp}")).is_empty()
+        common::wait_until("the command to start", || {
+            !common::processes_with(&format!("sleep {stamp}")).is_empty()
         });
         // SAFETY: a plain signal to the child this test started.
         assert_eq!(unsafe { libc::kill(s.child.id() as i32, signal) }, 0);
@@ -385,12 +354,12 @@ fn background_jobs_end_with_the_session() {
             .turn(common::bash("b1", &command))
             .turn(Turn::text("started it")),
     );
-    let mut s = common::StreamSession::start(sb.catui(&server), &["--allowed-tools", "Bash"]);
+    let mut s = common::sb.stream(&server, &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");
     s.wait_type("result");
     assert!(
-        !processes_with(&stamp).is_empty(),
+        !common::processes_with(&stamp).is_empty(),
         "the job runs while the session lives"
     );
     // SAFETY: a plain signal to the child this test started.
@@ -431,7 +400,7 @@ fn sigterm_restores_the_terminal_and_kills_the_command_in_the_ui() {
     // in their arguments too, and under load they are seen before the
     // shell exists.
     let bash = wait_for("the command to start", &s.tmux, || {
-        processes_with(&stamp).into_iter().find(|pid| {
+        common::processes_with(&stamp).into_iter().find(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "bash")
         })
     });

@@ -13,13 +13,12 @@ use common::{Sandbox, StreamSession, json_lines};
 
 #[test]
 fn a_retry_notification_names_the_attempt_that_failed_and_the_next_one() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::error_status(529, "Overloaded"))
             .turn(Turn::text("made it")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("hello");
     let note = s.wait_for("the retry notification", |v| {
         v["subtype"] == "notification" && v["key"] == "retrying"
@@ -40,7 +39,7 @@ fn a_rejected_plans_directory_is_reported_without_verbose() {
     sb.user_settings(&serde_json::json!({"plansDirectory": outside}).to_string());
     let server = common::mock(Script::new().turn(Turn::text("hi")));
     // stream-json: in the init line and as a notification.
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let init = s.wait_type("system");
     let warnings = init["settings_warnings"].as_array().unwrap();
     assert_eq!(warnings.len(), 1, "{init}");
@@ -59,13 +58,13 @@ fn a_rejected_plans_directory_is_reported_without_verbose() {
     let out = sb.run(&server, ["-p", "hello"]);
     assert_eq!(out.status.code(), Some(0));
     let stderr = common::stderr(&out);
-    assert!(stderr.contains("plansDirectory"), "{stderr}");
+    common::assert_contains(&stderr, "plansDirectory");
 }
 
 #[test]
 fn an_answer_cut_off_before_any_output_is_a_clear_error() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("").stop_reason("max_tokens")));
+    let (sb, server) =
+        common::with_mock(Script::new().turn(Turn::text("").stop_reason("max_tokens")));
     let out = sb.run(
         &server,
         ["-p", "--output-format", "stream-json", "write a novel"],
@@ -83,8 +82,7 @@ fn an_answer_cut_off_before_any_output_is_a_clear_error() {
 
 #[test]
 fn resuming_a_session_that_never_planned_says_nothing_about_a_plan_file() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("first answer"))
             .turn(Turn::text("second answer")),
@@ -100,7 +98,7 @@ fn resuming_a_session_that_never_planned_says_nothing_about_a_plan_file() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(common::stdout(&out).trim(), "second answer");
     let stderr = common::stderr(&out);
-    assert!(!stderr.contains("plan file"), "{stderr}");
+    common::assert_lacks(&stderr, "plan file");
     // The earlier conversation was sent again.
     assert!(server.requests()[1].contains_text("first answer"));
 }

@@ -13,17 +13,7 @@ use serde_json::{Value, json};
 fn plan_once(sb: &Sandbox) -> (String, String) {
     let plans_dir = common::plans_dir(&sb);
     let server = common::mock(writes_plan_then_exits(&plans_dir, "# The plan\n1. step\n"));
-    let out = sb.run(
-        &server,
-        [
-            "-p",
-            "--permission-mode",
-            "plan",
-            "--output-format",
-            "stream-json",
-            "plan it",
-        ],
-    );
+    let out = sb.run_planning(&server, "plan it");
     common::assert_ok(&out);
     let lines = json_lines(&out.stdout);
     let result = lines.last().unwrap();
@@ -47,7 +37,7 @@ fn resume_restores_plan_mode_the_plan_and_the_conversation_then_approves() {
             .turn(common::exit_plan("x2"))
             .turn(Turn::text("Implementing now.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
+    let mut s = sb.stream(&server, &["--resume", &session_id]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     assert_eq!(init["session_id"], session_id.as_str());
     assert_eq!(init["permission_mode"], "plan");
@@ -112,8 +102,7 @@ fn continue_picks_the_latest_session_and_fork_gets_its_own_plan() {
 
 #[test]
 fn resume_errors_are_clear() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
+    let (sb, server) = common::with_mock(Script::new());
     let out = sb.run(&server, ["-p", "--continue", "x"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(common::stderr(&out).contains("no sessions to resume"));
@@ -125,8 +114,7 @@ fn resume_errors_are_clear() {
 
 #[test]
 fn compact_keeps_plan_mode_and_reattaches_the_plan() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new());
+    let (sb, server) = common::with_mock(Script::new());
     for i in 1..=3 {
         server.push(Turn::text(format!("answer {i}")));
     }
@@ -134,7 +122,7 @@ fn compact_keeps_plan_mode_and_reattaches_the_plan() {
         "SUMMARY: the user asked three questions about the parser.",
     ));
     server.push(Turn::text("answer 4"));
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
     std::fs::write(&plan_file, "# Parser plan\n1. tokenise\n").unwrap();
@@ -171,8 +159,7 @@ fn compact_keeps_plan_mode_and_reattaches_the_plan() {
 
 #[test]
 fn a_killed_session_loses_no_completed_entry() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("first answer, complete"))
             .turn(
@@ -180,7 +167,7 @@ fn a_killed_session_loses_no_completed_entry() {
                     .chunk_delay(std::time::Duration::from_secs(2)),
             ),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("first question");
     assert_eq!(s.wait_type("result")["result"], "first answer, complete");
     s.send_user("second question");

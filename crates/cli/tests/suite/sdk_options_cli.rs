@@ -105,7 +105,7 @@ fn agents_flag_and_system_prompt_file_shape_the_requests() {
         system.starts_with("You are a release-notes writer."),
         "{system}"
     );
-    assert!(!system.contains("You are catui"), "{system}");
+    common::assert_lacks(&system, "You are catui");
     let agent = request.body["tools"]
         .as_array()
         .unwrap()
@@ -134,10 +134,7 @@ fn fallback_model_is_announced_on_stderr() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(common::stdout(&out).trim(), "spare answer");
     let stderr = common::stderr(&out);
-    assert!(
-        stderr.contains("continuing with the fallback model spare"),
-        "{stderr}"
-    );
+    common::assert_contains(&stderr, "continuing with the fallback model spare");
     assert_eq!(mock.requests().last().unwrap().model(), "spare");
 }
 

@@ -54,32 +54,11 @@ fn scenario_in(
         python.display()
     );
     let mut cmd = Command::new(&python);
-    cmd.arg(script)
-        .arg(name)
-        .current_dir(sb.project())
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", sb.dir.path())
-        // team_scenarios.py imports scenarios.py: no bytecode in the tree.
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("CATUI_BIN", assert_cmd::cargo::cargo_bin("catui"))
-        .env("PROJECT", sb.project())
-        .env("CATUI_CONFIG_DIR", sb.config())
-        .env("CATUI_RETRY_BASE_MS", "1")
-        .env("MCP_EVERYTHING", sdk_cases::everything_js())
-        .env("CATUI_MODEL", "test-model")
-        .env("ANTHROPIC_API_KEY", "test-key-not-secret")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .envs(env.iter().copied());
-    let out = common::output_within(cmd, b"", 120);
-    let stdout = common::stdout(&out);
-    let stderr = common::stderr(&out);
-    assert!(
-        out.status.success(),
-        "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let last = stdout.lines().rev().find(|l| l.starts_with('{'));
-    serde_json::from_str(last.unwrap_or("{}")).unwrap()
+    cmd.arg(script).arg(name).current_dir(sb.project());
+    // team_scenarios.py imports scenarios.py: no bytecode in the tree.
+    let mut extra = vec![("PYTHONDONTWRITEBYTECODE", "1".to_string())];
+    extra.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    sdk_cases::run_client(cmd, sb, server, name, &extra)
 }
 
 #[test]
@@ -91,8 +70,7 @@ fn query_one_shot_parses_every_message() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn client_keeps_the_conversation_across_queries() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("one"))
             .turn(Turn::text("two")),
@@ -150,13 +128,10 @@ fn plan_answers_through_the_sdk_are_checked_parked_and_partial() {
         !is_error && parked.contains("Nothing was approved"),
         "{parked}"
     );
-    assert!(parked.contains("after the release"), "{parked}");
+    common::assert_contains(&parked, "after the release");
     let (approved, is_error) = result_of(&reqs[3], "x2");
     assert!(!is_error, "{approved}");
-    assert!(
-        approved.contains("2. ~~Print JSON~~ (skipped by the user)"),
-        "{approved}"
-    );
+    common::assert_contains(&approved, "2. ~~Print JSON~~ (skipped by the user)");
     assert_eq!(reqs[3].model(), "builder-model");
 }
 
@@ -182,13 +157,12 @@ fn an_approved_plan_is_verified_and_reported_through_the_sdk() {
         ))
         .turn(common::write("w1", &hello, "hello\n"))
         .turn(common::write("w2", &notes, "notes\n"))
-        .turn(Turn::tool_use(
+        .turn(common::todo_write(
             "t",
-            "TodoWrite",
-            json!({"todos": [
+            json!([
                 {"content": "Write hello.txt", "status": "completed", "activeForm": "Writing"},
                 {"content": "Write notes.md", "status": "completed", "activeForm": "Writing"}
-            ]}),
+            ]),
         ))
         .turn(Turn::text("All done.")),
     );
@@ -260,8 +234,7 @@ fn interrupt_stops_the_turn_and_the_session_goes_on() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn partial_messages_stream_events() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("streamed text")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("streamed text")));
     let facts = scenario(&sb, &server, "partial_messages");
     assert!(facts["events"].as_array().unwrap().len() >= 5);
 }
@@ -269,8 +242,7 @@ fn partial_messages_stream_events() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn resume_continue_and_fork() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("noted"))
             .turn(Turn::text("42"))
@@ -289,8 +261,7 @@ fn resume_continue_and_fork() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn max_turns_ends_with_a_typed_error_result() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use("g", "Glob", json!({"pattern": "*"})))
             .turn(Turn::text("unreached")),
@@ -319,7 +290,7 @@ fn every_option_is_accepted_and_unsupported_ones_are_reported() {
             .contains("Be brief."),
         "the appended system prompt is sent"
     );
-    assert!(!notes.contains("--append-system-prompt"), "{notes}");
+    common::assert_lacks(&notes, "--append-system-prompt");
     // MCP servers are honoured now, so not reported.
     assert!(
         !notes.contains("--mcp-config") && !notes.contains("--strict-mcp-config"),
@@ -366,8 +337,7 @@ fn hooks_deny_before_and_see_results_after() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn prompt_and_stop_hooks_run_as_sdk_callbacks() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("done"))
             .turn(Turn::text("docs checked too")),
@@ -624,8 +594,7 @@ fn stop_task_stops_a_background_agent_and_bad_ids_raise() {
 #[test]
 #[ignore = "needs the Python SDK venv; .ci/run runs it"]
 fn resume_session_at_continues_from_the_given_message() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text("noted 42"))
             .turn(Turn::text("forgotten"))

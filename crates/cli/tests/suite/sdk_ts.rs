@@ -36,27 +36,8 @@ fn scenario(sb: &Sandbox, server: &MockServer, name: &str) -> Value {
     let mut cmd = Command::new("node");
     cmd.arg(dir.join("scenarios.mjs"))
         .arg(name)
-        .current_dir(&dir)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", sb.dir.path())
-        .env("CATUI_BIN", assert_cmd::cargo::cargo_bin("catui"))
-        .env("PROJECT", sb.project())
-        .env("CATUI_CONFIG_DIR", sb.config())
-        .env("CATUI_RETRY_BASE_MS", "1")
-        .env("MCP_EVERYTHING", sdk_cases::everything_js())
-        .env("CATUI_MODEL", "test-model")
-        .env("ANTHROPIC_API_KEY", "test-key-not-secret")
-        .env("ANTHROPIC_BASE_URL", server.url());
-    let out = common::output_within(cmd, b"", 120);
-    let stdout = common::stdout(&out);
-    let stderr = common::stderr(&out);
-    assert!(
-        out.status.success(),
-        "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let last = stdout.lines().rev().find(|l| l.starts_with('{'));
-    serde_json::from_str(last.unwrap_or("{}")).unwrap()
+        .current_dir(&dir);
+    sdk_cases::run_client(cmd, sb, server, name, &[])
 }
 
 #[test]
@@ -180,8 +161,7 @@ fn ts_a_system_prompt_string_replaces_the_base_prompt() {
 #[test]
 #[ignore = "needs the TypeScript SDK (npm); .ci/run runs it"]
 fn ts_persist_session_false_writes_no_transcript() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text("ok")));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("ok")));
     let facts = scenario(&sb, &server, "no_persistence");
     assert_eq!(facts["result"], "ok");
     assert!(sb.transcripts().is_empty(), "{:?}", sb.transcripts());

@@ -161,7 +161,7 @@ fn plans_list_show_and_path() {
     );
     let (code, _, err) = run(&sb, &["plans", "show", "../secrets"]);
     assert_eq!(code, 2);
-    assert!(err.contains("not a plan name"), "{err}");
+    common::assert_contains(&err, "not a plan name");
 
     let (code, out, _) = run(&sb, &["plans", "path"]);
     assert_eq!(code, 0);

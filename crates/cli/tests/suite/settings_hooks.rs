@@ -41,26 +41,6 @@ fn one(event: &str, matcher: Option<&str>, command: &str, timeout: Option<u64>) 
     json!({ event: [{"matcher": matcher, "hooks": [hook]}] })
 }
 
-fn tool_result(req: &RecordedRequest, id: &str) -> (String, bool) {
-    for m in req.body["messages"].as_array().unwrap() {
-        for b in m["content"].as_array().into_iter().flatten() {
-            if b["type"] == "tool_result" && b["tool_use_id"] == id {
-                let text = match &b["content"] {
-                    Value::String(s) => s.clone(),
-                    Value::Array(parts) => parts
-                        .iter()
-                        .filter_map(|p| p["text"].as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                    other => other.to_string(),
-                };
-                return (text, b["is_error"] == true);
-            }
-        }
-    }
-    panic!("no tool_result for {id} in {:#}", req.body);
-}
-
 fn run_p(sb: &Sandbox, server: &MockServer, prompt: &str, extra: &[&str]) -> std::process::Output {
     sb.catui(server)
         .args(["-p", prompt])
@@ -147,9 +127,9 @@ fn a_json_deny_refuses_and_other_tools_are_not_matched() {
     common::assert_ok(&out);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "old\n");
     let reqs = server.requests();
-    let (w, w_err) = tool_result(&reqs[1], "w");
+    let (w, w_err) = common::tool_result_in(&reqs[1].body, "w");
     assert!(w_err && w.contains("json says no"), "{w}");
-    let (r, r_err) = tool_result(&reqs[2], "r");
+    let (r, r_err) = common::tool_result_in(&reqs[2].body, "r");
     assert!(!r_err && r.contains("old"), "Read is not matched: {r}");
 }
 
@@ -171,7 +151,7 @@ fn updated_input_rewrites_the_call() {
     common::assert_ok(&out);
     let (text, is_error) = tool_result(&server.requests()[1], "b");
     assert!(!is_error && text.contains("rewritten-by-hook"), "{text}");
-    assert!(!text.contains("original"), "{text}");
+    common::assert_lacks(&text, "original");
 }
 
 #[test]
@@ -225,12 +205,12 @@ fn a_hook_cannot_open_a_write_in_plan_mode_but_can_deny_a_read() {
     );
     assert!(!marker.exists(), "nor a mutating command");
     let reqs = server.requests();
-    assert!(tool_result(&reqs[1], "w").1);
+    assert!(common::tool_result_in(&reqs[1].body, "w").1);
     // The mutating command ran as a dry run (in a throwaway copy): allowed
     // by plan mode itself, whatever the hook said, and the project untouched.
-    let (b, b_err) = tool_result(&reqs[2], "b");
+    let (b, b_err) = common::tool_result_in(&reqs[2].body, "b");
     assert!(!b_err && b.starts_with("Dry run:"), "{b}");
-    let (r, r_err) = tool_result(&reqs[3], "r");
+    let (r, r_err) = common::tool_result_in(&reqs[3].body, "r");
     assert!(r_err && r.contains("reads are off"), "{r}");
 }
 
@@ -367,17 +347,13 @@ fn subagent_stop_pre_compact_and_notification_run() {
     let file = sb.project().join("new.txt");
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "a",
-                "Agent",
-                json!({"description": "look", "prompt": "look around", "subagent_type": "general-purpose"}),
-            ))
+            .turn(common::agent("a", "look", "look around", "general-purpose"))
             .turn(Turn::text("nothing to see"))
             .turn(common::write("w", file.to_str().unwrap(), "x"))
             .turn(Turn::text("asked"))
             .turn(Turn::text("SUMMARY of it all")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("look and write");
     let perm = s.wait_for("can_use_tool", |v| v["type"] == "control_request");
     s.send(
@@ -446,7 +422,7 @@ fn malformed_hooks_are_reported() {
     let out = run_p(&sb, &server, "hi", &[]);
     assert_eq!(out.status.code(), Some(0));
     let err = common::stderr(&out);
-    assert!(err.contains("unknown hook event `PreToolUs`"), "{err}");
+    common::assert_contains(&err, "unknown hook event `PreToolUs`");
 }
 
 #[test]

@@ -68,7 +68,7 @@ fn a_deny_rule_added_mid_session_applies_to_the_next_call() {
             .turn(read("r2"))
             .turn(Turn::text("second")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("read it");
     assert_eq!(result_without_prompt(&mut s)["result"], "first");
 
@@ -86,7 +86,7 @@ fn a_deny_rule_added_mid_session_applies_to_the_next_call() {
     assert!(!first_err && first.contains("hello"), "{first}");
     let (second, second_err) = result_of(&reqs[3], "r2");
     assert!(second_err, "{second}");
-    assert!(!second.contains("hello"), "{second}");
+    common::assert_lacks(&second, "hello");
     assert!(
         notification_with(&seen, "settings_reloaded", ".catui/settings.json"),
         "{seen:#?}"
@@ -109,7 +109,7 @@ fn a_settings_file_broken_mid_session_makes_calls_ask() {
             .turn(read("r2"))
             .turn(Turn::text("second")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     s.send_user("read it");
     assert_eq!(result_without_prompt(&mut s)["result"], "first");
 
@@ -163,8 +163,8 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
             .turn(main_turn(Turn::text("second")))
             .turn(main_turn(Turn::text("third"))),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &["--permission-mode", "plan", "--small-model", "small-model"],
     );
 
@@ -194,7 +194,7 @@ fn in_plan_mode_the_classifier_follows_use_during_plan() {
     let main: Vec<&RecordedRequest> = reqs.iter().filter(|r| !is_classifier(r)).collect();
     // Allowed by the classifier, so the fetch itself ran (and found nobody).
     let (fetched, _) = result_of(main[3], "o2");
-    assert!(!fetched.contains("denied"), "{fetched}");
+    common::assert_lacks(&fetched, "denied");
     const EXIT: &str = "Auto mode is no longer active";
     assert!(
         main[4].contains_text(EXIT),
@@ -227,8 +227,8 @@ fn auto_mode_ends_when_its_opt_in_is_withdrawn() {
             .turn(main_turn(Turn::text("first")))
             .turn(main_turn(Turn::text("second"))),
     );
-    let mut s = StreamSession::start(
-        sb.catui(&server),
+    let mut s = sb.stream(
+        &server,
         &["--permission-mode", "auto", "--small-model", "small-model"],
     );
     s.send_user("one");

@@ -134,11 +134,7 @@ fn run(mode: &str, approve: bool, entries: &[Entry]) -> Seen {
                 let mut w = watch.lock().unwrap();
                 w.settle();
                 w.previous = Some(i);
-                Turn::tool_use(
-                    format!("c{i}"),
-                    "Bash",
-                    json!({"command": command, "timeout": 10000}),
-                )
+                common::bash_timeout(format!("c{i}"), &command, 10000)
             }));
         }
         let last = watch.clone();

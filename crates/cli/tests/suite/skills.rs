@@ -46,12 +46,12 @@ fn a_project_skill_is_listed_in_the_first_request_and_loaded_by_the_skill_tool()
             "the listing is not in the first request ({mode}): {first}"
         );
         // The body is not in the first request: it loads on demand.
-        assert!(!first.contains("Run scripts/fill.py"), "{first}");
+        common::assert_lacks(&first, "Run scripts/fill.py");
         let (text, is_error) = result_of(&requests[1], "s1");
         assert!(!is_error, "{mode}: {text}");
-        assert!(text.contains("Run scripts/fill.py with the form"), "{text}");
+        common::assert_contains(&text, "Run scripts/fill.py with the form");
         let script = sb.project().join(".catui/skills/pdf/scripts/fill.py");
-        assert!(text.contains(&script.display().to_string()), "{text}");
+        common::assert_contains(&text, &script.display().to_string());
     }
 }
 
@@ -95,15 +95,15 @@ fn a_skill_that_links_out_of_its_folder_is_refused_and_reported() {
     let requests = server.requests();
     for r in &requests {
         let body = r.body.to_string();
-        assert!(!body.contains("private-canary-31"), "{body}");
-        assert!(!body.contains("secret-body-canary-77"), "{body}");
+        common::assert_lacks(&body, "private-canary-31");
+        common::assert_lacks(&body, "secret-body-canary-77");
     }
     let (text, _) = result_of(&requests[1], "s1");
-    assert!(!text.contains("pdf/notes.md\n"), "{text}");
-    assert!(text.contains("left out"), "{text}");
+    common::assert_lacks(&text, "pdf/notes.md\n");
+    common::assert_contains(&text, "left out");
     let (text, is_error) = result_of(&requests[2], "s2");
     assert!(is_error, "{text}");
-    assert!(text.contains("no skill named `notes`"), "{text}");
+    common::assert_contains(&text, "no skill named `notes`");
 }
 
 #[test]
@@ -138,11 +138,8 @@ fn init_and_the_skills_command_name_the_skills() {
     );
     let result = lines.iter().find(|l| l["type"] == "result").unwrap();
     let text = result["result"].as_str().unwrap();
-    assert!(
-        text.contains("pdf-forms (project) — Fill in PDF forms"),
-        "{text}"
-    );
-    assert!(text.contains("tidy (user) — Tidy imports"), "{text}");
+    common::assert_contains(&text, "pdf-forms (project) — Fill in PDF forms");
+    common::assert_contains(&text, "tidy (user) — Tidy imports");
     assert!(server.requests().is_empty());
 }
 
@@ -152,11 +149,7 @@ fn an_sdk_agent_definitions_skills_are_in_the_sub_agents_prompt() {
     project_skill(&sb);
     let server = common::mock(
         Script::new()
-            .turn(Turn::tool_use(
-                "a1",
-                "Agent",
-                json!({"description": "fill", "prompt": "Fill the form", "subagent_type": "filler"}),
-            ))
+            .turn(common::agent("a1", "fill", "Fill the form", "filler"))
             .turn(Turn::text("filled").when_contains("You fill forms."))
             .turn(Turn::text("done")),
     );
@@ -172,12 +165,9 @@ fn an_sdk_agent_definitions_skills_are_in_the_sub_agents_prompt() {
         .find(|r| r.system_text().contains("You fill forms."))
         .expect("no sub-agent request");
     let system = sub.system_text();
-    assert!(system.contains("# Skill `pdf-forms`"), "{system}");
-    assert!(
-        system.contains("Run scripts/fill.py with the form"),
-        "{system}"
-    );
-    assert!(system.contains("no skill of that name"), "{system}");
+    common::assert_contains(&system, "# Skill `pdf-forms`");
+    common::assert_contains(&system, "Run scripts/fill.py with the form");
+    common::assert_contains(&system, "no skill of that name");
     // The main conversation's prompt does not carry the body.
     assert!(!requests[0].system_text().contains("Run scripts/fill.py"));
 }

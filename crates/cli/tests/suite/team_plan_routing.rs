@@ -41,11 +41,7 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
-                    "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]}),
-                )
+                common::team_create("tc", json!([{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]))
                 .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
             )
             .turn(
@@ -71,7 +67,7 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
             )
             .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");
 
     let is_plan_prompt = |v: &Value| {
@@ -139,22 +135,14 @@ fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict()
         Script::new()
             // The lead starts amy; later, asked again, bob in the same team.
             .turn(
-                Turn::tool_use(
-                    "tc1",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Add a --json flag", "planModeRequired": true}]}),
-                )
+                common::team_create("tc1", json!([{"name": "amy", "prompt": "Add a --json flag", "planModeRequired": true}]))
                 .when(|r| is_lead(r) && last_user(r).contains("start amy")),
             )
             .turn(Turn::text("amy started.").when(|r| {
                 is_lead(r) && r.has_tool_result("tc1") && !r.has_tool_result("tc2") && !last_user(r).contains("start bob")
             }))
             .turn(
-                Turn::tool_use(
-                    "tc2",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "bob", "prompt": "Add a --yaml flag", "planModeRequired": true}]}),
-                )
+                common::team_create("tc2", json!([{"name": "bob", "prompt": "Add a --yaml flag", "planModeRequired": true}]))
                 .when(|r| is_lead(r) && last_user(r).contains("start bob")),
             )
             .turn(Turn::text("bob started.").when(|r| is_lead(r) && r.has_tool_result("tc2")))
@@ -181,7 +169,7 @@ fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict()
             .turn(Turn::text("Waiting.").when(move |r| is_teammate(r, "bob") && r.has_tool_result("bx") && !rejected(r)))
             .turn(Turn::text("Revising.").when(move |r| is_teammate(r, "bob") && rejected(r))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &[]);
+    let mut s = sb.stream(&server, &[]);
     let is_plan_request =
         |v: &Value| v["type"] == "control_request" && v["request"]["subtype"] == "plan_approval";
     s.send_user("start amy");

@@ -18,11 +18,7 @@ fn a_teammate_works_and_reports_to_the_lead() {
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
-                    "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please write hello.txt", "mode": "acceptEdits"}]}),
-                )
+                common::team_create("tc", json!([{"name": "amy", "prompt": "Please write hello.txt", "mode": "acceptEdits"}]))
                 .when(|r| last_user(r).contains("start a team")),
             )
             .turn(
@@ -30,14 +26,14 @@ fn a_teammate_works_and_reports_to_the_lead() {
                     .when(|r| last_user(r).contains("Please write hello.txt") && !r.has_tool_result("amy-w")),
             )
             .turn(
-                Turn::tool_use("amy-s", "SendMessage", json!({"to": "team-lead", "message": "done: hello.txt written"}))
+                common::send_message("amy-s", "team-lead", "done: hello.txt written")
                     .when(|r| r.has_tool_result("amy-w") && !r.has_tool_result("amy-s")),
             )
             .turn(Turn::text("finished").when(|r| r.has_tool_result("amy-s")))
             .turn(Turn::text("Team started.").when(|r| r.has_tool_result("tc") && !last_user(r).contains("done: hello")))
             .turn(Turn::text("Thanks, amy.").when(|r| last_user(r).contains("done: hello.txt written"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the greeting");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
     // The teammate's message arrives as the lead's next input.
@@ -122,11 +118,7 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
         Script::new()
             // The lead starts amy, who must have her plan approved.
             .turn(
-                Turn::tool_use(
-                    "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]}),
-                )
+                common::team_create("tc", json!([{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]))
                 .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
             )
             .turn(Turn::text("Team started.").when(move |r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
@@ -163,7 +155,7 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
             )
             .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");
 
     let is_plan_request = |v: &serde_json::Value| {

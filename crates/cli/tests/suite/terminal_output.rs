@@ -4,6 +4,10 @@
 //! stderr as plain text (issue 47, item 8). The real binary against the
 //! testkit mock model; every case carries OSC 52 (clipboard), OSC 2
 //! (title), CSI (erase, colour), DCS and C1 forms.
+//!
+//! `catui "prompt"` without a terminal: the binary falls back to headless
+//! text mode (as with `-p`) and says so on stderr, keeping stdout for the
+//! answer.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,6 +15,8 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::{Sandbox, json_lines, plans_dir, writes_plan_then_exits};
+use std::io::Write;
+use std::process::Stdio;
 
 /// Text from outside with every kind of sequence a terminal acts on.
 const HOSTILE: &str = "Done.\x1b]52;c;cm0gLXJmIH4=\x07 \x1b]2;pwned\x1b\\\x1b[2J\x1b[31mred\x1b[0m \
@@ -35,8 +41,7 @@ fn assert_inert(what: &str, bytes: &[u8]) {
 
 #[test]
 fn the_answer_of_a_text_run_reaches_stdout_without_its_sequences() {
-    let sb = Sandbox::new();
-    let server = common::mock(Script::new().turn(Turn::text(HOSTILE)));
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text(HOSTILE)));
     let out = sb.run(&server, ["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0));
     assert_inert("stdout", &out.stdout);
@@ -48,8 +53,7 @@ fn the_answer_of_a_text_run_reaches_stdout_without_its_sequences() {
 /// encoder leaves raw, are escaped too.
 #[test]
 fn json_and_stream_json_keep_the_value_and_hold_no_raw_control() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::text(HOSTILE))
             .turn(Turn::text(HOSTILE)),
@@ -100,7 +104,7 @@ fn a_server_error_reaches_stderr_without_its_sequences() {
     let out = sb.run(&server, ["-p", "hi"]);
     assert_ne!(out.status.code(), Some(0));
     let err = common::stderr(&out);
-    assert!(err.contains("bad request Done."), "{err}");
+    common::assert_contains(&err, "bad request Done.");
     assert_inert("stderr", &out.stderr);
 }
 
@@ -114,10 +118,7 @@ fn plans_printed_by_a_planning_run_and_by_plans_show_and_list_are_inert() {
     let out = sb.run(&server, ["-p", "--permission-mode", "plan", "plan it"]);
     common::assert_ok(&out);
     let printed = common::stdout(&out);
-    assert!(
-        printed.contains("# Plan one\n\n1. Done. red end"),
-        "{printed}"
-    );
+    common::assert_contains(&printed, "# Plan one\n\n1. Done. red end");
     assert_inert("the planning run's stdout", &out.stdout);
 
     let slug = std::fs::read_dir(sb.config().join("plans"))
@@ -138,6 +139,63 @@ fn plans_printed_by_a_planning_run_and_by_plans_show_and_list_are_inert() {
     let listed = sb.bare().args(["plans", "list"]).output().unwrap();
     assert_eq!(listed.status.code(), Some(0));
     let text = common::stdout(&listed);
-    assert!(text.contains("# Plan one"), "{text}");
+    common::assert_contains(&text, "# Plan one");
     assert_inert("plans list", &listed.stdout);
+}
+
+const NOTICE: &str = "not attached to a terminal; running headless as with -p";
+
+#[test]
+fn a_prompt_without_a_terminal_runs_like_print_mode() {
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("Answer without a TTY.")));
+    // `output()` pipes stdout and stderr and gives no stdin: no terminal.
+    let out = sb.catui(&server).arg("what is here?").output().unwrap();
+    let stderr = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(common::stdout(&out).trim(), "Answer without a TTY.");
+    common::assert_contains(&stderr, NOTICE);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].last_user_typed().as_deref(), Some("what is here?"));
+    // Nobody can answer prompts, exactly as in plain -p.
+    assert!(
+        !reqs[0].tool_names().iter().any(|t| t == "EnterPlanMode"),
+        "{:?}",
+        reqs[0].tool_names()
+    );
+}
+
+#[test]
+fn without_a_prompt_argument_stdin_is_the_prompt() {
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("Read from stdin.")));
+    let mut child = sb
+        .catui(&server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"piped question\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    common::assert_contains(&stderr, NOTICE);
+    assert_eq!(common::stdout(&out).trim(), "Read from stdin.");
+    assert_eq!(
+        server.requests()[0].last_user_typed().as_deref(),
+        Some("piped question\n")
+    );
+}
+
+#[test]
+fn with_print_there_is_no_notice() {
+    let (sb, server) = common::with_mock(Script::new().turn(Turn::text("ok")));
+    let out = sb.run(&server, ["-p", "x"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!common::stderr(&out).contains(NOTICE));
 }

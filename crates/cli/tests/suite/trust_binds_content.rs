@@ -68,10 +68,7 @@ fn a_name_in_the_users_settings_does_not_start_a_clones_server() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(marks(&mark), "", "the clone's server ran");
     let listed = catui_sub(&sb, &["mcp", "list"]);
-    assert!(
-        listed.contains("github\tproject\tneeds approval"),
-        "{listed}"
-    );
+    common::assert_contains(&listed, "github\tproject\tneeds approval");
 }
 
 #[test]
@@ -94,10 +91,7 @@ fn an_approval_covers_the_command_it_saw_not_the_name() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert!(!marks(&mark).contains("swapped-in"), "{}", marks(&mark));
     let listed = catui_sub(&sb, &["mcp", "list"]);
-    assert!(
-        listed.contains("tools\tproject\tneeds approval"),
-        "{listed}"
-    );
+    common::assert_contains(&listed, "tools\tproject\tneeds approval");
     // Approved again, as it is now: it runs.
     catui_sub(&sb, &["mcp", "approve", "tools"]);
     run(&sb);
@@ -149,7 +143,7 @@ fn a_changed_script_of_a_trusted_hook_or_server_waits_again() {
     );
     assert!(stderr.contains("catui trust"), "the user is told: {stderr}");
     let show = catui_sub(&sb, &["trust", "--show"]);
-    assert!(show.contains("hooks"), "{show}");
+    common::assert_contains(&show, "hooks");
 
     // Trusted again as it is now: both run.
     catui_sub(&sb, &["trust"]);

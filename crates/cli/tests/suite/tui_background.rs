@@ -36,13 +36,13 @@ fn a_running_command_shows_its_latest_lines_and_then_its_tail() {
     let screen = s.tmux.wait_screen("the live line while it runs", |sc| {
         sc.contains("LINE-AT-1-SECOND") && sc.contains("Running…")
     });
-    assert!(!screen.contains("ALL-DONE-42"), "{screen}");
+    common::assert_lacks(&screen, "ALL-DONE-42");
     std::fs::write(s.sb.dir.path().join("release"), "").unwrap();
     let done = s.tmux.wait_text("The command finished.");
     // The tail, not the head: the last line and how many are folded.
-    assert!(done.contains("ALL-DONE-42"), "{done}");
-    assert!(done.contains("… +19 lines (ctrl+o to expand)"), "{done}");
-    assert!(!done.contains("Running…"), "{done}");
+    common::assert_contains(&done, "ALL-DONE-42");
+    common::assert_contains(&done, "… +19 lines (ctrl+o to expand)");
+    common::assert_lacks(&done, "Running…");
     quit_and_check_terminal(&s);
 }
 
@@ -99,10 +99,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     let job_pid = pid_in(&s, &dir.join("job.pid"));
     s.tmux.keys(&["C-b"]);
     let screen = s.tmux.wait_text("It goes on in the background.");
-    assert!(
-        screen.contains("Sent to the background as bash_1"),
-        "{screen}"
-    );
+    common::assert_contains(&screen, "Sent to the background as bash_1");
     // The model's next request carries the id, and the command runs on.
     let requests = s.server.requests();
     let (result, is_error) = result_of(&requests[1], "b1");
@@ -115,13 +112,13 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     let screen = s.tmux.wait_screen("the count in the status line", |sc| {
         status_line(sc).contains("1 in background")
     });
-    assert!(!screen.contains("AFTER-42"), "{screen}");
+    common::assert_lacks(&screen, "AFTER-42");
 
     // `/bashes`: the list, then the output (its tail, live), then stop it.
     s.tmux.submit("/bashes");
     let panel = s.tmux.wait_text("Background commands");
-    assert!(panel.contains("bash_1  running"), "{panel}");
-    assert!(panel.contains("echo $$ >"), "{panel}");
+    common::assert_contains(&panel, "bash_1  running");
+    common::assert_contains(&panel, "echo $$ >");
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_screen("the output view", |sc| {
         sc.contains("bash_1 · running") && sc.contains("BEFORE-42") && sc.contains("k stop")
@@ -143,8 +140,8 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
     let all = s
         .tmux
         .wait_history("Background command bash_1 ended (killed)");
-    assert!(!all.contains("Running in the background"), "{all}");
-    assert!(list.contains("Esc close"), "{list}");
+    common::assert_lacks(&all, "Running in the background");
+    common::assert_contains(&list, "Esc close");
     s.tmux.keys(&["Escape"]);
     let screen = s
         .tmux

@@ -44,15 +44,15 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
     // The model got the output and the exit code as an ordinary result.
     let reqs = s.server.requests();
     let (content, is_error) = result_of(&reqs[1], "b1");
-    assert!(content.contains("Exit code: 3"), "{content}");
+    common::assert_contains(&content, "Exit code: 3");
     assert!(!is_error);
 
     // The user sees the last lines (the error, the exit code) folded under
     // a red ✗ (its shape tells a failure even without colour).
     let all = s.tmux.history();
-    assert!(all.contains("boom: the build broke"), "{all}");
-    assert!(all.contains("Exit code: 3"), "{all}");
-    assert!(all.contains("lines above (ctrl+o to expand)"), "{all}");
+    common::assert_contains(&all, "boom: the build broke");
+    common::assert_contains(&all, "Exit code: 3");
+    common::assert_contains(&all, "lines above (ctrl+o to expand)");
     assert!(
         !all.contains("\n     1\n"),
         "the head of the output is folded away:\n{all}"
@@ -77,7 +77,7 @@ fn a_failed_command_is_red_with_its_exit_code_and_ctrl_o_expands_output() {
     s.tmux.keys(&["C-o"]);
     let pager = s.tmux.wait_text("all output expanded");
     assert_eq!(s.tmux.display("#{alternate_on}"), "1");
-    assert!(pager.contains("Exit code: 3"), "{pager}");
+    common::assert_contains(&pager, "Exit code: 3");
     s.tmux.keys(&["Home"]);
     let top = s.tmux.wait_screen("the top of the transcript", |sc| {
         sc.contains("> build it") && sc.contains("⎿  1\n")
@@ -109,7 +109,7 @@ fn input_typed_during_a_turn_is_queued_and_sent_in_order_after_it() {
     s.tmux.submit("second question");
     s.tmux.submit("third question");
     let screen = s.tmux.wait_text("queued  third question");
-    assert!(screen.contains("queued  second question"), "{screen}");
+    common::assert_contains(&screen, "queued  second question");
     assert_eq!(
         s.server.requests().len(),
         1,
@@ -160,8 +160,8 @@ fn escape_before_any_reply_puts_the_prompt_back() {
         .wait_screen("the prompt back in the input box", |sc| {
             !sc.contains("esc to interrupt") && sc.contains("> fix the bug in main")
         });
-    assert!(!screen.contains("too late"), "{screen}");
-    assert!(!screen.contains("Interrupted"), "{screen}");
+    common::assert_lacks(&screen, "too late");
+    common::assert_lacks(&screen, "Interrupted");
     // It is editable and can be sent again.
     s.tmux.submit(" please");
     s.tmux.wait_history("Fixed.");
@@ -205,16 +205,16 @@ fn the_palette_scrolls_to_every_command() {
     launch(&s);
     s.tmux.type_text("/");
     let first = s.tmux.wait_text("more");
-    assert!(first.contains("/help"), "{first}");
-    assert!(!first.contains("/compact"), "{first}");
+    common::assert_contains(&first, "/help");
+    common::assert_lacks(&first, "/compact");
     for _ in 0..20 {
         s.tmux.keys(&["Down"]);
     }
     // The last command of the list (/rewind) comes into view.
     let last = s.tmux.wait_text("/rewind");
-    assert!(last.contains("/compact"), "{last}");
-    assert!(last.contains("↑"), "{last}");
-    assert!(!last.contains("/help "), "{last}");
+    common::assert_contains(&last, "/compact");
+    common::assert_contains(&last, "↑");
+    common::assert_lacks(&last, "/help ");
     // Tab completes the entry that is shown selected.
     s.tmux.keys(&["Tab"]);
     s.tmux.wait_text("> /rewind");
@@ -222,7 +222,7 @@ fn the_palette_scrolls_to_every_command() {
     // `?` opens the key sheet, generated from the real tables.
     s.tmux.type_text("?");
     let sheet = s.tmux.wait_text("Ctrl+J");
-    assert!(sheet.contains("Ctrl+O"), "{sheet}");
+    common::assert_contains(&sheet, "Ctrl+O");
     s.tmux.keys(&["Escape"]);
     quit_and_check_terminal(&s);
 }
@@ -259,7 +259,7 @@ fn resizing_the_window_leaves_one_live_area() {
             .wait_screen(&format!("one live area at {w}x{h}"), |sc| {
                 sc.matches("Type a message").count() == 1 && rules(sc) == 2
             });
-        assert!(screen.contains("First answer."), "{screen}");
+        common::assert_contains(&screen, "First answer.");
     }
     // It still works, at the new size.
     s.tmux.submit("second question");

@@ -92,11 +92,8 @@ fn plan_mode_approval_and_edit_in_the_terminal_ui() {
             .contains("Change the greeting")
     );
     let approved = result_of(&reqs[2], "x1").0;
-    assert!(
-        approved.contains("User has approved your plan"),
-        "{approved}"
-    );
-    assert!(approved.contains("## Approved Plan:"), "{approved}");
+    common::assert_contains(&approved, "User has approved your plan");
+    common::assert_contains(&approved, "## Approved Plan:");
     assert!(!result_of(&reqs[4], "e1").0.is_empty());
     let plan_path = plan_path_in(first, &s.plans_dir);
     assert!(
@@ -133,14 +130,8 @@ fn ctrl_g_edits_the_plan_in_the_approval_dialog() {
 
     let reqs = s.server.requests();
     let approved = result_of(&reqs[2], "x1").0;
-    assert!(
-        approved.contains("## Approved Plan (edited by user):"),
-        "{approved}"
-    );
-    assert!(
-        approved.contains("3. Step added in the editor"),
-        "{approved}"
-    );
+    common::assert_contains(&approved, "## Approved Plan (edited by user):");
+    common::assert_contains(&approved, "3. Step added in the editor");
     let plan_path = plan_path_in(&reqs[0], &s.plans_dir);
     assert!(
         std::fs::read_to_string(&plan_path)

@@ -76,7 +76,7 @@ fn assert_resumable(s: &Setup, id: &str, earlier_prompt: &str) {
     );
     let last = s.server.requests().last().cloned().unwrap();
     let sent = serde_json::to_string(last.messages()).unwrap();
-    assert!(sent.contains(earlier_prompt), "{sent}");
+    common::assert_contains(&sent, earlier_prompt);
     assert_eq!(last.last_user_typed().as_deref(), Some("and now?"));
 }
 

@@ -1,6 +1,8 @@
-//! Plan mode's second pass in the terminal UI: the real `catui` binary in
-//! a tmux pane against the testkit mock model — the EnterPlanMode consent
-//! dialog (declined, then accepted) and `/clear` answered by the engine.
+//! Plan mode in the terminal UI: the real `catui` binary in a tmux pane
+//! against the testkit mock model — the EnterPlanMode consent dialog
+//! (declined, then accepted), `/clear` answered by the engine, approval and
+//! its review comments, parking a plan from the approval dialog, approving
+//! part of a plan, and the model that plans and the one that implements.
 //! Without tmux the tests fail.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -67,12 +69,12 @@ fn clear_is_answered_by_the_engine_in_the_terminal_ui() {
     s.tmux.wait_text("PINEAPPLE");
     s.tmux.submit("/clear");
     let screen = s.tmux.wait_text("Conversation cleared. Starting fresh.");
-    assert!(!screen.contains("Unknown command"), "{screen}");
+    common::assert_lacks(&screen, "Unknown command");
     s.tmux.submit("hello again");
     s.tmux.wait_text("A fresh start.");
     let reqs = s.server.requests();
     let sent = serde_json::to_string(reqs[1].messages()).unwrap();
-    assert!(!sent.contains("PINEAPPLE"), "{sent}");
+    common::assert_lacks(&sent, "PINEAPPLE");
     quit_and_check_terminal(&s);
 }
 
@@ -127,8 +129,8 @@ fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 4, "every scripted turn was used");
     let fresh = serde_json::to_string(reqs[2].messages()).unwrap();
-    assert!(!fresh.contains("MANGO-TOPIC"), "{fresh}");
-    assert!(fresh.contains("1. Change the greeting"), "{fresh}");
+    common::assert_lacks(&fresh, "MANGO-TOPIC");
+    common::assert_contains(&fresh, "1. Change the greeting");
     quit_and_check_terminal(&s);
 }
 
@@ -352,4 +354,107 @@ fn closing_the_terminal_with_a_dialog_open_ends_catui() {
         !still,
         "catui (pid {pid}) was still running 15 s after its terminal went away"
     );
+}
+
+/// "Not now" in the dialog: plan mode ends in the mode from before it,
+/// nothing is approved, the plan stays, the model is told not to
+/// implement, and the input ends there.
+#[test]
+fn parking_a_plan_in_the_terminal_ui() {
+    require_tmux();
+    let s = setup(
+        |_, dir, _| common::writes_and_presents(dir, "# Parser plan\n\n1. Rewrite the parser\n"),
+        None,
+    );
+    launch(&s);
+    cycle_mode_to(&s.tmux, "acceptEdits");
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.submit("plan the parser rewrite");
+    s.tmux
+        .wait_text("Not now: park the plan (nothing is approved)");
+    s.tmux.keys(&["6"]);
+    let screen = s.tmux.wait_text("Plan parked, not approved");
+    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 2, "the input ended at the park");
+    quit_and_check_terminal(&s);
+
+    let plan_file = std::fs::read_dir(&s.plans_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md"))
+        .expect("the plan file is kept");
+    assert_eq!(
+        std::fs::read_to_string(&plan_file).unwrap(),
+        "# Parser plan\n\n1. Rewrite the parser\n"
+    );
+    let transcript = std::fs::read_to_string(&s.sb.transcripts()[0]).unwrap();
+    let tool_result = transcript
+        .lines()
+        .find(|l| l.contains("\"tool_use_id\":\"x1\""))
+        .expect("the result of ExitPlanMode is recorded");
+    common::assert_contains(&tool_result, "Nothing was approved");
+    common::assert_contains(&transcript, "\"plan_parked\"");
+    common::assert_lacks(&transcript, "\"plan_approved\"");
+}
+
+/// `s` leaves steps out and `m` picks the model that implements: the
+/// planning model (`planModel`) planned, the picked one implements, the
+/// skipped step is marked and left out of the todo panel.
+#[test]
+fn skipping_a_step_and_picking_the_model_in_the_terminal_ui() {
+    require_tmux();
+    let s = setup(
+        |sb, dir, _| {
+            std::fs::write(
+                sb.config().join("settings.json"),
+                r#"{"planModel": "planner-model", "planGoal": false, "planDrift": "note"}"#,
+            )
+            .unwrap();
+            common::writes_and_presents(
+                dir,
+                "# Plan\n\n1. Parse the flag\n2. Print JSON\n3. Add tests\n",
+            )
+            // Slow enough to see the todo list while the turn runs (it
+            // goes with the turn).
+            .turn(
+                Turn::text("Implementing without step 2.").delay(std::time::Duration::from_secs(2)),
+            )
+        },
+        None,
+    );
+    launch(&s);
+    cycle_mode_to(&s.tmux, "plan");
+    s.tmux.submit("plan the --json flag");
+    s.tmux.wait_text("Implements: test-model");
+    s.tmux.keys(&["s"]);
+    s.tmux.wait_text("Steps to carry out");
+    s.tmux.keys(&["Down", "Space"]);
+    s.tmux.wait_text("Skipping step 2 when approved");
+    s.tmux.keys(&["Escape"]);
+    s.tmux.wait_screen("the step list closed", |sc| {
+        !sc.contains("Steps to carry out")
+    });
+    s.tmux.keys(&["m"]);
+    s.tmux.wait_text("Implementation model:");
+    s.tmux.keys(&["C-u"]);
+    s.tmux.type_text("builder-model");
+    s.tmux.wait_text("builder-model");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Implements: builder-model");
+    s.tmux.keys(&["1"]);
+    let screen = s.tmux.wait_text("☐ Add tests");
+    common::assert_contains(&screen, "☐ Parse the flag");
+    common::assert_lacks(&screen, "☐ Print JSON");
+    let screen = s.tmux.wait_text("Implementing without step 2.");
+    assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
+
+    let reqs = s.server.requests();
+    let models: Vec<&str> = reqs.iter().map(|r| r.model()).collect();
+    assert_eq!(models, ["planner-model", "planner-model", "builder-model"]);
+    let (approved, is_error) = result_of(&reqs[2], "x1");
+    assert!(!is_error, "{approved}");
+    common::assert_contains(&approved, "2. ~~Print JSON~~ (skipped by the user)");
+    quit_and_check_terminal(&s);
 }

@@ -17,16 +17,6 @@ use serde_json::json;
 use super::plan_dispatch::writes_flag_in_worktree;
 use super::plan_library::{git, repo_with_one_commit};
 
-/// A model that writes `plan` to its plan file and presents it.
-fn presents(dir: &str, plan: &'static str) -> Script {
-    let dir = dir.to_string();
-    Script::new()
-        .turn(Turn::respond(move |r| {
-            common::write("p1", common::plan_path_in(r, &dir), &plan)
-        }))
-        .turn(common::exit_plan("x1"))
-}
-
 /// The one plan file of the session's plans folder, by its slug.
 fn the_plan_slug(plans_dir: &str) -> String {
     std::fs::read_dir(plans_dir)
@@ -58,17 +48,13 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
     require_tmux();
     let s = setup(
         |sb, dir, _| {
-            presents(dir, "# Tiny\n\n1. Write flag.txt\n")
+            common::writes_and_presents(dir, "# Tiny\n\n1. Write flag.txt\n")
                 .turn(Turn::text("It runs in the background.").when(|r| {
                     r.tool_result("x1")
                         .is_some_and(|t| t.content.contains("handed it to a background agent"))
                 }))
                 .turn(writes_flag_in_worktree(sb.config().join("worktrees")))
-                .turn(Turn::tool_use(
-                    "t",
-                    "TodoWrite",
-                    json!({"todos": [{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}]}),
-                ).when(|r| r.has_tool_result("w")))
+                .turn(common::todo_write("t", json!([{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}])).when(|r| r.has_tool_result("w")))
                 .turn(Turn::text("Done in the background.").when(|r| r.has_tool_result("t")))
         },
         None,
@@ -99,7 +85,7 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
             .join(format!("project-{slug}.log")),
     )
     .unwrap_or_default();
-    assert!(screen.contains(&format!("Plan {slug}")), "{screen}");
+    common::assert_contains(&screen, &format!("Plan {slug}"));
     assert!(
         screen.contains(&format!("Branch catui/{slug} (worktree")),
         "{screen}"
@@ -150,8 +136,8 @@ fn the_plans_picker_reads_abandons_and_continues_a_plan() {
     launch(&s);
     s.tmux.submit("/plans");
     let screen = s.tmux.wait_text("quiet-green-owl");
-    assert!(screen.contains("Split the parser"), "{screen}");
-    assert!(screen.contains("draft"), "{screen}");
+    common::assert_contains(&screen, "Split the parser");
+    common::assert_contains(&screen, "draft");
     // Enter reads it; Esc goes back to the list.
     s.tmux.keys(&["Enter"]);
     s.tmux.wait_text("1. Move the lexer out");

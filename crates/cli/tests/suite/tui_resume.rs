@@ -2,7 +2,8 @@
 //! binary in a tmux pane against the testkit mock model. `--continue`,
 //! `--resume ID` and the session picker open on the earlier prompts,
 //! answers and tool calls (in the scrollback and in Ctrl+O), with the
-//! session's token count carried on.
+//! session's token count carried on; `/resume` in a session switches to
+//! the chosen one.
 //!
 //! Without tmux the tests fail.
 
@@ -12,6 +13,9 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
+use common::{plan_path_in, result_of};
+use serde_json::json;
+use std::time::Duration;
 
 /// Clears the pane and its scrollback, so only the next run's output is
 /// there to be found.
@@ -49,7 +53,7 @@ fn assert_shows_the_conversation(s: &Setup) {
     assert!(!status_line(&screen).contains(" 0 tokens"), "{screen}");
     s.tmux.keys(&["C-o"]);
     let pager = s.tmux.wait_text("all output expanded");
-    assert!(pager.contains("tool-output-here"), "{pager}");
+    common::assert_contains(&pager, "tool-output-here");
     s.tmux.keys(&["Escape"]);
     wait_for("the normal screen", &s.tmux, || {
         (s.tmux.display("#{alternate_on}") == "0").then_some(())
@@ -162,13 +166,13 @@ fn picker_names_plans_only_for_planning_sessions_and_cuts_prompts_at_a_word() {
             .to_string()
     };
     let planned = row("plan the parser");
-    assert!(planned.contains("plan:bold-red-owl"), "{planned}");
+    common::assert_contains(&planned, "plan:bold-red-owl");
     let chat = row("refactor");
     assert!(
         !chat.contains("plan:"),
         "a plan name on a session that never planned: {chat}"
     );
-    assert!(!screen.contains("quiet-blue-fox"), "{screen}");
+    common::assert_lacks(&screen, "quiet-blue-fox");
     // Cut after a whole word of the prompt, with "…", inside 80 columns.
     let shown = chat
         .split("  ")
@@ -184,4 +188,37 @@ fn picker_names_plans_only_for_planning_sessions_and_cuts_prompts_at_a_word() {
     assert!(chat.chars().count() <= 80, "{chat}");
     s.tmux.keys(&["Escape"]);
     s.tmux.wait_text("catui-exit=");
+}
+
+#[test]
+fn resume_in_a_session_switches_to_the_chosen_one() {
+    let s = tmux_session(
+        Script::new()
+            .turn(Turn::text("Answer of the FIRST-SESSION."))
+            .turn(Turn::text("Answer of the second session.")),
+    );
+    launch(&s);
+    s.tmux.submit("first session question");
+    s.tmux.wait_history("FIRST-SESSION");
+    quit_and_check_terminal(&s);
+    launch(&s);
+    s.tmux.submit("second session question");
+    s.tmux.wait_history("Answer of the second session.");
+    s.tmux.submit("/resume");
+    wait_for("the session picker", &s.tmux, || {
+        (s.tmux.display("#{alternate_on}") == "1"
+            && s.tmux.screen().contains("first session question"))
+        .then_some(())
+    });
+    assert!(!s.tmux.screen().contains("second session question"));
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Resumed this session");
+    let all = s.tmux.history();
+    let resumed = all.rfind("Resumed this session").unwrap();
+    assert!(
+        all[..resumed].rfind("> first session question").is_some(),
+        "{all}"
+    );
+    assert!(all[..resumed].contains("FIRST-SESSION"), "{all}");
+    quit_and_check_terminal(&s);
 }

@@ -53,13 +53,13 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
     s.tmux.wait_text("Esc again to rewind");
     s.tmux.keys(&["Escape"]);
     let screen = s.tmux.wait_text("Go back to before which message?");
-    assert!(screen.contains("make the library"), "{screen}");
-    assert!(screen.contains("❯ make the helpers"), "{screen}");
-    assert!(screen.contains("changed src/util.rs"), "{screen}");
+    common::assert_contains(&screen, "make the library");
+    common::assert_contains(&screen, "❯ make the helpers");
+    common::assert_contains(&screen, "changed src/util.rs");
     s.tmux.keys(&["Enter"]);
     let screen = s.tmux.wait_text("Restore code and conversation");
-    assert!(screen.contains("Restore conversation only"), "{screen}");
-    assert!(screen.contains("Restore code only"), "{screen}");
+    common::assert_contains(&screen, "Restore conversation only");
+    common::assert_contains(&screen, "Restore code only");
     s.tmux.keys(&["Enter"]);
 
     // The files as before the message; the message back in the input box.
@@ -89,8 +89,8 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
     let last = s.server.requests().pop().unwrap();
     let sent: Vec<String> = last.messages().iter().map(|m| m.to_string()).collect();
     let sent = sent.join("\n");
-    assert!(sent.contains("Made the library."), "{sent}");
-    assert!(!sent.contains("Made the helpers."), "{sent}");
+    common::assert_contains(&sent, "Made the library.");
+    common::assert_lacks(&sent, "Made the helpers.");
     assert_eq!(
         last.last_user_text()
             .as_deref()
@@ -116,7 +116,7 @@ fn esc_esc_opens_the_picker_and_restores_code_and_conversation() {
     s.tmux.wait_text("Restore code only");
     s.tmux.keys(&["3"]);
     let screen = s.tmux.wait_text("changed outside catui since then");
-    assert!(screen.contains("src/lib.rs"), "{screen}");
+    common::assert_contains(&screen, "src/lib.rs");
     s.tmux.keys(&["n"]);
     s.tmux.wait_screen("the picker closed", |sc| {
         !sc.contains("changed outside catui")

@@ -2,7 +2,9 @@
 //! it prints, seen in a tmux pane running the real `catui` binary against
 //! the testkit mock model. Nothing live (spinner, prompt echo, dialogs)
 //! is ever committed to the scrollback, also across a resize; messages
-//! say what happened; the replay of a session is its live transcript.
+//! say what happened; the replay of a session is its live transcript; the
+//! todo panel after a long plan is short, counts the rest and stays while
+//! todos are open.
 //!
 //! Every wait polls the screen with a generous timeout. Without tmux the
 //! tests fail.
@@ -15,6 +17,8 @@ use std::time::Duration;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
+use common::{plan_path_in, result_of};
+use serde_json::json;
 
 /// An answer of `n` numbered lines, each naming `marker`.
 fn tall_answer(marker: &str, n: usize) -> String {
@@ -127,7 +131,7 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
         s.tmux.keys(&["b"]);
         s.tmux.wait_text("No browser could be started");
         let screen = joined_screen(&s);
-        assert!(!screen.contains("Review page open"), "{screen}");
+        common::assert_lacks(&screen, "Review page open");
         // The address is a line of its own, whole (the terminal's wrap
         // undone), outside the dialog's frame.
         let url = screen
@@ -136,8 +140,8 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
             .unwrap_or_else(|| panic!("no address on a line of its own:\n{screen}"))
             .trim_end()
             .to_string();
-        assert!(url.contains("token="), "{url}");
-        assert!(!url.contains('│'), "{url}");
+        common::assert_contains(&url, "token=");
+        common::assert_lacks(&url, '│');
         let status = http_get(&url).expect("the page answers while the dialog is open");
         assert!(
             status.contains(" 200") || status.contains(" 30"),
@@ -151,13 +155,13 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
         let all = joined_history(&s);
         // Quiet by default: the approval without its hash, no report of
         // nothing done.
-        assert!(all.contains("Plan approved:"), "{all}");
-        assert!(!all.contains("sha256"), "{all}");
-        assert!(!all.contains("0 unplanned files"), "{all}");
-        assert!(!all.contains("0/1 steps done"), "{all}");
+        common::assert_contains(&all, "Plan approved:");
+        common::assert_lacks(&all, "sha256");
+        common::assert_lacks(&all, "0 unplanned files");
+        common::assert_lacks(&all, "0/1 steps done");
         let token = url.split("token=").nth(1).unwrap();
         assert!(!all.contains(token), "a dead address was left:\n{all}");
-        assert!(!all.contains("No browser could be started"), "{all}");
+        common::assert_lacks(&all, "No browser could be started");
         let address = url.split("/?").next().unwrap();
         wait_for("the page's server to stop", &s.tmux, || {
             http_get(&format!("{address}/")).is_err().then_some(())
@@ -296,7 +300,7 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     assert_eq!(all.matches(s.plans_dir.as_str()).count(), 1, "{all}");
     assert_eq!(all.matches("Rewrite the parser").count(), 1, "{all}");
     assert!(all.contains("Write(plan "), "{all}");
-    assert!(all.contains("Plan written (3 lines)"), "{all}");
+    common::assert_contains(&all, "Plan written (3 lines)");
 
     s.tmux.keys(&["3"]);
     s.tmux.wait_text("What should change?");
@@ -310,14 +314,11 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     s.tmux.submit("keep the build dir");
     let all = s.tmux.wait_history("Keeping the build dir.");
     // The user's own answers: no failure mark, not in the error colour.
-    assert!(all.contains("● ExitPlanMode"), "{all}");
-    assert!(
-        all.contains("Plan not approved · do the lexer first"),
-        "{all}"
-    );
-    assert!(all.contains("● Bash(rm -rf build)"), "{all}");
-    assert!(all.contains("Declined · keep the build dir"), "{all}");
-    assert!(!all.contains('✗'), "{all}");
+    common::assert_contains(&all, "● ExitPlanMode");
+    common::assert_contains(&all, "Plan not approved · do the lexer first");
+    common::assert_contains(&all, "● Bash(rm -rf build)");
+    common::assert_contains(&all, "Declined · keep the build dir");
+    common::assert_lacks(&all, '✗');
     let styled = styled_history(&s);
     for line in styled.lines().filter(|l| {
         l.contains("ExitPlanMode") || l.contains("lexer first") || l.contains("build dir")
@@ -336,8 +337,8 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     s.tmux.resize(120, 60);
     launch_with_pid(&s, "--continue", false);
     let replay = s.tmux.wait_history("Keeping the build dir.");
-    assert!(replay.contains("● Bash(rm -rf build)"), "{replay}");
-    assert!(!replay.contains("✗ Bash(rm -rf build)"), "{replay}");
+    common::assert_contains(&replay, "● Bash(rm -rf build)");
+    common::assert_lacks(&replay, "✗ Bash(rm -rf build)");
     quit_and_check_terminal(&s);
 }
 
@@ -371,7 +372,7 @@ fn an_edit_stopped_with_esc_keeps_its_diff_in_the_scrollback() {
         let after = &all[at..];
         assert!(after.contains("- println!(\"hello\");"), "{all}");
         assert!(after.contains("+ println!(\"REJECTED-CHANGE\");"), "{all}");
-        assert!(!all.contains("✗ Edit"), "{all}");
+        common::assert_lacks(&all, "✗ Edit");
         assert_eq!(
             std::fs::read_to_string(&s.main_rs).unwrap(),
             "fn main() {\n    println!(\"hello\");\n}\n",
@@ -380,4 +381,77 @@ fn an_edit_stopped_with_esc_keeps_its_diff_in_the_scrollback() {
         assert_eq!(s.server.requests().len(), 1, "Esc stopped the turn");
         quit_and_check_terminal(&s);
     }
+}
+
+/// Rows of the todo panel on `screen` (☐ ☒ ◼ and the "+N more" line).
+fn todo_panel_rows(screen: &str) -> usize {
+    screen
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            t.starts_with(['☐', '☒', '◼']) || (t.starts_with("… +") && t.contains(" more ("))
+        })
+        .count()
+}
+
+#[test]
+fn the_todo_panel_is_short_counts_the_rest_and_stays_while_todos_are_open() {
+    require_tmux();
+    let todos: Vec<serde_json::Value> = (1..=30)
+        .map(|i| {
+            json!({"content": format!("Step {i}: edit `src/mod{i}.rs`"),
+                   "activeForm": format!("Editing `src/mod{i}.rs`"),
+                   "status": if i < 3 { "completed" } else if i == 3 { "in_progress" } else { "pending" }})
+        })
+        .collect();
+    let s = setup_sized(
+        move |_, _, _| {
+            Script::new()
+                .turn(common::todo_write("t1", &todos))
+                .turn(Turn::text("Working through the steps.").delay(Duration::from_secs(2)))
+        },
+        None,
+        (80, 24),
+    );
+    launch(&s);
+    s.tmux.submit("do the 30 steps");
+    // A quarter of 24 rows: five steps and the count of the rest.
+    let screen = s.tmux.wait_text("+25 more");
+    common::assert_contains(&screen, "(2/30 done)");
+    assert_eq!(todo_panel_rows(&screen), 6, "{screen}");
+    let panel: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['☐', '☒', '◼']))
+        .collect();
+    assert!(
+        panel.iter().any(|l| l.contains("◼ Editing src/mod3.rs")),
+        "{screen}"
+    );
+    assert!(
+        panel.iter().all(|l| !l.contains('`')),
+        "no raw backticks:\n{screen}"
+    );
+    // The turn ends with todos still open: the panel stays.
+    let screen = s.tmux.wait_text("Working through the steps.");
+    assert_eq!(todo_panel_rows(&screen), 6, "{screen}");
+    // The transcript's checklist draws code as the panel does.
+    let all = s.tmux.history();
+    common::assert_contains(&all, "edit src/mod1.rs");
+    assert!(
+        !all.contains('`'),
+        "no raw backticks in the transcript:\n{all}"
+    );
+    // Ctrl+T hides it between turns, and brings it back.
+    s.tmux.keys(&["C-t"]);
+    s.tmux
+        .wait_screen("the panel hidden", |sc| todo_panel_rows(sc) == 0);
+    s.tmux.keys(&["C-t"]);
+    let screen = s
+        .tmux
+        .wait_screen("the panel back", |sc| todo_panel_rows(sc) == 6);
+    common::assert_contains(&screen, "◼ Editing src/mod3.rs");
+    s.tmux.keys(&["?"]);
+    s.tmux.wait_text("Ctrl+T");
+    s.tmux.keys(&["Escape"]);
+    quit_and_check_terminal(&s);
 }

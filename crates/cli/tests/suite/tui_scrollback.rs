@@ -50,7 +50,7 @@ fn assert_clean_history(s: &Setup, marker: &str, rows: usize) {
     }
     assert_eq!(status_lines(&all), 1, "old status lines kept:\n{all}");
     assert_eq!(all.matches("Type a message").count(), 1, "{all}");
-    assert!(!all.contains("esc to interrupt"), "{all}");
+    common::assert_lacks(&all, "esc to interrupt");
 }
 
 fn tall_after_spinner(size: (u16, u16)) {
@@ -192,7 +192,7 @@ fn a_wider_window_prints_the_screen_again_at_the_new_width() {
             sc.lines()
                 .any(|l| l.contains("word01") && l.trim_end().chars().count() > 90)
         });
-    assert!(wide.contains("> one long paragraph"), "{wide}");
+    common::assert_contains(&wide, "> one long paragraph");
     let all = s.tmux.history();
     assert_eq!(all.matches("REFLOW-END").count(), 1, "{all}");
     assert_eq!(all.matches("word20").count(), 1, "{all}");

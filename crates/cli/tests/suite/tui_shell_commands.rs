@@ -28,13 +28,13 @@ fn a_bang_command_runs_shows_its_output_and_reaches_the_next_request() {
     );
     s.tmux.keys(&["Enter"]);
     let screen = s.tmux.wait_text("key=[none]");
-    assert!(screen.contains("marker-from-the-file"), "{screen}");
+    common::assert_contains(&screen, "marker-from-the-file");
     let project = s.sb.project().canonicalize().unwrap();
     assert!(
         screen.contains(&project.display().to_string()),
         "pwd is not the project:\n{screen}"
     );
-    assert!(!screen.contains("test-key-not-secret"), "{screen}");
+    common::assert_lacks(&screen, "test-key-not-secret");
     // The user ran it: no model request, no permission prompt, and the
     // file it wrote is there (the default mode lets the user write).
     assert!(s.server.requests().is_empty(), "a model turn ran");
@@ -52,7 +52,7 @@ fn a_bang_command_runs_shows_its_output_and_reaches_the_next_request() {
         text.contains("<command>cat notes.txt; pwd;"),
         "the command is not in the request:\n{text}"
     );
-    assert!(text.contains("marker-from-the-file"), "{text}");
+    common::assert_contains(&text, "marker-from-the-file");
     assert_eq!(
         request.last_user_typed().unwrap().trim(),
         "what did the notes say?"

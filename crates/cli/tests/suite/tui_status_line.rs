@@ -32,12 +32,12 @@ fn the_commands_line_is_the_status_line_and_it_reads_the_session() {
         status_line(sc).contains("my-line")
     });
     let status = status_line(&screen);
-    assert!(status.contains("my-line key=[none]"), "{status}");
+    common::assert_contains(&status, "my-line key=[none]");
     assert!(
         status.contains("default mode"),
         "the mode is not in view: {status}"
     );
-    assert!(!screen.contains("second-line"), "{screen}");
+    common::assert_lacks(&screen, "second-line");
     let styled = s.tmux.screen_styled();
     assert!(
         !styled.contains("[31m"),
@@ -78,7 +78,7 @@ fn a_failing_command_is_reported_once_and_the_built_in_line_shows() {
     let screen = s.tmux.wait_screen("the built-in line", |sc| {
         status_line(sc).contains("test-model")
     });
-    assert!(screen.contains("status 3: theme-file-missing"), "{screen}");
+    common::assert_contains(&screen, "status 3: theme-file-missing");
     // A turn (tokens counted) and a mode change make it run twice more;
     // runs never overlap, so the second one's failure was taken before
     // the third started. It is not reported again.

@@ -23,11 +23,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
     let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
     Script::new()
         .turn(
-            Turn::tool_use(
-                "tc",
-                "TeamCreate",
-                json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please change the greeting", "mode": "acceptEdits", "planModeRequired": true}]}),
-            )
+            common::team_create("tc", json!([{"name": "amy", "prompt": "Please change the greeting", "mode": "acceptEdits", "planModeRequired": true}]))
             .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
         )
         .turn(Turn::text("Team started; amy is planning.").when(|r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
@@ -72,11 +68,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
             .when(move |r| is_teammate(r, "amy") && r.has_tool_result("r1") && !r.has_tool_result("e1")),
         )
         .turn(
-            Turn::tool_use(
-                "s1",
-                "SendMessage",
-                json!({"to": "team-lead", "message": "done: greeting changed"}),
-            )
+            common::send_message("s1", "team-lead", "done: greeting changed")
             .when(|r| is_teammate(r, "amy") && r.has_tool_result("e1") && !r.has_tool_result("s1")),
         )
         .turn(Turn::text("Reported.").when(|r| is_teammate(r, "amy") && r.has_tool_result("s1")))
@@ -101,7 +93,7 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
     // Amy's first plan opens the review dialog.
     s.tmux.wait_text("Plan approval · amy@core");
     let dialog = s.tmux.wait_text("Reject, and tell amy what to change");
-    assert!(dialog.contains("Greeting plan"), "{dialog}");
+    common::assert_contains(&dialog, "Greeting plan");
     let original = "fn main() {\n    println!(\"hello\");\n}\n";
     assert_eq!(std::fs::read_to_string(&s.main_rs).unwrap(), original);
 
@@ -117,7 +109,7 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
         .wait_screen("the revised plan in the dialog", |screen| {
             screen.contains("Plan approval · amy@core") && screen.contains("Run the binary")
         });
-    assert!(revised.contains("Greeting plan v2"), "{revised}");
+    common::assert_contains(&revised, "Greeting plan v2");
     assert_eq!(
         std::fs::read_to_string(&s.main_rs).unwrap(),
         original,
@@ -142,7 +134,7 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
     s.tmux.type_text("/team");
     s.tmux.keys(&["Escape", "Enter"]);
     let listing = s.tmux.wait_text("Team core");
-    assert!(listing.contains("amy"), "{listing}");
+    common::assert_contains(&listing, "amy");
 
     let reqs = s.server.requests();
     let feedback_seen = reqs.iter().any(|r| {
@@ -161,6 +153,6 @@ fn the_lead_reviews_a_teammates_plan_in_the_terminal_ui() {
     quit_and_check_terminal(&s);
     let inbox = s.sb.config().join("teams/core/inboxes/team-lead.json");
     let mail = std::fs::read_to_string(&inbox).unwrap();
-    assert!(mail.contains("plan_approval_request"), "{mail}");
-    assert!(mail.contains("done: greeting changed"), "{mail}");
+    common::assert_contains(&mail, "plan_approval_request");
+    common::assert_contains(&mail, "done: greeting changed");
 }

@@ -1,7 +1,10 @@
-//! Plan mode, third pass (issue 35, items 1–10): the defects a black-box
-//! audit found — the real binary over stream-json against the testkit mock
-//! model, real plan files and mailboxes in temp dirs. The features of the
-//! same pass are in `plan_mode_loop.rs`.
+//! Defects found once and kept fixed (as ripgrep's `regression.rs`), each
+//! test named by the behaviour it keeps: mostly plan mode's — a lead
+//! acting through a teammate, one question for two ExitPlanMode calls, a
+//! stale plan hash, compaction and the approved plan, an unchanged plan,
+//! headless runs, read-only sub-agents, a plan path that is a directory.
+//! The real binary over stream-json against the testkit mock model, real
+//! plan files and mailboxes in temp dirs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,7 +17,7 @@ use common::{
 };
 use serde_json::{Value, json};
 
-/// Item 1: a lead in plan mode cannot have a teammate act for it. Its
+/// A lead in plan mode cannot have a teammate act for it. Its
 /// SendMessage reaches only teammates held in plan mode (planModeRequired);
 /// a teammate in acceptEdits, or in plan mode by choice, gets nothing, and
 /// the planning lead cannot approve a teammate's plan.
@@ -34,14 +37,10 @@ fn a_planning_lead_cannot_change_files_through_a_teammate() {
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
-                    "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [
+                common::team_create("tc", json!([
                         {"name": "amy", "prompt": "Wait for instructions.", "mode": "acceptEdits"},
                         {"name": "cleo", "prompt": "Wait for instructions.", "mode": "plan"},
-                        {"name": "bob", "prompt": "Wait for instructions.", "planModeRequired": true}]}),
-                )
+                        {"name": "bob", "prompt": "Wait for instructions.", "planModeRequired": true}]))
                 .when(move |r| !mate(r) && last_user(r).contains("start a team")),
             )
             .turn(Turn::text("Team started.").when(move |r| !mate(r) && r.has_tool_result("tc") && !r.has_tool_result("s1")))
@@ -67,7 +66,7 @@ fn a_planning_lead_cannot_change_files_through_a_teammate() {
             )
             .turn(Turn::text("Relayed.").when(move |r| !mate(r) && r.has_tool_result("s1"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
     s.send_user("/plan");
@@ -107,7 +106,7 @@ fn a_planning_lead_cannot_change_files_through_a_teammate() {
     assert!(!pwn.exists(), "a teammate wrote for the planning lead");
 }
 
-/// Item 2: two ExitPlanMode calls in one message: one question, the
+/// Two ExitPlanMode calls in one message: one question, the
 /// second call refused without a prompt; the answer stands either way.
 #[test]
 fn two_exit_plan_mode_calls_in_one_message_ask_once() {
@@ -127,7 +126,7 @@ fn two_exit_plan_mode_calls_in_one_message_ask_once() {
                 ]))
                 .turn(Turn::text("After the answer.")),
         );
-        let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+        let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
         s.send_user("plan it");
         let ask = s.wait_type("control_request");
         assert_eq!(ask["request"]["tool_use_id"], "x1");
@@ -161,15 +160,12 @@ fn two_exit_plan_mode_calls_in_one_message_ask_once() {
         );
         let (second, second_error) = result_of(&reqs[2], "x2");
         assert!(second_error, "{second}");
-        assert!(
-            second.contains("only its first call is put to the user"),
-            "{second}"
-        );
-        assert!(!second.contains("approved your plan"), "{second}");
+        common::assert_contains(&second, "only its first call is put to the user");
+        common::assert_lacks(&second, "approved your plan");
     }
 }
 
-/// Item 3: the `planHash` a client sends back must be the one shown: a
+/// The `planHash` a client sends back must be the one shown: a
 /// stale or made-up hash is asked again, and a client that keeps sending
 /// one approves nothing.
 #[test]
@@ -197,7 +193,7 @@ fn a_wrong_plan_hash_approves_nothing() {
             .turn(common::exit_plan("x3"))
             .turn(Turn::text("Approved at last.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let ask1 = s.wait_type("control_request");
     let hash1 = ask1["request"]["input"]["planHash"].clone();
@@ -240,8 +236,8 @@ fn a_wrong_plan_hash_approves_nothing() {
     let x2 = reqs.iter().find(|r| r.has_tool_result("x2")).unwrap();
     let (text, is_error) = result_of(x2, "x2");
     assert!(is_error, "{text}");
-    assert!(text.contains("another revision of the plan"), "{text}");
-    assert!(text.contains("nothing was approved"), "{text}");
+    common::assert_contains(&text, "another revision of the plan");
+    common::assert_contains(&text, "nothing was approved");
     let (text, is_error) = result_of(reqs.last().unwrap(), "x3");
     assert!(
         !is_error && text.contains("User has approved your plan."),
@@ -249,7 +245,7 @@ fn a_wrong_plan_hash_approves_nothing() {
     );
 }
 
-/// Item 4: compaction while the approved plan is carried out attaches the
+/// Compaction while the approved plan is carried out attaches the
 /// approved text, not what the file says now, and says that they differ.
 #[test]
 fn compaction_pins_the_approved_plan() {
@@ -268,7 +264,7 @@ fn compaction_pins_the_approved_plan() {
             .turn(Turn::text("The summary after the resume.").when(summary))
             .turn(Turn::text("Resumed and carrying on.").when(move |r| !summary(r))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan the parser");
     let ask = s.wait_type("control_request");
     let plan_file = ask["request"]["input"]["planFilePath"]
@@ -294,13 +290,10 @@ fn compaction_pins_the_approved_plan() {
     let reqs = server.requests();
     let after = reqs.last().unwrap();
     let first = serde_json::to_string(&after.messages()[0]).unwrap();
-    assert!(first.contains("The summary of the work so far."), "{first}");
-    assert!(first.contains("1. Build the parser"), "{first}");
-    assert!(!first.contains("ALSO rm -rf"), "{first}");
-    assert!(
-        first.contains("has changed since the user approved it"),
-        "{first}"
-    );
+    common::assert_contains(&first, "The summary of the work so far.");
+    common::assert_contains(&first, "1. Build the parser");
+    common::assert_lacks(&first, "ALSO rm -rf");
+    common::assert_contains(&first, "has changed since the user approved it");
     // The transcript says so too (resume rebuilds the same message).
     let transcript = sb
         .transcripts()
@@ -317,7 +310,7 @@ fn compaction_pins_the_approved_plan() {
     assert_eq!(reference["attachment"]["fileChanged"], true, "{reference}");
 
     // A resumed session still carries out the approved text.
-    let mut s = StreamSession::start(sb.catui(&server), &["--resume", &session_id]);
+    let mut s = sb.stream(&server, &["--resume", &session_id]);
     s.send_user("/compact");
     assert_eq!(s.wait_type("result")["is_error"], false);
     s.send_user("after the resume");
@@ -325,22 +318,21 @@ fn compaction_pins_the_approved_plan() {
     s.finish();
     let reqs = server.requests();
     let first = serde_json::to_string(&reqs.last().unwrap().messages()[0]).unwrap();
-    assert!(first.contains("The summary after the resume."), "{first}");
-    assert!(first.contains("1. Build the parser"), "{first}");
-    assert!(!first.contains("ALSO rm -rf"), "{first}");
+    common::assert_contains(&first, "The summary after the resume.");
+    common::assert_contains(&first, "1. Build the parser");
+    common::assert_lacks(&first, "ALSO rm -rf");
 }
 
-/// Item 5: the same plan presented again after a rejection is marked as
+/// The same plan presented again after a rejection is marked as
 /// unchanged (`planDiff` "" and `planUnchanged`), and the model is told.
 #[test]
 fn an_unchanged_plan_presented_again_is_marked_and_the_model_told() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Do it\n")
             .turn(common::exit_plan("x2"))
             .turn(Turn::text("I will revise it.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan it");
     let first = s.wait_type("control_request");
     assert_eq!(first["request"]["input"]["planDiff"], Value::Null);
@@ -354,16 +346,13 @@ fn an_unchanged_plan_presented_again_is_marked_and_the_model_told() {
     s.finish();
     let reqs = server.requests();
     let (first, _) = result_of(&reqs[2], "x");
-    assert!(!first.contains("unchanged"), "{first}");
+    common::assert_lacks(&first, "unchanged");
     let (second, is_error) = result_of(reqs.last().unwrap(), "x2");
     assert!(is_error, "{second}");
-    assert!(
-        second.contains("the plan you presented was unchanged"),
-        "{second}"
-    );
+    common::assert_contains(&second, "the plan you presented was unchanged");
 }
 
-/// Item 6: a headless planning run whose model wrote a plan but ends with
+/// A headless planning run whose model wrote a plan but ends with
 /// words ends like one that presented it: `plan_ready`, the plan printed,
 /// `Plan saved to PATH`, still in plan mode. Without a plan it is a plain
 /// answer.
@@ -389,17 +378,7 @@ fn a_headless_planning_run_ending_with_words_ends_with_its_plan() {
     );
 
     let server = common::mock(script(dir));
-    let out = sb.run(
-        &server,
-        [
-            "-p",
-            "--permission-mode",
-            "plan",
-            "--output-format",
-            "stream-json",
-            "plan X",
-        ],
-    );
+    let out = sb.run_planning(&server, "plan X");
     let lines = common::json_lines(&out.stdout);
     let result = lines.last().unwrap();
     assert_eq!(result["subtype"], "plan_ready", "{result}");
@@ -417,7 +396,7 @@ fn a_headless_planning_run_ending_with_words_ends_with_its_plan() {
     assert_eq!(common::stdout(&out).trim_end(), "It parses flags.");
 }
 
-/// Item 7: a teammate that entered plan mode of its own accord leaves it
+/// A teammate that entered plan mode of its own accord leaves it
 /// without anyone approving, and is not told that the user approved.
 #[test]
 fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
@@ -426,24 +405,23 @@ fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
     let server = common::mock(
         Script::new()
             .turn(
-                Turn::tool_use(
+                common::team_create(
                     "tc",
-                    "TeamCreate",
-                    json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Plan, then do it.", "mode": "plan"}]}),
+                    json!([{"name": "amy", "prompt": "Plan, then do it.", "mode": "plan"}]),
                 )
                 .when(|r| !is_teammate(r, "amy") && !r.has_tool_result("tc")),
             )
             .turn(Turn::text("Team started.").when(|r| !is_teammate(r, "amy")))
-            .turn(writes_teammate_plan("ap", &dir, "# Amy's plan\n1. Do it\n").when(|r| {
-                is_teammate(r, "amy") && !r.has_tool_result("ap")
-            }))
             .turn(
-                common::exit_plan("ax")
-                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("ax")),
+                writes_teammate_plan("ap", &dir, "# Amy's plan\n1. Do it\n")
+                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("ap")),
+            )
+            .turn(
+                common::exit_plan("ax").when(|r| is_teammate(r, "amy") && !r.has_tool_result("ax")),
             )
             .turn(Turn::text("done").when(|r| is_teammate(r, "amy"))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "acceptEdits"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team");
     assert_eq!(s.wait_type("result")["result"], "Team started.");
     let line = s.wait_for("amy's ExitPlanMode result", |v| {
@@ -461,11 +439,11 @@ fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
         blocks => blocks[0]["text"].as_str().unwrap_or_default().to_string(),
     };
     assert!(text.starts_with("You have exited plan mode."), "{text}");
-    assert!(text.contains("No one reviewed this plan"), "{text}");
-    assert!(!text.contains("approved your plan"), "{text}");
+    common::assert_contains(&text, "No one reviewed this plan");
+    common::assert_lacks(&text, "approved your plan");
 }
 
-/// Item 8: read-only sub-agents are not offered tools that always fail for
+/// Read-only sub-agents are not offered tools that always fail for
 /// them (the team tools), and their plan-mode refusals do not send them to
 /// a plan file or ExitPlanMode they do not have. Custom read-only agents
 /// alike.
@@ -501,7 +479,7 @@ fn read_only_sub_agents_are_refused_in_their_own_terms() {
             .turn(Turn::text("Findings: nothing to change.").when(move |r| sub(r)).forever())
             .turn(Turn::text("planned").when(move |r| !sub(r))),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan a review");
     assert_eq!(s.wait_type("result")["result"], "planned");
     s.finish();
@@ -542,17 +520,16 @@ fn read_only_sub_agents_are_refused_in_their_own_terms() {
     assert!(!sb.project().join("made-by-agent.txt").exists());
 }
 
-/// Item 9: a plan path that exists but is no readable file (a directory)
+/// A plan path that exists but is no readable file (a directory)
 /// is no plan, for the reminder, `/plan` and ExitPlanMode alike.
 #[test]
 fn a_plan_path_that_is_a_directory_is_no_plan_everywhere() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(common::exit_plan("x"))
             .turn(Turn::text("I will write a plan.")),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     let init = s.wait_for("init", |v| v["subtype"] == "init");
     let plan_file = init["plan_file"].as_str().unwrap().to_string();
     std::fs::create_dir_all(&plan_file).unwrap();
@@ -579,13 +556,12 @@ fn a_plan_path_that_is_a_directory_is_no_plan_everywhere() {
     );
 }
 
-/// Item 10: EnterPlanMode while planning says so; `/plan <description>` in
+/// EnterPlanMode while planning says so; `/plan <description>` in
 /// plan mode sends the description on; `catui plans export` of a name
 /// that is no plan says there is none.
 #[test]
 fn small_answers_say_what_happened() {
-    let sb = Sandbox::new();
-    let server = common::mock(
+    let (sb, server) = common::with_mock(
         Script::new()
             .turn(Turn::tool_use("e", "EnterPlanMode", json!({})))
             .turn(Turn::text("Planning on."))
@@ -594,7 +570,7 @@ fn small_answers_say_what_happened() {
                     .when(|r| last_user(r).contains("add an export")),
             ),
     );
-    let mut s = StreamSession::start(sb.catui(&server), &["--permission-mode", "plan"]);
+    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
     s.send_user("plan");
     assert_eq!(s.wait_type("result")["result"], "Planning on.");
     s.send_user("/plan add an export");
@@ -608,7 +584,7 @@ fn small_answers_say_what_happened() {
     let (text, is_error) = result_of(&server.requests()[1], "e");
     assert!(!is_error, "{text}");
     assert!(text.starts_with("You are already in plan mode"), "{text}");
-    assert!(!text.contains("Entered plan mode"), "{text}");
+    common::assert_lacks(&text, "Entered plan mode");
 
     let out = sb
         .bare()
@@ -617,9 +593,6 @@ fn small_answers_say_what_happened() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = common::stderr(&out);
-    assert!(
-        stderr.contains("there is no plan 'no-such-slug'"),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("never approved"), "{stderr}");
+    common::assert_contains(&stderr, "there is no plan 'no-such-slug'");
+    common::assert_lacks(&stderr, "never approved");
 }
