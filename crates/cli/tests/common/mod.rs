@@ -352,6 +352,15 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// The arguments of a headless run reading and writing stream-json.
+pub const STREAM_JSON: [&str; 5] = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+];
+
 /// A running `--input-format stream-json` session.
 pub struct StreamSession {
     pub child: Child,
@@ -362,17 +371,11 @@ pub struct StreamSession {
 
 impl StreamSession {
     pub fn start(mut cmd: Command, extra: &[&str]) -> Self {
-        cmd.args([
-            "-p",
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-        ])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+        cmd.args(STREAM_JSON)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         let mut child = cmd.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
@@ -541,6 +544,17 @@ pub fn writes_teammate_plan(
             serde_json::json!({"file_path": path, "content": content}),
         )
     })
+}
+
+/// The tool `name` as `r` offers it to the model; fails the test when it
+/// is not offered.
+pub fn offered_tool<'a>(r: &'a catui_testkit::RecordedRequest, name: &str) -> &'a Value {
+    r.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not offered: {:?}", r.tool_names()))
 }
 
 /// The text and error flag of tool call `id`'s result in an Anthropic

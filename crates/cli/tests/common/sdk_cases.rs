@@ -229,13 +229,7 @@ pub fn agents(run: Runner) {
     let facts = run(&sb, &server, "agents");
     assert_eq!(facts["result"], "reviewed");
     let reqs = server.requests();
-    let agent = reqs[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "Agent")
-        .cloned()
-        .unwrap();
+    let agent = super::offered_tool(&reqs[0], "Agent").clone();
     assert!(
         agent["description"]
             .as_str()
@@ -277,13 +271,7 @@ pub fn structured_output(run: Runner) {
     assert_eq!(facts["structured"], json!({"answer": 42}));
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
-    let tool = reqs[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "StructuredOutput")
-        .cloned()
-        .unwrap();
+    let tool = super::offered_tool(&reqs[0], "StructuredOutput").clone();
     assert_eq!(
         tool["input_schema"]["properties"]["answer"]["type"],
         "integer"

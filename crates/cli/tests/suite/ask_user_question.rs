@@ -81,13 +81,7 @@ fn a_stream_json_client_answers_the_questions() {
         answer.content
     );
     // The schema the model sees never offers the answers field.
-    let schema = reqs[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "AskUserQuestion")
-        .unwrap()["input_schema"]
-        .clone();
+    let schema = common::offered_tool(&reqs[0], "AskUserQuestion")["input_schema"].clone();
     assert!(schema["properties"].get("answers").is_none(), "{schema}");
 }
 

@@ -634,14 +634,7 @@ fn a_prompt_after_the_input_closed_fails_closed_instead_of_waiting() {
             .turn(Turn::text("could not")),
     );
     let mut cmd = sb.catui(&server);
-    cmd.args([
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-    ]);
+    cmd.args(common::STREAM_JSON).args(["--verbose"]);
     let stdin = json!({"type": "user", "message": {"role": "user", "content": "touch it"}})
         .to_string()
         + "\n";

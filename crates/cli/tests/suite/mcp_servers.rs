@@ -120,12 +120,7 @@ fn stdio_server_tools_are_listed_called_and_reach_the_model() {
     assert!(names.iter().any(|n| n == "mcp__ev__echo"), "{names:?}");
     assert!(names.iter().any(|n| n == "mcp__ev__get-sum"), "{names:?}");
     // The server's own schema is what the model sees.
-    let echo = reqs[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "mcp__ev__echo")
-        .unwrap();
+    let echo = common::offered_tool(&reqs[0], "mcp__ev__echo");
     assert!(
         echo["input_schema"]["properties"]["message"].is_object(),
         "{echo}"

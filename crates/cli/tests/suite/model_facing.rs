@@ -18,15 +18,6 @@ use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, output_within, result_of};
 use serde_json::{Value, json};
 
-fn tool<'a>(r: &'a RecordedRequest, name: &str) -> &'a Value {
-    r.body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not offered: {:?}", r.tool_names()))
-}
-
 fn run_p(mut cmd: Command, prompt: &str, extra: &[&str]) -> std::process::Output {
     let out = cmd.args(["-p", prompt]).args(extra).output().unwrap();
     common::assert_ok(&out);
@@ -136,7 +127,7 @@ fn agent_model_aliases_map_to_real_ids_and_others_are_refused() {
     );
     run_p(sb.catui(&server), "go", &[]);
     let reqs = server.requests();
-    let schema = &tool(&reqs[0], "Agent")["input_schema"]["properties"]["model"];
+    let schema = &common::offered_tool(&reqs[0], "Agent")["input_schema"]["properties"]["model"];
     assert_eq!(
         schema["enum"],
         json!(["sonnet", "opus", "haiku"]),
@@ -208,7 +199,7 @@ fn sub_agents_are_offered_and_told_what_is_true() {
         );
     }
     // Item 7: no way to write offered or described.
-    let bash = tool(explore, "Bash");
+    let bash = common::offered_tool(explore, "Bash");
     assert!(
         bash["input_schema"]["properties"]
             .get("unconfined")
@@ -218,7 +209,7 @@ fn sub_agents_are_offered_and_told_what_is_true() {
     assert!(!bash["description"].as_str().unwrap().contains("unconfined"));
     // Item 3: the listing of agent types names only tools that exist and
     // says what each agent really lacks.
-    let listing = tool(main, "Agent")["description"]
+    let listing = common::offered_tool(main, "Agent")["description"]
         .as_str()
         .unwrap()
         .to_string();
@@ -320,7 +311,7 @@ fn bash_describes_the_shell_state_that_carries_over() {
     let reqs = server.requests();
     let (out, _) = result_of(&reqs[2], "c2");
     assert!(out.contains("[]") && out.contains("marker.txt"), "{out}");
-    let description = tool(&reqs[0], "Bash")["description"]
+    let description = common::offered_tool(&reqs[0], "Bash")["description"]
         .as_str()
         .unwrap()
         .to_string();
@@ -360,7 +351,7 @@ fn tool_schemas_hold_limits_and_no_developer_notes() {
     interactive(sb.catui(&server), "hi", &[]);
     let reqs = server.requests();
     let first = &reqs[0];
-    let ask = &tool(first, "AskUserQuestion")["input_schema"];
+    let ask = &common::offered_tool(first, "AskUserQuestion")["input_schema"];
     let questions = &ask["properties"]["questions"];
     assert_eq!(
         (
@@ -375,11 +366,15 @@ fn tool_schemas_hold_limits_and_no_developer_notes() {
         options.contains("\"minItems\":2") && options.contains("\"maxItems\":4"),
         "{ask}"
     );
-    let enter = &tool(first, "EnterPlanMode")["input_schema"];
+    let enter = &common::offered_tool(first, "EnterPlanMode")["input_schema"];
     assert!(enter.get("description").is_none(), "{enter}");
     for name in first.tool_names() {
         let mut found = Vec::new();
-        descriptions(&tool(first, &name)["input_schema"], &name, &mut found);
+        descriptions(
+            &common::offered_tool(first, &name)["input_schema"],
+            &name,
+            &mut found,
+        );
         for (path, text) in found {
             assert!(
                 !text.contains("front end") && !text.contains("not offered"),

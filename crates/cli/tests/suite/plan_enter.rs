@@ -197,13 +197,7 @@ fn enter_plan_mode_schema_is_strict() {
     let (_, seen) = s.finish();
     assert!(!seen.iter().any(|v| v["type"] == "control_request"));
     let reqs = server.requests();
-    let tool = reqs[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "EnterPlanMode")
-        .unwrap()
-        .clone();
+    let tool = common::offered_tool(&reqs[0], "EnterPlanMode").clone();
     assert_eq!(tool["input_schema"]["properties"], json!({}), "{tool}");
     let (text, is_error) = result_of(&reqs[1], "e");
     assert!(
