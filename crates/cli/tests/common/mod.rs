@@ -17,6 +17,35 @@ pub mod sdk_cases;
 pub mod team_plan;
 pub mod tmux;
 
+/// `catui` in `project` with `home` as its HOME and `config` as its config
+/// dir, against `server` as `model` with `key`; git's system and global
+/// config ignored, the test run's sandbox switch passed on.
+pub fn catui_at(
+    project: &Path,
+    home: &Path,
+    config: &Path,
+    server: &MockServer,
+    model: &str,
+    key: &str,
+) -> Command {
+    let mut cmd = Command::cargo_bin("catui").unwrap();
+    cmd.current_dir(project)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("CATUI_CONFIG_DIR", config)
+        .env("CATUI_RETRY_BASE_MS", "1")
+        .env("CATUI_MODEL", model)
+        .env("ANTHROPIC_API_KEY", key)
+        .env("ANTHROPIC_BASE_URL", server.url());
+    if let Some(disable) = std::env::var_os("CATUI_SANDBOX_DISABLE") {
+        cmd.env("CATUI_SANDBOX_DISABLE", disable);
+    }
+    cmd
+}
+
 /// The mock model server playing `script` (every test's model).
 pub fn mock(script: catui_testkit::Script) -> MockServer {
     MockServer::start_blocking(script).unwrap()
@@ -121,7 +150,7 @@ pub fn team_create(id: impl Into<String>, members: Value) -> Turn {
 }
 
 /// A model turn calling TodoWrite with `todos`.
-pub fn todo_write(id: impl Into<String>, todos: Value) -> Turn {
+pub fn todo_write(id: impl Into<String>, todos: impl serde::Serialize) -> Turn {
     Turn::tool_use(id, "TodoWrite", serde_json::json!({"todos": todos}))
 }
 
@@ -578,6 +607,25 @@ pub fn tool_result_in(body: &Value, id: &str) -> (String, bool) {
         }
     }
     panic!("no tool_result for {id} in {body:#}");
+}
+
+/// Teammate `name`'s turn writing `content` to its plan file (call
+/// `id`), taken once.
+pub fn teammate_writes_plan(
+    name: &'static str,
+    id: &'static str,
+    plans_dir: &str,
+    content: &'static str,
+) -> Turn {
+    writes_teammate_plan(id, plans_dir, content)
+        .when(move |r| is_teammate(r, name) && !r.has_tool_result(id))
+}
+
+/// Teammate `name`'s ExitPlanMode (call `id`) once its plan write
+/// `written` has its result, taken once.
+pub fn teammate_presents(name: &'static str, written: &'static str, id: &'static str) -> Turn {
+    exit_plan(id)
+        .when(move |r| is_teammate(r, name) && r.has_tool_result(written) && !r.has_tool_result(id))
 }
 
 /// The text and error flag of tool call `id`'s result in `r`; fails the

@@ -8,7 +8,7 @@ use crate::common;
 use std::time::Duration;
 
 use catui_testkit::{Block, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, json_lines, result_of};
+use common::{Sandbox, json_lines, result_of};
 use serde_json::{Value, json};
 
 fn agent(id: &str, kind: &str, prompt: &str) -> Block {

@@ -12,7 +12,7 @@
 use crate::common;
 
 use catui_testkit::{RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, output_within};
+use common::{Sandbox, output_within};
 use serde_json::{Value, json};
 
 fn questions() -> Value {

@@ -10,7 +10,7 @@ use crate::common;
 use std::time::Duration;
 
 use catui_testkit::{Block, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, result_of};
+use common::{Sandbox, result_of};
 use serde_json::{Value, json};
 
 const ENABLED: &str = r#"{"autoMode": {"enabled": true}}"#;

@@ -147,7 +147,7 @@ fn background_commands_end_with_the_session_and_on_sigterm() {
             ))
             .turn(Turn::text("started")),
     );
-    let mut s = common::sb.stream(&server, &["--allowed-tools", "Bash"]);
+    let mut s = sb.stream(&server, &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");
     s.wait_type("result");

@@ -17,7 +17,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession};
+use common::Sandbox;
 use serde_json::{Value, json};
 
 /// The text of the first user message: what the conversation was asked.

@@ -25,8 +25,8 @@
 use crate::common;
 use common::broker::{Killed, on};
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use catui_testkit::nats::NatsServer;
 use catui_testkit::{Script, Turn};

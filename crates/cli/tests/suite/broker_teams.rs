@@ -10,12 +10,12 @@
 use crate::common;
 use common::broker::on;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use catui_testkit::nats::NatsServer;
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
+use common::{Sandbox, StreamSession, is_teammate, last_user};
 use serde_json::{Value, json};
 
 /// A running `catui worker`, killed by pid when dropped.
@@ -88,10 +88,12 @@ fn a_teammate_hosted_by_a_worker_sends_its_plan_to_the_lead_and_writes_in_its_ow
     // The worker machine's model plays amy.
     let worker_model = common::mock(
         Script::new()
-            .turn(
-                writes_teammate_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
-                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
-            )
+            .turn(common::teammate_writes_plan(
+                "amy",
+                "w1",
+                &plans_dir,
+                "# Plan\n\n1. Write feature.txt\n",
+            ))
             .turn(common::exit_plan("x1").when(|r| {
                 is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")
             }))

@@ -16,9 +16,8 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use common::{Sandbox, json_lines, output_within, plan_path_in, result_of};
+use common::{Sandbox, json_lines, output_within, result_of};
 use serde_json::json;
-use std::time::Duration;
 
 #[test]
 fn a_folder_command_sends_its_prompt_with_arguments_and_model() {

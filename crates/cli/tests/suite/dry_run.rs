@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use catui_testkit::{Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const HEADER: &str = "Dry run: this command ran in a throwaway copy of the project";
 const CANARY: &str = "CANARY-DRY-RUN-SECRET-1618";

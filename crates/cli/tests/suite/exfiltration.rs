@@ -29,7 +29,6 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use assert_cmd::cargo::CommandCargoExt;
 use catui_testkit::exfiltration::{self, Arena};
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
 use common::StreamSession;
@@ -43,22 +42,15 @@ const SMALL_MODEL: &str = "explore-model";
 const AGENT_CHUNK: usize = 25;
 
 fn catui_in(arena: &Arena, config: &Path, server: &MockServer) -> Command {
-    let mut cmd = Command::cargo_bin("catui").unwrap();
-    cmd.current_dir(&arena.project)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", &arena.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("CATUI_CONFIG_DIR", config)
-        .env("CATUI_RETRY_BASE_MS", "1")
-        .env("CATUI_MODEL", MAIN_MODEL)
-        .env("CATUI_SMALL_MODEL", SMALL_MODEL)
-        .env("ANTHROPIC_API_KEY", API_KEY)
-        .env("ANTHROPIC_BASE_URL", server.url());
-    if let Some(disable) = std::env::var_os("CATUI_SANDBOX_DISABLE") {
-        cmd.env("CATUI_SANDBOX_DISABLE", disable);
-    }
+    let mut cmd = common::catui_at(
+        &arena.project,
+        &arena.home,
+        config,
+        server,
+        MAIN_MODEL,
+        API_KEY,
+    );
+    cmd.env("CATUI_SMALL_MODEL", SMALL_MODEL);
     cmd
 }
 

@@ -15,7 +15,7 @@
 use crate::common;
 
 use catui_testkit::{Block, MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, output_within};
+use common::{Sandbox, output_within};
 use serde_json::{Value, json};
 
 /// The text blocks of a message's content, joined.

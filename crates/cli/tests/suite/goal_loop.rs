@@ -10,7 +10,7 @@
 use crate::common;
 
 use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession};
+use common::Sandbox;
 use serde_json::{Value, json};
 
 const SMALL: &str = "small-model";

@@ -6,7 +6,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::{Sandbox, StreamSession, json_lines};
+use common::{Sandbox, json_lines};
 use serde_json::{Value, json};
 
 #[test]
@@ -565,11 +565,7 @@ fn closing_stdin_while_a_prompt_waits_denies_it_and_ends_the_session() {
     let (code, seen) = s.finish();
     assert_eq!(code, 0, "{seen:#?}");
     assert!(!target.exists());
-    let denied = server.requests()[1]
-        .tool_results()
-        .into_iter()
-        .find(|t| t.tool_use_id == "w")
-        .unwrap();
+    let denied = server.requests()[1].tool_result("w").unwrap();
     assert!(denied.is_error, "{}", denied.content);
 }
 

@@ -14,7 +14,7 @@ use crate::common;
 
 use std::process::Command;
 
-use catui_testkit::{Block, RecordedRequest, Script, Turn};
+use catui_testkit::{Block, Script, Turn};
 use common::{Sandbox, StreamSession, output_within, result_of};
 use serde_json::{Value, json};
 

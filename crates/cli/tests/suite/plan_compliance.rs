@@ -10,7 +10,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::{Sandbox, StreamSession, plan_path_in};
+use common::{Sandbox, plan_path_in};
 use serde_json::{Value, json};
 
 const PLAN: &str = "# Plan\n\n1. Change src/a.py\n2. Add tests/test_a.py\n";

@@ -8,10 +8,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::{
-    Sandbox, StreamSession, is_teammate, last_user, plan_path_in, result_of, teammate_plan_path,
-    writes_plan_then_exits,
-};
+use common::{Sandbox, is_teammate, last_user, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 /// A lead that can start teammates is told it may split the work.

@@ -10,8 +10,7 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::{
-    Sandbox, StreamSession, is_teammate, last_user, plan_path_in, result_of, teammate_plan_path,
-    writes_plan_then_exits,
+    Sandbox, StreamSession, plan_path_in, result_of, teammate_plan_path, writes_plan_then_exits,
 };
 use serde_json::{Value, json};
 

@@ -32,7 +32,8 @@ fn alive(pid: i32) -> bool {
 /// on the same session that the model answers in words gets that answer.
 #[test]
 fn a_question_after_resuming_a_planning_run_gets_its_answer() {
-    let (sb, server) = common::with_mock(
+    let sb = Sandbox::new();
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), PLAN)
             .turn(Turn::text("Step 1 adds --json to the list command.")),
     );

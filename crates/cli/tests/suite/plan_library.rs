@@ -10,7 +10,7 @@
 use crate::common;
 
 use catui_testkit::{MockServer, Turn};
-use common::{Sandbox, StreamSession, allow, deny, last_user, plans_dir, writes_plan_then_exits};
+use common::{Sandbox, allow, deny, last_user, plans_dir, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 const PLAN: &str = "# Add a --json flag\n1. Parse the flag\n2. Print json\n3. Add tests\n";

@@ -7,9 +7,7 @@
 use crate::common;
 
 use catui_testkit::{RecordedRequest, Script, Turn};
-use common::{
-    Sandbox, StreamSession, allow, deny, last_user, plans_dir, result_of, writes_plan_then_exits,
-};
+use common::{Sandbox, allow, deny, last_user, plans_dir, result_of, writes_plan_then_exits};
 use serde_json::json;
 
 /// Item 11: parking a plan leaves plan mode for the mode from before it
@@ -18,7 +16,8 @@ use serde_json::json;
 /// picks it up again.
 #[test]
 fn a_parked_plan_is_kept_unapproved_and_picked_up_later() {
-    let (sb, server) = common::with_mock(
+    let sb = Sandbox::new();
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Rewrite the parser\n")
             .turn(
                 Turn::text("Something else, then.")

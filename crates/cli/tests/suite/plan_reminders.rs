@@ -135,18 +135,9 @@ fn the_plan_attached_after_compaction_is_a_stream_json_line() {
 /// settle open points as assumptions, and never to use AskUserQuestion.
 #[test]
 fn a_headless_planning_run_is_not_told_to_ask_questions() {
-    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
-    let out = sb.run(
-        &server,
-        [
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--permission-mode",
-            "plan",
-            "plan the flag",
-        ],
-    );
+    let sb = Sandbox::new();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let out = sb.run_planning(&server, "plan the flag");
     assert_eq!(out.status.code(), Some(0));
     let last = json_lines(&out.stdout).pop().unwrap();
     assert_eq!(last["subtype"], "plan_ready", "{last}");

@@ -8,7 +8,7 @@
 use crate::common;
 
 use catui_testkit::Turn;
-use common::{Sandbox, StreamSession, result_of, writes_plan_then_exits};
+use common::{Sandbox, result_of, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {

@@ -217,17 +217,7 @@ fn a_long_plan_of_an_ended_session_is_approved_in_the_browser_and_resumed() {
         60
     );
     let server = common::mock(writes_plan_then_exits(&common::plans_dir(&sb), &plan));
-    let out = sb.run(
-        &server,
-        [
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--permission-mode",
-            "plan",
-            "plan the migration",
-        ],
-    );
+    let out = sb.run_planning(&server, "plan the migration");
     let ready = json_lines(&out.stdout).pop().unwrap();
     assert_eq!(ready["subtype"], "plan_ready", "{ready}");
     let session = ready["session_id"].as_str().unwrap().to_string();

@@ -180,7 +180,8 @@ fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
 
 #[test]
 fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
-    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let sb = Sandbox::new();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let session = ready["session_id"].as_str().unwrap().to_string();
     let plan_file = ready["plan_file"].as_str().unwrap().to_string();
@@ -215,7 +216,8 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
 /// never "Opened ... in your browser".
 #[test]
 fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
-    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let sb = Sandbox::new();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let slug = std::path::Path::new(ready["plan_file"].as_str().unwrap())
         .file_stem()

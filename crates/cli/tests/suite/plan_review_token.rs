@@ -29,7 +29,8 @@ stat -c %a "$1" > "$out/mode.tmp" && mv "$out/mode.tmp" "$out/mode.txt"
 
 #[test]
 fn the_browser_gets_no_token_and_a_replayed_link_is_refused() {
-    let (sb, server) = common::with_mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
+    let sb = Sandbox::new();
+    let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let out = sb
         .catui(&server)
         .args(["-p", "--output-format", "stream-json"])

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use catui_core::settings::classify::{KEYS, KeyClass};
 use catui_testkit::{MockServer, Script, Turn};
-use common::{Sandbox, StreamSession, json_lines, result_of};
+use common::{Sandbox, json_lines, result_of};
 use serde_json::{Value, json};
 
 /// Files outside the project that only a run of the project's code makes.

@@ -12,8 +12,8 @@ use crate::common;
 
 use catui_testkit::{Block, RecordedRequest, Script, Turn};
 use common::{
-    Sandbox, StreamSession, allow, deny, is_teammate, last_user, plan_path_in, plans_dir,
-    result_of, writes_plan_then_exits, writes_teammate_plan,
+    Sandbox, allow, deny, is_teammate, last_user, plan_path_in, plans_dir, result_of,
+    writes_plan_then_exits,
 };
 use serde_json::{Value, json};
 
@@ -327,7 +327,8 @@ fn compaction_pins_the_approved_plan() {
 /// unchanged (`planDiff` "" and `planUnchanged`), and the model is told.
 #[test]
 fn an_unchanged_plan_presented_again_is_marked_and_the_model_told() {
-    let (sb, server) = common::with_mock(
+    let sb = Sandbox::new();
+    let server = common::mock(
         writes_plan_then_exits(&plans_dir(&sb), "# Plan\n1. Do it\n")
             .turn(common::exit_plan("x2"))
             .turn(Turn::text("I will revise it.")),
@@ -412,10 +413,12 @@ fn a_teammate_planning_by_choice_is_not_told_it_was_approved() {
                 .when(|r| !is_teammate(r, "amy") && !r.has_tool_result("tc")),
             )
             .turn(Turn::text("Team started.").when(|r| !is_teammate(r, "amy")))
-            .turn(
-                writes_teammate_plan("ap", &dir, "# Amy's plan\n1. Do it\n")
-                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("ap")),
-            )
+            .turn(common::teammate_writes_plan(
+                "amy",
+                "ap",
+                &dir,
+                "# Amy's plan\n1. Do it\n",
+            ))
             .turn(
                 common::exit_plan("ax").when(|r| is_teammate(r, "amy") && !r.has_tool_result("ax")),
             )

@@ -216,7 +216,7 @@ fn a_transcript_that_can_never_be_written_is_said_on_every_front() {
 #[test]
 fn a_live_session_has_one_writer() {
     let (sb, server) = common::with_mock(Script::new().turn(Turn::text("one").forever()));
-    let mut live = common::sb.stream(&server, &[]);
+    let mut live = sb.stream(&server, &[]);
     let id = live.wait_type("system")["session_id"]
         .as_str()
         .unwrap()
@@ -298,7 +298,7 @@ fn a_signal_ends_the_session_with_a_result_and_kills_the_running_command() {
                 .turn(common::bash("b1", format!("sleep {stamp}")))
                 .turn(Turn::text("not reached")),
         );
-        let mut s = common::sb.stream(&server, &["--allowed-tools", "Bash"]);
+        let mut s = sb.stream(&server, &["--allowed-tools", "Bash"]);
         s.wait_type("system");
         s.send_user("wait a long time");
         common::wait_until("the command to start", || {
@@ -354,7 +354,7 @@ fn background_jobs_end_with_the_session() {
             .turn(common::bash("b1", &command))
             .turn(Turn::text("started it")),
     );
-    let mut s = common::sb.stream(&server, &["--allowed-tools", "Bash"]);
+    let mut s = sb.stream(&server, &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");
     s.wait_type("result");

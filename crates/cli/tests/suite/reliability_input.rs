@@ -12,7 +12,7 @@ use common::{Sandbox, output_within};
 #[test]
 fn a_line_of_invalid_utf8_is_that_lines_error_not_the_sessions_end() {
     let (sb, server) = common::with_mock(Script::new().turn(Turn::text("still here")));
-    let mut s = common::sb.stream(&server, &[]);
+    let mut s = sb.stream(&server, &[]);
     s.wait_type("system");
     // A user message with one byte that is not UTF-8 in its text.
     s.send_raw(b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n");
@@ -56,7 +56,7 @@ fn a_settings_file_with_one_bad_value_still_denies_what_it_denies() {
             .turn(common::read("r1", env.to_str().unwrap()))
             .turn(Turn::text("could not read it")),
     );
-    let mut s = common::sb.stream(&server, &[]);
+    let mut s = sb.stream(&server, &[]);
     let init = s.wait_type("system");
     assert_eq!(init["subtype"], "init", "{init}");
     let warnings = init["settings_warnings"].as_array().unwrap();

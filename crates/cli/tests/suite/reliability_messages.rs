@@ -9,7 +9,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::{Sandbox, StreamSession, json_lines};
+use common::{Sandbox, json_lines};
 
 #[test]
 fn a_retry_notification_names_the_attempt_that_failed_and_the_next_one() {

@@ -6,7 +6,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::{Sandbox, StreamSession, json_lines, writes_plan_then_exits};
+use common::{Sandbox, json_lines, writes_plan_then_exits};
 use serde_json::{Value, json};
 
 /// A headless planning run; returns (session id, plan path).

@@ -15,7 +15,6 @@ use std::path::Path;
 
 use catui_testkit::{Script, Turn};
 use common::{Sandbox, output_within};
-use serde_json::json;
 
 /// Whether process `pid` is alive (a zombie counts as gone).
 fn alive(pid: i32) -> bool {

@@ -7,8 +7,8 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, json_lines};
+use catui_testkit::{MockServer, Script, Turn};
+use common::{Sandbox, json_lines};
 use serde_json::{Value, json};
 
 /// Writes an executable bash script outside the project; returns the
@@ -76,7 +76,7 @@ fn pre_tool_use_exit_2_blocks_the_call_and_gets_the_event_on_stdin() {
     );
     common::assert_ok(&out);
     assert!(!marker.exists(), "the blocked command must not run");
-    let (text, is_error) = tool_result(&server.requests()[1], "t1");
+    let (text, is_error) = common::tool_result_in(&server.requests()[1].body, "t1");
     assert!(
         is_error && text.contains("no touching in this repo"),
         "{text}"
@@ -149,7 +149,7 @@ fn updated_input_rewrites_the_call() {
     );
     let out = run_p(&sb, &server, "echo", &[]);
     common::assert_ok(&out);
-    let (text, is_error) = tool_result(&server.requests()[1], "b");
+    let (text, is_error) = common::tool_result_in(&server.requests()[1].body, "b");
     assert!(!is_error && text.contains("rewritten-by-hook"), "{text}");
     common::assert_lacks(&text, "original");
 }
@@ -166,7 +166,7 @@ fn a_hook_that_times_out_refuses_the_call() {
     );
     let out = run_p(&sb, &server, "echo", &[]);
     common::assert_ok(&out);
-    let (text, is_error) = tool_result(&server.requests()[1], "b");
+    let (text, is_error) = common::tool_result_in(&server.requests()[1].body, "b");
     assert!(
         is_error && text.contains("did not finish within 1s"),
         "{text}"
@@ -234,7 +234,7 @@ fn post_tool_use_sees_the_result_and_adds_context() {
     );
     let out = run_p(&sb, &server, "echo", &[]);
     common::assert_ok(&out);
-    let (text, _) = tool_result(&server.requests()[1], "b");
+    let (text, _) = common::tool_result_in(&server.requests()[1].body, "b");
     assert!(
         text.contains("visible-output") && text.contains("POST-CONTEXT"),
         "{text}"

@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use assert_cmd::cargo::CommandCargoExt;
 use catui_testkit::shell_corpus::{self, Class, Entry, World};
 use catui_testkit::{MockServer, Script, Turn};
 use common::StreamSession;
@@ -80,22 +79,14 @@ impl Watch {
 }
 
 fn catui_in(world: &World, config: &Path, server: &MockServer) -> Command {
-    let mut cmd = Command::cargo_bin("catui").unwrap();
-    cmd.current_dir(&world.project)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", &world.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("CATUI_CONFIG_DIR", config)
-        .env("CATUI_RETRY_BASE_MS", "1")
-        .env("CATUI_MODEL", "test-model")
-        .env("ANTHROPIC_API_KEY", "test-key-not-secret")
-        .env("ANTHROPIC_BASE_URL", server.url());
-    if let Some(disable) = std::env::var_os("CATUI_SANDBOX_DISABLE") {
-        cmd.env("CATUI_SANDBOX_DISABLE", disable);
-    }
-    cmd
+    common::catui_at(
+        &world.project,
+        &world.home,
+        config,
+        server,
+        "test-model",
+        "test-key-not-secret",
+    )
 }
 
 fn answer(ask: &Value, approve: bool) -> Value {

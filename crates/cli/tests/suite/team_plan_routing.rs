@@ -11,7 +11,7 @@
 use crate::common;
 
 use catui_testkit::{RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
+use common::{Sandbox, is_teammate, last_user};
 use serde_json::{Value, json};
 
 /// Waits (at most 30 s) for `done`; the assertions after it say what was
@@ -50,12 +50,10 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
             )
             .turn(Turn::text("Noted: amy is implementing.").when(move |r| !is_teammate(r, "amy") && lead_told(r)))
             .turn(
-                writes_teammate_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
-                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+                common::teammate_writes_plan("amy", "w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n"),
             )
             .turn(
-                common::exit_plan("x1")
-                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
+                common::teammate_presents("amy", "w1", "x1"),
             )
             .turn(
                 Turn::text("Waiting for approval.")
@@ -148,23 +146,19 @@ fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict()
             .turn(Turn::text("bob started.").when(|r| is_lead(r) && r.has_tool_result("tc2")))
             // Amy's plan names src/cli.rs and README.md.
             .turn(
-                writes_teammate_plan("aw", &plans_dir, "# Add --json\n\n1. Parse --json in `src/cli.rs`\n2. Document it in README.md\n")
-                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("aw")),
+                common::teammate_writes_plan("amy", "aw", &plans_dir, "# Add --json\n\n1. Parse --json in `src/cli.rs`\n2. Document it in README.md\n"),
             )
             .turn(
-                common::exit_plan("ax")
-                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("aw") && !r.has_tool_result("ax")),
+                common::teammate_presents("amy", "aw", "ax"),
             )
             .turn(Turn::text("Waiting.").when(move |r| is_teammate(r, "amy") && r.has_tool_result("ax") && !approved(r)))
             .turn(Turn::text("Implementing.").when(move |r| is_teammate(r, "amy") && approved(r)))
             // Bob's plan names src/cli.rs too, and docs/yaml.md.
             .turn(
-                writes_teammate_plan("bw", &plans_dir, "# Add --yaml\n\n1. Parse --yaml in src/cli.rs\n2. Write docs/yaml.md\n")
-                    .when(|r| is_teammate(r, "bob") && !r.has_tool_result("bw")),
+                common::teammate_writes_plan("bob", "bw", &plans_dir, "# Add --yaml\n\n1. Parse --yaml in src/cli.rs\n2. Write docs/yaml.md\n"),
             )
             .turn(
-                common::exit_plan("bx")
-                    .when(|r| is_teammate(r, "bob") && r.has_tool_result("bw") && !r.has_tool_result("bx")),
+                common::teammate_presents("bob", "bw", "bx"),
             )
             .turn(Turn::text("Waiting.").when(move |r| is_teammate(r, "bob") && r.has_tool_result("bx") && !rejected(r)))
             .turn(Turn::text("Revising.").when(move |r| is_teammate(r, "bob") && rejected(r))),

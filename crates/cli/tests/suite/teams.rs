@@ -7,7 +7,7 @@
 use crate::common;
 
 use catui_testkit::{RecordedRequest, Script, Turn};
-use common::{Sandbox, StreamSession, is_teammate, last_user, writes_teammate_plan};
+use common::{Sandbox, is_teammate, last_user, writes_teammate_plan};
 use serde_json::json;
 
 #[test]
@@ -124,12 +124,10 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
             .turn(Turn::text("Team started.").when(move |r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
             // Amy, first plan.
             .turn(
-                writes_teammate_plan("w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n")
-                    .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+                common::teammate_writes_plan("amy", "w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n"),
             )
             .turn(
-                common::exit_plan("x1")
-                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
+                common::teammate_presents("amy", "w1", "x1"),
             )
             .turn(
                 Turn::text("Waiting for the lead.")
@@ -141,8 +139,7 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
                     .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
             )
             .turn(
-                common::exit_plan("x2")
-                    .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
+                common::teammate_presents("amy", "w2", "x2"),
             )
             .turn(
                 Turn::text("Waiting again.")

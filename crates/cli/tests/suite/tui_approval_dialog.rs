@@ -14,9 +14,6 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use common::{plan_path_in, result_of};
-use serde_json::json;
-use std::time::Duration;
 
 /// The dialog's rows on `screen`: from its top border down.
 fn dialog(screen: &str) -> String {
@@ -178,6 +175,6 @@ fn dialogs_name_the_command_and_the_file_once() {
         .unwrap_or_else(|| panic!("{done}"));
     let header = lines[at..=at + 1].join("\n");
     assert!(header.contains("generated-file-12)"), "{header}");
-    common::assert_lacks(&header, '…');
+    common::assert_lacks(&header, "…");
     quit_and_check_terminal(&s);
 }

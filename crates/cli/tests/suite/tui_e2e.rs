@@ -20,7 +20,6 @@ use std::path::{Path, PathBuf};
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use common::{plan_path_in, result_of};
-use serde_json::json;
 
 /// The scripted model: writes the plan (to the path in its reminder), asks
 /// for approval, then reads and edits `src/main.rs` and finishes.
@@ -204,17 +203,7 @@ fn ctrl_g_in_plan_mode_edits_the_input_then_the_plan_file() {
 #[test]
 fn ask_user_question_answers_reach_the_model() {
     require_tmux();
-    let questions = json!({"questions": [
-        {"question": "Where should the cache live?", "header": "Storage",
-         "options": [{"label": "Memory", "description": "fast, lost on restart"},
-                     {"label": "Disk", "description": "kept across restarts"}],
-         "multiSelect": false},
-        {"question": "Which platforms matter?", "header": "Platforms",
-         "options": [{"label": "Linux", "description": ""},
-                     {"label": "macOS", "description": ""},
-                     {"label": "Windows", "description": ""}],
-         "multiSelect": true}
-    ]});
+    let questions = super::tui_question::questions();
     let s = setup(
         move |_, _, _| {
             Script::new()
@@ -239,11 +228,7 @@ fn ask_user_question_answers_reach_the_model() {
 
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 2);
-    let result = reqs[1]
-        .tool_results()
-        .into_iter()
-        .find(|t| t.tool_use_id == "q1")
-        .unwrap();
+    let result = reqs[1].tool_result("q1").unwrap();
     assert!(!result.is_error, "{}", result.content);
     assert!(
         result.content.contains(

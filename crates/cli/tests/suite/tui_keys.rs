@@ -19,7 +19,6 @@ use std::time::Duration;
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
 use common::{last_user, plan_path_in, result_of};
-use serde_json::json;
 
 /// The input box's row (the one starting with the prompt marker).
 fn input_row(screen: &str) -> String {

@@ -17,7 +17,8 @@ use common::last_user;
 use common::tmux::*;
 use serde_json::{Value, json};
 
-fn questions() -> Value {
+/// Two questions, one of a single choice and one of several.
+pub(super) fn questions() -> Value {
     json!({"questions": [
         {"question": "Where should the cache live?", "header": "Storage",
          "options": [{"label": "Memory", "description": "fast, lost on restart"},
@@ -76,13 +77,10 @@ fn on_tab(s: &Setup, question: &str) {
 fn the_hint_row_names_the_keys_that_work_and_the_sheet_lists_them() {
     require_tmux();
     for size in [(80, 24), (120, 40)] {
-        let s = setup_sized(
-            |_, _, _| {
-                Script::new()
-                    .turn(Turn::tool_use("q1", "AskUserQuestion", questions()))
-                    .turn(Turn::text("Noted your choices."))
-            },
-            None,
+        let s = tmux_session_sized(
+            Script::new()
+                .turn(Turn::tool_use("q1", "AskUserQuestion", questions()))
+                .turn(Turn::text("Noted your choices.")),
             size,
         );
         launch(&s);
@@ -104,8 +102,7 @@ fn the_hint_row_names_the_keys_that_work_and_the_sheet_lists_them() {
         s.tmux
             .wait_screen("the sheet closed", |sc| !sc.contains("When the agent asks"));
 
-        s.tmux.type_text("Add a cache");
-        s.tmux.keys(&["Enter"]);
+        s.tmux.submit("Add a cache");
         on_tab(&s, "Where should the cache live?");
 
         // A single-choice question: numbers, tabs both ways, Esc.
@@ -158,11 +155,7 @@ fn the_hint_row_names_the_keys_that_work_and_the_sheet_lists_them() {
 
         let reqs = s.server.requests();
         assert_eq!(reqs.len(), 2);
-        let result = reqs[1]
-            .tool_results()
-            .into_iter()
-            .find(|t| t.tool_use_id == "q1")
-            .unwrap();
+        let result = reqs[1].tool_result("q1").unwrap();
         assert!(!result.is_error, "{}", result.content);
         assert!(
             result.content.contains(
@@ -180,19 +173,14 @@ fn the_hint_row_names_the_keys_that_work_and_the_sheet_lists_them() {
 /// stopped), not as questions the user refused to answer.
 #[test]
 fn esc_stops_with_the_questions_left_open() {
-    require_tmux();
-    let s = setup_sized(
-        |_, _, _| {
-            Script::new()
-                .turn(Turn::tool_use("q1", "AskUserQuestion", questions()))
-                .turn(Turn::text("I will ask again when you are ready."))
-        },
-        None,
+    let s = tmux_session_sized(
+        Script::new()
+            .turn(Turn::tool_use("q1", "AskUserQuestion", questions()))
+            .turn(Turn::text("I will ask again when you are ready.")),
         (80, 24),
     );
     launch(&s);
-    s.tmux.type_text("Add a cache");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("Add a cache");
     s.tmux.wait_text("Where should the cache live?");
     s.tmux.keys(&["Escape"]);
     s.tmux.wait_screen("the dialog closed", |sc| {
@@ -202,17 +190,12 @@ fn esc_stops_with_the_questions_left_open() {
         .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
     assert_eq!(s.server.requests().len(), 1, "Esc stopped the turn");
 
-    s.tmux.type_text("one moment");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("one moment");
     s.tmux.wait_history("I will ask again when you are ready.");
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 2);
     assert!(last_user(&reqs[1]).contains("one moment"));
-    let result = reqs[1]
-        .tool_results()
-        .into_iter()
-        .find(|t| t.tool_use_id == "q1")
-        .unwrap();
+    let result = reqs[1].tool_result("q1").unwrap();
     assert!(
         result.content.starts_with("Interrupted by the user")
             || result

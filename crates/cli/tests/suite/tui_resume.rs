@@ -13,9 +13,6 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use common::{plan_path_in, result_of};
-use serde_json::json;
-use std::time::Duration;
 
 /// Clears the pane and its scrollback, so only the next run's output is
 /// there to be found.

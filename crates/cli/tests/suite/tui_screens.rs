@@ -17,7 +17,6 @@ use std::time::Duration;
 
 use catui_testkit::{Script, Turn};
 use common::tmux::*;
-use common::{plan_path_in, result_of};
 use serde_json::json;
 
 /// An answer of `n` numbered lines, each naming `marker`.
@@ -141,7 +140,7 @@ fn without_a_browser_the_review_address_is_whole_and_only_shown_while_it_works_a
             .trim_end()
             .to_string();
         common::assert_contains(&url, "token=");
-        common::assert_lacks(&url, '│');
+        common::assert_lacks(&url, "│");
         let status = http_get(&url).expect("the page answers while the dialog is open");
         assert!(
             status.contains(" 200") || status.contains(" 30"),
@@ -318,7 +317,7 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     common::assert_contains(&all, "Plan not approved · do the lexer first");
     common::assert_contains(&all, "● Bash(rm -rf build)");
     common::assert_contains(&all, "Declined · keep the build dir");
-    common::assert_lacks(&all, '✗');
+    common::assert_lacks(&all, "✗");
     let styled = styled_history(&s);
     for line in styled.lines().filter(|l| {
         l.contains("ExitPlanMode") || l.contains("lexer first") || l.contains("build dir")

@@ -18,7 +18,6 @@ use std::time::Duration;
 use catui_testkit::{Script, Turn};
 use common::plan_path_in;
 use common::tmux::*;
-use serde_json::json;
 
 /// An answer of `n` numbered lines, each naming `marker`.
 fn tall_answer(marker: &str, n: usize) -> String {

@@ -7,9 +7,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::tmux::{
-    launch, quit_and_check_terminal, require_tmux, setup_sized, status_line, wait_for,
-};
+use common::tmux::{launch, quit_and_check_terminal, status_line, wait_for};
 
 #[test]
 fn the_commands_line_is_the_status_line_and_it_reads_the_session() {

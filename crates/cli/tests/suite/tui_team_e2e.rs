@@ -32,12 +32,10 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
                 .when(|r| !is_teammate(r, "amy") && last_user(r).contains("done: greeting changed")),
         )
         .turn(
-            writes_teammate_plan("w1", plans_dir, "# Greeting plan\n\n1. Change the greeting\n")
-                .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+            common::teammate_writes_plan("amy", "w1", plans_dir, "# Greeting plan\n\n1. Change the greeting\n"),
         )
         .turn(
-            common::exit_plan("x1")
-                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
+            common::teammate_presents("amy", "w1", "x1"),
         )
         .turn(
             Turn::text("Waiting for the lead.")
@@ -52,8 +50,7 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
             .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
         )
         .turn(
-            common::exit_plan("x2")
-                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
+            common::teammate_presents("amy", "w2", "x2"),
         )
         .turn(
             Turn::text("Waiting again.")

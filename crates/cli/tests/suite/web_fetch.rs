@@ -11,7 +11,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use catui_testkit::{Script, Turn};
-use common::{Sandbox, StreamSession, result_of};
+use common::{Sandbox, result_of};
 use serde_json::{Value, json};
 
 /// A small HTTP/1.1 server on loopback with fixed routes; records the
