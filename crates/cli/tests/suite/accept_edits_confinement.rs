@@ -36,7 +36,7 @@ fn run_lines(
 ) -> (BTreeSet<String>, catui_testkit::RecordedRequest) {
     let mut script = Script::new();
     for (i, line) in lines.iter().enumerate() {
-        script = script.turn(common::bash_timeout(format!("c{i}"), &line, 10000));
+        script = script.turn(common::bash_timeout(format!("c{i}"), line, 10000));
     }
     let server = common::mock(script.turn(Turn::text("done")));
     let mut cmd = sb.catui(&server);

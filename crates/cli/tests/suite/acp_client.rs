@@ -64,7 +64,7 @@ const PLAN_2: &str =
 fn full_script(sb: &Sandbox) -> Script {
     let a = sb.project().join("a.txt").display().to_string();
     let b = sb.project().join("b.txt").display().to_string();
-    let plans_dir = common::plans_dir(&sb);
+    let plans_dir = common::plans_dir(sb);
     let plan_path = Arc::new(Mutex::new(String::new()));
     let (p1, p2, p3) = (plan_path.clone(), plan_path.clone(), plan_path);
     let a1 = a.clone();
@@ -84,12 +84,12 @@ fn full_script(sb: &Sandbox) -> Script {
         .turn(common::edit("e1", &a, "alpha", "beta"))
         .turn(Turn::respond(move |_| {
             let path = p2.lock().unwrap().clone();
-            common::write("p1", &path, &PLAN_1)
+            common::write("p1", &path, PLAN_1)
         }))
         .turn(common::exit_plan("x1"))
         .turn(Turn::respond(move |_| {
             let path = p3.lock().unwrap().clone();
-            common::write("p2", &path, &PLAN_2)
+            common::write("p2", &path, PLAN_2)
         }))
         .turn(common::exit_plan("x2"))
         // approved with auto-accept: the edit needs no prompt
@@ -224,8 +224,8 @@ fn an_editor_plans_approves_and_cancels_through_acp() {
     assert!(users.contains(&json!("say hello")), "{facts:#}");
     assert!(users.contains(&json!("are you there?")), "{facts:#}");
     let agent = facts["replayedAgent"].as_str().unwrap();
-    common::assert_contains(&agent, "Hello from catui.");
-    common::assert_contains(&agent, "Still here.");
+    common::assert_contains(agent, "Hello from catui.");
+    common::assert_contains(agent, "Still here.");
     assert!(
         facts["replayedToolCalls"].as_u64().unwrap() >= 8,
         "{facts:#}"
@@ -304,9 +304,9 @@ fn the_editors_mcp_servers_are_connected_and_their_tools_used() {
     let facts = scenario(&sb, &server, "mcp");
     assert_eq!(facts["mcpCapabilities"]["http"], true, "{facts}");
     let view = facts["lastView"].as_str().unwrap();
-    common::assert_contains(&view, "ev (client) — connected");
+    common::assert_contains(view, "ev (client) — connected");
     // A server that cannot start is shown, and the session goes on.
-    common::assert_contains(&view, "gone (client) — failed");
+    common::assert_contains(view, "gone (client) — failed");
     assert_eq!(facts["stop"], "end_turn");
     assert_eq!(facts["asked"].as_array().unwrap().len(), 1, "{facts}");
     let reqs = server.requests();

@@ -151,7 +151,7 @@ fn a_background_agent_returns_at_once_and_its_report_starts_a_turn_of_its_own() 
         });
         assert_eq!(answer["response"]["subtype"], "error", "{answer}");
         let error = answer["response"]["error"].as_str().unwrap();
-        common::assert_contains(&error, why);
+        common::assert_contains(error, why);
     }
     let (code, _) = s.finish();
     assert_eq!(code, 0);

@@ -274,7 +274,7 @@ fn agents_and_approvals_in_the_terminal_ui() {
         .lines()
         .find(|l| l.contains("machine-b"))
         .unwrap_or_else(|| panic!("machine B's run is not listed:\n{shown}"));
-    common::assert_contains(&row, "waiting_for_you");
+    common::assert_contains(row, "waiting_for_you");
     assert!(
         shown
             .lines()

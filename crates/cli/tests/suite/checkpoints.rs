@@ -306,7 +306,7 @@ fn back_to_the_plan_restores_the_code_and_plans_again_with_the_approved_text() {
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                common::write("p", &path, &plan)
+                common::write("p", &path, plan)
             }))
             .turn(common::exit_plan("x"))
             .turn(common::read("r", &lib))
@@ -482,7 +482,7 @@ fn each_approval_of_a_plan_revised_and_approved_again_can_be_gone_back_to() {
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                common::write("p", &path, &first)
+                common::write("p", &path, first)
             }))
             .turn(common::exit_plan("x"))
             .turn(common::read("r", &lib))
@@ -490,7 +490,7 @@ fn each_approval_of_a_plan_revised_and_approved_again_can_be_gone_back_to() {
             .turn(Turn::text("first done"))
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans2);
-                common::write("p2", &path, &second)
+                common::write("p2", &path, second)
             }))
             .turn(common::exit_plan("x2"))
             .turn(common::read("r2", &lib2))

@@ -113,7 +113,7 @@ fn approved_and_rule_allowed_commands_see_no_credential_but_what_the_user_passed
     let command = "touch made.txt && env";
     let server = common::mock(
         Script::new()
-            .turn(common::bash("a", &command))
+            .turn(common::bash("a", command))
             .turn(Turn::text("done")),
     );
     // Asked, and approved by the client.
@@ -139,7 +139,7 @@ fn approved_and_rule_allowed_commands_see_no_credential_but_what_the_user_passed
     // Allowed by a rule (`-p`, nobody asked).
     let server = common::mock(
         Script::new()
-            .turn(common::bash("r", &command))
+            .turn(common::bash("r", command))
             .turn(Turn::text("done")),
     );
     let mut cmd = catui_with_secrets(&sb, &server);

@@ -194,7 +194,7 @@ fn slash_compact_frees_context_when_tool_results_are_the_bulk() {
     let compacted = s.wait_type("result");
     assert_eq!(compacted["is_error"], false, "{compacted}");
     let text = compacted["result"].as_str().unwrap();
-    common::assert_contains(&text, "largest tool result");
+    common::assert_contains(text, "largest tool result");
     s.send_user("are you there?");
     assert_eq!(s.wait_type("result")["result"], "still with you");
     let (exit, _) = s.finish();

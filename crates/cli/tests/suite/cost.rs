@@ -172,9 +172,9 @@ fn plan_session_keeps_its_cached_prefix_and_reports_the_cache_share() {
     // `/cost` is answered locally, from the same ledger.
     let text = cost["result"].as_str().unwrap();
     assert_eq!(cost["num_turns"], 0);
-    common::assert_contains(&text, &format!("Total cost:     ${total:.4}"));
-    common::assert_contains(&text, &format!("From cache:     {:.0}%", share * 100.0));
-    common::assert_contains(&text, "claude-sonnet-4-5: 10 requests");
+    common::assert_contains(text, &format!("Total cost:     ${total:.4}"));
+    common::assert_contains(text, &format!("From cache:     {:.0}%", share * 100.0));
+    common::assert_contains(text, "claude-sonnet-4-5: 10 requests");
 }
 
 /// `--max-budget-usd`: once the session has spent it, the run stops

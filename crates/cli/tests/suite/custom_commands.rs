@@ -146,8 +146,8 @@ fn built_in_names_win_and_init_and_help_list_the_commands() {
     assert_eq!(names.iter().filter(|n| **n == json!("help")).count(), 1);
     let result = lines.iter().find(|l| l["type"] == "result").unwrap();
     let text = result["result"].as_str().unwrap();
-    common::assert_contains(&text, "/standup");
-    common::assert_contains(&text, "Write my standup notes");
+    common::assert_contains(text, "/standup");
+    common::assert_contains(text, "Write my standup notes");
     assert!(server.requests().is_empty());
 }
 

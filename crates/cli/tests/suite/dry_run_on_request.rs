@@ -41,7 +41,7 @@ fn ask_and_answer(sb: &Sandbox, body: Value) -> (String, bool, Vec<PathBuf>) {
     let tmp = tempfile::tempdir().unwrap();
     let server = common::mock(
         Script::new()
-            .turn(common::bash("b1", &COMMAND))
+            .turn(common::bash("b1", COMMAND))
             .turn(Turn::text("Noted.")),
     );
     let mut cmd = sb.catui(&server);
@@ -104,7 +104,7 @@ fn a_dry_run_answer_where_dry_runs_are_off_runs_nothing() {
 fn d_in_the_permission_dialog_runs_the_command_dry() {
     let s = tmux_session(
         Script::new()
-            .turn(common::bash("b1", &COMMAND))
+            .turn(common::bash("b1", COMMAND))
             .turn(Turn::text("It would have made x and y.")),
     );
     s.sb.write("keep.txt", "keep me\n");

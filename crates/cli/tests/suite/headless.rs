@@ -428,10 +428,10 @@ fn read_edit_and_bash_change_a_real_file() {
     let path = file.to_str().unwrap();
     let server = common::mock(
         Script::new()
-            .turn(common::read("r", &path))
+            .turn(common::read("r", path))
             .turn(common::edit(
                 "e",
-                &path,
+                path,
                 "return 'hello'",
                 "return 'hello, world'",
             ))

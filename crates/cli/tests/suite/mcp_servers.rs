@@ -584,8 +584,8 @@ fn mcp_view_and_prompts_as_slash_commands() {
     s.send_user("/mcp");
     let view = s.wait_type("result");
     let text = view["result"].as_str().unwrap();
-    common::assert_contains(&text, "ev (flag) — connected, 13 tools");
-    common::assert_contains(&text, "prompts");
+    common::assert_contains(text, "ev (flag) — connected, 13 tools");
+    common::assert_contains(text, "prompts");
     s.send_user("/mcp disable ev");
     let off = s.wait_type("result");
     assert!(

@@ -101,7 +101,7 @@ fn openai_gets_the_image_after_the_tool_message_and_a_pdf_description() {
         .position(|m| m["role"] == "tool" && m["tool_call_id"] == "i1")
         .unwrap();
     let tool_text = messages[tool_at]["content"].as_str().unwrap();
-    common::assert_contains(&tool_text, "1x1 pixels");
+    common::assert_contains(tool_text, "1x1 pixels");
     let next = &messages[tool_at + 1];
     assert_eq!(next["role"], "user", "{next}");
     let url = next["content"]
@@ -151,8 +151,8 @@ fn a_model_without_vision_is_refused_an_image_and_read_says_why() {
     let refused = s.wait_type("result");
     assert_eq!(refused["is_error"], true, "{refused}");
     let why = refused["result"].as_str().unwrap();
-    common::assert_contains(&why, "text-model takes no images");
-    common::assert_contains(&why, "not sent");
+    common::assert_contains(why, "text-model takes no images");
+    common::assert_contains(why, "not sent");
     assert!(server.requests().is_empty(), "nothing may reach the model");
     // The next input goes through; Read describes the image and says why.
     s.send(json!({"type": "user", "message": {"role": "user", "content": "look at shot.png"}}));
@@ -184,7 +184,7 @@ fn a_pdf_in_a_user_message_is_refused_where_the_provider_takes_no_documents() {
     let refused = s.wait_type("result");
     assert_eq!(refused["is_error"], true, "{refused}");
     let why = refused["result"].as_str().unwrap();
-    common::assert_contains(&why, "takes no PDF documents");
+    common::assert_contains(why, "takes no PDF documents");
     // The session's last input failed, so its exit status says so.
     let (code, _) = s.finish();
     assert_eq!(code, 1);

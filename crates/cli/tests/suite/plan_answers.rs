@@ -121,9 +121,9 @@ fn answers_that_are_no_decision_are_not_reported_as_a_rejection() {
     let reasons = ["maybe", "mode", "skip_steps", "withdrawn"];
     for ((text, is_error), reason) in results.iter().zip(reasons) {
         assert!(is_error, "{text}");
-        common::assert_lacks(&text, REJECTED);
-        common::assert_contains(&text, "No decision was made on your plan");
-        common::assert_contains(&text, "still in plan mode");
+        common::assert_lacks(text, REJECTED);
+        common::assert_contains(text, "No decision was made on your plan");
+        common::assert_contains(text, "still in plan mode");
         assert!(text.contains(reason), "{reason}: {text}");
     }
     // A real rejection still reads as one (the contrast).

@@ -30,7 +30,7 @@ fn each_turn_after_approval_reports_drift_and_the_model_hears_of_it_once() {
         Script::new()
             .turn(Turn::respond(move |r| {
                 let path = plan_path_in(r, &plans);
-                common::write("p", &path, &PLAN)
+                common::write("p", &path, PLAN)
             }))
             .turn(common::exit_plan("x"))
             .turn(common::read("r", p("src/a.py")))

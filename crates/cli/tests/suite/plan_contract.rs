@@ -35,7 +35,7 @@ fn planning(sb: &Sandbox, plan: &'static str) -> Script {
     Script::new()
         .turn(Turn::respond(move |r| {
             let path = plan_path_in(r, &plans);
-            common::write("p", &path, &plan)
+            common::write("p", &path, plan)
         }))
         .turn(common::exit_plan("x"))
 }
@@ -201,8 +201,8 @@ fn a_change_outside_the_plan_asks_even_in_accept_edits_and_can_be_refused() {
     assert_eq!(ask["request"]["tool_name"], "Write");
     assert_eq!(ask["request"]["input"]["file_path"], other.as_str());
     let reason = ask["request"]["decision_reason"].as_str().unwrap();
-    common::assert_contains(&reason, "outside the approved plan");
-    common::assert_contains(&reason, "step 1/1 is in progress: Write hello.txt");
+    common::assert_contains(reason, "outside the approved plan");
+    common::assert_contains(reason, "step 1/1 is in progress: Write hello.txt");
     s.send(deny(&ask, json!({"message": "not that file"})));
     let result = s.wait_type("result");
     assert_eq!(result["result"], "I will stay within the plan.");

@@ -113,8 +113,8 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
     assert_eq!(ended["task_id"], task_id.as_str(), "{ended}");
     assert_eq!(ended["status"], "completed", "{ended}");
     let summary = ended["summary"].as_str().unwrap();
-    common::assert_contains(&summary, "goal met — 1/1 steps done");
-    common::assert_contains(&summary, &format!("Review: git diff main...catui/{slug}"));
+    common::assert_contains(summary, "goal met — 1/1 steps done");
+    common::assert_contains(summary, &format!("Review: git diff main...catui/{slug}"));
     let report = std::fs::read_to_string(ended["output_file"].as_str().unwrap()).unwrap();
     assert!(report.contains("flag.txt"), "the diff stat: {report}");
     // The line carries it too, written for the user.

@@ -228,7 +228,7 @@ fn custom_agents_in_plan_mode_are_judged_by_their_tools() {
     ] {
         std::fs::write(agents.join(file), text).unwrap();
     }
-    let start = |id: &str, kind: &str| common::agent(id, "d", format!("TASK for {kind}"), &kind);
+    let start = |id: &str, kind: &str| common::agent(id, "d", format!("TASK for {kind}"), kind);
     let is_sub = |r: &catui_testkit::RecordedRequest| r.system_text().contains("You review code");
     let server = common::mock(
         Script::new()

@@ -275,8 +275,8 @@ fn a_changed_plan_goes_to_approval_again_and_a_parked_one_to_planning() {
     let input = &ask["request"]["input"];
     assert_eq!(ask["request"]["tool_name"], "ExitPlanMode");
     let diff = input["planDiff"].as_str().unwrap();
-    common::assert_contains(&diff, "+4. Update the docs");
-    common::assert_lacks(&diff, "-3. Add tests");
+    common::assert_contains(diff, "+4. Update the docs");
+    common::assert_lacks(diff, "-3. Add tests");
     assert!(
         input["plan"]
             .as_str()

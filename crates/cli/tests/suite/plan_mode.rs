@@ -45,7 +45,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     let lib = sb.project().join("src/lib.rs");
 
     for turn in [
-        common::write("w1", &main, "hacked"),
+        common::write("w1", main, "hacked"),
         common::bash("b1", format!("rm {main}")),
         common::bash("b2", "ls src"),
         common::write("p1", &plan_file, "# Plan\n\n1. Add lib.rs\n"),
@@ -81,7 +81,7 @@ fn plan_mode_refuses_changes_then_approval_restores_edits() {
     let diff = input2["planDiff"]
         .as_str()
         .expect("a diff against the rejected revision");
-    common::assert_contains(&diff, "+2. Add tests");
+    common::assert_contains(diff, "+2. Add tests");
     let mut approved = input2.clone();
     approved["mode"] = json!("acceptEdits");
     s.send(common::allow_request(

@@ -101,7 +101,7 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     let server = common::mock(
         Script::new()
             .turn(common::read("r2", &plan_file))
-            .turn(common::write("p2", &plan_file, &REVISED))
+            .turn(common::write("p2", &plan_file, REVISED))
             .turn(common::exit_plan("x2")),
     );
     let ready = headless(&sb, &server, &["--resume", &session, "go on"]);

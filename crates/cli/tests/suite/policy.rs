@@ -343,7 +343,7 @@ fn commands_that_need_the_network_ask_and_denied_reach_nothing() {
     ];
     let mut script = Script::new();
     for (i, c) in commands.iter().enumerate() {
-        script = script.turn(common::bash_timeout(format!("n{i}"), &c, 10000));
+        script = script.turn(common::bash_timeout(format!("n{i}"), c, 10000));
     }
     let server = common::mock(script.turn(Turn::text("done")));
     let git = |args: &[&str]| {
@@ -435,7 +435,7 @@ fn git_pointed_at_a_repository_committed_in_the_project_asks() {
     ];
     let mut script = Script::new();
     for (i, c) in commands.iter().enumerate() {
-        script = script.turn(common::bash(format!("g{i}"), &c));
+        script = script.turn(common::bash(format!("g{i}"), c));
     }
     // The project's own repository stays read-only.
     script = script.turn(common::bash("own", "git status --short"));

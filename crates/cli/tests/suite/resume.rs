@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 /// A headless planning run; returns (session id, plan path).
 fn plan_once(sb: &Sandbox) -> (String, String) {
-    let plans_dir = common::plans_dir(&sb);
+    let plans_dir = common::plans_dir(sb);
     let server = common::mock(writes_plan_then_exits(&plans_dir, "# The plan\n1. step\n"));
     let out = sb.run_planning(&server, "plan it");
     common::assert_ok(&out);

@@ -106,7 +106,7 @@ fn agents_flag_and_system_prompt_file_shape_the_requests() {
         "{system}"
     );
     common::assert_lacks(&system, "You are catui");
-    let agent = common::offered_tool(&request, "Agent").clone();
+    let agent = common::offered_tool(request, "Agent").clone();
     assert!(
         agent["description"]
             .as_str()

@@ -48,7 +48,7 @@ fn pid_in(file: &Path) -> Option<i32> {
 fn run_without_bubblewrap(sb: &Sandbox, commands: &[&str]) -> std::process::Output {
     let mut script = Script::new();
     for (i, c) in commands.iter().enumerate() {
-        script = script.turn(common::bash_timeout(format!("c{i}"), &c, 10000));
+        script = script.turn(common::bash_timeout(format!("c{i}"), c, 10000));
     }
     let server = common::mock(script.turn(Turn::text("done")));
     let mut cmd = sb.catui(&server);

@@ -138,8 +138,8 @@ fn init_and_the_skills_command_name_the_skills() {
     );
     let result = lines.iter().find(|l| l["type"] == "result").unwrap();
     let text = result["result"].as_str().unwrap();
-    common::assert_contains(&text, "pdf-forms (project) — Fill in PDF forms");
-    common::assert_contains(&text, "tidy (user) — Tidy imports");
+    common::assert_contains(text, "pdf-forms (project) — Fill in PDF forms");
+    common::assert_contains(text, "tidy (user) — Tidy imports");
     assert!(server.requests().is_empty());
 }
 

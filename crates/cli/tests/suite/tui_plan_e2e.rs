@@ -394,7 +394,7 @@ fn parking_a_plan_in_the_terminal_ui() {
         .lines()
         .find(|l| l.contains("\"tool_use_id\":\"x1\""))
         .expect("the result of ExitPlanMode is recorded");
-    common::assert_contains(&tool_result, "Nothing was approved");
+    common::assert_contains(tool_result, "Nothing was approved");
     common::assert_contains(&transcript, "\"plan_parked\"");
     common::assert_lacks(&transcript, "\"plan_approved\"");
 }

@@ -161,7 +161,7 @@ fn reads_html_as_markdown_and_reports_limits_redirects_and_errors() {
     );
     let (page, err) = &results[0];
     assert!(!err, "{page}");
-    common::assert_contains(&page, "# Install guide");
+    common::assert_contains(page, "# Install guide");
     assert!(
         page.contains("`make install`") && page.contains("**root**"),
         "{page}"
@@ -174,7 +174,7 @@ fn reads_html_as_markdown_and_reports_limits_redirects_and_errors() {
     // A same-site redirect is followed.
     let (moved, err) = &results[1];
     assert!(!err && moved.contains("# Install guide"), "{moved}");
-    common::assert_contains(&moved, "/guide.html");
+    common::assert_contains(moved, "/guide.html");
 
     // Another host: reported, not followed.
     let (away, err) = &results[2];
@@ -206,7 +206,7 @@ fn reads_html_as_markdown_and_reports_limits_redirects_and_errors() {
     assert!(*err && missing.contains("404"), "{missing}");
     let (file, err) = &results[6];
     assert!(*err && file.contains("http"), "{file}");
-    common::assert_lacks(&file, "root:");
+    common::assert_lacks(file, "root:");
 }
 
 #[test]
