@@ -32,11 +32,7 @@ pub fn team_script(plans_dir: &str, feature: &str) -> Script {
     let feature = feature.to_string();
     Script::new()
         .turn(
-            Turn::tool_use(
-                "tc",
-                "TeamCreate",
-                json!({"team_name": "core", "members": [{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]}),
-            )
+            super::team_create("tc", json!([{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]))
             .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
         )
         .turn(
@@ -46,12 +42,10 @@ pub fn team_script(plans_dir: &str, feature: &str) -> Script {
         .turn(Turn::text("Noted: first outcome.").when(lead_told))
         .turn(Turn::text("Noted: second outcome.").when(lead_told))
         .turn(
-            writes_teammate_plan("w1", plans_dir, PLAN)
-                .when(|r| is_teammate(r, "amy") && !r.has_tool_result("w1")),
+            super::teammate_writes_plan("amy", "w1", plans_dir, PLAN),
         )
         .turn(
-            Turn::tool_use("x1", "ExitPlanMode", json!({}))
-                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w1") && !r.has_tool_result("x1")),
+            super::teammate_presents("amy", "w1", "x1"),
         )
         .turn(Turn::text("Waiting for approval.").when(|r| {
             is_teammate(r, "amy") && r.has_tool_result("x1") && !approved(r) && !rejected(r)
@@ -62,8 +56,7 @@ pub fn team_script(plans_dir: &str, feature: &str) -> Script {
                 .when(|r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
         )
         .turn(
-            Turn::tool_use("x2", "ExitPlanMode", json!({}))
-                .when(|r| is_teammate(r, "amy") && r.has_tool_result("w2") && !r.has_tool_result("x2")),
+            super::teammate_presents("amy", "w2", "x2"),
         )
         .turn(
             Turn::text("Waiting again.")
@@ -71,7 +64,7 @@ pub fn team_script(plans_dir: &str, feature: &str) -> Script {
         )
         // Approved: the work.
         .turn(
-            Turn::tool_use("f", "Write", json!({"file_path": feature, "content": "feature\n"}))
+            super::write("f", &feature, "feature\n")
                 .when(|r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
         )
         .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f")))

@@ -91,16 +91,13 @@ fn the_fifth_choice_hands_the_plan_to_a_background_agent() {
         "{screen}"
     );
     assert!(screen.contains("flag.txt | 1 +"), "the diff stat: {screen}");
-    assert!(
-        screen.contains(&format!("Review: git diff main...catui/{slug}")),
-        "{screen}"
-    );
-    assert!(screen.contains("1/1 steps done"), "{screen}");
+    common::assert_contains(&screen, &format!("Review: git diff main...catui/{slug}"));
+    common::assert_contains(&screen, "1/1 steps done");
     // Shown, not sent: in the terminal UI a background task's end waits
     // for the next request (as a background command's does).
-    assert!(
-        screen.contains("ended; the model gets its report with the next request."),
-        "{screen}"
+    common::assert_contains(
+        &screen,
+        "ended; the model gets its report with the next request.",
     );
     assert_eq!(main_requests(&s), asked_before_the_end);
     assert!(

@@ -155,22 +155,14 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
             let lib = sb.project().join("src/lib.rs").display().to_string();
             let util = sb.project().join("src/util.rs").display().to_string();
             Script::new()
-                .turn(Turn::tool_use(
-                    "w1",
-                    "Write",
-                    json!({"file_path": lib, "content": "pub fn one() {}\n"}),
-                ))
+                .turn(common::write("w1", &lib, "pub fn one() {}\n"))
                 .turn(Turn::text("Made the library."))
-                .turn(Turn::tool_use(
+                .turn(common::write(
                     "w2",
-                    "Write",
-                    json!({"file_path": lib, "content": "pub fn one() {}\npub fn two() {}\npub fn three() {}\n"}),
+                    &lib,
+                    "pub fn one() {}\npub fn two() {}\npub fn three() {}\n",
                 ))
-                .turn(Turn::tool_use(
-                    "w3",
-                    "Write",
-                    json!({"file_path": util, "content": "a\nb\n"}),
-                ))
+                .turn(common::write("w3", &util, "a\nb\n"))
                 .turn(Turn::text("Extended it."))
         },
         None,
@@ -182,11 +174,9 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
     )
     .unwrap();
     launch(&s);
-    s.tmux.type_text("make the library");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("make the library");
     s.tmux.wait_history("Made the library.");
-    s.tmux.type_text("extend the library");
-    s.tmux.keys(&["Enter"]);
+    s.tmux.submit("extend the library");
     s.tmux.wait_history("Extended it.");
     s.tmux.wait_screen("the turn to end", |screen| {
         !screen.contains("esc to interrupt")
@@ -199,17 +189,14 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
     s.tmux.wait_text("Esc again to rewind");
     s.tmux.keys(&["Escape"]);
     let screen = s.tmux.wait_text("Go back to before which message?");
-    assert!(!screen.contains("Esc again to rewind"), "{screen}");
-    assert!(
-        screen.contains("↑/↓ choose · Enter select · Esc cancel"),
-        "{screen}"
-    );
+    common::assert_lacks(&screen, "Esc again to rewind");
+    common::assert_contains(&screen, "↑/↓ choose · Enter select · Esc cancel");
     // Closed with Esc, it does not come back; one more Esc asks again.
     s.tmux.keys(&["Escape"]);
     let screen = s.tmux.wait_screen("the picker to close", |sc| {
         !sc.contains("Go back to before which message?")
     });
-    assert!(!screen.contains("Esc again to rewind"), "{screen}");
+    common::assert_lacks(&screen, "Esc again to rewind");
     s.tmux.keys(&["Escape"]);
     s.tmux.wait_text("Esc again to rewind");
     s.tmux.keys(&["Escape"]);
@@ -219,16 +206,10 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
     // relative to the file as it is now.
     s.tmux.keys(&["Enter"]);
     let screen = s.tmux.wait_text("Restoring the code changes:");
-    assert!(screen.contains("  +0 −2  src/lib.rs"), "{screen}");
-    assert!(
-        screen.contains("  +0 −2  src/util.rs (deleted: created since)"),
-        "{screen}"
-    );
-    assert!(
-        screen.contains("↑/↓ choose · Enter restore · Esc back"),
-        "{screen}"
-    );
-    assert!(!screen.contains("Esc again to rewind"), "{screen}");
+    common::assert_contains(&screen, "  +0 −2  src/lib.rs");
+    common::assert_contains(&screen, "  +0 −2  src/util.rs (deleted: created since)");
+    common::assert_contains(&screen, "↑/↓ choose · Enter restore · Esc back");
+    common::assert_lacks(&screen, "Esc again to rewind");
     s.tmux.keys(&["1"]);
     s.tmux.wait_history(
         "Rewind to \"extend the library\": restored 1 file; deleted 1 file created since",
@@ -272,7 +253,7 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
             .all(|l| l.contains("Undo the rewind to")),
         "a rewound message is offered again:\n{screen}"
     );
-    assert!(!screen.contains("undo:"), "{screen}");
+    common::assert_lacks(&screen, "undo:");
     // Under it, the files that rewind changed (what the undo restores).
     let below = rows
         .iter()
@@ -288,17 +269,14 @@ fn rewind_at_80x24_previews_per_file_and_names_the_undo_in_words() {
     // The undo previews and restores both files, and says so in words.
     s.tmux.keys(&["Enter"]);
     let screen = s.tmux.wait_text("Restoring the code changes:");
-    assert!(screen.contains("  +2 −0  src/lib.rs"), "{screen}");
-    assert!(screen.contains("  +2 −0  src/util.rs"), "{screen}");
-    assert!(
-        screen.contains("1. Restore the code as it was before that rewind"),
-        "{screen}"
-    );
+    common::assert_contains(&screen, "  +2 −0  src/lib.rs");
+    common::assert_contains(&screen, "  +2 −0  src/util.rs");
+    common::assert_contains(&screen, "1. Restore the code as it was before that rewind");
     s.tmux.keys(&["Enter"]);
     let history = s
         .tmux
         .wait_history("Undid the rewind to \"extend the library\": restored 2 files.");
-    assert!(!history.contains("undo:"), "{history}");
+    common::assert_lacks(&history, "undo:");
     assert_eq!(std::fs::read_to_string(&util).unwrap(), "a\nb\n");
     assert_eq!(
         std::fs::read_to_string(&lib).unwrap(),

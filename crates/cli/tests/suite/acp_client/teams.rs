@@ -5,10 +5,10 @@
 //! plan is asked again and approved, the teammate carries it out, and the
 //! lead model is told each outcome in a turn the editor sees stream.
 
-use catui_testkit::MockServer;
 use serde_json::json;
 
 use super::scenario;
+use crate::common;
 use crate::common::team_plan::{FEEDBACK, PLAN, REVISED, lead_told, rejected, team_script};
 use crate::common::{Sandbox, is_teammate, last_user};
 
@@ -17,10 +17,9 @@ use crate::common::{Sandbox, is_teammate, last_user};
 fn a_teammates_plan_is_put_to_the_editors_user_with_its_name_and_decided_there() {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"teammatePlanApprover": "user", "planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let feature = sb.project().join("feature.txt");
-    let server =
-        MockServer::start_blocking(team_script(&plans_dir, feature.to_str().unwrap())).unwrap();
+    let server = common::mock(team_script(&plans_dir, feature.to_str().unwrap()));
     let facts = scenario(&sb, &server, "teammate_plan");
 
     let asked = facts["requests"].as_array().unwrap();
@@ -47,7 +46,7 @@ fn a_teammates_plan_is_put_to_the_editors_user_with_its_name_and_decided_there()
         .find(|r| is_teammate(r, "amy") && rejected(r))
         .map(last_user)
         .expect("the teammate never heard of the rejection");
-    assert!(rejection.contains(FEEDBACK), "{rejection}");
+    common::assert_contains(&rejection, FEEDBACK);
     // Approved: carried out.
     assert_eq!(std::fs::read_to_string(&feature).unwrap(), "feature\n");
     // The lead was told both outcomes, and its answers streamed.
@@ -64,5 +63,5 @@ fn a_teammates_plan_is_put_to_the_editors_user_with_its_name_and_decided_there()
     );
     assert!(told[1].contains("approved it"), "{told:?}");
     let said = facts["said"].as_str().unwrap();
-    assert!(said.contains("Noted: first outcome."), "{said}");
+    common::assert_contains(&said, "Noted: first outcome.");
 }

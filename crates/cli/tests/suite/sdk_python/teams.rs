@@ -11,6 +11,7 @@ use catui_testkit::MockServer;
 use serde_json::{Value, json};
 
 use super::scenario_in;
+use crate::common;
 use crate::common::team_plan::{FEEDBACK, PLAN, REVISED, lead_told, rejected, team_script};
 use crate::common::{Sandbox, is_teammate, last_user};
 
@@ -18,10 +19,10 @@ use crate::common::{Sandbox, is_teammate, last_user};
 fn run(name: &str) -> (Sandbox, MockServer, Value, String) {
     let sb = Sandbox::new();
     sb.user_settings(r#"{"teammatePlanApprover": "user", "planGoal": false, "planDrift": "note"}"#);
-    let plans_dir = format!("{}/plans/", sb.config().display());
+    let plans_dir = common::plans_dir(&sb);
     let feature = sb.project().join("feature.txt");
     let feature = feature.to_str().unwrap().to_string();
-    let server = MockServer::start_blocking(team_script(&plans_dir, &feature)).unwrap();
+    let server = common::mock(team_script(&plans_dir, &feature));
     let facts = scenario_in(
         &sb,
         &server,
@@ -106,7 +107,7 @@ fn a_teammates_plan_denied_in_can_use_tool_is_revised_with_the_message_then_allo
         .find(|r| is_teammate(r, "amy") && rejected(r))
         .map(last_user)
         .expect("the teammate never heard of the rejection");
-    assert!(rejection.contains(FEEDBACK), "{rejection}");
+    common::assert_contains(&rejection, FEEDBACK);
     // Its revised plan was the one asked about next, and then carried out.
     assert_asked_for(&asked[1], REVISED, &plans_dir);
     assert_eq!(facts["feature"], "feature\n", "{facts}");
