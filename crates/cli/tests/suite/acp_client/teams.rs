@@ -63,5 +63,5 @@ fn a_teammates_plan_is_put_to_the_editors_user_with_its_name_and_decided_there()
     );
     assert!(told[1].contains("approved it"), "{told:?}");
     let said = facts["said"].as_str().unwrap();
-    common::assert_contains(&said, "Noted: first outcome.");
+    common::assert_contains(said, "Noted: first outcome.");
 }
