@@ -11,7 +11,8 @@ use std::sync::Arc;
 use catui_protocol::{Attachment, PermissionMode};
 
 use super::Checkpoints;
-use super::rewind::{PointKind, RewindRequest, RewindTarget};
+use super::rewind::{PointKind, RewindRequest};
+use super::target::RewindTarget;
 use crate::engine::attachments::{AttachmentContext, AttachmentProvider};
 use crate::engine::slash_commands::{CommandOutput, SlashCommand};
 use crate::engine::{EngineExtension, InputView, Notice, ToolRunView};

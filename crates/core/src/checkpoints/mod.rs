@@ -15,6 +15,8 @@
 //!   checkpoints taken lazily before the first change of each user message,
 //!   at plan approvals and around rewinds; the points to go back to; rewinds
 //!   of code, conversation or both, and back to an approved plan.
+//! - [`target`]: where a rewind goes back to; [`report`]: what it did, in
+//!   words.
 //! - [`extension`]: how the service plugs into the engine (tool lifecycle
 //!   hooks, the end of each turn, `/rewind`).
 
@@ -26,6 +28,7 @@ pub mod report;
 pub mod restore;
 pub mod rewind;
 pub mod shadow;
+pub mod target;
 pub mod watch;
 
 use std::path::PathBuf;
@@ -44,8 +47,9 @@ use line::{Baseline, Line, Prompt, Record};
 use shadow::{ShadowRepo, Snapshot};
 
 pub use extension::CheckpointExtension;
-pub use rewind::{PointKind, RewindPoint, RewindReport, RewindRequest, RewindTarget};
+pub use rewind::{PointKind, RewindPoint, RewindReport, RewindRequest};
 pub use shadow::FileLines;
+pub use target::RewindTarget;
 
 /// The environment variable the Agent SDKs set for
 /// `enable_file_checkpointing`.

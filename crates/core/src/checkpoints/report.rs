@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use super::line::Line;
-use super::rewind::RewindTarget;
 use super::shadow::FileLines;
+use super::target::RewindTarget;
 
 /// How deep "the undo of the undo of …" goes before it says "an earlier
 /// rewind" (a chain of undos is rare; a cycle must not loop).
