@@ -1,6 +1,7 @@
 //! The key and command sheet shown by `?` and `/help`, generated from the
 //! key tables that also bind the keys ([`crate::keymap::MAIN`], the
-//! question dialog's tables) and the palette's command list, so it always
+//! question dialog's and the rewind picker's tables) and the palette's
+//! command list, so it always
 //! says what the interface really does.
 
 use ratatui::style::{Modifier, Style};
@@ -9,6 +10,7 @@ use ratatui::text::Line;
 use crate::dialogs::question;
 use crate::keymap::{Binding, MAIN, PAGER};
 use crate::palette;
+use crate::rewind::keys as rewind;
 use crate::theme;
 use crate::wrap::wrap_line;
 
@@ -38,6 +40,17 @@ pub fn question_keys() -> Vec<(&'static str, &'static str)> {
     keys
 }
 
+const REWIND_HEADING: &str = "In the rewind picker";
+
+/// Keys of the rewind picker, stage by stage: the points, the choices at
+/// a point, the confirmation to overwrite files changed outside catui.
+pub fn rewind_keys() -> Vec<(&'static str, &'static str)> {
+    let mut keys = described(rewind::POINTS);
+    keys.extend(described(rewind::CHOICES));
+    keys.extend(described(rewind::CONFIRM));
+    keys
+}
+
 /// Keys of the transcript view.
 pub fn pager_keys() -> Vec<(&'static str, &'static str)> {
     described(PAGER)
@@ -54,9 +67,11 @@ pub fn sheet() -> String {
 pub fn sheet_lines() -> Vec<(String, usize)> {
     let keys = keys();
     let asked = question_keys();
+    let rewinding = rewind_keys();
     let key_w = keys
         .iter()
         .chain(&asked)
+        .chain(&rewinding)
         .map(|(k, _)| k.chars().count())
         .max()
         .unwrap_or(0);
@@ -78,9 +93,11 @@ pub fn sheet_lines() -> Vec<(String, usize)> {
         let name = format!("/{name}");
         out.push((format!("  {name:<name_w$}  {what}"), name_w + 4));
     }
-    // The question dialog's keys last: the main screen's come first.
+    // The dialogs' keys last: the main screen's come first.
     out.push((String::new(), 0));
     section(&mut out, QUESTION_HEADING, asked);
+    out.push((String::new(), 0));
+    section(&mut out, REWIND_HEADING, rewinding);
     out
 }
 
@@ -112,12 +129,25 @@ mod tests {
         for (key, _) in keys() {
             assert!(sheet.contains(key), "{key} missing");
         }
-        let asked = sheet.split(QUESTION_HEADING).nth(1).unwrap_or_default();
+        let (dialogs, rewinding) = sheet.split_once(REWIND_HEADING).unwrap_or_default();
+        let asked = dialogs.split(QUESTION_HEADING).nth(1).unwrap_or_default();
         for (key, what) in question_keys() {
             assert!(asked.contains(&format!("{key}  ")), "{key} missing");
             assert!(asked.contains(what), "{what} missing");
         }
         assert!(asked.contains("Space"), "{asked}");
+        // Every stage of the rewind picker, from its tables.
+        for (key, what) in rewind_keys() {
+            let row = |l: &str| l.trim_start().starts_with(key) && l.ends_with(what);
+            assert!(rewinding.lines().any(row), "{key} {what} missing");
+        }
+        for what in [
+            "choose a point",
+            "restore that option",
+            "rewind, overwriting those files",
+        ] {
+            assert!(rewinding.contains(what), "{what} missing:\n{rewinding}");
+        }
         for (name, _) in palette::commands() {
             assert!(sheet.contains(&format!("/{name} ")), "/{name} missing");
         }

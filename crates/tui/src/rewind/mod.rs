@@ -9,7 +9,7 @@
 //! the choice; this module only holds the picker's state and turns keys
 //! into an outcome (drawing is in `view.rs`, the keys in `keys.rs`).
 
-mod keys;
+pub mod keys;
 mod view;
 
 use catui_core::checkpoints::{FileLines, PointKind, RewindPoint, RewindReport, RewindRequest};
