@@ -100,6 +100,16 @@ pub fn hint_of<C: Copy + PartialEq>(table: &[Binding<C>], command: C) -> String 
     hint(table, |c| c == command)
 }
 
+/// The status line after the first Esc of Esc Esc: the rewind row's hint
+/// under the key still to press (its label's last), "Esc again to rewind".
+pub fn rewind_hint() -> String {
+    hint_with(
+        MAIN,
+        |c| c == Main::Rewind,
+        |b| b.label.rsplit(' ').next().unwrap_or(b.label).to_string(),
+    )
+}
+
 /// Commands of the main screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Main {
@@ -108,6 +118,10 @@ pub enum Main {
     TakeBack,
     /// Esc: stop the turn, close the palette, or (twice) rewind.
     Escape,
+    /// Esc Esc on an empty prompt: the rewind picker. Not a key of its own
+    /// (the presses are [`Main::Escape`]'s); its row holds the sheet's words
+    /// and the hint the first Esc writes ([`rewind_hint`]).
+    Rewind,
     /// Ctrl+C: interrupt, clear, quit — [`crate::state::CtrlC`] says which.
     CtrlC,
     Restore,
@@ -170,8 +184,8 @@ pub const MAIN: &[Binding<Main>] = &[
         keys: NONE,
         label: "Esc Esc",
         help: "on an empty prompt: rewind code and/or conversation (/rewind)",
-        hint: "",
-        command: Main::Escape,
+        hint: "again to rewind",
+        command: Main::Rewind,
     },
     Binding {
         keys: &[ctrl('c')],
@@ -466,6 +480,7 @@ mod tests {
     #[test]
     fn hints_come_from_the_rows() {
         assert_eq!(hint_of(MAIN, Main::Escape), "Esc to interrupt");
+        assert_eq!(rewind_hint(), "Esc again to rewind");
         assert_eq!(
             hint(NOTE, |_| true),
             "Enter sends the note · ↑ options · Esc stops"

@@ -524,7 +524,7 @@ impl AppState {
             return vec![Action::OpenRewind];
         }
         self.esc_at = Some(now);
-        self.set_hint("Esc again to rewind");
+        self.set_hint(keymap::rewind_hint());
         Vec::new()
     }
 
