@@ -76,6 +76,7 @@ mod tui_keys;
 mod tui_plan_e2e;
 mod tui_plan_library;
 mod tui_question;
+mod tui_replay;
 mod tui_resume;
 mod tui_rewind;
 mod tui_screens;

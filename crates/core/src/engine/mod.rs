@@ -14,6 +14,7 @@ pub mod background;
 mod clear;
 mod compaction;
 pub mod context_window;
+mod declined;
 pub mod events;
 pub mod extension;
 pub mod fit;
@@ -47,6 +48,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use approver::{Approver, NobodyToAsk, PermissionAnswer, PermissionRequest};
 pub use attachments::{AttachmentContext, AttachmentFactory, AttachmentProvider};
+pub use declined::{declined_by_user, declined_view};
 pub use events::{
     CommandView, EngineEvent, PROBLEM_KEYS, ResponseInfo, SessionCost, TurnOutcome, is_problem,
 };
@@ -59,7 +61,6 @@ pub use record::{CONVERSATION_CLEARED, MemoryRecorder, Record, Recorder};
 pub use services::{Conversation, Limits, Models, RecorderFactory, SessionServices};
 pub use shared::{ContextUsage, EngineControl, WeakEngineControl};
 use shared::{Shared, set_mode};
-pub use tool_runner::declined_by_user;
 pub use turn_end::{CheckResult, CheckVerdict, GoalEnd, LoopEndReason, TurnEndCheck, TurnEndView};
 
 use crate::permissions::PermissionContext;

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 mod auto_review;
 
 use super::approver::{PermissionAnswer, PermissionRequest};
+use super::declined::{INTERRUPTED, declined_view};
 use super::hook_points as client_hooks;
 use super::shared::set_mode;
 use super::{Engine, EngineEvent, ToolCallView, ToolGate, ToolRunView};
@@ -54,8 +55,12 @@ impl Slot {
     }
 
     /// [`Slot::refused`] by the user's own decision (declined, or stopped
-    /// before it ran): an error for the model, not a failure to show.
+    /// before it ran): an error for the model, not a failure to show. The
+    /// user's row is read back from the model's text where it can be
+    /// ([`declined_view`]), as a resumed session reads it.
     fn declined(name: &str, id: &str, model: impl Into<String>, user: impl Into<String>) -> Slot {
+        let model = model.into();
+        let user = declined_view(name, &model).unwrap_or_else(|| user.into());
         match Slot::refused(name, id, model, user) {
             Slot::Answered {
                 name,
@@ -141,26 +146,8 @@ pub(super) async fn run_tool_calls(
     results
 }
 
-/// The model-facing texts that say the user chose not to run a call.
-const DECLINED_OPENINGS: [&str; 3] = [
-    "The user declined to run ",
-    "Interrupted by the user: this tool call was not run.",
-    "The user rejected the plan and wants to keep planning.",
-];
-
-/// Whether a stored tool result says the user chose not to run the call
-/// (so a resumed transcript marks it as the live one did: not failed).
-pub fn declined_by_user(model_text: &str) -> bool {
-    DECLINED_OPENINGS.iter().any(|o| model_text.starts_with(o))
-}
-
 fn interrupted(name: &str, id: &str) -> Slot {
-    Slot::declined(
-        name,
-        id,
-        "Interrupted by the user: this tool call was not run.",
-        "Interrupted · not run",
-    )
+    Slot::declined(name, id, INTERRUPTED, "Interrupted · not run")
 }
 
 /// Finds the tool and parses the input against its schema.

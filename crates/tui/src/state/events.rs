@@ -320,7 +320,13 @@ impl AppState {
                     } else {
                         ToolStatus::Done
                     };
-                    tool.result = Some(relative_paths(&content.as_text(), &self.info.cwd));
+                    // A declined call shows the words the live run showed,
+                    // read back from the model's text by the same function.
+                    let shown = (tool.status == ToolStatus::Declined)
+                        .then(|| catui_core::engine::declined_view(&tool.name, &text))
+                        .flatten()
+                        .unwrap_or(text);
+                    tool.result = Some(relative_paths(&shown, &self.info.cwd));
                     quiet_plan_write(tool, self.plan_file.as_deref());
                 }
             }

@@ -176,11 +176,9 @@ impl TypedTool for ExitPlanModeTool {
     }
 
     fn denied_summary(&self, _: &ExitPlanModeInput, feedback: &str) -> Option<String> {
-        Some(if feedback.is_empty() {
-            "Plan not approved · still planning".to_string()
-        } else {
-            format!("Plan not approved · {feedback}")
-        })
+        Some(crate::plan::tools::exit_rules::plan_rejection_summary(
+            feedback,
+        ))
     }
 
     fn denied_result(

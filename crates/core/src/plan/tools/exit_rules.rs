@@ -165,17 +165,39 @@ Request ID: {request_id}",
     )
 }
 
+const PLAN_REJECTED: &str = "The user rejected the plan and wants to keep planning. You are still in plan mode: nothing was approved and no change may be made yet.";
+const FEEDBACK_HEAD: &str = "\n\nThe user's feedback:\n";
+const FEEDBACK_TAIL: &str = "\n\nRevise the plan file accordingly, then call ExitPlanMode again.";
+
 /// The tool result when the user keeps plan mode ("No, keep planning").
 /// The feedback is the user's own text and reaches the model verbatim.
 pub fn plan_rejected_result(feedback: Option<&str>) -> String {
-    let base = "The user rejected the plan and wants to keep planning. You are still in plan mode: nothing was approved and no change may be made yet.";
+    let base = PLAN_REJECTED;
     match feedback.map(str::trim).filter(|f| !f.is_empty()) {
-        Some(feedback) => format!(
-            "{base}\n\nThe user's feedback:\n{feedback}\n\nRevise the plan file accordingly, then call ExitPlanMode again."
-        ),
+        Some(feedback) => format!("{base}{FEEDBACK_HEAD}{feedback}{FEEDBACK_TAIL}"),
         None => format!(
             "{base}\n\nAsk the user what to change (AskUserQuestion) or revise the plan file, then call ExitPlanMode again."
         ),
+    }
+}
+
+/// What the user sees under an ExitPlanMode call they sent back, read from
+/// [`plan_rejected_result`]'s text (live and on resume alike).
+pub fn plan_rejection_view(model_text: &str) -> Option<String> {
+    let rest = model_text.strip_prefix(PLAN_REJECTED)?;
+    let feedback = rest
+        .strip_prefix(FEEDBACK_HEAD)
+        .and_then(|r| r.rfind(FEEDBACK_TAIL).map(|end| r[..end].trim()))
+        .filter(|f| !f.is_empty());
+    Some(plan_rejection_summary(feedback.unwrap_or("")))
+}
+
+/// The row under an ExitPlanMode call the user sent back with `feedback`.
+pub fn plan_rejection_summary(feedback: &str) -> String {
+    if feedback.is_empty() {
+        "Plan not approved · still planning".to_string()
+    } else {
+        format!("Plan not approved · {feedback}")
     }
 }
 
