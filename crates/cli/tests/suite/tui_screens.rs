@@ -338,6 +338,9 @@ fn the_plan_is_shown_once_and_the_users_own_no_is_not_an_error() {
     let replay = s.tmux.wait_history("Keeping the build dir.");
     common::assert_contains(&replay, "● Bash(rm -rf build)");
     common::assert_lacks(&replay, "✗ Bash(rm -rf build)");
+    // The user's words under each declined call, as live.
+    common::assert_contains(&replay, "Plan not approved · do the lexer first");
+    common::assert_contains(&replay, "Declined · keep the build dir");
     quit_and_check_terminal(&s);
 }
 

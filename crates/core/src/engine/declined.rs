@@ -2,9 +2,9 @@
 //! sees it. The row under a declined call is read back from the model's
 //! text by [`declined_view`], live and when a session is resumed, so the
 //! replay shows the words the live run showed (the user-facing text of a
-//! past call is not recorded).
-
-use crate::plan::tools::exit_rules::plan_rejection_view;
+//! past call is not recorded). A plan sent back has its own words, read
+//! the same way by `plan::tools::exit_rules::plan_rejection_view` (plan
+//! sits above the engine).
 
 /// What the model reads for a call the user stopped before it ran.
 pub const INTERRUPTED: &str = "Interrupted by the user: this tool call was not run.";
@@ -27,8 +27,7 @@ pub fn declined_by_user(model_text: &str) -> bool {
 
 /// The row the user sees under the declined call `name` whose result told
 /// the model `model_text`: `Declined · their words`, `Interrupted · not
-/// run`, `Plan not approved · …`. `None` for a text of a tool's own that
-/// says nothing the user needs to read differently.
+/// run`. `None` for a text of a tool's own.
 pub fn declined_view(name: &str, model_text: &str) -> Option<String> {
     if model_text == INTERRUPTED {
         return Some("Interrupted · not run".to_string());
@@ -44,13 +43,12 @@ pub fn declined_view(name: &str, model_text: &str) -> Option<String> {
             None => None,
         };
     }
-    plan_rejection_view(model_text)
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::tools::exit_rules::plan_rejected_result;
 
     #[test]
     fn the_users_words_come_back_from_the_models_text() {
@@ -69,14 +67,6 @@ mod tests {
         assert_eq!(
             declined_view("Edit", INTERRUPTED).as_deref(),
             Some("Interrupted · not run")
-        );
-        assert_eq!(
-            declined_view("ExitPlanMode", &plan_rejected_result(Some("lexer first"))).as_deref(),
-            Some("Plan not approved · lexer first")
-        );
-        assert_eq!(
-            declined_view("ExitPlanMode", &plan_rejected_result(Some(" "))).as_deref(),
-            Some("Plan not approved · still planning")
         );
         // Another tool's name, or a text of a tool's own: not read back.
         assert_eq!(

@@ -3,6 +3,7 @@
 //! end of a turn.
 
 use catui_core::engine::{CommandView, EngineEvent, TurnOutcome};
+use catui_core::plan::tools::exit_rules::plan_rejection_view;
 use catui_protocol::tool_names;
 use catui_protocol::{ContentBlock, Message, ModelEvent};
 use serde_json::Value;
@@ -321,9 +322,13 @@ impl AppState {
                         ToolStatus::Done
                     };
                     // A declined call shows the words the live run showed,
-                    // read back from the model's text by the same function.
+                    // read back from the model's text by the functions that
+                    // word the live row.
                     let shown = (tool.status == ToolStatus::Declined)
-                        .then(|| catui_core::engine::declined_view(&tool.name, &text))
+                        .then(|| {
+                            catui_core::engine::declined_view(&tool.name, &text)
+                                .or_else(|| plan_rejection_view(&text))
+                        })
                         .flatten()
                         .unwrap_or(text);
                     tool.result = Some(relative_paths(&shown, &self.info.cwd));

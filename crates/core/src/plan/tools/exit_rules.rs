@@ -332,6 +332,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sent_back_plan_reads_back_as_the_live_row() {
+        let view = |fb| plan_rejection_view(&plan_rejected_result(fb));
+        assert_eq!(
+            view(Some("lexer first\nthen the parser")).as_deref(),
+            Some("Plan not approved · lexer first\nthen the parser")
+        );
+        assert_eq!(view(Some(" ")), Some(plan_rejection_summary("")));
+        assert_eq!(
+            view(None).as_deref(),
+            Some("Plan not approved · still planning")
+        );
+        let mut noted = plan_rejected_result(Some("smaller steps"));
+        noted.push_str("\n\nThe plan is unchanged since you last presented it.");
+        assert_eq!(
+            plan_rejection_view(&noted),
+            Some(plan_rejection_summary("smaller steps"))
+        );
+        assert_eq!(plan_rejection_view("The user declined to run Edit."), None);
+    }
+
+    #[test]
     fn teammate_texts() {
         let t = awaiting_leader_approval_result(Path::new("/p/x.md"), "plan_approval-1");
         assert!(t.starts_with("Your plan has been submitted to the team lead for approval."));
