@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::theme;
-use crate::transcript::{plain_rows, with_gutter};
+use crate::wrap::{plain_rows, with_gutter};
 
 fn dim() -> Style {
     Style::default().fg(theme::current().dim)

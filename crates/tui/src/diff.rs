@@ -157,7 +157,7 @@ pub fn diff_lines(text: &str, width: usize, max: usize) -> Vec<Line<'static>> {
     }
     if rows.len() > shown {
         out.push(Line::styled(
-            crate::tool_view::more_lines(rows.len() - shown),
+            crate::wrap::more_lines(rows.len() - shown),
             Style::default().fg(t.dim),
         ));
     }

@@ -49,9 +49,7 @@ use crate::render::{live_height, render_live, render_pager, review_address};
 use crate::state::AppState;
 use crate::terminal::{self, Screen};
 use crate::theme;
-
-/// Final rows of one transcript entry, for the scrollback.
-pub type EntryRows = (usize, Vec<Line<'static>>);
+use crate::transcript::EntryRows;
 
 /// A history entry whose rows are all on the screen.
 #[derive(Debug, Clone, PartialEq)]

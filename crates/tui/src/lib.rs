@@ -44,6 +44,7 @@ mod table;
 mod term_input;
 mod terminal;
 pub mod theme;
+mod tool_entry;
 mod tool_view;
 mod transcript;
 mod trust_dialog;

@@ -397,6 +397,33 @@ pub fn wrap_md(lines: &[MdLine], width: usize) -> Vec<Line<'static>> {
     out
 }
 
+/// Inline Markdown of a todo item as spans: `code` in the accent colour,
+/// `**bold**` bold, the markers themselves not shown.
+pub fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
+    let accent = theme::current().accent;
+    let mut spans = Vec::new();
+    for (i, part) in text.split('`').enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        if i % 2 == 1 {
+            spans.push(Span::styled(part.to_string(), base.fg(accent)));
+            continue;
+        }
+        for (j, piece) in part.split("**").enumerate() {
+            if !piece.is_empty() {
+                let style = if j % 2 == 1 {
+                    base.add_modifier(Modifier::BOLD)
+                } else {
+                    base
+                };
+                spans.push(Span::styled(piece.to_string(), style));
+            }
+        }
+    }
+    spans
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

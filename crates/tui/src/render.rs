@@ -9,7 +9,6 @@
 //! the runtime draws [`render_live`] and [`render_pager`].
 
 use catui_core::teams::TeammateStatus;
-use catui_protocol::PermissionMode;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -19,11 +18,14 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 use crate::help;
 use crate::keymap;
+use crate::markdown::inline_spans;
 use crate::markdown::markdown_lines;
 use crate::palette;
 use crate::state::AppState;
 use crate::theme;
-use crate::transcript::{EntryKind, tail_of, with_gutter};
+use crate::theme::mode_badge;
+use crate::transcript::{EntryKind, tail_of};
+use crate::wrap::with_gutter;
 use crate::wrap::{str_width, truncate, wrap_line};
 
 const MAX_INPUT_ROWS: usize = 8;
@@ -35,23 +37,6 @@ const SPINNER: [&str; 6] = ["·", "✢", "✳", "✶", "✻", "✽"];
 
 fn dim() -> Style {
     Style::default().fg(theme::current().dim)
-}
-
-/// Label and colour of a permission mode in the status line.
-pub fn mode_badge(mode: PermissionMode) -> (&'static str, Style) {
-    let t = theme::current();
-    match mode {
-        PermissionMode::Plan => ("⏸ plan mode on", Style::default().fg(t.accent)),
-        PermissionMode::AcceptEdits => (
-            "⏵⏵ accept edits on",
-            Style::default().fg(ratatui::style::Color::Magenta),
-        ),
-        PermissionMode::BypassPermissions => {
-            ("⏵⏵ bypass permissions on", Style::default().fg(t.error))
-        }
-        PermissionMode::Auto => ("⏵⏵ auto mode on", Style::default().fg(t.warn)),
-        PermissionMode::Default => ("default mode", dim()),
-    }
 }
 
 pub fn format_tokens(n: u64) -> String {
@@ -217,33 +202,6 @@ fn spinner_line(state: &AppState, width: usize) -> Option<Line<'static>> {
         Span::styled(head, Style::default().fg(t.accent)),
         Span::styled(truncate(&tail, room), dim()),
     ]))
-}
-
-/// Inline Markdown of a todo item as spans: `code` in the accent colour,
-/// `**bold**` bold, the markers themselves not shown.
-pub(crate) fn inline_spans(text: &str, base: Style) -> Vec<Span<'static>> {
-    let accent = theme::current().accent;
-    let mut spans = Vec::new();
-    for (i, part) in text.split('`').enumerate() {
-        if part.is_empty() {
-            continue;
-        }
-        if i % 2 == 1 {
-            spans.push(Span::styled(part.to_string(), base.fg(accent)));
-            continue;
-        }
-        for (j, piece) in part.split("**").enumerate() {
-            if !piece.is_empty() {
-                let style = if j % 2 == 1 {
-                    base.add_modifier(Modifier::BOLD)
-                } else {
-                    base
-                };
-                spans.push(Span::styled(piece.to_string(), style));
-            }
-        }
-    }
-    spans
 }
 
 /// The todo list while any todo is open, between turns too (open steps

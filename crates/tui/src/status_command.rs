@@ -22,9 +22,8 @@ use ratatui::widgets::{Paragraph, Widget};
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use crate::render::mode_badge;
 use crate::state::AppState;
-use crate::theme;
+use crate::theme::{self, mode_badge};
 use crate::wrap::truncate;
 
 /// Runs start at most this often while the session changes.

@@ -7,6 +7,7 @@
 
 use std::sync::OnceLock;
 
+use catui_protocol::PermissionMode;
 use ratatui::style::{Color, Style};
 
 /// Named colours of one theme.
@@ -107,6 +108,20 @@ pub fn strip(style: Style) -> Style {
         bg: None,
         underline_color: None,
         ..style
+    }
+}
+
+/// Label and colour of a permission mode in the status line.
+pub fn mode_badge(mode: PermissionMode) -> (&'static str, Style) {
+    let t = current();
+    match mode {
+        PermissionMode::Plan => ("⏸ plan mode on", Style::default().fg(t.accent)),
+        PermissionMode::AcceptEdits => ("⏵⏵ accept edits on", Style::default().fg(Color::Magenta)),
+        PermissionMode::BypassPermissions => {
+            ("⏵⏵ bypass permissions on", Style::default().fg(t.error))
+        }
+        PermissionMode::Auto => ("⏵⏵ auto mode on", Style::default().fg(t.warn)),
+        PermissionMode::Default => ("default mode", Style::default().fg(t.dim)),
     }
 }
 

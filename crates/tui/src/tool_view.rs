@@ -12,42 +12,10 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::diff::{diff_lines, looks_like_diff, unified};
+use crate::markdown::inline_spans;
 use crate::theme;
-use crate::transcript::{ToolEntry, ToolStatus, with_gutter};
-use crate::wrap::{truncate, wrap_line};
-
-/// Live progress of a sub-agent, shown under its `Agent` call.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AgentProgress {
-    pub agent_type: String,
-    pub description: String,
-    /// The summary of the tool it is running now.
-    pub current: Option<String>,
-    /// Model requests made so far.
-    pub turns: u32,
-    pub tool_uses: u32,
-}
-
-impl AgentProgress {
-    pub fn from_input(input: &Value) -> Self {
-        let field = |k: &str| {
-            input
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let agent_type = match field("subagent_type") {
-            t if t.is_empty() => "agent".to_string(),
-            t => t,
-        };
-        Self {
-            agent_type,
-            description: field("description"),
-            ..Self::default()
-        }
-    }
-}
+use crate::tool_entry::{AgentProgress, ToolEntry, ToolStatus};
+use crate::wrap::{more_lines, truncate, with_gutter, wrap_line};
 
 /// A one-line summary from the input, for calls the engine has not yet
 /// summarised (`Name(main argument)`).
@@ -84,12 +52,6 @@ pub fn relative_paths(text: &str, cwd: &str) -> String {
         return text.to_string();
     }
     text.replace(&format!("{cwd}/"), "")
-}
-
-/// The note that replaces folded lines.
-pub fn more_lines(n: usize) -> String {
-    let noun = if n == 1 { "line" } else { "lines" };
-    format!("… +{n} {noun} (ctrl+o to expand)")
 }
 
 /// Styles `Name(args)` with the name in bold.
@@ -277,12 +239,7 @@ fn result_rows(tool: &ToolEntry, width: usize, expanded: bool) -> Vec<Line<'stat
         let mut rows: Vec<Line<'static>> = lines
             .iter()
             .take(max)
-            .map(|l| {
-                Line::from(crate::render::inline_spans(
-                    &truncate(l, width),
-                    Style::default(),
-                ))
-            })
+            .map(|l| Line::from(inline_spans(&truncate(l, width), Style::default())))
             .collect();
         if lines.len() > max {
             rows.push(Line::styled(more_lines(lines.len() - max), dim()));
@@ -495,7 +452,7 @@ mod tests {
         let mut t = entry("Bash", json!({"command": "make"}), ToolStatus::Running, "");
         t.result = None;
         assert_eq!(texts(&tool_lines(&t, 40, false))[1], "  ⎿  Running…");
-        t.live = Some(crate::transcript::LiveTail {
+        t.live = Some(crate::tool_entry::LiveTail {
             lines: (1..=8)
                 .map(|i| format!("\u{1b}[32mstep {i}\u{1b}[0m\t."))
                 .collect(),

@@ -18,49 +18,12 @@ use std::sync::Arc;
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use serde_json::Value;
 
 use crate::markdown::markdown_lines;
 use crate::theme;
-use crate::tool_view::{AgentProgress, tool_lines};
-use crate::wrap::wrap_line;
-
-/// Where a tool call is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolStatus {
-    /// Announced by the model, not started (waiting for permission).
-    Pending,
-    Running,
-    Done,
-    Failed,
-    /// Not run by the user's own decision (declined, or the turn stopped
-    /// before it ran): said plainly, not marked as an error.
-    Declined,
-}
-
-/// One tool call of the main conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolEntry {
-    pub id: String,
-    pub name: String,
-    pub input: Value,
-    pub summary: String,
-    pub status: ToolStatus,
-    /// The user-facing result (`display`), once finished.
-    pub result: Option<String>,
-    /// Progress of the sub-agent an `Agent` call started.
-    pub agent: Option<AgentProgress>,
-    /// The latest output of a call that is still running (Bash).
-    pub live: Option<LiveTail>,
-}
-
-/// What a running call printed last, as the engine's progress told it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveTail {
-    pub lines: Vec<String>,
-    pub total_lines: u64,
-    pub elapsed_secs: u64,
-}
+pub use crate::tool_entry::{LiveTail, ToolEntry, ToolStatus};
+use crate::tool_view::tool_lines;
+use crate::wrap::{plain_rows, with_gutter, wrap_line};
 
 /// What an entry shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +67,9 @@ pub enum EntryKind {
 }
 
 type Rows = Arc<Vec<Line<'static>>>;
+
+/// Final rows of one transcript entry, for the scrollback.
+pub type EntryRows = (usize, Vec<Line<'static>>);
 
 /// Entries at the end of the transcript whose rows stay cached (the live
 /// area and the scrollback's last screen read them on every frame).
@@ -458,30 +424,6 @@ pub fn tail_of(entries: &[Entry], width: usize, count: usize) -> Vec<Line<'stati
         out.drain(..out.len() - count);
     }
     out
-}
-
-/// Prefixes the first row with `first` and the others with spaces of the
-/// same width.
-pub fn with_gutter(rows: Vec<Line<'static>>, first: Span<'static>) -> Vec<Line<'static>> {
-    let pad = " ".repeat(first.width());
-    rows.into_iter()
-        .enumerate()
-        .map(|(i, mut row)| {
-            let gutter = if i == 0 {
-                first.clone()
-            } else {
-                Span::raw(pad.clone())
-            };
-            row.spans.insert(0, gutter);
-            row
-        })
-        .collect()
-}
-
-pub(crate) fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    text.lines()
-        .flat_map(|l| wrap_line(&Line::styled(l.to_string(), style), width, 0))
-        .collect()
 }
 
 fn render_entry(kind: &EntryKind, width: usize, expanded: bool) -> Vec<Line<'static>> {

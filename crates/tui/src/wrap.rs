@@ -189,6 +189,37 @@ pub fn truncate(s: &str, width: usize) -> String {
     out
 }
 
+/// Prefixes the first row with `first` and the others with spaces of the
+/// same width.
+pub fn with_gutter(rows: Vec<Line<'static>>, first: Span<'static>) -> Vec<Line<'static>> {
+    let pad = " ".repeat(first.width());
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, mut row)| {
+            let gutter = if i == 0 {
+                first.clone()
+            } else {
+                Span::raw(pad.clone())
+            };
+            row.spans.insert(0, gutter);
+            row
+        })
+        .collect()
+}
+
+/// `text`'s lines in `style`, each wrapped at `width`.
+pub(crate) fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    text.lines()
+        .flat_map(|l| wrap_line(&Line::styled(l.to_string(), style), width, 0))
+        .collect()
+}
+
+/// The note that replaces folded lines.
+pub fn more_lines(n: usize) -> String {
+    let noun = if n == 1 { "line" } else { "lines" };
+    format!("… +{n} {noun} (ctrl+o to expand)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

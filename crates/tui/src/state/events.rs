@@ -9,7 +9,8 @@ use catui_protocol::{ContentBlock, Message, ModelEvent};
 use serde_json::Value;
 
 use super::{AppState, RetryNote, parse_todos};
-use crate::tool_view::{AgentProgress, fallback_summary, relative_paths};
+use crate::tool_entry::AgentProgress;
+use crate::tool_view::{fallback_summary, relative_paths};
 use crate::transcript::{EntryKind, LiveTail, ToolEntry, ToolStatus};
 
 /// The engine's text for a turn the user interrupted.

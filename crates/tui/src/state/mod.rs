@@ -17,14 +17,13 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 
 use crate::dialogs::Dialog;
-use crate::inline::EntryRows;
 use crate::input::InputBox;
 use crate::palette;
 
 mod events;
 mod history;
 mod keys;
-use crate::transcript::{EntryKind, ToolStatus, Transcript};
+use crate::transcript::{EntryKind, EntryRows, ToolStatus, Transcript};
 
 /// How long a first Ctrl+C waits for the second.
 pub const CTRL_C_WINDOW: Duration = Duration::from_millis(1500);
