@@ -40,5 +40,5 @@ mod server;
 pub mod shell_corpus;
 
 pub use recorded::{RecordedRequest, SeenToolResult};
-pub use script::{Block, Predicate, Script, Turn};
+pub use script::{Block, Hold, Predicate, Script, Turn};
 pub use server::MockServer;

@@ -107,6 +107,8 @@ pub struct Turn {
     pub(crate) drop_after: Option<usize>,
     pub(crate) end_after: Option<usize>,
     pub(crate) delay: Duration,
+    /// Answers only once the test opens it (see [`Turn::held`]).
+    pub(crate) hold: Option<Hold>,
     pub(crate) chunk_delay: Duration,
     pub(crate) usage: Option<(u64, u64)>,
     pub(crate) cache_usage: Option<(u64, u64)>,
@@ -128,6 +130,7 @@ impl Turn {
             drop_after: None,
             end_after: None,
             delay: Duration::ZERO,
+            hold: None,
             chunk_delay: Duration::ZERO,
             usage: None,
             cache_usage: None,
@@ -244,6 +247,15 @@ impl Turn {
         self
     }
 
+    /// Waits until `hold` is [released](Hold::release) before answering:
+    /// a turn that stays in flight exactly as long as the test needs,
+    /// whatever the machine's load (a fixed [`delay`](Turn::delay) can end
+    /// before a slow test has looked).
+    pub fn held(mut self, hold: &Hold) -> Turn {
+        self.hold = Some(hold.clone());
+        self
+    }
+
     /// Waits this long between two SSE events.
     pub fn chunk_delay(mut self, delay: Duration) -> Turn {
         self.chunk_delay = delay;
@@ -312,6 +324,42 @@ impl fmt::Debug for Turn {
             .field("chunk_delay", &self.chunk_delay)
             .field("usage", &self.usage)
             .field("conditions", &self.predicates.len())
+            .finish()
+    }
+}
+
+/// A latch for [`Turn::held`]: closed until the test releases it, then
+/// open for good (every turn held by it answers).
+#[derive(Clone)]
+pub struct Hold(Arc<tokio::sync::Semaphore>);
+
+impl Hold {
+    pub fn new() -> Hold {
+        Hold(Arc::new(tokio::sync::Semaphore::new(0)))
+    }
+
+    /// Lets every turn held by this answer, now and later.
+    pub fn release(&self) {
+        self.0.close();
+    }
+
+    /// Returns once [`release`](Hold::release) was called: acquiring from
+    /// a closed semaphore fails at once, and no permit is ever added.
+    pub(crate) async fn opened(&self) {
+        let _ = self.0.acquire().await;
+    }
+}
+
+impl Default for Hold {
+    fn default() -> Hold {
+        Hold::new()
+    }
+}
+
+impl fmt::Debug for Hold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hold")
+            .field("released", &self.0.is_closed())
             .finish()
     }
 }

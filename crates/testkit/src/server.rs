@@ -333,6 +333,14 @@ async fn respond(
         );
     };
 
+    if let Some(hold) = &turn.hold {
+        tokio::select! {
+            _ = hold.opened() => {}
+            _ = shared.shutdown.cancelled() => {
+                return json_response(StatusCode::SERVICE_UNAVAILABLE, json!({"error": "mock server shutting down"}));
+            }
+        }
+    }
     if !turn.delay.is_zero() {
         tokio::select! {
             _ = tokio::time::sleep(turn.delay) => {}

@@ -122,7 +122,12 @@ fn approve_and_start_clean_then_progress_in_the_terminal_ui() {
     s.tmux
         .wait_text("Yes, clear the conversation and auto-accept edits");
     s.tmux.keys(&["4"]);
-    let screen = s.tmux.wait_text("Working from a clean slate.");
+    s.tmux.wait_history("Working from a clean slate.");
+    // The answer's text shows while its turn still streams; the mode is
+    // read, the requests counted and Ctrl+C pressed only once it ended.
+    let screen = s.tmux.wait_screen("the fresh turn over", |sc| {
+        !sc.contains("esc to interrupt") && mode_on_screen(sc) != "unknown"
+    });
     assert_eq!(mode_on_screen(&screen), "acceptEdits", "{screen}");
     s.tmux.wait_history("Plan progress: 1/2 steps");
 

@@ -15,7 +15,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use catui_testkit::{Script, Turn};
+use catui_testkit::{Hold, Script, Turn};
 use common::tmux::*;
 use serde_json::json;
 
@@ -34,10 +34,14 @@ fn narrowing_the_window_during_a_turn_commits_nothing_live() {
 }
 
 fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
+    // The second answer waits until the narrowed live area was seen: a
+    // fixed delay could end the turn first on a loaded machine, and the
+    // wait for a spinner at the new width would never be met.
+    let slow = Hold::new();
     let s = tmux_session_sized(
         Script::new()
             .turn(Turn::text(tall_answer("FULL", 30)))
-            .turn(Turn::text("SLOW answer arrived.").delay(Duration::from_secs(4))),
+            .turn(Turn::text("SLOW answer arrived.").held(&slow)),
         size,
     );
     launch(&s);
@@ -52,6 +56,7 @@ fn narrowing_during_a_turn(size: (u16, u16), narrower: u16) {
         sc.lines().any(|l| l.contains("esc to interrupt"))
             && sc.lines().all(|l| l.chars().count() <= narrower as usize)
     });
+    slow.release();
     s.tmux.wait_history("SLOW answer arrived.");
     s.tmux
         .wait_screen("the turn over", |sc| !sc.contains("esc to interrupt"));
@@ -206,12 +211,10 @@ fn a_resumed_session_marks_a_failed_command_as_the_live_one_did() {
 
 #[test]
 fn the_status_line_counts_no_zero_tokens_while_the_spinner_counts() {
+    // Held until the spinner was seen, however slow the machine.
+    let answer = Hold::new();
     let s = tmux_session_sized(
-        Script::new().turn(
-            Turn::text("COUNTED answer.")
-                .usage(1200, 34)
-                .delay(Duration::from_secs(3)),
-        ),
+        Script::new().turn(Turn::text("COUNTED answer.").usage(1200, 34).held(&answer)),
         (80, 24),
     );
     launch(&s);
@@ -223,6 +226,7 @@ fn the_status_line_counts_no_zero_tokens_while_the_spinner_counts() {
         !status.contains("0 tokens"),
         "nothing counted yet:\n{screen}"
     );
+    answer.release();
     s.tmux.wait_history("COUNTED answer.");
     s.tmux
         .wait_screen("the turn's tokens in the status line", |sc| {
