@@ -181,11 +181,11 @@ fn the_key_sheet_at_80x24_starts_at_its_top_and_scrolls() {
     for needle in ["Keys", "Enter", "Ctrl+J", "Up ", "Esc"] {
         assert!(top.contains(needle), "{needle} cut from the sheet:\n{top}");
     }
-    // End reaches the sheet's last row (the question dialog's keys come
-    // after the commands).
+    // End reaches the sheet's last row: the rewind picker's keys come last,
+    // after the commands and the question dialog's keys.
     s.tmux.keys(&["End"]);
-    let bottom = s.tmux.wait_text("on Submit: send the answers");
-    common::assert_contains(&bottom, "/rewind");
+    let bottom = s.tmux.wait_text("close; nothing is restored");
+    common::assert_contains(&bottom, "In the rewind picker");
     s.tmux.keys(&["Home"]);
     s.tmux.wait_text("Ctrl+J");
     s.tmux.keys(&["Escape"]);

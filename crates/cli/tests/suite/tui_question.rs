@@ -88,8 +88,19 @@ fn the_hint_row_names_the_keys_that_work_and_the_sheet_lists_them() {
         // The ? sheet lists the dialog's keys, from the same table.
         s.tmux.keys(&["?"]);
         s.tmux.wait_text("any other key closes this sheet");
+        // The question section sits above the sheet's last one (the rewind
+        // picker's keys): from the end, scroll up a row at a time until its
+        // heading shows.
         s.tmux.keys(&["End"]);
-        let sheet = s.tmux.wait_text("When the agent asks you questions");
+        s.tmux.wait_text("close; nothing is restored");
+        let sheet = wait_for("the question section of the sheet", &s.tmux, || {
+            let screen = s.tmux.screen();
+            if screen.contains("When the agent asks you questions") {
+                return Some(screen);
+            }
+            s.tmux.keys(&["Up"]);
+            None
+        });
         for words in [
             "tick or untick the selected option",
             "next question, then Submit",
