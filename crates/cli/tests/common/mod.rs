@@ -12,6 +12,7 @@ use catui_testkit::{MockServer, Turn};
 use serde_json::Value;
 
 pub mod broker;
+pub mod fixtures;
 pub mod review;
 pub mod sdk_cases;
 pub mod team_plan;

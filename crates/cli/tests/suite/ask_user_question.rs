@@ -16,17 +16,7 @@ use common::{Sandbox, output_within};
 use serde_json::{Value, json};
 
 fn questions() -> Value {
-    json!({"questions": [
-        {"question": "Which storage should the cache use?", "header": "Storage",
-         "options": [{"label": "Memory", "description": "fast, lost on restart"},
-                     {"label": "Disk", "description": "kept across restarts"}],
-         "multiSelect": false},
-        {"question": "Which platforms matter?", "header": "Platforms",
-         "options": [{"label": "Linux", "description": ""},
-                     {"label": "macOS", "description": ""},
-                     {"label": "Windows", "description": ""}],
-         "multiSelect": true}
-    ]})
+    common::fixtures::cache_questions("Which storage should the cache use?")
 }
 
 #[test]

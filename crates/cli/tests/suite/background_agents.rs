@@ -38,6 +38,23 @@ fn is_agent(r: &RecordedRequest) -> bool {
 /// and then reports REPORT-XYZ; the main conversation answers "Waiting"
 /// right away, and "FINAL" once it has the report.
 fn gated_script(gate: &str) -> Script {
+    starts_gated_agent(format!(
+        "while [ ! -f {gate} ]; do sleep 0.05; done; echo open"
+    ))
+    .turn(Turn::text("REPORT-XYZ: the gate opened").when(is_agent))
+    .turn(
+        Turn::text("Waiting for the agent.")
+            .when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")),
+    )
+    .turn(
+        Turn::text("FINAL: the agent reported XYZ")
+            .when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ")),
+    )
+}
+
+/// The main conversation starts a background agent whose first step is
+/// the Bash `wait` (which waits for a gate file).
+fn starts_gated_agent(wait: String) -> Script {
     Script::new()
         .turn(
             Turn::tool_use(
@@ -48,22 +65,7 @@ fn gated_script(gate: &str) -> Script {
             )
             .when(|r| !is_agent(r)),
         )
-        .turn(
-            common::bash(
-                "gate1",
-                format!("while [ ! -f {gate} ]; do sleep 0.05; done; echo open"),
-            )
-            .when(is_agent),
-        )
-        .turn(Turn::text("REPORT-XYZ: the gate opened").when(is_agent))
-        .turn(
-            Turn::text("Waiting for the agent.")
-                .when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")),
-        )
-        .turn(
-            Turn::text("FINAL: the agent reported XYZ")
-                .when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ")),
-        )
+        .turn(common::bash("gate1", wait).when(is_agent))
 }
 
 fn main_requests(server: &MockServer) -> Vec<RecordedRequest> {
@@ -306,27 +308,14 @@ fn a_background_agent_keeps_to_plan_mode_once_the_session_enters_it() {
     let gate = sb.project().join("gate");
     let leak = sb.project().join("leak.txt");
     let server = common::mock(
-        Script::new()
-            .turn(
-                Turn::tool_use(
-                    "bg1",
-                    "Agent",
-                    json!({"description": "gated work", "prompt": TASK,
-                           "subagent_type": "general-purpose", "run_in_background": true}),
-                )
-                .when(|r| !is_agent(r)),
-            )
-            .turn(
-                common::bash(
-                    "gate1",
-                    format!("while [ ! -f {} ]; do sleep 0.05; done", gate.display()),
-                )
-                .when(is_agent),
-            )
-            .turn(common::write("w1", leak.display().to_string(), "changed\n").when(is_agent))
-            .turn(Turn::text("REPORT-XYZ: could not write").when(is_agent))
-            .turn(Turn::text("Waiting.").when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")))
-            .turn(Turn::text("FINAL").when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ"))),
+        starts_gated_agent(format!(
+            "while [ ! -f {} ]; do sleep 0.05; done",
+            gate.display()
+        ))
+        .turn(common::write("w1", leak.display().to_string(), "changed\n").when(is_agent))
+        .turn(Turn::text("REPORT-XYZ: could not write").when(is_agent))
+        .turn(Turn::text("Waiting.").when(|r| !is_agent(r) && !r.contains_text("REPORT-XYZ")))
+        .turn(Turn::text("FINAL").when(|r| !is_agent(r) && r.contains_text("REPORT-XYZ"))),
     );
     let mut s = sb.stream(&server, &["--permission-mode", "bypassPermissions"]);
     s.send_user("start the gated work in the background");

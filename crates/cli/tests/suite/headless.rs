@@ -404,20 +404,7 @@ trait WriteStdin {
 
 impl WriteStdin for std::process::Command {
     fn write_stdin_compat(&mut self, input: &str) -> std::process::Output {
-        use std::io::Write;
-        let mut child = self
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        common::fixtures::output_with_stdin(self, input.as_bytes())
     }
 }
 

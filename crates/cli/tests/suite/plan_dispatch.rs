@@ -24,6 +24,21 @@ fn seen_or_wait(s: &mut StreamSession, what: &str, pred: impl Fn(&Value) -> bool
     }
 }
 
+/// Asks in plan mode for the flag file's plan and approves it for dispatch
+/// to a worktree in `mode`; returns the session and the plan's slug.
+fn approve_with_dispatch(
+    sb: &Sandbox,
+    server: &catui_testkit::MockServer,
+    mode: &str,
+) -> (StreamSession, String) {
+    let mut s = sb.stream(server, &["--permission-mode", "plan"]);
+    s.send_user("plan the flag file");
+    let ask = s.wait_type("control_request");
+    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
+    s.send(allow(&ask, json!({"dispatch": "worktree", "mode": mode})));
+    (s, slug)
+}
+
 /// Waits (at most 30 s) until the library says the dispatch ended.
 fn dispatch_end(sb: &Sandbox, slug: &str) -> Value {
     let mut state = Value::Null;
@@ -78,14 +93,7 @@ fn approving_with_dispatch_hands_the_plan_to_a_background_agent_followed_as_a_ta
             .turn(common::todo_write("t", json!([{"content": "Write flag.txt", "status": "completed", "activeForm": "Writing"}])))
             .turn(Turn::text("Done in the background.")),
     );
-    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
-    s.send_user("plan the flag file");
-    let ask = s.wait_type("control_request");
-    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
-    s.send(allow(
-        &ask,
-        json!({"dispatch": "worktree", "mode": "acceptEdits"}),
-    ));
+    let (mut s, slug) = approve_with_dispatch(&sb, &server, "acceptEdits");
     let started = s.wait_for("task_started", |v| v["subtype"] == "task_started");
     assert_eq!(started["task_type"], "local_agent", "{started}");
     assert_eq!(started["subagent_type"], "dispatched-plan", "{started}");
@@ -180,14 +188,7 @@ fn the_background_agent_keeps_the_mode_chosen_at_approval() {
             .turn(writes_flag_in_worktree(sb.config().join("worktrees")))
             .turn(Turn::text("Could not write it.").when(|r| r.has_tool_result("w"))),
     );
-    let mut s = sb.stream(&server, &["--permission-mode", "plan"]);
-    s.send_user("plan the flag file");
-    let ask = s.wait_type("control_request");
-    let slug = slug_of(ask["request"]["input"]["planFilePath"].as_str().unwrap());
-    s.send(allow(
-        &ask,
-        json!({"dispatch": "worktree", "mode": "default"}),
-    ));
+    let (mut s, slug) = approve_with_dispatch(&sb, &server, "default");
     let result = s.wait_type("result");
     assert_eq!(result["result"], "It runs in the background.");
     let state = dispatch_end(&sb, &slug);

@@ -123,13 +123,7 @@ fn headless_plan_open_keeps_the_protocol_clean() {
         "editor.sh",
         "#!/bin/sh\necho 'EDITOR WAS HERE'\nread line\necho \"read: $line\" >> \"$1\"\ntty >> \"$1\"\necho 'edited' >> \"$1\"\n",
     );
-    let server = common::mock(Script::new());
-    let mut cmd = sb.catui(&server);
-    cmd.env("EDITOR", &editor);
-    common::without_terminal(&mut cmd);
-    let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
-    let init = s.wait_for("init", |v| v["subtype"] == "init");
-    let plan_file = init["plan_file"].as_str().unwrap().to_string();
+    let (server, mut s, plan_file) = common::fixtures::plan_session_with_editor(&sb, &editor);
     std::fs::write(&plan_file, "# Plan\n").unwrap();
     s.send_user("/plan open");
     let r = s.wait_type("result");

@@ -107,13 +107,8 @@ fn an_open_editor_ends_with_catui() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let server = common::mock(Script::new());
-    let mut cmd = sb.catui(&server);
-    cmd.env("EDITOR", &editor);
-    common::without_terminal(&mut cmd);
-    let mut s = StreamSession::start(cmd, &["--permission-mode", "plan"]);
-    let init = s.wait_for("init", |v| v["subtype"] == "init");
-    std::fs::write(init["plan_file"].as_str().unwrap(), PLAN).unwrap();
+    let (_server, mut s, plan_file) = common::fixtures::plan_session_with_editor(&sb, &editor);
+    std::fs::write(&plan_file, PLAN).unwrap();
     s.send_user("/plan open");
     let started = Instant::now();
     let pid: i32 = loop {

@@ -55,20 +55,27 @@ fn park_session(sb: &Sandbox) -> (MockServer, StreamSession) {
 #[test]
 fn plan_mode_entered_again_after_a_park_is_announced_at_once() {
     let sb = Sandbox::new();
-    let (server, mut s) = park_session(&sb);
+    let (server, s) = park_session(&sb);
+    let told = reenter_and_go_on(s, &server);
+    assert!(
+        told.contains(WORKFLOW) && told.contains("### Phase 1"),
+        "{told}"
+    );
+}
+
+/// Turns plan mode on again in `s` and asks to go on; returns what the
+/// model was told with that request, checked to announce the re-entry.
+fn reenter_and_go_on(mut s: StreamSession, server: &MockServer) -> String {
     s.send_user("/plan");
     assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
     s.send_user("go on with the plan");
     assert_eq!(s.wait_type("result")["result"], "Back on it.");
     s.finish();
-    let told = request_for(&server, "go on with the plan")
+    let told = request_for(server, "go on with the plan")
         .last_user_text()
         .unwrap();
     common::assert_contains(&told, REENTRY);
-    assert!(
-        told.contains(WORKFLOW) && told.contains("### Phase 1"),
-        "{told}"
-    );
+    told
 }
 
 /// The same after the session ended: `--resume`, then `/plan`.
@@ -82,16 +89,8 @@ fn plan_mode_entered_again_after_a_resume_of_a_parked_plan_is_announced() {
         .find_map(|v| v["session_id"].as_str())
         .unwrap()
         .to_string();
-    let mut s = sb.stream(&server, &["--resume", &session]);
-    s.send_user("/plan");
-    assert_eq!(s.wait_type("result")["result"], "Enabled plan mode");
-    s.send_user("go on with the plan");
-    assert_eq!(s.wait_type("result")["result"], "Back on it.");
-    s.finish();
-    let told = request_for(&server, "go on with the plan")
-        .last_user_text()
-        .unwrap();
-    common::assert_contains(&told, REENTRY);
+    let s = sb.stream(&server, &["--resume", &session]);
+    let told = reenter_and_go_on(s, &server);
     common::assert_contains(&told, WORKFLOW);
 }
 

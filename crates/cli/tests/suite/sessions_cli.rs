@@ -20,24 +20,8 @@ fn write_session(
     mode: Option<PermissionMode>,
     age_secs: u64,
 ) {
-    let mut w = TranscriptWriter::for_session(&sb.config(), &sb.project(), id)
-        .unwrap()
-        .with_redactor(Redactor::default());
-    w.set_slug(slug.map(str::to_string));
-    let mut bodies = vec![EntryBody::user(Message::user_text(prompt))];
-    if let Some(mode) = mode {
-        bodies.push(EntryBody::PermissionMode {
-            mode,
-            pre_plan_mode: None,
-        });
-    }
-    bodies.push(EntryBody::Assistant {
-        message: Message::assistant_text("ok"),
-        usage: None,
-        model: None,
-    });
-    w.append_batch(bodies).unwrap();
-    set_age(w.path(), age_secs);
+    let path = common::fixtures::write_transcript(sb, id, prompt, slug, mode);
+    set_age(&path, age_secs);
 }
 
 fn set_age(path: &Path, age_secs: u64) {

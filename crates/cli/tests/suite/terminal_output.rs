@@ -15,8 +15,6 @@ use crate::common;
 
 use catui_testkit::{Script, Turn};
 use common::{Sandbox, json_lines, plans_dir, writes_plan_then_exits};
-use std::io::Write;
-use std::process::Stdio;
 
 /// Text from outside with every kind of sequence a terminal acts on.
 const HOSTILE: &str = "Done.\x1b]52;c;cm0gLXJmIH4=\x07 \x1b]2;pwned\x1b\\\x1b[2J\x1b[31mred\x1b[0m \
@@ -168,20 +166,7 @@ fn a_prompt_without_a_terminal_runs_like_print_mode() {
 #[test]
 fn without_a_prompt_argument_stdin_is_the_prompt() {
     let (sb, server) = common::with_mock(Script::new().turn(Turn::text("Read from stdin.")));
-    let mut child = sb
-        .catui(&server)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"piped question\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::fixtures::output_with_stdin(&mut sb.catui(&server), b"piped question\n");
     let stderr = common::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     common::assert_contains(&stderr, NOTICE);

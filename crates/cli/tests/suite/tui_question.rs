@@ -15,21 +15,11 @@ use crate::common;
 use catui_testkit::{Script, Turn};
 use common::last_user;
 use common::tmux::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Two questions, one of a single choice and one of several.
 pub(super) fn questions() -> Value {
-    json!({"questions": [
-        {"question": "Where should the cache live?", "header": "Storage",
-         "options": [{"label": "Memory", "description": "fast, lost on restart"},
-                     {"label": "Disk", "description": "kept across restarts"}],
-         "multiSelect": false},
-        {"question": "Which platforms matter?", "header": "Platforms",
-         "options": [{"label": "Linux", "description": ""},
-                     {"label": "macOS", "description": ""},
-                     {"label": "Windows", "description": ""}],
-         "multiSelect": true}
-    ]})
+    common::fixtures::cache_questions("Where should the cache live?")
 }
 
 /// The rows inside the dialog's frame.

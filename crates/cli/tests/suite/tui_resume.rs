@@ -115,25 +115,8 @@ fn continue_resume_and_the_picker_show_the_conversation() {
 /// Writes a finished session straight into the sandbox's transcript folder:
 /// every session has a slug, only `planned` ones entered plan mode.
 fn write_session(s: &Setup, id: &str, prompt: &str, slug: &str, planned: bool) {
-    use catui_core::session::{EntryBody, Redactor, TranscriptWriter};
-    use catui_protocol::{Message, PermissionMode};
-    let mut w = TranscriptWriter::for_session(&s.sb.config(), &s.sb.project(), id)
-        .unwrap()
-        .with_redactor(Redactor::default());
-    w.set_slug(Some(slug.to_string()));
-    let mut bodies = vec![EntryBody::user(Message::user_text(prompt))];
-    if planned {
-        bodies.push(EntryBody::PermissionMode {
-            mode: PermissionMode::Plan,
-            pre_plan_mode: None,
-        });
-    }
-    bodies.push(EntryBody::Assistant {
-        message: Message::assistant_text("ok"),
-        usage: None,
-        model: None,
-    });
-    w.append_batch(bodies).unwrap();
+    let mode = planned.then_some(catui_protocol::PermissionMode::Plan);
+    common::fixtures::write_transcript(&s.sb, id, prompt, Some(slug), mode);
 }
 
 /// Issue 53 item 6, at 80x24: the picker names a plan only on the row of a
