@@ -399,6 +399,27 @@ pub struct StreamSession {
     pub seen: Vec<Value>,
 }
 
+/// Spawns `cmd` (its stdout piped) and forwards each stdout line `keep`
+/// maps to `Some` over the returned channel, from a thread that stops at
+/// the end of output, an unreadable line, or a dropped receiver.
+pub fn spawn_reading_lines<T: Send + 'static>(
+    mut cmd: Command,
+    keep: impl Fn(String) -> Option<T> + Send + 'static,
+) -> (Child, Receiver<T>) {
+    let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let Some(item) = keep(line) else { continue };
+            if tx.send(item).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
 impl StreamSession {
     pub fn start(mut cmd: Command, extra: &[&str]) -> Self {
         cmd.args(STREAM_JSON)
@@ -406,21 +427,13 @@ impl StreamSession {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        let mut child = cmd.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-                if tx.send(v).is_err() {
-                    break;
-                }
+        let (mut child, rx) = spawn_reading_lines(cmd, |line| {
+            if line.trim().is_empty() {
+                return None;
             }
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            Some(v)
         });
         let stdin = child.stdin.take();
         StreamSession {

@@ -3,10 +3,10 @@
 //! client that opens the page as a browser would (token, cookie, CSRF
 //! token, Origin).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -35,16 +35,7 @@ impl PlansReview {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        let mut child = cmd.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let (mut child, rx) = super::spawn_reading_lines(cmd, Some);
         let mut lines = Vec::new();
         let url = loop {
             let Ok(line) = rx.recv_timeout(Duration::from_secs(30)) else {

@@ -29,7 +29,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use catui_testkit::nats::NatsServer;
-use catui_testkit::{Script, Turn};
+use catui_testkit::{MockServer, Script, Turn};
 use common::tmux::*;
 use common::{Sandbox, StreamSession, last_user, sdk_plan_script};
 use serde_json::Value;
@@ -44,32 +44,41 @@ fn run(cmd: Command) -> (i32, String, String) {
     )
 }
 
+/// A planning run of `sb` as machine `host` (`-p`, plan mode, approvals on
+/// `broker`, JSON out) against a mock playing [`sdk_plan_script`], with no
+/// goal loop after approval (these tests are not about the plan contract).
+/// Returns the running child, the file the plan builds, and the mock.
+fn planning_run_on_broker(
+    sb: &Sandbox,
+    host: &str,
+    broker: &NatsServer,
+) -> (Killed, std::path::PathBuf, MockServer) {
+    sb.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
+    let (script, target) = sdk_plan_script(sb);
+    let server = common::mock(script);
+    let mut run = on(sb.catui(&server), host, broker);
+    run.args([
+        "-p",
+        "Plan the feature, then build it",
+        "--permission-mode",
+        "plan",
+        "--approvals",
+        "broker",
+        "--output-format",
+        "json",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    (Killed(Some(run.spawn().unwrap())), target, server)
+}
+
 #[test]
 fn a_plan_waiting_on_one_machine_is_approved_once_from_another_across_a_broker_restart() {
     let mut broker = NatsServer::start();
     let a = Sandbox::new();
     let b = Sandbox::new();
-    // Not about the plan contract: no goal loop after approval.
-    a.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let (script, target) = sdk_plan_script(&a);
-    let server = common::mock(script);
-
-    let mut run_a = on(a.catui(&server), "machine-a", &broker);
-    run_a
-        .args([
-            "-p",
-            "Plan the feature, then build it",
-            "--permission-mode",
-            "plan",
-            "--approvals",
-            "broker",
-            "--output-format",
-            "json",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = Killed(Some(run_a.spawn().unwrap()));
+    let (mut child, target, _server) = planning_run_on_broker(&a, "machine-a", &broker);
 
     // Machine B sees the run waiting for a person.
     let waiting: Value = common::eventually("the run to wait for approval", || {
@@ -231,26 +240,7 @@ fn agents_and_approvals_in_the_terminal_ui() {
 
     // Machine B: a planning run that waits for an answer on the broker.
     let b = Sandbox::new();
-    // Not about the plan contract: no goal loop after approval.
-    b.user_settings(r#"{"planGoal": false, "planDrift": "note"}"#);
-    let (script, target) = sdk_plan_script(&b);
-    let b_model = common::mock(script);
-    let mut run_b = on(b.catui(&b_model), "machine-b", &broker);
-    run_b
-        .args([
-            "-p",
-            "Plan the feature, then build it",
-            "--permission-mode",
-            "plan",
-            "--approvals",
-            "broker",
-            "--output-format",
-            "json",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = Killed(Some(run_b.spawn().unwrap()));
+    let (mut child, target, _b_model) = planning_run_on_broker(&b, "machine-b", &broker);
     let id = common::eventually("machine B's plan on the broker", || {
         let mut cmd = on(s.sb.bare(), "machine-a", &broker);
         cmd.args(["approvals", "--json"]);

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{RecordedRequest, Script, Turn};
+use catui_testkit::{MockServer, RecordedRequest, Script, Turn};
 use common::{Sandbox, StreamSession, result_of};
 use serde_json::{Value, json};
 
@@ -56,10 +56,9 @@ fn result_without_prompt(s: &mut StreamSession) -> Value {
     v
 }
 
-#[test]
-fn a_deny_rule_added_mid_session_applies_to_the_next_call() {
-    let sb = Sandbox::new();
-    let notes = sb.write("notes.txt", "hello\n");
+/// A stream session whose model reads `notes` twice ("first", then
+/// "second"); the first read has run, without a prompt.
+fn read_twice_session(sb: &Sandbox, notes: &std::path::Path) -> (MockServer, StreamSession) {
     let read = |id: &str| common::read(id, notes.to_str().unwrap());
     let server = common::mock(
         Script::new()
@@ -71,6 +70,14 @@ fn a_deny_rule_added_mid_session_applies_to_the_next_call() {
     let mut s = sb.stream(&server, &[]);
     s.send_user("read it");
     assert_eq!(result_without_prompt(&mut s)["result"], "first");
+    (server, s)
+}
+
+#[test]
+fn a_deny_rule_added_mid_session_applies_to_the_next_call() {
+    let sb = Sandbox::new();
+    let notes = sb.write("notes.txt", "hello\n");
+    let (server, mut s) = read_twice_session(&sb, &notes);
 
     sb.write(
         ".catui/settings.json",
@@ -101,17 +108,7 @@ fn a_settings_file_broken_mid_session_makes_calls_ask() {
         ".catui/settings.json",
         r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#,
     );
-    let read = |id: &str| common::read(id, notes.to_str().unwrap());
-    let server = common::mock(
-        Script::new()
-            .turn(read("r1"))
-            .turn(Turn::text("first"))
-            .turn(read("r2"))
-            .turn(Turn::text("second")),
-    );
-    let mut s = sb.stream(&server, &[]);
-    s.send_user("read it");
-    assert_eq!(result_without_prompt(&mut s)["result"], "first");
+    let (server, mut s) = read_twice_session(&sb, &notes);
 
     // A torn write: the deny rule can no longer be told.
     sb.write(

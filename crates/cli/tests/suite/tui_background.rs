@@ -69,16 +69,18 @@ fn long_command(dir: &std::path::Path) -> String {
     )
 }
 
+/// The model runs [`long_command`], then says it goes on in the background.
+fn backgrounds_the_long_command(sb: &common::Sandbox) -> Script {
+    Script::new()
+        .turn(common::bash("b1", long_command(sb.dir.path())))
+        .turn(Turn::text("It goes on in the background."))
+}
+
 #[test]
 fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_it() {
     require_tmux();
     let s = setup(
-        |sb, _, _| {
-            Script::new()
-                .turn(common::bash("b1", long_command(sb.dir.path())))
-                .turn(Turn::text("It goes on in the background."))
-                .turn(Turn::text("Noted."))
-        },
+        |sb, _, _| backgrounds_the_long_command(sb).turn(Turn::text("Noted.")),
         None,
     );
     let dir = s.sb.dir.path().to_path_buf();
@@ -165,14 +167,7 @@ fn ctrl_b_sends_a_running_command_to_the_background_and_bashes_views_and_stops_i
 #[test]
 fn a_command_sent_to_the_background_ends_when_catui_quits() {
     require_tmux();
-    let s = setup(
-        |sb, _, _| {
-            Script::new()
-                .turn(common::bash("b1", long_command(sb.dir.path())))
-                .turn(Turn::text("It goes on in the background."))
-        },
-        None,
-    );
+    let s = setup(|sb, _, _| backgrounds_the_long_command(sb), None);
     let dir = s.sb.dir.path().to_path_buf();
     launch(&s);
     s.tmux.submit("start the long command");

@@ -222,22 +222,10 @@ fn ask_user_question_answers_reach_the_model() {
     s.tmux.keys(&["2"]);
     s.tmux.wait_text("Which platforms matter?");
     s.tmux.keys(&["1", "3", "Tab"]);
-    s.tmux.wait_text("Review your answers");
-    s.tmux.keys(&["Enter"]);
-    s.tmux.wait_text("Noted your choices.");
-
-    let reqs = s.server.requests();
-    assert_eq!(reqs.len(), 2);
-    let result = reqs[1].tool_result("q1").unwrap();
-    assert!(!result.is_error, "{}", result.content);
-    assert!(
-        result.content.contains(
-            r#""Where should the cache live?" = "Disk", "Which platforms matter?" = "Linux, Windows""#
-        ),
-        "{}",
-        result.content
+    super::tui_question::submit_and_check_answers(
+        &s,
+        r#""Where should the cache live?" = "Disk", "Which platforms matter?" = "Linux, Windows""#,
     );
-    quit_and_check_terminal(&s);
 }
 
 /// A stand-in for `$VISUAL`: appends a line to the file it is given.

@@ -150,23 +150,26 @@ fn the_hint_row_names_the_keys_that_work_and_the_sheet_lists_them() {
         s.tmux.keys(&["Left"]);
         on_tab(&s, "Which platforms matter?");
         s.tmux.keys(&["Tab"]);
-        s.tmux.wait_text("Review your answers");
-        s.tmux.keys(&["Enter"]);
-        s.tmux.wait_text("Noted your choices.");
-
-        let reqs = s.server.requests();
-        assert_eq!(reqs.len(), 2);
-        let result = reqs[1].tool_result("q1").unwrap();
-        assert!(!result.is_error, "{}", result.content);
-        assert!(
-            result.content.contains(
-                r#""Where should the cache live?" = "Disk", "Which platforms matter?" = "Linux, Windows, BSD""#
-            ),
-            "{}",
-            result.content
+        submit_and_check_answers(
+            &s,
+            r#""Where should the cache live?" = "Disk", "Which platforms matter?" = "Linux, Windows, BSD""#,
         );
-        quit_and_check_terminal(&s);
     }
+}
+
+/// On the Submit tab: Enter sends the answers; the model's answer shows,
+/// and the tool result it got (the second request) reads `expected`.
+/// Then quits and checks the terminal was restored.
+pub(super) fn submit_and_check_answers(s: &Setup, expected: &str) {
+    s.tmux.wait_text("Review your answers");
+    s.tmux.keys(&["Enter"]);
+    s.tmux.wait_text("Noted your choices.");
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 2);
+    let result = reqs[1].tool_result("q1").unwrap();
+    assert!(!result.is_error, "{}", result.content);
+    common::assert_contains(&result.content, expected);
+    quit_and_check_terminal(s);
 }
 
 /// Esc, as on the plan dialog: the turn stops and nothing goes to the
