@@ -120,6 +120,17 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
         told.contains("amy@core") && told.contains("approved it"),
         "{told}"
     );
+    // Amy hears that the person decided, not the lead.
+    let amy_told = server
+        .requests()
+        .iter()
+        .find(|r| is_teammate(r, "amy") && approved(r))
+        .map(last_user)
+        .expect("amy was never told her plan was approved");
+    assert!(
+        amy_told.contains("The user approved your plan") && !amy_told.contains("team lead"),
+        "{amy_told}"
+    );
 }
 
 #[test]
@@ -206,6 +217,26 @@ fn a_plan_touching_files_of_another_teammates_approved_plan_lists_the_conflict()
     });
     let (code, _) = s.finish();
     assert_eq!(code, 0);
+    // Without `teammatePlanApprover: "user"` the answer is the lead's.
+    let heard = |who: &str, verdict: fn(&RecordedRequest) -> bool| {
+        server
+            .requests()
+            .iter()
+            .find(|r| is_teammate(r, who) && verdict(r))
+            .map(last_user)
+            .unwrap_or_else(|| panic!("{who} was never told the verdict"))
+    };
+    let amy_told = heard("amy", |r| last_user(r).contains("approved your plan"));
+    assert!(
+        amy_told.contains("The team lead approved your plan"),
+        "{amy_told}"
+    );
+    let bob_told = heard("bob", |r| last_user(r).contains("rejected your plan"));
+    assert!(
+        bob_told.contains("The team lead rejected your plan")
+            && bob_told.contains("The lead's feedback:\nWait for amy."),
+        "{bob_told}"
+    );
 
     // The lead's mailbox message carries the same list.
     let inbox = sb.config().join("teams/core/inboxes/team-lead.json");

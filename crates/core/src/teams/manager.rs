@@ -425,11 +425,13 @@ impl TeamManager {
         teammate: &str,
         request_id: &str,
         decision: &PlanDecision,
+        decided_by: super::PlanDecider,
     ) -> Result<(), TeamError> {
         let message = TeamProtocol::PlanApprovalResponse {
             request_id: request_id.to_string(),
             approved: decision.approved,
             feedback: decision.feedback.clone(),
+            decided_by,
         };
         self.send(team, TEAM_LEAD, teammate, &message.to_text())
     }
@@ -633,6 +635,11 @@ impl TeamManager {
                         &request.from,
                         &request.request_id,
                         &d,
+                        if by_user {
+                            super::PlanDecider::User
+                        } else {
+                            super::PlanDecider::Lead
+                        },
                     ) {
                         manager.notify("plan-approval-error", e.to_string());
                     } else if by_user {

@@ -68,13 +68,44 @@ pub enum TeamProtocol {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         conflicts: Vec<plan_conflicts::PlanConflict>,
     },
-    /// The lead's answer.
+    /// The answer, sent from the lead's inbox name.
     PlanApprovalResponse {
         request_id: String,
         approved: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
+        /// Who decided: the lead model, or the user (`teammatePlanApprover:
+        /// "user"`). Mailbox files written before it was kept read as the lead.
+        #[serde(default)]
+        decided_by: PlanDecider,
     },
+}
+
+/// Who answered a teammate's plan approval request (`decidedBy`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanDecider {
+    #[default]
+    Lead,
+    User,
+}
+
+impl PlanDecider {
+    /// Who decided, as the teammate is told.
+    pub fn who(self) -> &'static str {
+        match self {
+            PlanDecider::Lead => "The team lead",
+            PlanDecider::User => "The user",
+        }
+    }
+
+    /// Whose feedback or notes the teammate reads.
+    pub fn whose(self) -> &'static str {
+        match self {
+            PlanDecider::Lead => "The lead's",
+            PlanDecider::User => "The user's",
+        }
+    }
 }
 
 impl TeamProtocol {
@@ -133,6 +164,7 @@ mod tests {
         );
         assert_eq!(TeamProtocol::parse(&req.to_text()), Some(req));
 
+        // Written before `decidedBy` existed: read as the lead's answer.
         let resp = TeamProtocol::parse(
             r#"{"type":"plan_approval_response","requestId":"r1","approved":false,"feedback":"add tests"}"#,
         )
@@ -142,8 +174,35 @@ mod tests {
             TeamProtocol::PlanApprovalResponse {
                 request_id: "r1".into(),
                 approved: false,
-                feedback: Some("add tests".into())
+                feedback: Some("add tests".into()),
+                decided_by: PlanDecider::Lead,
             }
+        );
+        let v: serde_json::Value = serde_json::from_str(&resp.to_text()).unwrap();
+        assert_eq!(v["decidedBy"], "lead");
+        let by_user = TeamProtocol::PlanApprovalResponse {
+            request_id: "r2".into(),
+            approved: true,
+            feedback: None,
+            decided_by: PlanDecider::User,
+        };
+        let v: serde_json::Value = serde_json::from_str(&by_user.to_text()).unwrap();
+        assert_eq!(v["decidedBy"], "user");
+        assert_eq!(v["approved"], true);
+        assert!(v.get("feedback").is_none(), "{v}");
+        assert_eq!(TeamProtocol::parse(&by_user.to_text()), Some(by_user));
+        let explicit = TeamProtocol::parse(
+            r#"{"type":"plan_approval_response","requestId":"r3","approved":false,"decidedBy":"user"}"#,
+        );
+        assert!(
+            matches!(
+                explicit,
+                Some(TeamProtocol::PlanApprovalResponse {
+                    decided_by: PlanDecider::User,
+                    ..
+                })
+            ),
+            "{explicit:?}"
         );
         assert_eq!(TeamProtocol::parse("just words"), None);
     }

@@ -301,6 +301,7 @@ fn deliver(
                 request_id,
                 approved,
                 feedback,
+                decided_by,
             }) if m.from == TEAM_LEAD => {
                 parts.push(approval_turn(
                     engine,
@@ -309,6 +310,7 @@ fn deliver(
                     &request_id,
                     approved,
                     feedback,
+                    decided_by,
                 ));
             }
             _ => parts.push(format!(
@@ -327,10 +329,12 @@ fn approval_turn(
     request_id: &str,
     approved: bool,
     feedback: Option<String>,
+    decided_by: super::PlanDecider,
 ) -> String {
+    let (who, whose) = (decided_by.who(), decided_by.whose());
     if !state.take_pending(request_id) {
         return format!(
-            "The team lead answered plan approval request {request_id}, which is not the one you are waiting for; it is ignored."
+            "{who} answered plan approval request {request_id}, which is not the one you are waiting for; it is ignored."
         );
     }
     let plan_file = lock(&state.pending_plan).take().unwrap_or_default();
@@ -348,7 +352,7 @@ fn approval_turn(
     if !approved {
         let feedback = feedback.unwrap_or_else(|| "(no feedback given)".into());
         return format!(
-            "The team lead rejected your plan (request {request_id}). You are still in plan mode: nothing may be changed yet.\n\nThe lead's feedback:\n{feedback}\n\nRevise your plan file ({plan_file}) accordingly, then call ExitPlanMode again."
+            "{who} rejected your plan (request {request_id}). You are still in plan mode: nothing may be changed yet.\n\n{whose} feedback:\n{feedback}\n\nRevise your plan file ({plan_file}) accordingly, then call ExitPlanMode again."
         );
     }
     let hooks = engine.session_hooks();
@@ -363,9 +367,9 @@ fn approval_turn(
         let _ = engine.set_permission_mode(mode);
     }
     let note = feedback
-        .map(|f| format!("\n\nThe lead's notes:\n{f}"))
+        .map(|f| format!("\n\n{whose} notes:\n{f}"))
         .unwrap_or_default();
     format!(
-        "The team lead approved your plan (request {request_id}). You have left plan mode (permission mode: {mode}); carry out the plan in {plan_file} now.{note}"
+        "{who} approved your plan (request {request_id}). You have left plan mode (permission mode: {mode}); carry out the plan in {plan_file} now.{note}"
     )
 }

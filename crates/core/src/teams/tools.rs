@@ -344,6 +344,7 @@ impl TypedTool for SendMessageTool {
                         approved: answer.approved,
                         feedback,
                     },
+                    super::PlanDecider::Lead,
                 )
                 .map_err(|e| ToolError::failed(e.to_string()))?;
             let verdict = if answer.approved {
