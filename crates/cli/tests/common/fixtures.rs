@@ -88,3 +88,35 @@ pub fn write_transcript(
     w.append_batch(bodies).unwrap();
     w.path().to_path_buf()
 }
+
+/// Sends `s` the user's "Run these." and answers each tool permission
+/// prompt with what `reply` makes of it, until the result line, which must
+/// read "done".
+pub fn run_these_answering(s: &mut StreamSession, mut reply: impl FnMut(&Value) -> Value) {
+    s.send_user("Run these.");
+    loop {
+        let v = s.wait_for("a prompt or the result", |v| {
+            v["type"] == "control_request" || v["type"] == "result"
+        });
+        if v["type"] == "result" {
+            assert_eq!(v["result"], "done", "{v}");
+            break;
+        }
+        if v["request"]["subtype"] == "can_use_tool" {
+            s.send(reply(&v));
+        }
+    }
+}
+
+/// The answer to a `can_use_tool` prompt `ask`: allowed as asked, or
+/// denied with "The user said no.".
+pub fn answer_can_use_tool(ask: &Value, approve: bool) -> Value {
+    let id = ask["request_id"].as_str().unwrap();
+    let response = if approve {
+        json!({"behavior": "allow", "updatedInput": ask["request"]["input"]})
+    } else {
+        json!({"behavior": "deny", "message": "The user said no."})
+    };
+    json!({"type": "control_response",
+        "response": {"subtype": "success", "request_id": id, "response": response}})
+}

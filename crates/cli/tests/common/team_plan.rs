@@ -69,3 +69,29 @@ pub fn team_script(plans_dir: &str, feature: &str) -> Script {
         )
         .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f")))
 }
+
+/// Amy's planning, added to `script`: she writes `first` (w1) and presents
+/// it (x1), then waits for the lead; rejected, she writes `revised` (w2),
+/// presents it (x2) and waits again.
+pub fn amy_plans_then_revises(
+    script: Script,
+    plans_dir: &str,
+    first: &'static str,
+    revised: &'static str,
+) -> Script {
+    script
+        .turn(super::teammate_writes_plan("amy", "w1", plans_dir, first))
+        .turn(super::teammate_presents("amy", "w1", "x1"))
+        .turn(Turn::text("Waiting for the lead.").when(|r| {
+            is_teammate(r, "amy") && r.has_tool_result("x1") && !rejected(r) && !approved(r)
+        }))
+        .turn(
+            writes_teammate_plan("w2", plans_dir, revised)
+                .when(|r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
+        )
+        .turn(super::teammate_presents("amy", "w2", "x2"))
+        .turn(
+            Turn::text("Waiting again.")
+                .when(|r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
+        )
+}

@@ -126,17 +126,6 @@ fn attack_turn(watch: &Arc<Mutex<Watch>>, id: String, command: String) -> Turn {
     })
 }
 
-fn answer(ask: &Value, approve: bool) -> Value {
-    let id = ask["request_id"].as_str().unwrap();
-    let response = if approve {
-        json!({"behavior": "allow", "updatedInput": ask["request"]["input"]})
-    } else {
-        json!({"behavior": "deny", "message": "The user said no."})
-    };
-    json!({"type": "control_response",
-        "response": {"subtype": "success", "request_id": id, "response": response}})
-}
-
 /// Runs the whole corpus in `mode` (through an Explore agent when
 /// `explore`; as edits writing to the scratch directory when `as_edits`),
 /// answering every prompt with `approve`; returns the leaks.
@@ -221,19 +210,9 @@ fn run_as(mode: &str, approve: bool, explore: bool, as_edits: bool) -> Vec<Strin
         .filter(|e| !e.as_str().is_some_and(|e| e.starts_with("no dry runs: ")))
         .collect();
     assert_eq!(json!(layers), json!(expected_layers()), "{init}");
-    s.send_user("Run these.");
-    loop {
-        let v = s.wait_for("a prompt or the result", |v| {
-            v["type"] == "control_request" || v["type"] == "result"
-        });
-        if v["type"] == "result" {
-            assert_eq!(v["result"], "done", "{v}");
-            break;
-        }
-        if v["request"]["subtype"] == "can_use_tool" {
-            s.send(answer(&v, approve));
-        }
-    }
+    common::fixtures::run_these_answering(&mut s, |v| {
+        common::fixtures::answer_can_use_tool(v, approve)
+    });
     let (code, seen) = s.finish();
     assert_eq!(code, 0);
     assert!(
@@ -248,46 +227,33 @@ fn run_as(mode: &str, approve: bool, explore: bool, as_edits: bool) -> Vec<Strin
     std::mem::take(&mut w.leaks)
 }
 
-#[test]
-fn default_mode_with_a_denying_client_leaks_nothing() {
-    let leaks = run("default", false, false);
+/// Fails listing every leak a run found, if it found any.
+#[track_caller]
+fn assert_no_leaks(leaks: &[String]) {
     assert!(
         leaks.is_empty(),
         "{} leaks:\n{}",
         leaks.len(),
         leaks.join("\n")
     );
+}
+
+#[test]
+fn default_mode_with_a_denying_client_leaks_nothing() {
+    assert_no_leaks(&run("default", false, false));
 }
 
 #[test]
 fn plan_mode_with_an_approving_client_leaks_nothing() {
-    let leaks = run("plan", true, false);
-    assert!(
-        leaks.is_empty(),
-        "{} leaks:\n{}",
-        leaks.len(),
-        leaks.join("\n")
-    );
+    assert_no_leaks(&run("plan", true, false));
 }
 
 #[test]
 fn an_explore_agent_leaks_nothing() {
-    let leaks = run("default", false, true);
-    assert!(
-        leaks.is_empty(),
-        "{} leaks:\n{}",
-        leaks.len(),
-        leaks.join("\n")
-    );
+    assert_no_leaks(&run("default", false, true));
 }
 
 #[test]
 fn accept_edits_lines_with_a_denying_client_leak_nothing() {
-    let leaks = run_as("acceptEdits", false, false, true);
-    assert!(
-        leaks.is_empty(),
-        "{} leaks:\n{}",
-        leaks.len(),
-        leaks.join("\n")
-    );
+    assert_no_leaks(&run_as("acceptEdits", false, false, true));
 }

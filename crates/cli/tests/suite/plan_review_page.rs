@@ -34,6 +34,15 @@ fn headless(sb: &Sandbox, server: &MockServer, args: &[&str]) -> Value {
     json_lines(&out.stdout).pop().unwrap()
 }
 
+/// The slug of the plan a `plan_ready` line names (its file's stem).
+fn slug_of_ready(ready: &Value) -> String {
+    std::path::Path::new(ready["plan_file"].as_str().unwrap())
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
 fn plans_review_list(sb: &Sandbox) -> String {
     let out = sb.bare().args(["plans", "review"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -55,11 +64,7 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
     assert_eq!(ready["subtype"], "plan_ready");
     let session = ready["session_id"].as_str().unwrap().to_string();
     let plan_file = ready["plan_file"].as_str().unwrap().to_string();
-    let slug = std::path::Path::new(&plan_file)
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let slug = slug_of_ready(&ready);
 
     let listed = plans_review_list(&sb);
     assert!(
@@ -161,20 +166,15 @@ fn an_ended_session_s_plan_is_sent_back_then_approved_on_its_page_and_resumed() 
 #[test]
 fn plans_review_names_what_is_not_awaiting_and_refuses_bad_names() {
     let sb = Sandbox::new();
-    let out = sb
-        .bare()
-        .args(["plans", "review", "no-such-plan"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = common::stderr(&out);
+    // `catui plans review SLUG`, which must refuse it with exit code 2.
+    let refused = |slug: &str| {
+        let out = sb.bare().args(["plans", "review", slug]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{slug}");
+        out
+    };
+    let err = common::stderr(&refused("no-such-plan"));
     common::assert_contains(&err, "plan 'no-such-plan' does not await a decision");
-    let out = sb
-        .bare()
-        .args(["plans", "review", "../etc/passwd"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    refused("../etc/passwd");
     assert!(plans_review_list(&sb).contains("No plan of this project awaits"));
 }
 
@@ -184,12 +184,7 @@ fn a_parked_decision_ends_plan_mode_on_resume_without_approving() {
     let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
     let session = ready["session_id"].as_str().unwrap().to_string();
-    let plan_file = ready["plan_file"].as_str().unwrap().to_string();
-    let slug = std::path::Path::new(&plan_file)
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let slug = slug_of_ready(&ready);
     let review = PlansReview::start(&sb, &slug);
     let page = PageClient::open(&review.url);
     let hash = page.page()["hash"].clone();
@@ -219,11 +214,7 @@ fn a_browser_that_cannot_start_is_not_said_to_have_opened() {
     let sb = Sandbox::new();
     let server = common::mock(writes_plan_then_exits(&plans_dir(&sb), PLAN));
     let ready = headless(&sb, &server, &["--permission-mode", "plan", "plan it"]);
-    let slug = std::path::Path::new(ready["plan_file"].as_str().unwrap())
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let slug = slug_of_ready(&ready);
     let review = PlansReview::start_with_env(&sb, &slug, &[("BROWSER", "false")]);
     let said = review.lines.join("\n");
     common::assert_lacks(&said, "Opened the review page");

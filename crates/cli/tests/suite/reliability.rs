@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use catui_testkit::{Block, Script, Turn};
+use catui_testkit::{Block, MockServer, Script, Turn};
 use common::{Sandbox, output_within};
 use serde_json::json;
 
@@ -322,20 +322,26 @@ fn a_signal_ends_the_session_with_a_result_and_kills_the_running_command() {
     }
 }
 
+/// The mock: one Bash call that leaves a job sleeping `stamp` seconds in
+/// the background and prints "started", then the answer "started it".
+fn starts_a_background_job(stamp: &str) -> MockServer {
+    // Not read-only (it writes a log), so it runs unconfined, as allowed:
+    // a confined command's background jobs end with it.
+    let command =
+        format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
+    common::mock(
+        Script::new()
+            .turn(common::bash("b1", &command))
+            .turn(Turn::text("started it")),
+    )
+}
+
 #[test]
 fn background_jobs_end_with_the_session() {
     // A normal end: `-p` runs the command, answers and exits.
     let sb = Sandbox::new();
     let stamp = marker(300, 1);
-    // Not read-only (it writes a log), so it runs unconfined, as allowed:
-    // a confined command's background jobs end with it.
-    let command =
-        format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
-    let server = common::mock(
-        Script::new()
-            .turn(common::bash("b1", &command))
-            .turn(Turn::text("started it")),
-    );
+    let server = starts_a_background_job(&stamp);
     let mut cmd = sb.catui(&server);
     cmd.args(["-p", "start it", "--allowed-tools", "Bash"]);
     let out = output_within(cmd, b"", 60);
@@ -345,15 +351,7 @@ fn background_jobs_end_with_the_session() {
 
     // A signal while idle: the session still ends with a result line.
     let stamp = marker(300, 2);
-    // Not read-only (it writes a log), so it runs unconfined, as allowed:
-    // a confined command's background jobs end with it.
-    let command =
-        format!("(sleep {stamp}; echo late) >/dev/null 2>&1 & echo started | tee -a started.log");
-    let server = common::mock(
-        Script::new()
-            .turn(common::bash("b1", &command))
-            .turn(Turn::text("started it")),
-    );
+    let server = starts_a_background_job(&stamp);
     let mut s = sb.stream(&server, &["--allowed-tools", "Bash"]);
     s.wait_type("system");
     s.send_user("start it");

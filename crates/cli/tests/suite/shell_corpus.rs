@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use catui_testkit::shell_corpus::{self, Class, Entry, World};
 use catui_testkit::{MockServer, Script, Turn};
 use common::StreamSession;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The corpus under test: the public one, or `CATUI_SHELL_CORPUS`'s.
 fn corpus() -> Vec<Entry> {
@@ -89,17 +89,6 @@ fn catui_in(world: &World, config: &Path, server: &MockServer) -> Command {
     )
 }
 
-fn answer(ask: &Value, approve: bool) -> Value {
-    let id = ask["request_id"].as_str().unwrap();
-    let response = if approve {
-        json!({"behavior": "allow", "updatedInput": ask["request"]["input"]})
-    } else {
-        json!({"behavior": "deny", "message": "The user said no."})
-    };
-    json!({"type": "control_response",
-        "response": {"subtype": "success", "request_id": id, "response": response}})
-}
-
 /// Runs every corpus line through the binary in `mode`, answering every
 /// prompt with `approve`.
 fn run(mode: &str, approve: bool, entries: &[Entry]) -> Seen {
@@ -142,21 +131,11 @@ fn run(mode: &str, approve: bool, entries: &[Entry]) -> Seen {
         // seccomp enforce every guarantee, with or without bubblewrap.
         let layers = init["sandbox"].as_array().cloned().unwrap_or_default();
         seen.confines = layers.contains(&json!("landlock")) && layers.contains(&json!("seccomp"));
-        s.send_user("Run these.");
-        loop {
-            let v = s.wait_for("a prompt or the result", |v| {
-                v["type"] == "control_request" || v["type"] == "result"
-            });
-            if v["type"] == "result" {
-                assert_eq!(v["result"], "done", "{v}");
-                break;
-            }
-            if v["request"]["subtype"] == "can_use_tool" {
-                let id = v["request"]["tool_use_id"].as_str().unwrap_or_default();
-                seen.asked.insert(id.to_string());
-                s.send(answer(&v, approve));
-            }
-        }
+        common::fixtures::run_these_answering(&mut s, |v| {
+            let id = v["request"]["tool_use_id"].as_str().unwrap_or_default();
+            seen.asked.insert(id.to_string());
+            common::fixtures::answer_can_use_tool(v, approve)
+        });
         let (code, _) = s.finish();
         assert_eq!(code, 0);
     }

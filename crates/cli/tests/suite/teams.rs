@@ -6,8 +6,9 @@
 
 use crate::common;
 
-use catui_testkit::{RecordedRequest, Script, Turn};
-use common::{Sandbox, is_teammate, last_user, writes_teammate_plan};
+use catui_testkit::{Script, Turn};
+use common::team_plan::{amy_plans_then_revises, approved, rejected};
+use common::{Sandbox, is_teammate, last_user};
 use serde_json::json;
 
 #[test]
@@ -112,45 +113,27 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
     let plans_dir = common::plans_dir(&sb);
     let feature = sb.project().join("feature.txt");
     let feature_path = feature.to_str().unwrap().to_string();
-    let rejected = |r: &RecordedRequest| last_user(r).contains("rejected your plan");
-    let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
-    let server = common::mock(
-        Script::new()
+    let lead = Script::new()
             // The lead starts amy, who must have her plan approved.
             .turn(
                 common::team_create("tc", json!([{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]))
                 .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
             )
-            .turn(Turn::text("Team started.").when(move |r| !is_teammate(r, "amy") && r.has_tool_result("tc")))
-            // Amy, first plan.
-            .turn(
-                common::teammate_writes_plan("amy", "w1", &plans_dir, "# Plan\n\n1. Write feature.txt\n"),
-            )
-            .turn(
-                common::teammate_presents("amy", "w1", "x1"),
-            )
-            .turn(
-                Turn::text("Waiting for the lead.")
-                    .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !rejected(r) && !approved(r)),
-            )
-            // Rejected with feedback: amy revises and submits again.
-            .turn(
-                writes_teammate_plan("w2", &plans_dir, "# Plan v2\n\n1. Write feature.txt\n2. Test it\n")
-                    .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
-            )
-            .turn(
-                common::teammate_presents("amy", "w2", "x2"),
-            )
-            .turn(
-                Turn::text("Waiting again.")
-                    .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
-            )
-            // Approved: amy implements.
-            .turn(
-                common::write("f", &feature_path, "feature\n")
-                    .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
-            )
-            .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
+            .turn(Turn::text("Team started.").when(move |r| !is_teammate(r, "amy") && r.has_tool_result("tc")));
+    // Amy's first plan; rejected with feedback, she revises and submits again.
+    let server = common::mock(
+        amy_plans_then_revises(
+            lead,
+            &plans_dir,
+            "# Plan\n\n1. Write feature.txt\n",
+            "# Plan v2\n\n1. Write feature.txt\n2. Test it\n",
+        )
+        // Approved: amy implements.
+        .turn(
+            common::write("f", &feature_path, "feature\n")
+                .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
+        )
+        .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
     );
     let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");

@@ -11,17 +11,16 @@
 
 use crate::common;
 
-use catui_testkit::{RecordedRequest, Script, Turn};
+use catui_testkit::{Script, Turn};
+use common::team_plan::{amy_plans_then_revises, approved};
 use common::tmux::*;
-use common::{is_teammate, last_user, writes_teammate_plan};
+use common::{is_teammate, last_user};
 use serde_json::json;
 
 fn team_script(plans_dir: &str, main_rs: &str) -> Script {
     let main = main_rs.to_string();
     let main_for_edit = main.clone();
-    let rejected = |r: &RecordedRequest| last_user(r).contains("rejected your plan");
-    let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
-    Script::new()
+    let lead = Script::new()
         .turn(
             common::team_create("tc", json!([{"name": "amy", "prompt": "Please change the greeting", "mode": "acceptEdits", "planModeRequired": true}]))
             .when(|r| !is_teammate(r, "amy") && last_user(r).contains("start a team")),
@@ -30,45 +29,27 @@ fn team_script(plans_dir: &str, main_rs: &str) -> Script {
         .turn(
             Turn::text("Thanks, amy: greeting confirmed.")
                 .when(|r| !is_teammate(r, "amy") && last_user(r).contains("done: greeting changed")),
-        )
-        .turn(
-            common::teammate_writes_plan("amy", "w1", plans_dir, "# Greeting plan\n\n1. Change the greeting\n"),
-        )
-        .turn(
-            common::teammate_presents("amy", "w1", "x1"),
-        )
-        .turn(
-            Turn::text("Waiting for the lead.")
-                .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !rejected(r) && !approved(r)),
-        )
-        .turn(
-            writes_teammate_plan(
-                "w2",
-                plans_dir,
-                "# Greeting plan v2\n\n1. Change the greeting\n2. Run the binary to check it\n",
-            )
-            .when(move |r| is_teammate(r, "amy") && rejected(r) && !r.has_tool_result("w2")),
-        )
-        .turn(
-            common::teammate_presents("amy", "w2", "x2"),
-        )
-        .turn(
-            Turn::text("Waiting again.")
-                .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
-        )
-        .turn(
-            common::read("r1", &main)
-                .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("r1")),
-        )
-        .turn(
-            common::edit("e1", &main_for_edit, "hello", "hello, team")
-            .when(move |r| is_teammate(r, "amy") && r.has_tool_result("r1") && !r.has_tool_result("e1")),
-        )
-        .turn(
-            common::send_message("s1", "team-lead", "done: greeting changed")
+        );
+    amy_plans_then_revises(
+        lead,
+        plans_dir,
+        "# Greeting plan\n\n1. Change the greeting\n",
+        "# Greeting plan v2\n\n1. Change the greeting\n2. Run the binary to check it\n",
+    )
+    .turn(
+        common::read("r1", &main)
+            .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("r1")),
+    )
+    .turn(
+        common::edit("e1", &main_for_edit, "hello", "hello, team").when(move |r| {
+            is_teammate(r, "amy") && r.has_tool_result("r1") && !r.has_tool_result("e1")
+        }),
+    )
+    .turn(
+        common::send_message("s1", "team-lead", "done: greeting changed")
             .when(|r| is_teammate(r, "amy") && r.has_tool_result("e1") && !r.has_tool_result("s1")),
-        )
-        .turn(Turn::text("Reported.").when(|r| is_teammate(r, "amy") && r.has_tool_result("s1")))
+    )
+    .turn(Turn::text("Reported.").when(|r| is_teammate(r, "amy") && r.has_tool_result("s1")))
 }
 
 #[test]
