@@ -95,3 +95,14 @@ pub fn amy_plans_then_revises(
                 .when(|r| is_teammate(r, "amy") && r.has_tool_result("x2") && !approved(r)),
         )
 }
+
+/// Amy's work, added to `script`: once approved she writes "feature\n" to
+/// `feature` (call f), then says "Implemented.".
+pub fn amy_implements(script: Script, feature: &str) -> Script {
+    script
+        .turn(
+            super::write("f", feature, "feature\n")
+                .when(|r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
+        )
+        .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f")))
+}

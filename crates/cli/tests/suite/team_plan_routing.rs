@@ -11,6 +11,7 @@
 use crate::common;
 
 use catui_testkit::{RecordedRequest, Script, Turn};
+use common::team_plan::amy_implements;
 use common::{Sandbox, is_teammate, last_user};
 use serde_json::{Value, json};
 
@@ -38,7 +39,7 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
     let feature_path = feature.to_str().unwrap().to_string();
     let approved = |r: &RecordedRequest| last_user(r).contains("approved your plan");
     let lead_told = |r: &RecordedRequest| last_user(r).contains("the user reviewed it");
-    let server = common::mock(
+    let server = common::mock(amy_implements(
         Script::new()
             .turn(
                 common::team_create("tc", json!([{"name": "amy", "prompt": "Please add feature.txt", "mode": "acceptEdits", "planModeRequired": true}]))
@@ -59,12 +60,9 @@ fn with_user_as_approver_a_teammates_plan_reaches_can_use_tool_and_the_lead_hear
                 Turn::text("Waiting for approval.")
                     .when(move |r| is_teammate(r, "amy") && r.has_tool_result("x1") && !approved(r)),
             )
-            .turn(
-                common::write("f", &feature_path, "feature\n")
-                    .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
-            )
-            .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
-    );
+,
+        &feature_path,
+    ));
     let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");
 

@@ -7,7 +7,7 @@
 use crate::common;
 
 use catui_testkit::{Script, Turn};
-use common::team_plan::{amy_plans_then_revises, approved, rejected};
+use common::team_plan::{amy_implements, amy_plans_then_revises, rejected};
 use common::{Sandbox, is_teammate, last_user};
 use serde_json::json;
 
@@ -121,20 +121,14 @@ fn a_stream_json_client_reviews_a_teammates_plan() {
             )
             .turn(Turn::text("Team started.").when(move |r| !is_teammate(r, "amy") && r.has_tool_result("tc")));
     // Amy's first plan; rejected with feedback, she revises and submits again.
-    let server = common::mock(
-        amy_plans_then_revises(
-            lead,
-            &plans_dir,
-            "# Plan\n\n1. Write feature.txt\n",
-            "# Plan v2\n\n1. Write feature.txt\n2. Test it\n",
-        )
-        // Approved: amy implements.
-        .turn(
-            common::write("f", &feature_path, "feature\n")
-                .when(move |r| is_teammate(r, "amy") && approved(r) && !r.has_tool_result("f")),
-        )
-        .turn(Turn::text("Implemented.").when(|r| is_teammate(r, "amy") && r.has_tool_result("f"))),
+    let amy = amy_plans_then_revises(
+        lead,
+        &plans_dir,
+        "# Plan\n\n1. Write feature.txt\n",
+        "# Plan v2\n\n1. Write feature.txt\n2. Test it\n",
     );
+    // Approved: amy implements.
+    let server = common::mock(amy_implements(amy, &feature_path));
     let mut s = sb.stream(&server, &["--permission-mode", "acceptEdits"]);
     s.send_user("start a team for the feature");
 
