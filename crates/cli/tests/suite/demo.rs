@@ -60,21 +60,21 @@ fn demo_print_narrates_the_plan_mode_session_and_changes_the_sample() {
     assert!(out.contains("⏺ Agent(Plan:"), "{out}");
     common::assert_contains(&out, "Plan #4 done:");
 
+    // Where `needle` stands in the narration; fails saying `what` if absent.
+    let at = |needle: &str, what: &str| out.find(needle).expect(what);
     // The early edit is refused by plan mode, before the plan is approved.
-    let refused = out
-        .find("✗ refused: Plan mode is active: Edit may not change todo.py")
-        .expect("the refused edit is narrated");
+    let refused = at(
+        "✗ refused: Plan mode is active: Edit may not change todo.py",
+        "the refused edit is narrated",
+    );
     // Rejected with feedback, revised (with a diff), then approved.
-    let rejected = out
-        .find("demo script picks 3 with feedback")
-        .expect("first presentation rejected");
-    let approved = out.find("demo script picks 1").expect("second approved");
-    let diff = out
-        .find("+4. Add `tests/test_list_json.py`")
-        .expect("diff shown");
-    let mode = out
-        .find("[permission mode → acceptEdits]")
-        .expect("mode restored");
+    let rejected = at(
+        "demo script picks 3 with feedback",
+        "first presentation rejected",
+    );
+    let approved = at("demo script picks 1", "second approved");
+    let diff = at("+4. Add `tests/test_list_json.py`", "diff shown");
+    let mode = at("[permission mode → acceptEdits]", "mode restored");
     assert!(refused < rejected && rejected < diff && diff < approved && approved < mode);
     assert_eq!(out.matches("━━ The plan is ready for approval").count(), 2);
 
