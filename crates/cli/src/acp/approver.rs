@@ -96,12 +96,7 @@ impl AcpApprover {
             .content(mapping::plan_request_content(&request.input));
         let call = ToolCallUpdate::new(request.tool_use_id.clone(), fields);
         let (outcome, feedback) = self.request(call, mapping::plan_options()).await;
-        let feedback = feedback
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-            .map(str::to_string);
+        let feedback = typed_note(feedback.as_ref());
         mapping::plan_answer(outcome, &request.input, feedback)
     }
 
@@ -115,12 +110,7 @@ impl AcpApprover {
             .content(teammate_plan::content(&request.input));
         let call = ToolCallUpdate::new(request.tool_use_id.clone(), fields);
         let (outcome, feedback) = self.request(call, teammate_plan::options(agent)).await;
-        let feedback = feedback
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-            .map(str::to_string);
+        let feedback = typed_note(feedback.as_ref());
         teammate_plan::answer(outcome, &request.input, feedback)
     }
 
@@ -212,4 +202,13 @@ impl Approver for AcpApprover {
             }
         }
     }
+}
+
+/// The note a user typed beside a plan choice, trimmed; none when blank.
+fn typed_note(feedback: Option<&Value>) -> Option<String> {
+    feedback
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
 }
