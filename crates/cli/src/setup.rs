@@ -129,18 +129,8 @@ pub async fn build(args: &Args, tui: bool) -> Result<Session, String> {
         ),
         None => session.events,
     };
-    let plan_file = session.engine.plan_file();
-    let (events, telemetry) = crate::telemetry::attach(
-        crate::telemetry::from_env(|name| std::env::var(name).ok()),
-        crate::telemetry::SessionFacts {
-            session_id: &session.info.session_id,
-            model: &session.info.model,
-            mode: session.engine.permission_mode(),
-            plan_file: plan_file.as_deref(),
-            full_screen: tui,
-        },
-        events,
-    );
+    let (events, telemetry) =
+        crate::telemetry::attach_session(&session.engine, &session.info, tui, events);
     Ok(Session {
         engine: session.engine,
         events,

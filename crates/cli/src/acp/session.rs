@@ -130,18 +130,8 @@ impl AcpSession {
             cwd,
             shown: Default::default(),
         };
-        let plan_file = session.engine.plan_file();
-        let (events, telemetry) = crate::telemetry::attach(
-            crate::telemetry::from_env(|name| std::env::var(name).ok()),
-            crate::telemetry::SessionFacts {
-                session_id: &session.info.session_id,
-                model: &session.info.model,
-                mode: session.engine.permission_mode(),
-                plan_file: plan_file.as_deref(),
-                full_screen: false,
-            },
-            session.events,
-        );
+        let (events, telemetry) =
+            crate::telemetry::attach_session(&session.engine, &session.info, false, session.events);
         let updates = Updates::start(notifier.clone(), events);
         let _ = wiring.set(Wiring {
             notifier: notifier.clone(),

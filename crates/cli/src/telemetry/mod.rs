@@ -19,7 +19,8 @@ mod spans;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use catui_core::engine::EngineEvent;
+use catui_core::builder::SessionInfo;
+use catui_core::engine::{Engine, EngineEvent};
 use catui_protocol::PermissionMode;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
@@ -56,6 +57,28 @@ fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// [`attach`] for a started session, set up from the process's
+/// environment: what every front end (terminal, headless, ACP) does.
+pub fn attach_session(
+    engine: &Engine,
+    info: &SessionInfo,
+    full_screen: bool,
+    events: UnboundedReceiver<EngineEvent>,
+) -> (UnboundedReceiver<EngineEvent>, Option<Telemetry>) {
+    let plan_file = engine.plan_file();
+    attach(
+        from_env(|name| std::env::var(name).ok()),
+        SessionFacts {
+            session_id: &info.session_id,
+            model: &info.model,
+            mode: engine.permission_mode(),
+            plan_file: plan_file.as_deref(),
+            full_screen,
+        },
+        events,
+    )
 }
 
 /// The events the front end is to read: `events` itself when telemetry is
